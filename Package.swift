@@ -1,0 +1,85 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Targets outside the two platform modules may not contain unsafe code.
+let safeSwift: [SwiftSetting] = [
+    .strictMemorySafety(),
+    .treatWarning("StrictMemorySafety", as: .error),
+]
+
+let package = Package(
+    name: "Screenward",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "FamilyControls", targets: ["FamilyControls"]),
+        .library(name: "ManagedSettings", targets: ["ManagedSettings"]),
+        .library(name: "ManagedSettingsUI", targets: ["ManagedSettingsUI"]),
+        .library(name: "DeviceActivity", targets: ["DeviceActivity"]),
+        .executable(name: "screenward-agent", targets: ["screenward-agent"]),
+        .executable(name: "screenward", targets: ["screenward"]),
+        .executable(name: "screenward-testwindow", targets: ["screenward-testwindow"]),
+        .executable(name: "screenward-bench", targets: ["screenward-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // System libraries: Xlib, XScreenSaver, XSync (Xext), X-Resource, GLib; and GTK 3.
+        .systemLibrary(
+            name: "CX11", pkgConfig: "x11 xscrnsaver xext xres glib-2.0",
+            providers: [.apt(["libx11-dev", "libxss-dev", "libxext-dev", "libxres-dev", "libglib2.0-dev"])]),
+        .systemLibrary(
+            name: "CGtk", pkgConfig: "gtk+-3.0",
+            providers: [.apt(["libgtk-3-dev"])]),
+
+        // The public API, with Apple's names.
+        .target(name: "ManagedSettings", swiftSettings: safeSwift),
+        .target(name: "FamilyControls", dependencies: ["ManagedSettings"], swiftSettings: safeSwift),
+        .target(name: "ManagedSettingsUI", dependencies: ["ManagedSettings"], swiftSettings: safeSwift),
+        .target(name: "DeviceActivity", dependencies: ["ManagedSettings", "FamilyControls"], swiftSettings: safeSwift),
+
+        // Tokens, catalog, ledger, accounting: plain Swift, no C.
+        .target(
+            name: "ScreenwardCore",
+            dependencies: [
+                "ManagedSettings", "FamilyControls", "DeviceActivity",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: safeSwift),
+
+        // The X11 platform module: the only place (with ShieldUI, later) that touches C.
+        .target(name: "X11Session", dependencies: ["CX11", "ScreenwardCore"]),
+
+        .executableTarget(
+            name: "screenward-agent",
+            dependencies: [
+                "ScreenwardCore", "X11Session",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: safeSwift),
+        .executableTarget(
+            name: "screenward",
+            dependencies: [
+                "ScreenwardCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: safeSwift),
+        .executableTarget(
+            name: "screenward-testwindow",
+            dependencies: ["X11Session", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: safeSwift),
+        .executableTarget(
+            name: "screenward-bench",
+            dependencies: [
+                "ScreenwardCore", "X11Session",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: safeSwift),
+
+        .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore"]),
+        .testTarget(name: "X11SessionTests", dependencies: ["X11Session", "ScreenwardCore"]),
+    ]
+)

@@ -1,0 +1,89 @@
+#ifndef SCREENWARD_CX11_SHIM_H
+#define SCREENWARD_CX11_SHIM_H
+
+#include <X11/Xlib.h>
+#include <X11/Xutil.h>
+#include <X11/Xatom.h>
+#include <X11/extensions/scrnsaver.h>
+#include <X11/extensions/sync.h>
+#include <X11/extensions/XRes.h>
+#include <glib.h>
+#include <glib-unix.h>
+#include <time.h>
+
+/*
+ * A GSource that carries an Xlib connection on the GLib main loop.
+ *
+ * A plain g_unix_fd_add on ConnectionNumber() can stall: Xlib may already hold
+ * events it read from the socket while answering a request, and the fd then stays
+ * quiet. So `prepare` asks Xlib for events it has queued (QueuedAlready, no I/O)
+ * and flushes pending requests before the loop sleeps; `check` looks at the fd.
+ * The dispatch callback drains the queue with XPending/XNextEvent (in Swift).
+ */
+typedef struct {
+    GSource source;
+    Display *display;
+    GPollFD poll_fd;
+} SWXEventSource;
+
+static gboolean sw_x_source_prepare(GSource *source, gint *timeout) {
+    SWXEventSource *x = (SWXEventSource *)source;
+    *timeout = -1;
+    if (XEventsQueued(x->display, QueuedAlready) > 0) return TRUE;
+    XFlush(x->display);
+    return FALSE;
+}
+
+static gboolean sw_x_source_check(GSource *source) {
+    SWXEventSource *x = (SWXEventSource *)source;
+    if (x->poll_fd.revents & (G_IO_IN | G_IO_HUP | G_IO_ERR)) return TRUE;
+    return XEventsQueued(x->display, QueuedAlready) > 0;
+}
+
+static gboolean sw_x_source_dispatch(GSource *source, GSourceFunc callback, gpointer user_data) {
+    if (callback == NULL) return G_SOURCE_CONTINUE;
+    return callback(user_data);
+}
+
+static GSourceFuncs sw_x_source_funcs = {
+    sw_x_source_prepare, sw_x_source_check, sw_x_source_dispatch, NULL, NULL, NULL
+};
+
+/* Creates (but does not attach) the source; the caller sets the callback. */
+static inline GSource *sw_x_source_new(Display *display) {
+    GSource *source = g_source_new(&sw_x_source_funcs, sizeof(SWXEventSource));
+    SWXEventSource *x = (SWXEventSource *)source;
+    x->display = display;
+    x->poll_fd.fd = ConnectionNumber(display);
+    x->poll_fd.events = G_IO_IN | G_IO_HUP | G_IO_ERR;
+    g_source_add_poll(source, &x->poll_fd);
+    g_source_set_name(source, "screenward-x11");
+    return source;
+}
+
+/* Accessors for Xlib's event union and macros, which Swift does not import well. */
+static inline int sw_event_type(const XEvent *e) { return e->type; }
+static inline int sw_connection_number(Display *d) { return ConnectionNumber(d); }
+static inline Window sw_default_root(Display *d) { return DefaultRootWindow(d); }
+static inline int sw_default_screen(Display *d) { return DefaultScreen(d); }
+static inline unsigned long sw_black_pixel(Display *d) { return BlackPixel(d, DefaultScreen(d)); }
+static inline unsigned long sw_white_pixel(Display *d) { return WhitePixel(d, DefaultScreen(d)); }
+
+/* XSync values are a struct of two halves; these hide the macros. */
+static inline XSyncValue sw_sync_value(long long v) {
+    XSyncValue value;
+    XSyncIntsToValue(&value, (unsigned int)(v & 0xffffffffULL), (int)(v >> 32));
+    return value;
+}
+static inline long long sw_sync_value_int64(XSyncValue v) {
+    return ((long long)XSyncValueHigh32(v) << 32) | (long long)(unsigned int)XSyncValueLow32(v);
+}
+
+/* Clocks the accountant needs: MONOTONIC stops in suspend, BOOTTIME does not. */
+static inline long long sw_clock_ns(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+#endif
