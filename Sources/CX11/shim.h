@@ -69,6 +69,8 @@ static inline int sw_default_screen(Display *d) { return DefaultScreen(d); }
 static inline unsigned long sw_black_pixel(Display *d) { return BlackPixel(d, DefaultScreen(d)); }
 static inline unsigned long sw_white_pixel(Display *d) { return WhitePixel(d, DefaultScreen(d)); }
 
+static inline unsigned long sw_next_request(Display *d) { return NextRequest(d); }
+
 /* XSync values are a struct of two halves; these hide the macros. */
 static inline XSyncValue sw_sync_value(long long v) {
     XSyncValue value;

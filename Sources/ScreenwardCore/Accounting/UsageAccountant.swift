@@ -1,0 +1,176 @@
+import Foundation
+@_spi(Screenward) import ManagedSettings
+
+/// Turns session events into intervals of application use.
+///
+/// Time counts for the focused application only while the person is present: not
+/// idle, not locked, not asleep. Durations come from the monotonic clock, so a
+/// wall-clock change neither creates nor destroys usage; when the wall clock and the
+/// monotonic clock disagree (a clock jump, or a suspend the session did not
+/// announce), the open interval is split so each part sits right on the calendar.
+///
+/// Event times may lie a little in the past (the X server stamps events before we
+/// read them) and are clamped so that intervals never run backwards.
+public final class UsageAccountant {
+    public struct OpenInterval: Sendable {
+        public var id: Int64
+        public var app: AppIdentity
+        public var start: ClockReading
+        /// The latest reading the interval has been checked against.
+        var lastSeen: ClockReading
+    }
+
+    /// A disagreement between clocks beyond this is a jump or a suspend, not drift.
+    public static let clockDisagreementTolerance: Duration = .seconds(1)
+
+    public private(set) var focused: AppIdentity?
+    public private(set) var isIdle = false
+    public private(set) var isLocked = false
+    public private(set) var isAsleep = false
+    public private(set) var openInterval: OpenInterval?
+
+    /// The latest interval boundary: a new interval never starts before it, so
+    /// intervals cannot overlap whatever order stale stamps arrive in.
+    private var lastBoundary: ClockReading?
+
+    private let sink: any UsageSink
+    private let minter: TokenMinter
+    private let report: (String) -> Void
+
+    /// - Parameter report: receives problems worth logging (a failed write); the
+    ///   accountant keeps its state and retries with the next event.
+    public init(sink: any UsageSink, minter: TokenMinter, report: @escaping (String) -> Void = { _ in }) {
+        self.sink = sink
+        self.minter = minter
+        self.report = report
+    }
+
+    /// Whether time is being counted now; the agent checkpoints only then.
+    public var isCounting: Bool { focused != nil && !isIdle && !isLocked && !isAsleep }
+
+    // MARK: Events
+
+    /// The focus moved to `app` (nil: no window has the focus).
+    public func focusChanged(to app: AppIdentity?, at time: ClockReading) {
+        if app?.key == focused?.key {
+            focused = app  // same application, perhaps a new name: keep the interval
+            return
+        }
+        closeOpenInterval(at: time, reason: .focusChange)
+        focused = app
+        openIfCounting(at: time)
+    }
+
+    /// The person stopped using the machine; their last input was at `lastInput`,
+    /// and that is where the interval ends, not when the idleness was noticed.
+    public func userWentIdle(lastInput: ClockReading) {
+        guard !isIdle else { return }
+        closeOpenInterval(at: lastInput, reason: .idle)
+        isIdle = true
+    }
+
+    public func userReturned(at time: ClockReading) {
+        guard isIdle else { return }
+        isIdle = false
+        openIfCounting(at: time)
+    }
+
+    public func lockChanged(isLocked locked: Bool, at time: ClockReading) {
+        guard locked != isLocked else { return }
+        if locked { closeOpenInterval(at: time, reason: .locked) }
+        isLocked = locked
+        if !locked { openIfCounting(at: time) }
+    }
+
+    /// The session announced a suspend (logind PrepareForSleep) or the resume.
+    public func sleepChanged(isAsleep asleep: Bool, at time: ClockReading) {
+        guard asleep != isAsleep else { return }
+        if asleep { closeOpenInterval(at: time, reason: .suspend) }
+        isAsleep = asleep
+        if !asleep { openIfCounting(at: time) }
+    }
+
+    /// Saves the open interval's length so far (the agent calls this every second
+    /// while counting) and splits it when the clocks disagree.
+    public func checkpoint(at time: ClockReading) {
+        guard let open = openInterval else { return }
+        if splitIfClocksDisagree(at: time) { return }
+        let duration = elapsed(in: open, until: time)
+        do {
+            try sink.intervalCheckpointed(open.id, duration: duration)
+            openInterval?.lastSeen = time
+        } catch {
+            report("could not save the open interval of \(open.app.publicID): \(error)")
+        }
+    }
+
+    /// Ends the open interval for good (the agent is stopping or lost its display).
+    public func stop(at time: ClockReading, reason: IntervalEndReason) {
+        closeOpenInterval(at: time, reason: reason)
+        focused = nil
+    }
+
+    // MARK: Intervals
+
+    private func openIfCounting(at requested: ClockReading) {
+        guard isCounting, openInterval == nil, let app = focused else { return }
+        var time = requested
+        if let boundary = lastBoundary, boundary.monotonic > time.monotonic { time = boundary }
+        lastBoundary = time
+        do {
+            let id = try sink.intervalOpened(app: app, token: minter.applicationToken(for: app), at: time.wall)
+            openInterval = OpenInterval(id: id, app: app, start: time, lastSeen: time)
+        } catch {
+            report("could not start an interval for \(app.publicID): \(error)")
+        }
+    }
+
+    /// Durations are monotonic and the row's end is its start plus its duration, so
+    /// closing needs no split even if the clocks disagreed since the last checkpoint.
+    private func closeOpenInterval(at time: ClockReading, reason: IntervalEndReason) {
+        guard let open = openInterval else { return }
+        finish(open, at: time, reason: reason)
+    }
+
+    private func finish(_ interval: OpenInterval, at requested: ClockReading, reason: IntervalEndReason) {
+        let time = requested.monotonic < interval.start.monotonic ? interval.start : requested
+        lastBoundary = time
+        do {
+            try sink.intervalClosed(interval.id, duration: elapsed(in: interval, until: time), reason: reason)
+        } catch {
+            report("could not close the interval of \(interval.app.publicID): \(error)")
+        }
+        openInterval = nil
+    }
+
+    /// Monotonic time from the interval's start to `time`, never negative.
+    private func elapsed(in interval: OpenInterval, until time: ClockReading) -> Duration {
+        max(.zero, interval.start.monotonic.duration(to: time.monotonic))
+    }
+
+    /// Splits the open interval at `time` when, since it was last seen, the wall
+    /// clock moved differently from the boot clock (a clock change) or the boot clock
+    /// moved differently from the monotonic clock (an unannounced suspend).
+    /// Returns whether it split.
+    private func splitIfClocksDisagree(at time: ClockReading) -> Bool {
+        guard let open = openInterval else { return false }
+        let monotonic = open.lastSeen.monotonic.duration(to: time.monotonic)
+        let continuous = open.lastSeen.continuous.duration(to: time.continuous)
+        let wall = Duration.seconds(time.wall.timeIntervalSince(open.lastSeen.wall))
+        let suspended = continuous - monotonic
+        let wallJump = wall - continuous
+        let tolerance = Self.clockDisagreementTolerance
+        let reason: IntervalEndReason
+        if suspended > tolerance {
+            reason = .suspend
+        } else if wallJump > tolerance || wallJump < .zero - tolerance {
+            reason = .clockJump
+        } else {
+            return false
+        }
+        report("\(reason == .suspend ? "suspend of \(suspended.seconds) s" : "wall clock jump of \(wallJump.seconds) s") detected; splitting the open interval")
+        finish(open, at: time, reason: reason)
+        openIfCounting(at: time)
+        return true
+    }
+}

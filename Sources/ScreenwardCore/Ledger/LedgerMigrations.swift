@@ -1,0 +1,58 @@
+import GRDB
+
+/// The ledger's schema history. Migrations that have shipped are never edited:
+/// a change to the schema is a new migration appended here.
+enum LedgerMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+
+        migrator.registerMigration("v1: applications, agent sessions, usage intervals, status") { db in
+            // Times are Unix seconds (wall clock); durations are monotonic seconds.
+            try db.execute(sql: """
+                CREATE TABLE application (
+                  token TEXT PRIMARY KEY NOT NULL,
+                  publicID TEXT NOT NULL,
+                  displayName TEXT NOT NULL,
+                  iconName TEXT,
+                  categories TEXT NOT NULL DEFAULT '',
+                  firstSeen DOUBLE NOT NULL,
+                  lastSeen DOUBLE NOT NULL
+                );
+                CREATE TABLE agentSession (
+                  id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  pid INTEGER NOT NULL,
+                  display TEXT NOT NULL,
+                  startedAt DOUBLE NOT NULL,
+                  endedAt DOUBLE,
+                  endReason TEXT
+                );
+                CREATE TABLE usageInterval (
+                  id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  token TEXT NOT NULL REFERENCES application(token),
+                  sessionID INTEGER NOT NULL REFERENCES agentSession(id),
+                  startedAt DOUBLE NOT NULL,
+                  -- always startedAt + duration, so a clock jump inside an interval cannot stretch it
+                  endedAt DOUBLE NOT NULL,
+                  duration DOUBLE NOT NULL CHECK (duration >= 0),
+                  isOpen BOOLEAN NOT NULL,
+                  endReason TEXT
+                );
+                CREATE INDEX usageInterval_byStart ON usageInterval(startedAt);
+                CREATE INDEX usageInterval_open ON usageInterval(isOpen) WHERE isOpen;
+                CREATE TABLE agentStatus (
+                  id INTEGER PRIMARY KEY CHECK (id = 1),
+                  sessionID INTEGER NOT NULL REFERENCES agentSession(id),
+                  pid INTEGER NOT NULL,
+                  display TEXT NOT NULL,
+                  focusedID TEXT,
+                  focusedName TEXT,
+                  isIdle BOOLEAN NOT NULL,
+                  isLocked BOOLEAN NOT NULL,
+                  idleThreshold DOUBLE NOT NULL,
+                  updatedAt DOUBLE NOT NULL
+                );
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import GRDB
+
+/// Usage per application over a time range: what `screenward usage` prints.
+public struct UsageReport: Sendable, Equatable {
+    public struct AppUsage: Sendable, Equatable {
+        /// The desktop id, or `wmclass:<class>` when no desktop entry matches.
+        public var id: String
+        public var name: String
+        /// The application's opaque token (its text form).
+        public var token: String
+        public var seconds: Double
+
+        public init(id: String, name: String, token: String, seconds: Double) {
+            self.id = id
+            self.name = name
+            self.token = token
+            self.seconds = seconds
+        }
+    }
+
+    public var since: Date
+    public var until: Date
+    public var apps: [AppUsage]
+    public var totalSeconds: Double { apps.reduce(0) { $0 + $1.seconds } }
+
+    public init(since: Date, until: Date, apps: [AppUsage]) {
+        self.since = since
+        self.until = until
+        self.apps = apps
+    }
+}
+
+extension Ledger {
+    /// Sums usage per application inside `[since, until)`, clipping intervals that
+    /// cross the edges. When `liveSessionID` names the running agent's session, its
+    /// open interval counts up to `now` (the ledger itself is at most one checkpoint
+    /// behind); an open interval of a dead session counts up to its last checkpoint.
+    public func usage(since: Date, until: Date, liveSessionID: Int64?, now: Date) throws -> UsageReport {
+        let rows = try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    WITH effective AS (
+                      SELECT token, startedAt,
+                             CASE WHEN isOpen AND sessionID IS :live THEN MAX(endedAt, :now) ELSE endedAt END AS endedAt
+                      FROM usageInterval
+                      WHERE startedAt < :until
+                    )
+                    SELECT a.publicID, a.displayName, a.token,
+                           SUM(MAX(0, MIN(e.endedAt, :until) - MAX(e.startedAt, :since))) AS seconds
+                    FROM effective e JOIN application a ON a.token = e.token
+                    WHERE e.endedAt > :since
+                    GROUP BY a.token
+                    HAVING seconds > 0
+                    ORDER BY seconds DESC, a.displayName
+                    """,
+                arguments: [
+                    "live": liveSessionID, "now": now.timeIntervalSince1970,
+                    "since": since.timeIntervalSince1970, "until": until.timeIntervalSince1970,
+                ])
+        }
+        let apps = rows.map { row in
+            UsageReport.AppUsage(id: row["publicID"], name: row["displayName"], token: row["token"], seconds: row["seconds"])
+        }
+        return UsageReport(since: since, until: until, apps: apps)
+    }
+
+    /// The most recent agent run that has not recorded its end, if any.
+    public func unfinishedAgentSession() throws -> (id: Int64, pid: Int32)? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT id, pid FROM agentSession WHERE endedAt IS NULL ORDER BY id DESC LIMIT 1")
+                .map { ($0["id"], $0["pid"]) }
+        }
+    }
+
+    public func agentStatus() throws -> AgentStatus? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM agentStatus WHERE id = 1").map { row in
+                AgentStatus(
+                    sessionID: row["sessionID"], pid: row["pid"], display: row["display"],
+                    focusedID: row["focusedID"], focusedName: row["focusedName"],
+                    isIdle: row["isIdle"], isLocked: row["isLocked"], idleThreshold: row["idleThreshold"],
+                    updatedAt: Date(timeIntervalSince1970: row["updatedAt"]))
+            }
+        }
+    }
+}
+
+/// What the running agent last said about the session.
+public struct AgentStatus: Sendable, Equatable {
+    public var sessionID: Int64
+    public var pid: Int32
+    public var display: String
+    public var focusedID: String?
+    public var focusedName: String?
+    public var isIdle: Bool
+    public var isLocked: Bool
+    public var idleThreshold: Double
+    public var updatedAt: Date
+
+    public init(
+        sessionID: Int64, pid: Int32, display: String, focusedID: String?, focusedName: String?,
+        isIdle: Bool, isLocked: Bool, idleThreshold: Double, updatedAt: Date
+    ) {
+        self.sessionID = sessionID
+        self.pid = pid
+        self.display = display
+        self.focusedID = focusedID
+        self.focusedName = focusedName
+        self.isIdle = isIdle
+        self.isLocked = isLocked
+        self.idleThreshold = idleThreshold
+        self.updatedAt = updatedAt
+    }
+}

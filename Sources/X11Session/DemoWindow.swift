@@ -1,0 +1,109 @@
+import CX11
+import Foundation
+
+/// Plain Xlib top-level windows with chosen identity properties: the demo and the
+/// tests use them to play applications whose WM_CLASS, application id, title and
+/// pid are exactly what the scenario needs.
+public final class DemoWindows {
+    public struct Spec: Sendable {
+        public var instance: String
+        public var className: String
+        public var title: String
+        public var gtkApplicationID: String?
+        /// Sets `_NET_WM_PID` to this process unless false.
+        public var setsPID: Bool
+        public var width: UInt32
+        public var height: UInt32
+
+        public init(
+            instance: String, className: String, title: String, gtkApplicationID: String? = nil,
+            setsPID: Bool = true, width: UInt32 = 480, height: UInt32 = 320
+        ) {
+            self.instance = instance
+            self.className = className
+            self.title = title
+            self.gtkApplicationID = gtkApplicationID
+            self.setsPID = setsPID
+            self.width = width
+            self.height = height
+        }
+    }
+
+    private let connection: XConnection
+    private var labels: [Window: String] = [:]
+    private let palette: [UInt] = [0x3465a4, 0x4e9a06, 0xc4a000, 0x75507b, 0xcc0000, 0x06989a, 0xce5c00]
+
+    public init(connection: XConnection) {
+        self.connection = connection
+        connection.addEventHandler { [unowned self] event in
+            if sw_event_type(&event) == Expose, event.xexpose.count == 0 { self.draw(event.xexpose.window) }
+        }
+    }
+
+    /// Creates and maps a window; returns its id.
+    @discardableResult
+    public func create(_ spec: Spec, x: Int32 = 40, y: Int32 = 40) -> WindowID {
+        let display = connection.display
+        let background = palette[labels.count % palette.count]
+        let window = XCreateSimpleWindow(display, connection.root, x, y, spec.width, spec.height, 0, 0, background)
+        setClass(WindowID(UInt(window)), instance: spec.instance, className: spec.className)
+        setTitle(WindowID(UInt(window)), spec.title)
+        if let id = spec.gtkApplicationID { setUTF8(window, "_GTK_APPLICATION_ID", id) }
+        if spec.setsPID {
+            var pid = CLong(ProcessInfo.processInfo.processIdentifier)
+            XChangeProperty(display, window, connection.atom("_NET_WM_PID"), Atom(XA_CARDINAL), 32, PropModeReplace, withUnsafeBytes(of: &pid) { $0.baseAddress!.assumingMemoryBound(to: UInt8.self) }, 1)
+        }
+        var protocols = [connection.atom("WM_DELETE_WINDOW")]
+        XSetWMProtocols(display, window, &protocols, 1)
+        XSelectInput(display, window, ExposureMask)
+        XMapWindow(display, window)
+        labels[window] = "\(spec.title)  —  WM_CLASS \(spec.instance).\(spec.className)"
+        XFlush(display)
+        return WindowID(UInt(window))
+    }
+
+    public func setClass(_ window: WindowID, instance: String, className: String) {
+        var bytes = Array(instance.utf8) + [0] + Array(className.utf8) + [0]
+        XChangeProperty(connection.display, Window(window.rawValue), Atom(XA_WM_CLASS), Atom(XA_STRING), 8, PropModeReplace, &bytes, Int32(bytes.count))
+        XFlush(connection.display)
+    }
+
+    public func setTitle(_ window: WindowID, _ title: String) {
+        setUTF8(Window(window.rawValue), "_NET_WM_NAME", title)
+        var bytes = Array(title.utf8)
+        XChangeProperty(connection.display, Window(window.rawValue), Atom(XA_WM_NAME), Atom(XA_STRING), 8, PropModeReplace, &bytes, Int32(bytes.count))
+        labels[Window(window.rawValue)] = title
+        XFlush(connection.display)
+    }
+
+    /// Writes raw bytes as a property (tests use it for hostile values).
+    public func setRawProperty(_ window: WindowID, _ name: String, type: String, bytes: [UInt8]) {
+        var bytes = bytes
+        XChangeProperty(connection.display, Window(window.rawValue), connection.atom(name), connection.atom(type), 8, PropModeReplace, &bytes, Int32(bytes.count))
+        XFlush(connection.display)
+    }
+
+    public func destroy(_ window: WindowID) {
+        labels[Window(window.rawValue)] = nil
+        let mark = connection.beginErrorWatch()
+        XDestroyWindow(connection.display, Window(window.rawValue))
+        XSync(connection.display, 0)
+        _ = connection.errors(since: mark)
+    }
+
+    private func setUTF8(_ window: Window, _ name: String, _ value: String) {
+        var bytes = Array(value.utf8)
+        XChangeProperty(connection.display, window, connection.atom(name), connection.atom("UTF8_STRING"), 8, PropModeReplace, &bytes, Int32(bytes.count))
+    }
+
+    private func draw(_ window: Window) {
+        guard let label = labels[window] else { return }
+        let display = connection.display
+        let gc = XCreateGC(display, window, 0, nil)
+        defer { XFreeGC(display, gc) }
+        XSetForeground(display, gc, sw_white_pixel(display))
+        let bytes = Array(label.utf8.prefix(200)).map { CChar(bitPattern: $0) }
+        XDrawString(display, window, gc, 16, 28, bytes, Int32(bytes.count))
+        XFlush(display)
+    }
+}

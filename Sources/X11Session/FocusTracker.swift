@@ -1,0 +1,184 @@
+import CX11
+import ScreenwardCore
+
+/// What has the focus, and when that changed.
+public struct FocusObservation: Sendable {
+    public enum Cause: Sendable { case initial, activeWindowChanged, windowPropertiesChanged, windowDestroyed, inputFocusChanged }
+    /// The focused top-level window; nil when nothing has the focus.
+    public var window: WindowID?
+    /// Its facts; nil with no window.
+    public var facts: WindowFacts?
+    public var time: ClockReading
+    public var cause: Cause
+}
+
+/// Follows the focus from X events alone: `_NET_ACTIVE_WINDOW` on the root window
+/// when an EWMH window manager runs, else the input focus; and the focused
+/// window's own identity properties and destruction. It never polls.
+public final class FocusTracker {
+    private let connection: XConnection
+    private var handler: (FocusObservation) -> Void = { _ in }
+    private var active: Window?
+    public private(set) var usesWindowManager = false
+
+    /// The properties that can change who a window belongs to.
+    private static let identityProperties = [
+        "WM_CLASS", "_GTK_APPLICATION_ID", "_KDE_NET_WM_DESKTOP_FILE", "_NET_WM_NAME", "WM_NAME",
+        "WM_TRANSIENT_FOR", "_NET_WM_PID",
+    ]
+    private var identityAtoms: Set<Atom> = []
+
+    public init(connection: XConnection) {
+        self.connection = connection
+    }
+
+    public var activeWindow: WindowID? { active.map { WindowID(UInt($0)) } }
+
+    /// Starts watching; `handler` gets the current focus at once, then every change.
+    public func start(_ handler: @escaping (FocusObservation) -> Void) {
+        self.handler = handler
+        identityAtoms = Set(Self.identityProperties.map { connection.atom($0) })
+        connection.addEventHandler { [unowned self] event in self.handle(&event) }
+        detectWindowManager()
+        refresh(time: connection.timeSource.now(), cause: .initial, force: true)
+    }
+
+    // MARK: Events
+
+    private func handle(_ event: inout XEvent) {
+        switch sw_event_type(&event) {
+        case PropertyNotify:
+            let property = event.xproperty
+            if property.window == connection.root {
+                if property.atom == connection.atom("_NET_ACTIVE_WINDOW"), usesWindowManager {
+                    refresh(time: connection.reading(forServerTime: property.time), cause: .activeWindowChanged)
+                } else if property.atom == connection.atom("_NET_SUPPORTING_WM_CHECK")
+                    || property.atom == connection.atom("_NET_SUPPORTED")
+                {
+                    detectWindowManager()
+                    refresh(time: connection.reading(forServerTime: property.time), cause: .activeWindowChanged)
+                }
+            } else if property.window == active, identityAtoms.contains(property.atom) {
+                emitCurrent(time: connection.reading(forServerTime: property.time), cause: .windowPropertiesChanged)
+            }
+        case DestroyNotify:
+            if event.xdestroywindow.window == active {
+                active = nil
+                handler(FocusObservation(window: nil, facts: nil, time: connection.timeSource.now(), cause: .windowDestroyed))
+            }
+        case CreateNotify where !usesWindowManager:
+            // Without a window manager, top-level windows report focus themselves.
+            connection.selectInput(event.xcreatewindow.window, mask: FocusChangeMask)
+        case FocusIn where !usesWindowManager:
+            refresh(time: connection.timeSource.now(), cause: .inputFocusChanged)
+        default:
+            break
+        }
+    }
+
+    // MARK: Window manager
+
+    /// An EWMH window manager names a check window on the root that names itself.
+    private func detectWindowManager() {
+        let mark = connection.beginErrorWatch()
+        var found = false
+        if let check = connection.propertyWindow(connection.root, "_NET_SUPPORTING_WM_CHECK"),
+            connection.propertyWindow(check, "_NET_SUPPORTING_WM_CHECK") == check,
+            let supported = connection.propertyValues(connection.root, "_NET_SUPPORTED", maxCount: 1024)
+        {
+            found = supported.contains(UInt(connection.atom("_NET_ACTIVE_WINDOW")))
+        }
+        _ = connection.errors(since: mark)
+        usesWindowManager = found
+        var rootMask = PropertyChangeMask
+        if !found {
+            rootMask |= SubstructureNotifyMask | FocusChangeMask
+            selectFocusOnTopLevels()
+        }
+        connection.selectInput(connection.root, mask: rootMask)
+    }
+
+    private func selectFocusOnTopLevels() {
+        let mark = connection.beginErrorWatch()
+        for window in connection.topLevelWindows() {
+            connection.selectInput(window, mask: FocusChangeMask)
+        }
+        _ = connection.errors(since: mark)
+    }
+
+    // MARK: Reading the focus
+
+    private func refresh(time: ClockReading, cause: FocusObservation.Cause, force: Bool = false) {
+        let focused = usesWindowManager ? connection.propertyWindow(connection.root, "_NET_ACTIVE_WINDOW") : connection.inputFocusTopLevel()
+        guard force || focused != active else { return }
+        watch(focused)
+        emitCurrent(time: time, cause: cause)
+    }
+
+    private func watch(_ window: Window?) {
+        let mark = connection.beginErrorWatch()
+        if let previous = active, previous != window {
+            // Without a window manager we still need its focus events.
+            connection.selectInput(previous, mask: usesWindowManager ? NoEventMask : FocusChangeMask)
+        }
+        if let window {
+            let focusMask = usesWindowManager ? NoEventMask : FocusChangeMask
+            connection.selectInput(window, mask: PropertyChangeMask | StructureNotifyMask | focusMask)
+        }
+        connection.sync()
+        let errors = connection.errors(since: mark)
+        active = window
+        if let window, errors.contains(where: { $0.errorCode == BadWindowCode && $0.resourceID == UInt(window) }) {
+            active = nil  // gone before we could watch it; a new focus event follows
+        }
+    }
+
+    private func emitCurrent(time: ClockReading, cause: FocusObservation.Cause) {
+        guard let window = active else {
+            handler(FocusObservation(window: nil, facts: nil, time: time, cause: cause))
+            return
+        }
+        guard let facts = connection.readFacts(of: window) else {
+            active = nil
+            handler(FocusObservation(window: nil, facts: nil, time: time, cause: .windowDestroyed))
+            return
+        }
+        handler(FocusObservation(window: WindowID(UInt(window)), facts: facts, time: time, cause: cause))
+    }
+}
+
+extension XConnection {
+    /// The root's children (top-level windows without a window manager; frames with one).
+    func topLevelWindows() -> [Window] {
+        var rootReturn: Window = 0
+        var parent: Window = 0
+        var children: UnsafeMutablePointer<Window>?
+        var count: UInt32 = 0
+        guard XQueryTree(display, root, &rootReturn, &parent, &children, &count) != 0, let children else { return [] }
+        defer { XFree(children) }
+        return Array(UnsafeBufferPointer(start: children, count: Int(count)))
+    }
+
+    /// The top-level window holding the input focus, found by walking up from the
+    /// focus window to the root's child. Nil for no focus or PointerRoot.
+    func inputFocusTopLevel() -> Window? {
+        var focus: Window = 0
+        var revert: Int32 = 0
+        XGetInputFocus(display, &focus, &revert)
+        guard focus > 1, focus != root else { return nil }  // None = 0, PointerRoot = 1
+        let mark = beginErrorWatch()
+        defer { _ = errors(since: mark) }
+        var window = focus
+        for _ in 0..<64 {
+            var rootReturn: Window = 0
+            var parent: Window = 0
+            var children: UnsafeMutablePointer<Window>?
+            var count: UInt32 = 0
+            guard XQueryTree(display, window, &rootReturn, &parent, &children, &count) != 0 else { return nil }
+            if let children { XFree(children) }
+            if parent == root || parent == 0 { return window }
+            window = parent
+        }
+        return nil
+    }
+}

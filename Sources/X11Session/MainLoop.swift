@@ -1,0 +1,109 @@
+import CX11
+import Foundation
+
+/// The one GLib main loop that carries everything: X events, timers and signals
+/// (GTK's `gtk_main` runs the same default context, so the shield joins it later).
+///
+/// Dispatch's main queue never runs inside a GLib loop; never rely on it here.
+public final class MainLoop {
+    private let loop: OpaquePointer
+
+    public init() {
+        loop = g_main_loop_new(nil, 0)
+    }
+
+    deinit { g_main_loop_unref(loop) }
+
+    public func run() { g_main_loop_run(loop) }
+    public func quit() { g_main_loop_quit(loop) }
+
+    /// A source added to the loop; `cancel()` removes it (idempotent).
+    public final class Registration {
+        fileprivate var sourceID: guint
+        init(sourceID: guint) { self.sourceID = sourceID }
+        public func cancel() {
+            guard sourceID != 0 else { return }
+            g_source_remove(sourceID)
+            sourceID = 0
+        }
+        public var isActive: Bool { sourceID != 0 }
+    }
+
+    /// Calls `action` once after `delay` (millisecond resolution).
+    @discardableResult
+    public func schedule(after delay: Duration, _ action: @escaping () -> Void) -> Registration {
+        let milliseconds = guint(max(0, min(Double(UInt32.max), (delay.milliseconds).rounded(.up))))
+        let box = CallbackBox(action)
+        let registration = Registration(sourceID: 0)
+        box.onFire = { registration.sourceID = 0 }
+        registration.sourceID = g_timeout_add_full(
+            G_PRIORITY_DEFAULT, milliseconds, fireOnce, Unmanaged.passRetained(box).toOpaque(), releaseBox)
+        return registration
+    }
+
+    /// Calls `action` every `seconds` seconds; GLib aligns such timers process-wide
+    /// so they cost one wakeup per second together.
+    @discardableResult
+    public func repeatEvery(seconds: UInt32, _ action: @escaping () -> Void) -> Registration {
+        let box = CallbackBox(action)
+        return Registration(
+            sourceID: g_timeout_add_seconds_full(
+                G_PRIORITY_DEFAULT, seconds, fireRepeating, Unmanaged.passRetained(box).toOpaque(), releaseBox))
+    }
+
+    /// Calls `action` on the loop when the process receives `signal` (SIGTERM, SIGINT, SIGHUP…).
+    @discardableResult
+    public func onSignal(_ signal: Int32, _ action: @escaping () -> Void) -> Registration {
+        let box = CallbackBox(action)
+        return Registration(
+            sourceID: g_unix_signal_add_full(
+                G_PRIORITY_HIGH, signal, fireRepeating, Unmanaged.passRetained(box).toOpaque(), releaseBox))
+    }
+
+    /// Carries `connection`'s events on this loop through a GSource that knows about
+    /// Xlib's own queue (see the shim).
+    public func attach(_ connection: XConnection) {
+        let source = sw_x_source_new(connection.display)
+        let box = CallbackBox { connection.drainEvents() }
+        g_source_set_callback(source, fireRepeating, Unmanaged.passRetained(box).toOpaque(), releaseBox)
+        g_source_set_priority(source, G_PRIORITY_DEFAULT)
+        g_source_attach(source, nil)
+        g_source_unref(source)
+    }
+
+    /// Runs the loop until `condition` holds or `timeout` passes (for tools and tests).
+    /// Returns whether the condition held.
+    @discardableResult
+    public func iterate(until condition: () -> Bool, timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        let wake = schedule(after: timeout) {}
+        defer { wake.cancel() }
+        while !condition() {
+            if ContinuousClock.now >= deadline { return false }
+            g_main_context_iteration(nil, 1)
+        }
+        return true
+    }
+}
+
+private final class CallbackBox {
+    let action: () -> Void
+    var onFire: (() -> Void)?
+    init(_ action: @escaping () -> Void) { self.action = action }
+}
+
+private let fireOnce: GSourceFunc = { data in
+    let box = Unmanaged<CallbackBox>.fromOpaque(data!).takeUnretainedValue()
+    box.onFire?()
+    box.action()
+    return 0  // G_SOURCE_REMOVE
+}
+
+private let fireRepeating: GSourceFunc = { data in
+    Unmanaged<CallbackBox>.fromOpaque(data!).takeUnretainedValue().action()
+    return 1  // G_SOURCE_CONTINUE
+}
+
+private let releaseBox: GDestroyNotify = { data in
+    Unmanaged<CallbackBox>.fromOpaque(data!).release()
+}

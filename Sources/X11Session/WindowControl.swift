@@ -1,0 +1,70 @@
+import CX11
+
+/// Asking the window manager (or the server) to move the focus, as a taskbar,
+/// Alt+Tab or `xdotool windowactivate` would.
+extension XConnection {
+    /// Sends the EWMH `_NET_ACTIVE_WINDOW` request (source 2: a pager, which window
+    /// managers obey without focus-stealing prevention).
+    public func requestActivation(of window: WindowID) {
+        var event = XEvent()
+        event.xclient.type = ClientMessage
+        event.xclient.window = Window(window.rawValue)
+        event.xclient.message_type = atom("_NET_ACTIVE_WINDOW")
+        event.xclient.format = 32
+        event.xclient.data.l.0 = 2
+        event.xclient.data.l.1 = CLong(CurrentTime)
+        event.xclient.data.l.2 = 0
+        XSendEvent(display, root, 0, SubstructureRedirectMask | SubstructureNotifyMask, &event)
+        XFlush(display)
+    }
+
+    /// Gives the input focus directly (what matters when no window manager runs).
+    public func setInputFocus(to window: WindowID?) {
+        let mark = beginErrorWatch()
+        XSetInputFocus(display, window.map { Window($0.rawValue) } ?? Window(PointerRoot), Int32(RevertToPointerRoot), Time(CurrentTime))
+        XSync(display, 0)
+        _ = errors(since: mark)
+    }
+
+    /// `_NET_ACTIVE_WINDOW` as the window manager last set it.
+    public func activeWindowProperty() -> WindowID? {
+        propertyWindow(root, "_NET_ACTIVE_WINDOW").map { WindowID(UInt($0)) }
+    }
+
+    /// Whether an EWMH window manager announces itself on this display.
+    public func hasWindowManager() -> Bool {
+        let mark = beginErrorWatch()
+        defer { _ = errors(since: mark) }
+        guard let check = propertyWindow(root, "_NET_SUPPORTING_WM_CHECK") else { return false }
+        return propertyWindow(check, "_NET_SUPPORTING_WM_CHECK") == check
+    }
+}
+
+/// Records every change of `_NET_ACTIVE_WINDOW` with the server's own timestamp:
+/// the ground truth the tests and the benchmark compare the agent against.
+public final class ActiveWindowLog {
+    public struct Entry: Sendable {
+        public var window: WindowID?
+        /// Server milliseconds.
+        public var serverTime: UInt32
+    }
+
+    private let connection: XConnection
+    public private(set) var entries: [Entry] = []
+
+    public init(connection: XConnection) {
+        self.connection = connection
+        connection.selectInput(connection.root, mask: PropertyChangeMask)
+        let activeAtom = connection.atom("_NET_ACTIVE_WINDOW")
+        connection.addEventHandler { [unowned self] event in
+            guard sw_event_type(&event) == PropertyNotify, event.xproperty.window == connection.root,
+                event.xproperty.atom == activeAtom
+            else { return }
+            entries.append(Entry(window: connection.activeWindowProperty(), serverTime: UInt32(truncatingIfNeeded: event.xproperty.time)))
+        }
+        connection.flush()
+    }
+
+    /// Reads events already waiting, without a main loop.
+    public func poll() { connection.drainEvents() }
+}

@@ -1,0 +1,60 @@
+import CX11
+import ScreenwardCore
+
+/// Reads what identity resolution needs from a window.
+extension XConnection {
+    /// The facts of `window`'s application: a dialog (WM_TRANSIENT_FOR) reports the
+    /// window it belongs to. Nil when the window vanished while being read.
+    func readFacts(of window: Window) -> WindowFacts? {
+        let mark = beginErrorWatch()
+        var owner = window
+        var visited: Set<Window> = [window]
+        // Follow the transient chain to its top, refusing loops and absurd depths.
+        while visited.count < 8, let parent = propertyWindow(owner, "WM_TRANSIENT_FOR"),
+            parent != root, !visited.contains(parent)
+        {
+            visited.insert(parent)
+            owner = parent
+        }
+        let wmClass = propertyStrings(owner, "WM_CLASS", maxCharacters: 256)
+        let facts = WindowFacts(
+            windowID: UInt(owner),
+            wmInstance: wmClass?.first.flatMap { $0.isEmpty ? nil : $0 },
+            wmClass: wmClass.flatMap { $0.count > 1 && !$0[1].isEmpty ? $0[1] : nil },
+            gtkApplicationID: propertyString(owner, "_GTK_APPLICATION_ID", maxCharacters: 256),
+            kdeDesktopFile: propertyString(owner, "_KDE_NET_WM_DESKTOP_FILE", maxCharacters: 256),
+            title: propertyString(owner, "_NET_WM_NAME", maxCharacters: 1024) ?? propertyString(owner, "WM_NAME", maxCharacters: 1024),
+            pid: processID(of: owner))
+        let errors = errors(since: mark)
+        if errors.contains(where: { $0.errorCode == BadWindowCode && visited.contains(Window($0.resourceID)) }) {
+            return nil
+        }
+        return facts
+    }
+
+    /// The pid of the client that created `window`: the X-Resource extension asks
+    /// the server (it cannot be forged by the client); `_NET_WM_PID` is the client's
+    /// own claim and only the fallback.
+    func processID(of window: Window) -> Int32? {
+        if hasXRes {
+            var spec = XResClientIdSpec(client: XID(window), mask: UInt32(XRES_CLIENT_ID_PID_MASK.rawValue))
+            var count: Int = 0
+            var values: UnsafeMutablePointer<XResClientIdValue>?
+            if XResQueryClientIds(display, 1, &spec, &count, &values) == Success, let values {
+                defer { XResClientIdsDestroy(count, values) }
+                for index in 0..<count {
+                    let pid = XResGetClientPid(values.advanced(by: index))
+                    if pid > 0 { return pid }
+                }
+            }
+        }
+        guard let pid = propertyValues(window, "_NET_WM_PID", maxCount: 1)?.first, pid > 0, pid < Int32.max else { return nil }
+        return Int32(pid)
+    }
+
+    var hasXRes: Bool {
+        var eventBase: Int32 = 0
+        var errorBase: Int32 = 0
+        return XResQueryExtension(display, &eventBase, &errorBase) != 0
+    }
+}

@@ -1,0 +1,125 @@
+import CX11
+import Foundation
+import ScreenwardCore
+
+/// A window id on the X server.
+public struct WindowID: Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt
+    public init(_ rawValue: UInt) { self.rawValue = rawValue }
+    public var description: String { "0x" + String(rawValue, radix: 16) }
+}
+
+public enum X11Error: Error, CustomStringConvertible {
+    case cannotOpenDisplay(String)
+    case missingExtension(String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpenDisplay(let name):
+            "cannot open X display \"\(name)\": is an X server running there, and may this user connect (XAUTHORITY)?"
+        case .missingExtension(let name):
+            "the X server lacks the \(name) extension"
+        }
+    }
+}
+
+/// One Xlib connection, its atoms and its error bookkeeping.
+///
+/// All use happens on the thread that runs the main loop.
+public final class XConnection {
+    let display: OpaquePointer
+    public let displayName: String
+    let root: Window
+    private var atomCache: [String: Atom] = [:]
+    private var eventHandlers: [(inout XEvent) -> Void] = []
+    /// The local clocks, and where server timestamps sit on them.
+    public let timeSource: any TimeSource
+    var serverClock = ServerClock()
+
+    /// Opens `name` (nil: `$DISPLAY`).
+    public init(displayName name: String?, timeSource: any TimeSource = SystemTimeSource()) throws {
+        self.timeSource = timeSource
+        let resolved = name ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
+        guard let display = XOpenDisplay(resolved.isEmpty ? nil : resolved) else {
+            throw X11Error.cannotOpenDisplay(resolved.isEmpty ? "(DISPLAY is not set)" : resolved)
+        }
+        self.display = display
+        self.displayName = String(cString: XDisplayString(display))
+        root = sw_default_root(display)
+        XSetErrorHandler(xErrorHandler)
+        XSetIOErrorExitHandler(display, xIOErrorExitHandler, nil)
+    }
+
+    deinit {
+        connectionLostHandlers[key] = nil
+        XCloseDisplay(display)
+    }
+
+    var key: UInt { UInt(bitPattern: display) }
+
+    public var rootWindow: WindowID { WindowID(UInt(root)) }
+
+    /// Runs `handler` (then exits the process) if the server connection breaks.
+    public func onConnectionLost(_ handler: @escaping () -> Void) {
+        connectionLostHandlers[key] = handler
+    }
+
+    func atom(_ name: String) -> Atom {
+        if let atom = atomCache[name] { return atom }
+        let atom = XInternAtom(display, name, 0)
+        atomCache[name] = atom
+        return atom
+    }
+
+    func atomName(_ atom: Atom) -> String? {
+        guard atom != 0 else { return nil }
+        let mark = beginErrorWatch()
+        guard let name = XGetAtomName(display, atom) else { _ = errors(since: mark); return nil }
+        defer { XFree(name) }
+        return String(cString: name)
+    }
+
+    // MARK: Time
+
+    /// When an event stamped `serverTime` happened, on the local clocks.
+    func reading(forServerTime serverTime: Time) -> ClockReading {
+        serverClock.reading(forServerTime: UInt32(truncatingIfNeeded: serverTime), now: timeSource.now())
+    }
+
+    // MARK: Events
+
+    /// Adds a handler every event read from this connection is offered to.
+    func addEventHandler(_ handler: @escaping (inout XEvent) -> Void) {
+        eventHandlers.append(handler)
+    }
+
+    /// Reads and handles every event the server has sent so far.
+    func drainEvents() {
+        var event = XEvent()
+        while XPending(display) > 0 {
+            XNextEvent(display, &event)
+            for handler in eventHandlers { handler(&event) }
+        }
+    }
+
+    public func flush() { XFlush(display) }
+
+    /// Waits until the server has processed every request sent so far.
+    public func sync() { XSync(display, 0) }
+
+    func selectInput(_ window: Window, mask: Int) {
+        XSelectInput(display, window, mask)
+    }
+
+    // MARK: Errors
+
+    /// The serial of the next request: errors at or after it belong to what follows.
+    func beginErrorWatch() -> UInt { UInt(sw_next_request(display)) }
+
+    /// The errors this connection received for requests from `serial` on (forgets them).
+    func errors(since serial: UInt) -> [XProtocolError] {
+        let mine = recordedXErrors.filter { $0.display == key && $0.serial >= serial }
+        recordedXErrors.removeAll { $0.display == key }
+        return mine
+    }
+}

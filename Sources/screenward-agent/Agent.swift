@@ -1,0 +1,138 @@
+import Foundation
+import ScreenwardCore
+import X11Session
+
+/// Wires the session's events to the accountant on one main loop, in the manner
+/// of xss-lock: X events, the idle alarms, the checkpoint timer and signals all
+/// arrive as callbacks on the same thread, so nothing here needs a lock.
+final class Agent {
+    private let log: AgentLog
+    private let home: ScreenwardHome
+    private let lock: AgentLock
+    private let ledger: Ledger
+    private let sessionID: Int64
+    private let connection: XConnection
+    private let loop = MainLoop()
+    private let resolver: AppResolver
+    private let accountant: UsageAccountant
+    private let focus: FocusTracker
+    private let idle: IdleWatcher
+    private let idleThreshold: Duration
+    private var checkpointTimer: MainLoop.Registration?
+    private var identities: [WindowFacts: AppIdentity] = [:]
+    private var lastStatus: AgentStatus?
+
+    init(displayName: String?, idleThreshold: Duration, log: AgentLog) throws {
+        self.log = log
+        self.idleThreshold = idleThreshold
+        home = ScreenwardHome.fromEnvironment()
+        try home.create()
+        lock = try AgentLock.acquire(in: home)
+        let secret = try DeviceSecret.loadOrCreate(at: home.deviceSecretURL)
+        ledger = try Ledger(url: home.ledgerURL)
+        connection = try XConnection(displayName: displayName)
+
+        let (catalog, problems) = ApplicationCatalog.loadFromEnvironment(ProcessInfo.processInfo.environment)
+        for problem in problems.prefix(20) { log.warning("desktop entry skipped: \(problem)") }
+        log.info("\(catalog.entries.count) applications in the catalog")
+        resolver = AppResolver(catalog: catalog, processes: ProcfsInspector())
+
+        let start = try ledger.beginAgentSession(
+            pid: ProcessInfo.processInfo.processIdentifier, display: connection.displayName, at: Date())
+        sessionID = start.sessionID
+        if start.recoveredIntervals > 0 {
+            log.warning("closed \(start.recoveredIntervals) interval(s) a previous run left open, at their last checkpoint")
+        }
+        let sink = LedgerSink(ledger: ledger, sessionID: sessionID)
+        accountant = UsageAccountant(sink: sink, minter: TokenMinter(secret: secret)) { [log] problem in
+            log.error(problem)
+        }
+        focus = FocusTracker(connection: connection)
+        idle = try IdleWatcher(connection: connection, threshold: idleThreshold)
+    }
+
+    func run() throws {
+        connection.onConnectionLost { [self] in
+            // Called from inside Xlib; the process exits right after.
+            let now = SystemTimeSource().now()
+            accountant.stop(at: now, reason: .connectionLost)
+            try? ledger.endAgentSession(sessionID, at: now.wall, reason: "connection-lost")
+            log.info("the X display \(connection.displayName) closed the connection: the session has ended; usage saved")
+        }
+        loop.attach(connection)
+        loop.onSignal(SIGTERM) { [self] in stop(reason: "SIGTERM") }
+        loop.onSignal(SIGINT) { [self] in stop(reason: "SIGINT") }
+
+        idle.start { [self] transition in
+            switch transition {
+            case .becameIdle(let lastInput):
+                log.debug("idle since \(lastInput.wall)")
+                accountant.userWentIdle(lastInput: lastInput)
+            case .returned(let time):
+                log.debug("input again")
+                accountant.userReturned(at: time)
+            }
+            stateChanged()
+        }
+        focus.start { [self] observation in
+            let app = observation.facts.map(identity(for:))
+            log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-") (\(observation.cause))")
+            accountant.focusChanged(to: app, at: observation.time)
+            stateChanged()
+        }
+        log.info(
+            "tracking \(connection.displayName) (\(focus.usesWindowManager ? "EWMH window manager" : "no window manager: following the input focus"), idle after \(Int(idleThreshold.seconds)) s); ledger \(home.ledgerURL.path)"
+        )
+        loop.run()
+    }
+
+    private func identity(for facts: WindowFacts) -> AppIdentity {
+        if let known = identities[facts] { return known }
+        let app = resolver.resolve(facts)
+        if identities.count > 4096 { identities.removeAll() }
+        identities[facts] = app
+        return app
+    }
+
+    /// Keeps the one-second checkpoint running exactly while time is counted (so a
+    /// crash loses at most a second), and tells `screenward status` what changed.
+    private func stateChanged() {
+        if accountant.isCounting, checkpointTimer == nil {
+            checkpointTimer = loop.repeatEvery(seconds: 1) { [self] in
+                accountant.checkpoint(at: connection.timeSource.now())
+            }
+        } else if !accountant.isCounting, let timer = checkpointTimer {
+            timer.cancel()
+            checkpointTimer = nil
+        }
+        let status = AgentStatus(
+            sessionID: sessionID, pid: ProcessInfo.processInfo.processIdentifier, display: connection.displayName,
+            focusedID: accountant.focused?.publicID, focusedName: accountant.focused?.displayName,
+            isIdle: accountant.isIdle, isLocked: accountant.isLocked, idleThreshold: idleThreshold.seconds,
+            updatedAt: lastStatus?.updatedAt ?? Date())
+        guard status.focusedID != lastStatus?.focusedID || status.focusedName != lastStatus?.focusedName
+            || status.isIdle != lastStatus?.isIdle || status.isLocked != lastStatus?.isLocked || lastStatus == nil
+        else { return }
+        var stamped = status
+        stamped.updatedAt = Date()
+        do {
+            try ledger.recordStatus(stamped)
+            lastStatus = stamped
+        } catch {
+            log.error("could not record the agent status: \(error)")
+        }
+    }
+
+    private func stop(reason: String) {
+        let now = connection.timeSource.now()
+        accountant.stop(at: now, reason: .agentStopped)
+        checkpointTimer?.cancel()
+        do {
+            try ledger.endAgentSession(sessionID, at: now.wall, reason: reason)
+        } catch {
+            log.error("could not record the end of this run: \(error)")
+        }
+        log.info("stopped (\(reason)); usage saved")
+        loop.quit()
+    }
+}

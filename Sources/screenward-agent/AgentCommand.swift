@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import ScreenwardCore
+import X11Session
+
+@main
+struct AgentCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "screenward-agent",
+        abstract: "Track which application has the focus in this X session and keep the usage ledger.",
+        discussion: """
+            Runs in the foreground until SIGTERM or SIGINT, or until the X session ends. \
+            The ledger lives in $SCREENWARD_HOME (default $XDG_DATA_HOME/screenward).
+            """)
+
+    @Option(help: "The X display to watch (default: $DISPLAY).")
+    var display: String?
+
+    @Option(name: .customLong("idle-threshold"), help: "Seconds without input after which the person counts as away.")
+    var idleThreshold: Double = 120
+
+    @Flag(help: "Log every focus change.")
+    var verbose = false
+
+    func validate() throws {
+        guard idleThreshold >= 1, idleThreshold <= 86_400 else {
+            throw ValidationError("--idle-threshold must be between 1 and 86400 seconds")
+        }
+    }
+
+    func run() throws {
+        let log = AgentLog(verbose: verbose)
+        do {
+            let agent = try Agent(
+                displayName: display, idleThreshold: .milliseconds(Int64(idleThreshold * 1000)), log: log)
+            try agent.run()
+        } catch {
+            log.error("\(error)")
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import ScreenwardCore
+
+@main
+struct ScreenwardCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "screenward",
+        abstract: "Screen time for X11 desktops: see usage and the agent's state.",
+        discussion: "Reads the ledger in $SCREENWARD_HOME (default $XDG_DATA_HOME/screenward); works whether or not the agent runs.",
+        subcommands: [UsageCommand.self, StatusCommand.self])
+}
+
+/// Opens the ledger for reading, or says there is none yet.
+func openLedgerIfPresent(_ home: ScreenwardHome) throws -> Ledger? {
+    guard FileManager.default.fileExists(atPath: home.ledgerURL.path) else { return nil }
+    return try Ledger(url: home.ledgerURL)
+}
+
+/// The running agent's session, if an agent holds the home's lock.
+func liveSession(_ ledger: Ledger, home: ScreenwardHome) throws -> (id: Int64, pid: Int32)? {
+    guard AgentLock.isHeld(in: home) else { return nil }
+    return try ledger.unfinishedAgentSession()
+}
+
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+/// ISO-8601 with milliseconds and the local offset, as scripts expect.
+func iso8601(_ date: Date) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    formatter.timeZone = .current
+    return formatter.string(from: date)
+}
+
+/// `1h 02m 05s`, `4m 10s`, `12.3s`: short enough for a table, exact enough to compare.
+func formatDuration(_ seconds: Double) -> String {
+    let whole = Int(seconds.rounded(.down))
+    let hours = whole / 3600
+    let minutes = whole % 3600 / 60
+    let rest = whole % 60
+    if hours > 0 { return String(format: "%dh %02dm %02ds", hours, minutes, rest) }
+    if minutes > 0 { return String(format: "%dm %02ds", minutes, rest) }
+    return String(format: "%.1fs", seconds)
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import ScreenwardCore
+
+struct UsageCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "usage",
+        abstract: "Show time spent in each application.",
+        discussion: """
+            Times: now, today, yesterday, an ISO-8601 date (2026-11-21) or date-time \
+            (2026-11-21T14:30, 2026-11-21T14:30:00Z). The open interval counts up to now.
+            """)
+
+    @Option(help: "Start of the range (default: today).")
+    var since: String = "today"
+
+    @Option(help: "End of the range (default: now).")
+    var until: String = "now"
+
+    @Flag(help: "Print one JSON object instead of a table.")
+    var json = false
+
+    func run() throws {
+        let now = Date()
+        let start: Date
+        let end: Date
+        do {
+            start = try TimeArgument(since).resolve(now: now)
+            end = try TimeArgument(until).resolve(now: now)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        guard start <= end else { throw ValidationError("--since (\(since)) is after --until (\(until))") }
+
+        let home = ScreenwardHome.fromEnvironment()
+        var report = UsageReport(since: start, until: end, apps: [])
+        if let ledger = try openLedgerIfPresent(home) {
+            let live = try liveSession(ledger, home: home)
+            report = try ledger.usage(since: start, until: end, liveSessionID: live?.id, now: now)
+        }
+        if json {
+            try printJSON(UsageJSON(report))
+        } else {
+            printTable(report)
+        }
+    }
+
+    private func printTable(_ report: UsageReport) {
+        let formatter = DateFormatter()
+        formatter.dateStyle = .medium
+        formatter.timeStyle = .short
+        print("Usage from \(formatter.string(from: report.since)) to \(formatter.string(from: report.until))")
+        guard !report.apps.isEmpty else {
+            print("  (nothing recorded)")
+            return
+        }
+        let nameWidth = min(32, max(11, report.apps.map(\.name.count).max() ?? 0))
+        let idWidth = min(40, max(2, report.apps.map(\.id.count).max() ?? 0))
+        func pad(_ text: String, _ width: Int) -> String {
+            text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
+        }
+        for app in report.apps {
+            print("  \(pad(app.name, nameWidth))  \(pad(app.id, idWidth))  \(formatDuration(app.seconds))")
+        }
+        print("  \(pad("Total", nameWidth))  \(pad("", idWidth))  \(formatDuration(report.totalSeconds))")
+    }
+}
+
+/// The documented JSON shape of `screenward usage --json`.
+struct UsageJSON: Encodable {
+    struct App: Encodable {
+        var id: String
+        var name: String
+        var token: String
+        var seconds: Double
+    }
+
+    var since: String
+    var until: String
+    var totalSeconds: Double
+    var apps: [App]
+
+    enum CodingKeys: String, CodingKey {
+        case since, until, apps
+        case totalSeconds = "total_seconds"
+    }
+
+    init(_ report: UsageReport) {
+        since = iso8601(report.since)
+        until = iso8601(report.until)
+        totalSeconds = report.totalSeconds
+        apps = report.apps.map { App(id: $0.id, name: $0.name, token: $0.token, seconds: $0.seconds) }
+    }
+}
