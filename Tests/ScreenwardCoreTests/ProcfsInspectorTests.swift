@@ -79,7 +79,8 @@ final class ProcfsInspectorTests: XCTestCase {
     func testEnvironmentIsCappedWithoutKeepingACutValue() throws {
         let (root, _) = try fakeProc()
         try write("AAAA=1\u{0}BBBBBBB=2222222\u{0}", "7/environ", in: root)
-        XCTAssertEqual(ProcfsInspector(procRoot: root.path, environmentByteLimit: 10).environment(pid: 7), ["AAAA": "1"])
+        // 18 bytes end inside the second value: "AAAA=1\0BBBBBBB=222".
+        XCTAssertEqual(ProcfsInspector(procRoot: root.path, environmentByteLimit: 18).environment(pid: 7), ["AAAA": "1"])
         XCTAssertEqual(
             ProcfsInspector(procRoot: root.path, environmentByteLimit: 23).environment(pid: 7),
             ["AAAA": "1", "BBBBBBB": "2222222"], "a limit the environment fits in loses nothing")
