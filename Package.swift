@@ -53,6 +53,9 @@ let package = Package(
         // The X11 platform module: the only place (with ShieldUI, later) that touches C.
         .target(name: "X11Session", dependencies: ["CX11", "ScreenwardCore"]),
 
+        // Private X sessions and child processes for the tests, the demo and the benchmark.
+        .target(name: "SessionHarness", dependencies: ["X11Session", "ScreenwardCore"], swiftSettings: safeSwift),
+
         .executableTarget(
             name: "screenward-agent",
             dependencies: [
@@ -74,12 +77,12 @@ let package = Package(
         .executableTarget(
             name: "screenward-bench",
             dependencies: [
-                "ScreenwardCore", "X11Session",
+                "ScreenwardCore", "X11Session", "SessionHarness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
 
         .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore"]),
-        .testTarget(name: "X11SessionTests", dependencies: ["X11Session", "ScreenwardCore"]),
+        .testTarget(name: "X11SessionTests", dependencies: ["X11Session", "ScreenwardCore", "SessionHarness"]),
     ]
 )

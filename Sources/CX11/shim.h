@@ -71,6 +71,24 @@ static inline unsigned long sw_white_pixel(Display *d) { return WhitePixel(d, De
 
 static inline unsigned long sw_next_request(Display *d) { return NextRequest(d); }
 
+/*
+ * Whether a later PropertyNotify for (window, atom) already waits in Xlib's queue.
+ * A property read returns the newest value, which belongs to that later event.
+ * XCheckIfEvent with a predicate that never accepts scans without removing.
+ */
+typedef struct { Window window; Atom atom; int found; } SWPropertyMatch;
+static Bool sw_property_predicate(Display *d, XEvent *e, XPointer arg) {
+    SWPropertyMatch *m = (SWPropertyMatch *)arg;
+    if (e->type == PropertyNotify && e->xproperty.window == m->window && e->xproperty.atom == m->atom) m->found = 1;
+    return False;
+}
+static inline int sw_property_event_queued(Display *d, Window window, Atom atom) {
+    XEvent unused;
+    SWPropertyMatch match = { window, atom, 0 };
+    XCheckIfEvent(d, &unused, sw_property_predicate, (XPointer)&match);
+    return match.found;
+}
+
 /* XSync values are a struct of two halves; these hide the macros. */
 static inline XSyncValue sw_sync_value(long long v) {
     XSyncValue value;

@@ -10,13 +10,23 @@ public struct FocusObservation: Sendable {
     public var facts: WindowFacts?
     public var time: ClockReading
     public var cause: Cause
+    /// The X server's stamp of the change (milliseconds), when the event had one.
+    public var serverTime: UInt32?
 }
 
 /// Follows the focus from X events alone: `_NET_ACTIVE_WINDOW` on the root window
 /// when an EWMH window manager runs, else the input focus; and the focused
 /// window's own identity properties and destruction. It never polls.
 public final class FocusTracker {
+    /// Window managers clear `_NET_ACTIVE_WINDOW` for a moment while moving the
+    /// focus (openbox for a millisecond or two, others during Alt+Tab). A gap shorter
+    /// than this is not a loss of focus: the previous application keeps it until the
+    /// next one takes it. A longer gap ends the focus at the moment it began.
+    public static let transientGap: Duration = .milliseconds(250)
+
     private let connection: XConnection
+    private let loop: MainLoop
+    private var pendingLoss: MainLoop.Registration?
     private var handler: (FocusObservation) -> Void = { _ in }
     private var active: Window?
     public private(set) var usesWindowManager = false
@@ -28,8 +38,9 @@ public final class FocusTracker {
     ]
     private var identityAtoms: Set<Atom> = []
 
-    public init(connection: XConnection) {
+    public init(connection: XConnection, loop: MainLoop) {
         self.connection = connection
+        self.loop = loop
     }
 
     public var activeWindow: WindowID? { active.map { WindowID(UInt($0)) } }
@@ -51,7 +62,7 @@ public final class FocusTracker {
             let property = event.xproperty
             if property.window == connection.root {
                 if property.atom == connection.atom("_NET_ACTIVE_WINDOW"), usesWindowManager {
-                    refresh(time: connection.reading(forServerTime: property.time), cause: .activeWindowChanged)
+                    refresh(time: connection.reading(forServerTime: property.time), cause: .activeWindowChanged, serverTime: UInt32(truncatingIfNeeded: property.time))
                 } else if property.atom == connection.atom("_NET_SUPPORTING_WM_CHECK")
                     || property.atom == connection.atom("_NET_SUPPORTED")
                 {
@@ -59,7 +70,9 @@ public final class FocusTracker {
                     refresh(time: connection.reading(forServerTime: property.time), cause: .activeWindowChanged)
                 }
             } else if property.window == active, identityAtoms.contains(property.atom) {
-                emitCurrent(time: connection.reading(forServerTime: property.time), cause: .windowPropertiesChanged)
+                emitCurrent(
+                    time: connection.reading(forServerTime: property.time), cause: .windowPropertiesChanged,
+                    serverTime: UInt32(truncatingIfNeeded: property.time))
             }
         case DestroyNotify:
             if event.xdestroywindow.window == active {
@@ -108,11 +121,19 @@ public final class FocusTracker {
 
     // MARK: Reading the focus
 
-    private func refresh(time: ClockReading, cause: FocusObservation.Cause, force: Bool = false) {
+    private func refresh(time: ClockReading, cause: FocusObservation.Cause, force: Bool = false, serverTime: UInt32? = nil) {
         let focused = usesWindowManager ? connection.propertyWindow(connection.root, "_NET_ACTIVE_WINDOW") : connection.inputFocusTopLevel()
+        // A property read returns the newest value. Every change made before the
+        // read had its event queued before the reply came back, so if another change
+        // is queued now, the value belongs to that later event: let it report.
+        if usesWindowManager, cause == .activeWindowChanged,
+            connection.isPropertyChangeQueued(connection.root, connection.atom("_NET_ACTIVE_WINDOW"))
+        {
+            return
+        }
         guard force || focused != active else { return }
         watch(focused)
-        emitCurrent(time: time, cause: cause)
+        emitCurrent(time: time, cause: cause, serverTime: serverTime)
     }
 
     private func watch(_ window: Window?) {
@@ -133,17 +154,27 @@ public final class FocusTracker {
         }
     }
 
-    private func emitCurrent(time: ClockReading, cause: FocusObservation.Cause) {
+    private func emitCurrent(time: ClockReading, cause: FocusObservation.Cause, serverTime: UInt32? = nil) {
+        pendingLoss?.cancel()
+        pendingLoss = nil
         guard let window = active else {
-            handler(FocusObservation(window: nil, facts: nil, time: time, cause: cause))
+            let loss = FocusObservation(window: nil, facts: nil, time: time, cause: cause, serverTime: serverTime)
+            if usesWindowManager, cause == .activeWindowChanged {
+                pendingLoss = loop.schedule(after: Self.transientGap) { [unowned self] in
+                    pendingLoss = nil
+                    handler(loss)
+                }
+            } else {
+                handler(loss)
+            }
             return
         }
         guard let facts = connection.readFacts(of: window) else {
             active = nil
-            handler(FocusObservation(window: nil, facts: nil, time: time, cause: .windowDestroyed))
+            handler(FocusObservation(window: nil, facts: nil, time: time, cause: .windowDestroyed, serverTime: serverTime))
             return
         }
-        handler(FocusObservation(window: WindowID(UInt(window)), facts: facts, time: time, cause: cause))
+        handler(FocusObservation(window: WindowID(UInt(window)), facts: facts, time: time, cause: cause, serverTime: serverTime))
     }
 }
 

@@ -22,6 +22,14 @@ public struct ServerClock {
     /// (a server whose clock is not ours, or a stamp from a confused client).
     public static let maximumEventAge: Duration = .seconds(5)
 
+    /// Sets the offset from a stamp known to have been made at `moment`; later
+    /// events only ever lower it (they cannot arrive before they happened).
+    public mutating func calibrate(serverTime: UInt32, at moment: ClockReading) {
+        let origin = self.origin ?? moment.monotonic
+        self.origin = origin
+        offset = origin.duration(to: moment.monotonic).milliseconds - extended(serverTime)
+    }
+
     /// Learns from an event stamped `serverTime` that arrived at `now`.
     public mutating func observe(serverTime: UInt32, arrivedAt now: ClockReading) {
         let origin = self.origin ?? now.monotonic
@@ -37,13 +45,19 @@ public struct ServerClock {
         return now.earlier(by: age(ofServerTime: serverTime, now: now))
     }
 
-    /// How long ago (from `now`) the server time `serverTime` was, within [0, maximumEventAge].
+    /// The calibration is good to about a millisecond, so an event just handled
+    /// can seem to lie that far in the future; such small negative ages are kept
+    /// rather than clamped, because clamping would add the handling delay instead.
+    public static let calibrationUncertainty: Duration = .milliseconds(2)
+
+    /// How long ago (from `now`) the server time `serverTime` was, within
+    /// [-calibrationUncertainty, maximumEventAge].
     public mutating func age(ofServerTime serverTime: UInt32, now: ClockReading) -> Duration {
         guard let origin, let offset else { return .zero }
         let local = origin.duration(to: now.monotonic).milliseconds
         let happened = extended(serverTime) + offset
         let age = Duration.milliseconds(Int64((local - happened).rounded()))
-        return min(max(.zero, age), Self.maximumEventAge)
+        return min(max(.zero - Self.calibrationUncertainty, age), Self.maximumEventAge)
     }
 
     private mutating func extended(_ serverTime: UInt32) -> Double {

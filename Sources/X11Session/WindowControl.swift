@@ -60,7 +60,10 @@ public final class ActiveWindowLog {
             guard sw_event_type(&event) == PropertyNotify, event.xproperty.window == connection.root,
                 event.xproperty.atom == activeAtom
             else { return }
-            entries.append(Entry(window: connection.activeWindowProperty(), serverTime: UInt32(truncatingIfNeeded: event.xproperty.time)))
+            // Read, then look for a later change queued meanwhile: it owns the value.
+            let window = connection.activeWindowProperty()
+            guard !connection.isPropertyChangeQueued(connection.root, activeAtom) else { return }
+            entries.append(Entry(window: window, serverTime: UInt32(truncatingIfNeeded: event.xproperty.time)))
         }
         connection.flush()
     }

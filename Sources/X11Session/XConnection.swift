@@ -48,6 +48,39 @@ public final class XConnection {
         root = sw_default_root(display)
         XSetErrorHandler(xErrorHandler)
         XSetIOErrorExitHandler(display, xIOErrorExitHandler, nil)
+        calibrateServerClock()
+    }
+
+    /// Pins down where server time sits on the local monotonic clock before any
+    /// event needs it: a property change on a private window is stamped by the
+    /// server between our request and its reply, which brackets the offset to a
+    /// fraction of a millisecond. The best of a few rounds is kept.
+    private func calibrateServerClock() {
+        let window = XCreateWindow(display, root, -10, -10, 1, 1, 0, 0, UInt32(InputOnly), nil, 0, nil)
+        defer { XDestroyWindow(display, window); XFlush(display) }
+        XSelectInput(display, window, PropertyChangeMask)
+        let probe = atom("_SCREENWARD_CLOCK_PROBE")
+        var byte: UInt8 = 0
+        var event = XEvent()
+        var samples: [(before: ClockReading, after: ClockReading, serverTime: UInt32)] = []
+        for _ in 0..<8 {
+            let before = timeSource.now()
+            XChangeProperty(display, window, probe, Atom(XA_INTEGER), 8, PropModeReplace, &byte, 1)
+            XSync(display, 0)
+            let after = timeSource.now()
+            if XCheckTypedWindowEvent(display, window, PropertyNotify, &event) != 0 {
+                samples.append((before, after, UInt32(truncatingIfNeeded: event.xproperty.time)))
+            }
+        }
+        // The server truncates to whole milliseconds: the stamp T was made when the
+        // server's clock read somewhere in [T, T+1), so T itself sits half a
+        // millisecond before the middle of our bracket, on average.
+        if let best = samples.min(by: { $0.before.monotonic.duration(to: $0.after.monotonic) < $1.before.monotonic.duration(to: $1.after.monotonic) }) {
+            let middle = best.before.monotonic.duration(to: best.after.monotonic) / 2 - .microseconds(500)
+            serverClock.calibrate(serverTime: best.serverTime, at: ClockReading(
+                wall: best.before.wall.addingTimeInterval(middle.seconds), monotonic: best.before.monotonic + middle,
+                continuous: best.before.continuous + middle))
+        }
     }
 
     deinit {
@@ -103,6 +136,11 @@ public final class XConnection {
     }
 
     public func flush() { XFlush(display) }
+
+    /// Whether another change of `property` on `window` is already queued.
+    func isPropertyChangeQueued(_ window: Window, _ property: Atom) -> Bool {
+        sw_property_event_queued(display, window, property) != 0
+    }
 
     /// Waits until the server has processed every request sent so far.
     public func sync() { XSync(display, 0) }

@@ -47,7 +47,7 @@ final class Agent {
         accountant = UsageAccountant(sink: sink, minter: TokenMinter(secret: secret)) { [log] problem in
             log.error(problem)
         }
-        focus = FocusTracker(connection: connection)
+        focus = FocusTracker(connection: connection, loop: loop)
         idle = try IdleWatcher(connection: connection, threshold: idleThreshold)
     }
 
@@ -76,7 +76,7 @@ final class Agent {
         }
         focus.start { [self] observation in
             let app = observation.facts.map(identity(for:))
-            log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-") (\(observation.cause))")
+            log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-") (\(observation.cause)\(observation.serverTime.map { ", server time \($0)" } ?? ""))")
             accountant.focusChanged(to: app, at: observation.time)
             stateChanged()
         }

@@ -1,0 +1,91 @@
+import Foundation
+
+/// The real `screenward-agent` running on a display with its own Screenward home.
+public final class AgentRun {
+    public let home: URL
+    public let process: ChildProcess
+    public let environment: [String: String]
+
+    /// Starts the agent and waits until it tracks (its "tracking" log line).
+    public init(display: String, home: URL, idleThreshold: Double = 3600, environment extra: [String: String] = [:], verbose: Bool = false) throws {
+        self.home = home
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        environment = ["SCREENWARD_HOME": home.path, "DISPLAY": display].merging(extra) { $1 }
+        var arguments = ["--idle-threshold", String(idleThreshold)]
+        if verbose { arguments.append("--verbose") }
+        process = try ChildProcess(try ProjectPrograms.url(of: "screenward-agent"), arguments, environment: environment)
+        try process.waitForStandardError(containing: "tracking", timeout: 20)
+    }
+
+    /// Runs `screenward` with `arguments` against the same home; returns its output.
+    public func cli(_ arguments: [String]) throws -> String {
+        let run = try ChildProcess(try ProjectPrograms.url(of: "screenward"), arguments, environment: environment)
+        run.closeInput()
+        guard let status = run.waitForExit(timeout: 30) else { throw HarnessError.timedOut("screenward \(arguments)") }
+        // Let the pipe hand over the last output.
+        Thread.sleep(forTimeInterval: 0.05)
+        guard status == 0 else { throw HarnessError.failed("screenward \(arguments) exited \(status): \(run.standardError)") }
+        return run.outputLines.joined(separator: "\n")
+    }
+
+    /// `screenward usage --json` over all recorded time, as seconds per public id.
+    public func usage() throws -> UsageFigures {
+        let text = try cli(["usage", "--json", "--since", "2000-01-01", "--until", "now"])
+        return try JSONDecoder().decode(UsageFigures.self, from: Data(text.utf8))
+    }
+
+    /// SIGTERM and wait; returns the exit status.
+    @discardableResult
+    public func stop() -> Int32? {
+        process.signal(SIGTERM)
+        return process.waitForExit(timeout: 10)
+    }
+}
+
+/// The documented JSON of `screenward usage --json`.
+public struct UsageFigures: Decodable, Sendable {
+    public struct App: Decodable, Sendable {
+        public var id: String
+        public var name: String
+        public var token: String
+        public var seconds: Double
+    }
+    public var since: String
+    public var until: String
+    public var totalSeconds: Double
+    public var apps: [App]
+
+    enum CodingKeys: String, CodingKey {
+        case since, until, apps
+        case totalSeconds = "total_seconds"
+    }
+
+    public func seconds(of id: String) -> Double {
+        apps.first { $0.id == id }?.seconds ?? 0
+    }
+}
+
+/// Windows played by `screenward-testwindow`, one per `instance.Class[:Title]`.
+public final class DemoApplications {
+    public let process: ChildProcess
+    public let windows: [String]
+
+    public init(display: String, windows specs: [String], extraArguments: [String] = []) throws {
+        process = try ChildProcess(
+            try ProjectPrograms.url(of: "screenward-testwindow"),
+            specs.flatMap { ["--window", $0] } + extraArguments, environment: ["DISPLAY": display])
+        windows = try process.waitForOutputLines(specs.count, timeout: 20).prefix(specs.count).map { $0 }
+    }
+
+    /// Sends a command (see screenward-testwindow) and waits for its acknowledgement.
+    public func command(_ line: String) throws {
+        let before = process.outputLines.count
+        process.send(line)
+        _ = try process.waitForOutputLines(before + 1, timeout: 10)
+    }
+
+    deinit {
+        process.closeInput()
+        process.stop()
+    }
+}

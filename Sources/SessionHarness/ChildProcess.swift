@@ -1,0 +1,153 @@
+import Foundation
+
+/// A child process with its output captured line by line, for driving the real
+/// programs from tests, the demo and the benchmark.
+public final class ChildProcess: @unchecked Sendable {
+    public let process = Process()
+    public let name: String
+    private let stdinPipe = Pipe()
+    private let stdoutPipe = Pipe()
+    private let stderrPipe = Pipe()
+    private let state = NSCondition()
+    private var stdoutLines: [String] = []
+    private var stderrText = ""
+    private var partialStdout = Data()
+
+    /// Starts `executable` with `arguments`; `environment` entries are added to ours.
+    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
+        name = executable.lastPathComponent
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardInput = stdinPipe
+        process.standardOutput = stdoutPipe
+        process.standardError = stderrPipe
+        stdoutPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            self?.appendStdout(data)
+        }
+        stderrPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            state.lock()
+            stderrText += String(decoding: data, as: UTF8.self)
+            state.broadcast()
+            state.unlock()
+        }
+        try process.run()
+    }
+
+    deinit {
+        stdoutPipe.fileHandleForReading.readabilityHandler = nil
+        stderrPipe.fileHandleForReading.readabilityHandler = nil
+        if process.isRunning { process.terminate() }
+    }
+
+    private func appendStdout(_ data: Data) {
+        state.lock()
+        defer { state.unlock() }
+        partialStdout.append(data)
+        while let newline = partialStdout.firstIndex(of: 10) {
+            stdoutLines.append(String(decoding: partialStdout[partialStdout.startIndex..<newline], as: UTF8.self))
+            partialStdout.removeSubrange(partialStdout.startIndex...newline)
+        }
+        state.broadcast()
+    }
+
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+
+    public var standardError: String {
+        state.lock()
+        defer { state.unlock() }
+        return stderrText
+    }
+
+    public var outputLines: [String] {
+        state.lock()
+        defer { state.unlock() }
+        return stdoutLines
+    }
+
+    /// Waits until standard output has at least `count` lines; returns them.
+    public func waitForOutputLines(_ count: Int, timeout: TimeInterval = 10) throws -> [String] {
+        try waitFor("\(count) lines of output", timeout: timeout) { stdoutLines.count >= count }
+        return outputLines
+    }
+
+    /// Waits until standard error contains `text`.
+    public func waitForStandardError(containing text: String, timeout: TimeInterval = 10) throws {
+        try waitFor("\"\(text)\" on standard error", timeout: timeout) { stderrText.contains(text) }
+    }
+
+    private func waitFor(_ what: String, timeout: TimeInterval, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        var exitNoticed: Date?
+        state.lock()
+        defer { state.unlock() }
+        while !condition() {
+            let now = Date()
+            if now >= deadline {
+                throw HarnessError.timedOut("\(name): no \(what) within \(timeout) s; stderr: \(stderrText.suffix(2000))")
+            }
+            if !process.isRunning {
+                // Let the pipes deliver a dead child's last words before giving up.
+                let noticed = exitNoticed ?? now
+                exitNoticed = noticed
+                if now.timeIntervalSince(noticed) > 0.3 {
+                    throw HarnessError.failed(
+                        "\(name) exited (status \(process.terminationStatus)) before \(what); stderr: \(stderrText.suffix(2000))")
+                }
+            }
+            _ = state.wait(until: min(deadline, now.addingTimeInterval(0.05)))
+        }
+    }
+
+    /// Sends a line to the child's standard input.
+    public func send(_ line: String) {
+        stdinPipe.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    public func closeInput() {
+        try? stdinPipe.fileHandleForWriting.close()
+    }
+
+    public func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the child to exit; returns its status, or nil on timeout.
+    @discardableResult
+    public func waitForExit(timeout: TimeInterval = 10) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            if Date() >= deadline { return nil }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return process.terminationStatus
+    }
+
+    /// SIGTERM, then SIGKILL if it does not go within `grace` seconds.
+    public func stop(grace: TimeInterval = 5) {
+        guard process.isRunning else { return }
+        signal(SIGTERM)
+        if waitForExit(timeout: grace) == nil {
+            signal(SIGKILL)
+            waitForExit(timeout: 5)
+        }
+    }
+}
+
+public enum HarnessError: Error, CustomStringConvertible {
+    case timedOut(String)
+    case missingProgram(String)
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .timedOut(let what): "timed out: \(what)"
+        case .missingProgram(let what): what
+        case .failed(let what): what
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import X11Session
+
+/// Truth from the X server: how long each window held `_NET_ACTIVE_WINDOW`,
+/// computed from the server's own timestamps between the first and last entries.
+public enum ActiveWindowTruth {
+    /// Milliseconds per window over the recorded changes (the last entry only ends
+    /// the previous one). A moment without an active window that is shorter than
+    /// `FocusTracker.transientGap` is a window manager's hand-over, not a loss of
+    /// focus, as the agent counts it.
+    public static func milliseconds(_ entries: [ActiveWindowLog.Entry]) -> [String: Double] {
+        let gap = UInt32(FocusTracker.transientGap.milliseconds)
+        let changes = entries.enumerated().filter { index, entry in
+            guard entry.window == nil, index + 1 < entries.count else { return true }
+            return entries[index + 1].serverTime &- entry.serverTime >= gap
+        }.map(\.element)
+        var totals: [String: Double] = [:]
+        for (entry, next) in zip(changes, changes.dropFirst()) {
+            guard let window = entry.window else { continue }
+            totals[window.description, default: 0] += Double(next.serverTime &- entry.serverTime)
+        }
+        return totals
+    }
+}
+
+/// Drives a focus timeline from its own X connection and records the truth.
+public final class FocusDriver {
+    public let connection: XConnection
+    public let log: ActiveWindowLog
+
+    public init(display: String) throws {
+        connection = try XConnection(displayName: display)
+        log = ActiveWindowLog(connection: connection)
+    }
+
+    /// Asks for `window` to be activated and waits until the server says it is.
+    public func activate(_ window: String, timeout: TimeInterval = 5) throws {
+        guard let raw = UInt(window.replacingOccurrences(of: "0x", with: ""), radix: 16) else {
+            throw HarnessError.failed("not a window id: \(window)")
+        }
+        let target = WindowID(raw)
+        connection.requestActivation(of: target)
+        let deadline = Date().addingTimeInterval(timeout)
+        while log.entries.last?.window != target {
+            if Date() > deadline { throw HarnessError.timedOut("window \(window) never became active") }
+            Thread.sleep(forTimeInterval: 0.0005)
+            log.poll()
+        }
+    }
+}

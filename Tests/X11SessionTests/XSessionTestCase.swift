@@ -1,0 +1,44 @@
+import Foundation
+import SessionHarness
+import XCTest
+
+/// Tests against a real X server: each test gets its own Xvfb (and openbox).
+/// Outside CI they skip when Xvfb or openbox is missing; in CI they must run.
+class XSessionTestCase: XCTestCase {
+    var temporary: URL!
+
+    override func setUpWithError() throws {
+        temporary = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: temporary)
+    }
+
+    func startXSession(windowManager: Bool = true) throws -> PrivateXSession {
+        if !PrivateXSession.canStart(windowManager: windowManager) {
+            let message = "Xvfb\(windowManager ? " and openbox" : "") needed (apt-get install xvfb openbox)"
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                XCTFail("CI must run the X tests: \(message)")
+            }
+            throw XCTSkip(message)
+        }
+        return try PrivateXSession(windowManager: windowManager)
+    }
+
+    /// An isolated application catalog: only the desktop entries the test writes.
+    func catalogEnvironment(entries: [String: String]) throws -> [String: String] {
+        let dataHome = temporary.appendingPathComponent("data")
+        let applications = dataHome.appendingPathComponent("applications")
+        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
+        for (name, contents) in entries {
+            try contents.write(to: applications.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let empty = temporary.appendingPathComponent("no-system-data")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        return ["XDG_DATA_HOME": dataHome.path, "XDG_DATA_DIRS": empty.path]
+    }
+
+    var home: URL { temporary.appendingPathComponent("home") }
+}
