@@ -47,6 +47,7 @@ public final class XConnection {
         self.displayName = String(cString: XDisplayString(display))
         root = sw_default_root(display)
         XSetErrorHandler(xErrorHandler)
+        XSetIOErrorHandler(xIOErrorHandler)
         XSetIOErrorExitHandler(display, xIOErrorExitHandler, nil)
         calibrateServerClock()
     }

@@ -1,4 +1,5 @@
 import CX11
+import Foundation
 
 /// Xlib's default error handler exits the process. A window can vanish between an
 /// event and the property read that follows it, and hostile clients can set
@@ -31,14 +32,27 @@ let xErrorHandler: XErrorHandler = { display, event in
     return 0
 }
 
+/// Xlib's default I/O error handler prints a terse line and exits with status 1
+/// before any exit handler runs, so the work happens here.
+/// The connection is gone and Xlib cannot continue with it: a connection whose
+/// owner asked to hear of it finishes its work (the agent closes the open interval)
+/// and the process ends normally, since the session it served is over. Any other
+/// connection ends the process with a failure, as Xlib's default would.
+let xIOErrorHandler: XIOErrorHandler = { display in
+    endAfterLostConnection(display)
+}
+
 let xIOErrorExitHandler: XIOErrorExitHandler = { display, _ in
-    // The connection is gone and Xlib cannot continue with it. Let the owner
-    // finish its work (close the open interval), then end the process: returning
-    // to Xlib with a dead display is not an option.
-    if let handler = connectionLostHandlers[UInt(bitPattern: display)] {
+    endAfterLostConnection(display)
+}
+
+private func endAfterLostConnection(_ display: OpaquePointer?) -> Never {
+    if let handler = connectionLostHandlers.removeValue(forKey: UInt(bitPattern: display)) {
         handler()
+        exit(0)
     }
-    exit(0)
+    FileHandle.standardError.write(Data("lost the connection to the X server\n".utf8))
+    exit(1)
 }
 
 let BadWindowCode: UInt8 = 3
