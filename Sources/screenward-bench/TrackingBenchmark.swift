@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import SessionHarness
+import X11Session
+
+/// The focus-tracking benchmark: accuracy over a scripted timeline, and the cost
+/// of the agent when nothing happens.
+struct TrackingBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tracking",
+        abstract: "Accuracy over a scripted focus timeline; CPU, wakeups and memory when quiet.")
+
+    @Option(help: "Focus switches in the timeline.")
+    var switches = 240
+
+    @Option(help: "Shortest and longest dwell on an application, in milliseconds.")
+    var dwell: [Int] = [15, 250]
+
+    @Option(name: .customLong("quiet-seconds"), help: "How long each quiet phase is measured.")
+    var quietSeconds = 60.0
+
+    @Option(help: "Seed of the timeline (the same seed gives the same timeline).")
+    var seed: UInt64 = 2026
+
+    @Option(help: "Directory the figures are written to, as JSON.")
+    var output = "bench-results"
+
+    func validate() throws {
+        guard switches >= 1 else { throw ValidationError("--switches must be positive") }
+        guard dwell.count == 2, dwell[0] >= 1, dwell[0] <= dwell[1] else { throw ValidationError("--dwell wants two values, min then max") }
+    }
+
+    func run() throws {
+        let session = try PrivateXSession()
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        let catalogEnvironment = try isolatedCatalog(in: temporary)
+        let names = ["Editor", "Browser", "Terminal", "Game", "Mail", "Music"]
+        let apps = try DemoApplications(
+            display: session.display, windows: ["sentinel.Sentinel"] + names.map { "\($0.lowercased()).\($0)" })
+        let driver = try FocusDriver(display: session.display)
+        try driver.activate(apps.windows[0])
+
+        print("Screenward tracking benchmark on \(session.display) (Xvfb + openbox), \(switches) switches, dwell \(dwell[0])–\(dwell[1]) ms")
+
+        // Phase 1: accuracy.
+        let agent = try AgentRun(display: session.display, home: temporary.appendingPathComponent("home"), environment: catalogEnvironment)
+        let meter = ProcessMeter(pid: agent.process.pid)
+        let firstEntry = driver.log.entries.count - 1
+        var generator = SplitMix(seed: seed)
+        var previous = -1
+        let timelineStart = Date()
+        for _ in 0..<switches {
+            var next = Int(generator.next() % UInt64(names.count))
+            if next == previous { next = (next + 1) % names.count }
+            previous = next
+            try driver.activate(apps.windows[1 + next])
+            let span = UInt64(dwell[1] - dwell[0] + 1)
+            Thread.sleep(forTimeInterval: Double(UInt64(dwell[0]) + generator.next() % span) / 1000)
+        }
+        try driver.activate(apps.windows[0])
+        let timelineSeconds = Date().timeIntervalSince(timelineStart)
+        Thread.sleep(forTimeInterval: 0.3)
+
+        let truth = ActiveWindowTruth.milliseconds(Array(driver.log.entries[firstEntry...]))
+        let usage = try agent.usage()
+        var errors: [(name: String, truth: Double, measured: Double)] = []
+        for (index, name) in names.enumerated() {
+            errors.append((name, truth[apps.windows[1 + index]] ?? 0, usage.seconds(of: "wmclass:\(name)") * 1000))
+        }
+        let absolute = errors.map { abs($0.measured - $0.truth) }
+        let meanError = absolute.reduce(0, +) / Double(absolute.count)
+        let maxError = absolute.max() ?? 0
+        let perSwitch = absolute.reduce(0, +) / Double(switches)
+
+        print("\nAccuracy against the X server's own timeline (\(format(timelineSeconds, 1)) s):")
+        print("  application   truth (ms)   agent (ms)   error (ms)")
+        for entry in errors {
+            print("  \(entry.name.padding(toLength: 12, withPad: " ", startingAt: 0))  \(format(entry.truth, 0).leftPadded(10))   \(format(entry.measured, 1).leftPadded(10))   \(format(entry.measured - entry.truth, 2).leftPadded(10))")
+        }
+        print("  mean |error| per application: \(format(meanError)) ms; max: \(format(maxError)) ms; summed |error| per switch: \(format(perSwitch, 3)) ms")
+        print("  (ActivityWatch's 1 s polling loses 1–3 s per switch; see DESIGN.md)")
+
+        // Phase 2: quiet while an application has the focus (time is being counted).
+        let focusedQuiet = try measureQuiet(meter, seconds: quietSeconds)
+        let peakFocused = try meter.peakResidentMiB()
+        if agent.stop() != 0 {
+            FileHandle.standardError.write(Data("warning: the agent did not stop cleanly: \(agent.process.standardError)\n".utf8))
+        }
+
+        // Phase 3: quiet while the person is idle (no input since Xvfb started).
+        let idleAgent = try AgentRun(
+            display: session.display, home: temporary.appendingPathComponent("home-idle"), idleThreshold: 1, environment: catalogEnvironment)
+        let idleMeter = ProcessMeter(pid: idleAgent.process.pid)
+        Thread.sleep(forTimeInterval: 1.5)
+        let idleQuiet = try measureQuiet(idleMeter, seconds: quietSeconds)
+        let peakIdle = try idleMeter.peakResidentMiB()
+        idleAgent.stop()
+
+        print("\nCost over \(format(quietSeconds, 0)) s with nothing happening:")
+        print("  focused, no input (1 s checkpoint runs): CPU \(format(focusedQuiet.cpu, 4)) s, wakeups \(focusedQuiet.wakeups) (\(format(Double(focusedQuiet.wakeups) / quietSeconds)) per s), threads \(focusedQuiet.threads)")
+        print("  idle (past the threshold):               CPU \(format(idleQuiet.cpu, 4)) s, wakeups \(idleQuiet.wakeups) (\(format(Double(idleQuiet.wakeups) / quietSeconds)) per s), threads \(idleQuiet.threads)")
+        print("  peak RSS: \(format(peakFocused, 1)) MiB after the timeline, \(format(peakIdle, 1)) MiB idle (target < 60 MiB)")
+
+        let figures: [String: Any] = [
+            "date": ISO8601DateFormatter().string(from: Date()),
+            "switches": switches, "dwell_ms": dwell, "seed": seed, "timeline_seconds": timelineSeconds,
+            "per_application": errors.map { ["app": $0.name, "truth_ms": $0.truth, "agent_ms": $0.measured] },
+            "mean_abs_error_ms": meanError, "max_abs_error_ms": maxError, "abs_error_per_switch_ms": perSwitch,
+            "quiet_seconds": quietSeconds,
+            "quiet_focused": ["cpu_seconds": focusedQuiet.cpu, "wakeups": focusedQuiet.wakeups],
+            "quiet_idle": ["cpu_seconds": idleQuiet.cpu, "wakeups": idleQuiet.wakeups],
+            "peak_rss_mib": max(peakFocused, peakIdle),
+        ]
+        let url = try writeFigures(figures, name: "tracking", to: output)
+        print("\nFigures written to \(url.path)")
+    }
+
+    private func measureQuiet(_ meter: ProcessMeter, seconds: Double) throws -> (cpu: Double, wakeups: Int, threads: Int) {
+        let before = try meter.sample()
+        Thread.sleep(forTimeInterval: seconds)
+        let after = try meter.sample()
+        return (after.cpuSeconds - before.cpuSeconds, after.voluntarySwitches - before.voluntarySwitches, meter.threadCount())
+    }
+
+    private func isolatedCatalog(in directory: URL) throws -> [String: String] {
+        let empty = directory.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        return ["XDG_DATA_HOME": empty.path, "XDG_DATA_DIRS": empty.path]
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}
