@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing Screenward need on Debian 12, if it
+# is missing. Swift itself (6.2 or newer) must already be installed: see README.
+set -euo pipefail
+
+packages=(
+  # build: X11, XScreenSaver, XSync (Xext), X-Resource, GLib/GIO, GTK 3, SQLite
+  libx11-dev libxss-dev libxext-dev libxres-dev libglib2.0-dev libgtk-3-dev libsqlite3-dev pkg-config
+  # run and test: a private X server, a window manager, input and screenshots
+  xvfb openbox xdotool x11-utils imagemagick dbus-daemon
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "screenward: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    echo "screenward: Swift found in /opt/swift/usr/bin; add it to PATH" >&2
+  else
+    echo "screenward: Swift 6.2 or newer is needed: install it from https://www.swift.org/install/linux/ (Debian 12)" >&2
+    exit 1
+  fi
+fi

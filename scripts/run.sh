@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The README's run command. Builds Screenward (release) and runs the agent:
+# - on the X display in $DISPLAY, if there is one (arguments go to screenward-agent);
+# - otherwise in a private Xvfb + openbox session with demo windows, switching the
+#   focus on a script and printing what the agent measured.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+scripts/install-deps.sh
+. scripts/env.sh
+swift build -c release --product screenward-agent
+swift build -c release --product screenward
+swift build -c release --product screenward-testwindow
+bin="$repo/.build/release"
+
+if [ -n "${DISPLAY:-}" ] && xdpyinfo >/dev/null 2>&1; then
+  exec "$bin/screenward-agent" "$@"
+fi
+
+work=$(mktemp -d /tmp/screenward-demo.XXXXXX)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+
+echo "No X display: starting a private Xvfb + openbox session for a demo."
+exec 3>"$work/display"
+Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
+export DISPLAY=":$(head -n1 "$work/display")"
+openbox --sm-disable >"$work/openbox.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" && break; sleep 0.1; done
+
+# The demo's own catalog and ledger: nothing of yours is read or written.
+export SCREENWARD_HOME="$work/home"
+export XDG_DATA_HOME="$work/data"
+export XDG_DATA_DIRS="$repo/data/demo"
+
+mkfifo "$work/windows-in"
+"$bin/screenward-testwindow" \
+  --window "demo-editor.DemoEditor:Text Editor" \
+  --window "demo-browser.DemoBrowser:Web Browser" \
+  --window "demo-game.DemoGame:Space Game" <"$work/windows-in" >"$work/windows" 2>&1 &
+pids+=($!)
+exec 4>"$work/windows-in"
+for _ in $(seq 100); do [ "$(wc -l <"$work/windows")" -ge 3 ] && break; sleep 0.1; done
+mapfile -t windows <"$work/windows"
+
+"$bin/screenward-agent" --verbose 2>"$work/agent.log" &
+agent=$!
+pids+=($agent)
+for _ in $(seq 100); do grep -q "tracking" "$work/agent.log" && break; sleep 0.1; done
+echo "Agent running on $DISPLAY (log: $work/agent.log)."
+echo
+
+names=("Text Editor" "Web Browser" "Space Game")
+plan=(0:3.0 1:2.0 2:1.5 0:1.0 1:0.5)
+declare -A planned=()
+echo "Scripted focus timeline:"
+for step in "${plan[@]}"; do
+  index=${step%%:*}
+  seconds=${step##*:}
+  xdotool mousemove_relative -- 1 0   # someone is at the keyboard: not idle
+  xdotool windowactivate "${windows[$index]}" 2>/dev/null || true
+  printf '  %-12s %4.1f s\n' "${names[$index]}" "$seconds"
+  planned[$index]=$(awk -v a="${planned[$index]:-0}" -v b="$seconds" "BEGIN { print a + b }")
+  sleep "$seconds"
+done
+echo
+echo "Planned totals: Text Editor ${planned[0]} s, Web Browser ${planned[1]} s, Space Game ${planned[2]} s"
+echo
+"$bin/screenward" status
+echo
+kill -TERM "$agent"
+wait "$agent" || true
+echo "What the agent measured:"
+"$bin/screenward" usage
+echo
+"$bin/screenward" usage --json
