@@ -71,6 +71,11 @@ let package = Package(
             name: "screenward-testwindow",
             dependencies: ["X11Session", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: safeSwift),
+        // Test support: a fake logind on a private bus (GDBus code in X11Session's FakeLogindService).
+        .executableTarget(
+            name: "screenward-fake-logind",
+            dependencies: ["X11Session", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: safeSwift),
         .executableTarget(
             name: "screenward-bench",
             dependencies: [
