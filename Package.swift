@@ -26,9 +26,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
-        // System libraries: Xlib, XScreenSaver, XSync (Xext), X-Resource, GLib; and GTK 3.
+        // System libraries: Xlib, XScreenSaver, XSync (Xext), X-Resource, GLib and GIO (D-Bus); and GTK 3.
         .systemLibrary(
-            name: "CX11", pkgConfig: "x11 xscrnsaver xext xres glib-2.0",
+            name: "CX11", pkgConfig: "x11 xscrnsaver xext xres glib-2.0 gio-2.0",
             providers: [.apt(["libx11-dev", "libxss-dev", "libxext-dev", "libxres-dev", "libglib2.0-dev"])]),
         .systemLibrary(
             name: "CGtk", pkgConfig: "gtk+-3.0",
@@ -72,6 +72,11 @@ let package = Package(
             swiftSettings: safeSwift),
         .executableTarget(
             name: "screenward-testwindow",
+            dependencies: ["X11Session", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: safeSwift),
+        // Test support: a fake logind on a private bus (GDBus code in X11Session's FakeLogindService).
+        .executableTarget(
+            name: "screenward-fake-logind",
             dependencies: ["X11Session", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: safeSwift),
         .executableTarget(

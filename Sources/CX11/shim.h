@@ -9,6 +9,7 @@
 #include <X11/extensions/XRes.h>
 #include <glib.h>
 #include <glib-unix.h>
+#include <gio/gio.h>
 #include <time.h>
 
 /*

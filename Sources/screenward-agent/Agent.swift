@@ -18,6 +18,7 @@ final class Agent {
     private let focus: FocusTracker
     private let idle: IdleWatcher
     private let idleThreshold: Duration
+    private let logind = LogindWatcher()
     private var checkpointTimer: MainLoop.Registration?
     private var identities: [WindowFacts: AppIdentity] = [:]
     private var lastStatus: AgentStatus?
@@ -73,6 +74,18 @@ final class Agent {
                 accountant.userReturned(at: time)
             }
             stateChanged()
+        }
+        do {
+            try logind.start { [self] event in
+                log.debug("logind: \(event)")
+                switch event {
+                case .locked(let locked): accountant.lockChanged(isLocked: locked, at: connection.timeSource.now())
+                case .sleeping(let asleep): accountant.sleepChanged(isAsleep: asleep, at: connection.timeSource.now())
+                }
+                stateChanged()
+            }
+        } catch {
+            log.info("no logind on the system bus: screen lock is not detected; suspend is still detected from the clocks (\(error))")
         }
         focus.start { [self] observation in
             let app = observation.facts.map(identity(for:))
