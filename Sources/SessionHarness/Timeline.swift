@@ -39,6 +39,11 @@ public final class FocusDriver {
             throw HarnessError.failed("not a window id: \(window)")
         }
         let target = WindowID(raw)
+        log.poll()
+        // Already active (a window manager focuses new windows): no change will come.
+        if connection.activeWindowProperty() == target, log.entries.last.map({ $0.window == target }) ?? true {
+            return
+        }
         connection.requestActivation(of: target)
         let deadline = Date().addingTimeInterval(timeout)
         while log.entries.last?.window != target {

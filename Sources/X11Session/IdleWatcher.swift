@@ -64,15 +64,33 @@ public final class IdleWatcher {
         let alarmEvent = withUnsafePointer(to: &event) {
             $0.withMemoryRebound(to: XSyncAlarmNotifyEvent.self, capacity: 1) { $0.pointee }
         }
+        let alarm: Alarm
+        switch alarmEvent.alarm {
+        case becameIdleAlarm: alarm = .becameIdle
+        case returnedAlarm: alarm = .returned
+        default: return  // someone else's alarm
+        }
         let counterValue = Duration.milliseconds(sw_sync_value_int64(alarmEvent.counter_value))
         let when = connection.reading(forServerTime: alarmEvent.time)
-        if alarmEvent.alarm == becameIdleAlarm, !isIdle {
-            isIdle = true
-            // The counter had reached `counterValue` at the event: input stopped that long before.
-            handler(.becameIdle(lastInput: when.earlier(by: counterValue)))
-        } else if alarmEvent.alarm == returnedAlarm, isIdle {
-            isIdle = false
-            handler(.returned(at: when))
+        guard let transition = Self.transition(alarm, counterValue: counterValue, at: when, isIdle: isIdle) else { return }
+        if case .becameIdle = transition { isIdle = true } else { isIdle = false }
+        handler(transition)
+    }
+
+    /// Which of the two alarms fired.
+    public enum Alarm: Sendable { case becameIdle, returned }
+
+    /// The arithmetic of an alarm: IDLETIME had reached `counterValue` when the
+    /// server sent the event at `when`, so the last input came that long before it.
+    /// An alarm that repeats the state already known reports nothing.
+    public static func transition(_ alarm: Alarm, counterValue: Duration, at when: ClockReading, isIdle: Bool) -> IdleTransition? {
+        switch alarm {
+        case .becameIdle where !isIdle:
+            return .becameIdle(lastInput: when.earlier(by: max(.zero, counterValue)))
+        case .returned where isIdle:
+            return .returned(at: when)
+        default:
+            return nil
         }
     }
 

@@ -52,9 +52,13 @@ extension XConnection {
         return Int32(pid)
     }
 
+    /// Asked once per connection: the answer cannot change while it lives.
     var hasXRes: Bool {
+        if let known = xResAvailable { return known }
         var eventBase: Int32 = 0
         var errorBase: Int32 = 0
-        return XResQueryExtension(display, &eventBase, &errorBase) != 0
+        let available = XResQueryExtension(display, &eventBase, &errorBase) != 0
+        xResAvailable = available
+        return available
     }
 }

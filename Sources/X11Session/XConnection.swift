@@ -35,6 +35,7 @@ public final class XConnection {
     /// The local clocks, and where server timestamps sit on them.
     public let timeSource: any TimeSource
     var serverClock = ServerClock()
+    var xResAvailable: Bool?
 
     /// Opens `name` (nil: `$DISPLAY`).
     public init(displayName name: String?, timeSource: any TimeSource = SystemTimeSource()) throws {

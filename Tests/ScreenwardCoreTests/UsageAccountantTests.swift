@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import ScreenwardCore
+import ManagedSettings
 
 final class UsageAccountantTests: XCTestCase {
     let editor = AppIdentity(key: .desktopEntry("org.example.Editor.desktop"), displayName: "Editor")
@@ -151,5 +152,59 @@ final class UsageAccountantTests: XCTestCase {
         // The editor's interval ends where it began; the game's starts there, not earlier.
         XCTAssertNil(totals["org.example.Editor.desktop"])
         XCTAssertEqual(totals["wmclass:Game"] ?? 0, 2, accuracy: 1e-6)
+    }
+}
+
+/// A sink that fails on command, to check that failed writes lose nothing more
+/// than the time they were failing.
+final class FlakySink: UsageSink {
+    var failing = false
+    var opened: [Int64: Date] = [:]
+    var closed: [Int64: Duration] = [:]
+    private var nextID: Int64 = 1
+    struct Refused: Error {}
+
+    func intervalOpened(app: AppIdentity, token: ApplicationToken, at start: Date) throws -> Int64 {
+        if failing { throw Refused() }
+        defer { nextID += 1 }
+        opened[nextID] = start
+        return nextID
+    }
+
+    func intervalCheckpointed(_ id: Int64, duration: Duration) throws {
+        if failing { throw Refused() }
+    }
+
+    func intervalClosed(_ id: Int64, duration: Duration, reason: IntervalEndReason) throws {
+        if failing { throw Refused() }
+        closed[id] = duration
+    }
+}
+
+final class UsageAccountantFailureTests: XCTestCase {
+    func testFailedWritesAreRetriedAndNeverLeaveAnIntervalOpen() {
+        let time = ManualTime()
+        let sink = FlakySink()
+        var problems: [String] = []
+        let accountant = UsageAccountant(sink: sink, minter: TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 3, count: 32)))) {
+            problems.append($0)
+        }
+        let editor = AppIdentity(key: .windowClass("Editor"), displayName: "Editor")
+        let game = AppIdentity(key: .windowClass("Game"), displayName: "Game")
+
+        accountant.focusChanged(to: editor, at: time.now())
+        time.advance(.seconds(4))
+        sink.failing = true
+        accountant.focusChanged(to: game, at: time.now())  // the close and the open both fail
+        XCTAssertEqual(sink.closed, [:])
+        time.advance(.seconds(2))
+        sink.failing = false
+        accountant.checkpoint(at: time.now())  // retries the close, starts the game's interval here
+        time.advance(.seconds(3))
+        accountant.stop(at: time.now(), reason: .agentStopped)
+
+        XCTAssertEqual(sink.closed[1], .seconds(4))
+        XCTAssertEqual(sink.closed[2], .seconds(3))
+        XCTAssertEqual(problems.count, 2, "\(problems)")
     }
 }

@@ -32,6 +32,8 @@ public final class UsageAccountant {
     /// The latest interval boundary: a new interval never starts before it, so
     /// intervals cannot overlap whatever order stale stamps arrive in.
     private var lastBoundary: ClockReading?
+    /// Closes the sink refused (a busy or full disk); retried at every checkpoint.
+    private var failedCloses: [(id: Int64, duration: Duration, reason: IntervalEndReason)] = []
 
     private let sink: any UsageSink
     private let minter: TokenMinter
@@ -93,7 +95,11 @@ public final class UsageAccountant {
     /// Saves the open interval's length so far (the agent calls this every second
     /// while counting) and splits it when the clocks disagree.
     public func checkpoint(at time: ClockReading) {
-        guard let open = openInterval else { return }
+        retryFailedCloses()
+        guard let open = openInterval else {
+            openIfCounting(at: time)  // an earlier attempt failed: start counting from here
+            return
+        }
         if splitIfClocksDisagree(at: time) { return }
         let duration = elapsed(in: open, until: time)
         do {
@@ -107,6 +113,7 @@ public final class UsageAccountant {
     /// Ends the open interval for good (the agent is stopping or lost its display).
     public func stop(at time: ClockReading, reason: IntervalEndReason) {
         closeOpenInterval(at: time, reason: reason)
+        retryFailedCloses()
         focused = nil
     }
 
@@ -135,12 +142,21 @@ public final class UsageAccountant {
     private func finish(_ interval: OpenInterval, at requested: ClockReading, reason: IntervalEndReason) {
         let time = requested.monotonic < interval.start.monotonic ? interval.start : requested
         lastBoundary = time
+        let duration = elapsed(in: interval, until: time)
         do {
-            try sink.intervalClosed(interval.id, duration: elapsed(in: interval, until: time), reason: reason)
+            try sink.intervalClosed(interval.id, duration: duration, reason: reason)
         } catch {
-            report("could not close the interval of \(interval.app.publicID): \(error)")
+            // Left open, the row would keep growing in reports: try again later.
+            report("could not close the interval of \(interval.app.publicID): \(error); will retry")
+            failedCloses.append((interval.id, duration, reason))
         }
         openInterval = nil
+    }
+
+    private func retryFailedCloses() {
+        failedCloses = failedCloses.filter { id, duration, reason in
+            (try? sink.intervalClosed(id, duration: duration, reason: reason)) == nil
+        }
     }
 
     /// Monotonic time from the interval's start to `time`, never negative.
