@@ -57,7 +57,7 @@ public final class DemoWindows {
         XSetWMProtocols(display, window, &protocols, 1)
         XSelectInput(display, window, ExposureMask)
         XMapWindow(display, window)
-        labels[window] = "\(spec.title)  —  WM_CLASS \(spec.instance).\(spec.className)"
+        labels[window] = "\(spec.title)  |  WM_CLASS \(spec.instance).\(spec.className)"
         XFlush(display)
         return WindowID(UInt(window))
     }
@@ -102,7 +102,8 @@ public final class DemoWindows {
         let gc = XCreateGC(display, window, 0, nil)
         defer { XFreeGC(display, gc) }
         XSetForeground(display, gc, sw_white_pixel(display))
-        let bytes = Array(label.utf8.prefix(200)).map { CChar(bitPattern: $0) }
+        // Core X fonts are Latin-1: draw what is ASCII and mark the rest.
+        let bytes = label.unicodeScalars.prefix(200).map { CChar($0.isASCII ? Int8($0.value) : 0x3f) }
         XDrawString(display, window, gc, 16, 28, bytes, Int32(bytes.count))
         XFlush(display)
     }

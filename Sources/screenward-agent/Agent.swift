@@ -11,6 +11,7 @@ final class Agent {
     private let lock: AgentLock
     private let ledger: Ledger
     private let sessionID: Int64
+    private let sink: BackgroundLedgerSink
     private let connection: XConnection
     private let loop = MainLoop()
     private let resolver: AppResolver
@@ -44,7 +45,8 @@ final class Agent {
         if start.recoveredIntervals > 0 {
             log.warning("closed \(start.recoveredIntervals) interval(s) a previous run left open, at their last checkpoint")
         }
-        let sink = LedgerSink(ledger: ledger, sessionID: sessionID)
+        let sink = try BackgroundLedgerSink(ledger: ledger, sessionID: sessionID) { [log] problem in log.error(problem) }
+        self.sink = sink
         accountant = UsageAccountant(sink: sink, minter: TokenMinter(secret: secret)) { [log] problem in
             log.error(problem)
         }
@@ -57,6 +59,7 @@ final class Agent {
             // Called from inside Xlib; the process exits right after.
             let now = SystemTimeSource().now()
             accountant.stop(at: now, reason: .connectionLost)
+            sink.flush()
             try? ledger.endAgentSession(sessionID, at: now.wall, reason: "connection-lost")
             log.info("the X display \(connection.displayName) closed the connection: the session has ended; usage saved")
         }
@@ -128,18 +131,16 @@ final class Agent {
         else { return }
         var stamped = status
         stamped.updatedAt = Date()
-        do {
-            try ledger.recordStatus(stamped)
-            lastStatus = stamped
-        } catch {
-            log.error("could not record the agent status: \(error)")
-        }
+        lastStatus = stamped
+        let recorded = stamped
+        sink.write { try $0.recordStatus(recorded) }
     }
 
     private func stop(reason: String) {
         let now = connection.timeSource.now()
         accountant.stop(at: now, reason: .agentStopped)
         checkpointTimer?.cancel()
+        sink.flush()
         do {
             try ledger.endAgentSession(sessionID, at: now.wall, reason: reason)
         } catch {

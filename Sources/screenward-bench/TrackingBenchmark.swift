@@ -25,6 +25,9 @@ struct TrackingBenchmark: ParsableCommand {
     @Option(help: "Directory the figures are written to, as JSON.")
     var output = "bench-results"
 
+    @Flag(help: "Also write the agent's focus log and the X server's timeline to the output directory.")
+    var trace = false
+
     func validate() throws {
         guard switches >= 1 else { throw ValidationError("--switches must be positive") }
         guard dwell.count == 2, dwell[0] >= 1, dwell[0] <= dwell[1] else { throw ValidationError("--dwell wants two values, min then max") }
@@ -44,7 +47,8 @@ struct TrackingBenchmark: ParsableCommand {
         print("Screenward tracking benchmark on \(session.display) (Xvfb + openbox), \(switches) switches, dwell \(dwell[0])–\(dwell[1]) ms")
 
         // Phase 1: accuracy.
-        let agent = try AgentRun(display: session.display, home: temporary.appendingPathComponent("home"), environment: catalogEnvironment)
+        let agent = try AgentRun(
+            display: session.display, home: temporary.appendingPathComponent("home"), environment: catalogEnvironment, verbose: trace)
         let meter = ProcessMeter(pid: agent.process.pid)
         let firstEntry = driver.log.entries.count - 1
         var generator = SplitMix(seed: seed)
@@ -63,6 +67,12 @@ struct TrackingBenchmark: ParsableCommand {
         Thread.sleep(forTimeInterval: 0.3)
 
         let truth = ActiveWindowTruth.milliseconds(Array(driver.log.entries[firstEntry...]))
+        if trace {
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            let timeline = driver.log.entries[firstEntry...].map { "\($0.window.map { "\($0)" } ?? "none") \($0.serverTime)" }
+            try (timeline.joined(separator: "\n") + "\n").write(toFile: output + "/tracking-x-timeline.txt", atomically: true, encoding: .utf8)
+            try agent.process.standardError.write(toFile: output + "/tracking-agent.log", atomically: true, encoding: .utf8)
+        }
         let usage = try agent.usage()
         var errors: [(name: String, truth: Double, measured: Double)] = []
         for (index, name) in names.enumerated() {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import XCTest
 @testable import ScreenwardCore
 @_spi(Screenward) import ManagedSettings
@@ -101,5 +102,39 @@ final class LedgerTests: XCTestCase {
         try ledger.endAgentSession(session, at: Date(), reason: "SIGTERM")
         XCTAssertNil(try ledger.agentStatus())
         XCTAssertNil(try ledger.unfinishedAgentSession())
+    }
+}
+
+final class BackgroundLedgerSinkTests: XCTestCase {
+    func testWritesKeepTheirOrderAndSurviveARefusingLedger() throws {
+        let ledger = try Ledger()
+        let session = try ledger.beginAgentSession(pid: 1, display: ":1", at: Date()).sessionID
+        let problems = Mutex<[String]>([])
+        let sink = try BackgroundLedgerSink(ledger: ledger, sessionID: session) { message in
+            problems.withLock { $0.append(message) }
+        }
+        let app = AppIdentity(key: .windowClass("Term"), displayName: "Term")
+        let token = ApplicationToken(opaqueValue: "t")
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+        let first = sink.intervalOpened(app: app, token: token, at: start)
+        sink.intervalClosed(first, duration: .seconds(2), reason: .focusChange)
+        sink.flush()
+
+        try ledger.database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA query_only = ON") }
+        let second = sink.intervalOpened(app: app, token: token, at: start.addingTimeInterval(10))
+        XCTAssertEqual(second, first + 1, "ids are handed out without the database")
+        sink.intervalCheckpointed(second, duration: .seconds(1))
+        sink.intervalClosed(second, duration: .seconds(3), reason: .focusChange)
+        sink.flush()
+        XCTAssertEqual(sink.backlogCount, 3)
+
+        try ledger.database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA query_only = OFF") }
+        sink.write { _ in }
+        sink.flush()
+        XCTAssertEqual(sink.backlogCount, 0)
+        let report = try ledger.usage(since: start, until: start.addingTimeInterval(60), liveSessionID: nil, now: Date())
+        XCTAssertEqual(report.totalSeconds, 5, accuracy: 1e-9)
+        XCTAssertEqual(problems.withLock { $0.count }, 2, "one report when it starts failing, one when it recovers")
     }
 }

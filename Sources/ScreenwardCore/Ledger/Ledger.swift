@@ -95,8 +95,11 @@ extension Ledger {
 
     /// Starts an interval of use of `app`, remembering the app's public id and name
     /// under its token so reports can name it.
+    /// With `id`, the row takes that id (a writer that hands out ids itself, see
+    /// `BackgroundLedgerSink`); without, SQLite picks one.
+    @discardableResult
     public func openInterval(
-        sessionID: Int64, app: AppIdentity, token: ApplicationToken, startingAt start: Date
+        id: Int64? = nil, sessionID: Int64, app: AppIdentity, token: ApplicationToken, startingAt start: Date
     ) throws -> Int64 {
         try database.write { db in
             let now = start.timeIntervalSince1970
@@ -114,11 +117,20 @@ extension Ledger {
                 ])
             try db.execute(
                 sql: """
-                    INSERT INTO usageInterval (token, sessionID, startedAt, endedAt, duration, isOpen)
-                    VALUES (?, ?, ?, ?, 0, 1)
+                    INSERT INTO usageInterval (id, token, sessionID, startedAt, endedAt, duration, isOpen)
+                    VALUES (?, ?, ?, ?, ?, 0, 1)
                     """,
-                arguments: [token.opaqueValue, sessionID, now, now])
+                arguments: [id, token.opaqueValue, sessionID, now, now])
             return db.lastInsertedRowID
+        }
+    }
+
+    /// The id after every interval ever recorded (ids are never reused).
+    public func nextIntervalID() throws -> Int64 {
+        try database.read { db in
+            let used = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'usageInterval'") ?? 0
+            let present = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM usageInterval") ?? 0
+            return max(used, present) + 1
         }
     }
 
