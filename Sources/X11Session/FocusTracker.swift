@@ -37,6 +37,12 @@ public final class FocusTracker {
         "WM_TRANSIENT_FOR", "_NET_WM_PID",
     ]
     private var identityAtoms: Set<Atom> = []
+    /// Managed client windows (`_NET_CLIENT_LIST`), whose focus events we follow.
+    private var clients: Set<Window> = []
+    /// The client that most recently received the input focus, in event order. It
+    /// tells which window a `_NET_ACTIVE_WINDOW` change named when the agent fell
+    /// behind and the property already holds a later value (see `refresh`).
+    private var lastFocusedClient: Window?
 
     public init(connection: XConnection, loop: MainLoop) {
         self.connection = connection
@@ -44,6 +50,9 @@ public final class FocusTracker {
     }
 
     public var activeWindow: WindowID? { active.map { WindowID(UInt($0)) } }
+
+    /// Receives a line per decision, for `--verbose` diagnosis.
+    public var trace: ((String) -> Void)?
 
     /// Starts watching; `handler` gets the current focus at once, then every change.
     public func start(_ handler: @escaping (FocusObservation) -> Void) {
@@ -63,6 +72,8 @@ public final class FocusTracker {
             if property.window == connection.root {
                 if property.atom == connection.atom("_NET_ACTIVE_WINDOW"), usesWindowManager {
                     refresh(time: connection.reading(forServerTime: property.time), cause: .activeWindowChanged, serverTime: UInt32(truncatingIfNeeded: property.time))
+                } else if property.atom == connection.atom("_NET_CLIENT_LIST"), usesWindowManager {
+                    followClients()
                 } else if property.atom == connection.atom("_NET_SUPPORTING_WM_CHECK")
                     || property.atom == connection.atom("_NET_SUPPORTED")
                 {
@@ -84,6 +95,12 @@ public final class FocusTracker {
             connection.selectInput(event.xcreatewindow.window, mask: FocusChangeMask)
         case FocusIn where !usesWindowManager:
             refresh(time: connection.timeSource.now(), cause: .inputFocusChanged)
+        case FocusIn:
+            let focus = event.xfocus
+            // Grabs (menus, Alt+Tab) move keyboard focus without a real change.
+            if clients.contains(focus.window), focus.mode == NotifyNormal || focus.mode == NotifyWhileGrabbed {
+                lastFocusedClient = focus.window
+            }
         default:
             break
         }
@@ -109,6 +126,19 @@ public final class FocusTracker {
             selectFocusOnTopLevels()
         }
         connection.selectInput(connection.root, mask: rootMask)
+        if found { followClients() }
+    }
+
+    /// Follows focus events on every managed client (a cheap mask: they come only
+    /// when the focus moves).
+    private func followClients() {
+        let current = Set((connection.propertyValues(connection.root, "_NET_CLIENT_LIST", maxCount: 8192) ?? []).map { Window($0) })
+        let mark = connection.beginErrorWatch()
+        for window in current.subtracting(clients) where window != active {
+            connection.selectInput(window, mask: FocusChangeMask)
+        }
+        _ = connection.errors(since: mark)
+        clients = current
     }
 
     private func selectFocusOnTopLevels() {
@@ -129,8 +159,20 @@ public final class FocusTracker {
         if usesWindowManager, cause == .activeWindowChanged,
             connection.isPropertyChangeQueued(connection.root, connection.atom("_NET_ACTIVE_WINDOW"))
         {
+            // If the agent fell behind (the machine was busy), the value read may
+            // be several changes late, and the windows in between would be lost.
+            // The focus events, queued in order with these changes, still say which
+            // client took the focus before this change: report it here.
+            if let client = lastFocusedClient, client != focused, client != active {
+                trace?("read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0); behind: the focus went to \(String(client, radix: 16))")
+                watch(client)
+                emitCurrent(time: time, cause: cause, serverTime: serverTime)
+            } else {
+                trace?("read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0); a later change is queued")
+            }
             return
         }
+        trace?("read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0)")
         guard force || focused != active else { return }
         watch(focused)
         emitCurrent(time: time, cause: cause, serverTime: serverTime)
@@ -139,12 +181,11 @@ public final class FocusTracker {
     private func watch(_ window: Window?) {
         let mark = connection.beginErrorWatch()
         if let previous = active, previous != window {
-            // Without a window manager we still need its focus events.
-            connection.selectInput(previous, mask: usesWindowManager ? NoEventMask : FocusChangeMask)
+            // Focus events stay selected on every client (and every top level without a window manager).
+            connection.selectInput(previous, mask: FocusChangeMask)
         }
         if let window {
-            let focusMask = usesWindowManager ? NoEventMask : FocusChangeMask
-            connection.selectInput(window, mask: PropertyChangeMask | StructureNotifyMask | focusMask)
+            connection.selectInput(window, mask: PropertyChangeMask | StructureNotifyMask | FocusChangeMask)
         }
         connection.sync()
         let errors = connection.errors(since: mark)

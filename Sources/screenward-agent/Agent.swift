@@ -90,6 +90,7 @@ final class Agent {
         } catch {
             log.info("no logind on the system bus: screen lock is not detected; suspend is still detected from the clocks (\(error))")
         }
+        if log.verbose { focus.trace = { [log] line in log.debug("focus tracker: \(line)") } }
         focus.start { [self] observation in
             let app = observation.facts.map(identity(for:))
             log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-") (\(observation.cause)\(observation.serverTime.map { ", server time \($0)" } ?? ""))")
