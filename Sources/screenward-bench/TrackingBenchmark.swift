@@ -108,8 +108,8 @@ struct TrackingBenchmark: ParsableCommand {
         idleAgent.stop()
 
         print("\nCost over \(format(quietSeconds, 0)) s with nothing happening:")
-        print("  focused, no input (1 s checkpoint runs): CPU \(format(focusedQuiet.cpu, 4)) s, wakeups \(focusedQuiet.wakeups) (\(format(Double(focusedQuiet.wakeups) / quietSeconds)) per s), threads \(focusedQuiet.threads)")
-        print("  idle (past the threshold):               CPU \(format(idleQuiet.cpu, 4)) s, wakeups \(idleQuiet.wakeups) (\(format(Double(idleQuiet.wakeups) / quietSeconds)) per s), threads \(idleQuiet.threads)")
+        print("  focused, no input (1 s checkpoint runs): CPU \(format(focusedQuiet.cpu, 4)) s, wakeups \(focusedQuiet.wakeups) (\(format(Double(focusedQuiet.wakeups) / quietSeconds)) per s), threads \(focusedQuiet.threads)\(ended(focusedQuiet.ended))")
+        print("  idle (past the threshold):               CPU \(format(idleQuiet.cpu, 4)) s, wakeups \(idleQuiet.wakeups) (\(format(Double(idleQuiet.wakeups) / quietSeconds)) per s), threads \(idleQuiet.threads)\(ended(idleQuiet.ended))")
         print("  peak RSS: \(format(peakFocused, 1)) MiB after the timeline, \(format(peakIdle, 1)) MiB idle (target < 60 MiB)")
 
         let figures: [String: Any] = [
@@ -126,11 +126,15 @@ struct TrackingBenchmark: ParsableCommand {
         print("\nFigures written to \(url.path)")
     }
 
-    private func measureQuiet(_ meter: ProcessMeter, seconds: Double) throws -> (cpu: Double, wakeups: Int, threads: Int) {
+    private func measureQuiet(_ meter: ProcessMeter, seconds: Double) throws -> (cpu: Double, wakeups: Int, threads: Int, ended: Int) {
         let before = try meter.sample()
         Thread.sleep(forTimeInterval: seconds)
-        let after = try meter.sample()
-        return (after.cpuSeconds - before.cpuSeconds, after.voluntarySwitches - before.voluntarySwitches, meter.threadCount())
+        let delta = ProcessMeter.delta(from: before, to: try meter.sample())
+        return (delta.cpuSeconds, delta.wakeups, meter.threadCount(), delta.threadsEnded)
+    }
+
+    private func ended(_ count: Int) -> String {
+        count == 0 ? "" : " (\(count) thread(s) ended: their last work is not counted)"
     }
 
     private func isolatedCatalog(in directory: URL) throws -> [String: String] {

@@ -56,5 +56,35 @@ final class TrackingIntegrationTests: XSessionTestCase {
         XCTAssertEqual(usage.apps.first { $0.id == "org.example.Editor.desktop" }?.name, "Text Editor")
         XCTAssertTrue(agent.process.standardError.contains("stopped (SIGTERM)"), agent.process.standardError)
     }
-}
 
+    /// A busy machine can keep the agent from running for a while; the windows
+    /// that held the focus meanwhile must still get their time, with the server's
+    /// timestamps, when it catches up.
+    func testAnAgentThatFellBehindStillCreditsEveryWindow() throws {
+        let session = try startXSession()
+        let apps = try DemoApplications(
+            display: session.display, windows: ["sentinel.Sentinel", "first.First", "second.Second", "third.Third"])
+        let driver = try FocusDriver(display: session.display)
+        try driver.activate(apps.windows[0])
+        let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: [:]))
+        let firstEntry = driver.log.entries.count - 1
+
+        agent.process.signal(SIGSTOP)
+        for (window, dwell) in [(apps.windows[1], 0.2), (apps.windows[2], 0.3), (apps.windows[3], 0.25)] {
+            try driver.activate(window)
+            Thread.sleep(forTimeInterval: dwell)
+        }
+        try driver.activate(apps.windows[0])
+        agent.process.signal(SIGCONT)
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertEqual(agent.stop(), 0)
+
+        let truth = ActiveWindowTruth.milliseconds(Array(driver.log.entries[firstEntry...]))
+        let usage = try agent.usage()
+        for (index, name) in ["First", "Second", "Third"].enumerated() {
+            let actual = truth[apps.windows[index + 1]] ?? 0
+            XCTAssertGreaterThan(actual, 150)
+            XCTAssertEqual(usage.seconds(of: "wmclass:\(name)") * 1000, actual, accuracy: 5, name)
+        }
+    }
+}
