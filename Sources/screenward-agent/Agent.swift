@@ -14,7 +14,7 @@ final class Agent {
     private let sink: BackgroundLedgerSink
     private let connection: XConnection
     private let loop = MainLoop()
-    private let resolver: AppResolver
+    private var resolver: AppResolver
     private let accountant: UsageAccountant
     private let focus: FocusTracker
     private let idle: IdleWatcher
@@ -34,10 +34,7 @@ final class Agent {
         ledger = try Ledger(url: home.ledgerURL)
         connection = try XConnection(displayName: displayName)
 
-        let (catalog, problems) = ApplicationCatalog.loadFromEnvironment(ProcessInfo.processInfo.environment)
-        for problem in problems.prefix(20) { log.warning("desktop entry skipped: \(problem)") }
-        log.info("\(catalog.entries.count) applications in the catalog")
-        resolver = AppResolver(catalog: catalog, processes: ProcfsInspector())
+        resolver = Self.loadResolver(log: log)
 
         let start = try ledger.beginAgentSession(
             pid: ProcessInfo.processInfo.processIdentifier, display: connection.displayName, at: Date())
@@ -66,6 +63,11 @@ final class Agent {
         loop.attach(connection)
         loop.onSignal(SIGTERM) { [self] in stop(reason: "SIGTERM") }
         loop.onSignal(SIGINT) { [self] in stop(reason: "SIGINT") }
+        // Applications installed or removed since the start: re-read the desktop entries.
+        loop.onSignal(SIGHUP) { [self] in
+            resolver = Self.loadResolver(log: log)
+            identities.removeAll()
+        }
 
         idle.start { [self] transition in
             switch transition {
@@ -101,6 +103,13 @@ final class Agent {
             "tracking \(connection.displayName) (\(focus.usesWindowManager ? "EWMH window manager" : "no window manager: following the input focus"), idle after \(Int(idleThreshold.seconds)) s); ledger \(home.ledgerURL.path)"
         )
         loop.run()
+    }
+
+    private static func loadResolver(log: AgentLog) -> AppResolver {
+        let (catalog, problems) = ApplicationCatalog.loadFromEnvironment(ProcessInfo.processInfo.environment)
+        for problem in problems.prefix(20) { log.warning("desktop entry skipped: \(problem)") }
+        log.info("\(catalog.entries.count) applications in the catalog")
+        return AppResolver(catalog: catalog, processes: ProcfsInspector())
     }
 
     private func identity(for facts: WindowFacts) -> AppIdentity {

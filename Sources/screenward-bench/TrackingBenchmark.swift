@@ -102,7 +102,8 @@ struct TrackingBenchmark: ParsableCommand {
         let idleAgent = try AgentRun(
             display: session.display, home: temporary.appendingPathComponent("home-idle"), idleThreshold: 1, environment: catalogEnvironment)
         let idleMeter = ProcessMeter(pid: idleAgent.process.pid)
-        Thread.sleep(forTimeInterval: 1.5)
+        // Let start-up settle: the ledger writer's thread ends a few seconds after its last write.
+        Thread.sleep(forTimeInterval: 8)
         let idleQuiet = try measureQuiet(idleMeter, seconds: quietSeconds)
         let peakIdle = try idleMeter.peakResidentMiB()
         idleAgent.stop()

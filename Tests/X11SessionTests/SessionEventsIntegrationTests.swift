@@ -166,4 +166,31 @@ final class SessionEventsIntegrationTests: XSessionTestCase {
         XCTAssertEqual(usage.seconds(of: "wmclass:Browser"), 0.4, accuracy: 0.06)
         XCTAssertEqual(usage.seconds(of: "wmclass:Player"), 0.6, accuracy: 0.06)
     }
+
+    func testSIGHUPRereadsTheDesktopEntries() throws {
+        let session = try startXSession()
+        let environment = try catalogEnvironment(entries: [:])
+        let apps = try DemoApplications(display: session.display, windows: ["sentinel.Sentinel", "late.Late"])
+        let driver = try FocusDriver(display: session.display)
+        try driver.activate(apps.windows[0])
+        let agent = try AgentRun(display: session.display, home: home, environment: environment)
+        try driver.activate(apps.windows[1])
+        Thread.sleep(forTimeInterval: 0.3)
+        try driver.activate(apps.windows[0])
+
+        let entry = "[Desktop Entry]\nType=Application\nName=Late Arrival\nExec=/usr/bin/true\nStartupWMClass=Late\n"
+        try entry.write(
+            toFile: environment["XDG_DATA_HOME"]! + "/applications/org.example.Late.desktop", atomically: true, encoding: .utf8)
+        agent.process.signal(SIGHUP)
+        try agent.process.waitForStandardError(containing: "1 applications in the catalog")
+        try driver.activate(apps.windows[1])
+        Thread.sleep(forTimeInterval: 0.4)
+        try driver.activate(apps.windows[0])
+        XCTAssertEqual(agent.stop(), 0)
+
+        let usage = try agent.usage()
+        XCTAssertEqual(usage.seconds(of: "wmclass:Late"), 0.3, accuracy: 0.06)
+        XCTAssertEqual(usage.seconds(of: "org.example.Late.desktop"), 0.4, accuracy: 0.06)
+        XCTAssertEqual(usage.apps.first { $0.id == "org.example.Late.desktop" }?.name, "Late Arrival")
+    }
 }
