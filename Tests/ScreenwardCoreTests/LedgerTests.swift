@@ -9,12 +9,7 @@ final class LedgerTests: XCTestCase {
     var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try makeTemporaryDirectory()
     }
 
     let app = AppIdentity(key: .windowClass("Term"), displayName: "Term")

@@ -7,12 +7,7 @@ final class TokenAndHomeTests: XCTestCase {
     var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("home-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
+        directory = try makeTemporaryDirectory()
     }
 
     func testTheSecretIsCreatedOncePrivateAndReused() throws {
