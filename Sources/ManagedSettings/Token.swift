@@ -34,12 +34,6 @@ public struct Token<Kind>: Hashable, Sendable, Codable, CustomStringConvertible 
     }
 }
 
-/// The kind marker for application tokens.
-public enum Application: Sendable {}
-/// The kind marker for category tokens.
-public enum ActivityCategory: Sendable {}
-/// The kind marker for web-domain tokens.
-public enum WebDomain: Sendable {}
 
 public typealias ApplicationToken = Token<Application>
 public typealias ActivityCategoryToken = Token<ActivityCategory>

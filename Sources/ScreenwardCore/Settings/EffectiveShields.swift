@@ -1,0 +1,112 @@
+@_spi(Screenward) import ManagedSettings
+
+/// The settings of one named store of one client (an app and its extensions).
+public struct StoreSettings: Hashable, Codable, Sendable {
+    /// The client's bundle identifier (for example `org.example.worklog`).
+    public var owner: String
+    /// The store's name; the unnamed store is "default".
+    public var name: String
+    public var shield: ShieldSettings
+    public var application: ApplicationSettings
+
+    public init(owner: String, name: String, shield: ShieldSettings = .init(), application: ApplicationSettings = .init()) {
+        self.owner = owner
+        self.name = name
+        self.shield = shield
+        self.application = application
+    }
+}
+
+/// Why something is shielded: which store of which client, by which setting.
+public struct ShieldReason: Hashable, Codable, Sendable {
+    public enum Rule: Hashable, Codable, Sendable {
+        /// Listed in `shield.applications` or `shield.webDomains`.
+        case listed
+        /// Covered by `.all(except:)`.
+        case allCategories
+        /// Covered by `.specific(…)` through this category.
+        case category(ActivityCategoryToken)
+    }
+
+    public var owner: String
+    public var store: String
+    public var rule: Rule
+}
+
+/// The effective shield state: the union of every store of every client, so the
+/// most restrictive setting wins. An exception (`except:`) only narrows the store
+/// it is written in; it never lifts another store's shield.
+public struct EffectiveShields: Sendable {
+    public let stores: [StoreSettings]
+
+    public init(stores: [StoreSettings]) {
+        self.stores = stores
+    }
+
+    /// Every reason `application` (member of `categories`) is shielded; empty when it is not.
+    public func reasons(forApplication application: ApplicationToken, categories: Set<ActivityCategoryToken>) -> [ShieldReason] {
+        stores.flatMap { store -> [ShieldReason] in
+            var reasons: [ShieldReason] = []
+            if store.shield.applications?.contains(application) == true {
+                reasons.append(ShieldReason(owner: store.owner, store: store.name, rule: .listed))
+            }
+            if let policy = store.shield.applicationCategories, policy.covers(application, inCategories: categories) {
+                reasons.append(ShieldReason(owner: store.owner, store: store.name, rule: Self.rule(policy, categories)))
+            }
+            return reasons
+        }
+    }
+
+    /// Every reason `domain` (member of `categories`) is shielded.
+    public func reasons(forWebDomain domain: WebDomainToken, categories: Set<ActivityCategoryToken>) -> [ShieldReason] {
+        stores.flatMap { store -> [ShieldReason] in
+            var reasons: [ShieldReason] = []
+            if store.shield.webDomains?.contains(domain) == true {
+                reasons.append(ShieldReason(owner: store.owner, store: store.name, rule: .listed))
+            }
+            if let policy = store.shield.webDomainCategories, policy.covers(domain, inCategories: categories) {
+                reasons.append(ShieldReason(owner: store.owner, store: store.name, rule: Self.rule(policy, categories)))
+            }
+            return reasons
+        }
+    }
+
+    public func isShielded(application: ApplicationToken, categories: Set<ActivityCategoryToken>) -> Bool {
+        !reasons(forApplication: application, categories: categories).isEmpty
+    }
+
+    /// Categories some store shields (in full or for some members), with the stores responsible.
+    public func shieldedCategories() -> [ActivityCategoryToken: [ShieldReason]] {
+        var result: [ActivityCategoryToken: [ShieldReason]] = [:]
+        for store in stores {
+            for policy in [store.shield.applicationCategories.map(AnyPolicy.init), store.shield.webDomainCategories.map(AnyPolicy.init)] {
+                guard case .specific(let categories)? = policy else { continue }
+                for category in categories {
+                    result[category, default: []].append(ShieldReason(owner: store.owner, store: store.name, rule: .category(category)))
+                }
+            }
+        }
+        return result
+    }
+
+    private static func rule<Child>(_ policy: ShieldSettings.ActivityCategoryPolicy<Child>, _ categories: Set<ActivityCategoryToken>) -> ShieldReason.Rule {
+        switch policy {
+        case .specific(let selected, _):
+            // The first matching category, in a stable order, names the reason.
+            selected.intersection(categories).map(\.opaqueValue).sorted().first.map { .category(ActivityCategoryToken(opaqueValue: $0)) }
+                ?? .allCategories
+        default:
+            .allCategories
+        }
+    }
+
+    /// A category policy without its member type, to list its categories.
+    private enum AnyPolicy {
+        case specific(Set<ActivityCategoryToken>)
+        case other
+
+        init<Child>(_ policy: ShieldSettings.ActivityCategoryPolicy<Child>) {
+            if case .specific(let categories, _) = policy { self = .specific(categories) } else { self = .other }
+        }
+    }
+}
