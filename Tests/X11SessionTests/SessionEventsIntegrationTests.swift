@@ -193,4 +193,33 @@ final class SessionEventsIntegrationTests: XSessionTestCase {
         XCTAssertEqual(usage.seconds(of: "org.example.Late.desktop"), 0.4, accuracy: 0.06)
         XCTAssertEqual(usage.apps.first { $0.id == "org.example.Late.desktop" }?.name, "Late Arrival")
     }
+
+    func testALockedScreenDoesNotCount() throws {
+        guard PrivateLogindBus.canStart() else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { XCTFail("dbus-daemon is needed in CI") }
+            throw XCTSkip("dbus-daemon is needed (apt-get install dbus-daemon)")
+        }
+        let session = try startXSession()
+        let bus = try PrivateLogindBus()
+        var environment = try catalogEnvironment(entries: [:])
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+        let apps = try DemoApplications(display: session.display, windows: ["sentinel.Sentinel", "editor.Editor"])
+        let driver = try FocusDriver(display: session.display)
+        try driver.activate(apps.windows[0])
+        let agent = try AgentRun(display: session.display, home: home, environment: environment)
+        XCTAssertFalse(agent.process.standardError.contains("no logind"), agent.process.standardError)
+
+        try driver.activate(apps.windows[1])
+        Thread.sleep(forTimeInterval: 0.5)
+        try bus.logind("lock")
+        Thread.sleep(forTimeInterval: 0.2)
+        let status = try agent.cli(["status"])
+        XCTAssertTrue(status.contains("Screen: locked"), status)
+        Thread.sleep(forTimeInterval: 0.5)
+        try bus.logind("unlock")
+        Thread.sleep(forTimeInterval: 0.4)
+        try driver.activate(apps.windows[0])
+        XCTAssertEqual(agent.stop(), 0)
+        XCTAssertEqual(try agent.usage().seconds(of: "wmclass:Editor"), 0.9, accuracy: 0.08)
+    }
 }
