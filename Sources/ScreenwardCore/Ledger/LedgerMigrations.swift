@@ -53,6 +53,42 @@ enum LedgerMigrations {
                 );
                 """)
         }
+
+        migrator.registerMigration("v2: monitored activities, their intervals, the callbacks fired") { db in
+            // Times are Unix seconds (wall clock). A registration's intervals and
+            // firings go with it: a replaced or stopped activity starts afresh.
+            try db.execute(sql: """
+                CREATE TABLE monitorRegistration (
+                  id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  owner TEXT NOT NULL,
+                  activity TEXT NOT NULL,
+                  schedule TEXT NOT NULL, -- DeviceActivitySchedule as JSON
+                  events TEXT NOT NULL, -- [{name, event}] as JSON, sorted by name
+                  registeredAt DOUBLE NOT NULL,
+                  UNIQUE (owner, activity)
+                );
+                -- Intervals the engine has taken up, with the instants they had then.
+                CREATE TABLE monitorInterval (
+                  registrationID INTEGER NOT NULL REFERENCES monitorRegistration(id) ON DELETE CASCADE,
+                  start DOUBLE NOT NULL,
+                  "end" DOUBLE NOT NULL CHECK ("end" > start),
+                  isFinished BOOLEAN NOT NULL DEFAULT 0,
+                  PRIMARY KEY (registrationID, start)
+                );
+                -- Each callback fires once per interval: the primary key says so.
+                CREATE TABLE monitorFiring (
+                  registrationID INTEGER NOT NULL,
+                  intervalStart DOUBLE NOT NULL,
+                  kind TEXT NOT NULL,
+                  event TEXT NOT NULL DEFAULT '', -- '' for interval callbacks
+                  scheduledAt DOUBLE NOT NULL,
+                  firedAt DOUBLE NOT NULL,
+                  PRIMARY KEY (registrationID, intervalStart, kind, event),
+                  FOREIGN KEY (registrationID, intervalStart)
+                    REFERENCES monitorInterval(registrationID, start) ON DELETE CASCADE
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,202 @@
+import DeviceActivity
+import Foundation
+
+/// An interval the engine has taken up. From then on its instants are fixed, so a
+/// later time-zone change cannot move (and re-fire) it.
+struct OpenInterval: Equatable, Sendable {
+    var interval: DateInterval
+    /// What has fired for it.
+    var fired: Set<FiringKey>
+}
+
+/// One callback of one interval: the kind, and the event's name ("" for interval callbacks).
+struct FiringKey: Hashable, Sendable {
+    var kind: MonitorCallback.Kind
+    var event: String
+
+    static func interval(_ kind: MonitorCallback.Kind) -> FiringKey { FiringKey(kind: kind, event: "") }
+}
+
+/// A callback that is due, before the gates (presence, order) decide whether it goes out now.
+struct DueCallback {
+    var due: Date
+    var kind: MonitorCallback.Kind
+    var event: DeviceActivityEvent.Name?
+    var intervalIndex: Int
+
+    var key: FiringKey { FiringKey(kind: kind, event: event?.rawValue ?? "") }
+
+    /// Due order; ties go in the callbacks' natural order, then by interval and event.
+    static func precedes(_ a: DueCallback, _ b: DueCallback) -> Bool {
+        if a.due != b.due { return a.due < b.due }
+        if a.kind != b.kind { return a.kind < b.kind }
+        if a.intervalIndex != b.intervalIndex { return a.intervalIndex < b.intervalIndex }
+        return (a.event?.rawValue ?? "") < (b.event?.rawValue ?? "")
+    }
+}
+
+/// One registration as the engine runs it: its open intervals and how far the
+/// schedule has been taken up. All of it is a pure function of the registration,
+/// the calendar, `now`, the usage, and what has fired.
+struct ActivityRun: Sendable {
+    var registrationID: Int64
+    var activity: MonitoredActivity
+    /// Intervals taken up and not yet ended (usually one; two when the next one's
+    /// start warning comes before this one ends).
+    var open: [OpenInterval]
+    /// The end of the latest interval taken up; later intervals start at or after it,
+    /// so nothing is taken up twice, whatever the wall clock does.
+    var frontier: Date?
+
+    /// At most this many intervals are taken up per call, so a clock jumped years
+    /// ahead costs bounded work each time (the caller comes back at once for more).
+    static let intervalsPerCall = 64
+
+    var schedule: DeviceActivitySchedule { activity.schedule }
+    var registeredAt: Date { activity.registeredAt }
+
+    // MARK: Intervals
+
+    /// The next interval to take up, in `calendar` (the current time zone).
+    func nextInterval(calendar: Calendar) -> DateInterval? {
+        guard let frontier else {
+            // The first one: running at registration (it starts at once), or the next.
+            return schedule.interval(containingOrAfter: registeredAt, calendar: calendar)
+        }
+        guard schedule.repeats else { return nil }
+        guard var candidate = schedule.interval(containingOrAfter: frontier, calendar: calendar) else { return nil }
+        // An interval that began before the previous one ended (after a time-zone
+        // change, or with an end rarer than the start) would overlap it: skip to the next.
+        for _ in 0..<8 {
+            if candidate.start >= frontier { return candidate }
+            guard let later = schedule.interval(containingOrAfter: candidate.end, calendar: calendar) else { return nil }
+            candidate = later
+        }
+        return nil
+    }
+
+    /// When an interval callback is due, or nil when it has no place in this interval.
+    /// Nothing is due before the registration that asked for it.
+    func due(_ kind: MonitorCallback.Kind, of interval: DateInterval, warning: TimeInterval?) -> Date? {
+        let started = max(interval.start, registeredAt)
+        switch kind {
+        case .intervalWillStartWarning:
+            // Registered inside the interval: it has not "will start" any more.
+            guard let warning, interval.start > registeredAt else { return nil }
+            return max(interval.start.addingTimeInterval(-warning), registeredAt)
+        case .intervalDidStart:
+            return started
+        case .intervalWillEndWarning:
+            guard let warning else { return nil }
+            return max(interval.end.addingTimeInterval(-warning), started)
+        case .intervalDidEnd:
+            return interval.end
+        case .eventWillReachThresholdWarning, .eventDidReachThreshold:
+            return nil
+        }
+    }
+
+    static let intervalKinds: [MonitorCallback.Kind] = [
+        .intervalWillStartWarning, .intervalDidStart, .intervalWillEndWarning, .intervalDidEnd,
+    ]
+
+    /// The first instant anything of `interval` can be due: when it is taken up.
+    func firstDue(of interval: DateInterval, warning: TimeInterval?) -> Date? {
+        Self.intervalKinds.compactMap { due($0, of: interval, warning: warning) }.min()
+    }
+
+    /// Takes up every interval whose first callback is due by `now`; returns them.
+    mutating func takeUpIntervals(now: Date, calendar: Calendar) -> [DateInterval] {
+        let warning = schedule.warningDuration(calendar: calendar)
+        var taken: [DateInterval] = []
+        while taken.count < Self.intervalsPerCall, let next = nextInterval(calendar: calendar),
+            let first = firstDue(of: next, warning: warning), first <= now
+        {
+            open.append(OpenInterval(interval: next, fired: []))
+            frontier = next.end
+            taken.append(next)
+        }
+        return taken
+    }
+
+    // MARK: Events
+
+    /// Where an event's usage starts counting in `interval`.
+    func countingStart(of event: DeviceActivityEvent, in interval: DateInterval) -> Date {
+        event.includesPastActivity ? interval.start : max(interval.start, registeredAt)
+    }
+
+    /// The usage at which an event callback is due: the threshold, or `warning` before it.
+    static func level(_ kind: MonitorCallback.Kind, of event: DeviceActivityEvent, warning: TimeInterval?) -> TimeInterval? {
+        guard let threshold = event.thresholdDuration else { return nil }
+        switch kind {
+        case .eventDidReachThreshold: return threshold
+        case .eventWillReachThresholdWarning: return warning.map { max(0, threshold - $0) }
+        default: return nil
+        }
+    }
+
+    static let eventKinds: [MonitorCallback.Kind] = [.eventWillReachThresholdWarning, .eventDidReachThreshold]
+
+    // MARK: What is due
+
+    /// Every callback due by `now` that has not fired, before the gates.
+    func dueCallbacks(now: Date, calendar: Calendar, usage: any EventUsageSource) -> [DueCallback] {
+        let warning = schedule.warningDuration(calendar: calendar)
+        var found: [DueCallback] = []
+        for (index, open) in open.enumerated() {
+            for kind in Self.intervalKinds where !open.fired.contains(.interval(kind)) {
+                if let due = due(kind, of: open.interval, warning: warning), due <= now {
+                    found.append(DueCallback(due: due, kind: kind, event: nil, intervalIndex: index))
+                }
+            }
+            for (name, event) in activity.sortedEvents {
+                for kind in Self.eventKinds where !open.fired.contains(FiringKey(kind: kind, event: name.rawValue)) {
+                    guard let level = Self.level(kind, of: event, warning: warning) else { continue }
+                    let from = countingStart(of: event, in: open.interval)
+                    let upTo = min(now, open.interval.end)
+                    guard let crossing = ThresholdCrossing.find(
+                        level: level, of: event, from: from, upTo: upTo, usage: usage)
+                    else { continue }
+                    // With past activity the crossing may precede the registration: due at once.
+                    found.append(DueCallback(due: max(crossing, registeredAt), kind: kind, event: name, intervalIndex: index))
+                }
+            }
+        }
+        return found.sorted(by: DueCallback.precedes)
+    }
+
+    /// The earliest instant after which something may be due, given the usage rate now.
+    func nextDeadline(now: Date, calendar: Calendar, isPresent: Bool, usage: any EventUsageSource) -> Date? {
+        let warning = schedule.warningDuration(calendar: calendar)
+        var earliest: Date?
+        func consider(_ date: Date?) {
+            if let date, earliest.map({ date < $0 }) ?? true { earliest = date }
+        }
+        // Taking up the next interval fixes its instants, so it happens on time even
+        // while the person is away.
+        if let next = nextInterval(calendar: calendar) { consider(firstDue(of: next, warning: warning)) }
+        for open in open {
+            // Away, interval callbacks wait for the person's return, which the caller reports.
+            if isPresent {
+                for kind in Self.intervalKinds where !open.fired.contains(.interval(kind)) {
+                    consider(due(kind, of: open.interval, warning: warning))
+                }
+            }
+            // Events count only once the interval has started for the app.
+            guard open.fired.contains(.interval(.intervalDidStart)) else { continue }
+            for (name, event) in activity.sortedEvents {
+                for kind in Self.eventKinds where !open.fired.contains(FiringKey(kind: kind, event: name.rawValue)) {
+                    guard let level = Self.level(kind, of: event, warning: warning) else { continue }
+                    let from = countingStart(of: event, in: open.interval)
+                    if let crossing = ThresholdCrossing.predict(
+                        level: level, of: event, from: from, now: now, usage: usage), crossing < open.interval.end
+                    {
+                        consider(crossing)
+                    }
+                }
+            }
+        }
+        return earliest
+    }
+}

@@ -1,0 +1,140 @@
+import DeviceActivity
+import Foundation
+
+/// Runs registered activities: decides which `DeviceActivityMonitor` callbacks are
+/// due, exactly once per interval, and when the next one can be.
+///
+/// The engine is single-threaded and keeps no timers: its caller (the agent) asks
+/// `takeDue` for what is due, delivers it, and sleeps until `nextDeadline`. The
+/// caller calls both again whenever the focus, the person's presence, the time zone
+/// or the wall clock changes, since predictions of threshold crossings hold only
+/// while the focus stays put. Everything the engine decides is written to the ledger
+/// before it is handed out, so a restarted engine neither repeats nor skips a callback.
+public final class MonitorEngine {
+    private let ledger: Ledger
+    private let usage: any EventUsageSource
+    /// In registration order.
+    private var runs: [ActivityRun]
+
+    /// Resumes from what `ledger` holds (nothing, the first time).
+    public init(ledger: Ledger, usage: any EventUsageSource) throws {
+        self.ledger = ledger
+        self.usage = usage
+        runs = try ledger.monitorRuns()
+    }
+
+    /// Every registered activity, in registration order.
+    public var activities: [MonitoredActivity] { runs.map(\.activity) }
+
+    public func activity(_ name: DeviceActivityName, owner: String) -> MonitoredActivity? {
+        runs.first { $0.activity.owner == owner && $0.activity.name == name }?.activity
+    }
+
+    // MARK: Registration
+
+    /// Starts monitoring, replacing any earlier registration of the same name by the
+    /// same owner (as Apple's `startMonitoring` does).
+    ///
+    /// - Returns: `intervalDidEnd` for an interval the replaced registration was
+    ///   running. The new registration's own callbacks (its `intervalDidStart` at once
+    ///   when registered inside an interval) come from the next `takeDue`.
+    @discardableResult
+    public func register(
+        _ name: DeviceActivityName, owner: String, schedule: DeviceActivitySchedule,
+        events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:], at now: Date
+    ) throws -> [MonitorCallback] {
+        let activity = MonitoredActivity(owner: owner, name: name, schedule: schedule, events: events, registeredAt: now)
+        let replaced = runs.firstIndex { $0.activity.owner == owner && $0.activity.name == name }
+        let id = try ledger.replaceMonitorRegistration(activity)
+        let ended = replaced.map { endings(of: runs[$0], at: now) } ?? []
+        if let replaced { runs.remove(at: replaced) }
+        runs.append(ActivityRun(registrationID: id, activity: activity, open: [], frontier: nil))
+        return ended
+    }
+
+    /// Stops monitoring `names` of `owner` (all of the owner's when empty, as Apple's
+    /// `stopMonitoring` does).
+    ///
+    /// - Returns: `intervalDidEnd` for each interval that had started for the app.
+    @discardableResult
+    public func unregister(_ names: [DeviceActivityName], owner: String, at now: Date) throws -> [MonitorCallback] {
+        let stopping = runs.filter { $0.activity.owner == owner && (names.isEmpty || names.contains($0.activity.name)) }
+        guard !stopping.isEmpty else { return [] }
+        try ledger.removeMonitorRegistrations(stopping.map(\.registrationID))
+        let ids = Set(stopping.map(\.registrationID))
+        runs.removeAll { ids.contains($0.registrationID) }
+        return stopping.flatMap { endings(of: $0, at: now) }
+    }
+
+    /// The ends owed when a registration goes away: only intervals whose start the
+    /// app has seen get an end, so the app never sees an end without a start.
+    private func endings(of run: ActivityRun, at now: Date) -> [MonitorCallback] {
+        run.open.filter { $0.fired.contains(.interval(.intervalDidStart)) }.map { open in
+            MonitorCallback(
+                owner: run.activity.owner, activity: run.activity.name, kind: .intervalDidEnd, event: nil,
+                interval: open.interval, scheduledAt: now, deliveredAt: now)
+        }
+    }
+
+    // MARK: Running
+
+    /// Everything due by `now`, in order, recorded as fired before it is returned.
+    ///
+    /// - Parameters:
+    ///   - calendar: the user's calendar and time zone now; intervals not yet begun
+    ///     follow it, begun ones keep their instants.
+    ///   - isPresent: whether the person is using the device. While they are not,
+    ///     interval callbacks wait, and come (late, if they are) on their return.
+    public func takeDue(now: Date, calendar: Calendar, isPresent: Bool) throws -> [MonitorCallback] {
+        var updated = runs
+        var progress = MonitorProgress()
+        var delivered: [(callback: MonitorCallback, order: Int)] = []
+        for index in updated.indices {
+            let id = updated[index].registrationID
+            for interval in updated[index].takeUpIntervals(now: now, calendar: calendar) {
+                progress.opened.append((id, interval))
+            }
+            for due in updated[index].dueCallbacks(now: now, calendar: calendar, usage: usage) {
+                let open = updated[index].open[due.intervalIndex]
+                if due.kind.isIntervalCallback && !isPresent { continue }
+                // An event belongs to an interval the app has been told about.
+                if due.kind.isEventCallback && !open.fired.contains(.interval(.intervalDidStart)) { continue }
+                updated[index].open[due.intervalIndex].fired.insert(due.key)
+                let callback = MonitorCallback(
+                    owner: updated[index].activity.owner, activity: updated[index].activity.name, kind: due.kind,
+                    event: due.event, interval: open.interval, scheduledAt: due.due, deliveredAt: now)
+                progress.fired.append((id, callback))
+                delivered.append((callback, delivered.count))
+            }
+            for open in updated[index].open where open.fired.contains(.interval(.intervalDidEnd)) {
+                progress.finished.append((id, open.interval.start))
+            }
+            updated[index].open.removeAll { $0.fired.contains(.interval(.intervalDidEnd)) }
+        }
+        if !progress.isEmpty { try ledger.recordMonitorProgress(progress) }
+        runs = updated
+        // Each activity's callbacks are already in order; interleave activities by due time.
+        return delivered.sorted {
+            ($0.callback.scheduledAt, $0.order) < ($1.callback.scheduledAt, $1.order)
+        }.map(\.callback)
+    }
+
+    /// The earliest instant something can become due: an interval's start, end or
+    /// warning, or a threshold crossing predicted from the current focus. Nil when
+    /// nothing ever can (until the focus, presence or registrations change).
+    ///
+    /// While the person is away, interval callbacks are left out: they wait for the
+    /// return, which the caller reports by calling `takeDue`.
+    public func nextDeadline(now: Date, calendar: Calendar, isPresent: Bool) -> Date? {
+        runs.compactMap { $0.nextDeadline(now: now, calendar: calendar, isPresent: isPresent, usage: usage) }.min()
+    }
+}
+
+/// What one `takeDue` changed, written in one transaction.
+struct MonitorProgress {
+    var opened: [(registrationID: Int64, interval: DateInterval)] = []
+    var fired: [(registrationID: Int64, callback: MonitorCallback)] = []
+    var finished: [(registrationID: Int64, intervalStart: Date)] = []
+
+    var isEmpty: Bool { opened.isEmpty && fired.isEmpty && finished.isEmpty }
+}
