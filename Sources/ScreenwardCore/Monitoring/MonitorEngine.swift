@@ -15,6 +15,8 @@ public final class MonitorEngine {
     private let usage: any EventUsageSource
     /// In registration order.
     private var runs: [ActivityRun]
+    /// Each run's schedule seen in the calendar last asked for, from its frontier then.
+    private var views: [Int64: (calendar: Calendar, frontier: Date?, view: ScheduleView)] = [:]
 
     /// Resumes from what `ledger` holds (nothing, the first time).
     public init(ledger: Ledger, usage: any EventUsageSource) throws {
@@ -47,7 +49,7 @@ public final class MonitorEngine {
         let replaced = runs.firstIndex { $0.activity.owner == owner && $0.activity.name == name }
         let id = try ledger.replaceMonitorRegistration(activity)
         let ended = replaced.map { endings(of: runs[$0], at: now) } ?? []
-        if let replaced { runs.remove(at: replaced) }
+        if let replaced { views[runs.remove(at: replaced).registrationID] = nil }
         runs.append(ActivityRun(registrationID: id, activity: activity, open: [], frontier: nil))
         return ended
     }
@@ -63,6 +65,7 @@ public final class MonitorEngine {
         try ledger.removeMonitorRegistrations(stopping.map(\.registrationID))
         let ids = Set(stopping.map(\.registrationID))
         runs.removeAll { ids.contains($0.registrationID) }
+        for id in ids { views[id] = nil }
         return stopping.flatMap { endings(of: $0, at: now) }
     }
 
@@ -91,10 +94,11 @@ public final class MonitorEngine {
         var delivered: [(callback: MonitorCallback, order: Int)] = []
         for index in updated.indices {
             let id = updated[index].registrationID
-            for interval in updated[index].takeUpIntervals(now: now, calendar: calendar) {
+            let view = view(of: updated[index], calendar: calendar)
+            for interval in updated[index].takeUpIntervals(now: now, calendar: calendar, view: view) {
                 progress.opened.append((id, interval))
             }
-            for due in updated[index].dueCallbacks(now: now, calendar: calendar, usage: usage) {
+            for due in updated[index].dueCallbacks(now: now, warning: view.warning, usage: usage) {
                 let open = updated[index].open[due.intervalIndex]
                 if due.kind.isIntervalCallback && !isPresent { continue }
                 // An event belongs to an interval the app has been told about.
@@ -126,7 +130,20 @@ public final class MonitorEngine {
     /// While the person is away, interval callbacks are left out: they wait for the
     /// return, which the caller reports by calling `takeDue`.
     public func nextDeadline(now: Date, calendar: Calendar, isPresent: Bool) -> Date? {
-        runs.compactMap { $0.nextDeadline(now: now, calendar: calendar, isPresent: isPresent, usage: usage) }.min()
+        runs.compactMap { run in
+            run.nextDeadline(now: now, view: view(of: run, calendar: calendar), isPresent: isPresent, usage: usage)
+        }.min()
+    }
+
+    /// The run's schedule in `calendar`, recomputed only when the calendar or the
+    /// frontier has changed: a focus change costs no calendar search.
+    private func view(of run: ActivityRun, calendar: Calendar) -> ScheduleView {
+        if let kept = views[run.registrationID], kept.frontier == run.frontier, kept.calendar == calendar {
+            return kept.view
+        }
+        let view = run.view(calendar: calendar)
+        views[run.registrationID] = (calendar, run.frontier, view)
+        return view
     }
 }
 
