@@ -10,6 +10,25 @@ import Foundation
 /// or the wall clock changes, since predictions of threshold crossings hold only
 /// while the focus stays put. Everything the engine decides is written to the ledger
 /// before it is handed out, so a restarted engine neither repeats nor skips a callback.
+///
+/// The rules:
+/// - An interval is *taken up* when its first callback is due (its start warning, or
+///   its start); from then on its instants are fixed, so a time-zone change moves
+///   only intervals not yet taken up. Each registration keeps a frontier, the end of
+///   the latest interval taken up, and later intervals start at or after it: a wall
+///   clock set back replays nothing, and an interval that would overlap the previous
+///   one after a zone change is skipped.
+/// - Within an interval each callback fires once (the ledger's primary key says so).
+///   Nothing is due before the registration that asked for it, except that an
+///   interval running at registration starts at once and, with
+///   `includesPastActivity`, a threshold crossed before registration is due at it.
+/// - Interval callbacks wait while the person is away; event callbacks wait for their
+///   interval's `intervalDidStart`. Whatever was missed (downtime, a jump forward, a
+///   suspend, an absence) is delivered on the next call, in order, marked late, one
+///   interval after another however many were missed (at most
+///   `ActivityRun.intervalsPerCall` per call; the deadline is then already past).
+/// - A replaced or stopped registration owes `intervalDidEnd` only for intervals
+///   whose start the app was told of, and its records go with it.
 public final class MonitorEngine {
     private let ledger: Ledger
     private let usage: any EventUsageSource
