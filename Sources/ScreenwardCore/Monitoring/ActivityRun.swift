@@ -35,6 +35,28 @@ struct DueCallback {
     }
 }
 
+/// An event with its threshold worked out once (DateComponents arithmetic is not free).
+struct WatchedEvent: Sendable {
+    var name: DeviceActivityEvent.Name
+    var event: DeviceActivityEvent
+    /// Nil when the threshold is not a positive span of time: such an event never fires.
+    var threshold: TimeInterval?
+
+    init(name: DeviceActivityEvent.Name, event: DeviceActivityEvent) {
+        self.name = name
+        self.event = event
+        threshold = event.thresholdDuration
+    }
+}
+
+/// What a schedule means in one calendar from one frontier: the warning offset and
+/// the next interval to take up. Each costs calendar searches and changes only with
+/// the time zone or the frontier, so the engine keeps it between calls.
+struct ScheduleView {
+    var warning: TimeInterval?
+    var next: DateInterval?
+}
+
 /// One registration as the engine runs it: its open intervals and how far the
 /// schedule has been taken up. All of it is a pure function of the registration,
 /// the calendar, `now`, the usage, and what has fired.
@@ -47,15 +69,31 @@ struct ActivityRun: Sendable {
     /// The end of the latest interval taken up; later intervals start at or after it,
     /// so nothing is taken up twice, whatever the wall clock does.
     var frontier: Date?
+    /// The activity's events in name order, so every run evaluates (and reports) them alike.
+    let events: [WatchedEvent]
+    let schedule: DeviceActivitySchedule
+    let registeredAt: Date
+
+    init(registrationID: Int64, activity: MonitoredActivity, open: [OpenInterval], frontier: Date?) {
+        self.registrationID = registrationID
+        self.activity = activity
+        self.open = open
+        self.frontier = frontier
+        events = activity.sortedEvents.map(WatchedEvent.init)
+        schedule = activity.schedule
+        registeredAt = activity.registeredAt
+    }
 
     /// At most this many intervals are taken up per call, so a clock jumped years
     /// ahead costs bounded work each time (the caller comes back at once for more).
     static let intervalsPerCall = 64
 
-    var schedule: DeviceActivitySchedule { activity.schedule }
-    var registeredAt: Date { activity.registeredAt }
-
     // MARK: Intervals
+
+    /// What the schedule means in `calendar` from the current frontier.
+    func view(calendar: Calendar) -> ScheduleView {
+        ScheduleView(warning: schedule.warningDuration(calendar: calendar), next: nextInterval(calendar: calendar))
+    }
 
     /// The next interval to take up, in `calendar` (the current time zone).
     func nextInterval(calendar: Calendar) -> DateInterval? {
@@ -106,15 +144,17 @@ struct ActivityRun: Sendable {
     }
 
     /// Takes up every interval whose first callback is due by `now`; returns them.
-    mutating func takeUpIntervals(now: Date, calendar: Calendar) -> [DateInterval] {
-        let warning = schedule.warningDuration(calendar: calendar)
+    /// `view` is what the schedule means in `calendar` from the current frontier.
+    mutating func takeUpIntervals(now: Date, calendar: Calendar, view: ScheduleView) -> [DateInterval] {
         var taken: [DateInterval] = []
-        while taken.count < Self.intervalsPerCall, let next = nextInterval(calendar: calendar),
-            let first = firstDue(of: next, warning: warning), first <= now
+        var candidate = view.next
+        while taken.count < Self.intervalsPerCall, let next = candidate,
+            let first = firstDue(of: next, warning: view.warning), first <= now
         {
             open.append(OpenInterval(interval: next, fired: []))
             frontier = next.end
             taken.append(next)
+            candidate = nextInterval(calendar: calendar)
         }
         return taken
     }
@@ -127,8 +167,8 @@ struct ActivityRun: Sendable {
     }
 
     /// The usage at which an event callback is due: the threshold, or `warning` before it.
-    static func level(_ kind: MonitorCallback.Kind, of event: DeviceActivityEvent, warning: TimeInterval?) -> TimeInterval? {
-        guard let threshold = event.thresholdDuration else { return nil }
+    static func level(_ kind: MonitorCallback.Kind, of event: WatchedEvent, warning: TimeInterval?) -> TimeInterval? {
+        guard let threshold = event.threshold else { return nil }
         switch kind {
         case .eventDidReachThreshold: return threshold
         case .eventWillReachThresholdWarning: return warning.map { max(0, threshold - $0) }
@@ -141,8 +181,7 @@ struct ActivityRun: Sendable {
     // MARK: What is due
 
     /// Every callback due by `now` that has not fired, before the gates.
-    func dueCallbacks(now: Date, calendar: Calendar, usage: any EventUsageSource) -> [DueCallback] {
-        let warning = schedule.warningDuration(calendar: calendar)
+    func dueCallbacks(now: Date, warning: TimeInterval?, usage: any EventUsageSource) -> [DueCallback] {
         var found: [DueCallback] = []
         for (index, open) in open.enumerated() {
             for kind in Self.intervalKinds where !open.fired.contains(.interval(kind)) {
@@ -150,16 +189,17 @@ struct ActivityRun: Sendable {
                     found.append(DueCallback(due: due, kind: kind, event: nil, intervalIndex: index))
                 }
             }
-            for (name, event) in activity.sortedEvents {
-                for kind in Self.eventKinds where !open.fired.contains(FiringKey(kind: kind, event: name.rawValue)) {
-                    guard let level = Self.level(kind, of: event, warning: warning) else { continue }
-                    let from = countingStart(of: event, in: open.interval)
+            for watched in events {
+                for kind in Self.eventKinds where !open.fired.contains(FiringKey(kind: kind, event: watched.name.rawValue)) {
+                    guard let level = Self.level(kind, of: watched, warning: warning) else { continue }
+                    let from = countingStart(of: watched.event, in: open.interval)
                     let upTo = min(now, open.interval.end)
                     guard let crossing = ThresholdCrossing.find(
-                        level: level, of: event, from: from, upTo: upTo, usage: usage)
+                        level: level, of: watched.event, from: from, upTo: upTo, usage: usage)
                     else { continue }
                     // With past activity the crossing may precede the registration: due at once.
-                    found.append(DueCallback(due: max(crossing, registeredAt), kind: kind, event: name, intervalIndex: index))
+                    found.append(DueCallback(
+                        due: max(crossing, registeredAt), kind: kind, event: watched.name, intervalIndex: index))
                 }
             }
         }
@@ -167,15 +207,15 @@ struct ActivityRun: Sendable {
     }
 
     /// The earliest instant after which something may be due, given the usage rate now.
-    func nextDeadline(now: Date, calendar: Calendar, isPresent: Bool, usage: any EventUsageSource) -> Date? {
-        let warning = schedule.warningDuration(calendar: calendar)
+    func nextDeadline(now: Date, view: ScheduleView, isPresent: Bool, usage: any EventUsageSource) -> Date? {
+        let warning = view.warning
         var earliest: Date?
         func consider(_ date: Date?) {
             if let date, earliest.map({ date < $0 }) ?? true { earliest = date }
         }
         // Taking up the next interval fixes its instants, so it happens on time even
         // while the person is away.
-        if let next = nextInterval(calendar: calendar) { consider(firstDue(of: next, warning: warning)) }
+        if let next = view.next { consider(firstDue(of: next, warning: warning)) }
         for open in open {
             // Away, interval callbacks wait for the person's return, which the caller reports.
             if isPresent {
@@ -185,12 +225,12 @@ struct ActivityRun: Sendable {
             }
             // Events count only once the interval has started for the app.
             guard open.fired.contains(.interval(.intervalDidStart)) else { continue }
-            for (name, event) in activity.sortedEvents {
-                for kind in Self.eventKinds where !open.fired.contains(FiringKey(kind: kind, event: name.rawValue)) {
-                    guard let level = Self.level(kind, of: event, warning: warning) else { continue }
-                    let from = countingStart(of: event, in: open.interval)
+            for watched in events {
+                for kind in Self.eventKinds where !open.fired.contains(FiringKey(kind: kind, event: watched.name.rawValue)) {
+                    guard let level = Self.level(kind, of: watched, warning: warning) else { continue }
+                    let from = countingStart(of: watched.event, in: open.interval)
                     if let crossing = ThresholdCrossing.predict(
-                        level: level, of: event, from: from, now: now, usage: usage), crossing < open.interval.end
+                        level: level, of: watched.event, from: from, now: now, usage: usage), crossing < open.interval.end
                     {
                         consider(crossing)
                     }

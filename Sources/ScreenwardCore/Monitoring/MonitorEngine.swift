@@ -10,11 +10,32 @@ import Foundation
 /// or the wall clock changes, since predictions of threshold crossings hold only
 /// while the focus stays put. Everything the engine decides is written to the ledger
 /// before it is handed out, so a restarted engine neither repeats nor skips a callback.
+///
+/// The rules:
+/// - An interval is *taken up* when its first callback is due (its start warning, or
+///   its start); from then on its instants are fixed, so a time-zone change moves
+///   only intervals not yet taken up. Each registration keeps a frontier, the end of
+///   the latest interval taken up, and later intervals start at or after it: a wall
+///   clock set back replays nothing, and an interval that would overlap the previous
+///   one after a zone change is skipped.
+/// - Within an interval each callback fires once (the ledger's primary key says so).
+///   Nothing is due before the registration that asked for it, except that an
+///   interval running at registration starts at once and, with
+///   `includesPastActivity`, a threshold crossed before registration is due at it.
+/// - Interval callbacks wait while the person is away; event callbacks wait for their
+///   interval's `intervalDidStart`. Whatever was missed (downtime, a jump forward, a
+///   suspend, an absence) is delivered on the next call, in order, marked late, one
+///   interval after another however many were missed (at most
+///   `ActivityRun.intervalsPerCall` per call; the deadline is then already past).
+/// - A replaced or stopped registration owes `intervalDidEnd` only for intervals
+///   whose start the app was told of, and its records go with it.
 public final class MonitorEngine {
     private let ledger: Ledger
     private let usage: any EventUsageSource
     /// In registration order.
     private var runs: [ActivityRun]
+    /// Each run's schedule seen in the calendar last asked for, from its frontier then.
+    private var views: [Int64: (calendar: Calendar, frontier: Date?, view: ScheduleView)] = [:]
 
     /// Resumes from what `ledger` holds (nothing, the first time).
     public init(ledger: Ledger, usage: any EventUsageSource) throws {
@@ -47,7 +68,7 @@ public final class MonitorEngine {
         let replaced = runs.firstIndex { $0.activity.owner == owner && $0.activity.name == name }
         let id = try ledger.replaceMonitorRegistration(activity)
         let ended = replaced.map { endings(of: runs[$0], at: now) } ?? []
-        if let replaced { runs.remove(at: replaced) }
+        if let replaced { views[runs.remove(at: replaced).registrationID] = nil }
         runs.append(ActivityRun(registrationID: id, activity: activity, open: [], frontier: nil))
         return ended
     }
@@ -63,6 +84,7 @@ public final class MonitorEngine {
         try ledger.removeMonitorRegistrations(stopping.map(\.registrationID))
         let ids = Set(stopping.map(\.registrationID))
         runs.removeAll { ids.contains($0.registrationID) }
+        for id in ids { views[id] = nil }
         return stopping.flatMap { endings(of: $0, at: now) }
     }
 
@@ -91,10 +113,11 @@ public final class MonitorEngine {
         var delivered: [(callback: MonitorCallback, order: Int)] = []
         for index in updated.indices {
             let id = updated[index].registrationID
-            for interval in updated[index].takeUpIntervals(now: now, calendar: calendar) {
+            let view = view(of: updated[index], calendar: calendar)
+            for interval in updated[index].takeUpIntervals(now: now, calendar: calendar, view: view) {
                 progress.opened.append((id, interval))
             }
-            for due in updated[index].dueCallbacks(now: now, calendar: calendar, usage: usage) {
+            for due in updated[index].dueCallbacks(now: now, warning: view.warning, usage: usage) {
                 let open = updated[index].open[due.intervalIndex]
                 if due.kind.isIntervalCallback && !isPresent { continue }
                 // An event belongs to an interval the app has been told about.
@@ -126,7 +149,20 @@ public final class MonitorEngine {
     /// While the person is away, interval callbacks are left out: they wait for the
     /// return, which the caller reports by calling `takeDue`.
     public func nextDeadline(now: Date, calendar: Calendar, isPresent: Bool) -> Date? {
-        runs.compactMap { $0.nextDeadline(now: now, calendar: calendar, isPresent: isPresent, usage: usage) }.min()
+        runs.compactMap { run in
+            run.nextDeadline(now: now, view: view(of: run, calendar: calendar), isPresent: isPresent, usage: usage)
+        }.min()
+    }
+
+    /// The run's schedule in `calendar`, recomputed only when the calendar or the
+    /// frontier has changed: a focus change costs no calendar search.
+    private func view(of run: ActivityRun, calendar: Calendar) -> ScheduleView {
+        if let kept = views[run.registrationID], kept.frontier == run.frontier, kept.calendar == calendar {
+            return kept.view
+        }
+        let view = run.view(calendar: calendar)
+        views[run.registrationID] = (calendar, run.frontier, view)
+        return view
     }
 }
 
