@@ -46,8 +46,19 @@ public final class FocusDriver {
         }
         connection.requestActivation(of: target)
         let deadline = Date().addingTimeInterval(timeout)
+        var nextRequest = Date().addingTimeInterval(1)
         while log.entries.last?.window != target {
-            if Date() > deadline { throw HarnessError.timedOut("window \(window) never became active") }
+            let now = Date()
+            if now > deadline {
+                let recent = log.entries.suffix(6).map { "\($0.window.map { "\($0)" } ?? "none")@\($0.serverTime)" }
+                throw HarnessError.timedOut(
+                    "window \(window) never became active (now \(connection.activeWindowProperty().map { "\($0)" } ?? "none"); last changes \(recent))")
+            }
+            if now > nextRequest {
+                // A window manager busy with other work may drop a request: ask again.
+                connection.requestActivation(of: target)
+                nextRequest = now.addingTimeInterval(1)
+            }
             Thread.sleep(forTimeInterval: 0.0005)
             log.poll()
         }

@@ -43,6 +43,12 @@ public final class FocusTracker {
     /// tells which window a `_NET_ACTIVE_WINDOW` change named when the agent fell
     /// behind and the property already holds a later value (see `refresh`).
     private var lastFocusedClient: Window?
+    /// While behind: the client the focus events name, and the latest
+    /// `_NET_ACTIVE_WINDOW` change seen while it kept the focus. A window manager
+    /// may write None first and the window a moment later; the later stamp is the
+    /// one the window took the focus at, so the report waits for the next focus
+    /// event (or for the agent to catch up) to know which change was the last.
+    private var behind: (client: Window, time: ClockReading, serverTime: UInt32?)?
 
     public init(connection: XConnection, loop: MainLoop) {
         self.connection = connection
@@ -99,6 +105,7 @@ public final class FocusTracker {
             let focus = event.xfocus
             // Grabs (menus, Alt+Tab) move keyboard focus without a real change.
             if clients.contains(focus.window), focus.mode == NotifyNormal || focus.mode == NotifyWhileGrabbed {
+                reportBehind()
                 lastFocusedClient = focus.window
             }
         default:
@@ -165,17 +172,29 @@ public final class FocusTracker {
             // client took the focus before this change: report it here.
             if let client = lastFocusedClient, client != focused, client != active {
                 trace?("read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0); behind: the focus went to \(String(client, radix: 16))")
-                watch(client)
-                emitCurrent(time: time, cause: cause, serverTime: serverTime)
+                behind = (client, time, serverTime)
             } else {
                 trace?("read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0); a later change is queued")
             }
             return
         }
         trace?("read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0)")
+        // The window found while behind is the one read now: this change, the
+        // later one, is when it took the focus.
+        if behind?.client == focused { behind = nil }
+        reportBehind()
         guard force || focused != active else { return }
         watch(focused)
         emitCurrent(time: time, cause: cause, serverTime: serverTime)
+    }
+
+    /// Reports the window found while behind, at the last change it was seen in.
+    private func reportBehind() {
+        guard let found = behind else { return }
+        behind = nil
+        guard found.client != active else { return }
+        watch(found.client)
+        emitCurrent(time: found.time, cause: .activeWindowChanged, serverTime: found.serverTime)
     }
 
     private func watch(_ window: Window?) {
