@@ -1,12 +1,11 @@
 import Foundation
 
-/// A private dbus-daemon (allowing everything) with a fake logind on it: the
-/// system bus an agent sees when `DBUS_SYSTEM_BUS_ADDRESS` points here.
-public final class PrivateLogindBus {
+/// A private dbus-daemon on a socket in a temporary directory, allowing everything:
+/// a stand-in system bus for tests (`DBUS_SYSTEM_BUS_ADDRESS`).
+public final class PrivateDBus {
     public let address: String
     private let directory: URL
     private let daemon: ChildProcess
-    private let logind: ChildProcess
 
     public static func canStart() -> Bool { PrivateXSession.which("dbus-daemon") != nil }
 
@@ -34,15 +33,35 @@ public final class PrivateLogindBus {
             """.write(to: config, atomically: true, encoding: .utf8)
         daemon = try ChildProcess(executable, ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address"])
         address = try daemon.waitForOutputLines(1, timeout: 10)[0]
-        logind = try ChildProcess(try ProjectPrograms.url(of: "screenward-fake-logind"), ["--address", address])
+    }
+
+    deinit { stop() }
+
+    public func stop() {
+        daemon.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// A private bus with a fake logind on it: the system bus an agent sees when
+/// `DBUS_SYSTEM_BUS_ADDRESS` points here.
+public final class PrivateLogindBus {
+    private let bus: PrivateDBus
+    private let logind: ChildProcess
+
+    public var address: String { bus.address }
+
+    public static func canStart() -> Bool { PrivateDBus.canStart() }
+
+    public init() throws {
+        bus = try PrivateDBus()
+        logind = try ChildProcess(try ProjectPrograms.url(of: "screenward-fake-logind"), ["--address", bus.address])
         _ = try logind.waitForOutputLines(1, timeout: 10)
     }
 
     deinit {
         logind.closeInput()
         logind.stop()
-        daemon.stop()
-        try? FileManager.default.removeItem(at: directory)
     }
 
     /// Sends a command to the fake logind (`lock`, `unlock`, `sleep`, `wake`…) and

@@ -1,5 +1,6 @@
 import Foundation
 import X11Session
+import SessionHarness
 import XCTest
 
 /// Runs `LogindWatcher` in this process against a private dbus-daemon on which
@@ -17,7 +18,7 @@ final class LogindWatcherTests: XCTestCase {
 
     func testLogindReportsLockAndSleepInOrder() throws {
         let loop = MainLoop()
-        let bus = try PrivateBus(loop: loop)
+        let bus = try startPrivateBus()
         defer { bus.stop() }
         let fake = try FakeLogind(loop: loop, address: bus.address)
         defer { fake.stop() }
@@ -68,7 +69,7 @@ final class LogindWatcherTests: XCTestCase {
 
     func testFallsBackToXDGSessionIDWhenThePIDIsInNoSession() throws {
         let loop = MainLoop()
-        let bus = try PrivateBus(loop: loop)
+        let bus = try startPrivateBus()
         defer { bus.stop() }
         let fake = try FakeLogind(
             loop: loop, address: bus.address, arguments: ["--no-session-by-pid", "--locked", "--session-id", "c7"])
@@ -100,7 +101,7 @@ final class LogindWatcherTests: XCTestCase {
 
     func testMalformedRepliesThrowInsteadOfCrashing() throws {
         let loop = MainLoop()
-        let bus = try PrivateBus(loop: loop)
+        let bus = try startPrivateBus()
         defer { bus.stop() }
         let fake = try FakeLogind(loop: loop, address: bus.address, arguments: ["--malformed-replies"])
         defer { fake.stop() }
@@ -113,8 +114,7 @@ final class LogindWatcherTests: XCTestCase {
     }
 
     func testBusWithoutLogindThrowsAClearError() throws {
-        let loop = MainLoop()
-        let bus = try PrivateBus(loop: loop)
+        let bus = try startPrivateBus()
         defer { bus.stop() }
         setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
 
@@ -209,56 +209,15 @@ private final class Child {
     }
 }
 
-/// A dbus-daemon on a socket in a temporary directory, allowing everything.
-private final class PrivateBus {
-    let address: String
-    private let directory: URL
-    private let daemon: Child
-
-    init(loop: MainLoop) throws {
-        guard let executable = Self.findDaemon() else {
-            if let ci = ProcessInfo.processInfo.environment["CI"], !ci.isEmpty, ci != "false", ci != "0" {
-                throw TestFailure("dbus-daemon is not installed (Debian package dbus-daemon); CI must run this test")
-            }
-            throw XCTSkip("dbus-daemon is not installed (Debian package dbus-daemon)")
+/// The harness's private bus, skipped where dbus-daemon is missing outside CI.
+private func startPrivateBus() throws -> PrivateDBus {
+    guard PrivateDBus.canStart() else {
+        if let ci = ProcessInfo.processInfo.environment["CI"], !ci.isEmpty, ci != "false", ci != "0" {
+            throw TestFailure("dbus-daemon is not installed (Debian package dbus-daemon); CI must run this test")
         }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-bus-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let config = directory.appendingPathComponent("bus.conf")
-        try """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>screenward-test</type>
-          <listen>unix:path=\(directory.path)/bus</listen>
-          <auth>EXTERNAL</auth>
-          <policy context="default">
-            <allow user="*"/>
-            <allow own="*"/>
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/>
-          </policy>
-        </busconfig>
-        """.write(to: config, atomically: true, encoding: .utf8)
-        daemon = try Child(
-            loop: loop, executable: executable,
-            arguments: ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address"])
-        address = try daemon.waitForLine { $0.hasPrefix("unix:") }
+        throw XCTSkip("dbus-daemon is not installed (Debian package dbus-daemon)")
     }
-
-    func stop() {
-        daemon.stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    private static func findDaemon() -> URL? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        for directory in path.split(separator: ":").map(String.init) + ["/usr/bin", "/bin"] {
-            let candidate = URL(fileURLWithPath: directory).appendingPathComponent("dbus-daemon")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return nil
-    }
+    return try PrivateDBus()
 }
 
 /// `screenward-fake-logind`, built by SwiftPM next to the test bundle.

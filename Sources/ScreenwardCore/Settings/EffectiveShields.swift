@@ -45,26 +45,27 @@ public struct EffectiveShields: Sendable {
 
     /// Every reason `application` (member of `categories`) is shielded; empty when it is not.
     public func reasons(forApplication application: ApplicationToken, categories: Set<ActivityCategoryToken>) -> [ShieldReason] {
-        stores.flatMap { store -> [ShieldReason] in
-            var reasons: [ShieldReason] = []
-            if store.shield.applications?.contains(application) == true {
-                reasons.append(ShieldReason(owner: store.owner, store: store.name, rule: .listed))
-            }
-            if let policy = store.shield.applicationCategories, policy.covers(application, inCategories: categories) {
-                reasons.append(ShieldReason(owner: store.owner, store: store.name, rule: Self.rule(policy, categories)))
-            }
-            return reasons
-        }
+        reasons(for: application, in: categories, listed: \.applications, policy: \.applicationCategories)
     }
 
     /// Every reason `domain` (member of `categories`) is shielded.
     public func reasons(forWebDomain domain: WebDomainToken, categories: Set<ActivityCategoryToken>) -> [ShieldReason] {
+        reasons(for: domain, in: categories, listed: \.webDomains, policy: \.webDomainCategories)
+    }
+
+    /// Applications and web domains are shielded by the same two kinds of setting:
+    /// a list of tokens and a category policy.
+    private func reasons<Child>(
+        for token: Token<Child>, in categories: Set<ActivityCategoryToken>,
+        listed: KeyPath<ShieldSettings, Set<Token<Child>>?>,
+        policy: KeyPath<ShieldSettings, ShieldSettings.ActivityCategoryPolicy<Child>?>
+    ) -> [ShieldReason] {
         stores.flatMap { store -> [ShieldReason] in
             var reasons: [ShieldReason] = []
-            if store.shield.webDomains?.contains(domain) == true {
+            if store.shield[keyPath: listed]?.contains(token) == true {
                 reasons.append(ShieldReason(owner: store.owner, store: store.name, rule: .listed))
             }
-            if let policy = store.shield.webDomainCategories, policy.covers(domain, inCategories: categories) {
+            if let policy = store.shield[keyPath: policy], policy.covers(token, inCategories: categories) {
                 reasons.append(ShieldReason(owner: store.owner, store: store.name, rule: Self.rule(policy, categories)))
             }
             return reasons
