@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // System libraries: Xlib, XScreenSaver, XSync (Xext), X-Resource, GLib and GIO (D-Bus); and GTK 3.
@@ -34,8 +35,15 @@ let package = Package(
             name: "CGtk", pkgConfig: "gtk+-3.0",
             providers: [.apt(["libgtk-3-dev"])]),
 
+        // The local protocol between API clients (apps, their monitors, the CLI) and the
+        // state owner (the agent): newline-delimited JSON over a Unix socket.
+        .target(
+            name: "ScreenwardIPC",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: safeSwift),
+
         // The public API, with Apple's names.
-        .target(name: "ManagedSettings", swiftSettings: safeSwift),
+        .target(name: "ManagedSettings", dependencies: ["ScreenwardIPC"], swiftSettings: safeSwift),
         .target(name: "FamilyControls", dependencies: ["ManagedSettings"], swiftSettings: safeSwift),
         .target(name: "ManagedSettingsUI", dependencies: ["ManagedSettings"], swiftSettings: safeSwift),
         .target(name: "DeviceActivity", dependencies: ["ManagedSettings", "FamilyControls"], swiftSettings: safeSwift),
@@ -88,6 +96,7 @@ let package = Package(
             swiftSettings: safeSwift),
 
         .testTarget(name: "DeviceActivityTests", dependencies: ["DeviceActivity"]),
+        .testTarget(name: "ScreenwardIPCTests", dependencies: ["ScreenwardIPC"]),
         .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore"]),
         .testTarget(name: "X11SessionTests", dependencies: ["X11Session", "ScreenwardCore", "SessionHarness"]),
     ]

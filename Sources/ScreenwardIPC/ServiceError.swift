@@ -1,0 +1,40 @@
+/// A failure the state owner reports to a client, or the channel reports itself.
+///
+/// The API modules turn codes into their own error types (`FamilyControlsError`,
+/// `DeviceActivityCenter.MonitoringError`); the message always says what to do.
+public struct ServiceError: Error, Codable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Codable, Hashable, Sendable, ExpressibleByStringLiteral {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(stringLiteral value: String) { rawValue = value }
+
+        /// The client is not authorised (or no longer: its authorization was revoked).
+        public static let unauthorized: Code = "unauthorized"
+        /// A value is out of range or malformed; the message says which.
+        public static let invalidArgument: Code = "invalid-argument"
+        /// Apple's limits: more than 20 activities, more than 50 stores or tokens.
+        public static let limitExceeded: Code = "limit-exceeded"
+        public static let intervalTooShort: Code = "interval-too-short"
+        public static let intervalTooLong: Code = "interval-too-long"
+        public static let invalidDateComponents: Code = "invalid-date-components"
+        /// Not built yet, or not possible here; the message says which and why.
+        public static let unsupported: Code = "unsupported"
+        /// The agent is not running or does not answer.
+        public static let agentUnavailable: Code = "agent-unavailable"
+        /// The peer sent something that is not a valid message.
+        public static let malformedMessage: Code = "malformed-message"
+        public static let unknownMethod: Code = "unknown-method"
+        /// The state owner failed (a database error, say); the message has the cause.
+        public static let internalFailure: Code = "internal-failure"
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

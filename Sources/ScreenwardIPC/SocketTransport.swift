@@ -1,0 +1,171 @@
+import Dispatch
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// The client side of the agent's Unix socket.
+///
+/// Calls block their thread until the reply comes (the API's store setters and
+/// `startMonitoring` are synchronous, as Apple's are); never call from a NIO event
+/// loop. The connection is made on first use and again after the agent restarts;
+/// pushes are handed out on one serial queue, in order.
+public final class SocketTransport: ServiceTransport {
+    public let path: String
+    private let state = Mutex(State())
+    private let connecting = Mutex(())
+    private let pushQueue = DispatchQueue(label: "screenward.pushes")
+
+    private struct State {
+        var channel: (any Channel)?
+        var pending: [UInt64: EventLoopPromise<Data>] = [:]
+        var pushReceiver: (@Sendable (Data) -> Void)?
+        var resubscriptions: [@Sendable (UInt64) -> Data?] = []
+        var reconnecting = false
+        var closed = false
+    }
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    public func exchange(requestID: UInt64, frame: Data, timeout: Duration) throws -> Data {
+        let channel = try connectedChannel()
+        let promise = channel.eventLoop.makePromise(of: Data.self)
+        state.withLock { $0.pending[requestID] = promise }
+        let expiry = channel.eventLoop.scheduleTask(in: .milliseconds(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)) {
+            promise.fail(ServiceError(.agentUnavailable, "the Screenward agent did not answer within \(timeout)"))
+        }
+        defer {
+            expiry.cancel()
+            _ = state.withLock { $0.pending.removeValue(forKey: requestID) }
+        }
+        channel.sendLine(frame)
+        do {
+            return try promise.futureResult.wait()
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw ServiceError(.agentUnavailable, "the connection to the Screenward agent failed: \(error)")
+        }
+    }
+
+    public func setPushReceiver(_ receiver: @escaping @Sendable (Data) -> Void) {
+        state.withLock { $0.pushReceiver = receiver }
+    }
+
+    public func resendOnReconnect(_ makeFrame: @escaping @Sendable (UInt64) -> Data?) {
+        state.withLock { $0.resubscriptions.append(makeFrame) }
+    }
+
+    /// Closes the connection and stops reconnecting.
+    public func close() {
+        let channel = state.withLock { state -> (any Channel)? in
+            state.closed = true
+            defer { state.channel = nil }
+            return state.channel
+        }
+        _ = try? channel?.close().wait()
+    }
+
+    // MARK: Connection
+
+    private func connectedChannel() throws -> any Channel {
+        try connecting.withLock { _ in
+            if let channel = state.withLock({ $0.channel }), channel.isActive { return channel }
+            let channel = try connect()
+            state.withLock { $0.channel = channel }
+            return channel
+        }
+    }
+
+    private func connect() throws -> any Channel {
+        guard path.utf8.count <= AgentAddress.maximumSocketPathLength else {
+            throw ServiceError(.agentUnavailable, "the agent's socket path is too long for a Unix socket (\(path.utf8.count) bytes): \(path)")
+        }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ServiceError(
+                .agentUnavailable,
+                "the Screenward agent is not running (no socket at \(path)): start `screenward-agent` in the desktop session (it normally starts at login)"
+            )
+        }
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
+                    try channel.pipeline.syncOperations.addHandler(ClientFrameHandler(transport: self))
+                }
+            }
+        do {
+            return try bootstrap.connect(unixDomainSocketPath: path).wait()
+        } catch {
+            throw ServiceError(.agentUnavailable, "cannot reach the Screenward agent at \(path): \(error)")
+        }
+    }
+
+    // MARK: From the connection's event loop
+
+    fileprivate func received(_ frame: Data) {
+        guard let head = try? FrameHead.decode(from: frame) else { return }
+        if let id = head.id {
+            state.withLock { $0.pending.removeValue(forKey: id) }?.succeed(frame)
+        } else if head.push != nil, let receiver = state.withLock({ $0.pushReceiver }) {
+            pushQueue.async { receiver(frame) }
+        }
+    }
+
+    fileprivate func connectionEnded() {
+        let (waiting, resubscribe) = state.withLock { state -> ([EventLoopPromise<Data>], Bool) in
+            defer { state.pending.removeAll() }
+            state.channel = nil
+            let resubscribe = !state.resubscriptions.isEmpty && !state.closed && !state.reconnecting
+            if resubscribe { state.reconnecting = true }
+            return (Array(state.pending.values), resubscribe)
+        }
+        for promise in waiting {
+            promise.fail(ServiceError(.agentUnavailable, "the Screenward agent closed the connection (it stopped or restarted)"))
+        }
+        if resubscribe { reconnect(after: .milliseconds(100)) }
+    }
+
+    /// Subscriptions live with a connection: after the agent restarts, connect again
+    /// (every second at most) and send them again.
+    private func reconnect(after delay: DispatchTimeInterval) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in
+            if state.withLock({ $0.closed }) { return }
+            guard let channel = try? connectedChannel() else {
+                reconnect(after: .seconds(1))
+                return
+            }
+            let frames = state.withLock { state -> [@Sendable (UInt64) -> Data?] in
+                state.reconnecting = false
+                return state.resubscriptions
+            }
+            for (offset, makeFrame) in frames.enumerated() {
+                // Ids far above the callers' own, so their replies match no waiting call.
+                if let frame = makeFrame(UInt64.max / 2 + UInt64(offset)) { channel.sendLine(frame) }
+            }
+        }
+    }
+}
+
+/// Hands each line to the transport; reports the connection's end.
+private final class ClientFrameHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    let transport: SocketTransport
+
+    init(transport: SocketTransport) { self.transport = transport }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        transport.received(Data(unwrapInboundIn(data).readableBytesView))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        transport.connectionEnded()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Synchronization
+import XCTest
+
+@testable import ScreenwardIPC
+
+/// An owner that echoes `echo` requests and pushes a line when asked.
+private final class EchoOwner: ServiceRequestHandler {
+    static let echo = ServiceMethod<String, String>("test.echo")
+    static let pushMe = ServiceMethod<String, Empty>("test.push")
+    static let note = PushKind<String>("test.note")
+    let disconnects = Atomic<Int>(0)
+
+    func received(frame: Data, from peer: ServicePeer) {
+        guard let head = try? FrameHead.decode(from: frame), let id = head.id else { return }
+        switch head.method {
+        case Self.echo.name:
+            let body = Result { try Self.echo.request(from: frame).body }.mapError { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }
+            peer.send(Self.echo.replyFrame(id: id, body.map { "echo: \($0)" }))
+        case Self.pushMe.name:
+            let text = (try? Self.pushMe.request(from: frame).body) ?? "?"
+            peer.send(Self.pushMe.replyFrame(id: id, .success(Empty())))
+            if let line = try? Self.note.frame(text) { peer.send(line) }
+        default:
+            peer.send(errorLine(id: id, ServiceError(.unknownMethod, "no method \(head.method ?? "-")")))
+        }
+    }
+
+    func disconnected(_ peer: ServicePeer) { disconnects.add(1, ordering: .relaxed) }
+}
+
+final class SocketChannelTests: XCTestCase {
+    private func socketPath() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sw-ipc-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        return directory.appendingPathComponent("agent.sock").path
+    }
+
+    func testRequestsRepliesAndPushesOverTheSocket() throws {
+        let path = try socketPath()
+        let owner = EchoOwner()
+        let server = try SocketServer(path: path, handler: owner)
+        defer { server.close() }
+        let client = ServiceClient(transport: SocketTransport(path: path), bundleIdentifier: "org.example.test")
+
+        XCTAssertEqual(try client.call(EchoOwner.echo, "hello"), "echo: hello")
+        // Replies are matched by id, whatever order the threads ask in.
+        DispatchQueue.concurrentPerform(iterations: 50) { index in
+            XCTAssertEqual(try? client.call(EchoOwner.echo, "\(index)"), "echo: \(index)")
+        }
+
+        let pushed = expectation(description: "push")
+        client.transport.setPushReceiver { frame in
+            if (try? EchoOwner.note.body(from: frame)) == "ding" { pushed.fulfill() }
+        }
+        _ = try client.call(EchoOwner.pushMe, "ding")
+        wait(for: [pushed], timeout: 5)
+
+        XCTAssertThrowsError(try client.call(ServiceMethod<Empty, Empty>("test.nothing"), Empty())) { error in
+            XCTAssertEqual((error as? ServiceError)?.code, .unknownMethod)
+        }
+    }
+
+    func testNoAgentIsAClearError() throws {
+        let client = ServiceClient(transport: SocketTransport(path: try socketPath()), bundleIdentifier: "org.example.test")
+        XCTAssertThrowsError(try client.call(EchoOwner.echo, "x")) { error in
+            XCTAssertEqual((error as? ServiceError)?.code, .agentUnavailable)
+            XCTAssertTrue("\(error)".contains("not running"), "\(error)")
+        }
+    }
+
+    func testAClientWithoutABundleIdentifierIsToldHowToDeclareOne() throws {
+        let client = ServiceClient(transport: SocketTransport(path: try socketPath()), bundleIdentifier: nil)
+        XCTAssertThrowsError(try client.call(EchoOwner.echo, "x")) { error in
+            XCTAssertTrue("\(error)".contains("SCREENWARD_BUNDLE_ID"), "\(error)")
+        }
+        let bad = ServiceClient(transport: SocketTransport(path: try socketPath()), bundleIdentifier: "org/../evil")
+        XCTAssertThrowsError(try bad.call(EchoOwner.echo, "x"))
+    }
+
+    func testTheClientReconnectsAfterTheAgentRestarts() throws {
+        let path = try socketPath()
+        let owner = EchoOwner()
+        var server = try SocketServer(path: path, handler: owner)
+        let client = ServiceClient(transport: SocketTransport(path: path), bundleIdentifier: "org.example.test")
+        XCTAssertEqual(try client.call(EchoOwner.echo, "one"), "echo: one")
+        server.close()
+        server = try SocketServer(path: path, handler: owner)
+        defer { server.close() }
+        // The first call may find the old connection closing; a call after it succeeds.
+        let answer = (try? client.call(EchoOwner.echo, "two")) ?? (try? client.call(EchoOwner.echo, "two"))
+        XCTAssertEqual(answer, "echo: two")
+    }
+
+    func testGarbageAndOverlongLinesCloseOnlyThatConnection() throws {
+        let path = try socketPath()
+        let owner = EchoOwner()
+        let server = try SocketServer(path: path, handler: owner)
+        defer { server.close() }
+        let rogue = SocketTransport(path: path)
+        let start = Date()
+        XCTAssertThrowsError(try rogue.exchange(requestID: 1, frame: Data("not json at all".utf8), timeout: .milliseconds(300)))
+        XCTAssertThrowsError(
+            try rogue.exchange(requestID: 2, frame: Data(repeating: UInt8(ascii: "x"), count: Frame.maximumLength + 10), timeout: .seconds(3)))
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2.5, "the client learns that the agent closed the connection")
+        let client = ServiceClient(transport: SocketTransport(path: path), bundleIdentifier: "org.example.test")
+        XCTAssertEqual(try client.call(EchoOwner.echo, "still here"), "echo: still here")
+    }
+}
