@@ -44,9 +44,9 @@ let package = Package(
 
         // The public API, with Apple's names.
         .target(name: "ManagedSettings", dependencies: ["ScreenwardIPC"], swiftSettings: safeSwift),
-        .target(name: "FamilyControls", dependencies: ["ManagedSettings"], swiftSettings: safeSwift),
+        .target(name: "FamilyControls", dependencies: ["ManagedSettings", "ScreenwardIPC"], swiftSettings: safeSwift),
         .target(name: "ManagedSettingsUI", dependencies: ["ManagedSettings"], swiftSettings: safeSwift),
-        .target(name: "DeviceActivity", dependencies: ["ManagedSettings", "FamilyControls"], swiftSettings: safeSwift),
+        .target(name: "DeviceActivity", dependencies: ["ManagedSettings", "FamilyControls", "ScreenwardIPC"], swiftSettings: safeSwift),
 
         // Tokens, catalog, ledger, accounting: plain Swift, no C.
         .target(

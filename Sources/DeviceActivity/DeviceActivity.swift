@@ -1,4 +1,4 @@
-// DeviceActivity: schedules, events and monitors. Their types arrive with the engine;
-// this module re-exports the token types it is built on.
+// DeviceActivity: schedules, events, the center that registers them and the monitor
+// that receives their callbacks. Re-exports the token types they are built on.
 @_exported import ManagedSettings
 @_exported import FamilyControls
