@@ -52,7 +52,7 @@ let package = Package(
         .target(
             name: "ScreenwardCore",
             dependencies: [
-                "ManagedSettings", "FamilyControls", "DeviceActivity",
+                "ManagedSettings", "FamilyControls", "DeviceActivity", "ScreenwardIPC",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -97,6 +97,10 @@ let package = Package(
 
         .testTarget(name: "DeviceActivityTests", dependencies: ["DeviceActivity"]),
         .testTarget(name: "ScreenwardIPCTests", dependencies: ["ScreenwardIPC"]),
+        // The public API driven in-process against the real state owner, with a controllable clock.
+        .testTarget(
+            name: "ScreenTimeAPITests",
+            dependencies: ["ScreenwardCore", "DeviceActivity", "FamilyControls", "ManagedSettings", "ScreenwardIPC"]),
         .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore"]),
         .testTarget(name: "X11SessionTests", dependencies: ["X11Session", "ScreenwardCore", "SessionHarness"]),
     ]

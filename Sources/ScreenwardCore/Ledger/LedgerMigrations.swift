@@ -89,6 +89,44 @@ enum LedgerMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v3: client authorizations, tokens issued to them, settings stores, monitor outbox") { db in
+            try db.execute(sql: """
+                -- An app (by its declared bundle identifier) allowed to use the API. Tokens
+                -- it holds derive from its grant key, so a new grant voids the old tokens.
+                CREATE TABLE clientAuthorization (
+                  client TEXT PRIMARY KEY NOT NULL,
+                  member TEXT NOT NULL,
+                  grantKey TEXT NOT NULL,
+                  grantedAt DOUBLE NOT NULL
+                );
+                -- Every token handed to a client, with the device-wide token it stands for
+                -- and what it names (an application id, a category id, a domain).
+                CREATE TABLE issuedToken (
+                  client TEXT NOT NULL REFERENCES clientAuthorization(client) ON DELETE CASCADE,
+                  kind TEXT NOT NULL CHECK (kind IN ('application', 'category', 'webDomain')),
+                  token TEXT NOT NULL,
+                  deviceToken TEXT NOT NULL,
+                  label TEXT NOT NULL,
+                  PRIMARY KEY (client, kind, token)
+                );
+                -- A client's named settings store, with device-wide tokens (StoreContents JSON).
+                CREATE TABLE managedStore (
+                  client TEXT NOT NULL REFERENCES clientAuthorization(client) ON DELETE CASCADE,
+                  name TEXT NOT NULL,
+                  contents TEXT NOT NULL,
+                  updatedAt DOUBLE NOT NULL,
+                  PRIMARY KEY (client, name)
+                );
+                -- Monitor callbacks not yet acknowledged by the client's monitor.
+                CREATE TABLE monitorOutbox (
+                  sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                  client TEXT NOT NULL,
+                  message TEXT NOT NULL,
+                  createdAt DOUBLE NOT NULL
+                );
+                CREATE INDEX monitorOutbox_byClient ON monitorOutbox(client, sequence);
+                """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,116 @@
+import Crypto
+import DeviceActivity
+import Foundation
+@_spi(Screenward) import ManagedSettings
+import ScreenwardIPC
+
+/// Translates between the tokens one client holds and the device-wide tokens the
+/// ledger, the stores and the engine use.
+///
+/// A client's token is a keyed hash of the device token under the client's grant
+/// key: two apps never hold the same token for the same application, and a new
+/// grant (after a revocation) makes every old token meaningless. Going back needs
+/// the record of what was issued, so a token this client was never given is refused.
+struct ClientTokens {
+    let grant: ClientGrant
+    let ledger: Ledger
+
+    func clientToken(forDevice deviceToken: String, kind: TokenKind) -> String {
+        let message = Data("screenward-client-token-v1\u{0}\(kind.rawValue)\u{0}\(deviceToken)".utf8)
+        let mac = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Data(grant.grantKey.utf8)))
+        return Data(mac.prefix(16)).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Issues (and records) the client's token for a device token.
+    func issue(_ kind: TokenKind, deviceToken: String, label: String) -> IssuedToken {
+        IssuedToken(kind: kind, token: clientToken(forDevice: deviceToken, kind: kind), deviceToken: deviceToken, label: label)
+    }
+
+    // MARK: Client → device
+
+    func toDevice<Item>(_ tokens: Set<Token<Item>>, _ kind: TokenKind) throws -> Set<Token<Item>> {
+        let issued = try ledger.issuedTokens(client: grant.client, kind: kind, tokens.map(\.opaqueValue))
+        return Set(try tokens.map { token in
+            guard let known = issued[token.opaqueValue] else {
+                throw ServiceError(
+                    .invalidArgument,
+                    "\(token) is not a \(kind.rawValue) token of \(grant.client) (it was issued to another app, or before the app's authorization was revoked)")
+            }
+            return Token<Item>(opaqueValue: known.deviceToken)
+        })
+    }
+
+    func toDevice<Child>(_ policy: ShieldSettings.ActivityCategoryPolicy<Child>, _ childKind: TokenKind) throws
+        -> ShieldSettings.ActivityCategoryPolicy<Child>
+    {
+        switch policy {
+        case .none: .none
+        case .all(let except): .all(except: try toDevice(except, childKind))
+        case .specific(let categories, let except): .specific(try toDevice(categories, .category), except: try toDevice(except, childKind))
+        }
+    }
+
+    func toDevice(_ setting: StoreChange.Setting) throws -> StoreChange.Setting {
+        switch setting {
+        case .shieldApplications(let tokens): .shieldApplications(try tokens.map { try toDevice($0, .application) })
+        case .shieldApplicationCategories(let policy): .shieldApplicationCategories(try policy.map { try toDevice($0, .application) })
+        case .shieldWebDomains(let tokens): .shieldWebDomains(try tokens.map { try toDevice($0, .webDomain) })
+        case .shieldWebDomainCategories(let policy): .shieldWebDomainCategories(try policy.map { try toDevice($0, .webDomain) })
+        case .blockedApplications(let apps):
+            .blockedApplications(try apps.map { apps in
+                Set(try apps.map { app in
+                    var copy = app
+                    copy.token = try app.token.map { try toDevice([$0], .application).first! }
+                    return copy
+                })
+            })
+        }
+    }
+
+    func toDevice(_ event: DeviceActivityEvent) throws -> DeviceActivityEvent {
+        var copy = event
+        copy.applications = try toDevice(event.applications, .application)
+        copy.categories = try toDevice(event.categories, .category)
+        copy.webDomains = try toDevice(event.webDomains, .webDomain)
+        return copy
+    }
+
+    // MARK: Device → client
+
+    func toClient<Item>(_ tokens: Set<Token<Item>>, _ kind: TokenKind) -> Set<Token<Item>> {
+        Set(tokens.map { Token<Item>(opaqueValue: clientToken(forDevice: $0.opaqueValue, kind: kind)) })
+    }
+
+    func toClient<Child>(_ policy: ShieldSettings.ActivityCategoryPolicy<Child>, _ childKind: TokenKind) -> ShieldSettings.ActivityCategoryPolicy<Child> {
+        switch policy {
+        case .none: .none
+        case .all(let except): .all(except: toClient(except, childKind))
+        case .specific(let categories, let except): .specific(toClient(categories, .category), except: toClient(except, childKind))
+        }
+    }
+
+    func toClient(_ contents: StoreContents) -> StoreContents {
+        var copy = contents
+        copy.shield.applications = contents.shield.applications.map { toClient($0, .application) }
+        copy.shield.applicationCategories = contents.shield.applicationCategories.map { toClient($0, .application) }
+        copy.shield.webDomains = contents.shield.webDomains.map { toClient($0, .webDomain) }
+        copy.shield.webDomainCategories = contents.shield.webDomainCategories.map { toClient($0, .webDomain) }
+        copy.application.blockedApplications = contents.application.blockedApplications.map { apps in
+            Set(apps.map { app in
+                var copy = app
+                copy.token = app.token.map { toClient([$0], .application).first! }
+                return copy
+            })
+        }
+        return copy
+    }
+
+    func toClient(_ event: DeviceActivityEvent) -> DeviceActivityEvent {
+        var copy = event
+        copy.applications = toClient(event.applications, .application)
+        copy.categories = toClient(event.categories, .category)
+        copy.webDomains = toClient(event.webDomains, .webDomain)
+        return copy
+    }
+}

@@ -1,0 +1,84 @@
+@_spi(Screenward) import DeviceActivity
+import Foundation
+import ScreenwardIPC
+
+/// A line for a connected client, sent once the owner has finished the step that
+/// produced it (so a monitor that reacts by calling the owner never re-enters it).
+public struct Delivery: Sendable {
+    public let peer: ServicePeer
+    public let line: Data
+
+    public func send() { peer.send(line) }
+}
+
+/// Where the engine's callbacks go: to the monitor of the app that registered them.
+///
+/// Today a monitor is code in the app's own process (or in the agent, for built-in
+/// rules) attached through a client connection. Monitors the agent starts as
+/// separate extension processes would be another implementation of this protocol.
+public protocol MonitorDispatch: AnyObject {
+    /// Queues each callback for its owner's monitor and returns what can be sent now.
+    func dispatch(_ callbacks: [MonitorCallback], at now: Date) throws -> [Delivery]
+    /// `peer` is `owner`'s monitor from now on; returns the callbacks still owed to it.
+    func attach(owner: String, peer: ServicePeer) throws -> [Delivery]
+    func acknowledge(owner: String, sequences: [Int64]) throws
+    func detach(_ peer: ServicePeer)
+}
+
+/// Callbacks go into the ledger's outbox first, then to the owner's most recently
+/// attached monitor; they stay there until acknowledged, so a monitor that was not
+/// running (or died) receives them when it attaches.
+public final class ConnectedMonitors: MonitorDispatch {
+    private let ledger: Ledger
+    private var attached: [String: ServicePeer] = [:]
+
+    public init(ledger: Ledger) {
+        self.ledger = ledger
+    }
+
+    public func dispatch(_ callbacks: [MonitorCallback], at now: Date) throws -> [Delivery] {
+        try callbacks.compactMap { callback in
+            var line = Data()
+            _ = try ledger.appendToOutbox(client: callback.owner, at: now) { sequence in
+                line = try ActivityMethods.callback.frame(callback.message(sequence: sequence))
+                return line
+            }
+            guard let peer = attached[callback.owner], peer.connected else { return nil }
+            return Delivery(peer: peer, line: line)
+        }
+    }
+
+    public func attach(owner: String, peer: ServicePeer) throws -> [Delivery] {
+        attached[owner] = peer
+        return try ledger.outbox(client: owner).map { Delivery(peer: peer, line: $0.message) }
+    }
+
+    public func acknowledge(owner: String, sequences: [Int64]) throws {
+        try ledger.acknowledge(client: owner, sequences: sequences)
+    }
+
+    public func detach(_ peer: ServicePeer) {
+        attached = attached.filter { $0.value != peer }
+    }
+}
+
+extension MonitorCallback {
+    @_spi(Screenward) public func message(sequence: Int64) -> MonitorCallbackMessage {
+        MonitorCallbackMessage(
+            sequence: sequence, activity: activity, kind: kind.messageKind, event: event,
+            context: DeviceActivityCallbackContext(interval: interval, scheduledAt: scheduledAt, deliveredAt: deliveredAt, isLate: isLate))
+    }
+}
+
+extension MonitorCallback.Kind {
+    var messageKind: MonitorCallbackMessage.Kind {
+        switch self {
+        case .intervalWillStartWarning: .intervalWillStartWarning
+        case .intervalDidStart: .intervalDidStart
+        case .eventWillReachThresholdWarning: .eventWillReachThresholdWarning
+        case .eventDidReachThreshold: .eventDidReachThreshold
+        case .intervalWillEndWarning: .intervalWillEndWarning
+        case .intervalDidEnd: .intervalDidEnd
+        }
+    }
+}

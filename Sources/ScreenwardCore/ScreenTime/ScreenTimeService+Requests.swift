@@ -1,0 +1,205 @@
+@_spi(Screenward) import DeviceActivity
+@_spi(Screenward) import FamilyControls
+import Foundation
+@_spi(Screenward) import ManagedSettings
+import ScreenwardIPC
+
+/// Each request a client can make, checked and carried out.
+extension ScreenTimeService {
+    /// Answers one request line from `peer`: the reply first, then anything the
+    /// request made due (an `intervalDidStart` at once, callbacks owed to a monitor).
+    public func handle(frame: Data, from peer: ServicePeer) -> [Delivery] {
+        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else { return [] }
+        var after: [Delivery] = []
+
+        func answer<Request, Reply>(_ spec: ServiceMethod<Request, Reply>, _ body: (String, Request) throws -> Reply) -> Data {
+            let result = Result<Reply, any Error> {
+                let request = try spec.request(from: frame)
+                try BundleIdentifier.validate(request.client)
+                return try body(request.client, request.body)
+            }
+            return spec.replyFrame(id: id, result.mapError(Self.serviceError))
+        }
+
+        let reply: Data
+        switch method {
+        case AuthorizationMethods.request.name:
+            reply = answer(AuthorizationMethods.request) { client, member in try requestAuthorization(client, member) }
+        case AuthorizationMethods.status.name:
+            reply = answer(AuthorizationMethods.status) { client, _ in try ledger.grant(for: client) == nil ? .notDetermined : .approved }
+        case AuthorizationMethods.revoke.name:
+            reply = answer(AuthorizationMethods.revoke) { client, _ in try revoke(client) }
+        case AuthorizationMethods.issueSelection.name:
+            reply = answer(AuthorizationMethods.issueSelection) { client, request in try issueSelection(try tokens(client), request) }
+        case StoreMethods.read.name:
+            reply = answer(StoreMethods.read) { client, store in
+                let tokens = try tokens(client)
+                let contents = try ledger.storeContents(client: client, name: store.name) ?? StoreContents(shield: .init(), application: .init())
+                return tokens.toClient(contents)
+            }
+        case StoreMethods.change.name:
+            reply = answer(StoreMethods.change) { client, change in try changeStore(try tokens(client), change) }
+        case StoreMethods.clear.name:
+            reply = answer(StoreMethods.clear) { client, store in
+                _ = try tokens(client)
+                try ledger.saveStore(client: client, name: store.name, contents: StoreContents(shield: .init(), application: .init()), at: now())
+                storesChanged()
+                return Empty()
+            }
+        case ActivityMethods.start.name:
+            reply = answer(ActivityMethods.start) { client, registration in
+                after += try startMonitoring(try tokens(client), registration)
+                return Empty()
+            }
+        case ActivityMethods.stop.name:
+            reply = answer(ActivityMethods.stop) { client, names in
+                _ = try tokens(client)
+                let time = now()
+                after += try dispatch(try engine.unregister(names, owner: client, at: time), at: time)
+                return Empty()
+            }
+        case ActivityMethods.list.name:
+            reply = answer(ActivityMethods.list) { client, _ in
+                let tokens = try tokens(client)
+                return engine.activities.filter { $0.owner == client }.map { activity in
+                    ActivityRegistration(name: activity.name, schedule: activity.schedule, events: activity.events.mapValues(tokens.toClient))
+                }
+            }
+        case ActivityMethods.attachMonitor.name:
+            reply = answer(ActivityMethods.attachMonitor) { client, _ in
+                _ = try tokens(client)
+                after += try monitors.attach(owner: client, peer: peer)
+                return Empty()
+            }
+        case ActivityMethods.acknowledge.name:
+            reply = answer(ActivityMethods.acknowledge) { client, sequences in
+                try monitors.acknowledge(owner: client, sequences: sequences)
+                return Empty()
+            }
+        default:
+            reply = errorLine(id: id, ServiceError(.unknownMethod, "the agent knows no request \"\(method.prefix(80))\" (is the agent older than the app?)"))
+        }
+        return [Delivery(peer: peer, line: reply)] + after + runDue()
+    }
+
+    // MARK: Authorization
+
+    private func requestAuthorization(_ client: String, _ member: FamilyControlsMember) throws -> AuthorizationStatus {
+        guard member == .individual else {
+            throw ServiceError(
+                .unsupported,
+                "child authorization comes with the guardian work in a later Screenward release; request .individual to manage the current user's own use")
+        }
+        let key = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
+        _ = try ledger.authorize(client: client, member: member.rawValue, grantKey: key, at: now())
+        return .approved
+    }
+
+    private func revoke(_ client: String) throws -> Empty {
+        guard try ledger.grant(for: client) != nil else { return Empty() }
+        // A revoked app is told nothing more: its activities end without callbacks.
+        _ = try engine.unregister([], owner: client, at: now())
+        try ledger.revokeAuthorization(client: client)
+        storesChanged()
+        return Empty()
+    }
+
+    /// The client's token translator; refuses a client that is not authorised.
+    private func tokens(_ client: String) throws -> ClientTokens {
+        guard let grant = try ledger.grant(for: client) else {
+            throw ServiceError(
+                .unauthorized,
+                "\(client) is not authorised: call AuthorizationCenter.shared.requestAuthorization(for: .individual) first")
+        }
+        return ClientTokens(grant: grant, ledger: ledger)
+    }
+
+    // MARK: Selection (the picker's back end)
+
+    private func issueSelection(_ tokens: ClientTokens, _ request: SelectionRequest) throws -> FamilyActivitySelection {
+        var issued: [IssuedToken] = []
+        for id in request.applications {
+            guard let app = directory.application(publicID: id) else {
+                throw ServiceError(.invalidArgument, "no application \"\(id.prefix(120))\" is installed (ids are desktop ids such as firefox.desktop, or wmclass:<class>)")
+            }
+            issued.append(tokens.issue(.application, deviceToken: directory.minter.applicationToken(for: app).opaqueValue, label: id))
+        }
+        for id in request.categories {
+            guard directory.isCategory(id) else {
+                let known = directory.categories.categories.map(\.id).joined(separator: ", ")
+                throw ServiceError(.invalidArgument, "no activity category \"\(id.prefix(60))\"; the categories are \(known)")
+            }
+            issued.append(tokens.issue(.category, deviceToken: directory.minter.categoryToken(forCategory: id).opaqueValue, label: id))
+        }
+        for text in request.webDomains {
+            guard let domain = ItemDirectory.normalizedDomain(text) else {
+                throw ServiceError(.invalidArgument, "\"\(text.prefix(120))\" is not a domain name")
+            }
+            issued.append(tokens.issue(.webDomain, deviceToken: directory.minter.webDomainToken(forDomain: domain).opaqueValue, label: domain))
+        }
+        try ledger.recordIssuedTokens(issued, client: tokens.grant.client)
+        func pick<Item>(_ kind: TokenKind) -> Set<Token<Item>> {
+            Set(issued.filter { $0.kind == kind }.map { Token<Item>(opaqueValue: $0.token) })
+        }
+        return FamilyActivitySelection(
+            includeEntireCategory: request.includeEntireCategory, applicationTokens: pick(.application),
+            categoryTokens: pick(.category), webDomainTokens: pick(.webDomain))
+    }
+
+    // MARK: Stores
+
+    private func changeStore(_ tokens: ClientTokens, _ change: StoreChange) throws -> Empty {
+        let client = tokens.grant.client
+        guard !change.name.isEmpty, change.name.count <= 200 else {
+            throw ServiceError(.invalidArgument, "a store name must have 1 to 200 characters")
+        }
+        let existing = try ledger.storeContents(client: client, name: change.name)
+        if existing == nil, try ledger.storeNames(client: client).count >= Self.maximumStoresPerClient {
+            throw ServiceError(
+                .limitExceeded, "\(client) already uses \(Self.maximumStoresPerClient) settings stores; clear one before using \"\(change.name)\"")
+        }
+        var contents = existing ?? StoreContents(shield: .init(), application: .init())
+        for setting in change.settings { contents.apply(try tokens.toDevice(setting)) }
+        if let problem = ManagedSettingsStore.limitProblem(contents) { throw ServiceError(.limitExceeded, problem) }
+        try ledger.saveStore(client: client, name: change.name, contents: contents, at: now())
+        storesChanged()
+        return Empty()
+    }
+
+    // MARK: Activities
+
+    private func startMonitoring(_ tokens: ClientTokens, _ registration: ActivityRegistration) throws -> [Delivery] {
+        let client = tokens.grant.client
+        let time = now()
+        if let problem = registration.schedule.monitoringProblem(events: registration.events, now: time, calendar: calendar()) {
+            throw problem
+        }
+        let mine = engine.activities.filter { $0.owner == client }
+        if mine.count >= DeviceActivityCenter.maximumActivities, !mine.contains(where: { $0.name == registration.name }) {
+            throw DeviceActivityCenter.MonitoringError.excessiveActivities
+        }
+        let events = try registration.events.mapValues(tokens.toDevice)
+        let ended = try engine.register(registration.name, owner: client, schedule: registration.schedule, events: events, at: time)
+        return try dispatch(ended, at: time)
+    }
+
+    // MARK: Errors
+
+    static func serviceError(_ error: any Error) -> ServiceError {
+        switch error {
+        case let error as ServiceError: return error
+        case let error as DeviceActivityCenter.MonitoringError:
+            let code: ServiceError.Code =
+                switch error {
+                case .excessiveActivities: .limitExceeded
+                case .intervalTooLong: .intervalTooLong
+                case .intervalTooShort: .intervalTooShort
+                case .invalidDateComponents: .invalidDateComponents
+                case .unauthorized: .unauthorized
+                }
+            return ServiceError(code, error.description)
+        default:
+            return ServiceError(.internalFailure, "the agent failed: \(error)")
+        }
+    }
+}

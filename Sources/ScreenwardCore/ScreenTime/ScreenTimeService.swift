@@ -1,0 +1,94 @@
+import DeviceActivity
+import Foundation
+@_spi(Screenward) import ManagedSettings
+import ScreenwardIPC
+
+/// The state owner: authorizations, settings stores and monitored activities, and
+/// the engine that runs them. Clients reach it through `ScreenwardIPC` requests.
+///
+/// It is single-threaded (the agent calls it from its one loop; tests from theirs)
+/// and keeps no timers: the caller runs `runDue()` when `nextDeadline()` comes, and
+/// whenever the focus, presence or clock changes. Lines it produces come back as
+/// `Delivery` values for the caller to send once the step is over.
+public final class ScreenTimeService {
+    public let ledger: Ledger
+    let engine: MonitorEngine
+    let directory: ItemDirectory
+    let monitors: any MonitorDispatch
+    let now: @Sendable () -> Date
+    let calendar: @Sendable () -> Calendar
+    /// Whether the person is using the device (interval callbacks wait while not).
+    public var isPresent = true
+
+    /// Called after any store changed (the shield presenter redraws from `effectiveShields`).
+    public var onShieldsChanged: (@Sendable () -> Void)?
+    /// Called with each batch of callbacks as the engine hands them out (logs, benchmarks).
+    public var onCallbacks: (@Sendable ([MonitorCallback]) -> Void)?
+    /// Problems that are not any one client's fault (a damaged store, a failed write).
+    public var report: @Sendable (String) -> Void = { _ in }
+
+    private var cachedShields: EffectiveShields?
+
+    public static let maximumStoresPerClient = 50
+
+    public init(
+        ledger: Ledger, usage: any EventUsageSource & Sendable, directory: ItemDirectory,
+        now: @escaping @Sendable () -> Date = { Date() }, calendar: @escaping @Sendable () -> Calendar = { .current }
+    ) throws {
+        self.ledger = ledger
+        engine = try MonitorEngine(ledger: ledger, usage: usage)
+        self.directory = directory
+        monitors = ConnectedMonitors(ledger: ledger)
+        self.now = now
+        self.calendar = calendar
+    }
+
+    // MARK: Running the engine
+
+    /// Delivers every callback due by now.
+    public func runDue() -> [Delivery] {
+        let time = now()
+        do {
+            let callbacks = try engine.takeDue(now: time, calendar: calendar(), isPresent: isPresent)
+            return try dispatch(callbacks, at: time)
+        } catch {
+            report("the monitor engine could not record its progress (\(error)); it tries again at the next change")
+            return []
+        }
+    }
+
+    /// When `runDue()` must run next (nil: not until something changes).
+    public func nextDeadline() -> Date? {
+        engine.nextDeadline(now: now(), calendar: calendar(), isPresent: isPresent)
+    }
+
+    func dispatch(_ callbacks: [MonitorCallback], at time: Date) throws -> [Delivery] {
+        guard !callbacks.isEmpty else { return [] }
+        onCallbacks?(callbacks)
+        return try monitors.dispatch(callbacks, at: time)
+    }
+
+    // MARK: Shields
+
+    /// The union of every store of every client (device-wide tokens).
+    public var effectiveShields: EffectiveShields {
+        if let cachedShields { return cachedShields }
+        var problems: [String] = []
+        let stores = (try? ledger.allStores(problems: &problems)) ?? []
+        problems.forEach(report)
+        let shields = EffectiveShields(stores: stores)
+        cachedShields = shields
+        return shields
+    }
+
+    func storesChanged() {
+        cachedShields = nil
+        onShieldsChanged?()
+    }
+
+    // MARK: Connections
+
+    public func disconnected(_ peer: ServicePeer) {
+        monitors.detach(peer)
+    }
+}
