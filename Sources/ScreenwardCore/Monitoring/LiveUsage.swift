@@ -1,0 +1,211 @@
+import DeviceActivity
+import Foundation
+@_spi(Screenward) import ManagedSettings
+
+/// The agent's `EventUsageSource`: answers the monitor engine from memory, never
+/// from SQLite, because the engine asks hundreds of questions per focus change.
+///
+/// It sits between the `UsageAccountant` and the real sink as a tee: every call is
+/// passed on to the wrapped sink unchanged, and on the way it keeps each
+/// application's closed focus intervals (a `FocusHistory`) and the open one. At
+/// start it is seeded from the ledger with the last `horizon` (a week-long
+/// interval, plus slack); older intervals are dropped as time goes on, so
+/// questions must not reach further back than the horizon.
+///
+/// Membership: an application belongs to an event when its token is among the
+/// event's applications, or one of its category tokens among the event's
+/// categories. Web domains never accrue: there is no browser integration yet, so
+/// nothing knows which site has the focus. An application's categories are the
+/// ones it has now, for its whole history.
+///
+/// Time: an interval covers `[start, start + duration)`, with the accountant's wall
+/// start and monotonic duration (it splits an interval when the clocks disagree,
+/// so both agree inside one). The open interval counts up to the question's `to`.
+///
+/// Single-threaded, like the engine: the accountant and the engine run on the
+/// agent's one loop.
+public final class LiveUsage: UsageSink, EventUsageSource {
+    /// A week-long interval, plus a day of slack.
+    public static let defaultHorizon: TimeInterval = 8 * 86_400
+    /// How often, at most, old intervals are dropped (dropping is linear in the history).
+    static let trimEvery: TimeInterval = 3600
+
+    public let horizon: TimeInterval
+    private let sink: any UsageSink
+    private let categories: ApplicationCategories
+
+    private struct Application {
+        var facts: ApplicationFacts
+        var categories: [ActivityCategoryToken]
+        var history = FocusHistory()
+    }
+
+    /// The interval open now: its id from the sink, whose it is, since when.
+    private struct Focus {
+        var id: Int64
+        var application: Int
+        var start: Double
+    }
+
+    private var applications: [Application] = []
+    private var indexByToken: [ApplicationToken: Int] = [:]
+    private var membersByCategory: [ActivityCategoryToken: [Int]] = [:]
+    private var focus: Focus?
+    private var nextTrim = -Double.infinity
+
+    /// - Parameters:
+    ///   - sink: where every call goes on to (the agent's `BackgroundLedgerSink`).
+    ///   - categories: which category tokens an application has.
+    ///   - horizon: how far back questions may reach; older intervals are dropped.
+    public init(forwardingTo sink: any UsageSink, categories: ApplicationCategories, horizon: TimeInterval = defaultHorizon) {
+        self.sink = sink
+        self.categories = categories
+        self.horizon = horizon
+    }
+
+    // MARK: Seeding
+
+    /// Loads the intervals of the last `horizon` before `now` from `ledger`. Call it
+    /// before the accountant starts: intervals still open in the ledger (a dead
+    /// agent's) count up to their last checkpoint.
+    public func seed(from ledger: Ledger, now: Date) throws {
+        seed(with: try ledger.recentUsage(since: now.addingTimeInterval(-horizon)))
+        forget(before: now.addingTimeInterval(-horizon))
+    }
+
+    public func seed(with recent: RecentUsage) {
+        for facts in recent.applications { _ = application(for: facts) }
+        for interval in recent.intervals {
+            let index = indexByToken[interval.token]
+                ?? application(for: ApplicationFacts(token: interval.token, desktopID: nil, entryCategories: []))
+            let start = interval.startedAt.timeIntervalSinceReferenceDate
+            applications[index].history.add(start: start, end: start + interval.duration)
+        }
+    }
+
+    /// Drops intervals that ended before `cutoff` (done hourly by itself, as
+    /// intervals open).
+    public func forget(before cutoff: Date) {
+        let seconds = cutoff.timeIntervalSinceReferenceDate
+        for index in applications.indices {
+            applications[index].history.forget(endingBy: seconds)
+        }
+    }
+
+    // MARK: What it holds
+
+    /// The application whose interval is open.
+    public var focusedApplication: ApplicationToken? { focus.map { applications[$0.application].facts.token } }
+
+    /// How many closed intervals are kept, over all applications.
+    public var closedIntervalCount: Int { applications.reduce(0) { $0 + $1.history.count } }
+
+    // MARK: UsageSink
+
+    public func intervalOpened(app: AppIdentity, token: ApplicationToken, at start: Date) throws -> Int64 {
+        let id = try sink.intervalOpened(app: app, token: token, at: start)
+        let startSeconds = start.timeIntervalSinceReferenceDate
+        // The accountant closes before it opens; should a close ever be missing, the
+        // old interval ends where the new one starts rather than running on.
+        if let open = focus { close(open, at: max(open.start, startSeconds)) }
+        focus = Focus(id: id, application: application(for: ApplicationFacts(token: token, identity: app)), start: startSeconds)
+        if startSeconds >= nextTrim {
+            nextTrim = startSeconds + Self.trimEvery
+            forget(before: start.addingTimeInterval(-horizon))
+        }
+        return id
+    }
+
+    /// Passed on only: the open interval counts up to each question's `to`, and the
+    /// checkpoint's duration matters only to the ledger (what a crash keeps).
+    public func intervalCheckpointed(_ id: Int64, duration: Duration) throws {
+        try sink.intervalCheckpointed(id, duration: duration)
+    }
+
+    /// The focus ended whether or not the ledger takes the write: it is recorded
+    /// here first. The accountant retries a refused close with the same id, which
+    /// is then no longer open here and is only passed on.
+    public func intervalClosed(_ id: Int64, duration: Duration, reason: IntervalEndReason) throws {
+        if let open = focus, open.id == id {
+            close(open, at: open.start + max(0, duration.seconds))
+        }
+        try sink.intervalClosed(id, duration: duration, reason: reason)
+    }
+
+    // MARK: EventUsageSource
+
+    public func focusedSeconds(of event: DeviceActivityEvent, from: Date, to: Date) -> TimeInterval {
+        let from = from.timeIntervalSinceReferenceDate
+        let to = to.timeIntervalSinceReferenceDate
+        guard to > from else { return 0 }
+        var total = 0.0
+        // Applications listed by token, unless one of their categories is listed too
+        // (then they are counted below, once).
+        for token in event.applications {
+            guard let index = indexByToken[token] else { continue }
+            if !event.categories.isEmpty && applications[index].categories.contains(where: event.categories.contains) {
+                continue
+            }
+            total += applications[index].history.seconds(from: from, to: to)
+        }
+        for category in event.categories {
+            for index in membersByCategory[category] ?? [] {
+                let own = applications[index].categories
+                // An application in several listed categories counts under the first.
+                if own.count > 1 && own.first(where: event.categories.contains) != category { continue }
+                total += applications[index].history.seconds(from: from, to: to)
+            }
+        }
+        if let open = focus, isMember(open.application, of: event) {
+            total += max(0, to - max(from, open.start))
+        }
+        return total
+    }
+
+    public func accrualRate(of event: DeviceActivityEvent, at now: Date) -> Double {
+        guard let open = focus, now.timeIntervalSinceReferenceDate >= open.start else { return 0 }
+        return isMember(open.application, of: event) ? 1 : 0
+    }
+
+    // MARK: Private
+
+    private func isMember(_ index: Int, of event: DeviceActivityEvent) -> Bool {
+        let application = applications[index]
+        return event.applications.contains(application.facts.token)
+            || (!event.categories.isEmpty && application.categories.contains(where: event.categories.contains))
+    }
+
+    private func close(_ open: Focus, at end: Double) {
+        applications[open.application].history.add(start: open.start, end: end)
+        focus = nil
+    }
+
+    /// The application's index, registering it (or updating its categories when
+    /// its desktop entry changed) as needed.
+    private func application(for facts: ApplicationFacts) -> Int {
+        if let index = indexByToken[facts.token] {
+            if applications[index].facts != facts {
+                setCategories(of: index, to: categories.tokens(of: facts))
+                applications[index].facts = facts
+            }
+            return index
+        }
+        let index = applications.count
+        applications.append(Application(facts: facts, categories: []))
+        indexByToken[facts.token] = index
+        setCategories(of: index, to: categories.tokens(of: facts))
+        return index
+    }
+
+    private func setCategories(of index: Int, to new: [ActivityCategoryToken]) {
+        var unique: [ActivityCategoryToken] = []
+        for category in new where !unique.contains(category) { unique.append(category) }
+        for category in applications[index].categories {
+            membersByCategory[category]?.removeAll { $0 == index }
+        }
+        for category in unique {
+            membersByCategory[category, default: []].append(index)
+        }
+        applications[index].categories = unique
+    }
+}
