@@ -67,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "screenward-agent",
             dependencies: [
-                "ScreenwardCore", "X11Session",
+                "ScreenwardCore", "X11Session", "ScreenwardIPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
@@ -77,6 +77,12 @@ let package = Package(
                 "ScreenwardCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: safeSwift),
+        // The Worklog sample of the WWDC22 talk, and a program that runs it against the agent.
+        .target(name: "WorklogDemo", dependencies: ["DeviceActivity", "FamilyControls", "ManagedSettings"], swiftSettings: safeSwift),
+        .executableTarget(
+            name: "worklog",
+            dependencies: ["WorklogDemo", "DeviceActivity", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: safeSwift),
         .executableTarget(
             name: "screenward-testwindow",
@@ -100,7 +106,7 @@ let package = Package(
         // The public API driven in-process against the real state owner, with a controllable clock.
         .testTarget(
             name: "ScreenTimeAPITests",
-            dependencies: ["ScreenwardCore", "DeviceActivity", "FamilyControls", "ManagedSettings", "ScreenwardIPC"]),
+            dependencies: ["ScreenwardCore", "DeviceActivity", "FamilyControls", "ManagedSettings", "ScreenwardIPC", "WorklogDemo"]),
         .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore"]),
         .testTarget(name: "X11SessionTests", dependencies: ["X11Session", "ScreenwardCore", "SessionHarness"]),
     ]

@@ -1,5 +1,6 @@
 import CX11
 import Foundation
+import Synchronization
 
 /// The one GLib main loop that carries everything: X events, timers and signals
 /// (GTK's `gtk_main` runs the same default context, so the shield joins it later).
@@ -106,4 +107,27 @@ private let fireRepeating: GSourceFunc = { data in
 
 private let releaseBox: GDestroyNotify = { data in
     Unmanaged<CallbackBox>.fromOpaque(data!).release()
+}
+
+/// Runs an action on the loop's thread when any thread asks (`fire()`): how work
+/// that arrives on other threads (client requests) gets back to the one loop.
+/// Fires that come while one is pending run the action once.
+public final class LoopWakeup: @unchecked Sendable {
+    // Only ever called on the loop's thread, by GLib's idle dispatch.
+    private let action: () -> Void
+    private let pending = Atomic<Bool>(false)
+
+    public init(_ action: @escaping () -> Void) {
+        self.action = action
+    }
+
+    public func fire() {
+        guard pending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        let box = CallbackBox { [self] in
+            pending.store(false, ordering: .releasing)
+            action()
+        }
+        // g_idle_add_full is thread-safe: it adds to the default context and wakes it.
+        g_idle_add_full(G_PRIORITY_DEFAULT, fireOnce, Unmanaged.passRetained(box).toOpaque(), releaseBox)
+    }
 }

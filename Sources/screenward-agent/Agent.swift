@@ -1,5 +1,6 @@
 import Foundation
 import ScreenwardCore
+import ScreenwardIPC
 import X11Session
 
 /// Wires the session's events to the accountant on one main loop, in the manner
@@ -23,6 +24,15 @@ final class Agent {
     private var checkpointTimer: MainLoop.Registration?
     private var identities: [WindowFacts: AppIdentity] = [:]
     private var lastStatus: AgentStatus?
+    /// The Screen Time API's state owner, its socket, and the one timer that wakes
+    /// the engine at its next deadline.
+    private let minter: TokenMinter
+    private let categories: CategoryTable
+    private let usage: SharedLiveUsage
+    private let host: ServiceHost
+    private var server: SocketServer?
+    private var deadlineTimer: MainLoop.Registration?
+    private var armedDeadline: Date?
 
     init(displayName: String?, idleThreshold: Duration, log: AgentLog) throws {
         self.log = log
@@ -44,11 +54,29 @@ final class Agent {
         }
         let sink = try BackgroundLedgerSink(ledger: ledger, sessionID: sessionID) { [log] problem in log.error(problem) }
         self.sink = sink
-        accountant = UsageAccountant(sink: sink, minter: TokenMinter(secret: secret)) { [log] problem in
+        minter = TokenMinter(secret: secret)
+        categories = try DataDirectory.categoryTable()
+        // The accountant writes through the live usage (the engine's view) to the ledger.
+        usage = SharedLiveUsage(forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter))
+        try usage.seed(from: ledger, now: Date())
+        accountant = UsageAccountant(sink: usage, minter: minter) { [log] problem in
             log.error(problem)
         }
+        host = ServiceHost(
+            try Self.makeService(
+                ledger: ledger, usage: usage, directory: ItemDirectory(minter: minter, catalog: resolver.catalog, categories: categories),
+                log: log))
         focus = FocusTracker(connection: connection, loop: loop)
         idle = try IdleWatcher(connection: connection, threshold: idleThreshold)
+    }
+
+    private static func makeService(ledger: Ledger, usage: SharedLiveUsage, directory: ItemDirectory, log: AgentLog) throws -> sending ScreenTimeService {
+        let service = try ScreenTimeService(ledger: ledger, usage: usage, directory: directory)
+        service.report = { [log] problem in log.warning(problem) }
+        service.onCallbacks = { [log] callbacks in
+            for callback in callbacks { log.info("monitor: \(callback)") }
+        }
+        return service
     }
 
     func run() throws {
@@ -92,6 +120,7 @@ final class Agent {
         } catch {
             log.info("no logind on the system bus: screen lock is not detected; suspend is still detected from the clocks (\(error))")
         }
+        try startService()
         if log.verbose { focus.trace = { [log] line in log.debug("focus tracker: \(line)") } }
         focus.start { [self] observation in
             let app = observation.facts.map(identity(for:))
@@ -123,6 +152,10 @@ final class Agent {
     /// Keeps the one-second checkpoint running exactly while time is counted (so a
     /// crash loses at most a second), and tells `screenward status` what changed.
     private func stateChanged() {
+        // Presence gates interval callbacks; the focus changes threshold predictions.
+        let present = !accountant.isIdle && !accountant.isLocked
+        host.withService { $0.isPresent = present }
+        runEngine()
         if accountant.isCounting, checkpointTimer == nil {
             checkpointTimer = loop.repeatEvery(seconds: 1) { [self] in
                 accountant.checkpoint(at: connection.timeSource.now())
@@ -146,10 +179,46 @@ final class Agent {
         sink.write { try $0.recordStatus(recorded) }
     }
 
+    // MARK: The Screen Time API
+
+    /// Listens for API clients. Requests are answered on the socket's threads (the
+    /// owner is behind a lock); the loop is woken afterwards to re-arm the deadline.
+    private func startService() throws {
+        let rearm = LoopWakeup { [self] in armDeadline() }
+        host.afterRequest = { rearm.fire() }
+        let path = home.socketPath()
+        server = try SocketServer(path: path, handler: host)
+        log.info("Screen Time API clients connect at \(path)")
+        runEngine()
+    }
+
+    /// Delivers what is due and sleeps until the next deadline: no polling.
+    private func runEngine() {
+        host.runDue()
+        armDeadline()
+    }
+
+    private func armDeadline() {
+        let deadline = host.nextDeadline()
+        guard deadline != armedDeadline || deadlineTimer?.isActive != true else { return }
+        deadlineTimer?.cancel()
+        deadlineTimer = nil
+        armedDeadline = deadline
+        guard let deadline else { return }
+        let delay = max(0, deadline.timeIntervalSinceNow)
+        deadlineTimer = loop.schedule(after: .milliseconds(Int64((delay * 1000).rounded(.up)))) { [self] in
+            deadlineTimer = nil
+            armedDeadline = nil
+            runEngine()
+        }
+    }
+
     private func stop(reason: String) {
         let now = connection.timeSource.now()
         accountant.stop(at: now, reason: .agentStopped)
         checkpointTimer?.cancel()
+        deadlineTimer?.cancel()
+        server?.close()
         sink.flush()
         do {
             try ledger.endAgentSession(sessionID, at: now.wall, reason: reason)

@@ -2,6 +2,7 @@
 import Foundation
 @_spi(Screenward) import ManagedSettings
 import ScreenwardCore
+import WorklogDemo
 import XCTest
 
 /// The Worklog demo from the WWDC22 talk, run against the real state owner: the
@@ -12,8 +13,8 @@ final class WorklogTests: XCTestCase {
         let world = try InProcessWorld(test: self, start: "2026-11-23 09:00")
         let client = world.use("org.example.worklog")
         await Worklog.launch()
-        BarkDatabase.saved.withLock { $0 = try? world.pick(categories: ["Social"]) }
-        BarkDatabase.savedGaming.withLock { $0 = try? world.pick(categories: ["Game"]) }
+        BarkDatabase.social.withLock { $0 = try? world.pick(categories: ["Social"]) }
+        BarkDatabase.gaming.withLock { $0 = try? world.pick(categories: ["Game"]) }
         Worklog.createStores(database: BarkDatabase())
         try MonitorAttachment.attach(WorklogMonitor(), client: client)
 

@@ -7,6 +7,14 @@ import Synchronization
 /// released, so a monitor in this process may call straight back in.
 public final class ServiceHost: ServiceRequestHandler {
     private let service: Mutex<ScreenTimeService>
+    private let afterRequestHook = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// Called after each request is answered, on the thread that answered it (the
+    /// agent wakes its loop with it, to re-arm the engine's deadline).
+    public var afterRequest: (@Sendable () -> Void)? {
+        get { afterRequestHook.withLock { $0 } }
+        set { afterRequestHook.withLock { $0 = newValue } }
+    }
 
     public init(_ service: sending ScreenTimeService) {
         self.service = Mutex(service)
@@ -15,6 +23,7 @@ public final class ServiceHost: ServiceRequestHandler {
     public func received(frame: Data, from peer: ServicePeer) {
         let deliveries = service.withLock { $0.handle(frame: frame, from: peer) }
         deliveries.forEach { $0.send() }
+        afterRequest?()
     }
 
     public func disconnected(_ peer: ServicePeer) {

@@ -7,26 +7,36 @@ import ManagedSettings
 import Synchronization
 
 extension ManagedSettingsStore.Name {
-    static let social = Self("social")
-    static let gaming = Self("gaming")
+    public static let social = Self("social")
+    public static let gaming = Self("gaming")
 }
 
 extension DeviceActivityName {
-    static let evenings = Self("evenings")
+    public static let evenings = Self("evenings")
 }
 
-/// The app's own storage: the categories Aniyah picked (kept as a Codable selection).
-final class BarkDatabase {
-    static let saved = Mutex<FamilyActivitySelection?>(nil)
-    static let savedGaming = Mutex<FamilyActivitySelection?>(nil)
+/// The app's own storage: the categories Aniyah picked, kept as Codable selections
+/// (in a file of the app's, loaded at launch).
+public final class BarkDatabase {
+    public static let social = Mutex<FamilyActivitySelection?>(nil)
+    public static let gaming = Mutex<FamilyActivitySelection?>(nil)
 
-    var socialCategoryToken: ActivityCategoryToken { Self.saved.withLock { $0!.categoryTokens.first! } }
-    var gamingCategoryToken: ActivityCategoryToken { Self.savedGaming.withLock { $0!.categoryTokens.first! } }
+    public init() {}
+
+    public var socialCategoryToken: ActivityCategoryToken { Self.token(Self.social, "social") }
+    public var gamingCategoryToken: ActivityCategoryToken { Self.token(Self.gaming, "gaming") }
+
+    private static func token(_ selection: borrowing Mutex<FamilyActivitySelection?>, _ what: String) -> ActivityCategoryToken {
+        guard let token = selection.withLock({ $0?.categoryTokens.first }) else {
+            fatalError("Worklog has no \(what) category picked yet")
+        }
+        return token
+    }
 }
 
-enum Worklog {
+public enum Worklog {
     // APP: Request Authorization
-    static func launch() async {
+    public static func launch() async {
         let center = AuthorizationCenter.shared
         do {
             try await center.requestAuthorization(for: .individual)
@@ -37,7 +47,7 @@ enum Worklog {
 
     /// First launch after authorization: gaming is shielded for good, social until
     /// Aniyah allows it in the evenings.
-    static func createStores(database: BarkDatabase) {
+    public static func createStores(database: BarkDatabase) {
         let gaming = ManagedSettingsStore(named: .gaming)
         gaming.shield.applicationCategories = .specific([database.gamingCategoryToken])
         gaming.shield.webDomainCategories = .specific([database.gamingCategoryToken])
@@ -47,7 +57,7 @@ enum Worklog {
     }
 
     /// "Allow for Evenings": social media between 5:00 and 8:00 p.m.
-    static func allowForEvenings() throws {
+    public static func allowForEvenings() throws {
         let schedule = DeviceActivitySchedule(
             intervalStart: DateComponents(hour: 17, minute: 0), intervalEnd: DateComponents(hour: 20, minute: 0), repeats: true)
         try DeviceActivityCenter().startMonitoring(.evenings, during: schedule)

@@ -1,0 +1,104 @@
+import ArgumentParser
+@_spi(Screenward) import DeviceActivity
+@_spi(Screenward) import FamilyControls
+import Foundation
+import ManagedSettings
+import WorklogDemo
+
+/// The Worklog demo app of the WWDC22 talk, as a command-line program: what its
+/// buttons do, one subcommand each, and its monitor as a long-running process.
+@main
+struct WorklogCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worklog",
+        abstract: "The Worklog demo app (WWDC22 \"What's new in Screen Time API\") running on Screenward.",
+        discussion: "Run `worklog setup`, then `worklog monitor` in the background, then `worklog allow-evenings`.",
+        subcommands: [Setup.self, AllowEvenings.self, Monitor.self, Status.self, Stop.self])
+
+    static let bundleIdentifier = "org.example.worklog"
+
+    /// Where the app keeps the categories picked (its "BarkDatabase").
+    static var selectionsURL: URL {
+        let env = ProcessInfo.processInfo.environment
+        let base = env["WORKLOG_HOME"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share/worklog")
+        return base.appendingPathComponent("selections.json")
+    }
+
+    struct Selections: Codable {
+        var social: FamilyActivitySelection
+        var gaming: FamilyActivitySelection
+    }
+
+    static func prepare() throws {
+        ScreenwardApp.bundleIdentifier = bundleIdentifier
+        if let data = try? Data(contentsOf: selectionsURL) {
+            let saved = try JSONDecoder().decode(Selections.self, from: data)
+            BarkDatabase.social.withLock { $0 = saved.social }
+            BarkDatabase.gaming.withLock { $0 = saved.gaming }
+        }
+    }
+
+    struct Setup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "First launch: authorise, pick the Social and Games categories, shield both (Gaming for good).")
+
+        func run() async throws {
+            try WorklogCommand.prepare()
+            try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+            // The activity picker's part: Aniyah picks the Social and Games categories.
+            let client = ScreenwardApp.client
+            let selections = Selections(
+                social: try await client.call(AuthorizationMethods.issueSelection, SelectionRequest(categories: ["Social"])),
+                gaming: try await client.call(AuthorizationMethods.issueSelection, SelectionRequest(categories: ["Game"])))
+            try FileManager.default.createDirectory(at: selectionsURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try JSONEncoder().encode(selections).write(to: selectionsURL, options: .atomic)
+            try WorklogCommand.prepare()
+            Worklog.createStores(database: BarkDatabase())
+            print("Worklog is authorised; Social and Games are shielded.")
+        }
+    }
+
+    struct AllowEvenings: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "allow-evenings", abstract: "Allow social apps between 17:00 and 20:00 every day.")
+
+        func run() throws {
+            try WorklogCommand.prepare()
+            try Worklog.allowForEvenings()
+            print("Social apps are allowed from 17:00 to 20:00 (the monitor must be running: `worklog monitor`).")
+        }
+    }
+
+    struct Monitor: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run Worklog's DeviceActivityMonitor until stopped.")
+
+        func run() throws {
+            try WorklogCommand.prepare()
+            WorklogMonitor.main()
+        }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show Worklog's authorization and activities.")
+
+        func run() throws {
+            try WorklogCommand.prepare()
+            print("authorization: \(AuthorizationCenter.shared.authorizationStatus)")
+            let center = DeviceActivityCenter()
+            for activity in center.activities {
+                let schedule = center.schedule(for: activity)
+                print("activity \(activity.rawValue): \(schedule.map { "\($0.intervalStart.hour ?? 0):\(String(format: "%02d", $0.intervalStart.minute ?? 0))–\($0.intervalEnd.hour ?? 0):\(String(format: "%02d", $0.intervalEnd.minute ?? 0))" } ?? "?")")
+            }
+        }
+    }
+
+    struct Stop: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop monitoring the evenings (social apps are shielded again).")
+
+        func run() throws {
+            try WorklogCommand.prepare()
+            DeviceActivityCenter().stopMonitoring([.evenings])
+        }
+    }
+}
