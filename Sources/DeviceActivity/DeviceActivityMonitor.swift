@@ -52,7 +52,9 @@ open class DeviceActivityMonitor {
             FileHandle.standardError.write(Data("Screenward: the monitor could not attach: \(error)\n".utf8))
             exit(1)
         }
-        dispatchMain()
+        // Not dispatchMain(): on Linux it ends the main thread with pthread_exit, and
+        // libdispatch then crashes when an idle worker thread exits (seen here).
+        while true { Thread.sleep(forTimeInterval: 3600) }
     }
 
     /// Calls the override for `message`.

@@ -57,9 +57,10 @@ public enum Worklog {
     }
 
     /// "Allow for Evenings": social media between 5:00 and 8:00 p.m.
-    public static func allowForEvenings() throws {
-        let schedule = DeviceActivitySchedule(
-            intervalStart: DateComponents(hour: 17, minute: 0), intervalEnd: DateComponents(hour: 20, minute: 0), repeats: true)
+    public static func allowForEvenings(
+        from start: DateComponents = DateComponents(hour: 17, minute: 0), until end: DateComponents = DateComponents(hour: 20, minute: 0)
+    ) throws {
+        let schedule = DeviceActivitySchedule(intervalStart: start, intervalEnd: end, repeats: true)
         try DeviceActivityCenter().startMonitoring(.evenings, during: schedule)
     }
 }

@@ -63,10 +63,24 @@ struct WorklogCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "allow-evenings", abstract: "Allow social apps between 17:00 and 20:00 every day.")
 
+        @Option(help: "When the evening starts (HH:MM; the talk's is 17:00).")
+        var from = "17:00"
+        @Option(help: "When it ends (HH:MM; the talk's is 20:00).")
+        var until = "20:00"
+
         func run() throws {
             try WorklogCommand.prepare()
-            try Worklog.allowForEvenings()
-            print("Social apps are allowed from 17:00 to 20:00 (the monitor must be running: `worklog monitor`).")
+            guard let start = Self.components(from), let end = Self.components(until) else {
+                throw ValidationError("times are HH:MM, for example 17:00")
+            }
+            try Worklog.allowForEvenings(from: start, until: end)
+            print("Social apps are allowed from \(from) to \(until) (the monitor must be running: `worklog monitor`).")
+        }
+
+        static func components(_ text: String) -> DateComponents? {
+            let parts = text.split(separator: ":").compactMap { Int($0) }
+            guard parts.count == 2, (0...23).contains(parts[0]), (0...59).contains(parts[1]) else { return nil }
+            return DateComponents(hour: parts[0], minute: parts[1])
         }
     }
 
@@ -85,6 +99,10 @@ struct WorklogCommand: AsyncParsableCommand {
         func run() throws {
             try WorklogCommand.prepare()
             print("authorization: \(AuthorizationCenter.shared.authorizationStatus)")
+            for name in [ManagedSettingsStore.Name.social, .gaming] {
+                let shielded = ManagedSettingsStore(named: name).shield.applicationCategories != nil
+                print("\(name.rawValue): \(shielded ? "shielded" : "allowed")")
+            }
             let center = DeviceActivityCenter()
             for activity in center.activities {
                 let schedule = center.schedule(for: activity)
