@@ -96,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "screenward-bench",
             dependencies: [
-                "ScreenwardCore", "X11Session", "SessionHarness",
+                "ScreenwardCore", "X11Session", "SessionHarness", "DeviceActivity", "FamilyControls", "ScreenwardIPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),

@@ -7,7 +7,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "screenward-bench",
         abstract: "Measure Screenward's agent in a private Xvfb + openbox session.",
-        subcommands: [TrackingBenchmark.self],
+        subcommands: [TrackingBenchmark.self, ThresholdBenchmark.self],
         defaultSubcommand: TrackingBenchmark.self)
 }
 
