@@ -31,8 +31,8 @@ final class Agent {
     private let usage: SharedLiveUsage
     private let host: ServiceHost
     private var server: SocketServer?
-    private var deadlineTimer: MainLoop.Registration?
-    private var armedDeadline: Date?
+    private var deadlineTimer: WallClockTimer?
+    private var zoneCheckedAt = Date.distantPast
 
     init(displayName: String?, idleThreshold: Duration, log: AgentLog) throws {
         self.log = log
@@ -184,6 +184,13 @@ final class Agent {
     /// Listens for API clients. Requests are answered on the socket's threads (the
     /// owner is behind a lock); the loop is woken afterwards to re-arm the deadline.
     private func startService() throws {
+        deadlineTimer = try WallClockTimer { [self] wake in
+            if wake == .clockChanged {
+                log.info("the wall clock was set: working out the deadlines again")
+                zoneCheckedAt = .distantPast
+            }
+            runEngine()
+        }
         let rearm = LoopWakeup { [self] in armDeadline() }
         host.afterRequest = { rearm.fire() }
         let path = home.socketPath()
@@ -194,30 +201,26 @@ final class Agent {
 
     /// Delivers what is due and sleeps until the next deadline: no polling.
     private func runEngine() {
+        // A changed /etc/localtime is only seen after a reset; once a minute at most.
+        if Date().timeIntervalSince(zoneCheckedAt) > 60 {
+            NSTimeZone.resetSystemTimeZone()
+            zoneCheckedAt = Date()
+        }
         host.runDue()
         armDeadline()
     }
 
+    /// The timer is on the wall clock (timerfd): it fires on time after a suspend and
+    /// wakes the loop when the clock is set.
     private func armDeadline() {
-        let deadline = host.nextDeadline()
-        guard deadline != armedDeadline || deadlineTimer?.isActive != true else { return }
-        deadlineTimer?.cancel()
-        deadlineTimer = nil
-        armedDeadline = deadline
-        guard let deadline else { return }
-        let delay = max(0, deadline.timeIntervalSinceNow)
-        deadlineTimer = loop.schedule(after: .milliseconds(Int64((delay * 1000).rounded(.up)))) { [self] in
-            deadlineTimer = nil
-            armedDeadline = nil
-            runEngine()
-        }
+        deadlineTimer?.arm(at: host.nextDeadline())
     }
 
     private func stop(reason: String) {
         let now = connection.timeSource.now()
         accountant.stop(at: now, reason: .agentStopped)
         checkpointTimer?.cancel()
-        deadlineTimer?.cancel()
+        deadlineTimer = nil
         server?.close()
         sink.flush()
         do {
