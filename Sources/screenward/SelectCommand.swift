@@ -1,0 +1,60 @@
+import ArgumentParser
+@_spi(Screenward) import FamilyControls
+import Foundation
+import ScreenwardCore
+import ScreenwardIPC
+
+/// The activity picker's stand-in on the command line: the agent issues the app's
+/// tokens for the items named, and the selection is printed for the app to load.
+struct SelectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "select",
+        abstract: "Print a FamilyActivitySelection (JSON) with an app's tokens for the items named.",
+        discussion: """
+            The command-line stand-in for the activity picker. The agent must run and the app must \
+            already be authorised (AuthorizationCenter.shared.requestAuthorization(for: .individual)). \
+            Application ids are as `screenward usage --json` shows them (firefox.desktop, wmclass:<class>); \
+            categories are Social, Game, AudioVideo, Graphics, Education, Science, Network, Office, \
+            Development, Utility, System, Settings, Other. The tokens are the app's own: decode the output \
+            with JSONDecoder as a FamilyActivitySelection.
+            """)
+
+    @Option(name: .customLong("for"), help: ArgumentHelp("The bundle identifier of the app the tokens are for.", valueName: "bundle-id"))
+    var bundleIdentifier: String
+
+    @Option(name: .customLong("app"), help: ArgumentHelp("An application id (repeatable).", valueName: "id"))
+    var applications: [String] = []
+
+    @Option(name: .customLong("category"), help: ArgumentHelp("An activity category id (repeatable).", valueName: "id"))
+    var categories: [String] = []
+
+    @Option(name: .customLong("domain"), help: ArgumentHelp("A web domain (repeatable).", valueName: "domain"))
+    var webDomains: [String] = []
+
+    @Flag(help: "Picking a category also picks each of its members (FamilyActivitySelection.includeEntireCategory).")
+    var includeEntireCategory = false
+
+    func validate() throws {
+        do {
+            try BundleIdentifier.validate(bundleIdentifier)
+        } catch let error as ServiceError {
+            throw ValidationError(error.message)
+        }
+        guard !(applications.isEmpty && categories.isEmpty && webDomains.isEmpty) else {
+            throw ValidationError("nothing to select: name at least one --app, --category or --domain")
+        }
+    }
+
+    var request: SelectionRequest {
+        SelectionRequest(
+            applications: applications, categories: categories, webDomains: webDomains, includeEntireCategory: includeEntireCategory)
+    }
+
+    func run() throws {
+        let transport = SocketTransport(path: ScreenwardHome.fromEnvironment().socketPath())
+        defer { transport.close() }
+        let client = ServiceClient(transport: transport, bundleIdentifier: bundleIdentifier)
+        let selection = try client.call(AuthorizationMethods.issueSelection, request)
+        try printJSON(selection)
+    }
+}
