@@ -14,9 +14,9 @@ struct SelectCommand: ParsableCommand {
             The command-line stand-in for the activity picker. The agent must run and the app must \
             already be authorised (AuthorizationCenter.shared.requestAuthorization(for: .individual)). \
             Application ids are as `screenward usage --json` shows them (firefox.desktop, wmclass:<class>); \
-            categories are Social, Game, AudioVideo, Graphics, Education, Science, Network, Office, \
-            Development, Utility, System, Settings, Other. The tokens are the app's own: decode the output \
-            with JSONDecoder as a FamilyActivitySelection.
+            category ids are those of the category table (data/categories.json: Social, Game, AudioVideo, \
+            Office, Other, …; the agent lists them when one is wrong). The tokens are the app's own: decode \
+            the output with JSONDecoder as a FamilyActivitySelection.
             """)
 
     @Option(name: .customLong("for"), help: ArgumentHelp("The bundle identifier of the app the tokens are for.", valueName: "bundle-id"))
@@ -51,10 +51,19 @@ struct SelectCommand: ParsableCommand {
     }
 
     func run() throws {
-        let transport = SocketTransport(path: ScreenwardHome.fromEnvironment().socketPath())
+        let home = ScreenwardHome.fromEnvironment()
+        let transport = SocketTransport(path: home.socketPath())
         defer { transport.close() }
         let client = ServiceClient(transport: transport, bundleIdentifier: bundleIdentifier)
-        let selection = try client.call(AuthorizationMethods.issueSelection, request)
+        let selection: FamilyActivitySelection
+        do {
+            selection = try client.call(AuthorizationMethods.issueSelection, request)
+        } catch let error as ServiceError where error.code == .agentUnavailable && !AgentLock.isHeld(in: home) {
+            // A socket left behind by an agent that was killed: say what it means.
+            throw ServiceError(
+                .agentUnavailable,
+                "the Screenward agent is not running (home \(home.url.path)): start `screenward-agent` in the desktop session (it normally starts at login)")
+        }
         try printJSON(selection)
     }
 }

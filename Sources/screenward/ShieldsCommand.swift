@@ -60,20 +60,35 @@ struct ShieldsCommand: ParsableCommand {
             if !first { print("") }
             first = false
             print(title)
-            // A domain is its own name: one column is enough.
-            let showID = items.contains { $0.id != $0.name }
-            let nameWidth = min(32, items.map(\.name.count).max() ?? 0)
-            let idWidth = showID ? min(40, items.map { $0.isKnown ? $0.id.count : 0 }.max() ?? 0) : 0
+            // A domain is its own name: one column is enough. An unknown item's id is its token.
+            let showID = items.contains { $0.isKnown && $0.id != $0.name }
+            let nameWidth = min(32, items.map { displayWidth($0.name) }.max() ?? 0)
+            let idWidth = min(40, items.map { $0.isKnown ? $0.id.count : 0 }.max() ?? 0)
             for item in items {
-                let id = item.isKnown && item.id != item.name ? item.id : ""
-                let columns = [pad(item.name, nameWidth)] + (showID ? [pad(id, idWidth)] : [])
+                let columns = [pad(item.name, nameWidth)] + (showID ? [pad(item.isKnown ? item.id : "", idWidth)] : [])
                 print("  \(columns.joined(separator: "  "))  \(item.reasons.map(describe).joined(separator: ", "))")
             }
         }
     }
 
     private func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+        let used = displayWidth(text)
+        return used >= width ? text : text + String(repeating: " ", count: width - used)
+    }
+
+    /// Terminal columns: East Asian wide characters (Hangul, CJK, full-width forms) take two.
+    private func displayWidth(_ text: String) -> Int {
+        text.reduce(0) { width, character in
+            let wide = character.unicodeScalars.first.map { scalar in
+                switch scalar.value {
+                case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+                    0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x20000...0x3FFFD:
+                    true
+                default: false
+                }
+            } ?? false
+            return width + (wide ? 2 : 1)
+        }
     }
 
     /// `org.example.worklog/social (category Social)`.
