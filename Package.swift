@@ -74,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "screenward",
             dependencies: [
-                "ScreenwardCore",
+                "ScreenwardCore", "FamilyControls", "ScreenwardIPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),

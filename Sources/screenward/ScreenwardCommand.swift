@@ -6,9 +6,12 @@ import ScreenwardCore
 struct ScreenwardCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "screenward",
-        abstract: "Screen time for X11 desktops: see usage and the agent's state.",
-        discussion: "Reads the ledger in $SCREENWARD_HOME (default $XDG_DATA_HOME/screenward); works whether or not the agent runs.",
-        subcommands: [UsageCommand.self, StatusCommand.self])
+        abstract: "Screen time for X11 desktops: see usage, shields and the agent's state.",
+        discussion: """
+            Reads the ledger in $SCREENWARD_HOME (default $XDG_DATA_HOME/screenward); works whether or not \
+            the agent runs, except `select`, which asks the agent for an app's tokens.
+            """,
+        subcommands: [UsageCommand.self, StatusCommand.self, ShieldsCommand.self, SelectCommand.self])
 }
 
 /// Opens the ledger for reading, or says there is none yet.

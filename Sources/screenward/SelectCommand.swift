@@ -1,0 +1,69 @@
+import ArgumentParser
+@_spi(Screenward) import FamilyControls
+import Foundation
+import ScreenwardCore
+import ScreenwardIPC
+
+/// The activity picker's stand-in on the command line: the agent issues the app's
+/// tokens for the items named, and the selection is printed for the app to load.
+struct SelectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "select",
+        abstract: "Print a FamilyActivitySelection (JSON) with an app's tokens for the items named.",
+        discussion: """
+            The command-line stand-in for the activity picker. The agent must run and the app must \
+            already be authorised (AuthorizationCenter.shared.requestAuthorization(for: .individual)). \
+            Application ids are as `screenward usage --json` shows them (firefox.desktop, wmclass:<class>); \
+            category ids are those of the category table (data/categories.json: Social, Game, AudioVideo, \
+            Office, Other, …; the agent lists them when one is wrong). The tokens are the app's own: decode \
+            the output with JSONDecoder as a FamilyActivitySelection.
+            """)
+
+    @Option(name: .customLong("for"), help: ArgumentHelp("The bundle identifier of the app the tokens are for.", valueName: "bundle-id"))
+    var bundleIdentifier: String
+
+    @Option(name: .customLong("app"), help: ArgumentHelp("An application id (repeatable).", valueName: "id"))
+    var applications: [String] = []
+
+    @Option(name: .customLong("category"), help: ArgumentHelp("An activity category id (repeatable).", valueName: "id"))
+    var categories: [String] = []
+
+    @Option(name: .customLong("domain"), help: ArgumentHelp("A web domain (repeatable).", valueName: "domain"))
+    var webDomains: [String] = []
+
+    @Flag(help: "Picking a category also picks each of its members (FamilyActivitySelection.includeEntireCategory).")
+    var includeEntireCategory = false
+
+    func validate() throws {
+        do {
+            try BundleIdentifier.validate(bundleIdentifier)
+        } catch let error as ServiceError {
+            throw ValidationError(error.message)
+        }
+        guard !(applications.isEmpty && categories.isEmpty && webDomains.isEmpty) else {
+            throw ValidationError("nothing to select: name at least one --app, --category or --domain")
+        }
+    }
+
+    var request: SelectionRequest {
+        SelectionRequest(
+            applications: applications, categories: categories, webDomains: webDomains, includeEntireCategory: includeEntireCategory)
+    }
+
+    func run() throws {
+        let home = ScreenwardHome.fromEnvironment()
+        let transport = SocketTransport(path: home.socketPath())
+        defer { transport.close() }
+        let client = ServiceClient(transport: transport, bundleIdentifier: bundleIdentifier)
+        let selection: FamilyActivitySelection
+        do {
+            selection = try client.call(AuthorizationMethods.issueSelection, request)
+        } catch let error as ServiceError where error.code == .agentUnavailable && !AgentLock.isHeld(in: home) {
+            // A socket left behind by an agent that was killed: say what it means.
+            throw ServiceError(
+                .agentUnavailable,
+                "the Screenward agent is not running (home \(home.url.path)): start `screenward-agent` in the desktop session (it normally starts at login)")
+        }
+        try printJSON(selection)
+    }
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+import ScreenwardCore
+
+struct ShieldsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shields",
+        abstract: "List what is shielded now, and which store of which app shields it.",
+        discussion: """
+            The effective state is the union of every settings store of every app: an application \
+            is shielded when any store lists it or shields its category. Category names follow \
+            LC_ALL, LC_MESSAGES or LANG (en, ko, vi).
+            """)
+
+    @Flag(help: "Print one JSON object instead of a table.")
+    var json = false
+
+    func run() throws {
+        let env = ProcessInfo.processInfo.environment
+        let home = ScreenwardHome.fromEnvironment(env)
+        // Stores hold tokens, and tokens need the secret the agent creates on its first run.
+        let hasSecret = FileManager.default.fileExists(atPath: home.deviceSecretURL.path)
+        let listing: ShieldListing
+        if !hasSecret {
+            listing = ShieldListing()
+        } else if let ledger = try openLedgerIfPresent(home) {
+            let secret = try DeviceSecret.loadOrCreate(at: home.deviceSecretURL)
+            let (catalog, _) = ApplicationCatalog.loadFromEnvironment(env)
+            let directory = ItemDirectory(minter: TokenMinter(secret: secret), catalog: catalog, categories: try DataDirectory.categoryTable())
+            do {
+                listing = try ShieldListing.load(from: ledger, directory: directory, language: ShieldListing.language(fromEnvironment: env))
+            } catch let error as LedgerError {
+                throw error
+            } catch {
+                throw LedgerError.unreadable(path: home.ledgerURL.path, reason: "\(error)")
+            }
+        } else {
+            listing = ShieldListing()
+        }
+        for problem in listing.problems {
+            FileHandle.standardError.write(Data("Warning: \(problem)\n".utf8))
+        }
+        if json {
+            try printJSON(ShieldsJSON(listing))
+        } else if !hasSecret {
+            print("Nothing can be shielded yet: there is no device secret (\(home.deviceSecretURL.path)); the agent creates it on its first run.")
+        } else {
+            printTable(listing)
+        }
+    }
+
+    private func printTable(_ listing: ShieldListing) {
+        guard !listing.isEmpty else {
+            print("Nothing is shielded.")
+            return
+        }
+        var first = true
+        for (title, items) in [("Applications", listing.applications), ("Categories", listing.categories), ("Web domains", listing.webDomains)]
+        where !items.isEmpty {
+            if !first { print("") }
+            first = false
+            print(title)
+            // A domain is its own name: one column is enough. An unknown item's id is its token.
+            let showID = items.contains { $0.isKnown && $0.id != $0.name }
+            let nameWidth = min(32, items.map { displayWidth($0.name) }.max() ?? 0)
+            let idWidth = min(40, items.map { $0.isKnown ? $0.id.count : 0 }.max() ?? 0)
+            for item in items {
+                let columns = [pad(item.name, nameWidth)] + (showID ? [pad(item.isKnown ? item.id : "", idWidth)] : [])
+                print("  \(columns.joined(separator: "  "))  \(item.reasons.map(describe).joined(separator: ", "))")
+            }
+        }
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        let used = displayWidth(text)
+        return used >= width ? text : text + String(repeating: " ", count: width - used)
+    }
+
+    /// Terminal columns: East Asian wide characters (Hangul, CJK, full-width forms) take two.
+    private func displayWidth(_ text: String) -> Int {
+        text.reduce(0) { width, character in
+            let wide = character.unicodeScalars.first.map { scalar in
+                switch scalar.value {
+                case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+                    0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x20000...0x3FFFD:
+                    true
+                default: false
+                }
+            } ?? false
+            return width + (wide ? 2 : 1)
+        }
+    }
+
+    /// `org.example.worklog/social (category Social)`.
+    private func describe(_ reason: ShieldListing.Reason) -> String {
+        let rule =
+            switch reason.rule {
+            case .listed: "listed"
+            case .category: "category \(reason.categoryName ?? reason.category ?? "?")"
+            case .allCategories: "all categories"
+            case .blocked: "blocked"
+            }
+        return "\(reason.app)/\(reason.store) (\(rule))"
+    }
+}
+
+/// The documented JSON shape of `screenward shields --json`.
+struct ShieldsJSON: Encodable {
+    struct Item: Encodable {
+        var id: String
+        var name: String
+        var kind: String
+        var token: String?
+        var known: Bool
+        var reasons: [Reason]
+    }
+
+    struct Reason: Encodable {
+        var app: String
+        var store: String
+        var rule: String
+        var category: String?
+        var categoryName: String?
+
+        enum CodingKeys: String, CodingKey {
+            case app, store, rule, category
+            case categoryName = "category_name"
+        }
+    }
+
+    var applications: [Item]
+    var categories: [Item]
+    var webDomains: [Item]
+    var problems: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case applications, categories, problems
+        case webDomains = "web_domains"
+    }
+
+    init(_ listing: ShieldListing) {
+        func items(_ items: [ShieldListing.Item]) -> [Item] {
+            items.map { item in
+                Item(
+                    id: item.id, name: item.name, kind: item.kind.rawValue, token: item.token, known: item.isKnown,
+                    reasons: item.reasons.map {
+                        Reason(app: $0.app, store: $0.store, rule: $0.rule.rawValue, category: $0.category, categoryName: $0.categoryName)
+                    })
+            }
+        }
+        applications = items(listing.applications)
+        categories = items(listing.categories)
+        webDomains = items(listing.webDomains)
+        problems = listing.problems
+    }
+}
