@@ -37,6 +37,12 @@ final class ScreenTimeAgentTests: XSessionTestCase {
 
         XCTAssertTrue(try worklog(["setup"], env).contains("authorised"))
         XCTAssertTrue(try worklog(["status"], env).contains("social: shielded"))
+        let shields = try JSONSerialization.jsonObject(with: Data(try agent.cli(["shields", "--json"]).utf8)) as? [String: Any]
+        let categories = (shields?["categories"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }.sorted()
+        XCTAssertEqual(categories, ["Game", "Social"], "`screenward shields` names what Worklog's stores shield")
+        let selection = try agent.cli(["select", "--for", "org.example.worklog", "--category", "Office"])
+        XCTAssertTrue(selection.contains("categoryTokens"), selection)
+        XCTAssertThrowsError(try agent.cli(["select", "--for", "org.example.other", "--category", "Office"]), "an app that is not authorised gets no tokens")
 
         // An evening running now: registering inside it starts it at once.
         let monitor = try ChildProcess(try ProjectPrograms.url(of: "worklog"), ["monitor"], environment: env)
