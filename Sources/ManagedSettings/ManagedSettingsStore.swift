@@ -40,12 +40,26 @@ open class ManagedSettingsStore {
     public var shield: ShieldSettings {
         get { contents().shield }
         set { write { $0.shield = newValue } }
+        // Changing one property changes what was read once, so a setting another
+        // process (the app's monitor) changed since is not put back.
+        _modify {
+            let old = contents()
+            var new = old
+            yield &new.shield
+            send(from: old, to: new)
+        }
     }
 
     /// Settings about applications (`blockedApplications`).
     public var application: ApplicationSettings {
         get { contents().application }
         set { write { $0.application = newValue } }
+        _modify {
+            let old = contents()
+            var new = old
+            yield &new.application
+            send(from: old, to: new)
+        }
     }
 
     /// Removes every setting of this store.
@@ -72,6 +86,11 @@ open class ManagedSettingsStore {
         let old = contents()
         var new = old
         change(&new)
+        send(from: old, to: new)
+    }
+
+    /// Sends the settings that differ between `old` (as read) and `new`.
+    private func send(from old: StoreContents, to new: StoreContents) {
         let settings = StoreChange.settings(from: old, to: new)
         guard !settings.isEmpty else { return }
         if let problem = Self.limitProblem(new) {

@@ -19,8 +19,9 @@ public struct Delivery: Sendable {
 public protocol MonitorDispatch: AnyObject {
     /// Queues each callback for its owner's monitor and returns what can be sent now.
     func dispatch(_ callbacks: [MonitorCallback], at now: Date) throws -> [Delivery]
-    /// `peer` is `owner`'s monitor from now on; returns the callbacks still owed to it.
-    func attach(owner: String, peer: ServicePeer) throws -> [Delivery]
+    /// `peer` is `owner`'s monitor from now on; returns the callbacks still owed to it,
+    /// each saying it was sent `now` (and so late, if it was due more than a second ago).
+    func attach(owner: String, peer: ServicePeer, at now: Date) throws -> [Delivery]
     func acknowledge(owner: String, sequences: [Int64]) throws
     func detach(_ peer: ServicePeer)
 }
@@ -48,9 +49,19 @@ public final class ConnectedMonitors: MonitorDispatch {
         }
     }
 
-    public func attach(owner: String, peer: ServicePeer) throws -> [Delivery] {
+    public func attach(owner: String, peer: ServicePeer, at now: Date) throws -> [Delivery] {
         attached[owner] = peer
-        return try ledger.outbox(client: owner).map { Delivery(peer: peer, line: $0.message) }
+        return try ledger.outbox(client: owner).map { Delivery(peer: peer, line: Self.resent($0.message, at: now)) }
+    }
+
+    /// A queued callback as sent again at `now`: its context tells when it was really
+    /// sent. A line that cannot be read goes out as it is.
+    static func resent(_ line: Data, at now: Date) -> Data {
+        guard var message = try? ActivityMethods.callback.body(from: line) else { return line }
+        message.context.deliveredAt = now
+        message.context.isLate = message.context.isLate
+            || now.timeIntervalSince(message.context.scheduledAt) > MonitorCallback.latenessTolerance
+        return (try? ActivityMethods.callback.frame(message)) ?? line
     }
 
     public func acknowledge(owner: String, sequences: [Int64]) throws {

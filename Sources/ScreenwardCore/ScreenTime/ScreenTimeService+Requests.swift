@@ -68,7 +68,7 @@ extension ScreenTimeService {
         case ActivityMethods.attachMonitor.name:
             reply = answer(ActivityMethods.attachMonitor) { client, _ in
                 _ = try tokens(client)
-                after += try monitors.attach(owner: client, peer: peer)
+                after += try monitors.attach(owner: client, peer: peer, at: now())
                 return Empty()
             }
         case ActivityMethods.acknowledge.name:

@@ -1,0 +1,73 @@
+@_spi(Screenward) import DeviceActivity
+@_spi(Screenward) import FamilyControls
+import Foundation
+@_spi(Screenward) import ManagedSettings
+import ScreenwardCore
+import ScreenwardIPC
+import XCTest
+
+/// `AuthorizationCenter` as apps use it: `.individual` is approved and remembered,
+/// `.child` waits for the guardian work, any number of apps hold it at once.
+final class AuthorizationTests: XCTestCase {
+    func testIndividualIsApprovedAndRememberedWithTheSameTokens() async throws {
+        let world = try InProcessWorld(test: self)
+        world.use("org.example.focus")
+        XCTAssertEqual(AuthorizationCenter.shared.authorizationStatus, .notDetermined)
+
+        try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+        XCTAssertEqual(AuthorizationCenter.shared.authorizationStatus, .approved)
+        let first = try world.pick(applications: ["chat.desktop"], categories: ["Game"])
+
+        // A second request is silent and keeps the grant, so the tokens stay valid.
+        try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+        XCTAssertEqual(AuthorizationCenter.shared.authorizationStatus, .approved)
+        let second = try world.pick(applications: ["chat.desktop"], categories: ["Game"])
+        XCTAssertEqual(second.applicationTokens, first.applicationTokens)
+        XCTAssertEqual(second.categoryTokens, first.categoryTokens)
+
+        ManagedSettingsStore().shield.applications = first.applicationTokens
+        XCTAssertEqual(world.shieldingStores(ofApplication: "chat.desktop"), ["org.example.focus/default"])
+        XCTAssertEqual(world.problems.all, [])
+    }
+
+    func testChildAuthorizationSaysItComesWithTheGuardianWork() async throws {
+        let world = try InProcessWorld(test: self)
+        world.use("org.example.family")
+        do {
+            try await AuthorizationCenter.shared.requestAuthorization(for: .child)
+            XCTFail("child authorization is not available yet")
+        } catch let error as FamilyControlsError {
+            guard case .unavailable(let why) = error else { return XCTFail("unexpected \(error)") }
+            XCTAssertTrue(why.contains("guardian"), why)
+        }
+        XCTAssertEqual(AuthorizationCenter.shared.authorizationStatus, .notDetermined)
+
+        // The agent refuses it too, to a client that asks it directly.
+        do {
+            let status = try await ScreenwardApp.client.call(AuthorizationMethods.request, .child)
+            XCTFail("the agent answered \(status)")
+        } catch {
+            XCTAssertEqual((error as? ServiceError)?.code, .unsupported)
+            XCTAssertTrue("\(error)".contains("guardian"), "\(error)")
+        }
+        XCTAssertEqual(AuthorizationCenter.shared.authorizationStatus, .notDetermined)
+    }
+
+    func testAnyNumberOfAppsHoldIndividualAuthorization() async throws {
+        let world = try InProcessWorld(test: self)
+        let apps = (1...5).map { "org.example.app\($0)" }
+        for app in apps {
+            world.use(app)
+            try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+        }
+        for (index, app) in apps.enumerated() {
+            world.use(app)
+            XCTAssertEqual(AuthorizationCenter.shared.authorizationStatus, .approved, app)
+            ManagedSettingsStore(named: .init("s\(index)")).shield.applications = try world.pick(applications: ["chess.desktop"]).applicationTokens
+        }
+        XCTAssertEqual(world.shieldingStores(ofApplication: "chess.desktop"), apps.enumerated().map { "\($1)/s\($0)" })
+        world.use("org.example.other")
+        XCTAssertEqual(AuthorizationCenter.shared.authorizationStatus, .notDetermined, "authorization is per app")
+        XCTAssertEqual(world.problems.all, [])
+    }
+}
