@@ -106,7 +106,11 @@ open class DeviceActivityMonitor {
             return
         }
         // A callback sent again (its acknowledgement was lost with a connection) runs once.
-        let isNew = handled.withLock { $0.insert(message.sequence).inserted }
+        let isNew = handled.withLock { handled in
+            // Sequence numbers only grow: the oldest ones can no longer come back.
+            if handled.count >= 4096, let oldest = handled.min() { handled.remove(oldest) }
+            return handled.insert(message.sequence).inserted
+        }
         if isNew { monitor.withLock { $0.deliver(message) } }
         do {
             _ = try client.call(ActivityMethods.acknowledge, [message.sequence])
