@@ -6,8 +6,8 @@ import SessionHarness
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "screenward-bench",
-        abstract: "Measure Screenward's agent in a private Xvfb + openbox session.",
-        subcommands: [TrackingBenchmark.self],
+        abstract: "Measure Screenward's agent: focus tracking in a private Xvfb + openbox session, and the monitor engine.",
+        subcommands: [TrackingBenchmark.self, MonitorBenchmark.self],
         defaultSubcommand: TrackingBenchmark.self)
 }
 
