@@ -38,6 +38,9 @@ struct MonitorBenchmark: ParsableCommand {
     @Option(help: "Directory the figures are written to, as JSON (monitor.json).")
     var output = "bench-results"
 
+    @Option(name: .customLong("callbacks-log"), help: "Also write every callback, one a line, to this file (to compare runs).")
+    var callbacksLog: String?
+
     func validate() throws {
         guard focusChanges >= 1 else { throw ValidationError("--focus-changes must be positive") }
         guard activities >= 1, eventsPerActivity >= 0, applications >= 2 else {
@@ -133,6 +136,10 @@ struct MonitorBenchmark: ParsableCommand {
             "focus_change_us": change.json, "deadline_wakes": wakeCosts.count, "deadline_wake_us": wake.json,
             "callbacks": callbacks.count, "callbacks_by_kind": byKind, "late_callbacks": callbacks.filter(\.isLate).count,
         ]
+        if let callbacksLog {
+            let lines = callbacks.map { "\($0) due \($0.scheduledAt.timeIntervalSince1970) delivered \($0.deliveredAt.timeIntervalSince1970)" }
+            try (lines.joined(separator: "\n") + "\n").write(toFile: callbacksLog, atomically: true, encoding: .utf8)
+        }
         let url = try writeFigures(figures, name: "monitor", to: output)
         print("\nFigures written to \(url.path)")
     }
