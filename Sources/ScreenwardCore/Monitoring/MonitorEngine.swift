@@ -91,7 +91,7 @@ public final class MonitorEngine {
     /// The ends owed when a registration goes away: only intervals whose start the
     /// app has seen get an end, so the app never sees an end without a start.
     private func endings(of run: ActivityRun, at now: Date) -> [MonitorCallback] {
-        run.open.filter { $0.fired.contains(.interval(.intervalDidStart)) }.map { open in
+        run.open.filter { $0.hasFired(.intervalDidStart) }.map { open in
             MonitorCallback(
                 owner: run.activity.owner, activity: run.activity.name, kind: .intervalDidEnd, event: nil,
                 interval: open.interval, scheduledAt: now, deliveredAt: now)
@@ -121,18 +121,18 @@ public final class MonitorEngine {
                 let open = updated[index].open[due.intervalIndex]
                 if due.kind.isIntervalCallback && !isPresent { continue }
                 // An event belongs to an interval the app has been told about.
-                if due.kind.isEventCallback && !open.fired.contains(.interval(.intervalDidStart)) { continue }
-                updated[index].open[due.intervalIndex].fired.insert(due.key)
+                if due.kind.isEventCallback && !open.hasFired(.intervalDidStart) { continue }
+                updated[index].open[due.intervalIndex].markFired(due.key, eventIndex: due.eventIndex)
                 let callback = MonitorCallback(
                     owner: updated[index].activity.owner, activity: updated[index].activity.name, kind: due.kind,
                     event: due.event, interval: open.interval, scheduledAt: due.due, deliveredAt: now)
                 progress.fired.append((id, callback))
                 delivered.append((callback, delivered.count))
             }
-            for open in updated[index].open where open.fired.contains(.interval(.intervalDidEnd)) {
+            for open in updated[index].open where open.hasFired(.intervalDidEnd) {
                 progress.finished.append((id, open.interval.start))
             }
-            updated[index].open.removeAll { $0.fired.contains(.interval(.intervalDidEnd)) }
+            updated[index].open.removeAll { $0.hasFired(.intervalDidEnd) }
         }
         if !progress.isEmpty { try ledger.recordMonitorProgress(progress) }
         runs = updated
@@ -149,9 +149,16 @@ public final class MonitorEngine {
     /// While the person is away, interval callbacks are left out: they wait for the
     /// return, which the caller reports by calling `takeDue`.
     public func nextDeadline(now: Date, calendar: Calendar, isPresent: Bool) -> Date? {
-        runs.compactMap { run in
-            run.nextDeadline(now: now, view: view(of: run, calendar: calendar), isPresent: isPresent, usage: usage)
-        }.min()
+        var earliest: Date?
+        for index in runs.indices {
+            let view = view(of: runs[index], calendar: calendar)
+            if let deadline = runs[index].nextDeadline(now: now, view: view, isPresent: isPresent, usage: usage),
+                earliest.map({ deadline < $0 }) ?? true
+            {
+                earliest = deadline
+            }
+        }
+        return earliest
     }
 
     /// The run's schedule in `calendar`, recomputed only when the calendar or the
