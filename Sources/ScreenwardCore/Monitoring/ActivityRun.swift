@@ -27,11 +27,13 @@ struct WatchedEvent: Sendable {
     var event: DeviceActivityEvent
     /// Nil when the threshold is not a positive span of time: such an event never fires.
     var threshold: TimeInterval?
+    var includesPastActivity: Bool
 
     init(name: DeviceActivityEvent.Name, event: DeviceActivityEvent) {
         self.name = name
         self.event = event
         threshold = event.thresholdDuration
+        includesPastActivity = event.includesPastActivity
     }
 }
 
@@ -138,9 +140,16 @@ struct ActivityRun: Sendable {
         return first
     }
 
-    /// Takes up every interval whose first callback is due by `now`; returns them.
+    /// Whether an interval is due to be taken up by `now`.
+    func hasIntervalToTakeUp(now: Date, view: ScheduleView) -> Bool {
+        guard let next = view.next, let first = firstDue(of: next, warning: view.warning) else { return false }
+        return first <= now
+    }
+
+    /// Takes up every interval whose first callback is due by `now`; returns them,
+    /// and the view from the new frontier (what `view(calendar:)` would now say).
     /// `view` is what the schedule means in `calendar` from the current frontier.
-    mutating func takeUpIntervals(now: Date, calendar: Calendar, view: ScheduleView) -> [DateInterval] {
+    mutating func takeUpIntervals(now: Date, calendar: Calendar, view: ScheduleView) -> (taken: [DateInterval], view: ScheduleView) {
         var taken: [DateInterval] = []
         var candidate = view.next
         while taken.count < Self.intervalsPerCall, let next = candidate,
@@ -153,14 +162,14 @@ struct ActivityRun: Sendable {
             taken.append(next)
             candidate = nextInterval(calendar: calendar)
         }
-        return taken
+        return (taken, ScheduleView(warning: view.warning, next: candidate))
     }
 
     // MARK: Events
 
     /// Where an event's usage starts counting in `interval`.
-    func countingStart(of event: DeviceActivityEvent, in interval: DateInterval) -> Date {
-        event.includesPastActivity ? interval.start : max(interval.start, registeredAt)
+    func countingStart(includesPastActivity: Bool, in interval: DateInterval) -> Date {
+        includesPastActivity ? interval.start : max(interval.start, registeredAt)
     }
 
     /// The usage at which an event callback is due: the threshold, or `warning` before it.
@@ -177,15 +186,15 @@ struct ActivityRun: Sendable {
 
     // MARK: What is due
 
-    /// Every callback due by `now` that has not fired, before the gates.
+    /// Every callback due by `now` that has not fired, before the gates. `usages`
+    /// holds each event's usage, in the order of `events`.
     ///
     /// Each event's usage is measured at most once per call, and not at all while an
-    /// earlier measurement proves every level it waits for is still out of reach
+    /// earlier measurement proves every level it waits for still out of reach
     /// (`UsageMark`): most events on most focus changes. Such an event would have
     /// been found not to cross, so what is due is the same.
-    mutating func dueCallbacks(now: Date, warning: TimeInterval?, usage: any EventUsageSource) -> [DueCallback] {
+    mutating func dueCallbacks(now: Date, warning: TimeInterval?, usages: [any EventUsage]) -> [DueCallback] {
         var found: [DueCallback] = []
-        let events = self.events
         for index in open.indices {
             let interval = open[index].interval
             for kind in Self.intervalKinds where !open[index].hasFired(kind) {
@@ -195,8 +204,7 @@ struct ActivityRun: Sendable {
             }
             let upTo = min(now, interval.end)
             for eventIndex in events.indices {
-                let watched = events[eventIndex]
-                let from = countingStart(of: watched.event, in: interval)
+                let from = countingStart(includesPastActivity: events[eventIndex].includesPastActivity, in: interval)
                 guard upTo >= from,
                     let lowest = lowestPendingLevel(of: eventIndex, in: open[index], warning: warning)
                 else { continue }
@@ -204,18 +212,18 @@ struct ActivityRun: Sendable {
                 if target > 0, open[index].measured[eventIndex]?.staysBelow(target, upTo: upTo) == true { continue }
                 var used: TimeInterval?
                 for kind in Self.eventKinds where !open[index].hasFired(kind, event: eventIndex) {
-                    guard let level = Self.level(kind, of: watched, warning: warning) else { continue }
+                    guard let level = Self.level(kind, of: events[eventIndex], warning: warning) else { continue }
                     if used == nil && level - ThresholdCrossing.tolerance > 0 {
-                        let measured = usage.focusedSeconds(of: watched.event, from: from, to: upTo)
+                        let measured = usages[eventIndex].focusedSeconds(from: from, to: upTo)
                         open[index].measured[eventIndex] = UsageMark(at: upTo, used: measured)
                         used = measured
                     }
                     guard let crossing = ThresholdCrossing.find(
-                        level: level, of: watched.event, from: from, upTo: upTo, used: used, usage: usage)
+                        level: level, from: from, upTo: upTo, used: used, usage: usages[eventIndex])
                     else { continue }
                     // With past activity the crossing may precede the registration: due at once.
                     found.append(DueCallback(
-                        due: max(crossing, registeredAt), kind: kind, event: watched.name, eventIndex: eventIndex,
+                        due: max(crossing, registeredAt), kind: kind, event: events[eventIndex].name, eventIndex: eventIndex,
                         intervalIndex: index))
                 }
             }
@@ -236,9 +244,9 @@ struct ActivityRun: Sendable {
 
     /// The earliest instant after which something may be due, given the usage rate now.
     ///
-    /// An event is asked for its rate once, and only if accruing for its usage
-    /// (which is kept as a measurement for the next `dueCallbacks`).
-    mutating func nextDeadline(now: Date, view: ScheduleView, isPresent: Bool, usage: any EventUsageSource) -> Date? {
+    /// Each event is asked for its rate once, and for its usage only while accruing
+    /// (that measurement is kept for the next `dueCallbacks`).
+    mutating func nextDeadline(now: Date, view: ScheduleView, isPresent: Bool, usages: [any EventUsage]) -> Date? {
         let warning = view.warning
         var earliest: Date?
         func consider(_ date: Date?) {
@@ -247,7 +255,6 @@ struct ActivityRun: Sendable {
         // Taking up the next interval fixes its instants, so it happens on time even
         // while the person is away.
         if let next = view.next { consider(firstDue(of: next, warning: warning)) }
-        let events = self.events
         for index in open.indices {
             let interval = open[index].interval
             // Away, interval callbacks wait for the person's return, which the caller reports.
@@ -259,16 +266,15 @@ struct ActivityRun: Sendable {
             // Events count only once the interval has started for the app.
             guard open[index].hasFired(.intervalDidStart) else { continue }
             for eventIndex in events.indices {
-                let watched = events[eventIndex]
                 guard lowestPendingLevel(of: eventIndex, in: open[index], warning: warning) != nil else { continue }
-                let rate = usage.accrualRate(of: watched.event, at: now)
+                let rate = usages[eventIndex].accrualRate(at: now)
                 guard rate > 0 else { continue }
-                let from = countingStart(of: watched.event, in: interval)
+                let from = countingStart(includesPastActivity: events[eventIndex].includesPastActivity, in: interval)
                 let start = max(now, from)
-                let used = start > from ? usage.focusedSeconds(of: watched.event, from: from, to: start) : 0
+                let used = start > from ? usages[eventIndex].focusedSeconds(from: from, to: start) : 0
                 open[index].measured[eventIndex] = UsageMark(at: start, used: used)
                 for kind in Self.eventKinds where !open[index].hasFired(kind, event: eventIndex) {
-                    guard let level = Self.level(kind, of: watched, warning: warning) else { continue }
+                    guard let level = Self.level(kind, of: events[eventIndex], warning: warning) else { continue }
                     let crossing = ThresholdCrossing.predict(level: level, start: start, used: used, rate: rate)
                     if crossing < interval.end { consider(crossing) }
                 }

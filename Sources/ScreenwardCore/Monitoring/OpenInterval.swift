@@ -7,7 +7,7 @@ import Foundation
 /// its events' latest usage measurements: the engine consults both for every event
 /// on every focus change, where hashing callback names or asking the usage source
 /// again would cost more than everything else.
-struct OpenInterval: Sendable {
+struct OpenInterval: Sendable, Equatable {
     var interval: DateInterval
     /// What has fired for it, as the ledger records it.
     private(set) var fired: Set<FiringKey>
@@ -45,6 +45,12 @@ struct OpenInterval: Sendable {
 
     func hasFired(_ kind: MonitorCallback.Kind, event index: Int) -> Bool {
         eventBits[index] & kind.bit != 0
+    }
+
+    /// The same interval with the same callbacks fired: the bits follow from `fired`,
+    /// and the measurements are a cache.
+    static func == (a: OpenInterval, b: OpenInterval) -> Bool {
+        a.interval == b.interval && a.fired == b.fired
     }
 
     /// Records a callback as fired; `eventIndex` is its event's index in the run.
