@@ -8,7 +8,10 @@ import Foundation
 /// Usage counts focused time while the person is present, so it is
 /// non-decreasing in `to` and grows by at most one second per second: the engine's
 /// search for a past crossing and its prediction of the next one rely on both, and
-/// so does its skipping of questions whose answer cannot have changed enough.
+/// so does its skipping of questions whose answer cannot have changed enough. For
+/// that, usage of a span already answered for must not grow afterwards by more than
+/// `UsageMark.margin` (two seconds): focus credited a moment late is fine, history
+/// loaded after the engine started asking is not.
 public protocol EventUsageSource {
     /// Focused seconds of the event's members within `[from, to)`.
     func focusedSeconds(of event: DeviceActivityEvent, from: Date, to: Date) -> TimeInterval

@@ -66,8 +66,9 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     // MARK: Seeding
 
     /// Loads the intervals of the last `horizon` before `now` from `ledger`. Call it
-    /// before the accountant starts: intervals still open in the ledger (a dead
-    /// agent's) count up to their last checkpoint.
+    /// before the accountant starts (intervals still open in the ledger, a dead
+    /// agent's, count up to their last checkpoint) and before the engine's first
+    /// question (the engine trusts what it has measured not to grow behind its back).
     public func seed(from ledger: Ledger, now: Date) throws {
         seed(with: try ledger.recentUsage(since: now.addingTimeInterval(-horizon)))
         forget(before: now.addingTimeInterval(-horizon))
