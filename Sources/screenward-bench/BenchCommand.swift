@@ -6,8 +6,8 @@ import SessionHarness
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "screenward-bench",
-        abstract: "Measure Screenward's agent in a private Xvfb + openbox session.",
-        subcommands: [TrackingBenchmark.self, ThresholdBenchmark.self],
+        abstract: "Measure Screenward: focus tracking and threshold callbacks through the real agent in a private Xvfb + openbox session, and the monitor engine's cost.",
+        subcommands: [TrackingBenchmark.self, ThresholdBenchmark.self, MonitorBenchmark.self],
         defaultSubcommand: TrackingBenchmark.self)
 }
 

@@ -108,6 +108,7 @@ final class LiveUsageTests: XCTestCase {
                 let walked = intervals.filter { event.applications.contains($0.app) || ($0.app != editorApp && !event.categories.isEmpty) }
                     .reduce(0.0) { $0 + max(0, min($1.end, to) - max($1.start, from)) }
                 XCTAssertEqual(live.focusedSeconds(of: event, from: at(from), to: at(to)), walked, accuracy: 1e-6)
+                XCTAssertEqual(live.usage(of: event).focusedSeconds(from: at(from), to: at(to)), walked, accuracy: 1e-6)
             }
         }
     }
@@ -166,6 +167,28 @@ final class LiveUsageTests: XCTestCase {
         renamed.categories = ["Game"]
         try focus(live, renamed, editorApp, 20, 25)
         XCTAssertEqual(live.focusedSeconds(of: event(categories: [gamesCategory]), from: at(0), to: at(100)), 15)
+    }
+
+    /// The engine's handle works out an event's members once; an application seen
+    /// later, or one whose categories change, is taken in.
+    func testAnEventsHandleFollowsApplicationsThatAppearOrChange() throws {
+        let live = LiveUsage(
+            forwardingTo: RecordingSink(),
+            categories: ApplicationCategories { $0.entryCategories.contains("Game") ? [gamesCategory] : [] })
+        let games = live.usage(of: event(categories: [gamesCategory]))
+        let listed = live.usage(of: event(apps: [cardsApp]))
+        XCTAssertEqual(games.focusedSeconds(from: at(0), to: at(100)), 0)
+        try focus(live, chess, chessApp, 0, 10)
+        XCTAssertEqual(games.focusedSeconds(from: at(0), to: at(100)), 10)
+        _ = try live.intervalOpened(app: cards, token: cardsApp, at: at(20))
+        XCTAssertEqual(listed.accrualRate(at: at(25)), 1, "an application first seen after the handle was made")
+        XCTAssertEqual(games.accrualRate(at: at(25)), 0)
+        XCTAssertEqual(listed.focusedSeconds(from: at(0), to: at(25)), 5)
+        var cardGame = cards
+        cardGame.categories = ["Game"]
+        _ = try live.intervalOpened(app: cardGame, token: cardsApp, at: at(30))
+        XCTAssertEqual(games.accrualRate(at: at(35)), 1, "its entry now says Game")
+        XCTAssertEqual(games.focusedSeconds(from: at(0), to: at(35)), 10 + 10 + 5, "its whole history counts in its category now")
     }
 
     // MARK: The tee

@@ -1,27 +1,13 @@
 import DeviceActivity
 import Foundation
 
-/// An interval the engine has taken up. From then on its instants are fixed, so a
-/// later time-zone change cannot move (and re-fire) it.
-struct OpenInterval: Equatable, Sendable {
-    var interval: DateInterval
-    /// What has fired for it.
-    var fired: Set<FiringKey>
-}
-
-/// One callback of one interval: the kind, and the event's name ("" for interval callbacks).
-struct FiringKey: Hashable, Sendable {
-    var kind: MonitorCallback.Kind
-    var event: String
-
-    static func interval(_ kind: MonitorCallback.Kind) -> FiringKey { FiringKey(kind: kind, event: "") }
-}
-
 /// A callback that is due, before the gates (presence, order) decide whether it goes out now.
 struct DueCallback {
     var due: Date
     var kind: MonitorCallback.Kind
     var event: DeviceActivityEvent.Name?
+    /// The event's index in its run, for event callbacks.
+    var eventIndex: Int?
     var intervalIndex: Int
 
     var key: FiringKey { FiringKey(kind: kind, event: event?.rawValue ?? "") }
@@ -41,11 +27,13 @@ struct WatchedEvent: Sendable {
     var event: DeviceActivityEvent
     /// Nil when the threshold is not a positive span of time: such an event never fires.
     var threshold: TimeInterval?
+    var includesPastActivity: Bool
 
     init(name: DeviceActivityEvent.Name, event: DeviceActivityEvent) {
         self.name = name
         self.event = event
         threshold = event.thresholdDuration
+        includesPastActivity = event.includesPastActivity
     }
 }
 
@@ -77,9 +65,14 @@ struct ActivityRun: Sendable {
     init(registrationID: Int64, activity: MonitoredActivity, open: [OpenInterval], frontier: Date?) {
         self.registrationID = registrationID
         self.activity = activity
-        self.open = open
         self.frontier = frontier
-        events = activity.sortedEvents.map(WatchedEvent.init)
+        let events = activity.sortedEvents.map(WatchedEvent.init)
+        self.events = events
+        self.open = open.map { interval in
+            var indexed = interval
+            indexed.index(by: events)
+            return indexed
+        }
         schedule = activity.schedule
         registeredAt = activity.registeredAt
     }
@@ -140,30 +133,43 @@ struct ActivityRun: Sendable {
 
     /// The first instant anything of `interval` can be due: when it is taken up.
     func firstDue(of interval: DateInterval, warning: TimeInterval?) -> Date? {
-        Self.intervalKinds.compactMap { due($0, of: interval, warning: warning) }.min()
+        var first: Date?
+        for kind in Self.intervalKinds {
+            if let due = due(kind, of: interval, warning: warning), first.map({ due < $0 }) ?? true { first = due }
+        }
+        return first
     }
 
-    /// Takes up every interval whose first callback is due by `now`; returns them.
+    /// Whether an interval is due to be taken up by `now`.
+    func hasIntervalToTakeUp(now: Date, view: ScheduleView) -> Bool {
+        guard let next = view.next, let first = firstDue(of: next, warning: view.warning) else { return false }
+        return first <= now
+    }
+
+    /// Takes up every interval whose first callback is due by `now`; returns them,
+    /// and the view from the new frontier (what `view(calendar:)` would now say).
     /// `view` is what the schedule means in `calendar` from the current frontier.
-    mutating func takeUpIntervals(now: Date, calendar: Calendar, view: ScheduleView) -> [DateInterval] {
+    mutating func takeUpIntervals(now: Date, calendar: Calendar, view: ScheduleView) -> (taken: [DateInterval], view: ScheduleView) {
         var taken: [DateInterval] = []
         var candidate = view.next
         while taken.count < Self.intervalsPerCall, let next = candidate,
             let first = firstDue(of: next, warning: view.warning), first <= now
         {
-            open.append(OpenInterval(interval: next, fired: []))
+            var taking = OpenInterval(interval: next, fired: [])
+            taking.index(by: events)
+            open.append(taking)
             frontier = next.end
             taken.append(next)
             candidate = nextInterval(calendar: calendar)
         }
-        return taken
+        return (taken, ScheduleView(warning: view.warning, next: candidate))
     }
 
     // MARK: Events
 
     /// Where an event's usage starts counting in `interval`.
-    func countingStart(of event: DeviceActivityEvent, in interval: DateInterval) -> Date {
-        event.includesPastActivity ? interval.start : max(interval.start, registeredAt)
+    func countingStart(includesPastActivity: Bool, in interval: DateInterval) -> Date {
+        includesPastActivity ? interval.start : max(interval.start, registeredAt)
     }
 
     /// The usage at which an event callback is due: the threshold, or `warning` before it.
@@ -180,34 +186,67 @@ struct ActivityRun: Sendable {
 
     // MARK: What is due
 
-    /// Every callback due by `now` that has not fired, before the gates.
-    func dueCallbacks(now: Date, warning: TimeInterval?, usage: any EventUsageSource) -> [DueCallback] {
+    /// Every callback due by `now` that has not fired, before the gates. `usages`
+    /// holds each event's usage, in the order of `events`.
+    ///
+    /// Each event's usage is measured at most once per call, and not at all while an
+    /// earlier measurement proves every level it waits for still out of reach
+    /// (`UsageMark`): most events on most focus changes. Such an event would have
+    /// been found not to cross, so what is due is the same.
+    mutating func dueCallbacks(now: Date, warning: TimeInterval?, usages: [any EventUsage]) -> [DueCallback] {
         var found: [DueCallback] = []
-        for (index, open) in open.enumerated() {
-            for kind in Self.intervalKinds where !open.fired.contains(.interval(kind)) {
-                if let due = due(kind, of: open.interval, warning: warning), due <= now {
+        for index in open.indices {
+            let interval = open[index].interval
+            for kind in Self.intervalKinds where !open[index].hasFired(kind) {
+                if let due = due(kind, of: interval, warning: warning), due <= now {
                     found.append(DueCallback(due: due, kind: kind, event: nil, intervalIndex: index))
                 }
             }
-            for watched in events {
-                for kind in Self.eventKinds where !open.fired.contains(FiringKey(kind: kind, event: watched.name.rawValue)) {
-                    guard let level = Self.level(kind, of: watched, warning: warning) else { continue }
-                    let from = countingStart(of: watched.event, in: open.interval)
-                    let upTo = min(now, open.interval.end)
+            let upTo = min(now, interval.end)
+            for eventIndex in events.indices {
+                let from = countingStart(includesPastActivity: events[eventIndex].includesPastActivity, in: interval)
+                guard upTo >= from,
+                    let lowest = lowestPendingLevel(of: eventIndex, in: open[index], warning: warning)
+                else { continue }
+                let target = lowest - ThresholdCrossing.tolerance
+                if target > 0, open[index].measured[eventIndex]?.staysBelow(target, upTo: upTo) == true { continue }
+                var used: TimeInterval?
+                for kind in Self.eventKinds where !open[index].hasFired(kind, event: eventIndex) {
+                    guard let level = Self.level(kind, of: events[eventIndex], warning: warning) else { continue }
+                    if used == nil && level - ThresholdCrossing.tolerance > 0 {
+                        let measured = usages[eventIndex].focusedSeconds(from: from, to: upTo)
+                        open[index].measured[eventIndex] = UsageMark(at: upTo, used: measured)
+                        used = measured
+                    }
                     guard let crossing = ThresholdCrossing.find(
-                        level: level, of: watched.event, from: from, upTo: upTo, usage: usage)
+                        level: level, from: from, upTo: upTo, used: used, usage: usages[eventIndex])
                     else { continue }
                     // With past activity the crossing may precede the registration: due at once.
                     found.append(DueCallback(
-                        due: max(crossing, registeredAt), kind: kind, event: watched.name, intervalIndex: index))
+                        due: max(crossing, registeredAt), kind: kind, event: events[eventIndex].name, eventIndex: eventIndex,
+                        intervalIndex: index))
                 }
             }
         }
-        return found.sorted(by: DueCallback.precedes)
+        return found.count > 1 ? found.sorted(by: DueCallback.precedes) : found
+    }
+
+    /// The lowest usage level an event still waits for in `open`, nil when none.
+    private func lowestPendingLevel(of eventIndex: Int, in open: OpenInterval, warning: TimeInterval?) -> TimeInterval? {
+        var lowest: TimeInterval?
+        for kind in Self.eventKinds where !open.hasFired(kind, event: eventIndex) {
+            if let level = Self.level(kind, of: events[eventIndex], warning: warning), lowest.map({ level < $0 }) ?? true {
+                lowest = level
+            }
+        }
+        return lowest
     }
 
     /// The earliest instant after which something may be due, given the usage rate now.
-    func nextDeadline(now: Date, view: ScheduleView, isPresent: Bool, usage: any EventUsageSource) -> Date? {
+    ///
+    /// Each event is asked for its rate once, and for its usage only while accruing
+    /// (that measurement is kept for the next `dueCallbacks`).
+    mutating func nextDeadline(now: Date, view: ScheduleView, isPresent: Bool, usages: [any EventUsage]) -> Date? {
         let warning = view.warning
         var earliest: Date?
         func consider(_ date: Date?) {
@@ -216,24 +255,28 @@ struct ActivityRun: Sendable {
         // Taking up the next interval fixes its instants, so it happens on time even
         // while the person is away.
         if let next = view.next { consider(firstDue(of: next, warning: warning)) }
-        for open in open {
+        for index in open.indices {
+            let interval = open[index].interval
             // Away, interval callbacks wait for the person's return, which the caller reports.
             if isPresent {
-                for kind in Self.intervalKinds where !open.fired.contains(.interval(kind)) {
-                    consider(due(kind, of: open.interval, warning: warning))
+                for kind in Self.intervalKinds where !open[index].hasFired(kind) {
+                    consider(due(kind, of: interval, warning: warning))
                 }
             }
             // Events count only once the interval has started for the app.
-            guard open.fired.contains(.interval(.intervalDidStart)) else { continue }
-            for watched in events {
-                for kind in Self.eventKinds where !open.fired.contains(FiringKey(kind: kind, event: watched.name.rawValue)) {
-                    guard let level = Self.level(kind, of: watched, warning: warning) else { continue }
-                    let from = countingStart(of: watched.event, in: open.interval)
-                    if let crossing = ThresholdCrossing.predict(
-                        level: level, of: watched.event, from: from, now: now, usage: usage), crossing < open.interval.end
-                    {
-                        consider(crossing)
-                    }
+            guard open[index].hasFired(.intervalDidStart) else { continue }
+            for eventIndex in events.indices {
+                guard lowestPendingLevel(of: eventIndex, in: open[index], warning: warning) != nil else { continue }
+                let rate = usages[eventIndex].accrualRate(at: now)
+                guard rate > 0 else { continue }
+                let from = countingStart(includesPastActivity: events[eventIndex].includesPastActivity, in: interval)
+                let start = max(now, from)
+                let used = start > from ? usages[eventIndex].focusedSeconds(from: from, to: start) : 0
+                open[index].measured[eventIndex] = UsageMark(at: start, used: used)
+                for kind in Self.eventKinds where !open[index].hasFired(kind, event: eventIndex) {
+                    guard let level = Self.level(kind, of: events[eventIndex], warning: warning) else { continue }
+                    let crossing = ThresholdCrossing.predict(level: level, start: start, used: used, rate: rate)
+                    if crossing < interval.end { consider(crossing) }
                 }
             }
         }

@@ -66,8 +66,9 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     // MARK: Seeding
 
     /// Loads the intervals of the last `horizon` before `now` from `ledger`. Call it
-    /// before the accountant starts: intervals still open in the ledger (a dead
-    /// agent's) count up to their last checkpoint.
+    /// before the accountant starts (intervals still open in the ledger, a dead
+    /// agent's, count up to their last checkpoint) and before the engine's first
+    /// question (the engine trusts what it has measured not to grow behind its back).
     public func seed(from ledger: Ledger, now: Date) throws {
         seed(with: try ledger.recentUsage(since: now.addingTimeInterval(-horizon)))
         forget(before: now.addingTimeInterval(-horizon))
@@ -135,36 +136,64 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     // MARK: EventUsageSource
 
     public func focusedSeconds(of event: DeviceActivityEvent, from: Date, to: Date) -> TimeInterval {
+        let members = members(of: event)
+        return focusedSeconds(ofMembers: members, focusIsMember: focus.map { members.contains($0.application) } ?? false, from: from, to: to)
+    }
+
+    public func accrualRate(of event: DeviceActivityEvent, at now: Date) -> Double {
+        guard let open = focus else { return 0 }
+        return accrualRate(focusIsMember: isMember(open.application, of: event), at: now)
+    }
+
+    /// The engine's way in: the event's members are worked out once, and again only
+    /// when an application appears or changes its categories.
+    public func usage(of event: DeviceActivityEvent) -> any EventUsage {
+        LiveEventUsage(source: self, event: event)
+    }
+
+    // MARK: For LiveEventUsage
+
+    /// Goes up whenever an application appears or its categories change, so a
+    /// worked-out list of an event's members is known to be stale.
+    private(set) var catalogVersion = 0
+
+    var applicationCount: Int { applications.count }
+
+    /// The index of the application whose interval is open.
+    var focusedIndex: Int? { focus?.application }
+
+    /// The indices of the applications that belong to `event`, each once, in order.
+    func members(of event: DeviceActivityEvent) -> [Int] {
+        var members: [Int] = []
+        for token in event.applications {
+            if let index = indexByToken[token] { members.append(index) }
+        }
+        for category in event.categories {
+            members += membersByCategory[category] ?? []
+        }
+        return Array(Set(members)).sorted()
+    }
+
+    /// Focused seconds of `members` (distinct application indices) in `[from, to)`;
+    /// the open interval counts up to `to` when its application is among them.
+    func focusedSeconds(ofMembers members: [Int], focusIsMember: Bool, from: Date, to: Date) -> TimeInterval {
         let from = from.timeIntervalSinceReferenceDate
         let to = to.timeIntervalSinceReferenceDate
         guard to > from else { return 0 }
         var total = 0.0
-        // Applications listed by token, unless one of their categories is listed too
-        // (then they are counted below, once).
-        for token in event.applications {
-            guard let index = indexByToken[token] else { continue }
-            if !event.categories.isEmpty && applications[index].categories.contains(where: event.categories.contains) {
-                continue
-            }
+        for index in members {
             total += applications[index].history.seconds(from: from, to: to)
         }
-        for category in event.categories {
-            for index in membersByCategory[category] ?? [] {
-                let own = applications[index].categories
-                // An application in several listed categories counts under the first.
-                if own.count > 1 && own.first(where: event.categories.contains) != category { continue }
-                total += applications[index].history.seconds(from: from, to: to)
-            }
-        }
-        if let open = focus, isMember(open.application, of: event) {
+        if focusIsMember, let open = focus {
             total += max(0, to - max(from, open.start))
         }
         return total
     }
 
-    public func accrualRate(of event: DeviceActivityEvent, at now: Date) -> Double {
-        guard let open = focus, now.timeIntervalSinceReferenceDate >= open.start else { return 0 }
-        return isMember(open.application, of: event) ? 1 : 0
+    /// 1 while the open interval's application is a member, from its start on.
+    func accrualRate(focusIsMember: Bool, at now: Date) -> Double {
+        guard focusIsMember, let open = focus, now.timeIntervalSinceReferenceDate >= open.start else { return 0 }
+        return 1
     }
 
     // MARK: Private
@@ -192,6 +221,7 @@ public final class LiveUsage: UsageSink, EventUsageSource {
         }
         let index = applications.count
         applications.append(Application(facts: facts, categories: []))
+        catalogVersion += 1
         indexByToken[facts.token] = index
         setCategories(of: index, to: categories.tokens(of: facts))
         return index
@@ -207,5 +237,6 @@ public final class LiveUsage: UsageSink, EventUsageSource {
             membersByCategory[category, default: []].append(index)
         }
         applications[index].categories = unique
+        catalogVersion += 1
     }
 }

@@ -34,14 +34,19 @@ public final class MonitorEngine {
     private let usage: any EventUsageSource
     /// In registration order.
     private var runs: [ActivityRun]
-    /// Each run's schedule seen in the calendar last asked for, from its frontier then.
-    private var views: [Int64: (calendar: Calendar, frontier: Date?, view: ScheduleView)] = [:]
+    /// Each run's events' usage from the source, by registration, in the run's event order.
+    private var eventUsages: [Int64: [any EventUsage]] = [:]
+    /// The calendar `views` are seen in; another one empties them.
+    private var viewCalendar: Calendar?
+    /// Each run's schedule seen in `viewCalendar`, from its frontier then.
+    private var views: [Int64: (frontier: Date?, view: ScheduleView)] = [:]
 
     /// Resumes from what `ledger` holds (nothing, the first time).
     public init(ledger: Ledger, usage: any EventUsageSource) throws {
         self.ledger = ledger
         self.usage = usage
         runs = try ledger.monitorRuns()
+        for run in runs { eventUsages[run.registrationID] = run.events.map { usage.usage(of: $0.event) } }
     }
 
     /// Every registered activity, in registration order.
@@ -68,8 +73,10 @@ public final class MonitorEngine {
         let replaced = runs.firstIndex { $0.activity.owner == owner && $0.activity.name == name }
         let id = try ledger.replaceMonitorRegistration(activity)
         let ended = replaced.map { endings(of: runs[$0], at: now) } ?? []
-        if let replaced { views[runs.remove(at: replaced).registrationID] = nil }
-        runs.append(ActivityRun(registrationID: id, activity: activity, open: [], frontier: nil))
+        if let replaced { forget(runs.remove(at: replaced).registrationID) }
+        let run = ActivityRun(registrationID: id, activity: activity, open: [], frontier: nil)
+        eventUsages[id] = run.events.map { usage.usage(of: $0.event) }
+        runs.append(run)
         return ended
     }
 
@@ -84,14 +91,19 @@ public final class MonitorEngine {
         try ledger.removeMonitorRegistrations(stopping.map(\.registrationID))
         let ids = Set(stopping.map(\.registrationID))
         runs.removeAll { ids.contains($0.registrationID) }
-        for id in ids { views[id] = nil }
+        for id in ids { forget(id) }
         return stopping.flatMap { endings(of: $0, at: now) }
+    }
+
+    private func forget(_ registrationID: Int64) {
+        views[registrationID] = nil
+        eventUsages[registrationID] = nil
     }
 
     /// The ends owed when a registration goes away: only intervals whose start the
     /// app has seen get an end, so the app never sees an end without a start.
     private func endings(of run: ActivityRun, at now: Date) -> [MonitorCallback] {
-        run.open.filter { $0.fired.contains(.interval(.intervalDidStart)) }.map { open in
+        run.open.filter { $0.hasFired(.intervalDidStart) }.map { open in
             MonitorCallback(
                 owner: run.activity.owner, activity: run.activity.name, kind: .intervalDidEnd, event: nil,
                 interval: open.interval, scheduledAt: now, deliveredAt: now)
@@ -108,34 +120,52 @@ public final class MonitorEngine {
     ///   - isPresent: whether the person is using the device. While they are not,
     ///     interval callbacks wait, and come (late, if they are) on their return.
     public func takeDue(now: Date, calendar: Calendar, isPresent: Bool) throws -> [MonitorCallback] {
-        var updated = runs
+        useCalendar(calendar)
         var progress = MonitorProgress()
         var delivered: [(callback: MonitorCallback, order: Int)] = []
-        for index in updated.indices {
-            let id = updated[index].registrationID
-            let view = view(of: updated[index], calendar: calendar)
-            for interval in updated[index].takeUpIntervals(now: now, calendar: calendar, view: view) {
-                progress.opened.append((id, interval))
+        // Runs this call changes, applied once the ledger has taken the changes. A run
+        // is copied only when something changes in it: most calls change nothing, and
+        // copying every run each time cost more than the rest of a focus change.
+        var changed: [(index: Int, run: ActivityRun)] = []
+        for index in runs.indices {
+            let id = runs[index].registrationID
+            let view = view(at: index, calendar: calendar)
+            let usages = eventUsages(at: index)
+            var copy: ActivityRun?
+            let dues: [DueCallback]
+            if runs[index].hasIntervalToTakeUp(now: now, view: view) {
+                var run = runs[index]
+                let (taken, nextView) = run.takeUpIntervals(now: now, calendar: calendar, view: view)
+                for interval in taken { progress.opened.append((id, interval)) }
+                views[id] = (run.frontier, nextView)
+                dues = run.dueCallbacks(now: now, warning: view.warning, usages: usages)
+                copy = run
+            } else {
+                // In place: only the run's usage measurements change, and they need no undoing.
+                dues = runs[index].dueCallbacks(now: now, warning: view.warning, usages: usages)
             }
-            for due in updated[index].dueCallbacks(now: now, warning: view.warning, usage: usage) {
-                let open = updated[index].open[due.intervalIndex]
+            guard copy != nil || !dues.isEmpty else { continue }
+            var run = copy ?? runs[index]
+            for due in dues {
+                let open = run.open[due.intervalIndex]
                 if due.kind.isIntervalCallback && !isPresent { continue }
                 // An event belongs to an interval the app has been told about.
-                if due.kind.isEventCallback && !open.fired.contains(.interval(.intervalDidStart)) { continue }
-                updated[index].open[due.intervalIndex].fired.insert(due.key)
+                if due.kind.isEventCallback && !open.hasFired(.intervalDidStart) { continue }
+                run.open[due.intervalIndex].markFired(due.key, eventIndex: due.eventIndex)
                 let callback = MonitorCallback(
-                    owner: updated[index].activity.owner, activity: updated[index].activity.name, kind: due.kind,
+                    owner: run.activity.owner, activity: run.activity.name, kind: due.kind,
                     event: due.event, interval: open.interval, scheduledAt: due.due, deliveredAt: now)
                 progress.fired.append((id, callback))
                 delivered.append((callback, delivered.count))
             }
-            for open in updated[index].open where open.fired.contains(.interval(.intervalDidEnd)) {
+            for open in run.open where open.hasFired(.intervalDidEnd) {
                 progress.finished.append((id, open.interval.start))
             }
-            updated[index].open.removeAll { $0.fired.contains(.interval(.intervalDidEnd)) }
+            run.open.removeAll { $0.hasFired(.intervalDidEnd) }
+            changed.append((index, run))
         }
         if !progress.isEmpty { try ledger.recordMonitorProgress(progress) }
-        runs = updated
+        for (index, run) in changed { runs[index] = run }
         // Each activity's callbacks are already in order; interleave activities by due time.
         return delivered.sorted {
             ($0.callback.scheduledAt, $0.order) < ($1.callback.scheduledAt, $1.order)
@@ -149,20 +179,44 @@ public final class MonitorEngine {
     /// While the person is away, interval callbacks are left out: they wait for the
     /// return, which the caller reports by calling `takeDue`.
     public func nextDeadline(now: Date, calendar: Calendar, isPresent: Bool) -> Date? {
-        runs.compactMap { run in
-            run.nextDeadline(now: now, view: view(of: run, calendar: calendar), isPresent: isPresent, usage: usage)
-        }.min()
+        useCalendar(calendar)
+        var earliest: Date?
+        for index in runs.indices {
+            let view = view(at: index, calendar: calendar)
+            let usages = eventUsages(at: index)
+            if let deadline = runs[index].nextDeadline(now: now, view: view, isPresent: isPresent, usages: usages),
+                earliest.map({ deadline < $0 }) ?? true
+            {
+                earliest = deadline
+            }
+        }
+        return earliest
     }
 
-    /// The run's schedule in `calendar`, recomputed only when the calendar or the
-    /// frontier has changed: a focus change costs no calendar search.
-    private func view(of run: ActivityRun, calendar: Calendar) -> ScheduleView {
-        if let kept = views[run.registrationID], kept.frontier == run.frontier, kept.calendar == calendar {
-            return kept.view
-        }
-        let view = run.view(calendar: calendar)
-        views[run.registrationID] = (calendar, run.frontier, view)
+    /// Forgets the schedule views when the calendar (or its time zone) changed.
+    /// Compared once per call rather than once per run: comparing calendars is not free.
+    private func useCalendar(_ calendar: Calendar) {
+        guard viewCalendar != calendar else { return }
+        views.removeAll()
+        viewCalendar = calendar
+    }
+
+    /// The run's schedule in the current calendar, recomputed only when the calendar
+    /// or the frontier has changed: a focus change costs no calendar search.
+    private func view(at index: Int, calendar: Calendar) -> ScheduleView {
+        let id = runs[index].registrationID
+        if let kept = views[id], kept.frontier == runs[index].frontier { return kept.view }
+        let view = runs[index].view(calendar: calendar)
+        views[id] = (runs[index].frontier, view)
         return view
+    }
+
+    private func eventUsages(at index: Int) -> [any EventUsage] {
+        let id = runs[index].registrationID
+        if let kept = eventUsages[id] { return kept }
+        let made = runs[index].events.map { usage.usage(of: $0.event) }
+        eventUsages[id] = made
+        return made
     }
 }
 
