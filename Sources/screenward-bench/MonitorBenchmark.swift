@@ -17,6 +17,9 @@ struct MonitorBenchmark: ParsableCommand {
         commandName: "monitor",
         abstract: "Cost of a focus change to LiveUsage and the monitor engine (no X session needed).")
 
+    @Flag(help: "Measure LiveUsage bare, without the lock the agent reaches it through.")
+    var direct = false
+
     @Option(name: .customLong("focus-changes"), help: "Focus changes to time.")
     var focusChanges = 10_000
 
@@ -59,9 +62,15 @@ struct MonitorBenchmark: ParsableCommand {
         let ledger = try Ledger()
         let historyIntervals = try workload.writeHistory(
             to: ledger, span: historyDays * 86_400, before: now, &random)
-        let live = LiveUsage(forwardingTo: DiscardingSink(), categories: workload.categories)
+        // The agent reaches LiveUsage through a lock (SharedLiveUsage); --direct measures it bare.
+        let live: any UsageSink & EventUsageSource =
+            direct
+            ? LiveUsage(forwardingTo: DiscardingSink(), categories: workload.categories)
+            : SharedLiveUsage(forwardingTo: DiscardingSink(), categories: workload.categories)
         let seedStart = ContinuousClock.now
-        try live.seed(from: ledger, now: now)
+        if let bare = live as? LiveUsage { try bare.seed(from: ledger, now: now) } else if let shared = live as? SharedLiveUsage {
+            try shared.seed(from: ledger, now: now)
+        }
         let seedTime = ContinuousClock.now - seedStart
 
         let engine = try MonitorEngine(ledger: ledger, usage: live)

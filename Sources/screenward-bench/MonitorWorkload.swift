@@ -1,5 +1,6 @@
 import DeviceActivity
 import Foundation
+import Synchronization
 import ManagedSettings
 import ScreenwardCore
 import SessionHarness
@@ -110,12 +111,11 @@ extension SplitMix {
 
 /// The inner sink of the benchmark's LiveUsage: hands out ids and keeps nothing, so
 /// the figures are LiveUsage's and the engine's, not the ledger writer's.
-final class DiscardingSink: UsageSink {
-    private var nextID: Int64 = 1
+final class DiscardingSink: UsageSink, Sendable {
+    private let nextID = Atomic<Int64>(1)
 
     func intervalOpened(app: AppIdentity, token: ApplicationToken, at start: Date) throws -> Int64 {
-        defer { nextID += 1 }
-        return nextID
+        nextID.add(1, ordering: .relaxed).oldValue
     }
 
     func intervalCheckpointed(_ id: Int64, duration: Duration) throws {}

@@ -7,34 +7,50 @@ import Foundation
 /// the members. Worked out again when `LiveUsage`'s catalog version moves.
 final class LiveEventUsage: EventUsage {
     private let source: LiveUsage
-    private let event: DeviceActivityEvent
-    private var version = -1
-    /// Member application indices, each once.
-    private var members: [Int] = []
-    /// By application index: whether it is a member.
-    private var isMember: [Bool] = []
+    private var members: EventMembers
 
     init(source: LiveUsage, event: DeviceActivityEvent) {
         self.source = source
-        self.event = event
+        members = EventMembers(event: event)
     }
 
     func focusedSeconds(from: Date, to: Date) -> TimeInterval {
-        refresh()
-        return source.focusedSeconds(ofMembers: members, focusIsMember: focusIsMember, from: from, to: to)
+        members.focusedSeconds(in: source, from: from, to: to)
     }
 
     func accrualRate(at now: Date) -> Double {
-        refresh()
-        return source.accrualRate(focusIsMember: focusIsMember, at: now)
+        members.accrualRate(in: source, at: now)
+    }
+}
+
+/// An event's member applications, worked out once and again only when the source's
+/// applications change (as `catalogVersion` says).
+struct EventMembers {
+    let event: DeviceActivityEvent
+    private var version = -1
+    private var members: [Int] = []
+    private var isMember: [Bool] = []
+
+    init(event: DeviceActivityEvent) {
+        self.event = event
     }
 
-    private var focusIsMember: Bool {
+    mutating func focusedSeconds(in source: LiveUsage, from: Date, to: Date) -> TimeInterval {
+        refresh(from: source)
+        return source.focusedSeconds(ofMembers: members, focusIsMember: focusIsMember(in: source), from: from, to: to)
+    }
+
+    mutating func accrualRate(in source: LiveUsage, at now: Date) -> Double {
+        refresh(from: source)
+        return source.accrualRate(focusIsMember: focusIsMember(in: source), at: now)
+    }
+
+    private func focusIsMember(in source: LiveUsage) -> Bool {
         guard let focused = source.focusedIndex, focused < isMember.count else { return false }
         return isMember[focused]
     }
 
-    private func refresh() {
+    private mutating func refresh(from source: LiveUsage) {
         guard version != source.catalogVersion else { return }
         members = source.members(of: event)
         isMember = Array(repeating: false, count: source.applicationCount)

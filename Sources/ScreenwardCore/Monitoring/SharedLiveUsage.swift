@@ -9,7 +9,7 @@ import Synchronization
 public final class SharedLiveUsage: UsageSink, EventUsageSource, Sendable {
     private let usage: Mutex<LiveUsage>
 
-    public init(forwardingTo sink: BackgroundLedgerSink, categories: ApplicationCategories, horizon: TimeInterval = LiveUsage.defaultHorizon) {
+    public init(forwardingTo sink: any UsageSink & Sendable, categories: ApplicationCategories, horizon: TimeInterval = LiveUsage.defaultHorizon) {
         usage = Mutex(LiveUsage(forwardingTo: sink, categories: categories, horizon: horizon))
     }
 
@@ -35,5 +35,34 @@ public final class SharedLiveUsage: UsageSink, EventUsageSource, Sendable {
 
     public func accrualRate(of event: DeviceActivityEvent, at now: Date) -> Double {
         usage.withLock { $0.accrualRate(of: event, at: now) }
+    }
+
+    /// The same worked-out members as `LiveUsage`'s own handle, each question asked
+    /// under the lock.
+    public func usage(of event: DeviceActivityEvent) -> any EventUsage {
+        SharedEventUsage(shared: self, event: event)
+    }
+
+    fileprivate func withLive<Result: Sendable>(_ body: (LiveUsage) -> Result) -> Result {
+        usage.withLock { body($0) }
+    }
+}
+
+/// Used by the engine alone (under the state owner's lock); its cache is its own.
+private final class SharedEventUsage: EventUsage {
+    private let shared: SharedLiveUsage
+    private var members: EventMembers
+
+    init(shared: SharedLiveUsage, event: DeviceActivityEvent) {
+        self.shared = shared
+        members = EventMembers(event: event)
+    }
+
+    func focusedSeconds(from: Date, to: Date) -> TimeInterval {
+        shared.withLive { live in members.focusedSeconds(in: live, from: from, to: to) }
+    }
+
+    func accrualRate(at now: Date) -> Double {
+        shared.withLive { live in members.accrualRate(in: live, at: now) }
     }
 }
