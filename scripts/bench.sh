@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Builds in release mode and runs the tracking benchmark in a private Xvfb + openbox
-# session; figures are printed and written to bench-results/tracking.json.
+# Builds in release mode and runs the benchmarks (all three, or the one named with
+# its options); figures are printed and written to bench-results/<name>.json.
+#   scripts/bench.sh                       tracking, thresholds and monitor
+#   scripts/bench.sh thresholds --apps 2   one benchmark with its options
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 . scripts/env.sh
 swift build -c release
-.build/release/screenward-bench tracking "$@"
+if [ "$#" -eq 0 ]; then
+    for benchmark in tracking thresholds monitor; do
+        .build/release/screenward-bench "$benchmark"
+    done
+else
+    .build/release/screenward-bench "$@"
+fi
