@@ -11,6 +11,7 @@ scripts/install-deps.sh
 swift build -c release --product screenward-agent
 swift build -c release --product screenward
 swift build -c release --product screenward-testwindow
+swift build -c release --product worklog
 bin="$repo/.build/release"
 
 if [ -n "${DISPLAY:-}" ] && xdpyinfo >/dev/null 2>&1; then
@@ -74,6 +75,20 @@ echo
 echo "Planned totals: Text Editor ${planned[0]} s, Web Browser ${planned[1]} s, Space Game ${planned[2]} s"
 echo
 "$bin/screenward" status
+echo
+
+# The Screen Time API: the talk's Worklog app, in its own processes, through the agent.
+export WORKLOG_HOME="$work/worklog"
+echo "Worklog (WWDC22 demo) on the Screen Time API:"
+"$bin/worklog" setup
+"$bin/screenward" shields
+"$bin/worklog" monitor >"$work/worklog-monitor.log" 2>&1 &
+pids+=($!)
+sleep 0.5
+"$bin/worklog" allow-evenings --from "$(date -d '-1 hour' +%H:%M)" --until "$(date -d '+1 hour' +%H:%M)"
+sleep 0.5
+echo "An evening running now (registered inside it: intervalDidStart came at once):"
+"$bin/worklog" status
 echo
 kill -TERM "$agent"
 wait "$agent" || true
