@@ -18,8 +18,7 @@ struct ClientTokens {
     func clientToken(forDevice deviceToken: String, kind: TokenKind) -> String {
         let message = Data("screenward-client-token-v1\u{0}\(kind.rawValue)\u{0}\(deviceToken)".utf8)
         let mac = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Data(grant.grantKey.utf8)))
-        return Data(mac.prefix(16)).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return Data(mac.prefix(16)).base64URLWithoutPadding
     }
 
     /// Issues (and records) the client's token for a device token.

@@ -29,7 +29,14 @@ public struct TokenMinter: Sendable {
     private func opaqueValue(domain: String, input: String) -> String {
         let message = Data("screenward-token-v1\u{0}\(domain)\u{0}\(input)".utf8)
         let mac = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: secret.bytes))
-        return Data(mac.prefix(16)).base64EncodedString()
+        return Data(mac.prefix(16)).base64URLWithoutPadding
+    }
+}
+
+extension Data {
+    /// URL-safe base64 without padding: how every token is written.
+    var base64URLWithoutPadding: String {
+        base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
