@@ -33,10 +33,20 @@ public final class DemoWindows {
     private var labels: [Window: String] = [:]
     private let palette: [UInt] = [0x3465a4, 0x4e9a06, 0xc4a000, 0x75507b, 0xcc0000, 0x06989a, 0xce5c00]
 
+    /// Called when a window manager or another client asks a window to close
+    /// (`WM_DELETE_WINDOW`); nil ignores the request, as a hung application would.
+    public var onDeleteRequest: ((WindowID) -> Void)?
+
     public init(connection: XConnection) {
         self.connection = connection
         connection.addEventHandler { [unowned self] event in
-            if sw_event_type(&event) == Expose, event.xexpose.count == 0 { self.draw(event.xexpose.window) }
+            let type = sw_event_type(&event)
+            if type == Expose, event.xexpose.count == 0 { self.draw(event.xexpose.window) }
+            if type == ClientMessage, event.xclient.message_type == connection.atom("WM_PROTOCOLS"),
+                Atom(UInt(bitPattern: event.xclient.data.l.0)) == connection.atom("WM_DELETE_WINDOW")
+            {
+                self.onDeleteRequest?(WindowID(UInt(event.xclient.window)))
+            }
         }
     }
 

@@ -63,13 +63,17 @@ public final class MainLoop {
 
     /// Carries `connection`'s events on this loop through a GSource that knows about
     /// Xlib's own queue (see the shim).
-    public func attach(_ connection: XConnection) {
+    /// Cancel the registration before the connection's server goes away (tests that
+    /// end their X server), or the loop reads from a dead connection.
+    @discardableResult
+    public func attach(_ connection: XConnection) -> Registration {
         let source = sw_x_source_new(connection.display)
         let box = CallbackBox { connection.drainEvents() }
         g_source_set_callback(source, fireRepeating, Unmanaged.passRetained(box).toOpaque(), releaseBox)
         g_source_set_priority(source, G_PRIORITY_DEFAULT)
-        g_source_attach(source, nil)
+        let id = g_source_attach(source, nil)
         g_source_unref(source)
+        return Registration(sourceID: id)
     }
 
     /// Runs the loop until `condition` holds or `timeout` passes (for tools and tests).

@@ -26,6 +26,12 @@ struct TestWindowCommand: ParsableCommand {
     @Option(name: .customLong("gtk-app-id"), help: "Set _GTK_APPLICATION_ID on every window created.")
     var gtkApplicationID: String?
 
+    @Flag(name: .customLong("ignore-delete"), help: "Ignore WM_DELETE_WINDOW (a hung application); by default a window asked to close is destroyed, and the program ends with its last window.")
+    var ignoreDelete = false
+
+    @Flag(name: .customLong("ignore-sigterm"), help: "Ignore SIGTERM (only SIGKILL ends the program).")
+    var ignoreSigterm = false
+
     @Flag(name: .customLong("no-pid"), help: "Do not set _NET_WM_PID.")
     var noPID = false
 
@@ -45,7 +51,16 @@ struct TestWindowCommand: ParsableCommand {
                 if !execute(line, windows: windows, connection: connection) { loop.quit() }
             },
             onEnd: { loop.quit() })
-        loop.onSignal(SIGTERM) { loop.quit() }
+        var open = window.count
+        if !ignoreDelete {
+            windows.onDeleteRequest = { window in
+                windows.destroy(window)
+                emit("closed \(window)")
+                open -= 1
+                if open == 0 { loop.quit() }
+            }
+        }
+        loop.onSignal(SIGTERM) { if !ignoreSigterm { loop.quit() } }
         loop.onSignal(SIGINT) { loop.quit() }
         loop.run()
     }

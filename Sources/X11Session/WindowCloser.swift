@@ -1,0 +1,122 @@
+import CX11
+import Foundation
+
+/// Closes an application's window the gentlest way that works: the window manager's
+/// `_NET_CLOSE_WINDOW`, then the client's own `WM_DELETE_WINDOW`, then SIGTERM to
+/// its process, then SIGKILL, each after a grace period in which the earlier step
+/// did not work. (What a shield's `.close` does, and what happens to a window that
+/// cannot be shielded reliably.)
+public final class WindowCloser {
+    public enum Step: String, Sendable, CaseIterable {
+        case closeRequest = "_NET_CLOSE_WINDOW"
+        case deleteWindow = "WM_DELETE_WINDOW"
+        case terminate = "SIGTERM"
+        case kill = "SIGKILL"
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        /// The window (or its process) went away after `step`.
+        case closed(after: Step)
+        /// Nothing worked: the window is still there and no process is known or killable.
+        case failed(String)
+    }
+
+    private let connection: XConnection
+    private let loop: MainLoop
+    public let grace: Duration
+    /// How often, within a grace period, the window is looked for.
+    private let checkEvery: Duration = .milliseconds(50)
+
+    public init(connection: XConnection, loop: MainLoop, grace: Duration = .seconds(2)) {
+        self.connection = connection
+        self.loop = loop
+        self.grace = grace
+    }
+
+    /// Starts closing `window` (owned by `pid`, when known); `onStep` hears each step
+    /// as it is taken and `done` the outcome. Returns at once; the steps run on the loop.
+    public func close(_ window: WindowID, pid: Int32?, onStep: @escaping (Step) -> Void = { _ in }, done: @escaping (Outcome) -> Void) {
+        run(Step.allCases[...], window: window, pid: pid, onStep: onStep, done: done)
+    }
+
+    private func run(_ steps: ArraySlice<Step>, window: WindowID, pid: Int32?, onStep: @escaping (Step) -> Void, done: @escaping (Outcome) -> Void) {
+        guard let step = steps.first else {
+            return done(.failed("window \(window) is still there after SIGKILL"))
+        }
+        guard take(step, window: window, pid: pid) else {
+            // No process to signal: this step cannot be taken.
+            return run(steps.dropFirst(), window: window, pid: pid, onStep: onStep, done: done)
+        }
+        onStep(step)
+        let deadline = ContinuousClock.now + grace
+        func check() {
+            if isGone(window, pid: pid, after: step) { return done(.closed(after: step)) }
+            if ContinuousClock.now >= deadline {
+                return run(steps.dropFirst(), window: window, pid: pid, onStep: onStep, done: done)
+            }
+            loop.schedule(after: checkEvery, check)
+        }
+        loop.schedule(after: checkEvery, check)
+    }
+
+    /// Takes one step; false when it cannot be taken (no pid for a signal).
+    private func take(_ step: Step, window: WindowID, pid: Int32?) -> Bool {
+        switch step {
+        case .closeRequest:
+            connection.sendToRoot(window, "_NET_CLOSE_WINDOW", [CLong(CurrentTime), 2])
+        case .deleteWindow:
+            connection.sendToWindow(window, "WM_PROTOCOLS", [CLong(connection.atom("WM_DELETE_WINDOW")), CLong(CurrentTime)])
+        case .terminate:
+            guard let pid, pid > 0 else { return false }
+            Foundation.kill(pid, SIGTERM)
+        case .kill:
+            guard let pid, pid > 0 else { return false }
+            Foundation.kill(pid, SIGKILL)
+        }
+        return true
+    }
+
+    /// Closed when the window is gone (or withdrawn), or, once signalled, its process.
+    private func isGone(_ window: WindowID, pid: Int32?, after step: Step) -> Bool {
+        if !connection.windowExists(window) { return true }
+        guard let pid, pid > 0, step == .terminate || step == .kill else { return false }
+        return Foundation.kill(pid, 0) != 0 && errno == ESRCH
+    }
+}
+
+extension XConnection {
+    /// Whether `window` exists and is mapped (a withdrawn window counts as closed).
+    func windowExists(_ window: WindowID) -> Bool {
+        var attributes = XWindowAttributes()
+        let mark = beginErrorWatch()
+        let status = XGetWindowAttributes(display, Window(window.rawValue), &attributes)
+        let failed = !errors(since: mark).isEmpty
+        return status != 0 && !failed && attributes.map_state != IsUnmapped
+    }
+
+    func sendToRoot(_ window: WindowID, _ type: String, _ data: [CLong]) {
+        send(ClientMessageSpec(window: window, type: type, data: data), to: root, mask: SubstructureRedirectMask | SubstructureNotifyMask)
+    }
+
+    func sendToWindow(_ window: WindowID, _ type: String, _ data: [CLong]) {
+        send(ClientMessageSpec(window: window, type: type, data: data), to: Window(window.rawValue), mask: NoEventMask)
+    }
+
+    private struct ClientMessageSpec {
+        var window: WindowID
+        var type: String
+        var data: [CLong]
+    }
+
+    private func send(_ spec: ClientMessageSpec, to destination: Window, mask: Int) {
+        var event = XEvent()
+        event.xclient.type = ClientMessage
+        event.xclient.window = Window(spec.window.rawValue)
+        event.xclient.message_type = atom(spec.type)
+        event.xclient.format = 32
+        let values = spec.data + Array(repeating: 0, count: max(0, 5 - spec.data.count))
+        event.xclient.data.l = (values[0], values[1], values[2], values[3], values[4])
+        XSendEvent(display, destination, 0, mask, &event)
+        XFlush(display)
+    }
+}
