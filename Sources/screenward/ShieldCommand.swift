@@ -161,7 +161,7 @@ private struct CLIStore {
         reason.app == ShieldCommand.client && reason.store == ShieldCommand.storeName
     }
 
-    /// `firefox.desktop is not shielded by screenward.cli (it is shielded by org.example.worklog/social (category Social))`.
+    /// `chat.desktop is not shielded by screenward.cli; it is shielded by org.example.worklog/social (category Social); …`.
     func notShieldedMessage(_ ids: [String]) -> String {
         let listing = listing()
         let lines = ids.map { id -> String in
@@ -170,7 +170,7 @@ private struct CLIStore {
             let others = (listing.applications.first { $0.id == id }?.reasons ?? []).filter { !Self.isCLIStore($0) }
             guard !others.isEmpty else { return head + "; no other store shields it either" }
             return head + "; it is shielded by " + others.map(ShieldsCommand.describe).joined(separator: ", ")
-                + " (only that app can lift it)"
+                + "; only that app can lift it"
         }
         return lines.joined(separator: "\n") + "\nNothing was changed."
     }
