@@ -74,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "screenward",
             dependencies: [
-                "ScreenwardCore", "FamilyControls", "ScreenwardIPC",
+                "ScreenwardCore", "FamilyControls", "ManagedSettings", "ScreenwardIPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),

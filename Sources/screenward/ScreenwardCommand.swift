@@ -9,9 +9,10 @@ struct ScreenwardCommand: ParsableCommand {
         abstract: "Screen time for X11 desktops: see usage, shields and the agent's state.",
         discussion: """
             Reads the ledger in $SCREENWARD_HOME (default $XDG_DATA_HOME/screenward); works whether or not \
-            the agent runs, except `select`, which asks the agent for an app's tokens.
+            the agent runs, except `select`, which asks the agent for an app's tokens, and `shield add|remove`, \
+            which change the command line's own settings store through the agent.
             """,
-        subcommands: [UsageCommand.self, StatusCommand.self, ShieldsCommand.self, SelectCommand.self])
+        subcommands: [UsageCommand.self, StatusCommand.self, ShieldsCommand.self, ShieldCommand.self, SelectCommand.self])
 }
 
 /// Opens the ledger for reading, or says there is none yet.

@@ -20,23 +20,7 @@ struct ShieldsCommand: ParsableCommand {
         let home = ScreenwardHome.fromEnvironment(env)
         // Stores hold tokens, and tokens need the secret the agent creates on its first run.
         let hasSecret = FileManager.default.fileExists(atPath: home.deviceSecretURL.path)
-        let listing: ShieldListing
-        if !hasSecret {
-            listing = ShieldListing()
-        } else if let ledger = try openLedgerIfPresent(home) {
-            let secret = try DeviceSecret.loadOrCreate(at: home.deviceSecretURL)
-            let (catalog, _) = ApplicationCatalog.loadFromEnvironment(env)
-            let directory = ItemDirectory(minter: TokenMinter(secret: secret), catalog: catalog, categories: try DataDirectory.categoryTable())
-            do {
-                listing = try ShieldListing.load(from: ledger, directory: directory, language: ShieldListing.language(fromEnvironment: env))
-            } catch let error as LedgerError {
-                throw error
-            } catch {
-                throw LedgerError.unreadable(path: home.ledgerURL.path, reason: "\(error)")
-            }
-        } else {
-            listing = ShieldListing()
-        }
+        let listing = try loadShieldListing(home: home, environment: env)
         for problem in listing.problems {
             FileHandle.standardError.write(Data("Warning: \(problem)\n".utf8))
         }
@@ -66,7 +50,7 @@ struct ShieldsCommand: ParsableCommand {
             let idWidth = min(40, items.map { $0.isKnown ? $0.id.count : 0 }.max() ?? 0)
             for item in items {
                 let columns = [pad(item.name, nameWidth)] + (showID ? [pad(item.isKnown ? item.id : "", idWidth)] : [])
-                print("  \(columns.joined(separator: "  "))  \(item.reasons.map(describe).joined(separator: ", "))")
+                print("  \(columns.joined(separator: "  "))  \(item.reasons.map(Self.describe).joined(separator: ", "))")
             }
         }
     }
@@ -92,7 +76,7 @@ struct ShieldsCommand: ParsableCommand {
     }
 
     /// `org.example.worklog/social (category Social)`.
-    private func describe(_ reason: ShieldListing.Reason) -> String {
+    static func describe(_ reason: ShieldListing.Reason) -> String {
         let rule =
             switch reason.rule {
             case .listed: "listed"
@@ -101,6 +85,23 @@ struct ShieldsCommand: ParsableCommand {
             case .blocked: "blocked"
             }
         return "\(reason.app)/\(reason.store) (\(rule))"
+    }
+}
+
+/// What is shielded now and why, read from the ledger (empty before the agent's first run).
+func loadShieldListing(home: ScreenwardHome, environment env: [String: String]) throws -> ShieldListing {
+    guard FileManager.default.fileExists(atPath: home.deviceSecretURL.path), let ledger = try openLedgerIfPresent(home) else {
+        return ShieldListing()
+    }
+    let secret = try DeviceSecret.loadOrCreate(at: home.deviceSecretURL)
+    let (catalog, _) = ApplicationCatalog.loadFromEnvironment(env)
+    let directory = ItemDirectory(minter: TokenMinter(secret: secret), catalog: catalog, categories: try DataDirectory.categoryTable())
+    do {
+        return try ShieldListing.load(from: ledger, directory: directory, language: ShieldListing.language(fromEnvironment: env))
+    } catch let error as LedgerError {
+        throw error
+    } catch {
+        throw LedgerError.unreadable(path: home.ledgerURL.path, reason: "\(error)")
     }
 }
 
