@@ -52,7 +52,7 @@ let package = Package(
         .target(
             name: "ScreenwardCore",
             dependencies: [
-                "ManagedSettings", "FamilyControls", "DeviceActivity", "ScreenwardIPC",
+                "ManagedSettings", "ManagedSettingsUI", "FamilyControls", "DeviceActivity", "ScreenwardIPC",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -102,6 +102,7 @@ let package = Package(
             swiftSettings: safeSwift),
 
         .testTarget(name: "DeviceActivityTests", dependencies: ["DeviceActivity"]),
+        .testTarget(name: "ManagedSettingsUITests", dependencies: ["ManagedSettingsUI"]),
         .testTarget(name: "ScreenwardIPCTests", dependencies: ["ScreenwardIPC"]),
         // The public API driven in-process against the real state owner, with a controllable clock.
         .testTarget(
