@@ -174,6 +174,16 @@ extension ScreenTimeService {
         if let problem = registration.schedule.monitoringProblem(events: registration.events, now: time, calendar: calendar()) {
             throw problem
         }
+        // Screenward's own bounds (Apple documents none): an app cannot make the
+        // engine's every step costly for everyone.
+        let names = [registration.name.rawValue] + registration.events.keys.map(\.rawValue)
+        guard names.allSatisfy({ !$0.isEmpty && $0.count <= Self.maximumNameLength }) else {
+            throw ServiceError(.invalidArgument, "activity and event names must have 1 to \(Self.maximumNameLength) characters")
+        }
+        guard registration.events.count <= Self.maximumEventsPerActivity else {
+            throw ServiceError(
+                .invalidArgument, "an activity may watch at most \(Self.maximumEventsPerActivity) events (\(registration.events.count) given)")
+        }
         let mine = engine.activities.filter { $0.owner == client }
         if mine.count >= DeviceActivityCenter.maximumActivities, !mine.contains(where: { $0.name == registration.name }) {
             throw DeviceActivityCenter.MonitoringError.excessiveActivities

@@ -30,6 +30,8 @@ public final class ScreenTimeService {
     private var cachedShields: EffectiveShields?
 
     public static let maximumStoresPerClient = 50
+    public static let maximumEventsPerActivity = 256
+    public static let maximumNameLength = 200
 
     public init(
         ledger: Ledger, usage: any EventUsageSource & Sendable, directory: ItemDirectory,
