@@ -20,8 +20,13 @@ public enum AgentAddress {
     }
 
     public static func socketPath(environment env: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        socketPath(inHome: homeDirectory(environment: env), environment: env)
+    }
+
+    /// The socket of the agent whose home is `home`.
+    public static func socketPath(inHome home: URL, environment env: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let explicit = env["SCREENWARD_SOCKET"], !explicit.isEmpty { return explicit }
-        return homeDirectory(environment: env).appendingPathComponent("agent.sock").path
+        return home.appendingPathComponent("agent.sock").path
     }
 
     /// The longest path a Unix socket address holds (`sun_path` on Linux, with its NUL).

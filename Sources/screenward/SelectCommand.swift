@@ -51,19 +51,9 @@ struct SelectCommand: ParsableCommand {
     }
 
     func run() throws {
-        let home = ScreenwardHome.fromEnvironment()
-        let transport = SocketTransport(path: home.socketPath())
-        defer { transport.close() }
-        let client = ServiceClient(transport: transport, bundleIdentifier: bundleIdentifier)
-        let selection: FamilyActivitySelection
-        do {
-            selection = try client.call(AuthorizationMethods.issueSelection, request)
-        } catch let error as ServiceError where error.code == .agentUnavailable && !AgentLock.isHeld(in: home) {
-            // A socket left behind by an agent that was killed: say what it means.
-            throw ServiceError(
-                .agentUnavailable,
-                "the Screenward agent is not running (home \(home.url.path)): start `screenward-agent` in the desktop session (it normally starts at login)")
-        }
+        let agent = AgentConnection(bundleIdentifier: bundleIdentifier)
+        defer { agent.close() }
+        let selection = try agent.call(AuthorizationMethods.issueSelection, request)
         try printJSON(selection)
     }
 }

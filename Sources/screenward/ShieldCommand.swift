@@ -107,30 +107,21 @@ struct CLIError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The command line's connection to the agent, as the client `org.screenward.cli`.
+/// The store `screenward.cli` of the client `org.screenward.cli`, through the agent.
 private struct CLIStore {
-    let home: ScreenwardHome
-    let transport: SocketTransport
-    let client: ServiceClient
+    let agent = AgentConnection(bundleIdentifier: ShieldCommand.client)
 
     init() throws {
-        home = ScreenwardHome.fromEnvironment()
-        transport = SocketTransport(path: home.socketPath())
-        client = ServiceClient(transport: transport, bundleIdentifier: ShieldCommand.client)
         // Idempotent: a second request keeps the grant (and so the tokens) of the first.
         _ = try call(AuthorizationMethods.request, .individual)
     }
 
-    func close() { transport.close() }
+    var home: ScreenwardHome { agent.home }
+
+    func close() { agent.close() }
 
     func call<Request, Reply>(_ method: ServiceMethod<Request, Reply>, _ request: Request) throws -> Reply {
-        do {
-            return try client.call(method, request)
-        } catch let error as ServiceError where error.code == .agentUnavailable && !AgentLock.isHeld(in: home) {
-            throw ServiceError(
-                .agentUnavailable,
-                "the Screenward agent is not running (home \(home.url.path)): start `screenward-agent` in the desktop session (it normally starts at login)")
-        }
+        try agent.call(method, request)
     }
 
     /// The client's token for each id; the agent's message for an id it does not know.

@@ -17,7 +17,7 @@ public struct ScreenwardHome: Sendable, Hashable {
     public var agentLockURL: URL { url.appendingPathComponent("agent.lock") }
     /// Where the agent listens for API clients (see `AgentAddress.socketPath`).
     public func socketPath(environment env: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        env["SCREENWARD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? url.appendingPathComponent("agent.sock").path
+        AgentAddress.socketPath(inHome: url, environment: env)
     }
 
     /// Creates the directory (mode 0700: usage is personal) if it is missing.

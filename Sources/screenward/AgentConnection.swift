@@ -1,0 +1,27 @@
+import ScreenwardCore
+import ScreenwardIPC
+
+/// The command line's connection to the agent, as a client with a bundle identifier.
+struct AgentConnection {
+    let home = ScreenwardHome.fromEnvironment()
+    private let transport: SocketTransport
+    private let client: ServiceClient
+
+    init(bundleIdentifier: String) {
+        transport = SocketTransport(path: home.socketPath())
+        client = ServiceClient(transport: transport, bundleIdentifier: bundleIdentifier)
+    }
+
+    func close() { transport.close() }
+
+    func call<Request, Reply>(_ method: ServiceMethod<Request, Reply>, _ request: Request) throws -> Reply {
+        do {
+            return try client.call(method, request)
+        } catch let error as ServiceError where error.code == .agentUnavailable && !AgentLock.isHeld(in: home) {
+            // A socket left behind by an agent that was killed: say what it means.
+            throw ServiceError(
+                .agentUnavailable,
+                "the Screenward agent is not running (home \(home.url.path)): start `screenward-agent` in the desktop session (it normally starts at login)")
+        }
+    }
+}
