@@ -22,10 +22,10 @@ final class TokenAndHomeTests: XCTestCase {
 
     func testDamagedOrExposedSecretsAreRefused() throws {
         let url = directory.appendingPathComponent("device-secret")
-        FileManager.default.createFile(atPath: url.path, contents: Data([1, 2, 3]), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: url.path, contents: Data([1, 2, 3]), attributes: [.posixPermissions: 0o600])
         XCTAssertThrowsError(try DeviceSecret.loadOrCreate(at: url)) { XCTAssertTrue("\($0)".contains("3 bytes")) }
         try FileManager.default.removeItem(at: url)
-        FileManager.default.createFile(atPath: url.path, contents: Data(count: 32), attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(atPath: url.path, contents: Data(count: 32), attributes: [.posixPermissions: 0o644])
         XCTAssertThrowsError(try DeviceSecret.loadOrCreate(at: url)) { XCTAssertTrue("\($0)".contains("chmod 600")) }
     }
 
