@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScreenwardCore
+import ScreenwardIPC
 
 struct ShieldsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,12 +25,39 @@ struct ShieldsCommand: ParsableCommand {
         for problem in listing.problems {
             FileHandle.standardError.write(Data("Warning: \(problem)\n".utf8))
         }
+        let covered = coveredWindows(home: home)
         if json {
-            try printJSON(ShieldsJSON(listing))
+            var output = ShieldsJSON(listing)
+            output.covered = covered
+            try printJSON(output)
         } else if !hasSecret {
             print("Nothing can be shielded yet: there is no device secret (\(home.deviceSecretURL.path)); the agent creates it on its first run.")
         } else {
             printTable(listing)
+            printCovered(covered)
+        }
+    }
+
+    /// The windows the running agent covers now; nil when no agent runs (or it shows no shields).
+    private func coveredWindows(home: ScreenwardHome) -> [CoveredWindow]? {
+        guard AgentLock.isHeld(in: home) else { return nil }
+        let agent = AgentConnection(bundleIdentifier: ShieldCommand.client)
+        defer { agent.close() }
+        do {
+            return try agent.call(PresenterMethods.covered, Empty())
+        } catch {
+            FileHandle.standardError.write(Data("Warning: could not ask the agent which windows it covers: \(error)\n".utf8))
+            return nil
+        }
+    }
+
+    private func printCovered(_ covered: [CoveredWindow]?) {
+        guard let covered, !covered.isEmpty else { return }
+        print("")
+        print("Covered now")
+        for window in covered {
+            let state = window.visible ? "" : " (minimized)"
+            print("  \(window.name)  window \(window.window) at \(window.frame)\(state), shield \(window.shieldWindow)")
         }
     }
 
@@ -133,10 +161,21 @@ struct ShieldsJSON: Encodable {
     var categories: [Item]
     var webDomains: [Item]
     var problems: [String]
+    /// The windows the running agent covers now; null when no agent runs.
+    var covered: [CoveredWindow]?
 
     enum CodingKeys: String, CodingKey {
-        case applications, categories, problems
+        case applications, categories, problems, covered
         case webDomains = "web_domains"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var keyed = encoder.container(keyedBy: CodingKeys.self)
+        try keyed.encode(applications, forKey: .applications)
+        try keyed.encode(categories, forKey: .categories)
+        try keyed.encode(webDomains, forKey: .webDomains)
+        try keyed.encode(problems, forKey: .problems)
+        try keyed.encode(covered, forKey: .covered)  // null, not absent, without an agent
     }
 
     init(_ listing: ShieldListing) {

@@ -76,6 +76,9 @@ extension ScreenTimeService {
                 try monitors.acknowledge(owner: client, sequences: sequences)
                 return Empty()
             }
+        case PresenterMethods.covered.name:
+            // Which windows are covered is no secret from the person at the screen.
+            reply = answer(PresenterMethods.covered) { _, _ in coveredWindows }
         default:
             reply = errorLine(id: id, ServiceError(.unknownMethod, "the agent knows no request \"\(method.prefix(80))\" (is the agent older than the app?)"))
         }

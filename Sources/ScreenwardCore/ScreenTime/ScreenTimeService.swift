@@ -28,6 +28,8 @@ public final class ScreenTimeService {
     public var report: @Sendable (String) -> Void = { _ in }
 
     private var cachedShields: EffectiveShields?
+    /// What the agent's shield presenter covers now (nil: no presenter runs).
+    public var coveredWindows: [CoveredWindow]?
 
     public static let maximumStoresPerClient = 50
     public static let maximumEventsPerActivity = 256
