@@ -1,6 +1,7 @@
 import Foundation
 import ScreenwardCore
 import ScreenwardIPC
+import ShieldUI
 import X11Session
 
 /// Wires the session's events to the accountant on one main loop, in the manner
@@ -33,6 +34,8 @@ final class Agent {
     private var server: SocketServer?
     private var deadlineTimer: WallClockTimer?
     private var zoneCheckedAt = Date.distantPast
+    /// Shields over shielded applications, on an X connection of their own.
+    private var presenter: ShieldPresenter?
 
     init(displayName: String?, idleThreshold: Duration, log: AgentLog) throws {
         self.log = log
@@ -121,9 +124,12 @@ final class Agent {
             log.info("no logind on the system bus: screen lock is not detected; suspend is still detected from the clocks (\(error))")
         }
         try startService()
+        startShields()
         if log.verbose { focus.trace = { [log] line in log.debug("focus tracker: \(line)") } }
         focus.start { [self] observation in
-            let app = observation.facts.map(identity(for:))
+            // Time in front of a shield is nobody's usage.
+            let onShield = observation.window.map { presenter?.isShield($0) ?? false } ?? false
+            let app = onShield ? nil : observation.facts.map(identity(for:))
             log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-") (\(observation.cause)\(observation.serverTime.map { ", server time \($0)" } ?? ""))")
             accountant.focusChanged(to: app, at: observation.time)
             stateChanged()
@@ -197,6 +203,27 @@ final class Agent {
         server = try SocketServer(path: path, handler: host)
         log.info("Screen Time API clients connect at \(path)")
         runEngine()
+    }
+
+    /// Starts covering shielded applications. Without GTK on this display the agent
+    /// still tracks and runs the API, and says plainly that nothing is shielded on screen.
+    private func startShields() {
+        do {
+            try ShieldToolkit.initialize(displayName: connection.displayName)
+            let shieldConnection = try XConnection(displayName: connection.displayName)
+            let defaults = try ShieldDefaults.load()
+            let language = ShieldDefaults.language()
+            let presenter = ShieldPresenter(
+                connection: shieldConnection, loop: loop, host: host,
+                decider: ShieldDecider(minter: minter, categories: categories, language: language), defaults: defaults, language: language,
+                identify: { [unowned self] facts in identity(for: facts) }, log: log)
+            loop.attach(shieldConnection)
+            presenter.start()
+            self.presenter = presenter
+            log.info("shields: covering shielded applications on \(connection.displayName) (\(language))")
+        } catch {
+            log.error("shields cannot be shown: \(error); usage is still tracked and the API still runs, but nothing is covered on screen")
+        }
     }
 
     /// Delivers what is due and sleeps until the next deadline: no polling.

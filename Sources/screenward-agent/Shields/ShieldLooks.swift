@@ -1,0 +1,98 @@
+import Foundation
+@_spi(Screenward) import ManagedSettings
+import ManagedSettingsUI
+import ScreenwardCore
+import X11Session
+
+/// What each shielded application's shield shows, and the questions to the data
+/// source of the app that put the shield up.
+///
+/// A shield must cover its window within a frame, and an app's data source may
+/// take its time (or not run): a shield first shows the last answer this agent
+/// run got for the application, else the default look, and is redrawn when the
+/// answer comes. An answer later than `patience` is given up on (logged); the
+/// shield keeps what it shows.
+final class ShieldLooks {
+    static let patience: Duration = .seconds(5)
+
+    private let defaults: ShieldDefaults
+    private let language: String
+    private let host: ServiceHost
+    private let loop: MainLoop
+    private let log: AgentLog
+    /// The resolved answer per application and owner (the same app shielded by
+    /// another owner's store asks that owner).
+    private var answers: [Key: ResolvedShield] = [:]
+    private var pending: [ShieldRequestID: (key: Key, decision: ShieldDecision, timeout: MainLoop.Registration)] = [:]
+
+    private struct Key: Hashable {
+        var application: ApplicationToken
+        var owner: String
+        var category: String?
+    }
+
+    /// Called with an application's new look when an answer arrives.
+    var onNewLook: (ApplicationToken, ResolvedShield) -> Void = { _, _ in }
+
+    init(defaults: ShieldDefaults, language: String, host: ServiceHost, loop: MainLoop, log: AgentLog) {
+        self.defaults = defaults
+        self.language = language
+        self.host = host
+        self.loop = loop
+        self.log = log
+    }
+
+    /// What to draw now.
+    func look(for decision: ShieldDecision) -> ResolvedShield {
+        answers[Self.key(decision)] ?? defaultLook(for: decision)
+    }
+
+    func defaultLook(for decision: ShieldDecision) -> ResolvedShield {
+        defaults.resolve(ShieldConfiguration(), for: decision.subject, language: language)
+    }
+
+    /// Asks the owner's data source (again, for `.defer`). Without a data source the
+    /// default look is the answer, at once.
+    func ask(_ decision: ShieldDecision) {
+        let key = Self.key(decision)
+        if pending.values.contains(where: { $0.key == key }) { return }
+        guard let id = host.requestShieldConfiguration(owner: decision.owner, item: decision.item) else {
+            let look = defaultLook(for: decision)
+            if answers.removeValue(forKey: key) != nil { onNewLook(decision.application, look) }
+            return
+        }
+        let timeout = loop.schedule(after: Self.patience) { [self] in
+            guard pending.removeValue(forKey: id) != nil else { return }
+            host.cancelShieldRequest(id)
+            log.warning("\(decision.owner)'s shield configuration data source did not answer within \(Int(Self.patience.seconds)) s; its shield keeps the look it has")
+        }
+        pending[id] = (key, decision, timeout)
+    }
+
+    /// Whether the question for `decision` is still unanswered.
+    func isAsking(_ decision: ShieldDecision) -> Bool {
+        let key = Self.key(decision)
+        return pending.values.contains { $0.key == key }
+    }
+
+    func received(_ id: ShieldRequestID, _ configuration: ShieldConfiguration) {
+        guard let request = pending.removeValue(forKey: id) else { return }
+        request.timeout.cancel()
+        let look = defaults.resolve(configuration, for: request.decision.subject, language: language)
+        answers[request.key] = look
+        onNewLook(request.decision.application, look)
+    }
+
+    private static func key(_ decision: ShieldDecision) -> Key {
+        Key(application: decision.application, owner: decision.owner, category: decision.category?.id)
+    }
+}
+
+extension ShieldDecision {
+    /// The item as the owner's extensions are asked about it.
+    var item: ShieldedItem {
+        let desktopID: String? = if case .desktopEntry(let id) = identity.key { id } else { nil }
+        guard let category else { return .application(application, desktopID: desktopID, name: identity.displayName) }
+        return .applicationInCategory(application, desktopID: desktopID, name: identity.displayName, category: category.token, categoryName: category.name)
+    }
+}

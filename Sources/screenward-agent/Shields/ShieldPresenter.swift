@@ -1,0 +1,290 @@
+import Foundation
+@_spi(Screenward) import ManagedSettings
+import ManagedSettingsUI
+import ScreenwardCore
+import ShieldUI
+import Synchronization
+import X11Session
+
+/// Covers every window of every shielded application with a shield, keeps it over
+/// its window, and carries out what the shield's buttons decide.
+///
+/// It runs on the agent's loop with an X connection of its own (event masks are
+/// per client: the focus tracker's must not clobber the watcher's). Everything
+/// here reacts to events: a window mapped, moved or activated, the settings
+/// changed, an extension answered.
+final class ShieldPresenter {
+    /// One covered window and its shield.
+    private final class Cover {
+        var target: ClientWindow
+        var decision: ShieldDecision
+        let surface: ShieldWindow
+
+        init(target: ClientWindow, decision: ShieldDecision, surface: ShieldWindow) {
+            self.target = target
+            self.decision = decision
+            self.surface = surface
+        }
+
+        var shieldID: WindowID { WindowID(surface.windowID) }
+    }
+
+    /// A button pressed, waiting for the owner's action delegate.
+    private struct PendingAction {
+        var decision: ShieldDecision
+        var action: ShieldAction
+        var timeout: MainLoop.Registration
+    }
+
+    static let actionPatience: Duration = .seconds(10)
+
+    private let loop: MainLoop
+    private let watcher: ClientWindowWatcher
+    private let stacking: ShieldStacking
+    private let closer: WindowCloser
+    private let host: ServiceHost
+    private let decider: ShieldDecider
+    private let looks: ShieldLooks
+    private let identify: (WindowFacts) -> AppIdentity
+    private let log: AgentLog
+    private let ownPID = ProcessInfo.processInfo.processIdentifier
+
+    private var shields: EffectiveShields
+    private var covers: [WindowID: Cover] = [:]
+    /// A realized, unmapped shield, so that covering a new window costs a map.
+    private var spare: ShieldWindow?
+    private var shieldIDs: Set<WindowID> = []
+    private var closing: Set<WindowID> = []
+    private var pendingActions: [ShieldRequestID: PendingAction] = [:]
+    /// The server time of the last activation, for the shield's own activation request.
+    private var lastActivationTime: UInt32?
+    /// Answers from the extensions arrive on the socket's threads.
+    private let answers = Mutex<[ShieldAnswer]>([])
+    private var answerWakeup: LoopWakeup?
+    private var shieldsWakeup: LoopWakeup?
+
+    init(
+        connection: XConnection, loop: MainLoop, host: ServiceHost, decider: ShieldDecider, defaults: ShieldDefaults, language: String,
+        identify: @escaping (WindowFacts) -> AppIdentity, log: AgentLog
+    ) {
+        self.loop = loop
+        self.host = host
+        self.decider = decider
+        self.identify = identify
+        self.log = log
+        watcher = ClientWindowWatcher(connection: connection, loop: loop)
+        stacking = ShieldStacking(connection: connection)
+        closer = WindowCloser(connection: connection, loop: loop)
+        looks = ShieldLooks(defaults: defaults, language: language, host: host, loop: loop, log: log)
+        shields = host.withService { $0.effectiveShields }
+    }
+
+    /// Whether `window` is one of the agent's shields (its focus is nobody's usage).
+    func isShield(_ window: WindowID) -> Bool { shieldIDs.contains(window) }
+
+    func start() {
+        looks.onNewLook = { [unowned self] application, look in
+            for cover in covers.values where cover.decision.application == application && cover.surface.shield != look {
+                cover.surface.redraw(look)
+            }
+        }
+        let answerWakeup = LoopWakeup { [unowned self] in drainAnswers() }
+        self.answerWakeup = answerWakeup
+        host.onShieldAnswer = { [answers] answer in
+            answers.withLock { $0.append(answer) }
+            answerWakeup.fire()
+        }
+        let shieldsWakeup = LoopWakeup { [unowned self] in settingsChanged() }
+        self.shieldsWakeup = shieldsWakeup
+        host.withService { $0.onShieldsChanged = { shieldsWakeup.fire() } }
+        spare = makeSurface()
+        watcher.start { [unowned self] event in handle(event) }
+        publish()
+    }
+
+    // MARK: Window events
+
+    private func handle(_ event: ClientWindowEvent) {
+        switch event {
+        case .added(let window), .changed(let window):
+            update(window)
+        case .removed(let id):
+            uncover(id)
+            closing.remove(id)
+        case .activated(let id, let serverTime):
+            lastActivationTime = serverTime
+            guard let id, let cover = covers[id], cover.surface.isVisible else { return }
+            // Alt+Tab, a taskbar click, `xdotool windowactivate`: the shield takes it back.
+            stacking.present(shield: cover.shieldID, over: cover.target, serverTime: serverTime)
+        case .unmanagedMapped(let id, let facts, let pid):
+            closeUncoverable(id, facts: facts, pid: pid)
+        }
+    }
+
+    private func update(_ window: ClientWindow) {
+        guard !shieldIDs.contains(window.id) else { return }
+        guard let decision = decider.decide(identify(window.facts), in: shields) else {
+            uncover(window.id)
+            return
+        }
+        guard let cover = covers[window.id] else {
+            cover(window, decision)
+            return
+        }
+        let before = cover.target
+        cover.target = window
+        if cover.decision != decision {
+            cover.decision = decision
+            cover.surface.redraw(looks.look(for: decision))
+            looks.ask(decision)
+        }
+        if !window.isViewable {
+            if cover.surface.isVisible { cover.surface.hide() }
+        } else if !cover.surface.isVisible {
+            show(cover)
+        } else {
+            if before.frame != window.frame { cover.surface.cover(window.frame) }
+            if before.desktop != window.desktop { stacking.follow(shield: cover.shieldID, toDesktopOf: window) }
+            if before.isFullscreen != window.isFullscreen, watcher.activeWindow == window.id {
+                stacking.present(shield: cover.shieldID, over: window, serverTime: lastActivationTime)
+            }
+        }
+        publish()
+    }
+
+    private func cover(_ window: ClientWindow, _ decision: ShieldDecision) {
+        let surface = spare ?? makeSurface()
+        spare = nil
+        let cover = Cover(target: window, decision: decision, surface: surface)
+        covers[window.id] = cover
+        log.info("shield: covering \(window.id) of \(decision.identity.publicID) (\(decision.owner)/\(decision.store))")
+        if window.isViewable { show(cover) }
+        looks.ask(decision)
+        publish()
+        // The next window to cover gets a ready shield; made after this one is up.
+        loop.schedule(after: .zero) { [weak self] in
+            guard let self, spare == nil else { return }
+            spare = makeSurface()
+        }
+    }
+
+    private func show(_ cover: Cover) {
+        cover.surface.show(looks.look(for: cover.decision), covering: cover.target.frame)
+        stacking.follow(shield: cover.shieldID, toDesktopOf: cover.target)
+        // The covered window keeps no input: the shield takes the focus if it had it.
+        if watcher.activeWindow == cover.target.id || watcher.activeWindow == nil {
+            stacking.present(shield: cover.shieldID, over: cover.target, serverTime: lastActivationTime)
+        }
+    }
+
+    private func uncover(_ id: WindowID) {
+        guard let cover = covers.removeValue(forKey: id) else { return }
+        log.info("shield: uncovered \(id) of \(cover.decision.identity.publicID)")
+        cover.surface.hide()
+        if spare == nil {
+            spare = cover.surface
+        } else {
+            shieldIDs.remove(cover.shieldID)
+            cover.surface.destroy()
+        }
+        publish()
+    }
+
+    /// A window the shield cannot cover reliably (override-redirect: menus, popups,
+    /// games that bypass the window manager) belongs to a shielded application:
+    /// the application is closed instead.
+    private func closeUncoverable(_ id: WindowID, facts: WindowFacts?, pid: Int32?) {
+        guard pid != ownPID else { return }
+        let covered = covers.values.first { cover in pid != nil && cover.target.pid == pid }
+        let decision = covered?.decision ?? facts.flatMap { decider.decide(identify($0), in: shields) }
+        guard let decision, !closing.contains(id) else { return }
+        log.warning("shield: \(decision.identity.publicID) mapped a window that bypasses the window manager (\(id)); it cannot be covered, so the application is closed")
+        close(id, pid: pid, of: decision)
+    }
+
+    // MARK: Settings
+
+    private func settingsChanged() {
+        shields = host.withService { $0.effectiveShields }
+        for window in watcher.windows.values { update(window) }
+        for id in covers.keys where watcher.windows[id] == nil { uncover(id) }
+    }
+
+    // MARK: Buttons
+
+    private func makeSurface() -> ShieldWindow {
+        var created: ShieldWindow?
+        let surface = ShieldWindow { [unowned self] action in
+            guard let created, let cover = covers.values.first(where: { $0.surface === created }) else { return }
+            pressed(action, on: cover)
+        }
+        created = surface
+        shieldIDs.insert(WindowID(surface.windowID))
+        return surface
+    }
+
+    private func pressed(_ action: ShieldAction, on cover: Cover) {
+        let decision = cover.decision
+        log.info("shield: \(action.rawValue) on the shield of \(decision.identity.publicID)")
+        guard let id = host.requestShieldAction(owner: decision.owner, action: action, item: decision.item) else {
+            carryOut(ShieldActionDelegate.defaultResponse(to: action), for: decision)
+            return
+        }
+        let timeout = loop.schedule(after: Self.actionPatience) { [self] in
+            guard pendingActions.removeValue(forKey: id) != nil else { return }
+            host.cancelShieldRequest(id)
+            log.warning("\(decision.owner)'s shield action delegate did not answer within \(Int(Self.actionPatience.seconds)) s: nothing is done")
+        }
+        pendingActions[id] = PendingAction(decision: decision, action: action, timeout: timeout)
+    }
+
+    private func carryOut(_ response: ShieldActionResponse, for decision: ShieldDecision) {
+        log.info("shield: \(response.rawValue) for \(decision.identity.publicID)")
+        switch response {
+        case .none:
+            break
+        case .close:
+            for cover in covers.values where cover.decision.application == decision.application {
+                close(cover.target.id, pid: cover.target.pid, of: decision)
+            }
+        case .defer:
+            // Keep the shield; ask the data source again and redraw with its answer.
+            looks.ask(decision)
+        }
+    }
+
+    private func close(_ window: WindowID, pid: Int32?, of decision: ShieldDecision) {
+        guard closing.insert(window).inserted else { return }
+        closer.close(window, pid: pid) { [log] step in
+            log.info("shield: closing \(window) of \(decision.identity.publicID): \(step.rawValue)")
+        } done: { [weak self, log] outcome in
+            log.info("shield: \(window) of \(decision.identity.publicID): \(outcome)")
+            self?.closing.remove(window)
+        }
+    }
+
+    private func drainAnswers() {
+        for answer in answers.withLock({ pending in defer { pending.removeAll() }; return pending }) {
+            switch answer {
+            case .configuration(let id, let configuration):
+                looks.received(id, configuration)
+            case .action(let id, let response):
+                guard let pending = pendingActions.removeValue(forKey: id) else { continue }
+                pending.timeout.cancel()
+                carryOut(response, for: pending.decision)
+            }
+        }
+    }
+
+    // MARK: State for `screenward shields`
+
+    private func publish() {
+        let covered = covers.values.map { cover in
+            CoveredWindow(
+                window: "\(cover.target.id)", shieldWindow: "\(cover.shieldID)", application: cover.decision.identity.publicID,
+                name: cover.decision.identity.displayName, owner: cover.decision.owner, store: cover.decision.store,
+                frame: cover.target.frame, visible: cover.surface.isVisible)
+        }.sorted { $0.window < $1.window }
+        host.withService { $0.coveredWindows = covered }
+    }
+}
