@@ -51,6 +51,9 @@ public final class ActiveWindowLog {
 
     private let connection: XConnection
     public private(set) var entries: [Entry] = []
+    /// The server time of every change, kept or not: the first one after a request
+    /// is when the window manager began to act on it.
+    public private(set) var changeTimes: [UInt32] = []
 
     public init(connection: XConnection) {
         self.connection = connection
@@ -60,6 +63,7 @@ public final class ActiveWindowLog {
             guard sw_event_type(&event) == PropertyNotify, event.xproperty.window == connection.root,
                 event.xproperty.atom == activeAtom
             else { return }
+            changeTimes.append(UInt32(truncatingIfNeeded: event.xproperty.time))
             // Read, then look for a later change queued meanwhile: it owns the value.
             let window = connection.activeWindowProperty()
             guard !connection.isPropertyChangeQueued(connection.root, activeAtom) else { return }

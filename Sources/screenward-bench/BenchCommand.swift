@@ -6,8 +6,8 @@ import SessionHarness
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "screenward-bench",
-        abstract: "Measure Screenward: focus tracking and threshold callbacks through the real agent in a private Xvfb + openbox session, and the monitor engine's cost.",
-        subcommands: [TrackingBenchmark.self, ThresholdBenchmark.self, MonitorBenchmark.self],
+        abstract: "Measure Screenward: focus tracking, threshold callbacks and shields through the real agent in a private Xvfb + openbox session, and the monitor engine's cost.",
+        subcommands: [TrackingBenchmark.self, ThresholdBenchmark.self, MonitorBenchmark.self, ShieldBenchmark.self],
         defaultSubcommand: TrackingBenchmark.self)
 }
 

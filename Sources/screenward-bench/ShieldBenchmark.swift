@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import SessionHarness
+import X11Session
+
+/// Latency from a shielded window's activation to its shield being mapped and
+/// holding the focus, through the real agent under Xvfb + openbox.
+///
+/// The truth is the X server's record of `_NET_ACTIVE_WINDOW` (server
+/// milliseconds): the activation begins at the first change after the request,
+/// and ends when the property names the shield. Two kinds of activation:
+/// a covered window activated again (Alt+Tab, a taskbar click), and a new window
+/// of a shielded application appearing (the window manager focuses it).
+struct ShieldBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shield", abstract: "Shielded window activation → shield mapped and focused (real agent, X server timestamps).")
+
+    @Option(help: "Activations of a covered window.")
+    var activations = 120
+    @Option(help: "New windows of a shielded application.")
+    var newWindows = 30
+    @Option(help: "Directory the figures are written to, as JSON.")
+    var output = "bench-results"
+
+    func validate() throws {
+        guard activations >= 1, newWindows >= 0 else { throw ValidationError("--activations ≥ 1, --new-windows ≥ 0") }
+    }
+
+    func run() throws {
+        let session = try PrivateXSession()
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        let applications = temporary.appendingPathComponent("data/applications")
+        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
+        try "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n"
+            .write(to: applications.appendingPathComponent("game.desktop"), atomically: true, encoding: .utf8)
+        let empty = temporary.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let environment = ["XDG_DATA_HOME": temporary.appendingPathComponent("data").path, "XDG_DATA_DIRS": empty.path]
+
+        let windows = try DemoApplications(display: session.display, windows: ["notes.Notes", "game.Game"])
+        let (notes, game) = (windows.windows[0], windows.windows[1])
+        let driver = try FocusDriver(display: session.display)
+        let agent = try AgentRun(display: session.display, home: temporary.appendingPathComponent("home"), environment: environment)
+        defer { agent.stop() }
+        print("Screenward shield benchmark on \(session.display) (Xvfb + openbox): \(activations) activations, \(newWindows) new windows")
+
+        _ = try agent.cli(["shield", "add", "--app", "game.desktop"])
+        let shield = try waitForShield(over: game, agent: agent)
+
+        // A covered window activated again.
+        var again: [Double] = []
+        for _ in 0..<activations {
+            try driver.activate(notes)
+            again.append(try measure(driver: driver, until: { $0 == shield }) { driver.connection.requestActivation(of: try windowID(game)) })
+        }
+
+        // New windows of the shielded application, each mapped and focused by openbox.
+        var appearing: [Double] = []
+        var extra: [DemoApplications] = []
+        for _ in 0..<newWindows {
+            try driver.activate(notes)
+            var created: DemoApplications?
+            let notesID = try windowID(notes)
+            appearing.append(
+                try measure(driver: driver, until: { window in
+                    guard let window, window != notesID, let created else { return false }
+                    return window != (try? windowID(created.windows[0]))
+                }) {
+                    created = try DemoApplications(display: session.display, windows: ["game.Game"])
+                })
+            extra.append(created!)
+            // Close it again, so the screen does not fill up with windows.
+            created?.process.closeInput()
+            created?.process.stop()
+            extra.removeAll()
+        }
+
+        var figures: [String: Any] = ["date": ISO8601DateFormatter().string(from: Date())]
+        print("")
+        for (name, samples) in [("activation", again), ("new_window", appearing)] where !samples.isEmpty {
+            let sorted = samples.sorted()
+            func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)] }
+            let label = name == "activation" ? "covered window activated → shield focused" : "new window focused → its shield mapped and focused"
+            print("  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), 0)), p90 \(format(percentile(0.9), 0)), p99 \(format(percentile(0.99), 0)), max \(format(sorted.last!, 0))")
+            figures[name] = ["count": sorted.count, "p50_ms": percentile(0.5), "p90_ms": percentile(0.9), "p99_ms": percentile(0.99), "max_ms": sorted.last!]
+        }
+        print("  target: p99 under 20 ms (one 60 Hz frame is 16.7 ms); X server time has millisecond resolution.")
+        print("  for comparison: timekpr-nExT acts on running applications at its 3-second poll.")
+        let url = try writeFigures(figures, name: "shield", to: output)
+        print("Figures written to \(url.path)")
+    }
+
+    /// Server milliseconds from the first `_NET_ACTIVE_WINDOW` change after `act`
+    /// to the change after which the property satisfies `done`.
+    private func measure(driver: FocusDriver, until done: (WindowID?) -> Bool, _ act: () throws -> Void) throws -> Double {
+        driver.log.poll()
+        let firstChange = driver.log.changeTimes.count
+        let firstEntry = driver.log.entries.count
+        try act()
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            driver.log.poll()
+            if driver.log.changeTimes.count > firstChange,
+                let end = driver.log.entries[firstEntry...].last(where: { done($0.window) }),
+                driver.log.entries.last.map({ done($0.window) }) == true
+            {
+                let start = driver.log.changeTimes[firstChange]
+                return Double(end.serverTime &- start)
+            }
+            if Date() > deadline {
+                let recent = driver.log.entries.suffix(6).map { "\($0.window.map { "\($0)" } ?? "none")@\($0.serverTime)" }
+                throw HarnessError.timedOut("the shield never took the focus (last changes \(recent))")
+            }
+            Thread.sleep(forTimeInterval: 0.0005)
+        }
+    }
+
+    private func waitForShield(over window: String, agent: AgentRun) throws -> WindowID {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let object = try JSONSerialization.jsonObject(with: Data(try agent.cli(["shields", "--json"]).utf8)) as? [String: Any]
+            if let covered = object?["covered"] as? [[String: Any]],
+                let entry = covered.first(where: { ($0["window"] as? String) == window }),
+                let shield = entry["shield_window"] as? String
+            {
+                return try windowID(shield)
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw HarnessError.timedOut("the agent never covered \(window)")
+    }
+}
+
+private func windowID(_ text: String) throws -> WindowID {
+    guard let raw = UInt(text.replacingOccurrences(of: "0x", with: ""), radix: 16) else { throw HarnessError.failed("not a window id: \(text)") }
+    return WindowID(raw)
+}
