@@ -258,7 +258,10 @@ final class ShieldPresenter {
         closer.close(window, pid: pid) { [log] step in
             log.info("shield: closing \(window) of \(decision.identity.publicID): \(step.rawValue)")
         } done: { [weak self, log] outcome in
-            log.info("shield: \(window) of \(decision.identity.publicID): \(outcome)")
+            switch outcome {
+            case .closed(let step): log.info("shield: closed \(window) of \(decision.identity.publicID) (\(step.rawValue))")
+            case .failed(let reason): log.warning("shield: could not close \(window) of \(decision.identity.publicID): \(reason)")
+            }
             self?.closing.remove(window)
         }
     }

@@ -1,0 +1,169 @@
+import Foundation
+import ScreenwardCore
+import SessionHarness
+import X11Session
+import XCTest
+
+/// The agent covers shielded applications, against real windows, openbox, GTK and
+/// processes: `screenward shield add|remove` sets the shield, the test watches the
+/// screen through its own X connection.
+final class ShieldPresenterTests: XSessionTestCase {
+    /// A session, a catalog with a game and a notes app, and the agent.
+    private struct Scene {
+        let session: PrivateXSession
+        let agent: AgentRun
+        let connection: XConnection
+        let loop: MainLoop
+        let watcher: ClientWindowWatcher
+        let events: MainLoop.Registration
+
+        func stop() {
+            watcher.stop()
+            events.cancel()
+            _ = agent.stop()
+        }
+
+        /// The agent's `covered` list from `screenward shields --json`.
+        func covered() throws -> [CoveredWindow] {
+            let data = Data(try agent.cli(["shields", "--json"]).utf8)
+            struct Listing: Decodable { var covered: [CoveredWindow]? }
+            return try JSONDecoder().decode(Listing.self, from: data).covered ?? []
+        }
+
+        /// Runs the loop until `condition` holds; fails the test with `message` if it never does.
+        @discardableResult
+        func wait(_ message: @autoclosure () -> String, timeout: Duration = .seconds(10), until condition: () -> Bool) -> Bool {
+            let held = loop.iterate(until: condition, timeout: timeout)
+            if !held { XCTFail("timed out: \(message())") }
+            return held
+        }
+
+        /// Waits until the agent says `window` is covered, and returns its shield's id.
+        func shield(over window: WindowID) throws -> WindowID {
+            let deadline = Date().addingTimeInterval(15)
+            while Date() < deadline {
+                if let entry = try covered().first(where: { $0.window == "\(window)" }), let raw = UInt(entry.shieldWindow.dropFirst(2), radix: 16) {
+                    return WindowID(raw)
+                }
+                loop.iterate(until: { false }, timeout: .milliseconds(50))
+            }
+            throw HarnessError.timedOut("\(window) was never covered: \(agent.process.standardError.suffix(2000))")
+        }
+    }
+
+    private func startScene() throws -> Scene {
+        let session = try startXSession()
+        let environment = try catalogEnvironment(entries: [
+            "game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n",
+            "notes.desktop": "[Desktop Entry]\nType=Application\nName=Notes\nExec=notes\nCategories=Office;\n",
+        ])
+        let agent = try AgentRun(display: session.display, home: home, environment: environment)
+        let connection = try XConnection(displayName: session.display)
+        let loop = MainLoop()
+        let events = loop.attach(connection)
+        let watcher = ClientWindowWatcher(connection: connection, loop: loop)
+        watcher.start { _ in }
+        return Scene(session: session, agent: agent, connection: connection, loop: loop, watcher: watcher, events: events)
+    }
+
+    private func id(_ text: String) -> WindowID { WindowID(UInt(text.dropFirst(2), radix: 16)!) }
+
+    func testAShieldedWindowIsCoveredFollowedAndTakesTheFocusBack() throws {
+        let scene = try startScene()
+        defer { scene.stop() }
+        let apps = try DemoApplications(display: scene.session.display, windows: ["notes.Notes", "game.Game"])
+        let (notes, game) = (id(apps.windows[0]), id(apps.windows[1]))
+        scene.wait("both windows managed") { scene.watcher.windows[notes] != nil && scene.watcher.windows[game] != nil }
+
+        _ = try scene.agent.cli(["shield", "add", "--app", "game.desktop"])
+        let shield = try scene.shield(over: game)
+        scene.wait("the shield over the game, focused") {
+            scene.watcher.windows[shield]?.frame == scene.watcher.windows[game]?.frame && scene.watcher.activeWindow == shield
+        }
+        let shieldWindow = try XCTUnwrap(scene.watcher.windows[shield])
+        XCTAssertEqual(shieldWindow.facts.wmInstance, "shield")
+        XCTAssertEqual(shieldWindow.facts.wmClass, "Screenward")
+        XCTAssertEqual(shieldWindow.facts.title, "Game (restricted)")
+        XCTAssertEqual(shieldWindow.desktop, scene.watcher.windows[game]?.desktop)
+        XCTAssertEqual(try scene.covered().map(\.application), ["game.desktop"])
+
+        // Another window takes the focus; activating the game brings the shield back.
+        scene.connection.requestActivation(of: notes)
+        scene.wait("notes active") { scene.watcher.activeWindow == notes }
+        scene.connection.requestActivation(of: game)
+        scene.wait("the shield takes the focus back from the game") { scene.watcher.activeWindow == shield }
+
+        // The shield follows the game when it moves and is resized.
+        try run("xdotool", ["windowmove", "\(game.rawValue)", "300", "200"], display: scene.session.display)
+        try run("xdotool", ["windowsize", "\(game.rawValue)", "500", "360"], display: scene.session.display)
+        scene.wait("the shield follows the game: \(String(describing: scene.watcher.windows[shield]?.frame)) vs \(String(describing: scene.watcher.windows[game]?.frame))") {
+            guard let target = scene.watcher.windows[game]?.frame, let cover = scene.watcher.windows[shield]?.frame else { return false }
+            return cover == target && target.width >= 500
+        }
+
+        // Shield removed: the shield goes, the game can be used again.
+        _ = try scene.agent.cli(["shield", "remove", "--app", "game.desktop"])
+        scene.wait("the shield unmapped") { scene.watcher.windows[shield]?.isViewable != true }
+        XCTAssertEqual(try scene.covered(), [])
+        scene.connection.requestActivation(of: game)
+        scene.wait("the game keeps the focus") { scene.watcher.activeWindow == game }
+        scene.loop.iterate(until: { false }, timeout: .milliseconds(300))
+        XCTAssertEqual(scene.watcher.activeWindow, game)
+    }
+
+    func testAShieldedApplicationReceivesNoKeys() throws {
+        let scene = try startScene()
+        defer { scene.stop() }
+        let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game"], extraArguments: ["--report-keys"])
+        let game = id(apps.windows[0])
+        scene.wait("the game managed") { scene.watcher.windows[game] != nil }
+        _ = try scene.agent.cli(["shield", "add", "--app", "game.desktop"])
+        let shield = try scene.shield(over: game)
+        scene.connection.requestActivation(of: game)
+        scene.wait("the shield focused") { scene.watcher.activeWindow == shield }
+        let before = apps.process.outputLines.count
+        try run("xdotool", ["type", "--delay", "5", "secret"], display: scene.session.display)
+        try run("xdotool", ["mousemove", "--window", "\(game.rawValue)", "20", "20", "click", "1"], display: scene.session.display)
+        scene.loop.iterate(until: { false }, timeout: .milliseconds(300))
+        XCTAssertEqual(Array(apps.process.outputLines.dropFirst(before)), [], "keys or clicks reached the shielded game")
+
+        // Without the shield the same keys arrive (so the check above can fail).
+        _ = try scene.agent.cli(["shield", "remove", "--app", "game.desktop"])
+        scene.wait("the shield gone") { scene.watcher.windows[shield]?.isViewable != true }
+        scene.connection.requestActivation(of: game)
+        scene.wait("the game focused") { scene.watcher.activeWindow == game }
+        try run("xdotool", ["type", "--delay", "5", "ok"], display: scene.session.display)
+        scene.wait("the keys reach the game: \(apps.process.outputLines.dropFirst(before))") {
+            apps.process.outputLines.dropFirst(before).contains { $0.hasPrefix("key ") }
+        }
+    }
+
+    /// The default shield's button ("OK") closes the application, gentlest first.
+    func testTheDefaultButtonClosesTheApplicationThroughEachStep() throws {
+        let scene = try startScene()
+        defer { scene.stop() }
+        let cases: [(arguments: [String], step: String)] = [
+            ([], "_NET_CLOSE_WINDOW"), (["--ignore-delete"], "SIGTERM"), (["--ignore-delete", "--ignore-sigterm"], "SIGKILL"),
+        ]
+        _ = try scene.agent.cli(["shield", "add", "--app", "game.desktop"])
+        for (arguments, step) in cases {
+            let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game"], extraArguments: arguments)
+            let game = id(apps.windows[0])
+            let shield = try scene.shield(over: game)
+            scene.connection.requestActivation(of: game)
+            scene.wait("the shield focused") { scene.watcher.activeWindow == shield }
+            try run("xdotool", ["key", "Return"], display: scene.session.display)
+            XCTAssertNotNil(apps.process.waitForExit(timeout: 15), "\(arguments): the game was not closed")
+            let log = scene.agent.process.standardError
+            XCTAssertTrue(log.contains("shield: closed \(game) of game.desktop (\(step))"), "\(arguments): \(log.suffix(1500))")
+            scene.wait("the shield gone with the game") { scene.watcher.windows[shield]?.isViewable != true }
+        }
+    }
+
+    private func run(_ program: String, _ arguments: [String], display: String) throws {
+        guard let url = PrivateXSession.which(program) else { throw XCTSkip("\(program) is needed (apt-get install \(program))") }
+        let child = try ChildProcess(url, arguments, environment: ["DISPLAY": display])
+        child.closeInput()
+        guard child.waitForExit(timeout: 10) == 0 else { throw HarnessError.failed("\(program) \(arguments): \(child.standardError)") }
+    }
+}
