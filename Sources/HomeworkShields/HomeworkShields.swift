@@ -1,0 +1,105 @@
+// The custom shields of Homework, the WWDC21 demo app ("Meet the Screen Time API"):
+// a branded look, and an "Ask for access" button that keeps the shield up and redraws
+// it as waiting while a guardian decides. The talk shows these two extensions as
+// subclasses with one override each; they are written here the same way.
+import Foundation
+import ManagedSettings
+import ManagedSettingsUI
+
+/// What the two extensions share (on Apple platforms, an app group container): whether
+/// access was asked for each application, kept in a small file.
+public struct HomeworkRequests: Sendable {
+    public let url: URL
+
+    public init(directory: URL) {
+        url = directory.appendingPathComponent("access-requests.json")
+    }
+
+    /// The directory `HOMEWORK_HOME` names, else ~/.local/share/homework.
+    public static var standard: HomeworkRequests {
+        let env = ProcessInfo.processInfo.environment
+        let base = env["HOMEWORK_HOME"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share/homework")
+        return HomeworkRequests(directory: base)
+    }
+
+    /// The applications (by token) access was asked for.
+    public func asked() -> Set<ApplicationToken> {
+        guard let data = try? Data(contentsOf: url) else { return [] }
+        return (try? JSONDecoder().decode(Set<ApplicationToken>.self, from: data)) ?? []
+    }
+
+    public func ask(for application: ApplicationToken) throws {
+        var all = asked()
+        all.insert(application)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try JSONEncoder().encode(all).write(to: url, options: .atomic)
+    }
+
+    public func clear() throws {
+        if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+    }
+}
+
+/// Homework's look: its green, its own words, and "Ask for access".
+open class HomeworkShieldConfiguration: ShieldConfigurationDataSource {
+    public static let green = ShieldColor(red: 0.18, green: 0.49, blue: 0.20)
+    public static let amber = ShieldColor(red: 0.98, green: 0.66, blue: 0.15)
+
+    let requests = HomeworkRequests.standard
+
+    public required init() {}
+
+    open override func configuration(shielding application: Application) -> ShieldConfiguration {
+        let name = application.localizedDisplayName ?? "This app"
+        if let token = application.token, requests.asked().contains(token) {
+            return ShieldConfiguration(
+                backgroundBlurStyle: .systemThinMaterialLight,
+                backgroundColor: Self.amber,
+                icon: ShieldIcon(systemName: "appointment-soon"),
+                title: .init(text: "Waiting for a guardian…", color: .black),
+                subtitle: .init(text: "You asked to use \(name). You'll be able to open it as soon as a guardian says yes.", color: .black),
+                primaryButtonLabel: .init(text: "OK", color: .white),
+                primaryButtonBackgroundColor: Self.green)
+        }
+        return ShieldConfiguration(
+            backgroundBlurStyle: .systemMaterialDark,
+            backgroundColor: Self.green,
+            icon: ShieldIcon(systemName: "accessories-dictionary"),
+            title: .init(text: "Homework first!", color: .white),
+            subtitle: .init(text: "\(name) opens again once you've spent some time reading, learning or being creative.", color: .white),
+            primaryButtonLabel: .init(text: "Close \(name)", color: Self.green),
+            primaryButtonBackgroundColor: .white,
+            secondaryButtonLabel: .init(text: "Ask for access", color: .white))
+    }
+
+    open override func configuration(shielding application: Application, in category: ActivityCategory) -> ShieldConfiguration {
+        configuration(shielding: application)
+    }
+}
+
+/// Homework's buttons: the primary closes the app; "Ask for access" records the
+/// request and defers, so the shield is drawn again as waiting.
+open class HomeworkShieldActions: ShieldActionDelegate {
+    let requests = HomeworkRequests.standard
+
+    public required init() {}
+
+    open override func handle(action: ShieldAction, for application: ApplicationToken, completionHandler: @escaping (ShieldActionResponse) -> Void) {
+        switch action {
+        case .primaryButtonPressed:
+            completionHandler(.close)
+        case .secondaryButtonPressed:
+            do {
+                try requests.ask(for: application)
+                completionHandler(.defer)
+            } catch {
+                completionHandler(.none)
+            }
+        }
+    }
+
+    open override func handle(action: ShieldAction, for category: ActivityCategoryToken, completionHandler: @escaping (ShieldActionResponse) -> Void) {
+        completionHandler(action == .primaryButtonPressed ? .close : .none)
+    }
+}
