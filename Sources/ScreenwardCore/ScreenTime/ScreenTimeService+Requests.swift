@@ -2,6 +2,7 @@
 @_spi(Screenward) import FamilyControls
 import Foundation
 @_spi(Screenward) import ManagedSettings
+@_spi(Screenward) import ManagedSettingsUI
 import ScreenwardIPC
 
 /// Each request a client can make, checked and carried out.
@@ -76,6 +77,28 @@ extension ScreenTimeService {
                 try monitors.acknowledge(owner: client, sequences: sequences)
                 return Empty()
             }
+        case ShieldConfigurationMethods.attach.name:
+            reply = answer(ShieldConfigurationMethods.attach) { client, _ in
+                _ = try tokens(client)
+                attachShieldExtension(.configuration, owner: client, peer: peer)
+                return Empty()
+            }
+        case ShieldActionMethods.attach.name:
+            reply = answer(ShieldActionMethods.attach) { client, _ in
+                _ = try tokens(client)
+                attachShieldExtension(.action, owner: client, peer: peer)
+                return Empty()
+            }
+        case ShieldConfigurationMethods.answer.name:
+            reply = answer(ShieldConfigurationMethods.answer) { client, answer in
+                acceptShieldAnswer(.configuration(ShieldRequestID(rawValue: answer.id), answer.configuration), owner: client, peer: peer)
+                return Empty()
+            }
+        case ShieldActionMethods.answer.name:
+            reply = answer(ShieldActionMethods.answer) { client, answer in
+                acceptShieldAnswer(.action(ShieldRequestID(rawValue: answer.id), answer.response), owner: client, peer: peer)
+                return Empty()
+            }
         default:
             reply = errorLine(id: id, ServiceError(.unknownMethod, "the agent knows no request \"\(method.prefix(80))\" (is the agent older than the app?)"))
         }
@@ -100,6 +123,7 @@ extension ScreenTimeService {
         // A revoked app is told nothing more: its activities end without callbacks.
         _ = try engine.unregister([], owner: client, at: now())
         try ledger.revokeAuthorization(client: client)
+        shieldExtensions.forget(owner: client)
         storesChanged()
         return Empty()
     }

@@ -28,6 +28,8 @@ public final class ScreenTimeService {
     public var report: @Sendable (String) -> Void = { _ in }
 
     private var cachedShields: EffectiveShields?
+    /// The apps' shield configuration data sources and action delegates, and what they were asked.
+    var shieldExtensions = ShieldExtensions()
 
     public static let maximumStoresPerClient = 50
     public static let maximumEventsPerActivity = 256
@@ -92,5 +94,6 @@ public final class ScreenTimeService {
 
     public func disconnected(_ peer: ServicePeer) {
         monitors.detach(peer)
+        shieldExtensions.detach(peer)
     }
 }
