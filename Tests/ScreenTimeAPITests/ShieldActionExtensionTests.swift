@@ -17,6 +17,11 @@ final class ShieldActionExtensionTests: XCTestCase {
         return (world, picked)
     }
 
+    /// A request sent as is (from synchronous code, so the blocking call is used).
+    private func send<Request, Reply>(_ client: ServiceClient, _ method: ServiceMethod<Request, Reply>, _ request: Request) throws -> Reply {
+        try client.call(method, request)
+    }
+
     func testEachButtonReachesTheHandlerForItsTokenKind() async throws {
         let (world, picked) = try await authorizedWorld()
         let heard = Recorder<HeardAction>()
@@ -119,12 +124,12 @@ final class ShieldActionExtensionTests: XCTestCase {
 
         // Another app, the same app on another connection, and an answer of the wrong kind: all ignored, without a word.
         let other = world.process("org.example.other").client
-        XCTAssertEqual(try other.call(ShieldActionMethods.answer, ShieldActionAnswer(id: id.rawValue, response: .none)), Empty())
+        XCTAssertEqual(try send(other, ShieldActionMethods.answer, ShieldActionAnswer(id: id.rawValue, response: .none)), Empty())
         let sameAppElsewhere = world.process("org.example.focus").client
-        XCTAssertEqual(try sameAppElsewhere.call(ShieldActionMethods.answer, ShieldActionAnswer(id: id.rawValue, response: .none)), Empty())
+        XCTAssertEqual(try send(sameAppElsewhere, ShieldActionMethods.answer, ShieldActionAnswer(id: id.rawValue, response: .none)), Empty())
         XCTAssertEqual(
-            try sameAppElsewhere.call(ShieldConfigurationMethods.answer, ShieldConfigurationAnswer(id: id.rawValue, configuration: .init())), Empty())
-        XCTAssertEqual(try other.call(ShieldActionMethods.answer, ShieldActionAnswer(id: 999_999, response: .none)), Empty())
+            try send(sameAppElsewhere, ShieldConfigurationMethods.answer, ShieldConfigurationAnswer(id: id.rawValue, configuration: .init())), Empty())
+        XCTAssertEqual(try send(other, ShieldActionMethods.answer, ShieldActionAnswer(id: 999_999, response: .none)), Empty())
         XCTAssertEqual(answers.all, [])
 
         held.answer(.close)
@@ -144,7 +149,7 @@ final class ShieldActionExtensionTests: XCTestCase {
         XCTAssertEqual(answers.all, [])
 
         let heard = Recorder<HeardAction>()
-        try ShieldActionAttachment.attach(RecordingActionDelegate(log: heard) { _ in .none }, client: world.process("org.example.focus").client)
+        try ShieldActionAttachment.attach(RecordingActionDelegate(log: heard) { _ in ShieldActionResponse.none }, client: world.process("org.example.focus").client)
         let id = try XCTUnwrap(world.host.requestShieldAction(owner: "org.example.focus", action: .secondaryButtonPressed, item: world.chess()))
         XCTAssertEqual(answers.all, [.action(id, .none)])
         XCTAssertEqual(heard.all.count, 1)

@@ -41,7 +41,7 @@ final class ShieldSocketTests: XCTestCase {
         XCTAssertEqual(heard.all, [HeardAction(method: "application", token: picked.applicationTokens.first!.opaqueValue, action: .primaryButtonPressed)])
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { held.answer(.close) }
         waitUntil("the response") { answers.all.count == 2 }
-        Thread.sleep(forTimeInterval: 0.1)
+        try await Task.sleep(for: .milliseconds(100))
         XCTAssertEqual(answers.all.last, .action(action, .close))
         XCTAssertEqual(answers.all.count, 2)
 
