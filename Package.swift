@@ -45,7 +45,7 @@ let package = Package(
         // The public API, with Apple's names.
         .target(name: "ManagedSettings", dependencies: ["ScreenwardIPC"], swiftSettings: safeSwift),
         .target(name: "FamilyControls", dependencies: ["ManagedSettings", "ScreenwardIPC"], swiftSettings: safeSwift),
-        .target(name: "ManagedSettingsUI", dependencies: ["ManagedSettings"], swiftSettings: safeSwift),
+        .target(name: "ManagedSettingsUI", dependencies: ["ManagedSettings", "ScreenwardIPC"], swiftSettings: safeSwift),
         .target(name: "DeviceActivity", dependencies: ["ManagedSettings", "FamilyControls", "ScreenwardIPC"], swiftSettings: safeSwift),
 
         // Tokens, catalog, ledger, accounting: plain Swift, no C.
@@ -107,7 +107,9 @@ let package = Package(
         // The public API driven in-process against the real state owner, with a controllable clock.
         .testTarget(
             name: "ScreenTimeAPITests",
-            dependencies: ["ScreenwardCore", "DeviceActivity", "FamilyControls", "ManagedSettings", "ScreenwardIPC", "WorklogDemo"]),
+            dependencies: [
+                "ScreenwardCore", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "ScreenwardIPC", "WorklogDemo",
+            ]),
         .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore"]),
         .testTarget(name: "X11SessionTests", dependencies: ["X11Session", "ScreenwardCore", "SessionHarness"]),
     ]

@@ -1,3 +1,7 @@
+import Foundation
+import ScreenwardIPC
+import Synchronization
+
 /// A button a person pressed on a shield, as Apple's `ShieldAction`.
 public enum ShieldAction: String, Hashable, Codable, Sendable, CaseIterable {
     case primaryButtonPressed
@@ -21,8 +25,36 @@ public enum ShieldActionResponse: String, Hashable, Codable, Sendable, CaseItera
 /// The defaults are Screenward's built-in handlers, used when an app supplies none:
 /// the primary button ("OK") closes the application (`.close`); the default shield has
 /// no secondary button, and a secondary press that still arrives does nothing (`.none`).
+///
+/// The agent asks the delegate of the app whose store put up the shield. Which method
+/// runs depends on why the item is shielded: an application in `shield.applications`
+/// reaches `handle(action:for: ApplicationToken…)`, a web domain in `shield.webDomains`
+/// the `WebDomainToken` one, and anything shielded because of its category the
+/// `ActivityCategoryToken` one. Tokens are the app's own.
+///
+/// `completionHandler` may be called late and from any thread; it sends the response
+/// to the agent before it returns (a short blocking call). Only the first call counts.
+/// A handler never called leaves the shield as it is once the agent stops waiting.
+/// Methods run one at a time, on a queue of their own (not the main thread).
 open class ShieldActionDelegate {
-    public init() {}
+    public required init() {}
+
+    /// Runs an instance of this class as the app's shield action handler until the
+    /// process ends: it attaches to the agent and reattaches after the agent restarts.
+    /// `@main final class MyActions: ShieldActionDelegate { … }` is a whole program.
+    /// Exits with a message when the app is not authorised or no agent runs.
+    open class func main() {
+        do {
+            try ShieldActionAttachment.attach(Self(), client: ScreenwardApp.client)
+        } catch {
+            FileHandle.standardError.write(Data("Screenward: the shield action delegate could not attach: \(error)\n".utf8))
+            exit(1)
+        }
+        // Returns Void, not Never: `@main` accepts only `() -> Void` mains. It never returns.
+        // Not dispatchMain(): on Linux it ends the main thread with pthread_exit, and
+        // libdispatch then crashes when an idle worker thread exits.
+        while true { Thread.sleep(forTimeInterval: 3600) }
+    }
 
     /// A button pressed on the shield of an application shielded for itself.
     open func handle(
@@ -55,4 +87,72 @@ open class ShieldActionDelegate {
         case .secondaryButtonPressed: .none
         }
     }
+}
+
+extension ShieldActionDelegate {
+    /// Calls the `handle` method for `subject`'s token kind.
+    func deliver(_ action: ShieldAction, for subject: ShieldRequestSubject, completionHandler: @escaping (ShieldActionResponse) -> Void) {
+        switch subject {
+        case .application(let application):
+            guard let token = application.token else { return completionHandler(Self.defaultResponse(to: action)) }
+            handle(action: action, for: token, completionHandler: completionHandler)
+        case .webDomain(let webDomain):
+            guard let token = webDomain.token else { return completionHandler(Self.defaultResponse(to: action)) }
+            handle(action: action, for: token, completionHandler: completionHandler)
+        case .applicationInCategory(_, let category), .webDomainInCategory(_, let category):
+            guard let token = category.token else { return completionHandler(Self.defaultResponse(to: action)) }
+            handle(action: action, for: token, completionHandler: completionHandler)
+        }
+    }
+}
+
+/// A shield action delegate attached to a client's connection: button presses in,
+/// responses out. The connection may carry a monitor and a configuration data source too.
+@_spi(Screenward) public final class ShieldActionAttachment: Sendable {
+    private let delegate: Mutex<ShieldActionDelegate>
+    private let client: ServiceClient
+
+    private init(delegate: sending ShieldActionDelegate, client: ServiceClient) {
+        self.delegate = Mutex(delegate)
+        self.client = client
+    }
+
+    /// Attaches `delegate` as its app's shield action handler (the app is `client`'s
+    /// bundle identifier; it must be authorised), and again whenever the connection is remade.
+    @discardableResult
+    public static func attach(_ delegate: sending ShieldActionDelegate, client: ServiceClient) throws -> ShieldActionAttachment {
+        let attachment = ShieldActionAttachment(delegate: delegate, client: client)
+        client.transport.setPushReceiver(forKind: ShieldActionMethods.action.name) { [attachment] frame in attachment.received(frame) }
+        _ = try client.call(ShieldActionMethods.attach, Empty())
+        try client.resendOnReconnect(ShieldActionMethods.attach, Empty())
+        return attachment
+    }
+
+    private func received(_ frame: Data) {
+        guard let request = try? ShieldActionMethods.action.body(from: frame) else {
+            ScreenwardApp.report("ignored a message from the agent that is not a shield action")
+            return
+        }
+        let answered = FirstCall()
+        let client = client
+        let completion: @Sendable (ShieldActionResponse) -> Void = { response in
+            guard answered.claim() else {
+                ScreenwardApp.report("the completion handler of a shield action was called more than once; only the first call counts")
+                return
+            }
+            do {
+                _ = try client.call(ShieldActionMethods.answer, ShieldActionAnswer(id: request.id, response: response))
+            } catch {
+                ScreenwardApp.report("could not send the response to a shield action: \(error) (the agent keeps the shield as it is)")
+            }
+        }
+        delegate.withLock { $0.deliver(request.action, for: request.subject, completionHandler: completion) }
+    }
+}
+
+/// True for the first `claim()` only, whichever thread calls.
+@_spi(Screenward) public final class FirstCall: Sendable {
+    private let claimed = Atomic<Bool>(false)
+    public init() {}
+    public func claim() -> Bool { !claimed.exchange(true, ordering: .acquiringAndReleasing) }
 }

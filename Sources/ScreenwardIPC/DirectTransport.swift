@@ -13,7 +13,12 @@ public final class DirectTransport: ServiceTransport {
     private struct State {
         var replies: [UInt64: Data] = [:]
         var pushReceiver: (@Sendable (Data) -> Void)?
+        var pushReceivers: [String: @Sendable (Data) -> Void] = [:]
         var connected = true
+
+        func receiver(for kind: String?) -> (@Sendable (Data) -> Void)? {
+            kind.flatMap { pushReceivers[$0] } ?? pushReceiver
+        }
     }
     private let peerBox = Mutex<ServicePeer?>(nil)
 
@@ -45,6 +50,10 @@ public final class DirectTransport: ServiceTransport {
         state.withLock { $0.pushReceiver = receiver }
     }
 
+    public func setPushReceiver(forKind kind: String, _ receiver: @escaping @Sendable (Data) -> Void) {
+        state.withLock { $0.pushReceivers[kind] = receiver }
+    }
+
     /// Nothing to reconnect in-process.
     public func resendOnReconnect(_ makeFrame: @escaping @Sendable (UInt64) -> Data?) {}
 
@@ -58,7 +67,7 @@ public final class DirectTransport: ServiceTransport {
         guard let head = try? FrameHead.decode(from: line) else { return }
         if let id = head.id {
             state.withLock { $0.replies[id] = line }
-        } else if let receiver = state.withLock({ $0.connected ? $0.pushReceiver : nil }) {
+        } else if let receiver = state.withLock({ $0.connected ? $0.receiver(for: head.push) : nil }) {
             receiver(line)
         }
     }

@@ -12,6 +12,11 @@ public protocol ServiceTransport: Sendable {
     /// Hands every push the owner sends on this transport to `receiver` (one at a time, in order).
     func setPushReceiver(_ receiver: @escaping @Sendable (Data) -> Void)
 
+    /// Hands the pushes named `kind` to `receiver` instead (replacing an earlier one for
+    /// that kind), so a monitor and shield extensions can share one connection.
+    /// Pushes of every kind still go out one at a time, in order.
+    func setPushReceiver(forKind kind: String, _ receiver: @escaping @Sendable (Data) -> Void)
+
     /// A request to send again whenever the transport reconnects (a monitor's
     /// attachment, which the owner forgets with the connection). Its reply is not awaited.
     func resendOnReconnect(_ makeFrame: @escaping @Sendable (_ requestID: UInt64) -> Data?)

@@ -20,6 +20,7 @@ public final class SocketTransport: ServiceTransport {
         var channel: (any Channel)?
         var pending: [UInt64: EventLoopPromise<Data>] = [:]
         var pushReceiver: (@Sendable (Data) -> Void)?
+        var pushReceivers: [String: @Sendable (Data) -> Void] = [:]
         var resubscriptions: [@Sendable (UInt64) -> Data?] = []
         var reconnecting = false
         var closed = false
@@ -52,6 +53,10 @@ public final class SocketTransport: ServiceTransport {
 
     public func setPushReceiver(_ receiver: @escaping @Sendable (Data) -> Void) {
         state.withLock { $0.pushReceiver = receiver }
+    }
+
+    public func setPushReceiver(forKind kind: String, _ receiver: @escaping @Sendable (Data) -> Void) {
+        state.withLock { $0.pushReceivers[kind] = receiver }
     }
 
     public func resendOnReconnect(_ makeFrame: @escaping @Sendable (UInt64) -> Data?) {
@@ -109,7 +114,7 @@ public final class SocketTransport: ServiceTransport {
         guard let head = try? FrameHead.decode(from: frame) else { return }
         if let id = head.id {
             state.withLock { $0.pending.removeValue(forKey: id) }?.succeed(frame)
-        } else if head.push != nil, let receiver = state.withLock({ $0.pushReceiver }) {
+        } else if let kind = head.push, let receiver = state.withLock({ $0.pushReceivers[kind] ?? $0.pushReceiver }) {
             pushQueue.async { receiver(frame) }
         }
     }

@@ -9,6 +9,8 @@ private final class EchoOwner: ServiceRequestHandler {
     static let echo = ServiceMethod<String, String>("test.echo")
     static let pushMe = ServiceMethod<String, Empty>("test.push")
     static let note = PushKind<String>("test.note")
+    static let other = PushKind<String>("test.other")
+    static let pushOther = ServiceMethod<String, Empty>("test.push-other")
     let disconnects = Atomic<Int>(0)
 
     func received(frame: Data, from peer: ServicePeer) {
@@ -21,6 +23,10 @@ private final class EchoOwner: ServiceRequestHandler {
             let text = (try? Self.pushMe.request(from: frame).body) ?? "?"
             peer.send(Self.pushMe.replyFrame(id: id, .success(Empty())))
             if let line = try? Self.note.frame(text) { peer.send(line) }
+        case Self.pushOther.name:
+            let text = (try? Self.pushOther.request(from: frame).body) ?? "?"
+            peer.send(Self.pushOther.replyFrame(id: id, .success(Empty())))
+            if let line = try? Self.other.frame(text) { peer.send(line) }
         default:
             peer.send(errorLine(id: id, ServiceError(.unknownMethod, "no method \(head.method ?? "-")")))
         }
@@ -60,6 +66,29 @@ final class SocketChannelTests: XCTestCase {
         XCTAssertThrowsError(try client.call(ServiceMethod<Empty, Empty>("test.nothing"), Empty())) { error in
             XCTAssertEqual((error as? ServiceError)?.code, .unknownMethod)
         }
+    }
+
+    /// A monitor and shield extensions share a connection: each push kind may have a receiver of its own.
+    func testPushesGoToTheReceiverForTheirKind() throws {
+        let path = try socketPath()
+        let server = try SocketServer(path: path, handler: EchoOwner())
+        defer { server.close() }
+        let client = ServiceClient(transport: SocketTransport(path: path), bundleIdentifier: "org.example.test")
+        let received = Mutex<[String]>([])
+        let both = expectation(description: "both pushes")
+        both.expectedFulfillmentCount = 2
+        client.transport.setPushReceiver { frame in
+            received.withLock { $0.append("any: \((try? EchoOwner.note.body(from: frame)) ?? "?")") }
+            both.fulfill()
+        }
+        client.transport.setPushReceiver(forKind: EchoOwner.other.name) { frame in
+            received.withLock { $0.append("other: \((try? EchoOwner.other.body(from: frame)) ?? "?")") }
+            both.fulfill()
+        }
+        _ = try client.call(EchoOwner.pushOther, "one")
+        _ = try client.call(EchoOwner.pushMe, "two")
+        wait(for: [both], timeout: 5)
+        XCTAssertEqual(received.withLock { $0 }, ["other: one", "any: two"], "in order, each to its receiver")
     }
 
     func testNoAgentIsAClearError() throws {

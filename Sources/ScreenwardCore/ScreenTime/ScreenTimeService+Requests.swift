@@ -2,6 +2,7 @@
 @_spi(Screenward) import FamilyControls
 import Foundation
 @_spi(Screenward) import ManagedSettings
+@_spi(Screenward) import ManagedSettingsUI
 import ScreenwardIPC
 
 /// Each request a client can make, checked and carried out.
@@ -79,6 +80,28 @@ extension ScreenTimeService {
         case PresenterMethods.covered.name:
             // Which windows are covered is no secret from the person at the screen.
             reply = answer(PresenterMethods.covered) { _, _ in coveredWindows }
+        case ShieldConfigurationMethods.attach.name:
+            reply = answer(ShieldConfigurationMethods.attach) { client, _ in
+                _ = try tokens(client)
+                attachShieldExtension(.configuration, owner: client, peer: peer)
+                return Empty()
+            }
+        case ShieldActionMethods.attach.name:
+            reply = answer(ShieldActionMethods.attach) { client, _ in
+                _ = try tokens(client)
+                attachShieldExtension(.action, owner: client, peer: peer)
+                return Empty()
+            }
+        case ShieldConfigurationMethods.answer.name:
+            reply = answer(ShieldConfigurationMethods.answer) { client, answer in
+                acceptShieldAnswer(.configuration(ShieldRequestID(rawValue: answer.id), answer.configuration), owner: client, peer: peer)
+                return Empty()
+            }
+        case ShieldActionMethods.answer.name:
+            reply = answer(ShieldActionMethods.answer) { client, answer in
+                acceptShieldAnswer(.action(ShieldRequestID(rawValue: answer.id), answer.response), owner: client, peer: peer)
+                return Empty()
+            }
         default:
             reply = errorLine(id: id, ServiceError(.unknownMethod, "the agent knows no request \"\(method.prefix(80))\" (is the agent older than the app?)"))
         }
@@ -103,6 +126,7 @@ extension ScreenTimeService {
         // A revoked app is told nothing more: its activities end without callbacks.
         _ = try engine.unregister([], owner: client, at: now())
         try ledger.revokeAuthorization(client: client)
+        shieldExtensions.forget(owner: client)
         storesChanged()
         return Empty()
     }

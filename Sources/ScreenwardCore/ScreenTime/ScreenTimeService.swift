@@ -30,6 +30,8 @@ public final class ScreenTimeService {
     private var cachedShields: EffectiveShields?
     /// What the agent's shield presenter covers now (nil: no presenter runs).
     public var coveredWindows: [CoveredWindow]?
+    /// The apps' shield configuration data sources and action delegates, and what they were asked.
+    var shieldExtensions = ShieldExtensions()
 
     public static let maximumStoresPerClient = 50
     public static let maximumEventsPerActivity = 256
@@ -94,5 +96,6 @@ public final class ScreenTimeService {
 
     public func disconnected(_ peer: ServicePeer) {
         monitors.detach(peer)
+        shieldExtensions.detach(peer)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ManagedSettings
 import ScreenwardIPC
 import Synchronization
 
@@ -8,6 +9,7 @@ import Synchronization
 public final class ServiceHost: ServiceRequestHandler {
     private let service: Mutex<ScreenTimeService>
     private let afterRequestHook = Mutex<(@Sendable () -> Void)?>(nil)
+    private let shieldAnswerHook = Mutex<(@Sendable (ShieldAnswer) -> Void)?>(nil)
 
     /// Called after each request is answered, on the thread that answered it (the
     /// agent wakes its loop with it, to re-arm the engine's deadline).
@@ -16,13 +18,27 @@ public final class ServiceHost: ServiceRequestHandler {
         set { afterRequestHook.withLock { $0 = newValue } }
     }
 
+    /// Called with each answer of an app's shield extension, on the thread that received
+    /// it (a socket thread; inline, before `requestShield…` returns, with an in-process
+    /// client), after the host's lock is released. Answers to unknown, cancelled or
+    /// already answered requests, and answers from another connection than the one
+    /// asked, never come here.
+    public var onShieldAnswer: (@Sendable (ShieldAnswer) -> Void)? {
+        get { shieldAnswerHook.withLock { $0 } }
+        set { shieldAnswerHook.withLock { $0 = newValue } }
+    }
+
     public init(_ service: sending ScreenTimeService) {
         self.service = Mutex(service)
     }
 
     public func received(frame: Data, from peer: ServicePeer) {
-        let deliveries = service.withLock { $0.handle(frame: frame, from: peer) }
+        let (deliveries, answers) = service.withLock { service in
+            let deliveries = service.handle(frame: frame, from: peer)
+            return (deliveries, service.takeShieldAnswers())
+        }
         deliveries.forEach { $0.send() }
+        if !answers.isEmpty, let onShieldAnswer { answers.forEach(onShieldAnswer) }
         afterRequest?()
     }
 
@@ -38,6 +54,33 @@ public final class ServiceHost: ServiceRequestHandler {
 
     public func nextDeadline() -> Date? {
         service.withLock { $0.nextDeadline() }
+    }
+
+    // MARK: Shield extensions (for the shield presenter)
+
+    /// Asks `owner`'s shield configuration data source how to draw `item`'s shield; its
+    /// answer comes later through `onShieldAnswer` (possibly before this returns, on
+    /// another thread: hop onto your own loop there). Nil when `owner` has no data
+    /// source attached: show the default shield at once.
+    public func requestShieldConfiguration(owner: String, item: ShieldedItem) -> ShieldRequestID? {
+        guard let (id, delivery) = service.withLock({ $0.requestShieldConfiguration(owner: owner, item: item) }) else { return nil }
+        delivery.send()
+        return id
+    }
+
+    /// Tells `owner`'s shield action delegate that `action` happened on `item`'s shield;
+    /// its response comes through `onShieldAnswer`. Nil when `owner` has no delegate
+    /// attached: use `ShieldActionDelegate.defaultResponse(to:)`.
+    public func requestShieldAction(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID? {
+        guard let (id, delivery) = service.withLock({ $0.requestShieldAction(owner: owner, action: action, item: item) }) else { return nil }
+        delivery.send()
+        return id
+    }
+
+    /// Forgets an outstanding request (the presenter stopped waiting, or the shield went
+    /// away): an answer that still comes is ignored.
+    public func cancelShieldRequest(_ id: ShieldRequestID) {
+        service.withLock { $0.cancelShieldRequest(id) }
     }
 
     /// Runs `body` with the service (under the lock: do not call back into the host).
