@@ -84,6 +84,14 @@ let package = Package(
             name: "worklog",
             dependencies: ["WorklogDemo", "DeviceActivity", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: safeSwift),
+        // The custom shields of the WWDC21 talk's Homework app, and a program that runs them.
+        .target(name: "HomeworkShields", dependencies: ["ManagedSettings", "ManagedSettingsUI"], swiftSettings: safeSwift),
+        .executableTarget(
+            name: "homework-shields",
+            dependencies: [
+                "HomeworkShields", "FamilyControls", "ManagedSettings", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: safeSwift),
         .executableTarget(
             name: "screenward-testwindow",
             dependencies: ["X11Session", .product(name: "ArgumentParser", package: "swift-argument-parser")],

@@ -45,7 +45,8 @@ open class DeviceActivityMonitor {
     /// it attaches to the agent, receives every callback due (including those that
     /// came due while no monitor was running, marked late), and reattaches after the
     /// agent restarts. Exits with a message when the app is not authorised or no agent runs.
-    open class func main() -> Never {
+    /// Returns Void, not Never: `@main` accepts only `() -> Void` mains. It never returns.
+    open class func main() {
         do {
             try MonitorAttachment.attach(Self(), client: ScreenwardApp.client)
         } catch {
