@@ -22,6 +22,9 @@ public final class ScreenTimeService {
 
     /// Called after any store changed (the shield presenter redraws from `effectiveShields`).
     public var onShieldsChanged: (@Sendable () -> Void)?
+    /// Called with the owner when an app's shield configuration data source attaches
+    /// (on the thread that received the request, under the host's lock: only hop).
+    public var onShieldDataSourceAttached: (@Sendable (String) -> Void)?
     /// Called with each batch of callbacks as the engine hands them out (logs, benchmarks).
     public var onCallbacks: (@Sendable ([MonitorCallback]) -> Void)?
     /// Problems that are not any one client's fault (a damaged store, a failed write).

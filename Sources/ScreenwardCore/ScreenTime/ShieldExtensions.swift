@@ -163,6 +163,8 @@ extension ScreenTimeService {
 
     func attachShieldExtension(_ kind: ShieldExtensionKind, owner: String, peer: ServicePeer) {
         shieldExtensions.attach(kind, owner: owner, peer: peer)
+        // Shields already up for this owner take the new data source's look.
+        if kind == .configuration { onShieldDataSourceAttached?(owner) }
     }
 
     /// Keeps an answer when it answers a question asked of `peer` as `owner`'s extension

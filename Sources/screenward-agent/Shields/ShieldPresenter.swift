@@ -59,9 +59,10 @@ final class ShieldPresenter {
     /// The server time of the last activation, for the shield's own activation request.
     private var lastActivationTime: UInt32?
     /// Answers from the extensions arrive on the socket's threads.
-    private let answers = Mutex<[ShieldAnswer]>([])
+    private let answers = Inbox<ShieldAnswer>()
     private var answerWakeup: LoopWakeup?
     private var shieldsWakeup: LoopWakeup?
+    private var attachWakeup: LoopWakeup?
 
     init(
         connection: XConnection, loop: MainLoop, host: ServiceHost, decider: ShieldDecider, defaults: ShieldDefaults, language: String,
@@ -91,12 +92,21 @@ final class ShieldPresenter {
         let answerWakeup = LoopWakeup { [unowned self] in drainAnswers() }
         self.answerWakeup = answerWakeup
         host.onShieldAnswer = { [answers] answer in
-            answers.withLock { $0.append(answer) }
+            answers.put(answer)
             answerWakeup.fire()
         }
         let shieldsWakeup = LoopWakeup { [unowned self] in settingsChanged() }
         self.shieldsWakeup = shieldsWakeup
         host.withService { $0.onShieldsChanged = { shieldsWakeup.fire() } }
+        let attached = Inbox<String>()
+        let attachWakeup = LoopWakeup { [unowned self] in dataSourcesAttached(Set(attached.take())) }
+        self.attachWakeup = attachWakeup
+        host.withService {
+            $0.onShieldDataSourceAttached = { owner in
+                attached.put(owner)
+                attachWakeup.fire()
+            }
+        }
         spare = makeSurface()
         watcher.start { [unowned self] event in handle(event) }
         publish()
@@ -210,6 +220,14 @@ final class ShieldPresenter {
         for id in covers.keys where watcher.windows[id] == nil { uncover(id) }
     }
 
+    /// A data source that starts after its app's shields went up restyles them.
+    private func dataSourcesAttached(_ owners: Set<String>) {
+        var asked: Set<ApplicationToken> = []
+        for cover in covers.values where owners.contains(cover.decision.owner) && asked.insert(cover.decision.application).inserted {
+            looks.ask(cover.decision)
+        }
+    }
+
     // MARK: Buttons
 
     private func makeSurface() -> ShieldWindow {
@@ -267,7 +285,7 @@ final class ShieldPresenter {
     }
 
     private func drainAnswers() {
-        for answer in answers.withLock({ pending in defer { pending.removeAll() }; return pending }) {
+        for answer in answers.take() {
             switch answer {
             case .configuration(let id, let configuration):
                 looks.received(id, configuration)
@@ -289,5 +307,19 @@ final class ShieldPresenter {
                 frame: cover.target.frame, visible: cover.surface.isVisible)
         }.sorted { $0.window < $1.window }
         host.withService { $0.coveredWindows = covered }
+    }
+}
+
+/// Things other threads hand to the loop: put from any thread, taken on the loop.
+private final class Inbox<Item: Sendable>: Sendable {
+    private let items = Mutex<[Item]>([])
+
+    func put(_ item: Item) { items.withLock { $0.append(item) } }
+
+    func take() -> [Item] {
+        items.withLock { items in
+            defer { items.removeAll() }
+            return items
+        }
     }
 }
