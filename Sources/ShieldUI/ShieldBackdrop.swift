@@ -31,26 +31,34 @@ final class ShieldBackdrop {
         let right = min(frame.x + frame.width, Int(gdk_window_get_width(root)))
         let bottom = min(frame.y + frame.height, Int(gdk_window_get_height(root)))
         guard right > left, bottom > top, !frame.isEmpty else { return nil }
-        guard let captured = gdk_pixbuf_get_from_window(root, Int32(left), Int32(top), Int32(right - left), Int32(bottom - top)) else {
+        // A blur is a low-pass filter: downscaling (an area average) does most of it
+        // for free, a small box blur (≈ a Gaussian) smooths the rest, and the bilinear
+        // upscale when drawing hides the blocks.
+        let width = right - left
+        let height = bottom - top
+        let factor = max(1, Int(blurRadius / 4))
+        let smallWidth = max(1, width / factor)
+        let smallHeight = max(1, height / factor)
+        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(smallWidth), Int32(smallHeight)) else { return nil }
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cairo = cairo_create(surface) else {
+            cairo_surface_destroy(surface)
             return nil
         }
-        defer { g_object_unref(UnsafeMutableRawPointer(captured)) }
-
-        // A blur is a low-pass filter: downscaling (an area average) does most of it
-        // for free, a small three-pass box blur (≈ a Gaussian) smooths the rest, and
-        // the bilinear upscale when drawing hides the blocks.
-        let factor = max(1, Int(blurRadius / 4))
-        let smallWidth = max(1, (right - left) / factor)
-        let smallHeight = max(1, (bottom - top) / factor)
-        guard let small = gdk_pixbuf_scale_simple(captured, Int32(smallWidth), Int32(smallHeight), GDK_INTERP_BILINEAR) else { return nil }
-        defer { g_object_unref(UnsafeMutableRawPointer(small)) }
-        boxBlur(small, radius: 2, passes: 3)
-        guard let surface = gdk_cairo_surface_create_from_pixbuf(small, 1, nil) else { return nil }
-        let width = Double(frame.width)
-        let height = Double(frame.height)
+        cairo_scale(cairo, Double(smallWidth) / Double(width), Double(smallHeight) / Double(height))
+        gdk_cairo_set_source_window(cairo, root, Double(-left), Double(-top))
+        cairo_pattern_set_filter(cairo_get_source(cairo), CAIRO_FILTER_GOOD)
+        cairo_paint(cairo)
+        cairo_destroy(cairo)
+        cairo_surface_flush(surface)
+        if let pixels = cairo_image_surface_get_data(surface) {
+            boxBlur(pixels, width: smallWidth, height: smallHeight, stride: Int(cairo_image_surface_get_stride(surface)), radius: 2, passes: 3)
+        }
+        cairo_surface_mark_dirty(surface)
         return ShieldBackdrop(
             surface: surface, width: Int32(smallWidth), height: Int32(smallHeight),
-            placement: (Double(left - frame.x) / width, Double(top - frame.y) / height, Double(right - left) / width, Double(bottom - top) / height))
+            placement: (
+                Double(left - frame.x) / Double(frame.width), Double(top - frame.y) / Double(frame.height),
+                Double(width) / Double(frame.width), Double(height) / Double(frame.height)))
     }
 
     /// Draws the backdrop stretched over a window of `width` × `height`.
@@ -70,36 +78,48 @@ final class ShieldBackdrop {
 
     /// Blurs the pixbuf in place: `passes` horizontal and vertical running-sum box
     /// blurs of `radius`, edges clamped.
-    private static func boxBlur(_ pixbuf: OpaquePointer, radius: Int, passes: Int) {
-        let width = Int(gdk_pixbuf_get_width(pixbuf))
-        let height = Int(gdk_pixbuf_get_height(pixbuf))
-        let stride = Int(gdk_pixbuf_get_rowstride(pixbuf))
-        let channels = Int(gdk_pixbuf_get_n_channels(pixbuf))
-        guard let pixels = gdk_pixbuf_get_pixels(pixbuf) else { return }
-        var line = [Int](repeating: 0, count: max(width, height) * channels)
-        let span = 2 * radius + 1
+    /// Blurs 32-bit pixels in place: `passes` horizontal and vertical running-sum box
+    /// blurs of `radius`, edges clamped. (Raw pointers: this runs on every show, and
+    /// must stay fast in debug builds too.)
+    private static func boxBlur(_ pixels: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int, radius: Int, passes: Int) {
+        // One line of one channel, with `radius + 1` copies of its end pixels on each
+        // side so that the running sum needs no bounds checks.
+        let padding = radius + 1
+        let line = UnsafeMutablePointer<Int32>.allocate(capacity: max(width, height) + 2 * padding)
+        defer { line.deallocate() }
+        let span = Int32(2 * radius + 1)
         /// One line of `count` pixels, pixel i at byte `start + i * step`.
-        func blurLine(start: Int, step: Int, count: Int) {
-            for i in 0..<count {
-                for c in 0..<channels { line[i * channels + c] = Int(pixels[start + i * step + c]) }
-            }
-            for c in 0..<channels {
-                var sum = 0
-                for k in -radius...radius {
-                    let clamped: Int = min(max(k, 0), count - 1)
-                    sum += line[clamped * channels + c]
+        func blurLine(_ start: UnsafeMutablePointer<UInt8>, step: Int, count: Int) {
+            for channel in 0..<3 {
+                var source = start + channel
+                let first = Int32(source.pointee)
+                for i in 0..<padding { line[i] = first }
+                var inside = line + padding
+                for _ in 0..<count {
+                    inside.pointee = Int32(source.pointee)
+                    inside += 1
+                    source += step
                 }
-                for i in 0..<count {
-                    pixels[start + i * step + c] = UInt8(sum / span)
-                    let entering: Int = line[min(i + radius + 1, count - 1) * channels + c]
-                    let leaving: Int = line[max(i - radius, 0) * channels + c]
-                    sum += entering - leaving
+                let lastValue = inside[-1]
+                for i in 0..<padding { inside[i] = lastValue }
+                // Centered on pixel 0 (at line[padding]): line[1] … line[2 * radius + 1].
+                var sum: Int32 = 0
+                for i in 1...(2 * radius + 1) { sum += line[i] }
+                var target = start + channel
+                var entering = line + 2 * radius + 2
+                var leaving = line + 1
+                for _ in 0..<count {
+                    target.pointee = UInt8(truncatingIfNeeded: sum / span)
+                    sum += entering.pointee - leaving.pointee
+                    entering += 1
+                    leaving += 1
+                    target += step
                 }
             }
         }
         for _ in 0..<passes {
-            for y in 0..<height { blurLine(start: y * stride, step: channels, count: width) }
-            for x in 0..<width { blurLine(start: x * channels, step: stride, count: height) }
+            for y in 0..<height { blurLine(pixels + y * stride, step: 4, count: width) }
+            for x in 0..<width { blurLine(pixels + 4 * x, step: stride, count: height) }
         }
     }
 }
