@@ -10,6 +10,7 @@ import X11Session
 /// follows commands on standard input until it ends (or SIGTERM):
 ///
 ///     redraw <configuration JSON>   the same shield with a new configuration
+///     cover WxH+X+Y                 move and resize the shield
 ///     quit
 @main
 struct ShieldViewCommand: ParsableCommand {
@@ -84,10 +85,17 @@ struct ShieldViewCommand: ParsableCommand {
                     } catch {
                         warn("\(error)")
                     }
+                case "cover":
+                    if let frame = ScreenRect(geometry: argument) {
+                        window.cover(frame)
+                        emit("ok cover")
+                    } else {
+                        warn("cover wants WxH+X+Y, got \"\(argument)\"")
+                    }
                 case "":
                     break
                 default:
-                    warn("cannot understand \"\(line)\" (commands: redraw <configuration JSON>, quit)")
+                    warn("cannot understand \"\(line)\" (commands: redraw <configuration JSON>, cover WxH+X+Y, quit)")
                 }
             },
             onEnd: { loop.quit() })

@@ -130,6 +130,20 @@ final class ShieldWindowTests: ShieldUITestCase {
         XCTAssertEqual(connection.rootFrame(of: view.window), frame)
     }
 
+    func testCoverFollowsANewFrame() throws {
+        let (view, _, _) = try showCustom(secondaryButton: false)
+        let moved = ScreenRect(x: 40, y: 30, width: 640, height: 420)
+        view.process.send("cover \(moved)")
+        try view.waitForLine("ok cover")
+        try waitUntil("the shield at \(moved)") { self.connection.rootFrame(of: view.window) == moved }
+        let corner = ScreenRect(x: moved.x + 10, y: moved.y + 10, width: 40, height: 40)
+        let capture = try capture(moved, when: "the moved shield drawn") {
+            $0.average(in: corner, isNear: background) && $0.band(of: buttonBackground) != nil
+        }
+        let button = try XCTUnwrap(capture.band(of: buttonBackground))
+        XCTAssertEqual(Double(button.x + button.width / 2), Double(moved.x + moved.width / 2), accuracy: 3, "the column stays centered")
+    }
+
     func testTheShieldRefusesToClose() throws {
         let (view, _, _) = try showCustom(secondaryButton: false)
         // The client's own close request, and the window manager's (which openbox turns into one).
