@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "screenward", targets: ["screenward"]),
         .executable(name: "screenward-testwindow", targets: ["screenward-testwindow"]),
         .executable(name: "screenward-bench", targets: ["screenward-bench"]),
+        .executable(name: "screenward-shieldview", targets: ["screenward-shieldview"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -58,8 +59,11 @@ let package = Package(
             ],
             swiftSettings: safeSwift),
 
-        // The X11 platform module: the only place (with ShieldUI, later) that touches C.
+        // The X11 platform module: with ShieldUI, the only place that touches C.
         .target(name: "X11Session", dependencies: ["CX11", "ScreenwardCore"]),
+
+        // The GTK shield window: the other platform module allowed to touch C.
+        .target(name: "ShieldUI", dependencies: ["CGtk", "ScreenwardCore", "ManagedSettings", "ManagedSettingsUI"]),
 
         // Private X sessions and child processes for the tests, the demo and the benchmark.
         .target(name: "SessionHarness", dependencies: ["X11Session", "ScreenwardCore"], swiftSettings: safeSwift),
@@ -101,6 +105,14 @@ let package = Package(
             name: "screenward-fake-logind",
             dependencies: ["X11Session", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: safeSwift),
+        // Shows one shield, for screenshots, the tests and trying looks.
+        .executableTarget(
+            name: "screenward-shieldview",
+            dependencies: [
+                "ShieldUI", "ScreenwardCore", "X11Session", "ManagedSettingsUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: safeSwift),
         .executableTarget(
             name: "screenward-bench",
             dependencies: [
@@ -120,5 +132,7 @@ let package = Package(
             ]),
         .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore"]),
         .testTarget(name: "X11SessionTests", dependencies: ["X11Session", "ScreenwardCore", "SessionHarness"]),
+        // The shield window, driven through screenward-shieldview (GTK starts once per process).
+        .testTarget(name: "ShieldUITests", dependencies: ["ScreenwardCore", "SessionHarness", "X11Session", "ManagedSettingsUI"]),
     ]
 )

@@ -1,0 +1,201 @@
+import CGtk
+import ManagedSettings
+import ManagedSettingsUI
+import ScreenwardCore
+
+/// The window that covers a shielded application: a managed, undecorated GTK toplevel
+/// kept above, off the taskbar and pager, drawn from a resolved shield over a blurred
+/// capture of what it covers. Use it on the GTK main loop's thread only.
+public final class ShieldWindow {
+    private let window: UnsafeMutablePointer<GtkWidget>
+    /// The bottom layer: backdrop, tint and background color (cairo).
+    private let canvas: UnsafeMutablePointer<GtkWidget>
+    private let content: ShieldContent
+    private let style: ShieldStyle
+    private let cssProvider: UnsafeMutablePointer<GtkCssProvider>
+    private var backdrop: ShieldBackdrop?
+    private var frame: ScreenRect?
+    private var isDestroyed = false
+    private var shownPending = false
+
+    public private(set) var shield: ResolvedShield?
+    /// Called once each time the window has been mapped and drawn after `show`.
+    public var onShown: (() -> Void)?
+
+    nonisolated(unsafe) private static var windowCount = 0
+
+    /// Creates and realizes the window, unmapped, so that showing it later costs only a
+    /// map. `onAction` gets button presses.
+    public init(onAction: @escaping (ShieldAction) -> Void) {
+        Self.windowCount += 1
+        style = ShieldStyle(scope: "screenward-shield-\(Self.windowCount)")
+        window = gtk_window_new(GTK_WINDOW_TOPLEVEL)
+        gtk_widget_set_name(window, style.scope)
+        let toplevel: UnsafeMutablePointer<GtkWindow> = cast(window)
+        // Before realize: WM_CLASS and the hints are read by the window manager at map.
+        sw_window_set_wmclass(toplevel, "shield", "Screenward")
+        gtk_window_set_decorated(toplevel, 0)
+        gtk_window_set_skip_taskbar_hint(toplevel, 1)
+        gtk_window_set_skip_pager_hint(toplevel, 1)
+        gtk_window_set_keep_above(toplevel, 1)
+        gtk_window_stick(toplevel)
+        gtk_window_set_type_hint(toplevel, GDK_WINDOW_TYPE_HINT_NORMAL)
+        // The position given is where the inside of the window goes, whatever frame
+        // the window manager might add.
+        gtk_window_set_gravity(toplevel, GDK_GRAVITY_STATIC)
+
+        canvas = gtk_drawing_area_new()
+        content = ShieldContent(onAction: onAction)
+        // An overlay's size is its main child's (the canvas, which asks for nothing):
+        // the column never stops the window from taking a frame smaller than itself.
+        let overlay = gtk_overlay_new()!
+        gtk_container_add(cast(overlay), canvas)
+        gtk_overlay_add_overlay(cast(overlay), content.column)
+        gtk_container_add(cast(window), overlay)
+        gtk_widget_show_all(overlay)
+
+        cssProvider = gtk_css_provider_new()
+        gtk_style_context_add_provider_for_screen(
+            gdk_screen_get_default(), OpaquePointer(cssProvider), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
+
+        GtkSignals.onDraw(canvas) { [unowned self] cairo in self.paintBackground(cairo) }
+        // A shield cannot be closed: not by the window manager's close (WM_DELETE_WINDOW)…
+        GtkSignals.onEvent(window, "delete-event") { _ in true }
+        // …nor dismissed with Escape. Enter and space still activate the focused button.
+        GtkSignals.onEvent(window, "key-press-event") { event in
+            event.pointee.key.keyval == guint(GDK_KEY_Escape)
+        }
+        GtkSignals.onEvent(window, "map-event") { [unowned self] _ in
+            self.shownPending = true
+            gtk_widget_queue_draw(self.canvas)
+            return false
+        }
+        gtk_widget_realize(window)
+    }
+
+    deinit { destroy() }
+
+    /// The toplevel's X window id.
+    public var windowID: UInt {
+        guard !isDestroyed, let gdkWindow = gtk_widget_get_window(window) else { return 0 }
+        return UInt(gdk_x11_window_get_xid(gdkWindow))
+    }
+
+    public var isVisible: Bool { !isDestroyed && gtk_widget_get_visible(window) != 0 }
+
+    /// Captures what lies under `frame` right now as the backdrop, blurs it, draws
+    /// `shield`, places the window exactly at `frame` and maps it. Does not take the
+    /// focus: the caller activates it (`requestActivation`). A shield already visible
+    /// keeps its backdrop (a capture now would show the shield itself).
+    public func show(_ shield: ResolvedShield, covering frame: ScreenRect) {
+        guard !isDestroyed else { return }
+        if !isVisible || backdrop == nil {
+            backdrop = ShieldBackdrop.capture(frame, blurRadius: shield.backgroundBlurStyle.blurRadius)
+        }
+        apply(shield)
+        place(frame)
+        gtk_widget_grab_focus(content.primaryButton)
+        gtk_widget_grab_default(content.primaryButton)
+        gtk_widget_show(window)
+    }
+
+    /// Same window, new content (used when an action handler answers `.defer`); keeps the backdrop.
+    public func redraw(_ shield: ResolvedShield) {
+        guard !isDestroyed else { return }
+        apply(shield)
+    }
+
+    /// Moves and resizes to follow the covered window; the backdrop is scaled to the new size.
+    public func cover(_ frame: ScreenRect) {
+        guard !isDestroyed, frame != self.frame else { return }
+        place(frame)
+        gtk_widget_queue_draw(canvas)
+    }
+
+    /// Unmaps; the window can be shown again.
+    public func hide() {
+        guard !isDestroyed else { return }
+        gtk_widget_hide(window)
+    }
+
+    public func destroy() {
+        guard !isDestroyed else { return }
+        isDestroyed = true
+        gtk_style_context_remove_provider_for_screen(gdk_screen_get_default(), OpaquePointer(cssProvider))
+        g_object_unref(UnsafeMutableRawPointer(cssProvider))
+        gtk_widget_destroy(window)
+        backdrop = nil
+    }
+
+    /// Asks the window manager to activate (raise and focus) the shield with an EWMH
+    /// `_NET_ACTIVE_WINDOW` request from a pager (source 2).
+    public func requestActivation() {
+        guard !isDestroyed, let display = gdk_display_get_default() else { return }
+        sw_request_activation(display, Window(windowID))
+    }
+
+    // MARK: Drawing
+
+    private func apply(_ shield: ResolvedShield) {
+        self.shield = shield
+        gtk_window_set_title(cast(window), shield.windowTitle)
+        gtk_css_provider_load_from_data(cssProvider, style.css(for: shield), -1, nil)
+        content.update(shield)
+        gtk_widget_queue_draw(canvas)
+    }
+
+    private func place(_ frame: ScreenRect) {
+        self.frame = frame
+        let toplevel: UnsafeMutablePointer<GtkWindow> = cast(window)
+        let width = Int32(max(frame.width, 1))
+        let height = Int32(max(frame.height, 1))
+        // Before the first map the default size is what the window asks for; after, a resize.
+        gtk_window_set_default_size(toplevel, width, height)
+        gtk_window_move(toplevel, Int32(frame.x), Int32(frame.y))
+        gtk_window_resize(toplevel, width, height)
+    }
+
+    /// Bottom to top: the blurred backdrop, the blur style's tint, the background color.
+    private func paintBackground(_ cairo: OpaquePointer) {
+        guard let shield else { return }
+        let width = Double(gtk_widget_get_allocated_width(canvas))
+        let height = Double(gtk_widget_get_allocated_height(canvas))
+        let tint = shield.backgroundBlurStyle.tint(dark: ShieldToolkit.prefersDark)
+        if let backdrop {
+            backdrop.draw(on: cairo, width: width, height: height)
+        } else {
+            fill(cairo, tint.withAlphaComponent(1), width: width, height: height)
+        }
+        fill(cairo, tint, width: width, height: height)
+        fill(cairo, shield.backgroundColor, width: width, height: height)
+        if shownPending {
+            shownPending = false
+            // After this frame reaches the screen: GDK paints at a higher priority than idle.
+            ShieldIdle.once { [weak self] in self?.onShown?() }
+        }
+    }
+
+    private func fill(_ cairo: OpaquePointer, _ color: ShieldColor, width: Double, height: Double) {
+        cairo_set_source_rgba(cairo, color.red, color.green, color.blue, color.alpha)
+        cairo_rectangle(cairo, 0, 0, width, height)
+        cairo_fill(cairo)
+    }
+}
+
+/// Runs a closure once when the GLib main loop is idle.
+enum ShieldIdle {
+    private final class Box {
+        let action: () -> Void
+        init(_ action: @escaping () -> Void) { self.action = action }
+    }
+
+    static func once(_ action: @escaping () -> Void) {
+        let box = Unmanaged.passRetained(Box(action)).toOpaque()
+        g_idle_add_full(
+            G_PRIORITY_DEFAULT_IDLE,
+            { data in
+                Unmanaged<Box>.fromOpaque(data!).takeRetainedValue().action()
+                return 0
+            }, box, nil)
+    }
+}

@@ -1,0 +1,145 @@
+import ArgumentParser
+import Foundation
+import ManagedSettingsUI
+import ScreenwardCore
+import ShieldUI
+import X11Session
+
+/// Shows one shield, for screenshots, the tests and trying looks. Prints `shown 0x<id>`
+/// once the shield is on the screen and `action <name>` for each button press, and
+/// follows commands on standard input until it ends (or SIGTERM):
+///
+///     redraw <configuration JSON>   the same shield with a new configuration
+///     cover WxH+X+Y                 move and resize the shield
+///     quit
+@main
+struct ShieldViewCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "screenward-shieldview",
+        abstract: "Show a shield window over a window or a region of the screen.")
+
+    @Option(help: "X display (default: $DISPLAY).")
+    var display: String?
+
+    @Option(name: .customLong("configuration"), help: "A ShieldConfiguration as JSON (nil fields take the default look).")
+    var configurationFile: String?
+
+    @Option(name: .customLong("app-name"), help: "The shielded application's name, as the texts show it.")
+    var appName = "Example"
+
+    @Option(name: .customLong("category-name"), help: "Shield the application because of this category.")
+    var categoryName: String?
+
+    @Option(help: "The language of the default texts (en, ko, vi; default: from the locale).")
+    var language: String?
+
+    @Option(help: "Cover this X window (hexadecimal id, as xwininfo prints it).")
+    var over: String?
+
+    @Option(help: "Cover this region of the screen, as WxH+X+Y.")
+    var frame: String?
+
+    func validate() throws {
+        guard (over == nil) != (frame == nil) else { throw ValidationError("give exactly one of --over WINDOWID and --frame WxH+X+Y") }
+        if let frame, ScreenRect(geometry: frame) == nil { throw ValidationError("--frame wants WxH+X+Y, e.g. 800x600+100+50; got \"\(frame)\"") }
+        if let over, windowID(over) == nil { throw ValidationError("--over wants a window id such as 0x1a00007; got \"\(over)\"") }
+    }
+
+    func run() throws {
+        let defaults = try ShieldDefaults.load()
+        let subject = ShieldSubject(name: appName, categoryName: categoryName)
+        let language = language ?? ShieldDefaults.language()
+        let configuration = try configurationFile.map { path in
+            try ConfigurationReader.decode(try Data(contentsOf: URL(fileURLWithPath: path)), source: path)
+        } ?? ShieldConfiguration()
+
+        try ShieldToolkit.initialize(displayName: display)
+        let target: ScreenRect
+        if let over, let id = windowID(over) {
+            guard let found = ShieldToolkit.frame(ofWindow: id) else { throw ValidationError("there is no window \(over)") }
+            target = found
+        } else {
+            target = ScreenRect(geometry: frame ?? "")!
+        }
+
+        let loop = MainLoop()
+        let window = ShieldWindow { action in emit("action \(action.rawValue)") }
+        window.onShown = { [unowned window] in
+            window.requestActivation()
+            emit("shown 0x" + String(window.windowID, radix: 16))
+        }
+        window.show(defaults.resolve(configuration, for: subject, language: language), covering: target)
+
+        loop.readLines(
+            from: 0,
+            onLine: { line in
+                let (command, argument) = split(line)
+                switch command {
+                case "quit":
+                    loop.quit()
+                case "redraw":
+                    do {
+                        let new = try ConfigurationReader.decode(Data(argument.utf8), source: "the redraw command")
+                        window.redraw(defaults.resolve(new, for: subject, language: language))
+                        emit("ok redraw")
+                    } catch {
+                        warn("\(error)")
+                    }
+                case "cover":
+                    if let frame = ScreenRect(geometry: argument) {
+                        window.cover(frame)
+                        emit("ok cover")
+                    } else {
+                        warn("cover wants WxH+X+Y, got \"\(argument)\"")
+                    }
+                case "":
+                    break
+                default:
+                    warn("cannot understand \"\(line)\" (commands: redraw <configuration JSON>, cover WxH+X+Y, quit)")
+                }
+            },
+            onEnd: { loop.quit() })
+        loop.onSignal(SIGTERM) { loop.quit() }
+        loop.onSignal(SIGINT) { loop.quit() }
+        loop.run()
+        window.destroy()
+    }
+
+    private func windowID(_ text: String) -> UInt? {
+        let digits = text.lowercased().hasPrefix("0x") ? String(text.dropFirst(2)) : text
+        return UInt(digits, radix: 16)
+    }
+
+    private func split(_ line: String) -> (String, String) {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard let space = trimmed.firstIndex(of: " ") else { return (trimmed, "") }
+        return (String(trimmed[..<space]), String(trimmed[trimmed.index(after: space)...]))
+    }
+}
+
+/// Writes a line to standard output at once (a pipe would otherwise buffer it).
+private func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+private func warn(_ line: String) {
+    FileHandle.standardError.write(Data(("screenward-shieldview: " + line + "\n").utf8))
+}
+
+extension ScreenRect {
+    /// `WxH+X+Y` (X and Y may be negative: `WxH-10+20`), as X geometry strings.
+    init?(geometry: String) {
+        let sizeAndRest = geometry.split(separator: "x", maxSplits: 1)
+        guard sizeAndRest.count == 2, let width = Int(sizeAndRest[0]), width > 0 else { return nil }
+        let rest = sizeAndRest[1]
+        guard let signIndex = rest.firstIndex(where: { $0 == "+" || $0 == "-" }), let height = Int(rest[..<signIndex]), height > 0 else {
+            return nil
+        }
+        let position = rest[signIndex...]
+        guard let secondSign = position.dropFirst().firstIndex(where: { $0 == "+" || $0 == "-" }),
+            let x = Int(position[..<secondSign].replacingOccurrences(of: "+", with: "")),
+            let y = Int(position[secondSign...].replacingOccurrences(of: "+", with: ""))
+        else { return nil }
+        self.init(x: x, y: y, width: width, height: height)
+    }
+}
