@@ -71,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "screenward-agent",
             dependencies: [
-                "ScreenwardCore", "X11Session", "ScreenwardIPC",
+                "ScreenwardCore", "X11Session", "ScreenwardIPC", "ShieldUI", "ManagedSettings", "ManagedSettingsUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
