@@ -13,7 +13,8 @@ public struct ClientWindow: Hashable, Sendable {
     /// _NET_WM_DESKTOP: nil when unknown, 0xFFFFFFFF for all desktops.
     public var desktop: UInt32?
     /// Mapped and not minimized (_NET_WM_STATE_HIDDEN or WM_STATE Iconic means not viewable).
-    /// A window on another desktop stays viewable: `desktop` tells where it is.
+    /// Window managers that unmap what is on a desktop not shown (openbox: unmapped and
+    /// Iconic) make a window on another desktop not viewable; `desktop` tells where it is.
     public var isViewable: Bool
     /// _NET_WM_STATE_FULLSCREEN.
     public var isFullscreen: Bool
