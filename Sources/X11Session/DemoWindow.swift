@@ -14,11 +14,14 @@ public final class DemoWindows {
         public var setsPID: Bool
         public var width: UInt32
         public var height: UInt32
+        /// Bypasses the window manager (as menus and popups do).
+        public var overrideRedirect: Bool
 
         public init(
             instance: String, className: String, title: String, gtkApplicationID: String? = nil,
-            setsPID: Bool = true, width: UInt32 = 480, height: UInt32 = 320
+            setsPID: Bool = true, width: UInt32 = 480, height: UInt32 = 320, overrideRedirect: Bool = false
         ) {
+            self.overrideRedirect = overrideRedirect
             self.instance = instance
             self.className = className
             self.title = title
@@ -56,6 +59,11 @@ public final class DemoWindows {
         let display = connection.display
         let background = palette[labels.count % palette.count]
         let window = XCreateSimpleWindow(display, connection.root, x, y, spec.width, spec.height, 0, 0, background)
+        if spec.overrideRedirect {
+            var attributes = XSetWindowAttributes()
+            attributes.override_redirect = 1
+            XChangeWindowAttributes(display, window, UInt(CWOverrideRedirect), &attributes)
+        }
         setClass(WindowID(UInt(window)), instance: spec.instance, className: spec.className)
         setTitle(WindowID(UInt(window)), spec.title)
         if let id = spec.gtkApplicationID { setUTF8(window, "_GTK_APPLICATION_ID", id) }
@@ -70,6 +78,14 @@ public final class DemoWindows {
         labels[window] = "\(spec.title)  |  WM_CLASS \(spec.instance).\(spec.className)"
         XFlush(display)
         return WindowID(UInt(window))
+    }
+
+    /// Grabs the keyboard actively (as a menu or a screen locker does); false while
+    /// someone else holds it.
+    public func grabKeyboard() -> Bool {
+        let status = XGrabKeyboard(connection.display, connection.root, 0, GrabModeAsync, GrabModeAsync, Time(CurrentTime))
+        XFlush(connection.display)
+        return status == GrabSuccess
     }
 
     public func setClass(_ window: WindowID, instance: String, className: String) {

@@ -31,7 +31,10 @@ public final class XConnection {
     public let displayName: String
     let root: Window
     private var atomCache: [String: Atom] = [:]
-    private var eventHandlers: [(inout XEvent) -> Void] = []
+    private var eventHandlers: [(id: Int, handler: (inout XEvent) -> Void)] = []
+    private var nextEventHandlerID = 0
+    /// A private InputOnly window for reading the server time (created on demand).
+    var timeProbeWindow: Window = 0
     /// The local clocks, and where server timestamps sit on them.
     public let timeSource: any TimeSource
     var serverClock = ServerClock()
@@ -87,6 +90,7 @@ public final class XConnection {
 
     deinit {
         connectionLostHandlers[key] = nil
+        if timeProbeWindow != 0 { XDestroyWindow(display, timeProbeWindow) }
         XCloseDisplay(display)
     }
 
@@ -121,11 +125,39 @@ public final class XConnection {
         serverClock.reading(forServerTime: UInt32(truncatingIfNeeded: serverTime), now: timeSource.now())
     }
 
+    /// The X server's time now (milliseconds), read the ICCCM way: a zero-length
+    /// append to a property of a window this connection owns, stamped by the
+    /// server in its PropertyNotify. One round trip. Nil if the event did not come.
+    func serverTimeNow() -> UInt32? {
+        if timeProbeWindow == 0 {
+            timeProbeWindow = XCreateWindow(display, root, -10, -10, 1, 1, 0, 0, UInt32(InputOnly), nil, 0, nil)
+            XSelectInput(display, timeProbeWindow, PropertyChangeMask)
+        }
+        var nothing: UInt8 = 0
+        XChangeProperty(display, timeProbeWindow, atom("_SCREENWARD_TIME_PROBE"), Atom(XA_INTEGER), 8, PropModeAppend, &nothing, 0)
+        XSync(display, 0)
+        var event = XEvent()
+        var time: UInt32?
+        // Take every probe event queued (an earlier probe's may still wait); the last is now.
+        while XCheckTypedWindowEvent(display, timeProbeWindow, PropertyNotify, &event) != 0 {
+            time = UInt32(truncatingIfNeeded: event.xproperty.time)
+        }
+        return time
+    }
+
     // MARK: Events
 
-    /// Adds a handler every event read from this connection is offered to.
-    func addEventHandler(_ handler: @escaping (inout XEvent) -> Void) {
-        eventHandlers.append(handler)
+    /// Adds a handler every event read from this connection is offered to; the
+    /// result removes it again (`removeEventHandler`).
+    @discardableResult
+    func addEventHandler(_ handler: @escaping (inout XEvent) -> Void) -> Int {
+        nextEventHandlerID += 1
+        eventHandlers.append((nextEventHandlerID, handler))
+        return nextEventHandlerID
+    }
+
+    func removeEventHandler(_ id: Int) {
+        eventHandlers.removeAll { $0.id == id }
     }
 
     /// Reads and handles every event the server has sent so far.
@@ -133,7 +165,8 @@ public final class XConnection {
         var event = XEvent()
         while XPending(display) > 0 {
             XNextEvent(display, &event)
-            for handler in eventHandlers { handler(&event) }
+            // A copy: a handler may add or remove handlers.
+            for entry in eventHandlers { entry.handler(&event) }
         }
     }
 

@@ -10,6 +10,8 @@ import X11Session
 ///     class <id> <instance> <class>   change WM_CLASS
 ///     title <id> <text…>              change the title
 ///     destroy <id>                    destroy a window
+///
+/// With `--grab-keyboard` it holds an active keyboard grab and prints "grabbed keyboard".
 ///     quit
 @main
 struct TestWindowCommand: ParsableCommand {
@@ -35,6 +37,12 @@ struct TestWindowCommand: ParsableCommand {
     @Flag(name: .customLong("no-pid"), help: "Do not set _NET_WM_PID.")
     var noPID = false
 
+    @Flag(name: .customLong("override-redirect"), help: "Create override-redirect windows (unmanaged, like menus and popups).")
+    var overrideRedirect = false
+
+    @Flag(name: .customLong("grab-keyboard"), help: "Hold an active keyboard grab (prints \"grabbed keyboard\" once it holds).")
+    var grabKeyboard = false
+
     func run() throws {
         let connection = try XConnection(displayName: display)
         let loop = MainLoop()
@@ -44,6 +52,14 @@ struct TestWindowCommand: ParsableCommand {
             let spec = try parse(description)
             let id = windows.create(spec, x: Int32(40 + 30 * index), y: Int32(40 + 30 * index))
             emit("\(id)")
+        }
+        if grabKeyboard {
+            // Retries while someone else (the window manager) holds the keyboard.
+            var grab: (() -> Void)!
+            grab = {
+                if windows.grabKeyboard() { emit("grabbed keyboard") } else { loop.schedule(after: .milliseconds(20), grab) }
+            }
+            grab()
         }
         loop.readLines(
             from: 0,
@@ -73,7 +89,7 @@ struct TestWindowCommand: ParsableCommand {
         }
         return DemoWindows.Spec(
             instance: parts[0], className: parts[1], title: title ?? parts[1],
-            gtkApplicationID: gtkApplicationID, setsPID: !noPID)
+            gtkApplicationID: gtkApplicationID, setsPID: !noPID, overrideRedirect: overrideRedirect)
     }
 
     /// Returns false to stop.

@@ -1,0 +1,75 @@
+import CX11
+
+/// Puts a shield window (made elsewhere, known by its X id) over a target window:
+/// on the target's desktop, above it, holding the focus. Requests only, no
+/// round trips: this runs on the path from the target's activation to the shield
+/// holding the focus.
+public final class ShieldStacking {
+    private let connection: XConnection
+
+    public init(connection: XConnection) {
+        self.connection = connection
+    }
+
+    /// Puts `shield` on the target's desktop (`_NET_WM_DESKTOP` client message), makes
+    /// sure it is above (`_NET_WM_STATE` add `_NET_WM_STATE_ABOVE`, `XRaiseWindow`) and
+    /// activates it with `_NET_ACTIVE_WINDOW` source indication 2 (a pager), stamped
+    /// `serverTime` (or CurrentTime). Flushes; no round trip.
+    ///
+    /// `serverTime` should be the stamp of the target's activation (the watcher's
+    /// `.activated`): the server ignores a focus change older than the last one.
+    /// The request names the target as the requestor's currently active window
+    /// (it is the window just activated; window managers ignore the field for
+    /// source 2, and reading `_NET_ACTIVE_WINDOW` would cost a round trip).
+    public func present(shield: WindowID, over target: ClientWindow, serverTime: UInt32?) {
+        let window = Window(shield.rawValue)
+        if let desktop = target.desktop {
+            sendToRoot(window, "_NET_WM_DESKTOP", [CLong(desktop), 2])
+        }
+        // 1 = _NET_WM_STATE_ADD; source 2.
+        sendToRoot(window, "_NET_WM_STATE", [1, CLong(connection.atom("_NET_WM_STATE_ABOVE")), 0, 2])
+        XRaiseWindow(connection.display, window)
+        sendToRoot(window, "_NET_ACTIVE_WINDOW", [2, CLong(serverTime ?? UInt32(CurrentTime)), CLong(target.id.rawValue)])
+        XFlush(connection.display)
+    }
+
+    /// Moves the shield to the target's desktop only (follows `_NET_WM_DESKTOP` changes).
+    public func follow(shield: WindowID, toDesktopOf target: ClientWindow) {
+        guard let desktop = target.desktop else { return }
+        sendToRoot(Window(shield.rawValue), "_NET_WM_DESKTOP", [CLong(desktop), 2])
+        XFlush(connection.display)
+    }
+
+    /// Whether some other client holds an active keyboard or pointer grab (a menu,
+    /// a screen locker, a game): tries to grab both on the root and releases at
+    /// once. A shield cannot take the focus from a grab.
+    public func isInputGrabbedByAnotherClient() -> Bool {
+        let display = connection.display
+        let root = connection.root
+        let keyboard = XGrabKeyboard(display, root, 0, GrabModeAsync, GrabModeAsync, Time(CurrentTime))
+        if keyboard == GrabSuccess { XUngrabKeyboard(display, Time(CurrentTime)) }
+        let pointer = XGrabPointer(display, root, 0, 0, GrabModeAsync, GrabModeAsync, 0, 0, Time(CurrentTime))
+        if pointer == GrabSuccess { XUngrabPointer(display, Time(CurrentTime)) }
+        XFlush(display)
+        // GrabFrozen: another client's synchronous grab froze the device.
+        return [keyboard, pointer].contains { $0 == AlreadyGrabbed || $0 == GrabFrozen }
+    }
+
+    /// The X server time now (a zero-length property append on a window this
+    /// connection owns, read from its PropertyNotify), when the caller has none.
+    /// One round trip; nil if the server did not answer with the event.
+    public func currentServerTime() -> UInt32? {
+        connection.serverTimeNow()
+    }
+
+    private func sendToRoot(_ window: Window, _ type: String, _ data: [CLong]) {
+        var event = XEvent()
+        event.xclient.type = ClientMessage
+        event.xclient.window = window
+        event.xclient.message_type = connection.atom(type)
+        event.xclient.format = 32
+        let values = data + Array(repeating: 0, count: max(0, 5 - data.count))
+        event.xclient.data.l = (values[0], values[1], values[2], values[3], values[4])
+        XSendEvent(connection.display, connection.root, 0, SubstructureRedirectMask | SubstructureNotifyMask, &event)
+    }
+}
