@@ -40,7 +40,8 @@ public final class PrivateXSession {
 
     deinit { stop() }
 
-    /// Starts openbox and waits until it announces itself (EWMH) on the root window.
+    /// Starts openbox and waits until it announces itself (EWMH) on the root window and
+    /// manages windows (a window mapped before that may never be managed).
     public func startWindowManager() throws {
         guard let openbox = Self.which("openbox") else {
             throw HarnessError.missingProgram("openbox is not installed (Debian: apt-get install openbox)")
@@ -49,7 +50,7 @@ public final class PrivateXSession {
         windowManager = manager
         let connection = try XConnection(displayName: display)
         let deadline = Date().addingTimeInterval(20)
-        while !connection.hasWindowManager() {
+        while !connection.hasWindowManager() || !connection.publishesClientList() {
             if Date() > deadline || !manager.isRunning {
                 throw HarnessError.timedOut("openbox did not start on \(display): \(manager.standardError.suffix(1000))")
             }

@@ -39,12 +39,17 @@ public final class DemoWindows {
     /// Called when a window manager or another client asks a window to close
     /// (`WM_DELETE_WINDOW`); nil ignores the request, as a hung application would.
     public var onDeleteRequest: ((WindowID) -> Void)?
+    /// Called with "key <keycode>" or "button <number>" for input a window receives;
+    /// set before creating windows (their event mask includes input only then).
+    public var onInput: ((WindowID, String) -> Void)?
 
     public init(connection: XConnection) {
         self.connection = connection
         connection.addEventHandler { [unowned self] event in
             let type = sw_event_type(&event)
             if type == Expose, event.xexpose.count == 0 { self.draw(event.xexpose.window) }
+            if type == KeyPress { self.onInput?(WindowID(UInt(event.xkey.window)), "key \(event.xkey.keycode)") }
+            if type == ButtonPress { self.onInput?(WindowID(UInt(event.xbutton.window)), "button \(event.xbutton.button)") }
             if type == ClientMessage, event.xclient.message_type == connection.atom("WM_PROTOCOLS"),
                 Atom(UInt(bitPattern: event.xclient.data.l.0)) == connection.atom("WM_DELETE_WINDOW")
             {
@@ -73,7 +78,7 @@ public final class DemoWindows {
         }
         var protocols = [connection.atom("WM_DELETE_WINDOW")]
         XSetWMProtocols(display, window, &protocols, 1)
-        XSelectInput(display, window, ExposureMask)
+        XSelectInput(display, window, ExposureMask | (onInput == nil ? 0 : KeyPressMask | ButtonPressMask))
         XMapWindow(display, window)
         labels[window] = "\(spec.title)  |  WM_CLASS \(spec.instance).\(spec.className)"
         XFlush(display)

@@ -31,6 +31,14 @@ extension XConnection {
         propertyWindow(root, "_NET_ACTIVE_WINDOW").map { WindowID(UInt($0)) }
     }
 
+    /// Whether the window manager publishes its client list: openbox announces itself
+    /// (`_NET_SUPPORTING_WM_CHECK`) before it manages windows, and this comes last.
+    public func publishesClientList() -> Bool {
+        let mark = beginErrorWatch()
+        defer { _ = errors(since: mark) }
+        return propertyValues(root, "_NET_CLIENT_LIST", maxCount: 1) != nil
+    }
+
     /// Whether an EWMH window manager announces itself on this display.
     public func hasWindowManager() -> Bool {
         let mark = beginErrorWatch()

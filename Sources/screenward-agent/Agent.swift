@@ -217,7 +217,6 @@ final class Agent {
                 connection: shieldConnection, loop: loop, host: host,
                 decider: ShieldDecider(minter: minter, categories: categories, language: language), defaults: defaults, language: language,
                 identify: { [unowned self] facts in identity(for: facts) }, log: log)
-            loop.attach(shieldConnection)
             presenter.start()
             self.presenter = presenter
             log.info("shields: covering shielded applications on \(connection.displayName) (\(language))")

@@ -40,6 +40,9 @@ struct TestWindowCommand: ParsableCommand {
     @Flag(name: .customLong("override-redirect"), help: "Create override-redirect windows (unmanaged, like menus and popups).")
     var overrideRedirect = false
 
+    @Flag(name: .customLong("report-keys"), help: "Print \"key <keycode> <window>\" and \"button <n> <window>\" for key presses and clicks the windows receive.")
+    var reportKeys = false
+
     @Flag(name: .customLong("grab-keyboard"), help: "Hold an active keyboard grab (prints \"grabbed keyboard\" once it holds).")
     var grabKeyboard = false
 
@@ -48,6 +51,7 @@ struct TestWindowCommand: ParsableCommand {
         let loop = MainLoop()
         loop.attach(connection)
         let windows = DemoWindows(connection: connection)
+        if reportKeys { windows.onInput = { window, input in emit("\(input) \(window)") } }
         for (index, description) in window.enumerated() {
             let spec = try parse(description)
             let id = windows.create(spec, x: Int32(40 + 30 * index), y: Int32(40 + 30 * index))
