@@ -8,19 +8,35 @@ import XCTest
 /// processes: `screenward shield add|remove` sets the shield, the test watches the
 /// screen through its own X connection.
 final class ShieldPresenterTests: XSessionTestCase {
-    /// A session, a catalog with a game and a notes app, and the agent.
-    private struct Scene {
+    /// A session, a catalog with a game and a notes app, the agent, and the test's own
+    /// view of the screen.
+    private final class Scene {
         let session: PrivateXSession
         let agent: AgentRun
-        let connection: XConnection
-        let loop: MainLoop
-        let watcher: ClientWindowWatcher
-        let events: MainLoop.Registration
+        private var ownConnection: XConnection?
+        let loop = MainLoop()
+        private var ownWatcher: ClientWindowWatcher?
 
+        init(session: PrivateXSession, agent: AgentRun) throws {
+            self.session = session
+            self.agent = agent
+            let connection = try XConnection(displayName: session.display)
+            ownConnection = connection
+            ownWatcher = ClientWindowWatcher(connection: connection, loop: loop)
+            ownWatcher?.start { _ in }
+        }
+
+        var connection: XConnection { ownConnection! }
+        var watcher: ClientWindowWatcher { ownWatcher! }
+
+        /// In order: the loop lets go of the connection, the connection closes while
+        /// the server still runs (Xlib ends the process on a dead one), then the server.
         func stop() {
-            watcher.stop()
-            events.cancel()
+            ownWatcher?.stop()
+            ownWatcher = nil
             _ = agent.stop()
+            ownConnection = nil
+            session.stop()
         }
 
         /// The agent's `covered` list from `screenward shields --json`.
@@ -34,7 +50,7 @@ final class ShieldPresenterTests: XSessionTestCase {
         @discardableResult
         func wait(_ message: @autoclosure () -> String, timeout: Duration = .seconds(10), until condition: () -> Bool) -> Bool {
             let held = loop.iterate(until: condition, timeout: timeout)
-            if !held { XCTFail("timed out: \(message())") }
+            if !held { XCTFail("timed out: \(message()); agent log: \(agent.process.standardError.suffix(1500))") }
             return held
         }
 
@@ -58,12 +74,7 @@ final class ShieldPresenterTests: XSessionTestCase {
             "notes.desktop": "[Desktop Entry]\nType=Application\nName=Notes\nExec=notes\nCategories=Office;\n",
         ])
         let agent = try AgentRun(display: session.display, home: home, environment: environment)
-        let connection = try XConnection(displayName: session.display)
-        let loop = MainLoop()
-        let events = loop.attach(connection)
-        let watcher = ClientWindowWatcher(connection: connection, loop: loop)
-        watcher.start { _ in }
-        return Scene(session: session, agent: agent, connection: connection, loop: loop, watcher: watcher, events: events)
+        return try Scene(session: session, agent: agent)
     }
 
     private func id(_ text: String) -> WindowID { WindowID(UInt(text.dropFirst(2), radix: 16)!) }
@@ -154,8 +165,9 @@ final class ShieldPresenterTests: XSessionTestCase {
             scene.wait("the shield focused") { scene.watcher.activeWindow == shield }
             try run("xdotool", ["key", "Return"], display: scene.session.display)
             XCTAssertNotNil(apps.process.waitForExit(timeout: 15), "\(arguments): the game was not closed")
-            let log = scene.agent.process.standardError
-            XCTAssertTrue(log.contains("shield: closed \(game) of game.desktop (\(step))"), "\(arguments): \(log.suffix(1500))")
+            scene.wait("\(arguments): the agent says how the game was closed") {
+                scene.agent.process.standardError.contains("shield: closed \(game) of game.desktop (\(step))")
+            }
             scene.wait("the shield gone with the game") { scene.watcher.windows[shield]?.isViewable != true }
         }
     }

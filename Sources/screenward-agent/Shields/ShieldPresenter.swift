@@ -55,6 +55,8 @@ final class ShieldPresenter {
     private var spare: ShieldWindow?
     private var shieldIDs: Set<WindowID> = []
     private var closing: Set<WindowID> = []
+    /// Shields shown over the active window that the window manager does not manage yet.
+    private var awaitingFocus: Set<WindowID> = []
     private var pendingActions: [ShieldRequestID: PendingAction] = [:]
     /// The server time of the last activation, for the shield's own activation request.
     private var lastActivationTime: UInt32?
@@ -115,6 +117,7 @@ final class ShieldPresenter {
     // MARK: Window events
 
     private func handle(_ event: ClientWindowEvent) {
+        log.debug("shield: window event \(event)")
         switch event {
         case .added(let window), .changed(let window):
             update(window)
@@ -125,14 +128,23 @@ final class ShieldPresenter {
             lastActivationTime = serverTime
             guard let id, let cover = covers[id], cover.surface.isVisible else { return }
             // Alt+Tab, a taskbar click, `xdotool windowactivate`: the shield takes it back.
-            stacking.present(shield: cover.shieldID, over: cover.target, serverTime: serverTime)
+            focus(cover)
         case .unmanagedMapped(let id, let facts, let pid):
             closeUncoverable(id, facts: facts, pid: pid)
         }
     }
 
     private func update(_ window: ClientWindow) {
-        guard !shieldIDs.contains(window.id) else { return }
+        guard !shieldIDs.contains(window.id) else {
+            // The window manager manages a shield only a moment after it is shown; an
+            // activation asked for before then is lost, so it is asked for again now.
+            if window.isViewable, awaitingFocus.remove(window.id) != nil,
+                let cover = covers.values.first(where: { $0.shieldID == window.id })
+            {
+                focus(cover)
+            }
+            return
+        }
         guard let decision = decider.decide(identify(window.facts), in: shields) else {
             uncover(window.id)
             return
@@ -155,9 +167,7 @@ final class ShieldPresenter {
         } else {
             if before.frame != window.frame { cover.surface.cover(window.frame) }
             if before.desktop != window.desktop { stacking.follow(shield: cover.shieldID, toDesktopOf: window) }
-            if before.isFullscreen != window.isFullscreen, watcher.activeWindow == window.id {
-                stacking.present(shield: cover.shieldID, over: window, serverTime: lastActivationTime)
-            }
+            if before.isFullscreen != window.isFullscreen, watcher.activeWindow == window.id { focus(cover) }
         }
         publish()
     }
@@ -182,15 +192,22 @@ final class ShieldPresenter {
         cover.surface.show(looks.look(for: cover.decision), covering: cover.target.frame)
         stacking.follow(shield: cover.shieldID, toDesktopOf: cover.target)
         // The covered window keeps no input: the shield takes the focus if it had it.
-        if watcher.activeWindow == cover.target.id || watcher.activeWindow == nil {
-            stacking.present(shield: cover.shieldID, over: cover.target, serverTime: lastActivationTime)
-        }
+        if watcher.activeWindow == cover.target.id || watcher.activeWindow == nil { focus(cover) }
+    }
+
+    /// Raises the shield over its window and gives it the focus. A shield the window
+    /// manager does not manage yet (just shown) gets it again once managed: an
+    /// activation asked for before then is lost.
+    private func focus(_ cover: Cover) {
+        stacking.present(shield: cover.shieldID, over: cover.target, serverTime: lastActivationTime)
+        if watcher.windows[cover.shieldID]?.isViewable != true { awaitingFocus.insert(cover.shieldID) }
     }
 
     private func uncover(_ id: WindowID) {
         guard let cover = covers.removeValue(forKey: id) else { return }
         log.info("shield: uncovered \(id) of \(cover.decision.identity.publicID)")
         cover.surface.hide()
+        awaitingFocus.remove(cover.shieldID)
         if spare == nil {
             spare = cover.surface
         } else {
