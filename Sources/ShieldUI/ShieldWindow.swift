@@ -24,9 +24,18 @@ public final class ShieldWindow {
 
     nonisolated(unsafe) private static var windowCount = 0
 
+    /// Whether the window waits managed but minimized (see `init`).
+    private let standsBy: Bool
+    private var isShown = false
+
     /// Creates and realizes the window, unmapped, so that showing it later costs only a
     /// map. `onAction` gets button presses.
-    public init(onAction: @escaping (ShieldAction) -> Void) {
+    ///
+    /// With `standingBy`, the window is also mapped minimized at once: the window
+    /// manager takes it in now (openbox needs 10–20 ms to manage a new window), and
+    /// showing it is a restore, a move and an activation. Hidden, it is minimized again.
+    public init(standingBy: Bool = false, onAction: @escaping (ShieldAction) -> Void) {
+        standsBy = standingBy
         Self.windowCount += 1
         style = ShieldStyle(scope: "screenward-shield-\(Self.windowCount)")
         window = gtk_window_new(GTK_WINDOW_TOPLEVEL)
@@ -71,6 +80,11 @@ public final class ShieldWindow {
             return false
         }
         gtk_widget_realize(window)
+        if standingBy {
+            gtk_window_iconify(toplevel)
+            gtk_widget_show(window)
+            flush()
+        }
     }
 
     deinit { destroy() }
@@ -81,7 +95,8 @@ public final class ShieldWindow {
         return UInt(gdk_x11_window_get_xid(gdkWindow))
     }
 
-    public var isVisible: Bool { !isDestroyed && gtk_widget_get_visible(window) != 0 }
+    /// Shown (between `show` and `hide`); a standing-by window is mapped minimized meanwhile.
+    public var isVisible: Bool { !isDestroyed && isShown }
 
     /// Captures what lies under `frame` right now as the backdrop, blurs it, draws
     /// `shield`, places the window exactly at `frame` and maps it. Does not take the
@@ -96,7 +111,13 @@ public final class ShieldWindow {
         place(frame)
         gtk_widget_grab_focus(content.primaryButton)
         gtk_widget_grab_default(content.primaryButton)
-        gtk_widget_show(window)
+        isShown = true
+        if standsBy {
+            gtk_window_deiconify(cast(window))
+        } else {
+            gtk_widget_show(window)
+        }
+        flush()
     }
 
     /// Same window, new content (used when an action handler answers `.defer`); keeps the backdrop.
@@ -110,12 +131,25 @@ public final class ShieldWindow {
         guard !isDestroyed, frame != self.frame else { return }
         place(frame)
         gtk_widget_queue_draw(canvas)
+        flush()
     }
 
     /// Unmaps; the window can be shown again.
     public func hide() {
         guard !isDestroyed else { return }
-        gtk_widget_hide(window)
+        isShown = false
+        if standsBy {
+            gtk_window_iconify(cast(window))
+        } else {
+            gtk_widget_hide(window)
+        }
+        flush()
+    }
+
+    /// Sends the requests now: GDK would wait for its next frame (up to 16 ms), and a
+    /// shield is on a budget of one frame from the covered window's activation.
+    private func flush() {
+        if let display = gdk_display_get_default() { gdk_display_flush(display) }
     }
 
     public func destroy() {

@@ -362,7 +362,9 @@ public final class ClientWindowWatcher {
             // The value read belongs to the last change: if another is queued, it reports.
             guard !connection.isPropertyChangeQueued(connection.root, atoms.activeWindow) else { return }
             let window = connection.propertyWindow(connection.root, "_NET_ACTIVE_WINDOW")
-            guard window != active else { return }
+            // Reported even when it names the same window as the last report: the
+            // changes skipped in between (another window had it for a moment) mean it
+            // was activated again, which is what a shield must answer.
             active = window
             handler(.activated(activeWindow, serverTime: UInt32(truncatingIfNeeded: property.time)))
         case atoms.supportingCheck, atoms.supported:

@@ -62,15 +62,20 @@ public final class ActiveWindowLog {
     /// The server time of every change, kept or not: the first one after a request
     /// is when the window manager began to act on it.
     public private(set) var changeTimes: [UInt32] = []
+    /// The server time of every `_NET_CLIENT_LIST` change: a window managed or gone.
+    public private(set) var clientListChangeTimes: [UInt32] = []
 
     public init(connection: XConnection) {
         self.connection = connection
         connection.selectInput(connection.root, mask: PropertyChangeMask)
         let activeAtom = connection.atom("_NET_ACTIVE_WINDOW")
+        let clientListAtom = connection.atom("_NET_CLIENT_LIST")
         connection.addEventHandler { [unowned self] event in
-            guard sw_event_type(&event) == PropertyNotify, event.xproperty.window == connection.root,
-                event.xproperty.atom == activeAtom
-            else { return }
+            guard sw_event_type(&event) == PropertyNotify, event.xproperty.window == connection.root else { return }
+            if event.xproperty.atom == clientListAtom {
+                clientListChangeTimes.append(UInt32(truncatingIfNeeded: event.xproperty.time))
+            }
+            guard event.xproperty.atom == activeAtom else { return }
             changeTimes.append(UInt32(truncatingIfNeeded: event.xproperty.time))
             // Read, then look for a later change queued meanwhile: it owns the value.
             let window = connection.activeWindowProperty()

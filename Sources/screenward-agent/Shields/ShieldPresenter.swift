@@ -181,15 +181,18 @@ final class ShieldPresenter {
         if window.isViewable { show(cover) }
         looks.ask(decision)
         publish()
-        // The next window to cover gets a ready shield; made after this one is up.
-        loop.schedule(after: .zero) { [weak self] in
+        // The next window to cover gets a ready shield, made once this one is up and
+        // focused (making one takes the loop for a few milliseconds).
+        loop.schedule(after: .milliseconds(300)) { [weak self] in
             guard let self, spare == nil else { return }
             spare = makeSurface()
         }
     }
 
     private func show(_ cover: Cover) {
+        let started = ContinuousClock.now
         cover.surface.show(looks.look(for: cover.decision), covering: cover.target.frame)
+        log.debug("shield: shown over \(cover.target.id) in \(ContinuousClock.now - started)")
         stacking.follow(shield: cover.shieldID, toDesktopOf: cover.target)
         // The covered window keeps no input: the shield takes the focus if it had it.
         if watcher.activeWindow == cover.target.id || watcher.activeWindow == nil { focus(cover) }
@@ -249,7 +252,7 @@ final class ShieldPresenter {
 
     private func makeSurface() -> ShieldWindow {
         var created: ShieldWindow?
-        let surface = ShieldWindow { [unowned self] action in
+        let surface = ShieldWindow(standingBy: true) { [unowned self] action in
             guard let created, let cover = covers.values.first(where: { $0.surface === created }) else { return }
             pressed(action, on: cover)
         }
