@@ -74,6 +74,13 @@ public final class ShieldWindow {
         GtkSignals.onEvent(window, "key-press-event") { event in
             event.pointee.key.keyval == guint(GDK_KEY_Escape)
         }
+        // Whenever the shield gets the keyboard, a button has it (Enter presses it), even
+        // if GTK lost track of the focus while the window was minimized.
+        GtkSignals.onEvent(window, "focus-in-event") { [unowned self] _ in
+            let focused = gtk_window_get_focus(cast(self.window))
+            if focused == nil || gtk_widget_get_visible(focused) == 0 { self.focusPrimaryButton() }
+            return false
+        }
         GtkSignals.onEvent(window, "map-event") { [unowned self] _ in
             self.shownPending = true
             gtk_widget_queue_draw(self.canvas)
@@ -109,8 +116,7 @@ public final class ShieldWindow {
         }
         apply(shield)
         place(frame)
-        gtk_widget_grab_focus(content.primaryButton)
-        gtk_widget_grab_default(content.primaryButton)
+        focusPrimaryButton()
         isShown = true
         if standsBy {
             gtk_window_deiconify(cast(window))
@@ -124,6 +130,13 @@ public final class ShieldWindow {
     public func redraw(_ shield: ResolvedShield) {
         guard !isDestroyed else { return }
         apply(shield)
+        // The buttons may have changed (a secondary one gone): Enter means the primary again.
+        focusPrimaryButton()
+    }
+
+    private func focusPrimaryButton() {
+        gtk_widget_grab_focus(content.primaryButton)
+        gtk_widget_grab_default(content.primaryButton)
     }
 
     /// Moves and resizes to follow the covered window; the backdrop is scaled to the new size.

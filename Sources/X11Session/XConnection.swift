@@ -50,8 +50,8 @@ public final class XConnection {
         self.display = display
         self.displayName = String(cString: XDisplayString(display))
         root = sw_default_root(display)
-        XSetErrorHandler(xErrorHandler)
-        XSetIOErrorHandler(xIOErrorHandler)
+        ourDisplays.insert(UInt(bitPattern: display))
+        installErrorHandlers()
         XSetIOErrorExitHandler(display, xIOErrorExitHandler, nil)
         calibrateServerClock()
     }
@@ -92,6 +92,7 @@ public final class XConnection {
         connectionLostHandlers[key] = nil
         if timeProbeWindow != 0 { XDestroyWindow(display, timeProbeWindow) }
         XCloseDisplay(display)
+        ourDisplays.remove(key)
     }
 
     var key: UInt { UInt(bitPattern: display) }

@@ -21,8 +21,32 @@ nonisolated(unsafe) var recordedXErrors: [XProtocolError] = []
 /// connection (the agent closes the open interval and exits). Keyed by display.
 nonisolated(unsafe) var connectionLostHandlers: [UInt: () -> Void] = [:]
 
+/// The handlers installed before ours (GDK's, when GTK was initialised first): Xlib's
+/// handlers are process-wide, so ours pass on what concerns other connections.
+nonisolated(unsafe) private var previousErrorHandler: XErrorHandler?
+
+/// The connections opened by `XConnection`; errors on any other are not ours to record.
+nonisolated(unsafe) var ourDisplays: Set<UInt> = []
+
+/// Makes ours the process's Xlib handlers (again, if a toolkit replaced them),
+/// chained to the ones they replace.
+func installErrorHandlers() {
+    let previous = XSetErrorHandler(xErrorHandler)
+    if let previous, !isOurs(previous) { previousErrorHandler = previous }
+    // Not chained: GDK's exits with a failure, and a lost session is not one (see below).
+    XSetIOErrorHandler(xIOErrorHandler)
+}
+
+private func isOurs(_ handler: XErrorHandler) -> Bool {
+    unsafeBitCast(handler, to: UnsafeRawPointer.self) == unsafeBitCast(xErrorHandler, to: UnsafeRawPointer.self)
+}
+
 let xErrorHandler: XErrorHandler = { display, event in
     guard let event else { return 0 }
+    // Another library's connection (GDK's): its handler decides, as before ours came.
+    guard ourDisplays.contains(UInt(bitPattern: display)) else {
+        return previousErrorHandler?(display, event) ?? 0
+    }
     let error = event.pointee
     if recordedXErrors.count > 1024 { recordedXErrors.removeFirst(512) }
     recordedXErrors.append(
@@ -47,7 +71,10 @@ let xIOErrorExitHandler: XIOErrorExitHandler = { display, _ in
 }
 
 private func endAfterLostConnection(_ display: OpaquePointer?) -> Never {
-    if let handler = connectionLostHandlers.removeValue(forKey: UInt(bitPattern: display)) {
+    // Another connection of this process to the same server (GDK's, the shields')
+    // may notice first: the session is over for all of them, so the owner's work runs.
+    let key = UInt(bitPattern: display)
+    if let handler = connectionLostHandlers.removeValue(forKey: key) ?? connectionLostHandlers.popFirst()?.value {
         handler()
         exit(0)
     }

@@ -172,6 +172,58 @@ final class ShieldPresenterTests: XSessionTestCase {
         }
     }
 
+    /// Homework's custom shields (WWDC21): its data source restyles the shield, its
+    /// "Ask for access" defers, and the shield is redrawn with the data source's new answer.
+    func testAskForAccessDefersAndTheShieldIsRedrawnAsWaiting() throws {
+        let scene = try startScene()
+        defer { scene.stop() }
+        let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game"])
+        let game = id(apps.windows[0])
+        var environment = scene.agent.environment
+        environment["HOMEWORK_HOME"] = temporary.appendingPathComponent("homework").path
+        let homework = try ProjectPrograms.url(of: "homework-shields")
+        let setup = try ChildProcess(homework, ["shield", "--app", "game.desktop"], environment: environment)
+        setup.closeInput()
+        XCTAssertEqual(setup.waitForExit(timeout: 30), 0, setup.standardError)
+        let shield = try scene.shield(over: game)
+
+        // The extensions start after the shield went up: it takes their look.
+        let configuration = try ChildProcess(homework, ["configuration"], environment: environment)
+        let actions = try ChildProcess(homework, ["actions"], environment: environment)
+        defer {
+            configuration.stop()
+            actions.stop()
+        }
+        let green = ScreenCapture.Pixel(red: 46, green: 125, blue: 51)
+        let amber = ScreenCapture.Pixel(red: 250, green: 168, blue: 38)
+        func corner() -> ScreenCapture.Pixel? {
+            guard let frame = scene.watcher.windows[shield]?.frame else { return nil }
+            return ScreenCapture(connection: scene.connection, region: ScreenRect(x: frame.x + 4, y: frame.y + 4, width: 1, height: 1))?
+                .pixel(x: frame.x + 4, y: frame.y + 4)
+        }
+        scene.wait("Homework's green: \(String(describing: corner()))", timeout: .seconds(15)) { corner().map { $0.distance(to: green) < 12 } ?? false }
+
+        // "Ask for access" (Tab from the primary button, then Enter): .defer, and the
+        // data source's new answer ("Waiting for a guardian…") is drawn.
+        scene.connection.requestActivation(of: game)
+        scene.wait("the shield focused") { scene.watcher.activeWindow == shield }
+        try run("xdotool", ["key", "Tab"], display: scene.session.display)
+        try run("xdotool", ["key", "Return"], display: scene.session.display)
+        scene.wait("redrawn amber after the deferral: \(String(describing: corner()))") { corner().map { $0.distance(to: amber) < 12 } ?? false }
+        let log = scene.agent.process.standardError
+        XCTAssertTrue(log.contains("shield: secondaryButtonPressed on the shield of game.desktop"), log.suffix(1500).description)
+        XCTAssertTrue(log.contains("shield: defer for game.desktop"), log.suffix(1500).description)
+        XCTAssertTrue(apps.process.isRunning, "a deferral keeps the application")
+        XCTAssertEqual(try scene.covered().map(\.window), ["\(game)"])
+
+        // Homework lifts its shield: the game is usable again.
+        let stop = try ChildProcess(homework, ["stop"], environment: environment)
+        stop.closeInput()
+        XCTAssertEqual(stop.waitForExit(timeout: 30), 0, stop.standardError)
+        scene.wait("the shield gone") { scene.watcher.windows[shield]?.isViewable != true }
+        XCTAssertEqual(try scene.covered(), [])
+    }
+
     private func run(_ program: String, _ arguments: [String], display: String) throws {
         guard let url = PrivateXSession.which(program) else { throw XCTSkip("\(program) is needed (apt-get install \(program))") }
         let child = try ChildProcess(url, arguments, environment: ["DISPLAY": display])
