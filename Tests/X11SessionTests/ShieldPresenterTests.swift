@@ -172,6 +172,25 @@ final class ShieldPresenterTests: XSessionTestCase {
         }
     }
 
+    /// What a shield cannot cover reliably is closed: a window that bypasses the window
+    /// manager (override-redirect), and an application that keeps the keyboard grabbed.
+    func testUncoverableApplicationsAreClosed() throws {
+        let scene = try startScene()
+        defer { scene.stop() }
+        _ = try scene.agent.cli(["shield", "add", "--app", "game.desktop"])
+        let popup = try DemoApplications(display: scene.session.display, windows: ["game.Game"], extraArguments: ["--override-redirect"])
+        XCTAssertNotNil(popup.process.waitForExit(timeout: 15), "the override-redirect game was not closed")
+        scene.wait("the agent says why") {
+            scene.agent.process.standardError.contains("game.desktop mapped a window that bypasses the window manager")
+        }
+
+        let grabbing = try DemoApplications(display: scene.session.display, windows: ["game.Game"], extraArguments: ["--grab-keyboard"])
+        XCTAssertNotNil(grabbing.process.waitForExit(timeout: 15), "the grabbing game was not closed")
+        scene.wait("the agent says why") {
+            scene.agent.process.standardError.contains("the input stays grabbed while game.desktop is shielded")
+        }
+    }
+
     /// Homework's custom shields (WWDC21): its data source restyles the shield, its
     /// "Ask for access" defers, and the shield is redrawn with the data source's new answer.
     func testAskForAccessDefersAndTheShieldIsRedrawnAsWaiting() throws {

@@ -37,6 +37,7 @@ final class ShieldPresenter {
     }
 
     static let actionPatience: Duration = .seconds(10)
+    static let grabCheckDelay: Duration = .milliseconds(300)
 
     private let loop: MainLoop
     private let watcher: ClientWindowWatcher
@@ -57,6 +58,7 @@ final class ShieldPresenter {
     private var closing: Set<WindowID> = []
     /// Shields shown over the active window that the window manager does not manage yet.
     private var awaitingFocus: Set<WindowID> = []
+    private var grabChecks: [WindowID: MainLoop.Registration] = [:]
     private var pendingActions: [ShieldRequestID: PendingAction] = [:]
     /// The server time of the last activation, for the shield's own activation request.
     private var lastActivationTime: UInt32?
@@ -204,6 +206,27 @@ final class ShieldPresenter {
     private func focus(_ cover: Cover) {
         stacking.present(shield: cover.shieldID, over: cover.target, serverTime: lastActivationTime)
         if watcher.windows[cover.shieldID]?.isViewable != true { awaitingFocus.insert(cover.shieldID) }
+        checkForGrab(over: cover.target.id)
+    }
+
+    /// An application holding the keyboard or pointer (an open menu, a game that grabs
+    /// the input) keeps it under any window: a shield cannot stop it. Looked at twice,
+    /// a little after the shield came up, so that the window manager's own passing
+    /// grabs (Alt+Tab) are not mistaken for it; a grab still held then closes the
+    /// application.
+    private func checkForGrab(over target: WindowID, attempt: Int = 1) {
+        grabChecks[target]?.cancel()
+        grabChecks[target] = loop.schedule(after: Self.grabCheckDelay) { [weak self] in
+            guard let self, let cover = covers[target], cover.surface.isVisible else { return }
+            grabChecks[target] = nil
+            guard stacking.isInputGrabbedByAnotherClient() else { return }
+            if attempt < 2 {
+                checkForGrab(over: target, attempt: attempt + 1)
+                return
+            }
+            log.warning("shield: the input stays grabbed while \(cover.decision.identity.publicID) is shielded; it cannot be covered reliably, so it is closed")
+            close(cover.target.id, pid: cover.target.pid, of: cover.decision)
+        }
     }
 
     private func uncover(_ id: WindowID) {
@@ -211,6 +234,7 @@ final class ShieldPresenter {
         log.info("shield: uncovered \(id) of \(cover.decision.identity.publicID)")
         cover.surface.hide()
         awaitingFocus.remove(cover.shieldID)
+        grabChecks.removeValue(forKey: id)?.cancel()
         if spare == nil {
             spare = cover.surface
         } else {
