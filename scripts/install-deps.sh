@@ -8,7 +8,7 @@ packages=(
   libx11-dev libxss-dev libxext-dev libxres-dev libglib2.0-dev libgtk-3-dev libsqlite3-dev pkg-config
   # run and test: a private X server, a window manager, input and screenshots
   xvfb openbox xdotool x11-utils imagemagick dbus-daemon
-  # the shield: Korean glyphs (Vietnamese is in the default fonts), wmctrl for its close test
+  # the shield: Korean glyphs (Vietnamese is in the default fonts); wmctrl for the full-screen test
   fonts-nanum wmctrl
 )
 
