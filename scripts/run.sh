@@ -34,7 +34,8 @@ for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
 export DISPLAY=":$(head -n1 "$work/display")"
 openbox --sm-disable >"$work/openbox.log" 2>&1 &
 pids+=($!)
-for _ in $(seq 100); do xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q "window id" && break; sleep 0.1; done
+# openbox announces itself before it manages windows; its client list comes last.
+for _ in $(seq 100); do xprop -root _NET_CLIENT_LIST 2>/dev/null | grep -q "_NET_CLIENT_LIST(WINDOW)" && break; sleep 0.1; done
 
 # The demo's own catalog and ledger: nothing of yours is read or written.
 export SCREENWARD_HOME="$work/home"
@@ -89,6 +90,19 @@ sleep 0.5
 sleep 0.5
 echo "An evening running now (registered inside it: intervalDidStart came at once):"
 "$bin/worklog" status
+echo
+
+# A shield on screen: the command line shields Space Game; the agent covers its window.
+echo "Shielding Space Game from the command line:"
+"$bin/screenward" shield add --app wmclass:DemoGame
+xdotool windowactivate "${windows[2]}" 2>/dev/null || true
+sleep 0.5
+"$bin/screenward" shields | sed -n '/Covered now/,$p'
+shot="${SCREENWARD_DEMO_SCREENSHOT:-/tmp/screenward-demo-shield.png}"
+if command -v import >/dev/null && import -window root "$shot" 2>/dev/null; then
+  echo "A screenshot of the screen with the shield: $shot"
+fi
+"$bin/screenward" shield remove --app wmclass:DemoGame >/dev/null
 echo
 kill -TERM "$agent"
 wait "$agent" || true
