@@ -87,7 +87,7 @@ public struct ShieldDefaults: Hashable, Sendable {
         do {
             file = try JSONDecoder().decode(File.self, from: Data(contentsOf: url))
         } catch let error as DecodingError {
-            throw LoadError.unreadable(path: url.path, reason: Self.explain(error))
+            throw LoadError.unreadable(path: url.path, reason: error.readableDescription)
         } catch {
             throw LoadError.unreadable(path: url.path, reason: error.localizedDescription)
         }
@@ -113,22 +113,6 @@ public struct ShieldDefaults: Hashable, Sendable {
         return ShieldDefaults(look: file.look, texts: texts)
     }
 
-    private static func explain(_ error: DecodingError) -> String {
-        func at(_ path: [any CodingKey]) -> String {
-            path.isEmpty ? "" : " at \(path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: "."))"
-        }
-        switch error {
-        case .dataCorrupted(let context):
-            let underlying = context.underlyingError.map { " (\($0.localizedDescription))" } ?? ""
-            return "\(context.debugDescription)\(underlying)\(at(context.codingPath))"
-        case .keyNotFound(let key, let context):
-            return "missing '\(key.stringValue)'\(at(context.codingPath))"
-        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-            return "expected \(type)\(at(context.codingPath)): \(context.debugDescription)"
-        @unknown default:
-            return "\(error)"
-        }
-    }
 
     // MARK: Languages and texts
 
