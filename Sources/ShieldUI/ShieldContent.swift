@@ -24,7 +24,7 @@ final class ShieldContent {
         icon = gtk_image_new()
         gtk_widget_set_margin_bottom(icon, 8)
         title = Self.wrappingLabel(name: "shield-title", maxCharacters: 32)
-        subtitle = Self.wrappingLabel(name: "shield-subtitle", maxCharacters: 46)
+        subtitle = Self.wrappingLabel(name: "shield-subtitle", maxCharacters: 40)
         primaryButton = gtk_button_new_with_label("")
         gtk_widget_set_name(primaryButton, "shield-primary")
         gtk_widget_set_halign(primaryButton, GTK_ALIGN_CENTER)

@@ -122,6 +122,45 @@ final class ShieldPresenterTests: XSessionTestCase {
         XCTAssertEqual(scene.watcher.activeWindow, game)
     }
 
+    func testTheShieldStaysOverAFullScreenWindowAndGoesWithItToAnotherDesktop() throws {
+        let scene = try startScene()
+        defer { scene.stop() }
+        let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game"])
+        let game = id(apps.windows[0])
+        scene.wait("the game managed") { scene.watcher.windows[game] != nil }
+        _ = try scene.agent.cli(["shield", "add", "--app", "game.desktop"])
+        let shield = try scene.shield(over: game)
+        let display = scene.session.display
+
+        // Full screen: the shield takes the whole screen too, above the game.
+        try run("wmctrl", ["-i", "-r", "\(game.rawValue)", "-b", "add,fullscreen"], display: display)
+        scene.wait("the shield full screen over the game") {
+            scene.watcher.windows[game]?.isFullscreen == true && scene.watcher.windows[shield]?.frame == scene.watcher.windows[game]?.frame
+                && scene.watcher.windows[shield]?.frame.width == 1280
+        }
+        scene.connection.requestActivation(of: game)
+        scene.wait("the shield focused over the full-screen game") { scene.watcher.activeWindow == shield }
+        var stacking = ""
+        scene.wait("the shield above the full-screen game: \(stacking)") {
+            stacking = (try? output("xprop", ["-root", "_NET_CLIENT_LIST_STACKING"], display: display)) ?? ""
+            let order = stacking.components(separatedBy: "#").last?.split(separator: ",")
+                .compactMap { UInt($0.trimmingCharacters(in: .whitespaces).dropFirst(2), radix: 16) } ?? []
+            guard let above = order.firstIndex(of: shield.rawValue), let below = order.firstIndex(of: game.rawValue) else { return false }
+            return above > below
+        }
+        try run("wmctrl", ["-i", "-r", "\(game.rawValue)", "-b", "remove,fullscreen"], display: display)
+
+        // Another desktop: the shield leaves with the game and is there when the person goes there.
+        try run("xdotool", ["set_num_desktops", "2"], display: display)
+        try run("xdotool", ["set_desktop_for_window", "\(game.rawValue)", "1"], display: display)
+        scene.wait("the shield gone from this desktop") { scene.watcher.windows[shield]?.isViewable != true }
+        try run("xdotool", ["set_desktop", "1"], display: display)
+        scene.wait("the shield over the game on desktop 1") {
+            guard let cover = scene.watcher.windows[shield], let target = scene.watcher.windows[game] else { return false }
+            return cover.isViewable && cover.desktop == 1 && cover.frame == target.frame
+        }
+    }
+
     func testAShieldedApplicationReceivesNoKeys() throws {
         let scene = try startScene()
         defer { scene.stop() }
@@ -241,6 +280,15 @@ final class ShieldPresenterTests: XSessionTestCase {
         XCTAssertEqual(stop.waitForExit(timeout: 30), 0, stop.standardError)
         scene.wait("the shield gone") { scene.watcher.windows[shield]?.isViewable != true }
         XCTAssertEqual(try scene.covered(), [])
+    }
+
+    private func output(_ program: String, _ arguments: [String], display: String) throws -> String {
+        guard let url = PrivateXSession.which(program) else { throw XCTSkip("\(program) is needed (apt-get install \(program))") }
+        let child = try ChildProcess(url, arguments, environment: ["DISPLAY": display])
+        child.closeInput()
+        guard child.waitForExit(timeout: 10) == 0 else { throw HarnessError.failed("\(program) \(arguments): \(child.standardError)") }
+        Thread.sleep(forTimeInterval: 0.05)  // let the pipe hand over the last output
+        return child.outputLines.joined(separator: "\n")
     }
 
     private func run(_ program: String, _ arguments: [String], display: String) throws {
