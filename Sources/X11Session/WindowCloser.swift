@@ -76,11 +76,15 @@ public final class WindowCloser {
         return true
     }
 
-    /// Closed when the window is gone (or withdrawn), or, once signalled, its process.
+    /// Closed when the window is gone (or withdrawn), or its process has ended. A window
+    /// id is reused once its client disconnects: a window of that id owned by another
+    /// process is another window, and this one is gone.
     private func isGone(_ window: WindowID, pid: Int32?, after step: Step) -> Bool {
         if !connection.windowExists(window) { return true }
-        guard let pid, pid > 0, step == .terminate || step == .kill else { return false }
-        return Foundation.kill(pid, 0) != 0 && errno == ESRCH
+        guard let pid, pid > 0 else { return false }
+        if Foundation.kill(pid, 0) != 0 && errno == ESRCH { return true }
+        if let owner = connection.processID(of: Window(window.rawValue)), owner != pid { return true }
+        return false
     }
 }
 

@@ -224,7 +224,9 @@ final class ShieldPresenterTests: XSessionTestCase {
         }
 
         let grabbing = try DemoApplications(display: scene.session.display, windows: ["game.Game"], extraArguments: ["--grab-keyboard"])
-        XCTAssertNotNil(grabbing.process.waitForExit(timeout: 15), "the grabbing game was not closed")
+        _ = try grabbing.process.waitForOutputLines(2, timeout: 15)  // "grabbed keyboard"
+        scene.connection.requestActivation(of: id(grabbing.windows[0]))
+        XCTAssertNotNil(grabbing.process.waitForExit(timeout: 15), "the grabbing game was not closed: \(grabbing.process.outputLines) \(scene.agent.process.standardError.suffix(3000))")
         scene.wait("the agent says why") {
             scene.agent.process.standardError.contains("the input stays grabbed while game.desktop is shielded")
         }

@@ -38,6 +38,7 @@ final class ShieldPresenter {
 
     static let actionPatience: Duration = .seconds(10)
     static let grabCheckDelay: Duration = .milliseconds(300)
+    static let grabChecks = 8
 
     private let loop: MainLoop
     private let watcher: ClientWindowWatcher
@@ -121,7 +122,12 @@ final class ShieldPresenter {
     private func handle(_ event: ClientWindowEvent) {
         log.debug("shield: window event \(event)")
         switch event {
-        case .added(let window), .changed(let window):
+        case .added(let window):
+            // A new window may reuse the id of one being closed (ids are reused once
+            // their client disconnects): it is not being closed.
+            closing.remove(window.id)
+            update(window)
+        case .changed(let window):
             update(window)
         case .removed(let id):
             uncover(id)
@@ -210,18 +216,17 @@ final class ShieldPresenter {
     }
 
     /// An application holding the keyboard or pointer (an open menu, a game that grabs
-    /// the input) keeps it under any window: a shield cannot stop it. Looked at twice,
-    /// a little after the shield came up, so that the window manager's own passing
-    /// grabs (Alt+Tab) are not mistaken for it; a grab still held then closes the
-    /// application.
-    private func checkForGrab(over target: WindowID, attempt: Int = 1) {
+    /// the input) keeps it under any window: a shield cannot stop it. Looked at a few
+    /// times in the seconds after the shield came up; a grab seen twice in a row (so
+    /// not the window manager's passing Alt+Tab grab) closes the application.
+    private func checkForGrab(over target: WindowID, attempt: Int = 1, seenBefore: Bool = false) {
         grabChecks[target]?.cancel()
         grabChecks[target] = loop.schedule(after: Self.grabCheckDelay) { [weak self] in
             guard let self, let cover = covers[target], cover.surface.isVisible else { return }
             grabChecks[target] = nil
-            guard stacking.isInputGrabbedByAnotherClient() else { return }
-            if attempt < 2 {
-                checkForGrab(over: target, attempt: attempt + 1)
+            let grabbed = stacking.isInputGrabbedByAnotherClient()
+            guard grabbed, seenBefore else {
+                if attempt < Self.grabChecks { checkForGrab(over: target, attempt: attempt + 1, seenBefore: grabbed) }
                 return
             }
             log.warning("shield: the input stays grabbed while \(cover.decision.identity.publicID) is shielded; it cannot be covered reliably, so it is closed")
