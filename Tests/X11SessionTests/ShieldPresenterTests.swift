@@ -23,7 +23,20 @@ final class ShieldPresenterTests: XSessionTestCase {
             let connection = try XConnection(displayName: session.display)
             ownConnection = connection
             ownWatcher = ClientWindowWatcher(connection: connection, loop: loop)
-            ownWatcher?.start { _ in }
+            ownWatcher?.start { [weak self] event in
+                if case .activated = event { self?.activations += 1 }
+            }
+        }
+
+        /// `_NET_ACTIVE_WINDOW` changes seen so far.
+        private(set) var activations = 0
+
+        /// Activates `target` (as Alt+Tab would) and waits until the shield has taken the
+        /// focus back: after the activation, not merely still holding it from before.
+        func activate(_ target: WindowID, expectingShield shield: WindowID, _ message: String = "the shield takes the focus back") {
+            let before = activations
+            connection.requestActivation(of: target)
+            wait(message) { activations > before && watcher.activeWindow == shield }
         }
 
         var connection: XConnection { ownConnection! }
@@ -101,8 +114,7 @@ final class ShieldPresenterTests: XSessionTestCase {
         // Another window takes the focus; activating the game brings the shield back.
         scene.connection.requestActivation(of: notes)
         scene.wait("notes active") { scene.watcher.activeWindow == notes }
-        scene.connection.requestActivation(of: game)
-        scene.wait("the shield takes the focus back from the game") { scene.watcher.activeWindow == shield }
+        scene.activate(game, expectingShield: shield)
 
         // The shield follows the game when it moves and is resized.
         try run("xdotool", ["windowmove", "\(game.rawValue)", "300", "200"], display: scene.session.display)
@@ -138,8 +150,7 @@ final class ShieldPresenterTests: XSessionTestCase {
             scene.watcher.windows[game]?.isFullscreen == true && scene.watcher.windows[shield]?.frame == scene.watcher.windows[game]?.frame
                 && scene.watcher.windows[shield]?.frame.width == 1280
         }
-        scene.connection.requestActivation(of: game)
-        scene.wait("the shield focused over the full-screen game") { scene.watcher.activeWindow == shield }
+        scene.activate(game, expectingShield: shield, "the shield focused over the full-screen game")
         var stacking = ""
         scene.wait("the shield above the full-screen game: \(stacking)") {
             stacking = (try? output("xprop", ["-root", "_NET_CLIENT_LIST_STACKING"], display: display)) ?? ""
@@ -169,8 +180,7 @@ final class ShieldPresenterTests: XSessionTestCase {
         scene.wait("the game managed") { scene.watcher.windows[game] != nil }
         _ = try scene.agent.cli(["shield", "add", "--app", "game.desktop"])
         let shield = try scene.shield(over: game)
-        scene.connection.requestActivation(of: game)
-        scene.wait("the shield focused") { scene.watcher.activeWindow == shield }
+        scene.activate(game, expectingShield: shield)
         let before = apps.process.outputLines.count
         try run("xdotool", ["type", "--delay", "5", "secret"], display: scene.session.display)
         try run("xdotool", ["mousemove", "--window", "\(game.rawValue)", "20", "20", "click", "1"], display: scene.session.display)
@@ -200,8 +210,7 @@ final class ShieldPresenterTests: XSessionTestCase {
             let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game"], extraArguments: arguments)
             let game = id(apps.windows[0])
             let shield = try scene.shield(over: game)
-            scene.connection.requestActivation(of: game)
-            scene.wait("the shield focused") { scene.watcher.activeWindow == shield }
+            scene.activate(game, expectingShield: shield)
             try run("xdotool", ["key", "Return"], display: scene.session.display)
             XCTAssertNotNil(apps.process.waitForExit(timeout: 15), "\(arguments): the game was not closed")
             scene.wait("\(arguments): the agent says how the game was closed") {
@@ -265,8 +274,7 @@ final class ShieldPresenterTests: XSessionTestCase {
 
         // "Ask for access" (Tab from the primary button, then Enter): .defer, and the
         // data source's new answer ("Waiting for a guardian…") is drawn.
-        scene.connection.requestActivation(of: game)
-        scene.wait("the shield focused") { scene.watcher.activeWindow == shield }
+        scene.activate(game, expectingShield: shield)
         try run("xdotool", ["key", "Tab"], display: scene.session.display)
         try run("xdotool", ["key", "Return"], display: scene.session.display)
         scene.wait("redrawn amber after the deferral: \(String(describing: corner()))") { corner().map { $0.distance(to: amber) < 12 } ?? false }
