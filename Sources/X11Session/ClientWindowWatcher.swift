@@ -108,10 +108,14 @@ public final class ClientWindowWatcher {
         wmState: Atom(0), hidden: Atom(0), fullscreen: Atom(0), supportingCheck: Atom(0), supported: Atom(0)
     )
 
-    public init(connection: XConnection, loop: MainLoop) {
+    /// `urgent`: the connection's events are served before the loop's other sources.
+    public init(connection: XConnection, loop: MainLoop, urgent: Bool = false) {
         self.connection = connection
         self.loop = loop
+        self.urgent = urgent
     }
+
+    private let urgent: Bool
 
     public var windows: [WindowID: ClientWindow] {
         Dictionary(uniqueKeysWithValues: tracked.map { (WindowID(UInt($0.key)), $0.value.client) })
@@ -133,7 +137,7 @@ public final class ClientWindowWatcher {
             connection.atom("_NET_SUPPORTED")
         )
         eventHandlerID = connection.addEventHandler { [unowned self] event in self.handle(&event) }
-        registration = loop.attach(connection)
+        registration = loop.attach(connection, urgent: urgent)
         // Select before reading, so no change falls between the read and the events.
         connection.selectInput(connection.root, mask: PropertyChangeMask | SubstructureNotifyMask)
         detectWindowManager()

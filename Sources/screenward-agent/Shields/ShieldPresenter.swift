@@ -78,7 +78,8 @@ final class ShieldPresenter {
         self.decider = decider
         self.identify = identify
         self.log = log
-        watcher = ClientWindowWatcher(connection: connection, loop: loop)
+        // Served before the focus tracker and the API: a shield has one frame.
+        watcher = ClientWindowWatcher(connection: connection, loop: loop, urgent: true)
         stacking = ShieldStacking(connection: connection)
         closer = WindowCloser(connection: connection, loop: loop)
         looks = ShieldLooks(defaults: defaults, language: language, host: host, loop: loop, log: log)
