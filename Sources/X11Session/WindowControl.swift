@@ -85,6 +85,31 @@ public final class ActiveWindowLog {
         connection.flush()
     }
 
+    /// When the window manager mapped each new top-level window: the server time of the
+    /// first `WM_STATE` it set on it (ICCCM: the manager sets it as it maps the window),
+    /// for windows created after `recordMaps()`.
+    public private(set) var mapTimes: [WindowID: UInt32] = [:]
+
+    /// Starts filling `mapTimes`: new top levels are followed from their creation.
+    public func recordMaps() {
+        connection.selectInput(connection.root, mask: PropertyChangeMask | SubstructureNotifyMask)
+        let wmState = connection.atom("WM_STATE")
+        connection.addEventHandler { [unowned self] event in
+            switch sw_event_type(&event) {
+            case CreateNotify where event.xcreatewindow.parent == connection.root && event.xcreatewindow.override_redirect == 0:
+                // Ids are reused once their client disconnects: a new window starts afresh.
+                mapTimes[WindowID(UInt(event.xcreatewindow.window))] = nil
+                connection.selectInput(event.xcreatewindow.window, mask: PropertyChangeMask)
+            case PropertyNotify where event.xproperty.atom == wmState && event.xproperty.window != connection.root:
+                let window = WindowID(UInt(event.xproperty.window))
+                if mapTimes[window] == nil { mapTimes[window] = UInt32(truncatingIfNeeded: event.xproperty.time) }
+            default:
+                break
+            }
+        }
+        connection.flush()
+    }
+
     /// Reads events already waiting, without a main loop.
     public func poll() { connection.drainEvents() }
 }

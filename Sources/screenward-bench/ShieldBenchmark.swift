@@ -10,8 +10,9 @@ import X11Session
 /// milliseconds): the activation begins at the first change after the request,
 /// and ends when the property names the shield. Two kinds of activation:
 /// a covered window activated again (Alt+Tab, a taskbar click), and a new window
-/// of a shielded application appearing, from the moment the window manager adds it
-/// to `_NET_CLIENT_LIST` (its map, as far as timestamps tell).
+/// of a shielded application appearing, from the moment the window manager maps it
+/// (the `WM_STATE` it sets on it as it does), and, stricter, from the moment it adds it
+/// to `_NET_CLIENT_LIST` (it starts managing it).
 struct ShieldBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shield", abstract: "Shielded window activation → shield mapped and focused (real agent, X server timestamps).")
@@ -65,40 +66,47 @@ struct ShieldBenchmark: ParsableCommand {
         var again: [Double] = []
         for _ in 0..<activations {
             try driver.activate(notes)
-            again.append(try measure(driver: driver, until: { $0 == shield }) { driver.connection.requestActivation(of: try windowID(game)) })
+            again.append(try measure(driver: driver, until: { $0 == shield }) { driver.connection.requestActivation(of: try windowID(game)) }.milliseconds)
         }
 
         // New windows of the shielded application, each mapped and focused by openbox.
-        var appearing: [Double] = []
-        var extra: [DemoApplications] = []
+        driver.log.recordMaps()
+        var managed: [Double] = []
+        var mapped: [Double] = []
         for _ in 0..<newWindows {
             try driver.activate(notes)
             var created: DemoApplications?
             let notesID = try windowID(notes)
-            appearing.append(
-                try measure(driver: driver, fromClientList: true, until: { window in
-                    guard let window, window != notesID, let created else { return false }
-                    return window != (try? windowID(created.windows[0]))
-                }) {
-                    created = try DemoApplications(display: session.display, windows: ["game.Game"])
-                })
-            if trace { print("new window sample: \(appearing.last!) ms") }
-            extra.append(created!)
+            let span = try measure(driver: driver, fromClientList: true, until: { window in
+                guard let window, window != notesID, let created else { return false }
+                return window != (try? windowID(created.windows[0]))
+            }) {
+                created = try DemoApplications(display: session.display, windows: ["game.Game"])
+            }
+            managed.append(span.milliseconds)
+            if let created, let mapTime = driver.log.mapTimes[try windowID(created.windows[0])] {
+                mapped.append(Double(Int32(bitPattern: span.end &- mapTime)))
+            }
+            if trace { print("new window: \(span.milliseconds) ms from the client list, \(mapped.last.map { "\($0)" } ?? "?") ms from its map") }
             // Close it again, so the screen does not fill up with windows, and let the
             // window manager and the agent settle (the client list changes as the window
             // and its shield go; those changes must not start the next sample).
             created?.process.closeInput()
             created?.process.stop()
-            extra.removeAll()
             Thread.sleep(forTimeInterval: 0.25)
         }
 
         var figures: [String: Any] = ["date": ISO8601DateFormatter().string(from: Date())]
         print("")
-        for (name, samples) in [("activation", again), ("new_window", appearing)] where !samples.isEmpty {
+        for (name, samples) in [("activation", again), ("new_window_mapped", mapped), ("new_window_managed", managed)] where !samples.isEmpty {
             let sorted = samples.sorted()
             func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)] }
-            let label = name == "activation" ? "covered window activated → shield focused" : "new window managed (client list) → its shield mapped and focused"
+            let label =
+                switch name {
+                case "activation": "covered window activated → shield focused"
+                case "new_window_mapped": "new window mapped (WM_STATE) → its shield mapped and focused"
+                default: "new window managed (client list) → its shield mapped and focused"
+                }
             print("  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), 0)), p90 \(format(percentile(0.9), 0)), p99 \(format(percentile(0.99), 0)), max \(format(sorted.last!, 0))")
             figures[name] = ["count": sorted.count, "p50_ms": percentile(0.5), "p90_ms": percentile(0.9), "p99_ms": percentile(0.99), "max_ms": sorted.last!]
         }
@@ -111,7 +119,13 @@ struct ShieldBenchmark: ParsableCommand {
     /// Server milliseconds from the first `_NET_ACTIVE_WINDOW` change after `act`
     /// (or, `fromClientList`, the first `_NET_CLIENT_LIST` change: a new window
     /// managed) to the change after which the property satisfies `done`.
-    private func measure(driver: FocusDriver, fromClientList: Bool = false, until done: (WindowID?) -> Bool, _ act: () throws -> Void) throws -> Double {
+    private struct Span {
+        var start: UInt32
+        var end: UInt32
+        var milliseconds: Double { Double(Int32(bitPattern: end &- start)) }
+    }
+
+    private func measure(driver: FocusDriver, fromClientList: Bool = false, until done: (WindowID?) -> Bool, _ act: () throws -> Void) throws -> Span {
         driver.log.poll()
         let firstClientListChange = driver.log.clientListChangeTimes.count
         let firstChange = driver.log.changeTimes.count
@@ -126,7 +140,7 @@ struct ShieldBenchmark: ParsableCommand {
                 driver.log.entries.last.map({ done($0.window) }) == true
             {
                 let start = fromClientList ? driver.log.clientListChangeTimes[firstClientListChange] : driver.log.changeTimes[firstChange]
-                return Double(Int32(bitPattern: end.serverTime &- start))
+                return Span(start: start, end: end.serverTime)
             }
             if Date() > deadline {
                 let recent = driver.log.entries.suffix(6).map { "\($0.window.map { "\($0)" } ?? "none")@\($0.serverTime)" }
