@@ -23,7 +23,7 @@ struct ShieldBenchmark: ParsableCommand {
     var newWindows = 30
     @Option(help: "Directory the figures are written to, as JSON.")
     var output = "bench-results"
-    @Flag(help: "Run the agent with --verbose and print the end of its log.")
+    @Flag(help: "Run the agent with --verbose, save its log next to the figures, and print the X server's record of slow samples.")
     var trace = false
 
     func validate() throws {
@@ -49,9 +49,9 @@ struct ShieldBenchmark: ParsableCommand {
         defer { agent.stop() }
         do {
             try measureAll(session: session, agent: agent, driver: driver, notes: notes, game: game)
-            if trace { print(agent.process.standardError.suffix(20000)) }
+            if trace { saveAgentLog(agent) }
         } catch {
-            if trace { print(agent.process.standardError.suffix(6000)) }
+            if trace { saveAgentLog(agent) }
             throw error
         }
     }
@@ -119,6 +119,13 @@ struct ShieldBenchmark: ParsableCommand {
     /// Server milliseconds from the first `_NET_ACTIVE_WINDOW` change after `act`
     /// (or, `fromClientList`, the first `_NET_CLIENT_LIST` change: a new window
     /// managed) to the change after which the property satisfies `done`.
+    private func saveAgentLog(_ agent: AgentRun) {
+        let url = URL(fileURLWithPath: output).appendingPathComponent("shield-agent.log")
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? agent.process.standardError.write(to: url, atomically: true, encoding: .utf8)
+        print("The agent's log: \(url.path)")
+    }
+
     private struct Span {
         var start: UInt32
         var end: UInt32
@@ -140,7 +147,12 @@ struct ShieldBenchmark: ParsableCommand {
                 driver.log.entries.last.map({ done($0.window) }) == true
             {
                 let start = fromClientList ? driver.log.clientListChangeTimes[firstClientListChange] : driver.log.changeTimes[firstChange]
-                return Span(start: start, end: end.serverTime)
+                let span = Span(start: start, end: end.serverTime)
+                if trace, span.milliseconds > 50 {
+                    let changes = driver.log.entries[firstEntry...].map { "\($0.window.map { "\($0)" } ?? "none")@\($0.serverTime)" }
+                    print("slow: \(span.milliseconds) ms from \(start): \(changes)")
+                }
+                return span
             }
             if Date() > deadline {
                 let recent = driver.log.entries.suffix(6).map { "\($0.window.map { "\($0)" } ?? "none")@\($0.serverTime)" }
