@@ -108,14 +108,10 @@ public final class ClientWindowWatcher {
         wmState: Atom(0), hidden: Atom(0), fullscreen: Atom(0), supportingCheck: Atom(0), supported: Atom(0)
     )
 
-    /// `urgent`: the connection's events are served before the loop's other sources.
-    public init(connection: XConnection, loop: MainLoop, urgent: Bool = false) {
+    public init(connection: XConnection, loop: MainLoop) {
         self.connection = connection
         self.loop = loop
-        self.urgent = urgent
     }
-
-    private let urgent: Bool
 
     public var windows: [WindowID: ClientWindow] {
         Dictionary(uniqueKeysWithValues: tracked.map { (WindowID(UInt($0.key)), $0.value.client) })
@@ -137,7 +133,7 @@ public final class ClientWindowWatcher {
             connection.atom("_NET_SUPPORTED")
         )
         eventHandlerID = connection.addEventHandler { [unowned self] event in self.handle(&event) }
-        registration = loop.attach(connection, urgent: urgent)
+        registration = loop.attach(connection)
         // Select before reading, so no change falls between the read and the events.
         connection.selectInput(connection.root, mask: PropertyChangeMask | SubstructureNotifyMask)
         detectWindowManager()

@@ -65,14 +65,12 @@ public final class MainLoop {
     /// Xlib's own queue (see the shim).
     /// Cancel the registration before the connection's server goes away (tests that
     /// end their X server), or the loop reads from a dead connection.
-    /// `urgent` connections are served before every other source of the loop (the
-    /// shields', on a one-frame budget, before the focus tracker's bookkeeping).
     @discardableResult
-    public func attach(_ connection: XConnection, urgent: Bool = false) -> Registration {
+    public func attach(_ connection: XConnection) -> Registration {
         let source = sw_x_source_new(connection.display)
         let box = CallbackBox { connection.drainEvents() }
         g_source_set_callback(source, fireRepeating, Unmanaged.passRetained(box).toOpaque(), releaseBox)
-        g_source_set_priority(source, urgent ? G_PRIORITY_HIGH : G_PRIORITY_DEFAULT)
+        g_source_set_priority(source, G_PRIORITY_DEFAULT)
         let id = g_source_attach(source, nil)
         g_source_unref(source)
         return Registration(sourceID: id)

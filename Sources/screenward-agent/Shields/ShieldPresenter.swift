@@ -78,8 +78,7 @@ final class ShieldPresenter {
         self.decider = decider
         self.identify = identify
         self.log = log
-        // Served before the focus tracker and the API: a shield has one frame.
-        watcher = ClientWindowWatcher(connection: connection, loop: loop, urgent: true)
+        watcher = ClientWindowWatcher(connection: connection, loop: loop)
         stacking = ShieldStacking(connection: connection)
         closer = WindowCloser(connection: connection, loop: loop)
         looks = ShieldLooks(defaults: defaults, language: language, host: host, loop: loop, log: log)
