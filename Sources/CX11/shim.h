@@ -20,8 +20,12 @@
  *
  * A plain g_unix_fd_add on ConnectionNumber() can stall: Xlib may already hold
  * events it read from the socket while answering a request, and the fd then stays
- * quiet. So `prepare` asks Xlib for events it has queued (QueuedAlready, no I/O)
- * and flushes pending requests before the loop sleeps; `check` looks at the fd.
+ * quiet. Those events may sit in XCB's queue, not yet in Xlib's (a round trip made
+ * outside the dispatch, from a timer, reads them there): QueuedAlready does not see
+ * them and the loop would sleep until something else woke it (seen: 250 ms).
+ * So `prepare` and `check` ask with QueuedAfterReading, which moves what XCB holds
+ * (and what the socket has, without blocking) into Xlib's queue; `prepare` also
+ * flushes pending requests before the loop sleeps.
  * The dispatch callback drains the queue with XPending/XNextEvent (in Swift).
  */
 typedef struct {
@@ -33,7 +37,7 @@ typedef struct {
 static gboolean sw_x_source_prepare(GSource *source, gint *timeout) {
     SWXEventSource *x = (SWXEventSource *)source;
     *timeout = -1;
-    if (XEventsQueued(x->display, QueuedAlready) > 0) return TRUE;
+    if (XEventsQueued(x->display, QueuedAfterReading) > 0) return TRUE;
     XFlush(x->display);
     return FALSE;
 }
@@ -41,7 +45,7 @@ static gboolean sw_x_source_prepare(GSource *source, gint *timeout) {
 static gboolean sw_x_source_check(GSource *source) {
     SWXEventSource *x = (SWXEventSource *)source;
     if (x->poll_fd.revents & (G_IO_IN | G_IO_HUP | G_IO_ERR)) return TRUE;
-    return XEventsQueued(x->display, QueuedAlready) > 0;
+    return XEventsQueued(x->display, QueuedAfterReading) > 0;
 }
 
 static gboolean sw_x_source_dispatch(GSource *source, GSourceFunc callback, gpointer user_data) {
