@@ -49,6 +49,10 @@ public enum ClientWindowEvent: Sendable {
     /// An override-redirect top-level mapped (menus, popups, "unshieldable" windows);
     /// the window manager's own (frames, its menus) are left out.
     case unmanagedMapped(WindowID, facts: WindowFacts?, pid: Int32?)
+    /// Another client took (`held`) or gave back the keyboard with an active grab while
+    /// this client window had the focus (FocusOut NotifyGrab or FocusIn NotifyWhileGrabbed;
+    /// FocusIn NotifyUngrab). Window managers grab for a moment during Alt+Tab.
+    case keyboardGrab(WindowID, held: Bool)
 }
 
 /// Follows every managed application window from X events alone (no polling):
@@ -97,7 +101,7 @@ public final class ClientWindowWatcher {
     /// override-redirect frames and menus out of `.unmanagedMapped`.
     private var windowManagerClient: (base: UInt, mask: UInt)?
 
-    private static let clientMask = StructureNotifyMask | PropertyChangeMask
+    private static let clientMask = StructureNotifyMask | PropertyChangeMask | FocusChangeMask
     private static let identityProperties = [
         "WM_CLASS", "_GTK_APPLICATION_ID", "_KDE_NET_WM_DESKTOP_FILE", "_NET_WM_NAME", "WM_NAME", "WM_TRANSIENT_FOR",
         "_NET_WM_PID",
@@ -300,6 +304,17 @@ public final class ClientWindowWatcher {
     private func handle(_ event: inout XEvent) {
         let root = connection.root
         switch sw_event_type(&event) {
+        case FocusIn, FocusOut:
+            let focus = event.xfocus
+            guard tracked[focus.window] != nil, focus.detail != NotifyInferior, focus.detail != NotifyPointer else { break }
+            let window = WindowID(UInt(focus.window))
+            if focus.type == FocusOut, focus.mode == NotifyGrab {
+                handler(.keyboardGrab(window, held: true))
+            } else if focus.type == FocusIn, focus.mode == NotifyWhileGrabbed {
+                handler(.keyboardGrab(window, held: true))
+            } else if focus.type == FocusIn, focus.mode == NotifyUngrab {
+                handler(.keyboardGrab(window, held: false))
+            }
         case PropertyNotify:
             let property = event.xproperty
             if property.window == root {

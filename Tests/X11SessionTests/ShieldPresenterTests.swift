@@ -237,7 +237,7 @@ final class ShieldPresenterTests: XSessionTestCase {
         scene.connection.requestActivation(of: id(grabbing.windows[0]))
         XCTAssertNotNil(grabbing.process.waitForExit(timeout: 15), "the grabbing game was not closed: \(grabbing.process.outputLines) \(scene.agent.process.standardError.suffix(3000))")
         scene.wait("the agent says why") {
-            scene.agent.process.standardError.contains("the input stays grabbed while game.desktop is shielded")
+            scene.agent.process.standardError.contains("the keyboard stays grabbed while game.desktop is shielded")
         }
     }
 

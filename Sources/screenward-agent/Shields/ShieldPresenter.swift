@@ -37,8 +37,7 @@ final class ShieldPresenter {
     }
 
     static let actionPatience: Duration = .seconds(10)
-    static let grabCheckDelay: Duration = .milliseconds(300)
-    static let grabChecks = 8
+    static let grabPatience: Duration = .milliseconds(400)
 
     private let loop: MainLoop
     private let watcher: ClientWindowWatcher
@@ -139,6 +138,8 @@ final class ShieldPresenter {
             focus(cover)
         case .unmanagedMapped(let id, let facts, let pid):
             closeUncoverable(id, facts: facts, pid: pid)
+        case .keyboardGrab(let id, let held):
+            keyboardGrab(onShield: id, held: held)
         }
     }
 
@@ -212,24 +213,23 @@ final class ShieldPresenter {
     private func focus(_ cover: Cover) {
         stacking.present(shield: cover.shieldID, over: cover.target, serverTime: lastActivationTime)
         if watcher.windows[cover.shieldID]?.isViewable != true { awaitingFocus.insert(cover.shieldID) }
-        checkForGrab(over: cover.target.id)
     }
 
-    /// An application holding the keyboard or pointer (an open menu, a game that grabs
-    /// the input) keeps it under any window: a shield cannot stop it. Looked at a few
-    /// times in the seconds after the shield came up; a grab seen twice in a row (so
-    /// not the window manager's passing Alt+Tab grab) closes the application.
-    private func checkForGrab(over target: WindowID, attempt: Int = 1, seenBefore: Bool = false) {
-        grabChecks[target]?.cancel()
-        grabChecks[target] = loop.schedule(after: Self.grabCheckDelay) { [weak self] in
+    /// An application holding the keyboard (a game that grabs the input, an open
+    /// menu) keeps getting the keys under any window: a shield cannot stop it. The
+    /// shield's own focus events say when another client grabs the keyboard while it
+    /// has the focus; a grab still held a moment later (so not the window manager's
+    /// passing Alt+Tab grab) closes the application. Nothing is probed: grabbing the
+    /// input to test for a grab would disturb the window manager's focus.
+    private func keyboardGrab(onShield shield: WindowID, held: Bool) {
+        guard let cover = covers.values.first(where: { $0.shieldID == shield }) else { return }
+        let target = cover.target.id
+        grabChecks.removeValue(forKey: target)?.cancel()
+        guard held else { return }
+        grabChecks[target] = loop.schedule(after: Self.grabPatience) { [weak self] in
             guard let self, let cover = covers[target], cover.surface.isVisible else { return }
             grabChecks[target] = nil
-            let grabbed = stacking.isInputGrabbedByAnotherClient()
-            guard grabbed, seenBefore else {
-                if attempt < Self.grabChecks { checkForGrab(over: target, attempt: attempt + 1, seenBefore: grabbed) }
-                return
-            }
-            log.warning("shield: the input stays grabbed while \(cover.decision.identity.publicID) is shielded; it cannot be covered reliably, so it is closed")
+            log.warning("shield: the keyboard stays grabbed while \(cover.decision.identity.publicID) is shielded; it cannot be covered reliably, so it is closed")
             close(cover.target.id, pid: cover.target.pid, of: cover.decision)
         }
     }
