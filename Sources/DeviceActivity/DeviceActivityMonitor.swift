@@ -47,15 +47,7 @@ open class DeviceActivityMonitor {
     /// agent restarts. Exits with a message when the app is not authorised or no agent runs.
     /// Returns Void, not Never: `@main` accepts only `() -> Void` mains. It never returns.
     open class func main() {
-        do {
-            try MonitorAttachment.attach(Self(), client: ScreenwardApp.client)
-        } catch {
-            FileHandle.standardError.write(Data("Screenward: the monitor could not attach: \(error)\n".utf8))
-            exit(1)
-        }
-        // Not dispatchMain(): on Linux it ends the main thread with pthread_exit, and
-        // libdispatch then crashes when an idle worker thread exits (seen here).
-        while true { Thread.sleep(forTimeInterval: 3600) }
+        ScreenwardApp.runExtension("the monitor") { try MonitorAttachment.attach(Self(), client: ScreenwardApp.client) }
     }
 
     /// Calls the override for `message`.

@@ -51,3 +51,21 @@ public enum ScreenwardApp {
         problemHandler(message)
     }
 }
+
+extension ScreenwardApp {
+    /// What an extension's `class func main()` does (a monitor, a shield configuration
+    /// data source, a shield action delegate): attach, then keep the process alive for
+    /// the agent's pushes. Exits with a message naming `extensionName` when it cannot
+    /// attach (the app is not authorised, no agent runs).
+    @_spi(Screenward) public static func runExtension(_ extensionName: String, attach: () throws -> Void) -> Never {
+        do {
+            try attach()
+        } catch {
+            FileHandle.standardError.write(Data("Screenward: \(extensionName) could not attach: \(error)\n".utf8))
+            exit(1)
+        }
+        // Not dispatchMain(): on Linux it ends the main thread with pthread_exit, and
+        // libdispatch then crashes when an idle worker thread exits (seen here).
+        while true { Thread.sleep(forTimeInterval: 3600) }
+    }
+}

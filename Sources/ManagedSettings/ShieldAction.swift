@@ -44,16 +44,8 @@ open class ShieldActionDelegate {
     /// `@main final class MyActions: ShieldActionDelegate { … }` is a whole program.
     /// Exits with a message when the app is not authorised or no agent runs.
     open class func main() {
-        do {
-            try ShieldActionAttachment.attach(Self(), client: ScreenwardApp.client)
-        } catch {
-            FileHandle.standardError.write(Data("Screenward: the shield action delegate could not attach: \(error)\n".utf8))
-            exit(1)
-        }
         // Returns Void, not Never: `@main` accepts only `() -> Void` mains. It never returns.
-        // Not dispatchMain(): on Linux it ends the main thread with pthread_exit, and
-        // libdispatch then crashes when an idle worker thread exits.
-        while true { Thread.sleep(forTimeInterval: 3600) }
+        ScreenwardApp.runExtension("the shield action delegate") { try ShieldActionAttachment.attach(Self(), client: ScreenwardApp.client) }
     }
 
     /// A button pressed on the shield of an application shielded for itself.

@@ -23,16 +23,8 @@ open class ShieldConfigurationDataSource {
     /// restarts. `@main final class MyShield: ShieldConfigurationDataSource { … }` is a
     /// whole program. Exits with a message when the app is not authorised or no agent runs.
     open class func main() {
-        do {
-            try ShieldConfigurationAttachment.attach(Self(), client: ScreenwardApp.client)
-        } catch {
-            FileHandle.standardError.write(Data("Screenward: the shield configuration data source could not attach: \(error)\n".utf8))
-            exit(1)
-        }
         // Returns Void, not Never: `@main` accepts only `() -> Void` mains. It never returns.
-        // Not dispatchMain(): on Linux it ends the main thread with pthread_exit, and
-        // libdispatch then crashes when an idle worker thread exits.
-        while true { Thread.sleep(forTimeInterval: 3600) }
+        ScreenwardApp.runExtension("the shield configuration data source") { try ShieldConfigurationAttachment.attach(Self(), client: ScreenwardApp.client) }
     }
 
     /// An application shielded for itself (it is in `shield.applications`).

@@ -302,9 +302,6 @@ final class ShieldPresenterTests: XSessionTestCase {
     }
 
     private func run(_ program: String, _ arguments: [String], display: String) throws {
-        guard let url = PrivateXSession.which(program) else { throw XCTSkip("\(program) is needed (apt-get install \(program))") }
-        let child = try ChildProcess(url, arguments, environment: ["DISPLAY": display])
-        child.closeInput()
-        guard child.waitForExit(timeout: 10) == 0 else { throw HarnessError.failed("\(program) \(arguments): \(child.standardError)") }
+        _ = try output(program, arguments, display: display)
     }
 }
