@@ -37,6 +37,19 @@ final class ShieldPresenterTests: XSessionTestCase {
             let before = activations
             connection.requestActivation(of: target)
             wait(message) { activations > before && watcher.activeWindow == shield }
+            waitUntilSteady(shield, message)
+        }
+
+        /// Waits until `shield` has held the focus for a moment with no other change, so
+        /// keys sent next reach it (not the window a late activation would give them to).
+        func waitUntilSteady(_ shield: WindowID, _ message: String) {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                let seen = activations
+                loop.iterate(until: { false }, timeout: .milliseconds(300))
+                if activations == seen && watcher.activeWindow == shield { return }
+            }
+            XCTFail("timed out: \(message), steadily; agent log: \(agent.process.standardError.suffix(1500))")
         }
 
         var connection: XConnection { ownConnection! }
