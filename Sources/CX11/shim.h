@@ -7,6 +7,7 @@
 #include <X11/extensions/scrnsaver.h>
 #include <X11/extensions/sync.h>
 #include <X11/extensions/XRes.h>
+#include <X11/extensions/shape.h>
 #include <glib.h>
 #include <glib-unix.h>
 #include <gio/gio.h>
@@ -78,6 +79,10 @@ static inline unsigned long sw_black_pixel(Display *d) { return BlackPixel(d, De
 static inline unsigned long sw_white_pixel(Display *d) { return WhitePixel(d, DefaultScreen(d)); }
 
 static inline unsigned long sw_next_request(Display *d) { return NextRequest(d); }
+
+/* The Shape extension's event, read out of the XEvent union it arrives in. */
+static inline Window sw_shape_event_window(const XEvent *e) { return ((const XShapeEvent *)e)->window; }
+static inline int sw_shape_event_kind(const XEvent *e) { return ((const XShapeEvent *)e)->kind; }
 
 /*
  * Whether a later PropertyNotify for (window, atom) already waits in Xlib's queue.

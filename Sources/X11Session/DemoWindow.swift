@@ -39,8 +39,9 @@ public final class DemoWindows {
     /// Called when a window manager or another client asks a window to close
     /// (`WM_DELETE_WINDOW`); nil ignores the request, as a hung application would.
     public var onDeleteRequest: ((WindowID) -> Void)?
-    /// Called with "key <keycode>" or "button <number>" for input a window receives;
-    /// set before creating windows (their event mask includes input only then).
+    /// Called with "key <keycode>" or "button <number>" for input a window receives,
+    /// and "focus" when it is given the keyboard focus; set before creating windows
+    /// (their event mask includes input only then).
     public var onInput: ((WindowID, String) -> Void)?
 
     public init(connection: XConnection) {
@@ -50,6 +51,10 @@ public final class DemoWindows {
             if type == Expose, event.xexpose.count == 0 { self.draw(event.xexpose.window) }
             if type == KeyPress { self.onInput?(WindowID(UInt(event.xkey.window)), "key \(event.xkey.keycode)") }
             if type == ButtonPress { self.onInput?(WindowID(UInt(event.xbutton.window)), "button \(event.xbutton.button)") }
+            // The window manager gave it the focus (not a grab's passing focus events).
+            if type == FocusIn, event.xfocus.mode == NotifyNormal, event.xfocus.detail != NotifyPointer, event.xfocus.detail != NotifyInferior {
+                self.onInput?(WindowID(UInt(event.xfocus.window)), "focus")
+            }
             if type == ClientMessage, event.xclient.message_type == connection.atom("WM_PROTOCOLS"),
                 Atom(UInt(bitPattern: event.xclient.data.l.0)) == connection.atom("WM_DELETE_WINDOW")
             {
@@ -78,7 +83,7 @@ public final class DemoWindows {
         }
         var protocols = [connection.atom("WM_DELETE_WINDOW")]
         XSetWMProtocols(display, window, &protocols, 1)
-        XSelectInput(display, window, ExposureMask | (onInput == nil ? 0 : KeyPressMask | ButtonPressMask))
+        XSelectInput(display, window, ExposureMask | (onInput == nil ? 0 : KeyPressMask | ButtonPressMask | FocusChangeMask))
         XMapWindow(display, window)
         labels[window] = "\(spec.title)  |  WM_CLASS \(spec.instance).\(spec.className)"
         XFlush(display)

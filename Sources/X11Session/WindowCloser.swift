@@ -33,10 +33,16 @@ public final class WindowCloser {
         self.grace = grace
     }
 
-    /// Starts closing `window` (owned by `pid`, when known); `onStep` hears each step
-    /// as it is taken and `done` the outcome. Returns at once; the steps run on the loop.
-    public func close(_ window: WindowID, pid: Int32?, onStep: @escaping (Step) -> Void = { _ in }, done: @escaping (Outcome) -> Void) {
-        run(Step.allCases[...], window: window, pid: pid, onStep: onStep, done: done)
+    /// Starts closing `window` (owned by `pid`, when known) from step `first` on
+    /// (`.terminate` ends the process without asking the window first); `onStep`
+    /// hears each step as it is taken and `done` the outcome. Returns at once; the
+    /// steps run on the loop.
+    public func close(
+        _ window: WindowID, pid: Int32?, from first: Step = .closeRequest, onStep: @escaping (Step) -> Void = { _ in },
+        done: @escaping (Outcome) -> Void
+    ) {
+        let start = Step.allCases.firstIndex(of: first) ?? 0
+        run(Step.allCases[start...], window: window, pid: pid, onStep: onStep, done: done)
     }
 
     private func run(_ steps: ArraySlice<Step>, window: WindowID, pid: Int32?, onStep: @escaping (Step) -> Void, done: @escaping (Outcome) -> Void) {

@@ -217,12 +217,24 @@ final class Agent {
                 connection: shieldConnection, loop: loop, host: host,
                 decider: ShieldDecider(minter: minter, categories: categories, language: language), defaults: defaults, language: language,
                 identify: { [unowned self] facts in identity(for: facts) }, log: log)
+            presenter.onSettingsChanged = { [unowned self] shields in hideBlockedFromMenus(shields) }
             presenter.start()
             self.presenter = presenter
             log.info("shields: covering shielded applications on \(connection.displayName) (\(language))")
         } catch {
             log.error("shields cannot be shown: \(error); usage is still tracked and the API still runs, but nothing is covered on screen")
         }
+    }
+
+    /// Blocked applications leave the person's menus while blocked (individual mode:
+    /// the applications folder is the person's own).
+    private func hideBlockedFromMenus(_ shields: EffectiveShields) {
+        guard let menus = BlockedMenuEntries.forUser(environment: ProcessInfo.processInfo.environment, home: home) else { return }
+        let blocked = BlockedMenuEntries.blockedIDs(in: shields, catalog: resolver.catalog, minter: minter)
+        let changes = menus.apply(blocked: blocked, catalog: resolver.catalog)
+        for id in changes.hidden { log.info("menus: \(id) hidden while blocked (\(menus.applicationsDirectory.path))") }
+        for id in changes.shown { log.info("menus: \(id) shown again") }
+        for problem in changes.problems { log.warning("menus: \(problem)") }
     }
 
     /// Delivers what is due and sleeps until the next deadline: no polling.

@@ -40,7 +40,7 @@ struct TestWindowCommand: ParsableCommand {
     @Flag(name: .customLong("override-redirect"), help: "Create override-redirect windows (unmanaged, like menus and popups).")
     var overrideRedirect = false
 
-    @Flag(name: .customLong("report-keys"), help: "Print \"key <keycode> <window>\" and \"button <n> <window>\" for key presses and clicks the windows receive.")
+    @Flag(name: .customLong("report-keys"), help: "Print \"key <keycode> <window>\" and \"button <n> <window>\" for key presses and clicks the windows receive, and \"focus <window>\" when one is given the focus.")
     var reportKeys = false
 
     @Flag(name: .customLong("grab-keyboard"), help: "Hold an active keyboard grab (prints \"grabbed keyboard\" once it holds).")

@@ -47,3 +47,28 @@ final class ShieldDecisionTests: XCTestCase {
         XCTAssertEqual(try decider().decide(tux, in: shields)?.category?.name, "Games")
     }
 }
+
+final class BlockingDecisionTests: XCTestCase {
+    let minter = TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 5, count: 32)))
+    let tux = AppIdentity(key: .desktopEntry("supertux2.desktop"), displayName: "SuperTux", categories: ["Game"])
+    let editor = AppIdentity(key: .windowClass("Editor"), displayName: "Editor")
+
+    func decider() throws -> ShieldDecider {
+        ShieldDecider(minter: minter, categories: try DataDirectory.categoryTable(), language: "en")
+    }
+
+    func testAnApplicationIsBlockedByTokenOrByItsIdAndByNothingElse() throws {
+        let byToken = StoreSettings(
+            owner: "org.example.b", name: "default", application: .init(blockedApplications: [Application(token: minter.applicationToken(for: tux))]))
+        let byID = StoreSettings(
+            owner: "org.example.a", name: "focus", application: .init(blockedApplications: [Application(bundleIdentifier: "supertux2.desktop")]))
+        let shields = EffectiveShields(stores: [byToken, byID])
+        XCTAssertEqual(
+            try decider().blockingStores(of: tux, in: shields),
+            [StoreReference(owner: "org.example.a", store: "focus"), StoreReference(owner: "org.example.b", store: "default")])
+        XCTAssertEqual(try decider().blockingStores(of: editor, in: shields), [])
+        XCTAssertNil(try decider().decide(tux, in: shields), "blocking is not shielding")
+        XCTAssertFalse(EffectiveShields(stores: []).blocksAnything)
+        XCTAssertTrue(shields.blocksAnything)
+    }
+}

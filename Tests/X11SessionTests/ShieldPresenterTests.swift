@@ -8,105 +8,8 @@ import XCTest
 /// processes: `screenward shield add|remove` sets the shield, the test watches the
 /// screen through its own X connection.
 final class ShieldPresenterTests: XSessionTestCase {
-    /// A session, a catalog with a game and a notes app, the agent, and the test's own
-    /// view of the screen.
-    private final class Scene {
-        let session: PrivateXSession
-        let agent: AgentRun
-        private var ownConnection: XConnection?
-        let loop = MainLoop()
-        private var ownWatcher: ClientWindowWatcher?
-
-        init(session: PrivateXSession, agent: AgentRun) throws {
-            self.session = session
-            self.agent = agent
-            let connection = try XConnection(displayName: session.display)
-            ownConnection = connection
-            ownWatcher = ClientWindowWatcher(connection: connection, loop: loop)
-            ownWatcher?.start { [weak self] event in
-                if case .activated = event { self?.activations += 1 }
-            }
-        }
-
-        /// `_NET_ACTIVE_WINDOW` changes seen so far.
-        private(set) var activations = 0
-
-        /// Activates `target` (as Alt+Tab would) and waits until the shield has taken the
-        /// focus back: after the activation, not merely still holding it from before.
-        func activate(_ target: WindowID, expectingShield shield: WindowID, _ message: String = "the shield takes the focus back") {
-            let before = activations
-            connection.requestActivation(of: target)
-            wait(message) { activations > before && watcher.activeWindow == shield }
-            waitUntilSteady(shield, message)
-        }
-
-        /// Waits until `shield` has held the focus for a moment with no other change, so
-        /// keys sent next reach it (not the window a late activation would give them to).
-        func waitUntilSteady(_ shield: WindowID, _ message: String) {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline {
-                let seen = activations
-                loop.iterate(until: { false }, timeout: .milliseconds(300))
-                if activations == seen && watcher.activeWindow == shield { return }
-            }
-            XCTFail("timed out: \(message), steadily; agent log: \(agent.process.standardError.suffix(1500))")
-        }
-
-        var connection: XConnection { ownConnection! }
-        var watcher: ClientWindowWatcher { ownWatcher! }
-
-        /// In order: the loop lets go of the connection, the connection closes while
-        /// the server still runs (Xlib ends the process on a dead one), then the server.
-        func stop() {
-            ownWatcher?.stop()
-            ownWatcher = nil
-            _ = agent.stop()
-            ownConnection = nil
-            session.stop()
-        }
-
-        /// The agent's `covered` list from `screenward shields --json`.
-        func covered() throws -> [CoveredWindow] {
-            let data = Data(try agent.cli(["shields", "--json"]).utf8)
-            struct Listing: Decodable { var covered: [CoveredWindow]? }
-            return try JSONDecoder().decode(Listing.self, from: data).covered ?? []
-        }
-
-        /// Runs the loop until `condition` holds; fails the test with `message` if it never does.
-        @discardableResult
-        func wait(_ message: @autoclosure () -> String, timeout: Duration = .seconds(10), until condition: () -> Bool) -> Bool {
-            let held = loop.iterate(until: condition, timeout: timeout)
-            if !held { XCTFail("timed out: \(message()); agent log: \(agent.process.standardError.suffix(1500))") }
-            return held
-        }
-
-        /// Waits until the agent says `window` is covered, and returns its shield's id.
-        func shield(over window: WindowID) throws -> WindowID {
-            let deadline = Date().addingTimeInterval(15)
-            while Date() < deadline {
-                if let entry = try covered().first(where: { $0.window == "\(window)" }), let raw = UInt(entry.shieldWindow.dropFirst(2), radix: 16) {
-                    return WindowID(raw)
-                }
-                loop.iterate(until: { false }, timeout: .milliseconds(50))
-            }
-            throw HarnessError.timedOut("\(window) was never covered: \(agent.process.standardError.suffix(2000))")
-        }
-    }
-
-    private func startScene() throws -> Scene {
-        let session = try startXSession()
-        let environment = try catalogEnvironment(entries: [
-            "game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n",
-            "notes.desktop": "[Desktop Entry]\nType=Application\nName=Notes\nExec=notes\nCategories=Office;\n",
-        ])
-        let agent = try AgentRun(display: session.display, home: home, environment: environment)
-        return try Scene(session: session, agent: agent)
-    }
-
-    private func id(_ text: String) -> WindowID { WindowID(UInt(text.dropFirst(2), radix: 16)!) }
-
     func testAShieldedWindowIsCoveredFollowedAndTakesTheFocusBack() throws {
-        let scene = try startScene()
+        let scene = try startShieldScene()
         defer { scene.stop() }
         let apps = try DemoApplications(display: scene.session.display, windows: ["notes.Notes", "game.Game"])
         let (notes, game) = (id(apps.windows[0]), id(apps.windows[1]))
@@ -130,8 +33,8 @@ final class ShieldPresenterTests: XSessionTestCase {
         scene.activate(game, expectingShield: shield)
 
         // The shield follows the game when it moves and is resized.
-        try run("xdotool", ["windowmove", "\(game.rawValue)", "300", "200"], display: scene.session.display)
-        try run("xdotool", ["windowsize", "\(game.rawValue)", "500", "360"], display: scene.session.display)
+        try runTool("xdotool", ["windowmove", "\(game.rawValue)", "300", "200"], display: scene.session.display)
+        try runTool("xdotool", ["windowsize", "\(game.rawValue)", "500", "360"], display: scene.session.display)
         scene.wait("the shield follows the game: \(String(describing: scene.watcher.windows[shield]?.frame)) vs \(String(describing: scene.watcher.windows[game]?.frame))") {
             guard let target = scene.watcher.windows[game]?.frame, let cover = scene.watcher.windows[shield]?.frame else { return false }
             return cover == target && target.width >= 500
@@ -148,7 +51,7 @@ final class ShieldPresenterTests: XSessionTestCase {
     }
 
     func testTheShieldStaysOverAFullScreenWindowAndGoesWithItToAnotherDesktop() throws {
-        let scene = try startScene()
+        let scene = try startShieldScene()
         defer { scene.stop() }
         let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game"])
         let game = id(apps.windows[0])
@@ -158,7 +61,7 @@ final class ShieldPresenterTests: XSessionTestCase {
         let display = scene.session.display
 
         // Full screen: the shield takes the whole screen too, above the game.
-        try run("wmctrl", ["-i", "-r", "\(game.rawValue)", "-b", "add,fullscreen"], display: display)
+        try runTool("wmctrl", ["-i", "-r", "\(game.rawValue)", "-b", "add,fullscreen"], display: display)
         scene.wait("the shield full screen over the game") {
             scene.watcher.windows[game]?.isFullscreen == true && scene.watcher.windows[shield]?.frame == scene.watcher.windows[game]?.frame
                 && scene.watcher.windows[shield]?.frame.width == 1280
@@ -166,54 +69,28 @@ final class ShieldPresenterTests: XSessionTestCase {
         scene.activate(game, expectingShield: shield, "the shield focused over the full-screen game")
         var stacking = ""
         scene.wait("the shield above the full-screen game: \(stacking)") {
-            stacking = (try? output("xprop", ["-root", "_NET_CLIENT_LIST_STACKING"], display: display)) ?? ""
+            stacking = (try? toolOutput("xprop", ["-root", "_NET_CLIENT_LIST_STACKING"], display: display)) ?? ""
             let order = stacking.components(separatedBy: "#").last?.split(separator: ",")
                 .compactMap { UInt($0.trimmingCharacters(in: .whitespaces).dropFirst(2), radix: 16) } ?? []
             guard let above = order.firstIndex(of: shield.rawValue), let below = order.firstIndex(of: game.rawValue) else { return false }
             return above > below
         }
-        try run("wmctrl", ["-i", "-r", "\(game.rawValue)", "-b", "remove,fullscreen"], display: display)
+        try runTool("wmctrl", ["-i", "-r", "\(game.rawValue)", "-b", "remove,fullscreen"], display: display)
 
         // Another desktop: the shield leaves with the game and is there when the person goes there.
-        try run("xdotool", ["set_num_desktops", "2"], display: display)
-        try run("xdotool", ["set_desktop_for_window", "\(game.rawValue)", "1"], display: display)
+        try runTool("xdotool", ["set_num_desktops", "2"], display: display)
+        try runTool("xdotool", ["set_desktop_for_window", "\(game.rawValue)", "1"], display: display)
         scene.wait("the shield gone from this desktop") { scene.watcher.windows[shield]?.isViewable != true }
-        try run("xdotool", ["set_desktop", "1"], display: display)
+        try runTool("xdotool", ["set_desktop", "1"], display: display)
         scene.wait("the shield over the game on desktop 1") {
             guard let cover = scene.watcher.windows[shield], let target = scene.watcher.windows[game] else { return false }
             return cover.isViewable && cover.desktop == 1 && cover.frame == target.frame
         }
     }
 
-    func testAShieldedApplicationReceivesNoKeys() throws {
-        let scene = try startScene()
-        defer { scene.stop() }
-        let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game"], extraArguments: ["--report-keys"])
-        let game = id(apps.windows[0])
-        scene.wait("the game managed") { scene.watcher.windows[game] != nil }
-        _ = try scene.agent.cli(["shield", "add", "--app", "game.desktop"])
-        let shield = try scene.shield(over: game)
-        scene.activate(game, expectingShield: shield)
-        let before = apps.process.outputLines.count
-        try run("xdotool", ["type", "--delay", "5", "secret"], display: scene.session.display)
-        try run("xdotool", ["mousemove", "--window", "\(game.rawValue)", "20", "20", "click", "1"], display: scene.session.display)
-        scene.loop.iterate(until: { false }, timeout: .milliseconds(300))
-        XCTAssertEqual(Array(apps.process.outputLines.dropFirst(before)), [], "keys or clicks reached the shielded game")
-
-        // Without the shield the same keys arrive (so the check above can fail).
-        _ = try scene.agent.cli(["shield", "remove", "--app", "game.desktop"])
-        scene.wait("the shield gone") { scene.watcher.windows[shield]?.isViewable != true }
-        scene.connection.requestActivation(of: game)
-        scene.wait("the game focused") { scene.watcher.activeWindow == game }
-        try run("xdotool", ["type", "--delay", "5", "ok"], display: scene.session.display)
-        scene.wait("the keys reach the game: \(apps.process.outputLines.dropFirst(before))") {
-            apps.process.outputLines.dropFirst(before).contains { $0.hasPrefix("key ") }
-        }
-    }
-
     /// The default shield's button ("OK") closes the application, gentlest first.
     func testTheDefaultButtonClosesTheApplicationThroughEachStep() throws {
-        let scene = try startScene()
+        let scene = try startShieldScene()
         defer { scene.stop() }
         let cases: [(arguments: [String], step: String)] = [
             ([], "_NET_CLOSE_WINDOW"), (["--ignore-delete"], "SIGTERM"), (["--ignore-delete", "--ignore-sigterm"], "SIGKILL"),
@@ -224,7 +101,7 @@ final class ShieldPresenterTests: XSessionTestCase {
             let game = id(apps.windows[0])
             let shield = try scene.shield(over: game)
             scene.activate(game, expectingShield: shield)
-            try run("xdotool", ["key", "Return"], display: scene.session.display)
+            try runTool("xdotool", ["key", "Return"], display: scene.session.display)
             XCTAssertNotNil(apps.process.waitForExit(timeout: 15), "\(arguments): the game was not closed")
             scene.wait("\(arguments): the agent says how the game was closed") {
                 scene.agent.process.standardError.contains("shield: closed \(game) of game.desktop (\(step))")
@@ -236,7 +113,7 @@ final class ShieldPresenterTests: XSessionTestCase {
     /// What a shield cannot cover reliably is closed: a window that bypasses the window
     /// manager (override-redirect), and an application that keeps the keyboard grabbed.
     func testUncoverableApplicationsAreClosed() throws {
-        let scene = try startScene()
+        let scene = try startShieldScene()
         defer { scene.stop() }
         _ = try scene.agent.cli(["shield", "add", "--app", "game.desktop"])
         let popup = try DemoApplications(display: scene.session.display, windows: ["game.Game"], extraArguments: ["--override-redirect"])
@@ -257,7 +134,7 @@ final class ShieldPresenterTests: XSessionTestCase {
     /// Homework's custom shields (WWDC21): its data source restyles the shield, its
     /// "Ask for access" defers, and the shield is redrawn with the data source's new answer.
     func testAskForAccessDefersAndTheShieldIsRedrawnAsWaiting() throws {
-        let scene = try startScene()
+        let scene = try startShieldScene()
         defer { scene.stop() }
         let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game"])
         let game = id(apps.windows[0])
@@ -288,8 +165,8 @@ final class ShieldPresenterTests: XSessionTestCase {
         // "Ask for access" (Tab from the primary button, then Enter): .defer, and the
         // data source's new answer ("Waiting for a guardian…") is drawn.
         scene.activate(game, expectingShield: shield)
-        try run("xdotool", ["key", "Tab"], display: scene.session.display)
-        try run("xdotool", ["key", "Return"], display: scene.session.display)
+        try runTool("xdotool", ["key", "Tab"], display: scene.session.display)
+        try runTool("xdotool", ["key", "Return"], display: scene.session.display)
         scene.wait("redrawn amber after the deferral: \(String(describing: corner()))") { corner().map { $0.distance(to: amber) < 12 } ?? false }
         let log = scene.agent.process.standardError
         XCTAssertTrue(log.contains("shield: secondaryButtonPressed on the shield of game.desktop"), log.suffix(1500).description)
@@ -303,18 +180,5 @@ final class ShieldPresenterTests: XSessionTestCase {
         XCTAssertEqual(stop.waitForExit(timeout: 30), 0, stop.standardError)
         scene.wait("the shield gone") { scene.watcher.windows[shield]?.isViewable != true }
         XCTAssertEqual(try scene.covered(), [])
-    }
-
-    private func output(_ program: String, _ arguments: [String], display: String) throws -> String {
-        guard let url = PrivateXSession.which(program) else { throw XCTSkip("\(program) is needed (apt-get install \(program))") }
-        let child = try ChildProcess(url, arguments, environment: ["DISPLAY": display])
-        child.closeInput()
-        guard child.waitForExit(timeout: 10) == 0 else { throw HarnessError.failed("\(program) \(arguments): \(child.standardError)") }
-        Thread.sleep(forTimeInterval: 0.05)  // let the pipe hand over the last output
-        return child.outputLines.joined(separator: "\n")
-    }
-
-    private func run(_ program: String, _ arguments: [String], display: String) throws {
-        _ = try output(program, arguments, display: display)
     }
 }

@@ -33,6 +33,19 @@ public struct ShieldReason: Hashable, Codable, Sendable {
     public var rule: Rule
 }
 
+/// One store of one client, named.
+public struct StoreReference: Hashable, Codable, Sendable, CustomStringConvertible {
+    public var owner: String
+    public var store: String
+
+    public init(owner: String, store: String) {
+        self.owner = owner
+        self.store = store
+    }
+
+    public var description: String { "\(owner)/\(store)" }
+}
+
 /// The effective shield state: the union of every store of every client, so the
 /// most restrictive setting wins. An exception (`except:`) only narrows the store
 /// it is written in; it never lifts another store's shield.
@@ -70,6 +83,22 @@ public struct EffectiveShields: Sendable {
             }
             return reasons
         }
+    }
+
+    /// The stores that block `application` (`application.blockedApplications`), by its
+    /// device token or by its public id given as the bundle identifier; empty when none does.
+    public func blockingStores(forApplication application: ApplicationToken, publicID: String) -> [StoreReference] {
+        stores.compactMap { store in
+            let blocked = (store.application.blockedApplications ?? []).contains { app in
+                app.token == application || app.bundleIdentifier == publicID
+            }
+            return blocked ? StoreReference(owner: store.owner, store: store.name) : nil
+        }
+    }
+
+    /// Whether any store blocks an application at all (cheap: no token is made).
+    public var blocksAnything: Bool {
+        stores.contains { !($0.application.blockedApplications ?? []).isEmpty }
     }
 
     public func isShielded(application: ApplicationToken, categories: Set<ActivityCategoryToken>) -> Bool {

@@ -69,6 +69,14 @@ public struct ShieldDecider: Sendable {
             application: token, identity: identity, owner: chosen.owner, store: chosen.store, category: category, reasons: reasons)
     }
 
+    /// The stores blocking `identity` (it may not be used at all), in a stable order;
+    /// empty when none does. Blocking comes before shielding.
+    public func blockingStores(of identity: AppIdentity, in shields: EffectiveShields) -> [StoreReference] {
+        guard shields.blocksAnything else { return [] }
+        return shields.blockingStores(forApplication: minter.applicationToken(for: identity), publicID: identity.publicID)
+            .sorted { ($0.owner, $0.store) < ($1.owner, $1.store) }
+    }
+
     private static func precedes(_ a: ShieldReason, _ b: ShieldReason) -> Bool {
         func rank(_ rule: ShieldReason.Rule) -> Int {
             switch rule {

@@ -43,6 +43,9 @@ final class ShieldPresenter {
     private let watcher: ClientWindowWatcher
     private let stacking: ShieldStacking
     private let closer: WindowCloser
+    /// Covered windows get no input, even before their shield takes the focus back.
+    private let hold: InputHold
+    private let blocked: BlockedWindows
     private let host: ServiceHost
     private let decider: ShieldDecider
     private let looks: ShieldLooks
@@ -80,9 +83,15 @@ final class ShieldPresenter {
         watcher = ClientWindowWatcher(connection: connection, loop: loop)
         stacking = ShieldStacking(connection: connection)
         closer = WindowCloser(connection: connection, loop: loop)
+        hold = InputHold(connection: connection)
+        blocked = BlockedWindows(hold: hold, closer: closer, log: log)
         looks = ShieldLooks(defaults: defaults, language: language, host: host, loop: loop, log: log)
         shields = host.withService { $0.effectiveShields }
     }
+
+    /// Hears the effective settings at the start and after every change (the agent
+    /// hides blocked applications from menus with it).
+    var onSettingsChanged: ((EffectiveShields) -> Void)?
 
     /// Whether `window` is one of the agent's shields (its focus is nobody's usage).
     func isShield(_ window: WindowID) -> Bool { shieldIDs.contains(window) }
@@ -111,9 +120,15 @@ final class ShieldPresenter {
                 attachWakeup.fire()
             }
         }
+        // A key caught on a covered window: the window manager has just given it the
+        // focus, and its shield takes it back (the key itself went nowhere).
+        hold.onInputCaught = { [unowned self] id in
+            if let cover = covers[id], cover.surface.isVisible { focus(cover) }
+        }
         spare = makeSurface()
         watcher.start { [unowned self] event in handle(event) }
         publish()
+        onSettingsChanged?(shields)
     }
 
     // MARK: Window events
@@ -130,6 +145,7 @@ final class ShieldPresenter {
             update(window)
         case .removed(let id):
             uncover(id)
+            blocked.removed(id)
             closing.remove(id)
         case .activated(let id, let serverTime):
             lastActivationTime = serverTime
@@ -154,7 +170,16 @@ final class ShieldPresenter {
             }
             return
         }
-        guard let decision = decider.decide(identify(window.facts), in: shields) else {
+        let identity = identify(window.facts)
+        let blockers = decider.blockingStores(of: identity, in: shields)
+        guard blockers.isEmpty else {
+            // Blocked: may not be used at all, so there is nothing to shield; it is closed.
+            uncover(window.id)
+            blocked.block(window, of: identity, by: blockers)
+            return
+        }
+        guard !blocked.isClosing(window.id) else { return }
+        guard let decision = decider.decide(identity, in: shields) else {
             uncover(window.id)
             return
         }
@@ -187,6 +212,12 @@ final class ShieldPresenter {
         let cover = Cover(target: window, decision: decision, surface: surface)
         covers[window.id] = cover
         log.info("shield: covering \(window.id) of \(decision.identity.publicID) (\(decision.owner)/\(decision.store))")
+        do {
+            try hold.hold(window.id)
+        } catch {
+            log.warning("shield: the input of \(window.id) of \(decision.identity.publicID) cannot be held (\(error)); it cannot be covered reliably, so it is closed")
+            close(window.id, pid: window.pid, of: decision)
+        }
         if window.isViewable { show(cover) }
         looks.ask(decision)
         publish()
@@ -229,6 +260,8 @@ final class ShieldPresenter {
         grabChecks[target] = loop.schedule(after: Self.grabPatience) { [weak self] in
             guard let self, let cover = covers[target], cover.surface.isVisible else { return }
             grabChecks[target] = nil
+            // A key held down on a covered window: the grab is the input hold's own.
+            guard !hold.holdsKeyboard else { return }
             log.warning("shield: the keyboard stays grabbed while \(cover.decision.identity.publicID) is shielded; it cannot be covered reliably, so it is closed")
             close(cover.target.id, pid: cover.target.pid, of: cover.decision)
         }
@@ -238,6 +271,7 @@ final class ShieldPresenter {
         guard let cover = covers.removeValue(forKey: id) else { return }
         log.info("shield: uncovered \(id) of \(cover.decision.identity.publicID)")
         cover.surface.hide()
+        hold.release(id)
         awaitingFocus.remove(cover.shieldID)
         grabChecks.removeValue(forKey: id)?.cancel()
         if spare == nil {
@@ -267,6 +301,7 @@ final class ShieldPresenter {
         shields = host.withService { $0.effectiveShields }
         for window in watcher.windows.values { update(window) }
         for id in covers.keys where watcher.windows[id] == nil { uncover(id) }
+        onSettingsChanged?(shields)
     }
 
     /// A data source that starts after its app's shields went up restyles them.
