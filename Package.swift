@@ -131,7 +131,11 @@ let package = Package(
                 "ScreenwardCore", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "ScreenwardIPC", "WorklogDemo",
             ]),
         .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore"]),
-        .testTarget(name: "X11SessionTests", dependencies: ["X11Session", "ScreenwardCore", "SessionHarness"]),
+        .testTarget(
+            name: "X11SessionTests",
+            dependencies: [
+                "X11Session", "ScreenwardCore", "SessionHarness", "ScreenwardIPC", "FamilyControls", "ManagedSettings", "DeviceActivity",
+            ]),
         // The shield window, driven through screenward-shieldview (GTK starts once per process).
         .testTarget(name: "ShieldUITests", dependencies: ["ScreenwardCore", "SessionHarness", "X11Session", "ManagedSettingsUI"]),
     ]
