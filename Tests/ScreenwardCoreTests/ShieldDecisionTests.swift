@@ -65,7 +65,7 @@ final class BlockingDecisionTests: XCTestCase {
         let shields = EffectiveShields(stores: [byToken, byID])
         XCTAssertEqual(
             try decider().blockingStores(of: tux, in: shields),
-            [StoreReference(owner: "org.example.a", store: "focus"), StoreReference(owner: "org.example.b", store: "default")])
+            [BlockingStore(owner: "org.example.a", store: "focus"), BlockingStore(owner: "org.example.b", store: "default")])
         XCTAssertEqual(try decider().blockingStores(of: editor, in: shields), [])
         XCTAssertNil(try decider().decide(tux, in: shields), "blocking is not shielding")
         XCTAssertFalse(EffectiveShields(stores: []).blocksAnything)

@@ -33,8 +33,8 @@ public struct ShieldReason: Hashable, Codable, Sendable {
     public var rule: Rule
 }
 
-/// One store of one client, named.
-public struct StoreReference: Hashable, Codable, Sendable, CustomStringConvertible {
+/// A store of one client that blocks an application.
+public struct BlockingStore: Hashable, Codable, Sendable, CustomStringConvertible {
     public var owner: String
     public var store: String
 
@@ -87,12 +87,12 @@ public struct EffectiveShields: Sendable {
 
     /// The stores that block `application` (`application.blockedApplications`), by its
     /// device token or by its public id given as the bundle identifier; empty when none does.
-    public func blockingStores(forApplication application: ApplicationToken, publicID: String) -> [StoreReference] {
+    public func blockingStores(forApplication application: ApplicationToken, publicID: String) -> [BlockingStore] {
         stores.compactMap { store in
             let blocked = (store.application.blockedApplications ?? []).contains { app in
                 app.token == application || app.bundleIdentifier == publicID
             }
-            return blocked ? StoreReference(owner: store.owner, store: store.name) : nil
+            return blocked ? BlockingStore(owner: store.owner, store: store.name) : nil
         }
     }
 

@@ -71,7 +71,7 @@ public struct ShieldDecider: Sendable {
 
     /// The stores blocking `identity` (it may not be used at all), in a stable order;
     /// empty when none does. Blocking comes before shielding.
-    public func blockingStores(of identity: AppIdentity, in shields: EffectiveShields) -> [StoreReference] {
+    public func blockingStores(of identity: AppIdentity, in shields: EffectiveShields) -> [BlockingStore] {
         guard shields.blocksAnything else { return [] }
         return shields.blockingStores(forApplication: minter.applicationToken(for: identity), publicID: identity.publicID)
             .sorted { ($0.owner, $0.store) < ($1.owner, $1.store) }

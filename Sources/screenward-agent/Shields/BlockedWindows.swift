@@ -31,7 +31,7 @@ final class BlockedWindows {
     func isClosing(_ window: WindowID) -> Bool { closing[window] != nil }
 
     /// `window` belongs to an application `stores` block: it goes.
-    func block(_ window: ClientWindow, of identity: AppIdentity, by stores: [StoreReference]) {
+    func block(_ window: ClientWindow, of identity: AppIdentity, by stores: [BlockingStore]) {
         guard closing[window.id] == nil else { return }
         do {
             try hold.hold(window.id)
