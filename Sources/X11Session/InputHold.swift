@@ -15,7 +15,10 @@ import CX11
 ///   pointer goes through it and its subwindows to what lies below; no click reaches
 ///   it even before its shield is mapped above it. A client that sets its input
 ///   region again is noticed (`ShapeNotify`) and emptied again.
-/// Both are undone by `release`, the input region restored as it was.
+/// Both are undone by `release`, the input region restored as it was. The region to
+/// restore is also kept on the window itself (`_SCREENWARD_INPUT_HELD`), so an agent
+/// killed while holding a window (its grabs end with its connection; the emptied region
+/// would not) gives it back when it starts again (`releaseLeftovers`).
 ///
 /// What it cannot stop: a client that grabs the keyboard or pointer itself (an
 /// active grab wins over passive ones), which the shield presenter detects and
@@ -78,7 +81,10 @@ public final class InputHold {
         try startWatching()
         let display = connection.display
         let mark = connection.beginErrorWatch()
-        let ownRegion = inputRegion(of: xid)
+        // A leftover of an agent that was killed while holding it: the region recorded
+        // then is the window's own, not the empty one it has now.
+        let ownRegion = recordedRegion(of: xid) ?? inputRegion(of: xid)
+        record(ownRegion, on: xid)
         XGrabKey(display, Int32(AnyKey), UInt32(AnyModifier), xid, 0, GrabModeAsync, GrabModeAsync)
         XShapeSelectInput(display, xid, UInt(ShapeNotifyMask))
         XShapeCombineRectangles(display, xid, ShapeInput, 0, 0, nil, 0, ShapeSet, Unsorted)
@@ -103,8 +109,28 @@ public final class InputHold {
         _ = connection.errors(since: mark)
     }
 
+    /// Gives back the input of windows an earlier agent held and never released (it
+    /// was killed): those of `windows` that carry the record and are not held now.
+    /// Returns them.
+    @discardableResult
+    public func releaseLeftovers(among windows: [WindowID]) -> [WindowID] {
+        var released: [WindowID] = []
+        for window in windows where held[Window(window.rawValue)] == nil {
+            let xid = Window(window.rawValue)
+            let mark = connection.beginErrorWatch()
+            if let own = recordedRegion(of: xid) {
+                undo(xid, ownRegion: own)
+                released.append(window)
+            }
+            XFlush(connection.display)
+            _ = connection.errors(since: mark)
+        }
+        return released
+    }
+
     private func undo(_ window: Window, ownRegion: [XRectangle]?) {
         let display = connection.display
+        XDeleteProperty(display, window, connection.atom(Self.recordProperty))
         XUngrabKey(display, Int32(AnyKey), UInt32(AnyModifier), window)
         XShapeSelectInput(display, window, 0)
         if var rectangles = ownRegion {
@@ -152,6 +178,38 @@ public final class InputHold {
             XFlush(connection.display)
         }
         _ = connection.errors(since: mark)
+    }
+
+    private static let recordProperty = "_SCREENWARD_INPUT_HELD"
+    private static let maximumRecordedRectangles = 256
+
+    /// Writes the region to restore on the window: CARDINAL values, 0 for "none of its
+    /// own", else 1 followed by x, y, width, height of each rectangle.
+    private func record(_ region: [XRectangle]?, on window: Window) {
+        var values: [CLong] = [region == nil ? 0 : 1]
+        for rectangle in (region ?? []).prefix(Self.maximumRecordedRectangles) {
+            values += [CLong(rectangle.x), CLong(rectangle.y), CLong(rectangle.width), CLong(rectangle.height)]
+        }
+        values.withUnsafeBytes { bytes in
+            XChangeProperty(
+                connection.display, window, connection.atom(Self.recordProperty), Atom(XA_CARDINAL), 32, PropModeReplace,
+                bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(values.count))
+        }
+    }
+
+    /// The region recorded on the window by `record`: nil when there is no record;
+    /// `.some(nil)` for "none of its own". Anything malformed reads as "none of its own".
+    private func recordedRegion(of window: Window) -> [XRectangle]?? {
+        guard let values = connection.propertyValues(window, Self.recordProperty, maxCount: 1 + 4 * Self.maximumRecordedRectangles),
+            let flag = values.first
+        else { return nil }
+        let numbers = values.dropFirst().map { CLong(bitPattern: $0) }
+        guard flag == 1, numbers.count.isMultiple(of: 4) else { return .some(nil) }
+        return .some(stride(from: 0, to: numbers.count, by: 4).map { i in
+            XRectangle(
+                x: Int16(truncatingIfNeeded: numbers[i]), y: Int16(truncatingIfNeeded: numbers[i + 1]),
+                width: UInt16(truncatingIfNeeded: numbers[i + 2]), height: UInt16(truncatingIfNeeded: numbers[i + 3]))
+        })
     }
 
     /// The window's input region as rectangles; nil when it is the default one (the

@@ -127,6 +127,11 @@ final class ShieldPresenter {
         }
         spare = makeSurface()
         watcher.start { [unowned self] event in handle(event) }
+        // Windows covered now are held again; any other an agent killed earlier left
+        // without input gets it back.
+        for window in hold.releaseLeftovers(among: Array(watcher.windows.keys)) {
+            log.info("shield: gave \(window) back the input a previous run held")
+        }
         publish()
         onSettingsChanged?(shields)
     }
