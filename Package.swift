@@ -121,6 +121,9 @@ let package = Package(
             ],
             swiftSettings: safeSwift),
 
+        // What the tests share: skipping a test that cannot run here, failing it under CI.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: safeSwift),
+
         .testTarget(name: "DeviceActivityTests", dependencies: ["DeviceActivity"]),
         .testTarget(name: "ManagedSettingsUITests", dependencies: ["ManagedSettingsUI"]),
         .testTarget(name: "ScreenwardIPCTests", dependencies: ["ScreenwardIPC"]),
@@ -131,8 +134,8 @@ let package = Package(
                 "ScreenwardCore", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "ScreenwardIPC", "WorklogDemo",
             ]),
         .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore"]),
-        .testTarget(name: "X11SessionTests", dependencies: ["X11Session", "ScreenwardCore", "SessionHarness"]),
+        .testTarget(name: "X11SessionTests", dependencies: ["X11Session", "ScreenwardCore", "SessionHarness", "TestSupport"]),
         // The shield window, driven through screenward-shieldview (GTK starts once per process).
-        .testTarget(name: "ShieldUITests", dependencies: ["ScreenwardCore", "SessionHarness", "X11Session", "ManagedSettingsUI"]),
+        .testTarget(name: "ShieldUITests", dependencies: ["ScreenwardCore", "SessionHarness", "X11Session", "ManagedSettingsUI", "TestSupport"]),
     ]
 )

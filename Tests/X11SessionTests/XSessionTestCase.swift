@@ -1,5 +1,6 @@
 import Foundation
 import SessionHarness
+import TestSupport
 import XCTest
 
 /// Tests against a real X server: each test gets its own Xvfb (and openbox).
@@ -17,13 +18,8 @@ class XSessionTestCase: XCTestCase {
     }
 
     func startXSession(windowManager: Bool = true) throws -> PrivateXSession {
-        if !PrivateXSession.canStart(windowManager: windowManager) {
-            let message = "Xvfb\(windowManager ? " and openbox" : "") needed (apt-get install xvfb openbox)"
-            if ProcessInfo.processInfo.environment["CI"] == "true" {
-                XCTFail("CI must run the X tests: \(message)")
-            }
-            throw XCTSkip(message)
-        }
+        _ = try requireProgram("Xvfb", package: "xvfb")
+        if windowManager { _ = try requireProgram("openbox", package: "openbox") }
         return try PrivateXSession(windowManager: windowManager)
     }
 
