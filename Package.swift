@@ -126,7 +126,9 @@ let package = Package(
 
         .testTarget(name: "DeviceActivityTests", dependencies: ["DeviceActivity"]),
         .testTarget(name: "ManagedSettingsUITests", dependencies: ["ManagedSettingsUI"]),
-        .testTarget(name: "ScreenwardIPCTests", dependencies: ["ScreenwardIPC"]),
+        .testTarget(
+            name: "ScreenwardIPCTests",
+            dependencies: ["ScreenwardIPC", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
         // The public API driven in-process against the real state owner, with a controllable clock.
         .testTarget(
             name: "ScreenTimeAPITests",
