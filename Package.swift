@@ -121,22 +121,30 @@ let package = Package(
             ],
             swiftSettings: safeSwift),
 
+        // What the tests share: skipping a test that cannot run here, failing it under CI.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: safeSwift),
+
         .testTarget(name: "DeviceActivityTests", dependencies: ["DeviceActivity"]),
         .testTarget(name: "ManagedSettingsUITests", dependencies: ["ManagedSettingsUI"]),
-        .testTarget(name: "ScreenwardIPCTests", dependencies: ["ScreenwardIPC"]),
+        .testTarget(
+            name: "ScreenwardIPCTests",
+            dependencies: ["ScreenwardIPC", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
         // The public API driven in-process against the real state owner, with a controllable clock.
         .testTarget(
             name: "ScreenTimeAPITests",
             dependencies: [
                 "ScreenwardCore", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "ScreenwardIPC", "WorklogDemo",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore"]),
         .testTarget(
             name: "X11SessionTests",
             dependencies: [
-                "X11Session", "ScreenwardCore", "SessionHarness", "ScreenwardIPC", "FamilyControls", "ManagedSettings", "DeviceActivity",
+                "X11Session", "ScreenwardCore", "SessionHarness", "TestSupport",
+                "ScreenwardIPC", "FamilyControls", "ManagedSettings", "DeviceActivity",
             ]),
         // The shield window, driven through screenward-shieldview (GTK starts once per process).
-        .testTarget(name: "ShieldUITests", dependencies: ["ScreenwardCore", "SessionHarness", "X11Session", "ManagedSettingsUI"]),
+        .testTarget(name: "ShieldUITests", dependencies: ["ScreenwardCore", "SessionHarness", "X11Session", "ManagedSettingsUI", "TestSupport"]),
     ]
 )

@@ -6,6 +6,8 @@ import Foundation
 //   client → agent   {"id":7,"client":"org.example.worklog","method":"store.write","body":{…}}
 //   agent → client   {"id":7,"reply":{…}}   or   {"id":7,"error":{"code":"unauthorized","message":"…"}}
 //   agent → client   {"push":"monitor.callback","body":{…}}   (no id: not a reply)
+//   agent → client   {"error":{"code":"malformed-message","message":"…"}}   (a line that was
+//                    not a request, see `RefusalFrame`; then the agent closes the connection)
 //
 // A reader decodes a frame's head first (`FrameHead`) and its body once it knows
 // the body's type, from the same bytes.
@@ -32,7 +34,9 @@ public enum Frame {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch {
-            throw ServiceError(.malformedMessage, "not a valid \(type) message: \(error)")
+            // A decoding error can quote the value it refused, which may be most of a line.
+            let reason = "\(error)"
+            throw ServiceError(.malformedMessage, "not a valid \(type) message: \(reason.prefix(600))\(reason.count > 600 ? "…" : "")")
         }
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// The agent's listening socket. Each line a client sends goes to the handler; the
+/// The agent's listening socket. Each request line a client sends goes to the handler;
+/// a line that is not a request gets a `RefusalFrame` and ends that connection. The
 /// socket file is made owner-only and removed on `close`.
 public final class SocketServer: Sendable {
     public let path: String
@@ -28,7 +29,14 @@ public final class SocketServer: Sendable {
         } catch {
             throw ServiceError(.internalFailure, "cannot listen on \(path): \(error)")
         }
-        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        do {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        } catch {
+            // Never listen on a socket other users might reach.
+            _ = try? listener.close().wait()
+            try? FileManager.default.removeItem(atPath: path)
+            throw ServiceError(.internalFailure, "cannot make the socket \(path) private to its owner (chmod 600): \(error)")
+        }
     }
 
     public func close() {
@@ -39,8 +47,14 @@ public final class SocketServer: Sendable {
 
 private final class ServerFrameHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
     let handler: any ServiceRequestHandler
     let peer: ServicePeer
+    /// Set once a line was refused: nothing more from this peer is read.
+    private var refused = false
+
+    /// How long a refused peer has to read the refusal and close its end.
+    static let lingering: TimeAmount = .seconds(2)
 
     init(channel: any Channel, handler: any ServiceRequestHandler) {
         self.handler = handler
@@ -48,11 +62,10 @@ private final class ServerFrameHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
         let frame = Data(unwrapInboundIn(data).readableBytesView)
-        // A line that is not a request cannot be answered (it has no id): the peer
-        // does not speak the protocol, so it is disconnected.
-        guard let head = try? FrameHead.decode(from: frame), head.id != nil, head.method != nil else {
-            context.close(promise: nil)
+        if let refusal = RefusalFrame.refusing(frame) {
+            refuse(context: context, refusal)
             return
         }
         handler.received(frame: frame, from: peer)
@@ -64,7 +77,31 @@ private final class ServerFrameHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A line over the limit, or a reset: this client is done; others go on.
-        context.close(promise: nil)
+        // After a refusal the line decoder reports each further read: they are dropped.
+        guard !refused else { return }
+        if error is LineDecoder.LineTooLong {
+            refuse(context: context, .overlong)
+        } else {
+            // A reset: this client is done; others go on.
+            context.close(promise: nil)
+        }
+    }
+
+    /// A peer that does not speak the protocol is told why, then disconnected: the
+    /// refusal, then end of file (our side shut for writing). What it still sends is
+    /// read and dropped until it closes its end, or `lingering` passes; closing with
+    /// unread data would reset the connection, and the peer could lose the refusal.
+    private func refuse(context: ChannelHandlerContext, _ refusal: RefusalFrame) {
+        refused = true
+        let channel = context.channel
+        var buffer = context.channel.allocator.buffer(capacity: 256)
+        buffer.writeBytes(refusal.line)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+        }
+        channel.eventLoop.scheduleTask(in: Self.lingering) {
+            channel.close(promise: nil)
+        }
     }
 }

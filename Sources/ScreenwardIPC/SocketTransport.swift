@@ -114,8 +114,16 @@ public final class SocketTransport: ServiceTransport {
         guard let head = try? FrameHead.decode(from: frame) else { return }
         if let id = head.id {
             state.withLock { $0.pending.removeValue(forKey: id) }?.succeed(frame)
-        } else if let kind = head.push, let receiver = state.withLock({ $0.pushReceivers[kind] ?? $0.pushReceiver }) {
-            pushQueue.async { receiver(frame) }
+        } else if let kind = head.push {
+            if let receiver = state.withLock({ $0.pushReceivers[kind] ?? $0.pushReceiver }) { pushQueue.async { receiver(frame) } }
+        } else if let refusal = try? Frame.decode(RefusalFrame.self, from: frame) {
+            // The agent refused a line it could not tell the id of, and closes the
+            // connection: the calls waiting on it fail with its reason, not a bare close.
+            let waiting = state.withLock { state in
+                defer { state.pending.removeAll() }
+                return Array(state.pending.values)
+            }
+            for promise in waiting { promise.fail(refusal.error) }
         }
     }
 

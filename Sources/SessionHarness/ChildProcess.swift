@@ -116,7 +116,8 @@ public final class ChildProcess: @unchecked Sendable {
         kill(process.processIdentifier, signal)
     }
 
-    /// Waits for the child to exit; returns its status, or nil on timeout.
+    /// Waits for the child to exit; returns its status, or nil on timeout. A child a
+    /// signal ended returns the signal's number: use `waitForTermination` to tell them apart.
     @discardableResult
     public func waitForExit(timeout: TimeInterval = 10) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
@@ -125,6 +126,29 @@ public final class ChildProcess: @unchecked Sendable {
             Thread.sleep(forTimeInterval: 0.01)
         }
         return process.terminationStatus
+    }
+
+    /// How a child ended: it exited with a status, or a signal it did not handle ended it.
+    public enum Termination: Equatable, Sendable, CustomStringConvertible {
+        case exited(Int32)
+        case signalled(Int32)
+
+        public var description: String {
+            switch self {
+            case .exited(let status): "exited with status \(status)"
+            case .signalled(let signal): "ended by signal \(signal)"
+            }
+        }
+    }
+
+    /// Waits for the child to end and says how (from the kernel's wait status, not from
+    /// anything the child printed); nil if it still runs after `timeout` seconds.
+    public func waitForTermination(timeout: TimeInterval = 10) -> Termination? {
+        guard let status = waitForExit(timeout: timeout) else { return nil }
+        switch process.terminationReason {
+        case .exit: return .exited(status)
+        case .uncaughtSignal: return .signalled(status)
+        }
     }
 
     /// SIGTERM, then SIGKILL if it does not go within `grace` seconds.

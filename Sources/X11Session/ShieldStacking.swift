@@ -40,21 +40,6 @@ public final class ShieldStacking {
         XFlush(connection.display)
     }
 
-    /// Whether some other client holds an active keyboard or pointer grab (a menu,
-    /// a screen locker, a game): tries to grab both on the root and releases at
-    /// once. A shield cannot take the focus from a grab.
-    public func isInputGrabbedByAnotherClient() -> Bool {
-        let display = connection.display
-        let root = connection.root
-        let keyboard = XGrabKeyboard(display, root, 0, GrabModeAsync, GrabModeAsync, Time(CurrentTime))
-        if keyboard == GrabSuccess { XUngrabKeyboard(display, Time(CurrentTime)) }
-        let pointer = XGrabPointer(display, root, 0, 0, GrabModeAsync, GrabModeAsync, 0, 0, Time(CurrentTime))
-        if pointer == GrabSuccess { XUngrabPointer(display, Time(CurrentTime)) }
-        XFlush(display)
-        // GrabFrozen: another client's synchronous grab froze the device.
-        return [keyboard, pointer].contains { $0 == AlreadyGrabbed || $0 == GrabFrozen }
-    }
-
     /// The X server time now (a zero-length property append on a window this
     /// connection owns, read from its PropertyNotify), when the caller has none.
     /// One round trip; nil if the server did not answer with the event.

@@ -55,9 +55,17 @@ final class TokenAndHomeTests: XCTestCase {
         let home = ScreenwardHome(url: directory)
         XCTAssertFalse(AgentLock.isHeld(in: home))
         var lock: AgentLock? = try AgentLock.acquire(in: home)
-        XCTAssertNotNil(lock)
-        // flock is per open file: a second acquisition, like a second agent, fails.
-        XCTAssertThrowsError(try AgentLock.acquire(in: home)) { XCTAssertTrue("\($0)".contains("already runs")) }
+        // Held, as another process sees it, and the file names the holder.
+        XCTAssertTrue(AgentLock.isHeld(in: home))
+        let holder = try String(contentsOf: home.agentLockURL, encoding: .utf8)
+        XCTAssertEqual(holder, "\(ProcessInfo.processInfo.processIdentifier)\n")
+        // flock is per open file: a second acquisition, like a second agent, fails and names the holder.
+        XCTAssertThrowsError(try AgentLock.acquire(in: home)) {
+            XCTAssertTrue("\($0)".contains("already runs"), "\($0)")
+            XCTAssertTrue("\($0)".contains("pid \(ProcessInfo.processInfo.processIdentifier)"), "\($0)")
+        }
+        XCTAssertTrue(AgentLock.isHeld(in: home), "the refused attempt left the holder's lock alone")
+        withExtendedLifetime(lock) {}
         lock = nil
         XCTAssertFalse(AgentLock.isHeld(in: home))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import ScreenwardCore
 import SessionHarness
+import TestSupport
 import X11Session
 import XCTest
 
@@ -13,11 +14,8 @@ class ShieldUITestCase: XCTestCase {
     var connection: XConnection!
 
     override func setUpWithError() throws {
-        if !PrivateXSession.canStart(windowManager: true) {
-            let message = "Xvfb and openbox needed (apt-get install xvfb openbox)"
-            if ProcessInfo.processInfo.environment["CI"] == "true" { XCTFail("CI must run the X tests: \(message)") }
-            throw XCTSkip(message)
-        }
+        _ = try requireProgram("Xvfb", package: "xvfb")
+        _ = try requireProgram("openbox", package: "openbox")
         temporary = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-shield-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
         session = try PrivateXSession(windowManager: true)
@@ -68,10 +66,7 @@ class ShieldUITestCase: XCTestCase {
 
     /// Runs xdotool with `arguments` on the test's display.
     func xdotool(_ arguments: [String]) throws {
-        guard let program = PrivateXSession.which("xdotool") else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { XCTFail("CI must have xdotool") }
-            throw XCTSkip("xdotool needed (apt-get install xdotool)")
-        }
+        let program = try requireProgram("xdotool", package: "xdotool")
         let process = try ChildProcess(program, arguments, environment: ["DISPLAY": session.display])
         guard process.waitForExit(timeout: 20) == 0 else { throw HarnessError.failed("xdotool \(arguments) failed: \(process.standardError)") }
     }

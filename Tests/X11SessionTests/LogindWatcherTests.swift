@@ -1,6 +1,7 @@
 import Foundation
 import X11Session
 import SessionHarness
+import TestSupport
 import XCTest
 
 /// Runs `LogindWatcher` in this process against a private dbus-daemon on which
@@ -211,12 +212,7 @@ private final class Child {
 
 /// The harness's private bus, skipped where dbus-daemon is missing outside CI.
 private func startPrivateBus() throws -> PrivateDBus {
-    guard PrivateDBus.canStart() else {
-        if let ci = ProcessInfo.processInfo.environment["CI"], !ci.isEmpty, ci != "false", ci != "0" {
-            throw TestFailure("dbus-daemon is not installed (Debian package dbus-daemon); CI must run this test")
-        }
-        throw XCTSkip("dbus-daemon is not installed (Debian package dbus-daemon)")
-    }
+    _ = try requireProgram("dbus-daemon", package: "dbus-daemon")
     return try PrivateDBus()
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SessionHarness
+import TestSupport
 import X11Session
 import XCTest
 
@@ -73,10 +74,7 @@ final class SessionEventsIntegrationTests: XSessionTestCase {
     }
 
     func testIdleTimeEndsAtTheLastInputAndInputResumesCounting() throws {
-        guard let xdotool = PrivateXSession.which("xdotool") else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { XCTFail("xdotool is needed in CI") }
-            throw XCTSkip("xdotool is needed to make input (apt-get install xdotool)")
-        }
+        let xdotool = try requireProgram("xdotool", package: "xdotool")
         let session = try startXSession()
         let apps = try DemoApplications(display: session.display, windows: ["sentinel.Sentinel", "editor.Editor"])
         let driver = try FocusDriver(display: session.display)
@@ -195,10 +193,7 @@ final class SessionEventsIntegrationTests: XSessionTestCase {
     }
 
     func testALockedScreenDoesNotCount() throws {
-        guard PrivateLogindBus.canStart() else {
-            if ProcessInfo.processInfo.environment["CI"] == "true" { XCTFail("dbus-daemon is needed in CI") }
-            throw XCTSkip("dbus-daemon is needed (apt-get install dbus-daemon)")
-        }
+        _ = try requireProgram("dbus-daemon", package: "dbus-daemon")
         let session = try startXSession()
         let bus = try PrivateLogindBus()
         var environment = try catalogEnvironment(entries: [:])

@@ -1,6 +1,7 @@
 import Foundation
 import ScreenwardCore
 import SessionHarness
+import TestSupport
 import X11Session
 import XCTest
 
@@ -123,16 +124,4 @@ extension XSessionTestCase {
     func runTool(_ program: String, _ arguments: [String], display: String) throws {
         _ = try toolOutput(program, arguments, display: display)
     }
-}
-
-/// The X tools the shield tests drive the screen with; CI must have them.
-func requireTool(_ program: String) throws -> URL {
-    if let url = PrivateXSession.which(program) { return url }
-    let message = "\(program) is needed (apt-get install xdotool wmctrl x11-utils)"
-    let ci = ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? ""
-    if !["", "0", "false", "no"].contains(ci) {
-        XCTFail("CI must run this test: \(message)")
-        throw HarnessError.failed(message)
-    }
-    throw XCTSkip(message)
 }

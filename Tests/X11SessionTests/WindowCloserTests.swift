@@ -27,7 +27,9 @@ final class WindowCloserTests: XSessionTestCase {
         let result = try close([], in: session)
         XCTAssertEqual(result.outcome, .closed(after: .closeRequest))
         XCTAssertEqual(result.steps, [.closeRequest])
-        XCTAssertNotNil(result.app.process.waitForExit(timeout: 5), "its last window closed, the program ended")
+        // The program's own end, not the closer's word: its last window closed, it exited cleanly.
+        XCTAssertEqual(result.app.process.waitForTermination(timeout: 5), .exited(0))
+        XCTAssertTrue(result.app.process.outputLines.contains("closed \(result.app.windows[0])"), "\(result.app.process.outputLines)")
     }
 
     func testAnApplicationIgnoringDeleteWindowIsTerminated() throws {
@@ -35,6 +37,7 @@ final class WindowCloserTests: XSessionTestCase {
         let result = try close(["--ignore-delete"], in: session)
         XCTAssertEqual(result.outcome, .closed(after: .terminate))
         XCTAssertEqual(result.steps, [.closeRequest, .deleteWindow, .terminate])
+        XCTAssertEqual(result.app.process.waitForTermination(timeout: 5), .signalled(SIGTERM))
     }
 
     func testAnApplicationIgnoringSigtermIsKilled() throws {
@@ -42,6 +45,6 @@ final class WindowCloserTests: XSessionTestCase {
         let result = try close(["--ignore-delete", "--ignore-sigterm"], in: session)
         XCTAssertEqual(result.outcome, .closed(after: .kill))
         XCTAssertEqual(result.steps, [.closeRequest, .deleteWindow, .terminate, .kill])
-        XCTAssertFalse(result.app.process.isRunning)
+        XCTAssertEqual(result.app.process.waitForTermination(timeout: 5), .signalled(SIGKILL))
     }
 }

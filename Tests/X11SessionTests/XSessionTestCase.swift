@@ -1,5 +1,6 @@
 import Foundation
 import SessionHarness
+import TestSupport
 import XCTest
 
 /// Tests against a real X server: each test gets its own Xvfb (and openbox).
@@ -17,13 +18,8 @@ class XSessionTestCase: XCTestCase {
     }
 
     func startXSession(windowManager: Bool = true) throws -> PrivateXSession {
-        if !PrivateXSession.canStart(windowManager: windowManager) {
-            let message = "Xvfb\(windowManager ? " and openbox" : "") needed (apt-get install xvfb openbox)"
-            if ProcessInfo.processInfo.environment["CI"] == "true" {
-                XCTFail("CI must run the X tests: \(message)")
-            }
-            throw XCTSkip(message)
-        }
+        _ = try requireProgram("Xvfb", package: "xvfb")
+        if windowManager { _ = try requireProgram("openbox", package: "openbox") }
         return try PrivateXSession(windowManager: windowManager)
     }
 
@@ -41,4 +37,11 @@ class XSessionTestCase: XCTestCase {
     }
 
     var home: URL { temporary.appendingPathComponent("home") }
+}
+
+/// An X tool the tests drive (found on PATH), and the Debian package that has it;
+/// missing, the test skips outside CI and fails in CI.
+func requireTool(_ name: String) throws -> URL {
+    let packages = ["xdotool": "xdotool", "wmctrl": "wmctrl", "xwininfo": "x11-utils", "xprop": "x11-utils"]
+    return try requireProgram(name, package: packages[name] ?? name)
 }

@@ -28,7 +28,16 @@ struct ClientTokens {
 
     // MARK: Client → device
 
+    /// The most tokens one set in a request may hold (stores hold 50; an event or a
+    /// category policy's exceptions rarely name more than a few dozen). Checked before
+    /// any is looked up.
+    static let maximumTokensPerSet = 1_000
+
     func toDevice<Item>(_ tokens: Set<Token<Item>>, _ kind: TokenKind) throws -> Set<Token<Item>> {
+        guard tokens.count <= Self.maximumTokensPerSet else {
+            throw ServiceError(
+                .limitExceeded, "a set of \(tokens.count) \(kind.rawValue) tokens; at most \(Self.maximumTokensPerSet) are allowed in one set")
+        }
         let issued = try ledger.issuedTokens(client: grant.client, kind: kind, tokens.map(\.opaqueValue))
         return Set(try tokens.map { token in
             guard let known = issued[token.opaqueValue] else {

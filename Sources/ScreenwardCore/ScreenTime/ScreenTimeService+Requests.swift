@@ -34,6 +34,7 @@ extension ScreenTimeService {
             reply = answer(AuthorizationMethods.issueSelection) { client, request in try issueSelection(try tokens(client), request) }
         case StoreMethods.read.name:
             reply = answer(StoreMethods.read) { client, store in
+                try Self.checkStoreName(store.name)
                 let tokens = try tokens(client)
                 let contents = try ledger.storeContents(client: client, name: store.name) ?? StoreContents(shield: .init(), application: .init())
                 return tokens.toClient(contents)
@@ -42,6 +43,7 @@ extension ScreenTimeService {
             reply = answer(StoreMethods.change) { client, change in try changeStore(try tokens(client), change) }
         case StoreMethods.clear.name:
             reply = answer(StoreMethods.clear) { client, store in
+                try Self.checkStoreName(store.name)
                 _ = try tokens(client)
                 try ledger.saveStore(client: client, name: store.name, contents: StoreContents(shield: .init(), application: .init()), at: now())
                 storesChanged()
@@ -54,6 +56,7 @@ extension ScreenTimeService {
             }
         case ActivityMethods.stop.name:
             reply = answer(ActivityMethods.stop) { client, names in
+                try Self.checkNames(names.map(\.rawValue))
                 _ = try tokens(client)
                 let time = now()
                 after += try dispatch(try engine.unregister(names, owner: client, at: time), at: time)
@@ -144,6 +147,10 @@ extension ScreenTimeService {
     // MARK: Selection (the picker's back end)
 
     private func issueSelection(_ tokens: ClientTokens, _ request: SelectionRequest) throws -> FamilyActivitySelection {
+        let count = request.applications.count + request.categories.count + request.webDomains.count
+        guard count <= Self.maximumSelectionItems else {
+            throw ServiceError(.limitExceeded, "a selection of \(count) items; at most \(Self.maximumSelectionItems) can be picked at once")
+        }
         var issued: [IssuedToken] = []
         for id in request.applications {
             guard let app = directory.application(publicID: id) else {
@@ -177,9 +184,12 @@ extension ScreenTimeService {
 
     private func changeStore(_ tokens: ClientTokens, _ change: StoreChange) throws -> Empty {
         let client = tokens.grant.client
-        guard !change.name.isEmpty, change.name.count <= 200 else {
-            throw ServiceError(.invalidArgument, "a store name must have 1 to 200 characters")
-        }
+        try Self.checkStoreName(change.name)
+        // The limits first, on the client's own tokens: a list far over them is refused
+        // before each of its tokens is looked up.
+        var requested = StoreContents(shield: .init(), application: .init())
+        for setting in change.settings { requested.apply(setting) }
+        if let problem = ManagedSettingsStore.limitProblem(requested) { throw ServiceError(.limitExceeded, problem) }
         let existing = try ledger.storeContents(client: client, name: change.name)
         if existing == nil, try ledger.storeNames(client: client).count >= Self.maximumStoresPerClient {
             throw ServiceError(
@@ -203,10 +213,7 @@ extension ScreenTimeService {
         }
         // Screenward's own bounds (Apple documents none): an app cannot make the
         // engine's every step costly for everyone.
-        let names = [registration.name.rawValue] + registration.events.keys.map(\.rawValue)
-        guard names.allSatisfy({ !$0.isEmpty && $0.count <= Self.maximumNameLength }) else {
-            throw ServiceError(.invalidArgument, "activity and event names must have 1 to \(Self.maximumNameLength) characters")
-        }
+        try Self.checkNames([registration.name.rawValue] + registration.events.keys.map(\.rawValue))
         guard registration.events.count <= Self.maximumEventsPerActivity else {
             throw ServiceError(
                 .invalidArgument, "an activity may watch at most \(Self.maximumEventsPerActivity) events (\(registration.events.count) given)")
@@ -218,6 +225,21 @@ extension ScreenTimeService {
         let events = try registration.events.mapValues(tokens.toDevice)
         let ended = try engine.register(registration.name, owner: client, schedule: registration.schedule, events: events, at: time)
         return try dispatch(ended, at: time)
+    }
+
+    // MARK: Checks
+
+    /// Store names are the app's own, but bounded: they are keys in the ledger.
+    static func checkStoreName(_ name: String) throws {
+        guard !name.isEmpty, name.count <= maximumStoreNameLength else {
+            throw ServiceError(.invalidArgument, "a store name must have 1 to \(maximumStoreNameLength) characters (\(name.count) given)")
+        }
+    }
+
+    static func checkNames(_ names: [String]) throws {
+        guard names.allSatisfy({ !$0.isEmpty && $0.count <= maximumNameLength }) else {
+            throw ServiceError(.invalidArgument, "activity and event names must have 1 to \(maximumNameLength) characters")
+        }
     }
 
     // MARK: Errors

@@ -39,6 +39,9 @@ public final class ScreenTimeService {
     public static let maximumStoresPerClient = 50
     public static let maximumEventsPerActivity = 256
     public static let maximumNameLength = 200
+    public static let maximumStoreNameLength = 200
+    /// Far more than a person picks at once; bounds what one request can make the owner issue and record.
+    public static let maximumSelectionItems = 1_000
 
     public init(
         ledger: Ledger, usage: any EventUsageSource & Sendable, directory: ItemDirectory,

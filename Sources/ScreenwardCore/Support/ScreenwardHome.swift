@@ -20,9 +20,12 @@ public struct ScreenwardHome: Sendable, Hashable {
         AgentAddress.socketPath(inHome: url, environment: env)
     }
 
-    /// Creates the directory (mode 0700: usage is personal) if it is missing.
+    /// Creates the directory if it is missing, and makes it private (mode 0700: usage is
+    /// personal, and the ledger and the socket inside are reached through it), also when
+    /// something else created it open to others.
     public func create() throws {
         try FileManager.default.createDirectory(
             at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
     }
 }
