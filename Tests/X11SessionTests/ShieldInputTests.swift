@@ -79,3 +79,50 @@ final class ShieldInputTests: XSessionTestCase {
         return received
     }
 }
+
+/// An agent killed while it held windows (kill -9: its grabs end with it, the emptied
+/// input regions would not) gives them back their input when it starts again.
+final class InputHoldRecoveryTests: XSessionTestCase {
+    func testWindowsAKilledAgentHeldGetTheirInputBack() throws {
+        let scene = try startShieldScene()
+        defer { scene.stop() }
+        let display = scene.session.display
+        let apps = try DemoApplications(display: display, windows: ["game.Game"], extraArguments: ["--report-keys"])
+        let game = id(apps.windows[0])
+        _ = try scene.agent.cli(["shield", "add", "--app", "game.desktop"])
+        _ = try scene.shield(over: game)
+
+        func clickReachesGame() throws -> Bool {
+            let before = apps.process.outputLines.count
+            try runTool("xdotool", ["windowactivate", "--sync", "\(game.rawValue)", "mousemove", "--window", "\(game.rawValue)", "30", "30", "click", "1"], display: display)
+            scene.loop.iterate(until: { false }, timeout: .milliseconds(200))
+            return apps.process.outputLines.dropFirst(before).contains("button 1 \(game)")
+        }
+        func killAgent(_ agent: AgentRun) {
+            agent.process.signal(SIGKILL)
+            XCTAssertEqual(agent.process.waitForTermination(timeout: 10), .signalled(SIGKILL))
+        }
+
+        // Killed while covering: the shield is gone with it, and the game gets no click.
+        killAgent(scene.agent)
+        XCTAssertFalse(try clickReachesGame(), "the held input region is left behind (this is what the next run repairs)")
+
+        // Started again while the game is still shielded: covered again; lifted, the game
+        // gets its own input region back (the one recorded, not the empty one).
+        let second = try AgentRun(display: display, home: home, environment: scene.agent.environment)
+        _ = try scene.shield(over: game, agent: second)
+        _ = try second.cli(["shield", "remove", "--app", "game.desktop"])
+        scene.wait("clicks reach the game again") { (try? clickReachesGame()) == true }
+
+        // Killed while covering, and the game is no longer shielded when the next run
+        // starts: that run gives it back its input at once.
+        _ = try second.cli(["shield", "add", "--app", "game.desktop"])
+        _ = try scene.shield(over: game, agent: second)
+        killAgent(second)
+        try apps.command("class \(game) other Other")
+        let third = try AgentRun(display: display, home: home, environment: scene.agent.environment)
+        defer { _ = third.stop() }
+        XCTAssertTrue(try clickReachesGame(), "a window an earlier run held was not given its input back: \(third.process.standardError.suffix(1500))")
+        XCTAssertTrue(third.process.standardError.contains("gave \(game) back the input a previous run held"))
+    }
+}

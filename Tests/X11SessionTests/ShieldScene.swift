@@ -67,9 +67,10 @@ final class ShieldScene {
         session.stop()
     }
 
-    /// The agent's `covered` list from `screenward shields --json`.
-    func covered() throws -> [CoveredWindow] {
-        let data = Data(try agent.cli(["shields", "--json"]).utf8)
+    /// The agent's `covered` list from `screenward shields --json` (of `agent`, by
+    /// default the scene's own).
+    func covered(agent: AgentRun? = nil) throws -> [CoveredWindow] {
+        let data = Data(try (agent ?? self.agent).cli(["shields", "--json"]).utf8)
         struct Listing: Decodable { var covered: [CoveredWindow]? }
         return try JSONDecoder().decode(Listing.self, from: data).covered ?? []
     }
@@ -82,16 +83,19 @@ final class ShieldScene {
         return held
     }
 
-    /// Waits until the agent says `window` is covered, and returns its shield's id.
-    func shield(over window: WindowID) throws -> WindowID {
+    /// Waits until the agent (by default the scene's own) says `window` is covered, and
+    /// returns its shield's id.
+    func shield(over window: WindowID, agent: AgentRun? = nil) throws -> WindowID {
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
-            if let entry = try covered().first(where: { $0.window == "\(window)" }), let raw = UInt(entry.shieldWindow.dropFirst(2), radix: 16) {
+            if let entry = try covered(agent: agent).first(where: { $0.window == "\(window)" }),
+                let raw = UInt(entry.shieldWindow.dropFirst(2), radix: 16)
+            {
                 return WindowID(raw)
             }
             loop.iterate(until: { false }, timeout: .milliseconds(50))
         }
-        throw HarnessError.timedOut("\(window) was never covered: \(agent.process.standardError.suffix(2000))")
+        throw HarnessError.timedOut("\(window) was never covered: \((agent ?? self.agent).process.standardError.suffix(2000))")
     }
 }
 
