@@ -163,9 +163,7 @@ final class Agent {
         host.withService { $0.isPresent = present }
         runEngine()
         if accountant.isCounting, checkpointTimer == nil {
-            checkpointTimer = loop.repeatEvery(seconds: 1) { [self] in
-                accountant.checkpoint(at: connection.timeSource.now())
-            }
+            scheduleCheckpoint()
         } else if !accountant.isCounting, let timer = checkpointTimer {
             timer.cancel()
             checkpointTimer = nil
@@ -183,6 +181,16 @@ final class Agent {
         lastStatus = stamped
         let recorded = stamped
         sink.write { try $0.recordStatus(recorded) }
+    }
+
+    /// A second after the last one (or after counting began). Not GLib's seconds
+    /// timer: it snaps to a whole-second grid and can first fire 1.75 s after it is
+    /// added, and a kill before that lost more than a second.
+    private func scheduleCheckpoint() {
+        checkpointTimer = loop.schedule(after: .seconds(1)) { [self] in
+            accountant.checkpoint(at: connection.timeSource.now())
+            scheduleCheckpoint()
+        }
     }
 
     // MARK: The Screen Time API

@@ -18,6 +18,9 @@ struct AgentConnection {
         do {
             return try client.call(method, request)
         } catch let error as ServiceError where error.code == .agentUnavailable && !AgentLock.isHeld(in: home) {
+            // The agent refuses to start on a damaged ledger (or one a newer version
+            // wrote): that is the reason to give, and what to do about it.
+            try Ledger.verify(at: home.ledgerURL)
             // A socket left behind by an agent that was killed: say what it means.
             throw ServiceError(
                 .agentUnavailable,

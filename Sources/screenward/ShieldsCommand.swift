@@ -118,7 +118,8 @@ struct ShieldsCommand: ParsableCommand {
 
 /// What is shielded now and why, read from the ledger (empty before the agent's first run).
 func loadShieldListing(home: ScreenwardHome, environment env: [String: String]) throws -> ShieldListing {
-    guard FileManager.default.fileExists(atPath: home.deviceSecretURL.path), let ledger = try openLedgerIfPresent(home) else {
+    // The ledger first: a damaged one is reported even before the agent's first run made a secret.
+    guard let ledger = try openLedgerIfPresent(home), FileManager.default.fileExists(atPath: home.deviceSecretURL.path) else {
         return ShieldListing()
     }
     let secret = try DeviceSecret.loadOrCreate(at: home.deviceSecretURL)

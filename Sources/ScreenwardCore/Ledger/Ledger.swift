@@ -11,7 +11,10 @@ public final class Ledger: Sendable {
     let database: DatabaseQueue
 
     /// Opens (creating if needed) the ledger at `url` and brings its schema up to date.
+    /// A damaged ledger, or one a newer Screenward wrote, is refused untouched (see
+    /// `verify(at:)`).
     public init(url: URL) throws {
+        try Self.verify(at: url)
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
@@ -24,7 +27,7 @@ public final class Ledger: Sendable {
             database = try DatabaseQueue(path: url.path, configuration: configuration)
             try LedgerMigrations.migrator.migrate(database)
         } catch let error as DatabaseError {
-            throw LedgerError.unreadable(path: url.path, reason: error.message ?? "\(error)")
+            throw LedgerError(error, path: url.path)
         }
     }
 
@@ -37,15 +40,50 @@ public final class Ledger: Sendable {
 
 public enum LedgerError: Error, CustomStringConvertible {
     case unreadable(path: String, reason: String)
+    /// Pages SQLite finds broken, or a write-ahead log whose replay would lose committed data.
+    case damaged(path: String, detail: String)
+    /// Written by a newer Screenward: its schema has migrations this program does not know.
+    case newerSchema(path: String, detail: String)
     case unknownInterval(Int64)
 
     public var description: String {
         switch self {
         case .unreadable(let path, let reason):
-            "cannot use the usage ledger \(path): \(reason). If the file is damaged, move it aside; Screenward starts a new one."
+            "cannot use the usage ledger \(path): \(reason)"
+        case .damaged(let path, let detail):
+            """
+            the usage ledger \(path) is damaged: \(detail).
+            Screenward left it as it is: nothing was written to it or to its write-ahead log, and nothing was deleted.
+            To keep the damaged ledger and start a new one, \(Self.setAside(path, copy: "(`sqlite3 ledger.sqlite .recover` there salvages what can still be read)"))
+            """
+        case .newerSchema(let path, let detail):
+            """
+            the usage ledger \(path) was written by a newer version of Screenward: \(detail).
+            This version cannot use it and left it as it is: nothing was written to it, and nothing was deleted.
+            Run the newer screenward-agent and screenward again, or, to go on with this version, \
+            \(Self.setAside(path, copy: "(move it back to use the newer version)"))
+            """
         case .unknownInterval(let id):
             "usage interval \(id) is not in the ledger"
         }
+    }
+
+    /// How to move the ledger's files (those that exist) aside and start afresh.
+    private static func setAside(_ path: String, copy note: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        let aside = url.deletingLastPathComponent().appendingPathComponent("ledger-set-aside-\(formatter.string(from: Date()))").path
+        let files = [path] + [path + "-wal", path + "-shm"].filter { FileManager.default.fileExists(atPath: $0) }
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
+        let companions = files.dropFirst().map { URL(fileURLWithPath: $0).lastPathComponent }
+        return """
+            stop screenward-agent if it runs and move it aside\(companions.isEmpty ? "" : " with \(companions.joined(separator: " and "))"):
+              mkdir \(quoted(aside)) && mv \(files.map(quoted).joined(separator: " ")) \(quoted(aside + "/"))
+            The next screenward-agent starts an empty ledger (usage, settings stores and monitored activities start afresh); \
+            the copy stays in \(aside) \(note).
+            """
     }
 }
 
