@@ -91,3 +91,32 @@ extension Calendar {
         return copy
     }
 }
+
+/// A callback is recorded as fired in the same transaction that queues it for its
+/// monitor: when queueing fails (or the process dies first), it is not fired either,
+/// and the next step hands it out, once.
+final class MonitoringQueueAtomicityTests: MonitoringDayTestCase {
+    struct QueueFailed: Error {}
+
+    func testACallbackWhoseQueueingFailedIsStillDueAndComesOnce() throws {
+        let expected = ["evening intervalWillStartWarning 10 16:50:00 late, at 10 17:00:00", "evening intervalDidStart 10 17:00:00"]
+        let start = at("10 17:00")
+        for restartAfterFailure in [false, true] {
+            let driver = try driver(at: "10 16:00")
+            try driver.register("evening", schedule: evening)
+            XCTAssertThrowsError(try driver.engine.takeDue(now: start, calendar: newYork, isPresent: true) { _, _ in throw QueueFailed() })
+
+            // The engine kept nothing of the failed step, in memory or in the ledger.
+            let engine = restartAfterFailure ? try MonitorEngine(ledger: Ledger(url: driver.url), usage: driver.usage) : driver.engine
+            var queued: [MonitorCallback] = []
+            let due = try engine.takeDue(now: start, calendar: newYork, isPresent: true) { callbacks, _ in queued = callbacks }
+            XCTAssertEqual(summary(due), expected)
+            XCTAssertEqual(queued, due, "what is handed out is what was queued")
+
+            // Once: neither the same engine nor a restarted one owes it again.
+            XCTAssertEqual(try engine.takeDue(now: start, calendar: newYork, isPresent: true), [])
+            let restarted = try MonitorEngine(ledger: Ledger(url: driver.url), usage: driver.usage)
+            XCTAssertEqual(try restarted.takeDue(now: start, calendar: newYork, isPresent: true), [])
+        }
+    }
+}

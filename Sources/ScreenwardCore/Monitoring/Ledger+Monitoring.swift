@@ -43,7 +43,7 @@ extension Ledger {
 
     /// Registers an activity, replacing the owner's registration of the same name
     /// and everything it had run. Returns the new registration's id.
-    func replaceMonitorRegistration(_ activity: MonitoredActivity) throws -> Int64 {
+    func replaceMonitorRegistration(_ activity: MonitoredActivity, alongside: (Database) throws -> Void = { _ in }) throws -> Int64 {
         let schedule = try MonitorCoding.encode(activity.schedule)
         let events = try MonitorCoding.encode(activity.sortedEvents.map { NamedEvent(name: $0.name, event: $0.event) })
         return try database.write { db in
@@ -55,22 +55,26 @@ extension Ledger {
                 arguments: [
                     activity.owner, activity.name.rawValue, schedule, events, activity.registeredAt.timeIntervalSince1970,
                 ])
-            return db.lastInsertedRowID
+            let id = db.lastInsertedRowID
+            try alongside(db)
+            return id
         }
     }
 
     /// Forgets registrations, with their intervals and firings.
-    func removeMonitorRegistrations(_ ids: [Int64]) throws {
+    func removeMonitorRegistrations(_ ids: [Int64], alongside: (Database) throws -> Void = { _ in }) throws {
         try database.write { db in
             for id in ids {
                 try db.execute(sql: "DELETE FROM monitorRegistration WHERE id = ?", arguments: [id])
             }
+            try alongside(db)
         }
     }
 
     /// Records, all or nothing, the intervals taken up, the callbacks fired and the
-    /// intervals that ended. The primary key refuses a callback recorded twice.
-    func recordMonitorProgress(_ progress: MonitorProgress) throws {
+    /// intervals that ended, with `alongside` in the same transaction (the callbacks
+    /// queued for their monitors). The primary key refuses a callback recorded twice.
+    func recordMonitorProgress(_ progress: MonitorProgress, alongside: (Database) throws -> Void = { _ in }) throws {
         try database.write { db in
             for (id, interval) in progress.opened {
                 try db.execute(
@@ -94,6 +98,7 @@ extension Ledger {
                     sql: "UPDATE monitorInterval SET isFinished = 1 WHERE registrationID = ? AND start = ?",
                     arguments: [id, start.timeIntervalSince1970])
             }
+            try alongside(db)
         }
     }
 }

@@ -1,5 +1,10 @@
 import DeviceActivity
 import Foundation
+import GRDB
+
+/// A write made in the transaction that records a step's callbacks (queueing them for
+/// their monitors), so that no crash can separate "fired" from "queued".
+public typealias AlongsideWrite = ([MonitorCallback], Database) throws -> Void
 
 /// Runs registered activities: decides which `DeviceActivityMonitor` callbacks are
 /// due, exactly once per interval, and when the next one can be.
@@ -9,7 +14,8 @@ import Foundation
 /// caller calls both again whenever the focus, the person's presence, the time zone
 /// or the wall clock changes, since predictions of threshold crossings hold only
 /// while the focus stays put. Everything the engine decides is written to the ledger
-/// before it is handed out, so a restarted engine neither repeats nor skips a callback.
+/// before it is handed out, so a restarted engine neither repeats nor skips a callback;
+/// a caller's `alongside` write (the outbox) joins that same transaction.
 ///
 /// The rules:
 /// - An interval is *taken up* when its first callback is due (its start warning, or
@@ -67,12 +73,12 @@ public final class MonitorEngine {
     @discardableResult
     public func register(
         _ name: DeviceActivityName, owner: String, schedule: DeviceActivitySchedule,
-        events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:], at now: Date
+        events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:], at now: Date, alongside: AlongsideWrite? = nil
     ) throws -> [MonitorCallback] {
         let activity = MonitoredActivity(owner: owner, name: name, schedule: schedule, events: events, registeredAt: now)
         let replaced = runs.firstIndex { $0.activity.owner == owner && $0.activity.name == name }
-        let id = try ledger.replaceMonitorRegistration(activity)
         let ended = replaced.map { endings(of: runs[$0], at: now) } ?? []
+        let id = try ledger.replaceMonitorRegistration(activity) { db in try alongside?(ended, db) }
         if let replaced { forget(runs.remove(at: replaced).registrationID) }
         let run = ActivityRun(registrationID: id, activity: activity, open: [], frontier: nil)
         eventUsages[id] = run.events.map { usage.usage(of: $0.event) }
@@ -85,14 +91,15 @@ public final class MonitorEngine {
     ///
     /// - Returns: `intervalDidEnd` for each interval that had started for the app.
     @discardableResult
-    public func unregister(_ names: [DeviceActivityName], owner: String, at now: Date) throws -> [MonitorCallback] {
+    public func unregister(_ names: [DeviceActivityName], owner: String, at now: Date, alongside: AlongsideWrite? = nil) throws -> [MonitorCallback] {
         let stopping = runs.filter { $0.activity.owner == owner && (names.isEmpty || names.contains($0.activity.name)) }
         guard !stopping.isEmpty else { return [] }
-        try ledger.removeMonitorRegistrations(stopping.map(\.registrationID))
+        let ended = stopping.flatMap { endings(of: $0, at: now) }
+        try ledger.removeMonitorRegistrations(stopping.map(\.registrationID)) { db in try alongside?(ended, db) }
         let ids = Set(stopping.map(\.registrationID))
         runs.removeAll { ids.contains($0.registrationID) }
         for id in ids { forget(id) }
-        return stopping.flatMap { endings(of: $0, at: now) }
+        return ended
     }
 
     private func forget(_ registrationID: Int64) {
@@ -119,7 +126,7 @@ public final class MonitorEngine {
     ///     follow it, begun ones keep their instants.
     ///   - isPresent: whether the person is using the device. While they are not,
     ///     interval callbacks wait, and come (late, if they are) on their return.
-    public func takeDue(now: Date, calendar: Calendar, isPresent: Bool) throws -> [MonitorCallback] {
+    public func takeDue(now: Date, calendar: Calendar, isPresent: Bool, alongside: AlongsideWrite? = nil) throws -> [MonitorCallback] {
         useCalendar(calendar)
         var progress = MonitorProgress()
         var delivered: [(callback: MonitorCallback, order: Int)] = []
@@ -164,12 +171,13 @@ public final class MonitorEngine {
             run.open.removeAll { $0.hasFired(.intervalDidEnd) }
             changed.append((index, run))
         }
-        if !progress.isEmpty { try ledger.recordMonitorProgress(progress) }
-        for (index, run) in changed { runs[index] = run }
         // Each activity's callbacks are already in order; interleave activities by due time.
-        return delivered.sorted {
+        let callbacks = delivered.sorted {
             ($0.callback.scheduledAt, $0.order) < ($1.callback.scheduledAt, $1.order)
         }.map(\.callback)
+        if !progress.isEmpty { try ledger.recordMonitorProgress(progress) { db in try alongside?(callbacks, db) } }
+        for (index, run) in changed { runs[index] = run }
+        return callbacks
     }
 
     /// The earliest instant something can become due: an interval's start, end or

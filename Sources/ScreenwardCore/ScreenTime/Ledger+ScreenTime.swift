@@ -147,16 +147,19 @@ extension Ledger {
 
     /// Queues a callback for `client`'s monitor; returns its sequence number.
     public func appendToOutbox(client: String, at now: Date, message: (Int64) throws -> Data) throws -> Int64 {
-        try database.write { db in
-            try db.execute(
-                sql: "INSERT INTO monitorOutbox (client, message, createdAt) VALUES (?, '', ?)",
-                arguments: [client, now.timeIntervalSince1970])
-            let sequence = db.lastInsertedRowID
-            try db.execute(
-                sql: "UPDATE monitorOutbox SET message = ? WHERE sequence = ?",
-                arguments: [String(decoding: try message(sequence), as: UTF8.self), sequence])
-            return sequence
-        }
+        try database.write { db in try Self.appendToOutbox(db, client: client, at: now, message: message) }
+    }
+
+    /// The same, inside a transaction the caller holds.
+    static func appendToOutbox(_ db: Database, client: String, at now: Date, message: (Int64) throws -> Data) throws -> Int64 {
+        try db.execute(
+            sql: "INSERT INTO monitorOutbox (client, message, createdAt) VALUES (?, '', ?)",
+            arguments: [client, now.timeIntervalSince1970])
+        let sequence = db.lastInsertedRowID
+        try db.execute(
+            sql: "UPDATE monitorOutbox SET message = ? WHERE sequence = ?",
+            arguments: [String(decoding: try message(sequence), as: UTF8.self), sequence])
+        return sequence
     }
 
     public func outbox(client: String) throws -> [(sequence: Int64, message: Data)] {

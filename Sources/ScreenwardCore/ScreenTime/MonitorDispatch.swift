@@ -1,5 +1,6 @@
 @_spi(Screenward) import DeviceActivity
 import Foundation
+import GRDB
 import ScreenwardIPC
 
 /// A line for a connected client, sent once the owner has finished the step that
@@ -11,14 +12,23 @@ public struct Delivery: Sendable {
     public func send() { peer.send(line) }
 }
 
+/// A callback in its owner's outbox, as the line its monitor receives.
+public struct QueuedCallback: Sendable {
+    public let owner: String
+    public let line: Data
+}
+
 /// Where the engine's callbacks go: to the monitor of the app that registered them.
 ///
 /// Today a monitor is code in the app's own process (or in the agent, for built-in
 /// rules) attached through a client connection. Monitors the agent starts as
 /// separate extension processes would be another implementation of this protocol.
 public protocol MonitorDispatch: AnyObject {
-    /// Queues each callback for its owner's monitor and returns what can be sent now.
-    func dispatch(_ callbacks: [MonitorCallback], at now: Date) throws -> [Delivery]
+    /// Queues each callback for its owner's monitor, inside the transaction `db` that
+    /// records it as fired (a crash cannot leave a callback fired but never queued).
+    func queue(_ callbacks: [MonitorCallback], at now: Date, in db: Database) throws -> [QueuedCallback]
+    /// Of what was queued (and committed), what can be sent now.
+    func deliveries(of queued: [QueuedCallback]) -> [Delivery]
     /// `peer` is `owner`'s monitor from now on; returns the callbacks still owed to it,
     /// each saying it was sent `now` (and so late, if it was due more than a second ago).
     func attach(owner: String, peer: ServicePeer, at now: Date) throws -> [Delivery]
@@ -37,15 +47,21 @@ public final class ConnectedMonitors: MonitorDispatch {
         self.ledger = ledger
     }
 
-    public func dispatch(_ callbacks: [MonitorCallback], at now: Date) throws -> [Delivery] {
-        try callbacks.compactMap { callback in
+    public func queue(_ callbacks: [MonitorCallback], at now: Date, in db: Database) throws -> [QueuedCallback] {
+        try callbacks.map { callback in
             var line = Data()
-            _ = try ledger.appendToOutbox(client: callback.owner, at: now) { sequence in
+            _ = try Ledger.appendToOutbox(db, client: callback.owner, at: now) { sequence in
                 line = try ActivityMethods.callback.frame(callback.message(sequence: sequence))
                 return line
             }
-            guard let peer = attached[callback.owner], peer.connected else { return nil }
-            return Delivery(peer: peer, line: line)
+            return QueuedCallback(owner: callback.owner, line: line)
+        }
+    }
+
+    public func deliveries(of queued: [QueuedCallback]) -> [Delivery] {
+        queued.compactMap { item in
+            guard let peer = attached[item.owner], peer.connected else { return nil }
+            return Delivery(peer: peer, line: item.line)
         }
     }
 

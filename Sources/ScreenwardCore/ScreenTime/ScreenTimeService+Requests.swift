@@ -59,7 +59,7 @@ extension ScreenTimeService {
                 try Self.checkNames(names.map(\.rawValue))
                 _ = try tokens(client)
                 let time = now()
-                after += try dispatch(try engine.unregister(names, owner: client, at: time), at: time)
+                after += try engineStep(at: time) { queue in try engine.unregister(names, owner: client, at: time, alongside: queue) }
                 return Empty()
             }
         case ActivityMethods.list.name:
@@ -223,8 +223,9 @@ extension ScreenTimeService {
             throw DeviceActivityCenter.MonitoringError.excessiveActivities
         }
         let events = try registration.events.mapValues(tokens.toDevice)
-        let ended = try engine.register(registration.name, owner: client, schedule: registration.schedule, events: events, at: time)
-        return try dispatch(ended, at: time)
+        return try engineStep(at: time) { queue in
+            try engine.register(registration.name, owner: client, schedule: registration.schedule, events: events, at: time, alongside: queue)
+        }
     }
 
     // MARK: Checks

@@ -61,8 +61,9 @@ public final class ScreenTimeService {
     public func runDue() -> [Delivery] {
         let time = now()
         do {
-            let callbacks = try engine.takeDue(now: time, calendar: calendar(), isPresent: isPresent)
-            return try dispatch(callbacks, at: time)
+            return try engineStep(at: time) { queue in
+                try engine.takeDue(now: time, calendar: calendar(), isPresent: isPresent, alongside: queue)
+            }
         } catch {
             report("the monitor engine could not record its progress (\(error)); it tries again at the next change")
             return []
@@ -74,10 +75,15 @@ public final class ScreenTimeService {
         engine.nextDeadline(now: now(), calendar: calendar(), isPresent: isPresent)
     }
 
-    func dispatch(_ callbacks: [MonitorCallback], at time: Date) throws -> [Delivery] {
+    /// Runs one engine step; the callbacks it decides on are queued for their monitors
+    /// in the transaction that records them as fired. Returns what can be sent now.
+    func engineStep(at time: Date, _ step: (_ queue: @escaping AlongsideWrite) throws -> [MonitorCallback]) throws -> [Delivery] {
+        var queued: [QueuedCallback] = []
+        let monitors = monitors
+        let callbacks = try step { callbacks, db in queued = try monitors.queue(callbacks, at: time, in: db) }
         guard !callbacks.isEmpty else { return [] }
         onCallbacks?(callbacks)
-        return try monitors.dispatch(callbacks, at: time)
+        return monitors.deliveries(of: queued)
     }
 
     // MARK: Shields
