@@ -10,6 +10,9 @@ packages=(
   xvfb openbox xdotool x11-utils imagemagick dbus-daemon
   # the shield: Korean glyphs (Vietnamese is in the default fonts); wmctrl for the full-screen test
   fonts-nanum wmctrl
+  # real applications whose identity is tested, one per toolkit (about 17 MB of downloads with their libraries):
+  # GTK 3, the X toolkit, an SDL 2 game, Qt 5
+  mousepad xterm sopwith featherpad
 )
 
 missing=()

@@ -8,10 +8,12 @@ struct FakeProcesses: ProcessInspector {
     var executables: [Int32: String] = [:]
     var flatpakIDs: [Int32: String] = [:]
     var environments: [Int32: [String: String]] = [:]
+    var commandLines: [Int32: [String]] = [:]
 
     func executablePath(pid: Int32) -> String? { executables[pid] }
     func flatpakApplicationID(pid: Int32) -> String? { flatpakIDs[pid] }
     func environment(pid: Int32) -> [String: String]? { environments[pid] }
+    func commandLine(pid: Int32) -> [String]? { commandLines[pid] }
 }
 
 final class AppResolverTests: XCTestCase {
@@ -19,25 +21,28 @@ final class AppResolverTests: XCTestCase {
 
     private func entry(
         _ id: String, name: String? = nil, wmClass: String? = nil, exec: String? = nil, tryExec: String? = nil,
-        noDisplay: Bool = false
+        noDisplay: Bool = false, file: String? = nil
     ) -> DesktopEntry {
         DesktopEntry(
             id: id, name: name ?? "Name of \(id)", iconName: "icon-\(id)", categories: ["Cat-\(id)"],
             startupWMClass: wmClass, exec: exec, tryExec: tryExec, noDisplay: noDisplay,
-            path: URL(fileURLWithPath: "/nonexistent/applications/\(id)"))
+            path: URL(fileURLWithPath: "/nonexistent/applications/\(file ?? id)"))
     }
 
     private func resolve(
-        _ facts: WindowFacts, _ entries: [DesktopEntry], processes: FakeProcesses = FakeProcesses()
+        _ facts: WindowFacts, _ entries: [DesktopEntry], processes: FakeProcesses = FakeProcesses(),
+        searchPath: [String] = []
     ) -> AppIdentity {
-        AppResolver(catalog: ApplicationCatalog(entries: entries), processes: processes).resolve(facts)
+        AppResolver(catalog: ApplicationCatalog(entries: entries, executableSearchPath: searchPath), processes: processes)
+            .resolve(facts)
     }
 
     /// The key of the identity, as a string that is easy to compare.
     private func resolvedID(
-        _ facts: WindowFacts, _ entries: [DesktopEntry], processes: FakeProcesses = FakeProcesses()
+        _ facts: WindowFacts, _ entries: [DesktopEntry], processes: FakeProcesses = FakeProcesses(),
+        searchPath: [String] = []
     ) -> String {
-        resolve(facts, entries, processes: processes).publicID
+        resolve(facts, entries, processes: processes, searchPath: searchPath).publicID
     }
 
     func testAMatchedEntryGivesItsIdNameIconAndCategories() {
@@ -186,6 +191,57 @@ final class AppResolverTests: XCTestCase {
             resolvedID(facts, [entry("script.desktop", exec: "/nonexistent/bin/python3.12 /opt/script.py")],
                        processes: python),
             "wmclass:Main", "an interpreter runs many apps")
+    }
+
+    func testTheCommandLineTellsApartEntriesRunningOneProgram() {
+        let facts = WindowFacts(windowID: 1, wmInstance: "main", wmClass: "Main", pid: pid)
+        let entries = [
+            entry("writer.desktop", exec: "/nonexistent/lib/tool/tool-bin --writer %U"),
+            entry("calc.desktop", exec: "/nonexistent/lib/tool/tool-bin --calc %U"),
+        ]
+        func processes(_ arguments: [String]) -> FakeProcesses {
+            FakeProcesses(executables: [pid: "/nonexistent/lib/tool/tool-bin"], commandLines: [pid: arguments])
+        }
+        XCTAssertEqual(
+            resolvedID(facts, entries, processes: processes(["tool-bin", "--writer", "--splash-pipe=6"])), "writer.desktop")
+        XCTAssertEqual(resolvedID(facts, entries, processes: processes(["tool-bin", "--calc"])), "calc.desktop")
+        XCTAssertEqual(
+            resolvedID(facts, entries, processes: processes(["tool-bin"])), "wmclass:Main",
+            "neither was asked for: no guess")
+        XCTAssertEqual(
+            resolvedID(facts, entries + [entry("tool.desktop", exec: "/nonexistent/lib/tool/tool-bin %U")],
+                       processes: processes(["tool-bin"])),
+            "tool.desktop", "the entry that adds nothing is the main one")
+        let named = [
+            entry("suite-w.desktop", name: "Writer", exec: "/nonexistent/lib/tool/tool-bin --writer %U"),
+            entry("suite-c.desktop", name: "Calc", exec: "/nonexistent/lib/tool/tool-bin --calc %U"),
+        ]
+        XCTAssertEqual(
+            resolvedID(WindowFacts(windowID: 1, wmInstance: "x", wmClass: "Writer", pid: pid), named,
+                       processes: FakeProcesses(executables: [pid: "/nonexistent/lib/tool/tool-bin"])),
+            "suite-w.desktop", "without a command line, the entry named like the window")
+    }
+
+    func testIdsStandingForTheWindowName() {
+        let facts = WindowFacts(windowID: 1, wmInstance: "foo", wmClass: "Foo")
+        XCTAssertEqual(resolvedID(facts, [entry("org.example.Foo.desktop")]), "org.example.Foo.desktop")
+        XCTAssertEqual(resolvedID(facts, [entry("gnome-foo.desktop")]), "gnome-foo.desktop")
+        XCTAssertEqual(resolvedID(facts, [entry("kde4-foo.desktop", file: "kde4/foo.desktop")]), "kde4-foo.desktop")
+        XCTAssertEqual(resolvedID(facts, [entry("org.example.foobar.desktop"), entry("acme-foo.desktop")]), "wmclass:Foo",
+                       "a longer name or an unknown vendor is another application")
+        XCTAssertEqual(
+            resolvedID(facts, [entry("io.foo.desktop", noDisplay: true), entry("net.example.Foo.desktop"),
+                               entry("com.example.foo.desktop")]),
+            "com.example.foo.desktop", "the shown entries, then the smallest id")
+        XCTAssertEqual(
+            resolvedID(facts, [entry("com.example.foo.desktop"), entry("net.foo.desktop")]), "net.foo.desktop",
+            "the shortest id first")
+        XCTAssertEqual(
+            resolvedID(WindowFacts(windowID: 1, wmInstance: "11", wmClass: "11"), [entry("python3.11.desktop")]),
+            "wmclass:11", "a version number is not a name")
+        XCTAssertEqual(
+            resolvedID(facts, [entry("org.example.foo.desktop"), entry("foo-launcher.desktop", wmClass: "Foo")]),
+            "foo-launcher.desktop", "StartupWMClass comes first")
     }
 
     func testEntriesHiddenFromMenusStillOwnWindows() {

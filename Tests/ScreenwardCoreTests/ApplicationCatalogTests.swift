@@ -183,4 +183,36 @@ final class ApplicationCatalogTests: XCTestCase {
             XCTAssertEqual(ExecCommand.program(of: exec), program, exec)
         }
     }
+
+    func testEntriesStandingForAName() throws {
+        try write(appEntry(name: "Mousepad"), "org.xfce.mousepad.desktop", in: system)
+        try write(appEntry(name: "Settings"), "org.xfce.mousepad-settings.desktop", in: system)
+        try write(appEntry(name: "XTerm"), "debian-xterm.desktop", in: system)
+        try write(appEntry(name: "Notepad"), "wine/Programs/Notepad.desktop", in: user)
+        try write(appEntry(name: "Python"), "python3.11.desktop", in: system)
+        let (catalog, problems) = load()
+        XCTAssertEqual(problems, [])
+        XCTAssertEqual(catalog.entries(standingFor: "mousepad").map(\.id), ["org.xfce.mousepad.desktop"])
+        XCTAssertEqual(catalog.entries(standingFor: "Mousepad-Settings").map(\.id), ["org.xfce.mousepad-settings.desktop"])
+        XCTAssertEqual(catalog.entries(standingFor: "xterm").map(\.id), ["debian-xterm.desktop"])
+        XCTAssertEqual(catalog.entries(standingFor: "notepad").map(\.id), ["wine-Programs-Notepad.desktop"])
+        XCTAssertEqual(catalog.entries(standingFor: "python3.11").map(\.id), ["python3.11.desktop"], "the whole id, ignoring case")
+        XCTAssertEqual(catalog.entries(standingFor: "11"), [])
+        XCTAssertEqual(catalog.entries(standingFor: "xfce"), [])
+    }
+
+    func testLaunchArgumentsLeaveOutFieldCodes() {
+        let cases: [(exec: String, arguments: [String])] = [
+            ("mousepad %U", []),
+            ("mousepad --preferences", ["--preferences"]),
+            ("libreoffice --writer %U", ["--writer"]),
+            (#"env A=1 "/opt/My App/app" --open-url %u --file=%f -x"#, ["--open-url", "-x"]),
+            ("app %i %c %k --name", ["--name"]),
+            ("app 100%", ["100%"]),
+            ("", []),
+        ]
+        for (exec, arguments) in cases {
+            XCTAssertEqual(ExecCommand.launchArguments(of: exec), arguments, exec)
+        }
+    }
 }

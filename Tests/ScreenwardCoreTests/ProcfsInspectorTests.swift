@@ -22,6 +22,10 @@ final class ProcfsInspectorTests: XCTestCase {
         XCTAssertEqual(path, ProcessInfo.processInfo.environment["PATH"])
     }
 
+    func testCommandLineOfThisProcess() {
+        XCTAssertEqual(ProcfsInspector().commandLine(pid: ownPID), CommandLine.arguments)
+    }
+
     func testThisProcessIsNotAFlatpak() {
         XCTAssertNil(ProcfsInspector().flatpakApplicationID(pid: ownPID))
     }
@@ -32,6 +36,7 @@ final class ProcfsInspectorTests: XCTestCase {
             XCTAssertNil(inspector.executablePath(pid: pid), "pid \(pid)")
             XCTAssertNil(inspector.environment(pid: pid), "pid \(pid)")
             XCTAssertNil(inspector.flatpakApplicationID(pid: pid), "pid \(pid)")
+            XCTAssertNil(inspector.commandLine(pid: pid), "pid \(pid)")
         }
     }
 
@@ -40,6 +45,18 @@ final class ProcfsInspectorTests: XCTestCase {
     private func fakeProc() throws -> (root: URL, inspector: ProcfsInspector) {
         let root = try makeTemporaryDirectory()
         return (root, ProcfsInspector(procRoot: root.path))
+    }
+
+    func testCommandLinesKeepEmptyArgumentsAndAreBounded() throws {
+        let (root, inspector) = try fakeProc()
+        try write(Data("java\0-jar\0\0/opt/a b.jar\0".utf8), "8/cmdline", in: root)
+        XCTAssertEqual(inspector.commandLine(pid: 8), ["java", "-jar", "", "/opt/a b.jar"])
+        try write(Data("C:\\windows\\notepad.exe    ".utf8), "9/cmdline", in: root)
+        XCTAssertEqual(inspector.commandLine(pid: 9), [#"C:\windows\notepad.exe    "#], "rewritten in place, as Wine does")
+        try write(Data(), "10/cmdline", in: root)
+        XCTAssertNil(inspector.commandLine(pid: 10), "a kernel thread has none")
+        try write(Data(repeating: 0x61, count: 200 * 1024), "11/cmdline", in: root)
+        XCTAssertEqual(inspector.commandLine(pid: 11)?.first?.utf8.count, 64 * 1024)
     }
 
     func testDeletedExecutablesKeepTheirPath() throws {

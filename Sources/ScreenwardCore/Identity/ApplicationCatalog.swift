@@ -15,6 +15,8 @@ public struct ApplicationCatalog: Sendable {
     private let byProgram: [String: [String]]
     /// Canonical path of Exec's program or of TryExec → ids, sorted.
     private let byExecutable: [String: [String]]
+    /// Lowercased names an id stands for (see `nameKeys`) → ids, sorted.
+    private let byName: [String: [String]]
 
     /// - Parameter executableSearchPath: where bare program names in `Exec=` and
     ///   `TryExec=` are looked up, like `$PATH`.
@@ -27,7 +29,9 @@ public struct ApplicationCatalog: Sendable {
         var byStartupWMClass: [String: [String]] = [:]
         var byProgram: [String: [String]] = [:]
         var byExecutable: [String: [String]] = [:]
+        var byName: [String: [String]] = [:]
         for entry in self.entries {
+            for key in Self.nameKeys(of: entry) { byName[key, default: []].append(entry.id) }
             if let wmClass = entry.startupWMClass {
                 byStartupWMClass[wmClass.lowercased(), default: []].append(entry.id)
             }
@@ -48,17 +52,31 @@ public struct ApplicationCatalog: Sendable {
         self.byStartupWMClass = byStartupWMClass
         self.byProgram = byProgram
         self.byExecutable = byExecutable
+        self.byName = byName
     }
 
     public func entry(id: String) -> DesktopEntry? {
         byID[id]
     }
 
-    /// The entry whose StartupWMClass matches, ignoring case. When several do, one
-    /// that matches exactly is preferred, then the smallest id, so the answer is stable.
+    /// The entries whose StartupWMClass matches, ignoring case, sorted by id.
+    public func entries(startupWMClass wmClass: String) -> [DesktopEntry] {
+        (byStartupWMClass[wmClass.lowercased()] ?? []).compactMap { byID[$0] }
+    }
+
+    /// The entry whose StartupWMClass matches, ignoring case. When several do, the
+    /// one a menu would show as the application (see `MenuChoice`): shown, matching
+    /// exactly, then the shortest and smallest id, so the answer is stable.
     public func entry(startupWMClass wmClass: String) -> DesktopEntry? {
-        let candidates = (byStartupWMClass[wmClass.lowercased()] ?? []).compactMap { byID[$0] }
-        return candidates.first(where: { $0.startupWMClass == wmClass }) ?? candidates.first
+        MenuChoice(windowNames: [wmClass]).best(of: entries(startupWMClass: wmClass))
+    }
+
+    /// Entries whose id stands for `name`, ignoring case, beyond `<name>.desktop`
+    /// itself: with a vendor's reverse-DNS prefix (`org.xfce.mousepad.desktop` for
+    /// `mousepad`), a vendor prefix GNOME Shell knows (`debian-xterm.desktop`), or
+    /// from a subdirectory (`wine/Programs/Notepad.desktop`). Sorted by id.
+    public func entries(standingFor name: String) -> [DesktopEntry] {
+        (byName[name.lowercased()] ?? []).compactMap { byID[$0] }
     }
 
     /// Entries whose `Exec=` program or `TryExec=` is this executable, after
@@ -83,6 +101,36 @@ public struct ApplicationCatalog: Sendable {
 
     private static func canonical(_ path: String) -> String {
         URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    }
+
+    /// Prefixes distributions and old desktops put before an application's own name;
+    /// GNOME Shell tries the same ones.
+    static let vendorPrefixes = ["gnome-", "fedora-", "mozilla-", "debian-", "kde4-", "kde-"]
+
+    /// The lowercased names an entry's id stands for: the id without `.desktop`,
+    /// the last part of a reverse-DNS id, the id without a known vendor prefix, and
+    /// the file's own name when it lies in a subdirectory.
+    static func nameKeys(of entry: DesktopEntry) -> Set<String> {
+        let stem = stem(of: entry.id).lowercased()
+        var keys: Set<String> = [stem]
+        if let dot = stem.lastIndex(of: ".") {
+            let last = stem[stem.index(after: dot)...]
+            // `python3.11` is not an application called "11".
+            if !last.isEmpty, !last.allSatisfy(\.isNumber) { keys.insert(String(last)) }
+        }
+        for prefix in vendorPrefixes where stem.hasPrefix(prefix) && stem.count > prefix.count {
+            keys.insert(String(stem.dropFirst(prefix.count)))
+        }
+        let fileName = entry.path.lastPathComponent
+        if entry.id.hasSuffix("-" + fileName), fileName.hasSuffix(".desktop") {
+            keys.insert(Self.stem(of: fileName).lowercased())
+        }
+        return keys
+    }
+
+    /// An id or file name without its `.desktop`.
+    static func stem(of id: String) -> String {
+        id.hasSuffix(".desktop") ? String(id.dropLast(".desktop".count)) : id
     }
 }
 
@@ -194,96 +242,5 @@ extension ApplicationCatalog {
             .sorted { ($0.id, $0.relative) < ($1.id, $1.relative) }
             .filter { seen.insert($0.id).inserted }
             .map { ($0.id, $0.file) }
-    }
-}
-
-// MARK: - Exec command lines
-
-/// Just enough of the `Exec=` quoting rules to find the program an entry runs.
-enum ExecCommand {
-    /// The program `exec` runs, skipping an `env VAR=value …` prefix.
-    static func program(of exec: String) -> String? {
-        var arguments = self.arguments(exec)[...]
-        if let first = arguments.first, fileName(first) == "env" {
-            arguments = arguments.dropFirst()
-            while let argument = arguments.first, argument.contains("=") || argument.hasPrefix("-") {
-                arguments = arguments.dropFirst()
-            }
-        }
-        return arguments.first
-    }
-
-    /// Splits a command line into arguments, with double quotes (inside which `\`
-    /// escapes the next character), single quotes and backslashes as a shell reads
-    /// them. Stops after a few arguments: only the first ones are ever needed.
-    static func arguments(_ command: String, limit: Int = 32) -> [String] {
-        var arguments: [String] = []
-        var current = ""
-        var inArgument = false
-        var quote: Character?
-        var characters = command.makeIterator()
-        while let character = characters.next() {
-            if let open = quote {
-                if character == open {
-                    quote = nil
-                } else if open == "\"" && character == "\\", let next = characters.next() {
-                    current.append(next)
-                } else {
-                    current.append(character)
-                }
-            } else if character == " " || character == "\t" || character == "\n" {
-                if inArgument {
-                    arguments.append(current)
-                    if arguments.count == limit { return arguments }
-                    current = ""
-                    inArgument = false
-                }
-            } else {
-                inArgument = true
-                if character == "\"" || character == "'" {
-                    quote = character
-                } else if character == "\\", let next = characters.next() {
-                    current.append(next)
-                } else {
-                    current.append(character)
-                }
-            }
-        }
-        if inArgument { arguments.append(current) }
-        return arguments
-    }
-
-    /// The canonical path of `program`: absolute paths as they are, bare names
-    /// through the search path, then symlinks resolved (`/usr/bin/firefox` is often a
-    /// link to where the binary really is, which is what /proc/PID/exe shows).
-    static func locate(_ program: String, searchPath: [String]) -> String? {
-        let fileManager = FileManager.default
-        let path: String
-        if program.hasPrefix("/") {
-            path = program
-        } else if program.contains("/") || program.isEmpty {
-            return nil  // Relative to nothing we know.
-        } else if let found = searchPath.lazy.map({ $0 + "/" + program }).first(where: fileManager.isExecutableFile) {
-            path = found
-        } else {
-            return nil
-        }
-        return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-    }
-
-    static func fileName(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
-    }
-
-    /// Whether a program runs other programs, so its path says nothing about which
-    /// application a process is.
-    static func isSharedRuntime(_ program: String) -> Bool {
-        let name = fileName(program)
-        let exact: Set<String> = [
-            "sh", "bash", "dash", "zsh", "ksh", "fish", "env", "perl", "ruby", "node", "nodejs",
-            "java", "mono", "dotnet", "gjs", "lua", "php",
-        ]
-        return exact.contains(name)
-            || ["python", "wine", "electron"].contains(where: { name.hasPrefix($0) })
     }
 }

@@ -11,6 +11,13 @@ public protocol ProcessInspector: Sendable {
     func flatpakApplicationID(pid: Int32) -> String?
     /// The environment the process started with (later `setenv` calls are invisible).
     func environment(pid: Int32) -> [String: String]?
+    /// The process's arguments, argv[0] first (a process may have rewritten them).
+    func commandLine(pid: Int32) -> [String]?
+}
+
+extension ProcessInspector {
+    /// Unknown by default: identity then relies on the other facts.
+    public func commandLine(pid: Int32) -> [String]? { nil }
 }
 
 /// Reads processes from procfs.
@@ -59,6 +66,13 @@ public struct ProcfsInspector: ProcessInspector {
             if environment[key] == nil { environment[key] = String(text[text.index(after: equals)...]) }
         }
         return environment
+    }
+
+    public func commandLine(pid: Int32) -> [String]? {
+        // Real command lines are short; 64 KiB keeps a hostile one from costing much.
+        guard pid > 0, var data = read("\(procRoot)/\(pid)/cmdline", limit: 64 * 1024), !data.isEmpty else { return nil }
+        if data.last == 0 { data.removeLast() }  // Each argument ends with a NUL.
+        return data.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Reads at most `limit` bytes. procfs files report a size of 0, so reading to a
