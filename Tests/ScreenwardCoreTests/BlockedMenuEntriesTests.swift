@@ -33,10 +33,12 @@ final class BlockedMenuEntriesTests: XCTestCase {
         let copy = try String(contentsOf: f.user.appendingPathComponent("tuxracer.desktop"), encoding: .utf8)
         XCTAssertTrue(copy.contains("[Desktop Entry]\nNoDisplay=true\nX-Screenward-Blocked=true\nType=Application\nName=Tux Racer\nExec=tuxracer"), copy)
         XCTAssertTrue(copy.contains("[Desktop Action New]\nName=New\nNoDisplay=false"), "other groups are left as they were: \(copy)")
-        // The desktop sees the copy: hidden, same id, same program.
+        // Screenward reads the copy as the entry it stands for: same id, same program,
+        // shown as it was (so identity ranks it as before).
         let seen = try XCTUnwrap(f.catalog().entry(id: "tuxracer.desktop"))
-        XCTAssertTrue(seen.noDisplay)
+        XCTAssertFalse(seen.noDisplay)
         XCTAssertEqual(seen.exec, "tuxracer")
+        XCTAssertEqual(seen.path, f.user.appendingPathComponent("tuxracer.desktop"))
         XCTAssertEqual(f.menus.hiddenIDs(), ["tuxracer.desktop"])
         // Applying the same set again changes nothing.
         XCTAssertEqual(f.menus.apply(blocked: ["tuxracer.desktop"], catalog: f.catalog()), .init())
@@ -78,5 +80,23 @@ final class BlockedMenuEntriesTests: XCTestCase {
         ]
         XCTAssertEqual(BlockedMenuEntries.blockedIDs(in: EffectiveShields(stores: stores), catalog: catalog, minter: minter), ["tuxracer.desktop", "editor.desktop"])
         XCTAssertEqual(BlockedMenuEntries.blockedIDs(in: EffectiveShields(stores: []), catalog: catalog, minter: minter), [])
+    }
+
+    func testAnEntrysOwnNoDisplayIsKeptForIdentity() throws {
+        XCTAssertEqual(
+            BlockedMenuEntries.hidden("[Desktop Entry]\nName=A\nNoDisplay=true\nExec=a\n"),
+            "[Desktop Entry]\nNoDisplay=true\nX-Screenward-Blocked=true\nX-Screenward-NoDisplay=true\nName=A\nExec=a\n")
+    }
+
+    /// Hiding Mousepad's main entry must not make its settings entry (same program) the
+    /// one its windows resolve to: the block would no longer apply.
+    func testAHiddenMainEntryStaysTheOneItsWindowsResolveTo() throws {
+        let f = try fixture()
+        try write(appEntry(name: "Mousepad", extra: "Exec=mousepad %U\nStartupWMClass=Mousepad\n"), "org.xfce.mousepad.desktop", in: f.system)
+        try write(appEntry(name: "Mousepad Settings", extra: "Exec=mousepad --preferences\nStartupWMClass=Mousepad\n"), "org.xfce.mousepad-settings.desktop", in: f.system)
+        let facts = WindowFacts(windowID: 1, wmInstance: "mousepad", wmClass: "Mousepad", gtkApplicationID: nil, kdeDesktopFile: nil, title: "", pid: nil)
+        XCTAssertEqual(AppResolver(catalog: f.catalog(), processes: ProcfsInspector()).resolve(facts).publicID, "org.xfce.mousepad.desktop")
+        f.menus.apply(blocked: ["org.xfce.mousepad.desktop"], catalog: f.catalog())
+        XCTAssertEqual(AppResolver(catalog: f.catalog(), processes: ProcfsInspector()).resolve(facts).publicID, "org.xfce.mousepad.desktop")
     }
 }

@@ -104,11 +104,15 @@ extension DesktopEntry {
             throw DesktopEntryError(file: path.path, line: group.headerLine, problem: .missingName)
         }
         let translated = localeVariants(locale).lazy.compactMap { string("Name[\($0)]") }.first
+        // A copy Screenward wrote to hide a blocked application from menus stands, for
+        // identity, for the entry as it was (its own NoDisplay is kept aside): hiding an
+        // entry must not make another entry of the same program the "main" one.
+        let noDisplay = boolean(BlockedMenuEntries.marker) ? boolean(BlockedMenuEntries.ownNoDisplayKey) : boolean("NoDisplay")
         return DesktopEntry(
             id: id, name: translated ?? untranslated, iconName: string("Icon"),
             categories: values["Categories"].map { unescape($0, splittingList: true) } ?? [],
             startupWMClass: string("StartupWMClass"), exec: string("Exec"), tryExec: string("TryExec"),
-            noDisplay: boolean("NoDisplay"), path: path)
+            noDisplay: noDisplay, path: path)
     }
 
     /// Reads and parses a desktop entry file; see `parse(contents:id:path:locale:)`.

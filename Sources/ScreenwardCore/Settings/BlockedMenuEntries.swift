@@ -15,6 +15,8 @@ import Foundation
 /// Used in individual mode, where the person's applications folder is theirs to change.
 public struct BlockedMenuEntries: Sendable {
     public static let marker = "X-Screenward-Blocked"
+    /// The entry's own `NoDisplay`, kept in the copy (identity reads the entry as it was).
+    public static let ownNoDisplayKey = "X-Screenward-NoDisplay"
 
     /// `$XDG_DATA_HOME/applications` (default `~/.local/share/applications`).
     public let applicationsDirectory: URL
@@ -125,25 +127,31 @@ public struct BlockedMenuEntries: Sendable {
     }
 
     /// The entry's text with `NoDisplay=true` and the marker in its `[Desktop Entry]`
-    /// group (any `NoDisplay` of its own replaced); every other line as it was.
+    /// group (a `NoDisplay` of its own moved to `X-Screenward-NoDisplay`); every other
+    /// line as it was.
     static func hidden(_ contents: String) -> String {
         var lines: [String] = []
         var inMainGroup = false
+        var headerIndex: Int?
+        var ownNoDisplay: String?
         for line in contents.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.hasPrefix("[") {
                 inMainGroup = trimmed == "[Desktop Entry]"
                 lines.append(line)
-                if inMainGroup { lines += ["NoDisplay=true", "\(marker)=true"] }
+                if inMainGroup, headerIndex == nil { headerIndex = lines.count }
                 continue
             }
-            if inMainGroup, let key = trimmed.split(separator: "=", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces),
-                key == "NoDisplay" || key == marker
-            {
+            let parts = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if inMainGroup, let key = parts.first, [marker, ownNoDisplayKey, "NoDisplay"].contains(key) {
+                if key == "NoDisplay" { ownNoDisplay = parts.count > 1 ? parts[1] : "" }
                 continue
             }
             lines.append(line)
         }
+        var added = ["NoDisplay=true", "\(marker)=true"]
+        if let ownNoDisplay { added.append("\(ownNoDisplayKey)=\(ownNoDisplay)") }
+        lines.insert(contentsOf: added, at: headerIndex ?? 0)
         return lines.joined(separator: "\n")
     }
 }
