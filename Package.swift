@@ -121,19 +121,22 @@ let package = Package(
             ],
             swiftSettings: safeSwift),
 
-        // What the tests share: skipping a test that cannot run here, failing it under CI.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: safeSwift),
+        // What the tests share: skipping a test that cannot run here (failing it under CI), a raw socket client.
+        .target(
+            name: "TestSupport",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            path: "Tests/TestSupport", swiftSettings: safeSwift),
 
         .testTarget(name: "DeviceActivityTests", dependencies: ["DeviceActivity"]),
         .testTarget(name: "ManagedSettingsUITests", dependencies: ["ManagedSettingsUI"]),
         .testTarget(
             name: "ScreenwardIPCTests",
-            dependencies: ["ScreenwardIPC", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
+            dependencies: ["ScreenwardIPC", "TestSupport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
         // The public API driven in-process against the real state owner, with a controllable clock.
         .testTarget(
             name: "ScreenTimeAPITests",
             dependencies: [
-                "ScreenwardCore", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "ScreenwardIPC", "WorklogDemo",
+                "ScreenwardCore", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "ScreenwardIPC", "WorklogDemo", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),

@@ -5,6 +5,7 @@ import GRDB
 @_spi(Screenward) import ManagedSettings
 import ScreenwardCore
 import ScreenwardIPC
+import TestSupport
 import XCTest
 
 /// Raw lines to the real state owner (`ScreenTimeService` behind `ServiceHost` behind

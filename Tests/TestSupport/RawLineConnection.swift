@@ -1,13 +1,13 @@
-// The same helper as ScreenwardIPCTests' (test targets cannot share files).
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A client of the agent's socket that writes raw bytes, not requests, and records what
 /// comes back: the lines, and how the connection ended (the agent's end of file, or an
 /// error such as a reset), so a test can tell a close from a timeout.
-final class RawLineConnection {
-    enum End: Equatable {
+public final class RawLineConnection {
+    public enum End: Equatable, Sendable {
         /// The agent shut the connection; every line it sent was read.
         case endOfFile
         /// The connection failed (a reset, say).
@@ -17,7 +17,7 @@ final class RawLineConnection {
     private let channel: any Channel
     private let recorder = LineRecorder()
 
-    init(path: String) throws {
+    public init(path: String) throws {
         let recorder = recorder
         // Half-closure: the agent's end of file is recorded while this side may still be
         // writing a long line (which the agent reads and drops).
@@ -32,27 +32,28 @@ final class RawLineConnection {
     deinit { channel.close(promise: nil) }
 
     /// Writes `bytes` as they are (a line needs its own "\n").
-    func send(_ bytes: some Sequence<UInt8>) throws {
+    public func send(_ bytes: some Sequence<UInt8>) throws {
         try channel.writeAndFlush(ByteBuffer(bytes: Array(bytes))).wait()
     }
 
-    func send(line: String) throws {
+    public func send(line: String) throws {
         try send(Array((line + "\n").utf8))
     }
 
     /// The next line the agent sent; nil if none came within `timeout` seconds.
-    func nextLine(timeout: TimeInterval = 10) -> Data? {
+    public func nextLine(timeout: TimeInterval = 10) -> Data? {
         recorder.wait(timeout: timeout) { $0.lines.isEmpty ? nil : $0.lines.removeFirst() }
     }
 
     /// How the connection ended; nil if it is still open after `timeout` seconds.
-    func end(within timeout: TimeInterval) -> End? {
+    public func end(within timeout: TimeInterval) -> End? {
         recorder.wait(timeout: timeout) { $0.end }
     }
 }
 
-/// Collects lines and the connection's end on the channel's event loop, for a test's thread.
-private final class LineRecorder: ChannelInboundHandler, @unchecked Sendable {
+/// Collects lines and the connection's end on the channel's event loop, for a test's
+/// thread (which looks every couple of milliseconds: tests wait for seconds at most).
+private final class LineRecorder: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
 
     struct State {
@@ -62,29 +63,20 @@ private final class LineRecorder: ChannelInboundHandler, @unchecked Sendable {
         var failure: String?
     }
 
-    private let condition = NSCondition()
-    private var state = State()
+    private let state = Mutex(State())
 
     func wait<Value>(timeout: TimeInterval, _ take: (inout State) -> Value?) -> Value? {
         let deadline = Date().addingTimeInterval(timeout)
-        condition.lock()
-        defer { condition.unlock() }
         while true {
-            if let value = take(&state) { return value }
-            if !condition.wait(until: deadline) { return take(&state) }
+            if let value = state.withLock({ take(&$0) }) { return value }
+            guard Date() < deadline else { return nil }
+            Thread.sleep(forTimeInterval: 0.002)
         }
-    }
-
-    private func update(_ change: (inout State) -> Void) {
-        condition.lock()
-        change(&state)
-        condition.broadcast()
-        condition.unlock()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let bytes = Array(unwrapInboundIn(data).readableBytesView)
-        update { state in
+        state.withLock { state in
             state.partial += bytes
             while let newline = state.partial.firstIndex(of: UInt8(ascii: "\n")) {
                 state.lines.append(Data(state.partial[..<newline]))
@@ -94,19 +86,19 @@ private final class LineRecorder: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        update { $0.failure = "\(error)" }
+        state.withLock { $0.failure = "\(error)" }
         context.close(promise: nil)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case .inputClosed = event as? ChannelEvent {
-            update { $0.end = $0.end ?? .endOfFile }
+            state.withLock { $0.end = $0.end ?? .endOfFile }
         }
         context.fireUserInboundEventTriggered(event)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        update { $0.end = $0.end ?? $0.failure.map(RawLineConnection.End.failed) ?? .endOfFile }
+        state.withLock { $0.end = $0.end ?? $0.failure.map(RawLineConnection.End.failed) ?? .endOfFile }
         context.fireChannelInactive()
     }
 }
