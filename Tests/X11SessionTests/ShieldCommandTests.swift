@@ -77,4 +77,34 @@ final class ShieldCommandTests: XSessionTestCase {
         let stopped = failure(agent, ["shield", "add", "--app", "editor.desktop"])
         XCTAssertTrue(stopped.contains("the Screenward agent is not running"), stopped)
     }
+
+    /// `screenward block add|remove`: the blocked applications of the same store; a
+    /// blocked application's window is closed, and comes back once unblocked.
+    func testBlockAddAndRemoveChangeTheCommandLinesBlockedApplications() throws {
+        let session = try startXSession()
+        let environment = try catalogEnvironment(entries: [
+            "game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n",
+        ])
+        let agent = try AgentRun(display: session.display, home: home, environment: environment)
+        defer { agent.stop() }
+        let running = try DemoApplications(display: session.display, windows: ["game.Game"])
+
+        let added = try agent.cli(["block", "add", "--app", "game.desktop"])
+        XCTAssertTrue(added.contains("Blocked by screenward.cli:") && added.contains("game.desktop"), added)
+        XCTAssertNotNil(running.process.waitForExit(timeout: 15), "the blocked game still runs: \(agent.process.standardError.suffix(1500))")
+        let shields = try JSONSerialization.jsonObject(with: Data(try agent.cli(["shields", "--json"]).utf8)) as? [String: Any]
+        let game = (shields?["applications"] as? [[String: Any]])?.first { $0["id"] as? String == "game.desktop" }
+        XCTAssertEqual((game?["reasons"] as? [[String: Any]])?.map { $0["rule"] as? String }, ["blocked"], "\(String(describing: shields))")
+        XCTAssertTrue(try agent.cli(["block", "add", "--app", "game.desktop"]).contains("Already blocked by screenward.cli: game.desktop"))
+        // Shielding and blocking are separate lists.
+        let notShielded = failure(agent, ["shield", "remove", "--app", "game.desktop"])
+        XCTAssertTrue(notShielded.contains("game.desktop is not shielded by screenward.cli"), notShielded)
+
+        XCTAssertTrue(try agent.cli(["block", "remove", "--app", "game.desktop"]).contains("Nothing is blocked by screenward.cli."))
+        let again = try DemoApplications(display: session.display, windows: ["game.Game"])
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertTrue(again.process.isRunning, "an unblocked game is left alone")
+        let notBlocked = failure(agent, ["block", "remove", "--app", "game.desktop"])
+        XCTAssertTrue(notBlocked.contains("game.desktop is not blocked by screenward.cli; no other store blocks it either"), notBlocked)
+    }
 }
