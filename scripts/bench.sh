@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
 # Builds in release mode and runs the benchmarks (all four, or the one named with
-# its options); figures are printed and written to bench-results/<name>.json.
+# its options); figures and verdicts are printed and written to bench-results/<name>.json.
 #   scripts/bench.sh                       tracking, thresholds, monitor and shield
 #   scripts/bench.sh thresholds --apps 2   one benchmark with its options
+# Exit status: non-zero when a benchmark missed a target (2) or could not run;
+# with all four, each runs, and the script then says which failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 . scripts/env.sh
 swift build -c release
-if [ "$#" -eq 0 ]; then
-    for benchmark in tracking thresholds monitor shield; do
-        .build/release/screenward-bench "$benchmark"
-    done
-else
-    .build/release/screenward-bench "$@"
+if [ "$#" -gt 0 ]; then
+    exec .build/release/screenward-bench "$@"
 fi
+failed=()
+for benchmark in tracking thresholds monitor shield; do
+    status=0
+    .build/release/screenward-bench "$benchmark" || status=$?
+    if [ "$status" -eq 2 ]; then
+        failed+=("$benchmark (missed a target)")
+    elif [ "$status" -ne 0 ]; then
+        failed+=("$benchmark (could not run: exit status $status)")
+    fi
+    echo
+done
+if [ "${#failed[@]}" -gt 0 ]; then
+    echo "scripts/bench.sh: ${#failed[@]} of 4 benchmarks failed: $(IFS=';'; echo "${failed[*]}" | sed 's/;/; /g')" >&2
+    exit 1
+fi
+echo "scripts/bench.sh: all four benchmarks met their targets"

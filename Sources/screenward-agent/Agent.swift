@@ -38,6 +38,7 @@ final class Agent {
     private var presenter: ShieldPresenter?
 
     init(displayName: String?, idleThreshold: Duration, log: AgentLog) throws {
+        ShieldToolkit.disableGLUnlessChosen()  // before any thread starts: see there
         self.log = log
         self.idleThreshold = idleThreshold
         home = ScreenwardHome.fromEnvironment()

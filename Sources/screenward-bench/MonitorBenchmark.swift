@@ -17,6 +17,13 @@ struct MonitorBenchmark: ParsableCommand {
         commandName: "monitor",
         abstract: "Cost of a focus change to LiveUsage and the monitor engine (no X session needed).")
 
+    /// The targets: a focus change costs the agent's loop well under a millisecond, and
+    /// no callback is late.
+    enum Targets {
+        static let focusChange = Target(figure: "per focus change, p99", limit: 100, unit: "µs")
+        static let lateCallbacks = Target(figure: "late callbacks", limit: 0, unit: "", inclusive: true, digits: 0)
+    }
+
     @Flag(help: "Measure LiveUsage bare, without the lock the agent reaches it through.")
     var direct = false
 
@@ -136,7 +143,7 @@ struct MonitorBenchmark: ParsableCommand {
         }
         print("  late: \(callbacks.filter(\.isLate).count)")
 
-        let figures: [String: Any] = [
+        var figures: [String: Any] = [
             "date": ISO8601DateFormatter().string(from: Date()),
             "focus_changes": focusChanges, "activities": activities, "events_per_activity": eventsPerActivity,
             "applications": applications, "categories": MonitorWorkload.categoryNames.count, "seed": seed,
@@ -149,8 +156,14 @@ struct MonitorBenchmark: ParsableCommand {
             let lines = callbacks.map { "\($0) due \($0.scheduledAt.timeIntervalSince1970) delivered \($0.deliveredAt.timeIntervalSince1970)" }
             try (lines.joined(separator: "\n") + "\n").write(toFile: callbacksLog, atomically: true, encoding: .utf8)
         }
+        var verdicts = Verdicts()
+        verdicts.check(Targets.focusChange, change.p99)
+        verdicts.check(Targets.lateCallbacks, Double(callbacks.filter(\.isLate).count))
+        verdicts.printLines()
+        verdicts.record(in: &figures)
         let url = try writeFigures(figures, name: "monitor", to: output)
         print("\nFigures written to \(url.path)")
+        try verdicts.exitIfMissed()
     }
 }
 

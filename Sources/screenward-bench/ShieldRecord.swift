@@ -1,0 +1,129 @@
+import Foundation
+import ScreenwardCore
+import SessionHarness
+import X11Session
+
+/// The X server's record of the shields, on a connection of the benchmark's own:
+/// every managed window's frame (decorations included: its root geometry grown by
+/// the `_NET_FRAME_EXTENTS` the window manager sets), whether it is viewable, its
+/// WM_CLASS, and `_NET_ACTIVE_WINDOW` with the server time of each change, all in
+/// the order the server sent them.
+///
+/// A sample ends when the shield over the sample's window is viewable, has exactly
+/// that window's frame and holds the focus. The change that completes it is
+/// usually the activation, whose server time is the end; when the last change is
+/// a move or a map (events without a time stamp), the end is the server time read
+/// as soon as it is seen, a bound from above. Geometry is read from the server as
+/// its event is handled, as the agent's own watcher does.
+final class ShieldRecord {
+    /// A shield is what the agent makes: WM_CLASS `shield`, `Screenward`.
+    static func isShield(_ window: ClientWindow) -> Bool {
+        window.facts.wmInstance == "shield" && window.facts.wmClass == "Screenward"
+    }
+
+    struct End {
+        var shield: WindowID
+        /// Server milliseconds.
+        var serverTime: UInt32
+        /// Whether the end is the activation's own time stamp (else: read once seen).
+        var stamped: Bool
+    }
+
+    private let loop = MainLoop()
+    private let watcher: ClientWindowWatcher
+    private let clock: ShieldStacking
+    private(set) var windows: [WindowID: ClientWindow] = [:]
+    private(set) var active: WindowID?
+    /// The window whose shield is awaited, and the shield if it is known.
+    private var awaited: (target: WindowID, shield: WindowID?)?
+    /// When the awaited state began to hold (nil while it does not).
+    private var since: (shield: WindowID, serverTime: UInt32?)?
+
+    init(display: String) throws {
+        let connection = try XConnection(displayName: display)
+        watcher = ClientWindowWatcher(connection: connection, loop: loop)
+        clock = ShieldStacking(connection: connection)
+        watcher.start { [unowned self] event in handle(event) }
+    }
+
+    /// Reads what the server has sent so far: call it before acting, so that only
+    /// what follows the act can end the sample.
+    func update() {
+        loop.iterate(until: { false }, timeout: .milliseconds(1))
+    }
+
+    /// Waits until the shield over `target` (`shield`, or any of the agent's shields
+    /// when not known) is viewable with `target`'s frame and holds the focus. Only
+    /// changes read from here on count: a state that already held needs a change.
+    func waitForShield(over target: WindowID, shield: WindowID? = nil, timeout: Duration = .seconds(10)) throws -> End {
+        awaited = (target, shield)
+        since = nil
+        defer { awaited = nil }
+        guard loop.iterate(until: { since != nil }, timeout: timeout), let since else {
+            throw HarnessError.timedOut("the shield over \(target) never held the focus with its frame (\(describe(target)))")
+        }
+        if let time = since.serverTime { return End(shield: since.shield, serverTime: time, stamped: true) }
+        guard let now = clock.currentServerTime() else { throw HarnessError.failed("the X server did not tell its time") }
+        return End(shield: since.shield, serverTime: now, stamped: false)
+    }
+
+    /// What the record says about `target` and the shields, for a failure's message.
+    func describe(_ target: WindowID) -> String {
+        let shields = windows.values.filter(Self.isShield).map { "\($0.id) at \($0.frame)\($0.isViewable ? "" : " (not viewable)")" }
+        return "window \(target) at \(windows[target].map { "\($0.frame)" } ?? "?"); active \(active.map { "\($0)" } ?? "none"); shields: \(shields.joined(separator: ", "))"
+    }
+
+    private func handle(_ event: ClientWindowEvent) {
+        switch event {
+        case .added(let window), .changed(let window):
+            windows[window.id] = window
+            evaluate(serverTime: nil)
+        case .removed(let id):
+            windows[id] = nil
+            evaluate(serverTime: nil)
+        case .activated(let window, let serverTime):
+            active = window
+            evaluate(serverTime: serverTime)
+        case .unmanagedMapped, .keyboardGrab:
+            break
+        }
+    }
+
+    /// After each change: does the awaited state hold, and since when?
+    private func evaluate(serverTime: UInt32?) {
+        guard let awaited else { return }
+        guard let active, let shield = windows[active], Self.isShield(shield), shield.isViewable,
+            awaited.shield == nil || awaited.shield == active,
+            let target = windows[awaited.target], shield.frame == target.frame
+        else {
+            since = nil
+            return
+        }
+        if since?.shield != active { since = (active, serverTime) }
+    }
+}
+
+/// Waits until the agent says it covers `window` (`screenward shields --json`) and returns its shield.
+func waitForCover(of window: String, agent: AgentRun, timeout: TimeInterval = 20) throws -> WindowID {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if let shield = try coveringShield(of: window, agent: agent) { return shield }
+        Thread.sleep(forTimeInterval: 0.1)
+    }
+    throw HarnessError.timedOut("the agent never covered \(window)")
+}
+
+/// The shield the agent says covers `window` now, from `screenward shields --json`.
+func coveringShield(of window: String, agent: AgentRun) throws -> WindowID? {
+    let object = try JSONSerialization.jsonObject(with: Data(try agent.cli(["shields", "--json"]).utf8)) as? [String: Any]
+    guard let covered = object?["covered"] as? [[String: Any]],
+        let entry = covered.first(where: { ($0["window"] as? String) == window }),
+        let shield = entry["shield_window"] as? String
+    else { return nil }
+    return try windowID(shield)
+}
+
+func windowID(_ text: String) throws -> WindowID {
+    guard let raw = UInt(text.replacingOccurrences(of: "0x", with: ""), radix: 16) else { throw HarnessError.failed("not a window id: \(text)") }
+    return WindowID(raw)
+}
