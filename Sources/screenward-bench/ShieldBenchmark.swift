@@ -201,7 +201,7 @@ struct ShieldBenchmark: ParsableCommand {
         let firstChange = driver.log.changeTimes.count
         let firstEntry = driver.log.entries.count
         let target = try act()
-        let end = try record.waitForShield(over: target, shield: shield)
+        let end = try record.waitForShield(over: target, shield: shield) { driver.log.poll() }
         // The start is in the driver's record by now (the server sent it first); give its connection a moment.
         let deadline = Date().addingTimeInterval(2)
         while true {

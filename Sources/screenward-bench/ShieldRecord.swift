@@ -55,11 +55,13 @@ final class ShieldRecord {
     /// Waits until the shield over `target` (`shield`, or any of the agent's shields
     /// when not known) is viewable with `target`'s frame and holds the focus. Only
     /// changes read from here on count: a state that already held needs a change.
-    func waitForShield(over target: WindowID, shield: WindowID? = nil, timeout: Duration = .seconds(10)) throws -> End {
+    /// `meanwhile` runs after each event read (another record that must keep up: a
+    /// new window's creation must be seen before the window manager maps it).
+    func waitForShield(over target: WindowID, shield: WindowID? = nil, timeout: Duration = .seconds(10), meanwhile: () -> Void = {}) throws -> End {
         awaited = (target, shield)
         since = nil
         defer { awaited = nil }
-        guard loop.iterate(until: { since != nil }, timeout: timeout), let since else {
+        guard loop.iterate(until: { meanwhile(); return since != nil }, timeout: timeout), let since else {
             throw HarnessError.timedOut("the shield over \(target) never held the focus with its frame (\(describe(target)))")
         }
         if let time = since.serverTime { return End(shield: since.shield, serverTime: time, stamped: true) }
