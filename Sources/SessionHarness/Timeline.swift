@@ -9,17 +9,37 @@ public enum ActiveWindowTruth {
     /// `FocusTracker.transientGap` is a window manager's hand-over, not a loss of
     /// focus, as the agent counts it.
     public static func milliseconds(_ entries: [ActiveWindowLog.Entry]) -> [String: Double] {
-        let gap = UInt32(FocusTracker.transientGap.milliseconds)
-        let changes = entries.enumerated().filter { index, entry in
-            guard entry.window == nil, index + 1 < entries.count else { return true }
-            return entries[index + 1].serverTime &- entry.serverTime >= gap
-        }.map(\.element)
+        let changes = focusChanges(entries)
         var totals: [String: Double] = [:]
         for (entry, next) in zip(changes, changes.dropFirst()) {
             guard let window = entry.window else { continue }
             totals[window.description, default: 0] += Double(next.serverTime &- entry.serverTime)
         }
         return totals
+    }
+
+    /// Milliseconds per window between server times `from` and `to` only (the last
+    /// change held until `to`).
+    public static func milliseconds(_ entries: [ActiveWindowLog.Entry], from: UInt32, to: UInt32) -> [String: Double] {
+        let changes = focusChanges(entries)
+        var totals: [String: Double] = [:]
+        for (index, change) in changes.enumerated() {
+            guard let window = change.window else { continue }
+            let end = index + 1 < changes.count ? changes[index + 1].serverTime : to
+            let (start, stop) = (max(change.serverTime, from), min(end, to))
+            if stop > start { totals[window.description, default: 0] += Double(stop - start) }
+        }
+        return totals
+    }
+
+    /// The changes as the agent counts them: a moment without an active window shorter
+    /// than `FocusTracker.transientGap` is a hand-over, and is left out.
+    public static func focusChanges(_ entries: [ActiveWindowLog.Entry]) -> [ActiveWindowLog.Entry] {
+        let gap = UInt32(FocusTracker.transientGap.milliseconds)
+        return entries.enumerated().filter { index, entry in
+            guard entry.window == nil, index + 1 < entries.count else { return true }
+            return entries[index + 1].serverTime &- entry.serverTime >= gap
+        }.map(\.element)
     }
 }
 

@@ -106,14 +106,9 @@ struct ThresholdBenchmark: ParsableCommand {
 
         // Server time → wall: the smallest offset seen is the one with the least delay.
         let offset = offsets.min()!
-        // As the agent counts it (and ActiveWindowTruth): a moment without an active
-        // window shorter than the transient gap is a hand-over, not a loss of focus.
-        let entries = Array(driver.log.entries[firstEntry...])
-        let gap = UInt32(FocusTracker.transientGap.milliseconds)
-        let kept = entries.enumerated().filter { index, entry in
-            guard entry.window == nil, index + 1 < entries.count else { return true }
-            return entries[index + 1].serverTime &- entry.serverTime >= gap
-        }.map(\.element)
+        // As the agent counts it: a moment without an active window shorter than the
+        // transient gap is a hand-over, not a loss of focus.
+        let kept = ActiveWindowTruth.focusChanges(Array(driver.log.entries[firstEntry...]))
         let changes = kept.map { (window: $0.window.map { "\($0)" }, at: Double($0.serverTime) / 1000 + offset) }
         var latencies: [Double] = []
         var missing: [String] = []

@@ -164,7 +164,7 @@ final class AgentKillTests: XSessionTestCase {
             let usage = try agent.usage()  // the command line opens the ledger as the agent left it
 
             // Per application: recorded (what this run added to the ledger) against the X server.
-            let truth = Self.truth(driver.log.entries, from: windowStart, to: killedAt)
+            let truth = ActiveWindowTruth.milliseconds(driver.log.entries, from: windowStart, to: killedAt)
             var lost = 0.0
             var line = "run \(index + 1) (\(ending)):"
             for name in names {
@@ -194,7 +194,7 @@ final class AgentKillTests: XSessionTestCase {
         XCTAssertEqual(agent.stop(), 0)
         logs.append(agent.process.standardError)
         let usage = try agent.usage()
-        let finalTruth = Self.truth(driver.log.entries, from: finalStart, to: finalEnd)
+        let finalTruth = ActiveWindowTruth.milliseconds(driver.log.entries, from: finalStart, to: finalEnd)
         for name in names {
             truthSinceRegistration[name, default: 0] += (finalTruth[windows[name]!] ?? 0) / 1000
             recordedSinceRegistration[name, default: 0] += usage.seconds(of: "wmclass:\(name)") - persisted.seconds(of: "wmclass:\(name)")
@@ -294,25 +294,6 @@ final class AgentKillTests: XSessionTestCase {
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         defer { try? queue.close() }
         return try queue.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
-    }
-
-    /// Milliseconds each window held the focus between server times `from` and `to`, a
-    /// moment without an active window shorter than the transient gap counting as a
-    /// hand-over (as the agent counts it, and `ActiveWindowTruth`).
-    static func truth(_ entries: [ActiveWindowLog.Entry], from: UInt32, to: UInt32) -> [String: Double] {
-        let gap = UInt32(FocusTracker.transientGap.milliseconds)
-        let changes = entries.enumerated().filter { index, entry in
-            guard entry.window == nil, index + 1 < entries.count else { return true }
-            return entries[index + 1].serverTime &- entry.serverTime >= gap
-        }.map(\.element)
-        var totals: [String: Double] = [:]
-        for (index, change) in changes.enumerated() {
-            guard let window = change.window else { continue }
-            let end = index + 1 < changes.count ? changes[index + 1].serverTime : to
-            let (start, stop) = (max(change.serverTime, from), min(end, to))
-            if stop > start { totals[window.description, default: 0] += Double(stop - start) }
-        }
-        return totals
     }
 }
 
