@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 . scripts/env.sh
-swift build -c release
+build_release screenward-bench screenward-agent screenward screenward-testwindow screenward-fake-logind
 if [ "$#" -gt 0 ]; then
     exec .build/release/screenward-bench "$@"
 fi

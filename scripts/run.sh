@@ -8,10 +8,7 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 scripts/install-deps.sh
 . scripts/env.sh
-swift build -c release --product screenward-agent
-swift build -c release --product screenward
-swift build -c release --product screenward-testwindow
-swift build -c release --product worklog
+build_release screenward-agent screenward screenward-testwindow worklog
 bin="$repo/.build/release"
 
 if [ -n "${DISPLAY:-}" ] && xdpyinfo >/dev/null 2>&1; then
