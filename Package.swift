@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "screenward-testwindow", targets: ["screenward-testwindow"]),
         .executable(name: "screenward-bench", targets: ["screenward-bench"]),
         .executable(name: "screenward-shieldview", targets: ["screenward-shieldview"]),
+        .executable(name: "screenward-daemon", targets: ["screenward-daemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -65,6 +66,12 @@ let package = Package(
         // The GTK shield window: the other platform module allowed to touch C.
         .target(name: "ShieldUI", dependencies: ["CGtk", "ScreenwardCore", "ManagedSettings", "ManagedSettingsUI"]),
 
+        // The system's accounts and groups, PAM, and socket peer credentials: the third
+        // platform module allowed to touch C (the system daemon's view of who is who).
+        .target(
+            name: "SystemAccounts",
+            dependencies: ["ScreenwardCore", "ScreenwardIPC", .product(name: "NIOCore", package: "swift-nio")]),
+
         // Private X sessions and child processes for the tests, the demo and the benchmark.
         .target(name: "SessionHarness", dependencies: ["X11Session", "ScreenwardCore"], swiftSettings: safeSwift),
 
@@ -72,6 +79,15 @@ let package = Package(
             name: "screenward-agent",
             dependencies: [
                 "ScreenwardCore", "X11Session", "ScreenwardIPC", "ShieldUI", "ManagedSettings", "ManagedSettingsUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: safeSwift),
+        // The system daemon: owns managed users' limits (child mode).
+        .executableTarget(
+            name: "screenward-daemon",
+            dependencies: [
+                "ScreenwardCore", "ScreenwardIPC", "SystemAccounts",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
@@ -141,6 +157,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore"]),
+        // Child mode tried by real users (useradd, runuser) against the real daemon, as root.
+        .testTarget(name: "ChildModeTests", dependencies: ["ScreenwardCore", "SessionHarness", "TestSupport"]),
         .testTarget(
             name: "X11SessionTests",
             dependencies: [

@@ -18,11 +18,17 @@ public final class ServicePeer: Sendable, Hashable, CustomStringConvertible {
 
     /// Unique in this process, for logs and for keying what is attached to a peer.
     public let number: UInt64
+    /// Who connected, when the server identifies its peers (the system daemon's does);
+    /// nil for the per-user agent's socket, which only its user can reach.
+    public let credentials: PeerCredentials?
     private let sendLine: @Sendable (Data) -> Void
     private let isConnected: @Sendable () -> Bool
 
-    public init(send: @escaping @Sendable (Data) -> Void, isConnected: @escaping @Sendable () -> Bool) {
+    public init(
+        credentials: PeerCredentials? = nil, send: @escaping @Sendable (Data) -> Void, isConnected: @escaping @Sendable () -> Bool
+    ) {
         number = Self.counter.add(1, ordering: .relaxed).newValue
+        self.credentials = credentials
         sendLine = send
         self.isConnected = isConnected
     }
@@ -33,5 +39,8 @@ public final class ServicePeer: Sendable, Hashable, CustomStringConvertible {
 
     public static func == (a: ServicePeer, b: ServicePeer) -> Bool { a.number == b.number }
     public func hash(into hasher: inout Hasher) { hasher.combine(number) }
-    public var description: String { "client connection #\(number)" }
+    public var description: String {
+        if let credentials { return "client connection #\(number), \(credentials)" }
+        return "client connection #\(number)"
+    }
 }

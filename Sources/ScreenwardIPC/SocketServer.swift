@@ -2,16 +2,21 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// The agent's listening socket. Each request line a client sends goes to the handler;
-/// a line that is not a request gets a `RefusalFrame` and ends that connection. The
-/// socket file is made owner-only and removed on `close`.
+/// A state owner's listening socket (the agent's, the system daemon's). Each request
+/// line a client sends goes to the handler; a line that is not a request gets a
+/// `RefusalFrame` and ends that connection. The socket file gets the mode `access`
+/// says (owner-only unless told otherwise) and is removed on `close`. With an
+/// `identify` reader, every peer carries its kernel-reported credentials; a connection
+/// whose credentials cannot be read is closed before anything it sent is read.
 public final class SocketServer: Sendable {
     public let path: String
     private let listener: any Channel
 
     /// Binds `path`, replacing a stale socket file (the caller holds the agent lock,
     /// so no other agent can be listening there).
-    public init(path: String, handler: any ServiceRequestHandler) throws {
+    public init(
+        path: String, access: SocketAccess = .ownerOnly, identify: PeerIdentifier? = nil, handler: any ServiceRequestHandler
+    ) throws {
         guard path.utf8.count <= AgentAddress.maximumSocketPathLength else {
             throw ServiceError(.invalidArgument, "the socket path is too long for a Unix socket (\(path.utf8.count) bytes): \(path)")
         }
@@ -19,9 +24,12 @@ public final class SocketServer: Sendable {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 64)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
-                    try channel.pipeline.syncOperations.addHandler(ServerFrameHandler(channel: channel, handler: handler))
+                guard let identify else {
+                    return channel.eventLoop.makeCompletedFuture { try Self.addHandlers(to: channel, credentials: nil, handler: handler) }
+                }
+                // Reading the option on the channel's own loop completes at once.
+                return identify(channel).flatMapThrowing { credentials in
+                    try Self.addHandlers(to: channel, credentials: credentials, handler: handler)
                 }
             }
         do {
@@ -30,13 +38,18 @@ public final class SocketServer: Sendable {
             throw ServiceError(.internalFailure, "cannot listen on \(path): \(error)")
         }
         do {
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+            try FileManager.default.setAttributes([.posixPermissions: access.mode], ofItemAtPath: path)
         } catch {
-            // Never listen on a socket other users might reach.
+            // Never listen on a socket with other permissions than intended.
             _ = try? listener.close().wait()
             try? FileManager.default.removeItem(atPath: path)
-            throw ServiceError(.internalFailure, "cannot make the socket \(path) private to its owner (chmod 600): \(error)")
+            throw ServiceError(.internalFailure, "cannot set the mode of the socket \(path) (chmod \(String(access.mode, radix: 8))): \(error)")
         }
+    }
+
+    private static func addHandlers(to channel: any Channel, credentials: PeerCredentials?, handler: any ServiceRequestHandler) throws {
+        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
+        try channel.pipeline.syncOperations.addHandler(ServerFrameHandler(channel: channel, credentials: credentials, handler: handler))
     }
 
     public func close() {
@@ -56,9 +69,9 @@ private final class ServerFrameHandler: ChannelInboundHandler {
     /// How long a refused peer has to read the refusal and close its end.
     static let lingering: TimeAmount = .seconds(2)
 
-    init(channel: any Channel, handler: any ServiceRequestHandler) {
+    init(channel: any Channel, credentials: PeerCredentials?, handler: any ServiceRequestHandler) {
         self.handler = handler
-        peer = ServicePeer(send: { [weak channel] line in channel?.sendLine(line) }, isConnected: { [weak channel] in channel?.isActive ?? false })
+        peer = ServicePeer(credentials: credentials, send: { [weak channel] line in channel?.sendLine(line) }, isConnected: { [weak channel] in channel?.isActive ?? false })
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

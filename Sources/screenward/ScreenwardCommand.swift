@@ -12,7 +12,10 @@ struct ScreenwardCommand: ParsableCommand {
             the agent runs, except `select`, which asks the agent for an app's tokens, and `shield add|remove`, \
             which change the command line's own settings store through the agent.
             """,
-        subcommands: [UsageCommand.self, StatusCommand.self, ShieldsCommand.self, ShieldCommand.self, BlockCommand.self, SelectCommand.self])
+        subcommands: [
+            UsageCommand.self, StatusCommand.self, ShieldsCommand.self, ShieldCommand.self, BlockCommand.self, SelectCommand.self,
+            ChildCommand.self,
+        ])
 }
 
 /// Opens the ledger for reading, or says there is none yet.

@@ -1,0 +1,32 @@
+import Foundation
+
+/// Something that happened to a managed user's limits, kept for their guardians
+/// (`screenward child events USER`): who did what, when.
+public struct ChildEvent: Sendable, Hashable, Codable {
+    public struct Kind: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(stringLiteral value: String) { rawValue = value }
+        public var description: String { rawValue }
+
+        /// A guardian made the account a managed user.
+        public static let managed: Kind = "managed"
+        /// A guardian stopped managing the account.
+        public static let unmanaged: Kind = "unmanaged"
+        /// Someone tried something the daemon refused (the detail says who and what).
+        public static let refused: Kind = "refused"
+    }
+
+    public var at: Date
+    public var kind: Kind
+    /// Who acted: an account name, or "screenward-daemon".
+    public var actor: String
+    public var detail: String
+
+    public init(at: Date, kind: Kind, actor: String, detail: String) {
+        self.at = at
+        self.kind = kind
+        self.actor = actor
+        self.detail = detail
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import ScreenwardIPC
+
+/// A managed user as guardians see them.
+public struct ManagedUser: Sendable, Hashable, Codable {
+    public var name: String
+    public var uid: UInt32
+    public var since: Date
+    /// The guardian who added them.
+    public var addedBy: String
+
+    public init(name: String, uid: UInt32, since: Date, addedBy: String) {
+        self.name = name
+        self.uid = uid
+        self.since = since
+        self.addedBy = addedBy
+    }
+}
+
+/// Who the daemon takes the caller for (`screenward` asks before anything else).
+public struct CallerIdentity: Sendable, Hashable, Codable {
+    public var user: String
+    public var uid: UInt32
+    public var role: Role
+
+    public init(user: String, uid: UInt32, role: Role) {
+        self.user = user
+        self.uid = uid
+        self.role = role
+    }
+}
+
+public struct UserName: Sendable, Hashable, Codable {
+    public var user: String
+    public init(_ user: String) { self.user = user }
+}
+
+/// The system daemon's own requests, beside the Screen Time API's. Each is authorized
+/// by the caller's peer credentials, not by anything in the request.
+public enum ChildMethods {
+    public static let whoAmI = ServiceMethod<Empty, CallerIdentity>("daemon.whoami")
+    /// Guardians only.
+    public static let add = ServiceMethod<UserName, ManagedUser>("child.add")
+    public static let remove = ServiceMethod<UserName, Empty>("child.remove")
+    public static let list = ServiceMethod<Empty, [ManagedUser]>("child.list")
+    public static let events = ServiceMethod<UserName, [ChildEvent]>("child.events")
+}

@@ -1,0 +1,161 @@
+import Foundation
+import ScreenwardIPC
+
+/// The system daemon's answers to its own requests (`ChildMethods`): who the caller
+/// is, and the guardians' management of children. Every request is authorized by the
+/// caller's kernel-reported credentials and the account databases, never by what the
+/// request says; refused attempts by a managed user are recorded for their guardians.
+///
+/// Single-threaded: the daemon runs it on its one state loop.
+public final class ChildModeService {
+    public let state: DaemonState
+    let accounts: any AccountDirectory
+    let policy = GuardianPolicy()
+    let homes: ChildHomes
+    let now: @Sendable () -> Date
+    /// Called after the set of managed users changed (the daemon opens or closes their owners).
+    public var onManagedUsersChanged: (() -> Void)?
+
+    public init(state: DaemonState, accounts: any AccountDirectory, homes: ChildHomes, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.state = state
+        self.accounts = accounts
+        self.homes = homes
+        self.now = now
+    }
+
+    /// Whether this service answers `method` (the rest goes to the Screen Time API's owner).
+    public static func answers(_ method: String) -> Bool {
+        [ChildMethods.whoAmI.name, ChildMethods.add.name, ChildMethods.remove.name, ChildMethods.list.name, ChildMethods.events.name].contains(method)
+    }
+
+    /// The reply line to one request line, or nil for a line with no id (nothing to answer).
+    public func handle(frame: Data, from peer: ServicePeer) -> Data? {
+        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else { return nil }
+
+        func answer<Request, Reply>(_ spec: ServiceMethod<Request, Reply>, _ body: (Caller, Request) throws -> Reply) -> Data {
+            let result = Result<Reply, any Error> {
+                let request = try spec.request(from: frame)
+                return try body(try caller(peer), request.body)
+            }
+            return spec.replyFrame(id: id, result.mapError(Self.serviceError))
+        }
+
+        switch method {
+        case ChildMethods.whoAmI.name:
+            return answer(ChildMethods.whoAmI) { caller, _ in CallerIdentity(user: caller.account.name, uid: caller.account.uid, role: caller.role) }
+        case ChildMethods.add.name:
+            return answer(ChildMethods.add) { caller, request in try add(request.user, by: try guardian(caller, doing: "child add \(request.user)")) }
+        case ChildMethods.remove.name:
+            return answer(ChildMethods.remove) { caller, request in
+                try remove(request.user, by: try guardian(caller, doing: "child remove \(request.user)"))
+                return Empty()
+            }
+        case ChildMethods.list.name:
+            return answer(ChildMethods.list) { caller, _ in
+                _ = try guardian(caller, doing: "child list")
+                return try state.managedUsers()
+            }
+        case ChildMethods.events.name:
+            return answer(ChildMethods.events) { caller, request in
+                _ = try guardian(caller, doing: "child events \(request.user)")
+                // Also for a user no longer managed: the record outlives the management.
+                if let account = try accounts.account(named: request.user) { return try state.events(uid: account.uid) }
+                return try state.events(uid: try managedUser(named: request.user).uid)
+            }
+        default:
+            return errorLine(id: id, ServiceError(.unknownMethod, "the daemon does not know the method \(method)"))
+        }
+    }
+
+    // MARK: Managing children
+
+    func add(_ name: String, by guardian: Account) throws -> ManagedUser {
+        guard let account = try accounts.account(named: name) else {
+            throw ServiceError(.invalidArgument, "there is no user \(name) on this computer")
+        }
+        if let refusal = policy.refusalToManage(account) { throw ServiceError(.invalidArgument, refusal) }
+        let user = try state.manage(account, by: guardian.name, at: now())
+        try homes.create(for: account.uid)
+        onManagedUsersChanged?()
+        return user
+    }
+
+    func remove(_ name: String, by guardian: Account) throws {
+        let user = try managedUser(named: name)
+        try state.unmanage(uid: user.uid, name: user.name, by: guardian.name, at: now())
+        onManagedUsersChanged?()
+    }
+
+    /// A managed user by name: the account's uid when it still exists (a renamed
+    /// account is the same person), else the name the daemon recorded.
+    func managedUser(named name: String) throws -> ManagedUser {
+        if let account = try accounts.account(named: name), let user = try state.managedUser(uid: account.uid) { return user }
+        if let user = try state.managedUsers().first(where: { $0.name == name }) { return user }
+        throw ServiceError(.invalidArgument, "\(name) is not a managed user")
+    }
+
+    // MARK: Callers
+
+    struct Caller {
+        var account: Account
+        var role: Role
+    }
+
+    func caller(_ peer: ServicePeer) throws -> Caller {
+        guard let credentials = peer.credentials else {
+            throw ServiceError(.unauthorized, "the daemon could not tell who is calling; it answers only identified local users")
+        }
+        guard let account = try accounts.account(uid: credentials.uid) else {
+            throw ServiceError(.unauthorized, "uid \(credentials.uid) has no account on this computer")
+        }
+        return Caller(account: account, role: policy.role(of: account, isManaged: try state.managedUser(uid: credentials.uid) != nil))
+    }
+
+    /// The caller's account if they are a guardian; otherwise a refusal, recorded when
+    /// a managed user tried it.
+    func guardian(_ caller: Caller, doing action: String) throws -> Account {
+        switch caller.role {
+        case .guardian:
+            return caller.account
+        case .managed:
+            try state.record(
+                ChildEvent(at: now(), kind: .refused, actor: caller.account.name, detail: "\(caller.account.name) tried `screenward \(action)`, which only a guardian may do"),
+                uid: caller.account.uid)
+            throw ServiceError(.unauthorized, "only a guardian can do this (\(action)); ask one. The attempt was recorded.")
+        case .unmanaged:
+            throw ServiceError(
+                .unauthorized, "only a guardian can do this (\(action)): a guardian is root or a member of the group \(GuardianPolicy.guardianGroup)")
+        }
+    }
+
+    static func serviceError(_ error: any Error) -> ServiceError {
+        switch error {
+        case let error as ServiceError: error
+        case let error as DaemonStateError:
+            switch error {
+            case .unusable: ServiceError(.internalFailure, error.description)
+            case .alreadyManaged, .notManaged: ServiceError(.invalidArgument, error.description)
+            }
+        default: ServiceError(.internalFailure, "the daemon failed: \(error)")
+        }
+    }
+}
+
+/// Where each managed user's ledger and settings live: `users/<uid>` in the daemon's
+/// state directory, mode 0700 like the directory itself (root's alone).
+public struct ChildHomes: Sendable {
+    public let directory: URL
+
+    public init(stateDirectory: URL) {
+        directory = stateDirectory.appendingPathComponent("users", isDirectory: true)
+    }
+
+    public func home(for uid: UInt32) -> ScreenwardHome {
+        ScreenwardHome(url: directory.appendingPathComponent(String(uid), isDirectory: true))
+    }
+
+    func create(for uid: UInt32) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try home(for: uid).create()
+    }
+}

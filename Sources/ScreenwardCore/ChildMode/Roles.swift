@@ -1,0 +1,50 @@
+/// What a local user may do with Screenward's system daemon.
+public enum Role: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// root, or a member of `screenward-guardians`: manages children from their own session.
+    case guardian
+    /// A child whose limits the daemon owns: reads their own usage and shields, nothing else.
+    case managed
+    /// Anyone else: the daemon has nothing for them (they use the per-user agent).
+    case unmanaged
+
+    public var description: String {
+        switch self {
+        case .guardian: "guardian"
+        case .managed: "managed user"
+        case .unmanaged: "not managed"
+        }
+    }
+}
+
+/// Who is a guardian and who may be managed; decided from the account databases and
+/// the daemon's list of managed users, never from anything a client says about itself.
+public struct GuardianPolicy: Sendable {
+    /// Membership makes a guardian (root always is one).
+    public static let guardianGroup = "screenward-guardians"
+    /// Administrators cannot be managed: they could undo it (malcontent refuses likewise).
+    public static let administratorGroups: Set<String> = ["sudo", "wheel", "admin"]
+    /// Below this, Debian's accounts are system accounts, not people.
+    public static let firstLoginUID: UInt32 = 1000
+
+    public init() {}
+
+    public func role(of account: Account, isManaged: Bool) -> Role {
+        if account.uid == 0 || account.groups.contains(Self.guardianGroup) { return .guardian }
+        return isManaged ? .managed : .unmanaged
+    }
+
+    /// Why `account` cannot be made a managed user, or nil if it can.
+    public func refusalToManage(_ account: Account) -> String? {
+        if account.uid == 0 { return "\(account.name) is root: root cannot be a managed user" }
+        if account.groups.contains(Self.guardianGroup) {
+            return "\(account.name) is a guardian (in the group \(Self.guardianGroup)): a guardian cannot be a managed user; remove them from the group first"
+        }
+        if let group = account.groups.first(where: Self.administratorGroups.contains) {
+            return "\(account.name) is an administrator (in the group \(group)) and could undo any limit: an administrator cannot be a managed user"
+        }
+        if account.uid < Self.firstLoginUID {
+            return "\(account.name) is a system account (uid \(account.uid)), not a person's login"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Glibc
+import ScreenwardCore
+import SessionHarness
+import TestSupport
+import XCTest
+
+/// The system daemon's roles, tried by real local users (created with useradd, acting
+/// through `runuser`) against a real daemon running as root: a guardian manages children
+/// without a password, a child or anyone else cannot, administrators and guardians cannot
+/// be managed, and a child cannot read or change the daemon's state.
+final class GuardianRolesTests: XCTestCase {
+    private var users: LocalUsers!
+    private var work: URL!
+    private var daemon: ChildProcess?
+
+    private var socket: String { work.appendingPathComponent("run/daemon.sock").path }
+    private var state: URL { work.appendingPathComponent("state") }
+
+    override func setUpWithError() throws {
+        guard geteuid() == 0 else { try cannotRun("creating users and running the system daemon needs root") }
+        for program in ["/usr/sbin/useradd", "/usr/sbin/runuser"] where !FileManager.default.isExecutableFile(atPath: program) {
+            try cannotRun("\(program) is missing (apt-get install passwd util-linux)")
+        }
+        users = LocalUsers()
+        // Other users must reach the socket: the directory is world-traversable.
+        work = URL(fileURLWithPath: "/tmp/screenward-roles-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        daemon = try ChildProcess(
+            try ProjectPrograms.url(of: "screenward-daemon"),
+            ["--state-directory", state.path, "--socket", socket, "--verbose"])
+        try daemon?.waitForStandardError(containing: "listening on", timeout: 10)
+    }
+
+    override func tearDown() {
+        if let daemon, daemon.isRunning {
+            kill(daemon.pid, SIGTERM)
+            _ = daemon.waitForExit(timeout: 5)
+        }
+        users?.removeAll()
+        if let work { try? FileManager.default.removeItem(at: work) }
+    }
+
+    /// `screenward ARGUMENTS` as `user`, against the test's daemon.
+    private func screenward(as user: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+        try users.run(as: user, [try ProjectPrograms.url(of: "screenward").path] + arguments, environment: ["SCREENWARD_DAEMON_SOCKET": socket])
+    }
+
+    func testAGuardianManagesAChildAndNobodyElseCan() throws {
+        let guardian = try users.add("guard", groups: [GuardianPolicy.guardianGroup])
+        let child = try users.add("kid")
+        let other = try users.add("other")
+
+        let added = try screenward(as: guardian, ["child", "add", child])
+        XCTAssertEqual(added.status, 0, added.error)
+        XCTAssertTrue(added.output.contains("\(child) (uid"), added.output)
+
+        let listed = try screenward(as: guardian, ["child", "list", "--json"])
+        XCTAssertEqual(listed.status, 0, listed.error)
+        let entries = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [[String: Any]])
+        XCTAssertEqual(entries.map { $0["user"] as? String }, [child])
+        XCTAssertEqual(entries.first?["added_by"] as? String, guardian)
+
+        // The child cannot undo it, nor manage anyone; the attempts are recorded.
+        let childRemoves = try screenward(as: child, ["child", "remove", child])
+        XCTAssertNotEqual(childRemoves.status, 0)
+        XCTAssertTrue(childRemoves.error.contains("only a guardian"), childRemoves.error)
+        let childAdds = try screenward(as: child, ["child", "add", other])
+        XCTAssertNotEqual(childAdds.status, 0)
+        // Someone unmanaged cannot either (nothing to record: they are nobody's child).
+        let otherLists = try screenward(as: other, ["child", "list"])
+        XCTAssertNotEqual(otherLists.status, 0)
+        XCTAssertTrue(otherLists.error.contains("screenward-guardians"), otherLists.error)
+
+        let stillListed = try screenward(as: "root", ["child", "list", "--json"])
+        XCTAssertEqual(stillListed.status, 0, stillListed.error)
+        XCTAssertTrue(stillListed.output.contains("\"\(child)\""), "root is a guardian and still sees the child: \(stillListed.output)")
+
+        let events = try screenward(as: guardian, ["child", "events", child, "--json"])
+        XCTAssertEqual(events.status, 0, events.error)
+        let kinds = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(events.output.utf8)) as? [[String: Any]]).map { $0["kind"] as? String }
+        XCTAssertEqual(kinds, ["managed", "refused", "refused"])
+        XCTAssertTrue(events.output.contains("child remove \(child)"), events.output)
+
+        let removed = try screenward(as: guardian, ["child", "remove", child])
+        XCTAssertEqual(removed.status, 0, removed.error)
+        let empty = try screenward(as: guardian, ["child", "list", "--json"])
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(empty.output.utf8)) as? [Any])?.count, 0, empty.output)
+        // The record outlives the management.
+        let kept = try screenward(as: guardian, ["child", "events", child])
+        XCTAssertTrue(kept.output.contains("stopped managing"), kept.output)
+    }
+
+    func testAdministratorsGuardiansRootAndUnknownUsersCannotBeManaged() throws {
+        let guardian = try users.add("guard", groups: [GuardianPolicy.guardianGroup])
+        let otherGuardian = try users.add("guard2", groups: [GuardianPolicy.guardianGroup])
+        let admin = try users.add("admin", groups: ["sudo"])
+
+        let cases: [(String, String)] = [
+            (admin, "administrator"), (otherGuardian, "guardian"), ("root", "root"), (users.prefix + "nobody", "there is no user"),
+        ]
+        for (user, reason) in cases {
+            let result = try screenward(as: guardian, ["child", "add", user])
+            XCTAssertNotEqual(result.status, 0, "\(user) must not be made a managed user")
+            XCTAssertTrue(result.error.contains(reason), "\(user): \(result.error)")
+        }
+        let listed = try screenward(as: guardian, ["child", "list", "--json"])
+        XCTAssertEqual(listed.status, 0, listed.error)
+        XCTAssertFalse(listed.output.contains(users.prefix), listed.output)
+    }
+
+    func testAChildCanNeitherReadNorChangeTheDaemonsState() throws {
+        let child = try users.add("kid")
+        XCTAssertEqual(try screenward(as: "root", ["child", "add", child]).status, 0)
+
+        let attributes = try FileManager.default.attributesOfItem(atPath: state.path)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o700)
+        XCTAssertEqual((attributes[.ownerAccountID] as? NSNumber)?.intValue, 0)
+        let socketMode = try FileManager.default.attributesOfItem(atPath: socket)[.posixPermissions] as? NSNumber
+        XCTAssertEqual(socketMode?.intValue, 0o666, "every user reaches the socket; requests are authorized by peer")
+
+        let database = state.appendingPathComponent("daemon.sqlite").path
+        for attempt in [["ls", state.path], ["cat", database], ["rm", "-f", database], ["chmod", "777", state.path], ["rm", "-rf", state.path]] {
+            let result = try users.run(as: child, attempt)
+            XCTAssertNotEqual(result.status, 0, "\(attempt.joined(separator: " ")) must fail for the child")
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: database))
+        let listed = try screenward(as: "root", ["child", "list", "--json"])
+        XCTAssertTrue(listed.output.contains("\"\(child)\""), listed.output)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// Real local accounts for tests that check what a user may do: created with
+/// useradd/groupadd (root only), removed with everything they own when the test ends.
+/// Names start with `swt` and a random part, so parallel runs and leftovers never clash.
+public final class LocalUsers {
+    public let prefix: String
+    private var users: [String] = []
+    private var groups: [String] = []
+
+    public init() {
+        prefix = "swt" + String(UInt32.random(in: 0...0xFFFFF), radix: 36)
+    }
+
+    deinit { removeAll() }
+
+    /// Creates a login user `<prefix><name>` in `groups` (each created first if missing;
+    /// the ones created here are removed after), with `password` if given.
+    @discardableResult
+    public func add(_ name: String, groups extra: [String] = [], password: String? = nil) throws -> String {
+        let user = prefix + name
+        for group in extra where !Self.groupExists(group) {
+            try Self.run("/usr/sbin/groupadd", [group])
+            groups.append(group)
+        }
+        var arguments = ["--create-home", "--shell", "/bin/bash", "--user-group"]
+        if !extra.isEmpty { arguments += ["--groups", extra.joined(separator: ",")] }
+        try Self.run("/usr/sbin/useradd", arguments + [user])
+        users.append(user)
+        if let password { try Self.run("/usr/sbin/chpasswd", [], input: "\(user):\(password)\n") }
+        return user
+    }
+
+    /// Runs `arguments` as `user` (runuser, no login shell), returning its exit status and output.
+    public func run(as user: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
+        let assignments = environment.map { "\($0.key)=\($0.value)" }
+        return try Self.capture("/usr/sbin/runuser", ["-u", user, "--", "/usr/bin/env"] + assignments + arguments)
+    }
+
+    public func removeAll() {
+        for user in users.reversed() { _ = try? Self.capture("/usr/sbin/userdel", ["--remove", user]) }
+        for group in groups.reversed() { _ = try? Self.capture("/usr/sbin/groupdel", [group]) }
+        users = []
+        groups = []
+    }
+
+    public static func groupExists(_ name: String) -> Bool {
+        ((try? String(contentsOfFile: "/etc/group", encoding: .utf8)) ?? "").split(separator: "\n").contains { $0.hasPrefix(name + ":") }
+    }
+
+    private static func run(_ program: String, _ arguments: [String], input: String? = nil) throws {
+        let result = try capture(program, arguments, input: input)
+        guard result.status == 0 else {
+            throw LocalUsersError(description: "\(program) \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.error)")
+        }
+    }
+
+    @discardableResult
+    public static func capture(_ program: String, _ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+}
+
+public struct LocalUsersError: Error, CustomStringConvertible {
+    public let description: String
+}
