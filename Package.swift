@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// Targets outside the two platform modules may not contain unsafe code.
+/// Targets outside the platform modules (X11Session, ShieldUI, SystemAccounts) may not contain unsafe code.
 let safeSwift: [SwiftSetting] = [
     .strictMemorySafety(),
     .treatWarning("StrictMemorySafety", as: .error),
