@@ -223,7 +223,7 @@ final class Agent {
             let defaults = try ShieldDefaults.load()
             let language = ShieldDefaults.language()
             let presenter = ShieldPresenter(
-                connection: shieldConnection, loop: loop, host: host,
+                connection: shieldConnection, loop: loop, stateOwner: host,
                 decider: ShieldDecider(minter: minter, categories: categories, language: language), defaults: defaults, language: language,
                 identify: { [unowned self] facts in identity(for: facts) }, log: log)
             presenter.onSettingsChanged = { [unowned self] shields in hideBlockedFromMenus(shields) }

@@ -17,7 +17,7 @@ final class ShieldLooks {
 
     private let defaults: ShieldDefaults
     private let language: String
-    private let host: ServiceHost
+    private let stateOwner: any ShieldStateOwner
     private let loop: MainLoop
     private let log: AgentLog
     /// The resolved answer per application and owner (the same app shielded by
@@ -34,10 +34,10 @@ final class ShieldLooks {
     /// Called with an application's new look when an answer arrives.
     var onNewLook: (ApplicationToken, ResolvedShield) -> Void = { _, _ in }
 
-    init(defaults: ShieldDefaults, language: String, host: ServiceHost, loop: MainLoop, log: AgentLog) {
+    init(defaults: ShieldDefaults, language: String, stateOwner: any ShieldStateOwner, loop: MainLoop, log: AgentLog) {
         self.defaults = defaults
         self.language = language
-        self.host = host
+        self.stateOwner = stateOwner
         self.loop = loop
         self.log = log
     }
@@ -56,14 +56,14 @@ final class ShieldLooks {
     func ask(_ decision: ShieldDecision) {
         let key = Self.key(decision)
         if pending.values.contains(where: { $0.key == key }) { return }
-        guard let id = host.requestShieldConfiguration(owner: decision.owner, item: decision.item) else {
+        guard let id = stateOwner.requestShieldConfiguration(owner: decision.owner, item: decision.item) else {
             let look = defaultLook(for: decision)
             if answers.removeValue(forKey: key) != nil { onNewLook(decision.application, look) }
             return
         }
         let timeout = loop.schedule(after: Self.patience) { [self] in
             guard pending.removeValue(forKey: id) != nil else { return }
-            host.cancelShieldRequest(id)
+            stateOwner.cancelShieldRequest(id)
             log.warning("\(decision.owner)'s shield configuration data source did not answer within \(Int(Self.patience.seconds)) s; its shield keeps the look it has")
         }
         pending[id] = (key, decision, timeout)

@@ -46,7 +46,7 @@ final class ShieldPresenter {
     /// Covered windows get no input, even before their shield takes the focus back.
     private let hold: InputHold
     private let blocked: BlockedWindows
-    private let host: ServiceHost
+    private let stateOwner: any ShieldStateOwner
     private let decider: ShieldDecider
     private let looks: ShieldLooks
     private let identify: (WindowFacts) -> AppIdentity
@@ -72,11 +72,11 @@ final class ShieldPresenter {
     private var attachWakeup: LoopWakeup?
 
     init(
-        connection: XConnection, loop: MainLoop, host: ServiceHost, decider: ShieldDecider, defaults: ShieldDefaults, language: String,
+        connection: XConnection, loop: MainLoop, stateOwner: any ShieldStateOwner, decider: ShieldDecider, defaults: ShieldDefaults, language: String,
         identify: @escaping (WindowFacts) -> AppIdentity, log: AgentLog
     ) {
         self.loop = loop
-        self.host = host
+        self.stateOwner = stateOwner
         self.decider = decider
         self.identify = identify
         self.log = log
@@ -85,8 +85,8 @@ final class ShieldPresenter {
         closer = WindowCloser(connection: connection, loop: loop)
         hold = InputHold(connection: connection)
         blocked = BlockedWindows(hold: hold, closer: closer, log: log)
-        looks = ShieldLooks(defaults: defaults, language: language, host: host, loop: loop, log: log)
-        shields = host.withService { $0.effectiveShields }
+        looks = ShieldLooks(defaults: defaults, language: language, stateOwner: stateOwner, loop: loop, log: log)
+        shields = stateOwner.effectiveShields
     }
 
     /// Hears the effective settings at the start and after every change (the agent
@@ -104,21 +104,19 @@ final class ShieldPresenter {
         }
         let answerWakeup = LoopWakeup { [unowned self] in drainAnswers() }
         self.answerWakeup = answerWakeup
-        host.onShieldAnswer = { [answers] answer in
+        stateOwner.onShieldAnswer { [answers] answer in
             answers.put(answer)
             answerWakeup.fire()
         }
         let shieldsWakeup = LoopWakeup { [unowned self] in settingsChanged() }
         self.shieldsWakeup = shieldsWakeup
-        host.withService { $0.onShieldsChanged = { shieldsWakeup.fire() } }
+        stateOwner.onShieldsChanged { shieldsWakeup.fire() }
         let attached = Inbox<String>()
         let attachWakeup = LoopWakeup { [unowned self] in dataSourcesAttached(Set(attached.take())) }
         self.attachWakeup = attachWakeup
-        host.withService {
-            $0.onShieldDataSourceAttached = { owner in
-                attached.put(owner)
-                attachWakeup.fire()
-            }
+        stateOwner.onShieldDataSourceAttached { bundle in
+            attached.put(bundle)
+            attachWakeup.fire()
         }
         // A key caught on a covered window: the window manager has just given it the
         // focus, and its shield takes it back (the key itself went nowhere).
@@ -303,7 +301,7 @@ final class ShieldPresenter {
     // MARK: Settings
 
     private func settingsChanged() {
-        shields = host.withService { $0.effectiveShields }
+        shields = stateOwner.effectiveShields
         for window in watcher.windows.values { update(window) }
         for id in covers.keys where watcher.windows[id] == nil { uncover(id) }
         onSettingsChanged?(shields)
@@ -333,13 +331,13 @@ final class ShieldPresenter {
     private func pressed(_ action: ShieldAction, on cover: Cover) {
         let decision = cover.decision
         log.info("shield: \(action.rawValue) on the shield of \(decision.identity.publicID)")
-        guard let id = host.requestShieldAction(owner: decision.owner, action: action, item: decision.item) else {
+        guard let id = stateOwner.requestShieldAction(owner: decision.owner, action: action, item: decision.item) else {
             carryOut(ShieldActionDelegate.defaultResponse(to: action), for: decision)
             return
         }
         let timeout = loop.schedule(after: Self.actionPatience) { [self] in
             guard pendingActions.removeValue(forKey: id) != nil else { return }
-            host.cancelShieldRequest(id)
+            stateOwner.cancelShieldRequest(id)
             log.warning("\(decision.owner)'s shield action delegate did not answer within \(Int(Self.actionPatience.seconds)) s: nothing is done")
         }
         pendingActions[id] = PendingAction(decision: decision, action: action, timeout: timeout)
@@ -395,7 +393,7 @@ final class ShieldPresenter {
                 name: cover.decision.identity.displayName, owner: cover.decision.owner, store: cover.decision.store,
                 frame: cover.target.frame, visible: cover.surface.isVisible)
         }.sorted { $0.window < $1.window }
-        host.withService { $0.coveredWindows = covered }
+        stateOwner.publishCoveredWindows(covered)
     }
 }
 
