@@ -16,10 +16,6 @@ public final class AuthorizationCenter: Sendable {
     private init() {}
 
     public func requestAuthorization(for member: FamilyControlsMember) async throws {
-        guard member == .individual else {
-            throw FamilyControlsError.unavailable(
-                "child authorization comes with the guardian work in a later Screenward release; request .individual to manage the current user's own use")
-        }
         do {
             let status = try await ScreenwardApp.client.call(AuthorizationMethods.request, member)
             guard status == .approved else { throw FamilyControlsError.authorizationCanceled }
@@ -64,6 +60,7 @@ extension FamilyControlsError {
         switch error.code {
         case .invalidArgument, .limitExceeded: self = .invalidArgument(error.message)
         case .unauthorized: self = .restricted
+        case .invalidAccountType: self = .invalidAccountType
         default: self = .unavailable(error.message)
         }
     }

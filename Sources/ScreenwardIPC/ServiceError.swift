@@ -17,6 +17,8 @@ public struct ServiceError: Error, Codable, Hashable, Sendable, CustomStringConv
         public static let intervalTooShort: Code = "interval-too-short"
         public static let intervalTooLong: Code = "interval-too-long"
         public static let invalidDateComponents: Code = "invalid-date-components"
+        /// The account cannot grant that authorization (`.child` outside a managed account).
+        public static let invalidAccountType: Code = "invalid-account-type"
         /// Not built yet, or not possible here; the message says which and why.
         public static let unsupported: Code = "unsupported"
         /// The agent is not running or does not answer.

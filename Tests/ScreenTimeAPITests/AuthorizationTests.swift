@@ -7,7 +7,7 @@ import ScreenwardIPC
 import XCTest
 
 /// `AuthorizationCenter` as apps use it: `.individual` is approved and remembered,
-/// `.child` waits for the guardian work, any number of apps hold it at once.
+/// `.child` is refused in an account nobody manages (invalidAccountType), any number of apps hold it at once.
 final class AuthorizationTests: XCTestCase {
     func testIndividualIsApprovedAndRememberedWithTheSameTokens() async throws {
         let world = try InProcessWorld(test: self)
@@ -30,15 +30,14 @@ final class AuthorizationTests: XCTestCase {
         XCTAssertEqual(world.problems.all, [])
     }
 
-    func testChildAuthorizationSaysItComesWithTheGuardianWork() async throws {
+    func testChildAuthorizationInAnAccountNobodyManagesIsAnInvalidAccountType() async throws {
         let world = try InProcessWorld(test: self)
         world.use("org.example.family")
         do {
             try await AuthorizationCenter.shared.requestAuthorization(for: .child)
-            XCTFail("child authorization is not available yet")
+            XCTFail("a person's own agent cannot grant .child")
         } catch let error as FamilyControlsError {
-            guard case .unavailable(let why) = error else { return XCTFail("unexpected \(error)") }
-            XCTAssertTrue(why.contains("guardian"), why)
+            guard case .invalidAccountType = error else { return XCTFail("unexpected \(error)") }
         }
         XCTAssertEqual(AuthorizationCenter.shared.authorizationStatus, .notDetermined)
 
@@ -47,7 +46,7 @@ final class AuthorizationTests: XCTestCase {
             let status = try await ScreenwardApp.client.call(AuthorizationMethods.request, .child)
             XCTFail("the agent answered \(status)")
         } catch {
-            XCTAssertEqual((error as? ServiceError)?.code, .unsupported)
+            XCTAssertEqual((error as? ServiceError)?.code, .invalidAccountType)
             XCTAssertTrue("\(error)".contains("guardian"), "\(error)")
         }
         XCTAssertEqual(AuthorizationCenter.shared.authorizationStatus, .notDetermined)

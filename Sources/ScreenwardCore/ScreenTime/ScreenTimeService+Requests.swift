@@ -115,9 +115,12 @@ extension ScreenTimeService {
 
     private func requestAuthorization(_ client: String, _ member: FamilyControlsMember) throws -> AuthorizationStatus {
         guard member == .individual else {
+            // This owner is a person's own agent: their account is nobody's child. (A
+            // managed user's owner is the system daemon, which asks a guardian.)
             throw ServiceError(
-                .unsupported,
-                "child authorization comes with the guardian work in a later Screenward release; request .individual to manage the current user's own use")
+                .invalidAccountType,
+                "this account is not managed by a guardian, so it cannot grant .child authorization; "
+                    + "request .individual to manage this person's own use, or have a guardian run `screenward child add USER`")
         }
         let key = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
         _ = try ledger.authorize(client: client, member: member.rawValue, grantKey: key, at: now())
