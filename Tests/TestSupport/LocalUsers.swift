@@ -78,4 +78,5 @@ public final class LocalUsers {
 
 public struct LocalUsersError: Error, CustomStringConvertible {
     public let description: String
+    public init(description: String) { self.description = description }
 }
