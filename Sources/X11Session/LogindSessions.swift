@@ -126,11 +126,11 @@ public final class LogindSessions {
 
     private static func error(method: String, session: SessionID?, _ failure: DBusFailure) -> LogindSessionsError {
         if failure.isNoSuchService { return .noLogind(reason: failure.description) }
-        switch failure.name {
-        case "org.freedesktop.DBus.Error.AccessDenied", "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired":
+        switch (failure.name, session) {
+        case ("org.freedesktop.DBus.Error.AccessDenied", _), ("org.freedesktop.DBus.Error.InteractiveAuthorizationRequired", _):
             return .accessDenied(method: method, session: session, reason: failure.message)
-        case "org.freedesktop.login1.NoSuchSession" where session != nil:
-            return .noSuchSession(session!, reason: failure.message)
+        case ("org.freedesktop.login1.NoSuchSession", let id?):
+            return .noSuchSession(id, reason: failure.message)
         default:
             return .callFailed(method: method, session: session, reason: failure.description)
         }
