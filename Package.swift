@@ -116,10 +116,15 @@ let package = Package(
             name: "screenward-testwindow",
             dependencies: ["X11Session", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: safeSwift),
-        // Test support: a fake logind on a private bus (GDBus code in X11Session's FakeLogindService).
+        // Test doubles of the platform's services, kept out of the production modules (as
+        // swift-nio keeps NIOEmbedded beside NIOPosix): a fake logind that speaks GDBus
+        // through X11Session's helpers. Like the platform module beside it, it touches C,
+        // so it does not get the `safeSwift` settings. Only tests and test programs use it.
+        .target(name: "ScreenwardTesting", dependencies: ["CX11", "X11Session"]),
+        // Test support: the fake logind on a private bus, as a program the tests start.
         .executableTarget(
             name: "screenward-fake-logind",
-            dependencies: ["X11Session", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["ScreenwardTesting", "X11Session", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: safeSwift),
         // Shows one shield, for screenshots, the tests and trying looks.
         .executableTarget(

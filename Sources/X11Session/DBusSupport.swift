@@ -1,19 +1,20 @@
 import CX11
 
-// Small helpers around GDBus and GVariant shared by LogindWatcher and the test
-// support FakeLogindService. GVariant's variadic constructors (g_variant_new,
-// g_variant_get) do not import into Swift; these use the typed functions instead,
-// and every reader checks the value's type first, so a peer that sends the wrong
-// types gets nil back, not a crash (g_variant_get_* abort on a type mismatch).
+// Small helpers around GDBus and GVariant shared by LogindWatcher, LogindSessions and
+// the test double FakeLogindService (in ScreenwardTesting, hence `package`). GVariant's
+// variadic constructors (g_variant_new, g_variant_get) do not import into Swift; these
+// use the typed functions instead, and every reader checks the value's type first, so
+// a peer that sends the wrong types gets nil back, not a crash (g_variant_get_* abort
+// on a type mismatch).
 
 /// A D-Bus call or connection that failed: the remote error name (if the peer sent
 /// one) and GLib's message without the "GDBus.Error:…" prefix.
-struct DBusFailure: Error, CustomStringConvertible {
-    var name: String?
-    var message: String
+package struct DBusFailure: Error, CustomStringConvertible {
+    package var name: String?
+    package var message: String
 
     /// Takes ownership of `error` and frees it.
-    init(consuming error: UnsafeMutablePointer<GError>?) {
+    package init(consuming error: UnsafeMutablePointer<GError>?) {
         guard let error else {
             name = nil
             message = "unknown error"
@@ -31,64 +32,64 @@ struct DBusFailure: Error, CustomStringConvertible {
     }
 
     /// Nobody owns the name the call went to (and the bus cannot start anyone).
-    var isNoSuchService: Bool {
+    package var isNoSuchService: Bool {
         name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
     }
 
-    var description: String { name.map { "\($0): \(message)" } ?? message }
+    package var description: String { name.map { "\($0): \(message)" } ?? message }
 }
 
 /// One strong reference to a GVariant, released with the Swift object.
-final class VariantRef {
-    let raw: OpaquePointer
+package final class VariantRef {
+    package let raw: OpaquePointer
 
     /// Adopts a reference the caller owns (a call's reply, g_variant_get_child_value…).
-    init(adopting raw: OpaquePointer) { self.raw = raw }
+    package init(adopting raw: OpaquePointer) { self.raw = raw }
 
     /// Takes a new reference to a variant someone else owns (a signal's parameters).
-    init(retaining raw: OpaquePointer) { self.raw = g_variant_ref_sink(raw) }
+    package init(retaining raw: OpaquePointer) { self.raw = g_variant_ref_sink(raw) }
 
     deinit { g_variant_unref(raw) }
 
-    var typeString: String { String(cString: g_variant_get_type_string(raw)) }
+    package var typeString: String { String(cString: g_variant_get_type_string(raw)) }
 
     /// The `index`th child of a tuple, array or dictionary entry, or nil.
-    func child(_ index: Int) -> VariantRef? {
+    package func child(_ index: Int) -> VariantRef? {
         guard g_variant_is_container(raw) != 0, index >= 0, index < Int(g_variant_n_children(raw)),
             let child = g_variant_get_child_value(raw, gsize(index))
         else { return nil }
         return VariantRef(adopting: child)
     }
 
-    var children: [VariantRef] {
+    package var children: [VariantRef] {
         guard g_variant_is_container(raw) != 0 else { return [] }
         return (0..<Int(g_variant_n_children(raw))).compactMap(child)
     }
 
     /// The text of a string, object path or signature; nil for any other type.
-    var string: String? {
+    package var string: String? {
         guard ["s", "o", "g"].contains(typeString), let text = g_variant_get_string(raw, nil) else { return nil }
         return String(cString: text)
     }
 
-    var bool: Bool? { typeString == "b" ? g_variant_get_boolean(raw) != 0 : nil }
+    package var bool: Bool? { typeString == "b" ? g_variant_get_boolean(raw) != 0 : nil }
 
-    var uint32: UInt32? { typeString == "u" ? g_variant_get_uint32(raw) : nil }
+    package var uint32: UInt32? { typeString == "u" ? g_variant_get_uint32(raw) : nil }
 
     /// The value inside a variant ("v"), or nil.
-    var unboxed: VariantRef? {
+    package var unboxed: VariantRef? {
         guard typeString == "v", let inner = g_variant_get_variant(raw) else { return nil }
         return VariantRef(adopting: inner)
     }
 
     /// The value under `key` in an `a{sv}` dictionary (unboxed), or nil.
-    func value(forKey key: String) -> VariantRef? {
+    package func value(forKey key: String) -> VariantRef? {
         guard typeString == "a{sv}", let value = g_variant_lookup_value(raw, key, nil) else { return nil }
         return VariantRef(adopting: value)
     }
 
     /// The strings of an `as` array; nil for any other type.
-    var strings: [String]? {
+    package var strings: [String]? {
         guard typeString == "as" else { return nil }
         return children.compactMap(\.string)
     }
@@ -96,13 +97,13 @@ final class VariantRef {
 
 /// Builders: each returns a floating GVariant that the call or signal it is passed
 /// to takes over.
-enum VariantBuilder {
-    static func tuple(_ items: [OpaquePointer?]) -> OpaquePointer {
+package enum VariantBuilder {
+    package static func tuple(_ items: [OpaquePointer?]) -> OpaquePointer {
         items.withUnsafeBufferPointer { g_variant_new_tuple($0.baseAddress, gsize($0.count)) }
     }
 
     /// An `a{sv}` dictionary.
-    static func dictionary(_ entries: [(String, OpaquePointer)]) -> OpaquePointer {
+    package static func dictionary(_ entries: [(String, OpaquePointer)]) -> OpaquePointer {
         guard !entries.isEmpty else {
             let type = g_variant_type_new("{sv}")
             defer { g_variant_type_free(type) }
@@ -115,7 +116,7 @@ enum VariantBuilder {
     }
 
     /// An `as` array.
-    static func strings(_ values: [String]) -> OpaquePointer {
+    package static func strings(_ values: [String]) -> OpaquePointer {
         guard !values.isEmpty else {
             let type = g_variant_type_new("s")
             defer { g_variant_type_free(type) }
@@ -126,11 +127,11 @@ enum VariantBuilder {
     }
 }
 
-enum DBusBus {
+package enum DBusBus {
     /// Opens a private connection to the bus at `address` (not GLib's shared
     /// singleton, whose `exit-on-close` would raise SIGTERM in this process when
     /// the bus goes away, and which outlives the caller's interest in it).
-    static func connect(address: String) -> Result<OpaquePointer, DBusFailure> {
+    package static func connect(address: String) -> Result<OpaquePointer, DBusFailure> {
         var error: UnsafeMutablePointer<GError>?
         let flags = GDBusConnectionFlags(
             rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
@@ -143,7 +144,7 @@ enum DBusBus {
 
     /// The system bus address GLib would use: $DBUS_SYSTEM_BUS_ADDRESS, else the
     /// standard socket.
-    static func systemBusAddress() -> Result<String, DBusFailure> {
+    package static func systemBusAddress() -> Result<String, DBusFailure> {
         var error: UnsafeMutablePointer<GError>?
         guard let address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SYSTEM, nil, &error) else {
             return .failure(DBusFailure(consuming: error))
@@ -154,7 +155,7 @@ enum DBusBus {
 
     /// Calls a method and waits for the reply (`timeout` in milliseconds). The
     /// caller checks the reply's type.
-    static func call(
+    package static func call(
         _ connection: OpaquePointer, destination: String, path: String, interface: String, method: String,
         arguments: [OpaquePointer?], timeout: Int32 = 5000
     ) -> Result<VariantRef, DBusFailure> {
@@ -167,7 +168,7 @@ enum DBusBus {
     }
 
     /// Closes and releases a connection this process opened.
-    static func close(_ connection: OpaquePointer) {
+    package static func close(_ connection: OpaquePointer) {
         g_dbus_connection_close_sync(connection, nil, nil)
         g_object_unref(UnsafeMutableRawPointer(connection))
     }

@@ -53,9 +53,9 @@ public enum LogindError: Error, CustomStringConvertible, Equatable {
 public final class LogindWatcher {
     public static let busName = "org.freedesktop.login1"
     public static let managerPath = "/org/freedesktop/login1"
-    static let managerInterface = "org.freedesktop.login1.Manager"
-    static let sessionInterface = "org.freedesktop.login1.Session"
-    static let propertiesInterface = "org.freedesktop.DBus.Properties"
+    package static let managerInterface = "org.freedesktop.login1.Manager"
+    package static let sessionInterface = "org.freedesktop.login1.Session"
+    package static let propertiesInterface = "org.freedesktop.DBus.Properties"
 
     /// The object path of this process's session, once started.
     public private(set) var sessionPath: String?

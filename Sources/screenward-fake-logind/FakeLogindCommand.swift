@@ -1,19 +1,34 @@
 import ArgumentParser
 import Foundation
+import ScreenwardTesting
 import X11Session
 
 /// Test support: plays systemd-logind on a private D-Bus bus (never the system
-/// bus), so that tests can drive `LogindWatcher`. Prints `ready` once it owns
-/// org.freedesktop.login1, then follows commands on standard input, answering each
-/// with `ok <command>` once its signals are on the bus:
+/// bus), so that tests can drive `LogindWatcher` and `LogindSessions`. Prints
+/// `ready <first session's path>` once it owns org.freedesktop.login1, then follows
+/// commands on standard input, answering each with `ok <command>` once its signals are
+/// on the bus, or `error <command>` (the reason on standard error):
 ///
 ///     lock | unlock                         set LockedHint, emit PropertiesChanged with the value
 ///     lock-invalidated | unlock-invalidated set LockedHint, emit PropertiesChanged invalidating it
 ///     lock-signal | unlock-signal           emit the session's Lock / Unlock signal
 ///     sleep | wake                          emit PrepareForSleep(true / false)
 ///     malformed                             emit those signals with arguments of the wrong types
-///     lookups                               print the session lookups clients made so far
+///     lookups                               print `lookups <the session lookups clients made>`
+///
+///     add-session ID [key=value…]           add a session, emit SessionNew; keys: uid name type
+///                                           display active state remote leader class seat locked
+///                                           (booleans yes/no) and malformed=yes (wrong-typed properties)
+///     set-session ID key=value…             change a session, emit PropertiesChanged with the values
+///     remove-session ID                     remove a session, emit SessionRemoved
+///     malformed-session-signals ID          emit session signals with arguments of the wrong types
+///     deny-session-control yes|no           refuse LockSession/TerminateSession with AccessDenied
+///     sessions                              print `sessions <ids, in order>`
+///     calls                                 print `calls <LockSession/TerminateSession calls, comma-separated>`
 ///     quit
+///
+/// LockSession emits the session's Lock and sets its LockedHint; TerminateSession
+/// removes the session (SessionRemoved). Both are recorded for `calls`.
 @main
 struct FakeLogindCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -62,21 +77,34 @@ struct FakeLogindCommand: ParsableCommand {
 
     /// Returns false to stop.
     private func execute(_ command: String, on service: FakeLogindService) -> Bool {
-        switch command {
-        case "": return true
-        case "quit": return false
-        case "lock": service.setLocked(true)
-        case "unlock": service.setLocked(false)
-        case "lock-invalidated": service.setLocked(true, announcing: .invalidation)
-        case "unlock-invalidated": service.setLocked(false, announcing: .invalidation)
-        case "lock-signal": service.emitLockSignal(true)
-        case "unlock-signal": service.emitLockSignal(false)
-        case "sleep": service.prepareForSleep(true)
-        case "wake": service.prepareForSleep(false)
-        case "malformed": service.emitMalformedSignals()
-        case "lookups": emit("lookups \(service.lookups.joined(separator: ", "))")
-        default:
-            FileHandle.standardError.write(Data("screenward-fake-logind: cannot understand \"\(command)\"\n".utf8))
+        let words = command.split(separator: " ").map(String.init)
+        do {
+            switch words.first ?? "" {
+            case "": return true
+            case "quit": return false
+            case "lock": service.setLocked(true)
+            case "unlock": service.setLocked(false)
+            case "lock-invalidated": service.setLocked(true, announcing: .invalidation)
+            case "unlock-invalidated": service.setLocked(false, announcing: .invalidation)
+            case "lock-signal": service.emitLockSignal(true)
+            case "unlock-signal": service.emitLockSignal(false)
+            case "sleep": service.prepareForSleep(true)
+            case "wake": service.prepareForSleep(false)
+            case "malformed": service.emitMalformedSignals()
+            case "lookups": emit("lookups \(service.lookups.joined(separator: ", "))")
+            case "add-session":
+                try service.addSession(FakeLogindService.Session(id: try sessionID(words), fields: Array(words.dropFirst(2))))
+            case "set-session": try service.updateSession(id: try sessionID(words), fields: Array(words.dropFirst(2)))
+            case "remove-session": try service.removeSession(id: try sessionID(words))
+            case "malformed-session-signals": try service.emitMalformedSessionSignals(id: try sessionID(words))
+            case "deny-session-control" where words.count == 2 && ["yes", "no"].contains(words[1]):
+                service.deniesSessionControl = words[1] == "yes"
+            case "sessions": emit("sessions \(service.sessions.map(\.id).joined(separator: " "))")
+            case "calls": emit("calls \(service.calls.joined(separator: ", "))")
+            default: throw FakeLogindCommandError(description: "unknown command")
+            }
+        } catch {
+            FileHandle.standardError.write(Data("screenward-fake-logind: cannot do \"\(command)\": \(error)\n".utf8))
             emit("error \(command)")
             return true
         }
@@ -84,6 +112,15 @@ struct FakeLogindCommand: ParsableCommand {
         emit("ok \(command)")
         return true
     }
+
+    private func sessionID(_ words: [String]) throws -> String {
+        guard words.count >= 2 else { throw FakeLogindCommandError(description: "which session?") }
+        return words[1]
+    }
+}
+
+private struct FakeLogindCommandError: Error, CustomStringConvertible {
+    var description: String
 }
 
 /// Writes a line to standard output at once (a pipe would otherwise buffer it).
