@@ -114,7 +114,7 @@ let package = Package(
             swiftSettings: safeSwift),
         .executableTarget(
             name: "screenward-testwindow",
-            dependencies: ["X11Session", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["X11Session", "ScreenwardTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: safeSwift),
         // Test doubles of the platform's services, kept out of the production modules (as
         // swift-nio keeps NIOEmbedded beside NIOPosix): a fake logind that speaks GDBus
@@ -167,10 +167,10 @@ let package = Package(
         .testTarget(
             name: "X11SessionTests",
             dependencies: [
-                "X11Session", "ScreenwardCore", "SessionHarness", "TestSupport",
+                "X11Session", "ScreenwardTesting", "ScreenwardCore", "SessionHarness", "TestSupport",
                 "ScreenwardIPC", "FamilyControls", "ManagedSettings", "DeviceActivity",
             ]),
         // The shield window, driven through screenward-shieldview (GTK starts once per process).
-        .testTarget(name: "ShieldUITests", dependencies: ["ScreenwardCore", "SessionHarness", "X11Session", "ManagedSettingsUI", "TestSupport"]),
+        .testTarget(name: "ShieldUITests", dependencies: ["ScreenwardCore", "SessionHarness", "X11Session", "ScreenwardTesting", "ManagedSettingsUI", "TestSupport"]),
     ]
 )

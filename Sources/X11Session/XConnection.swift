@@ -27,9 +27,9 @@ public enum X11Error: Error, CustomStringConvertible {
 ///
 /// All use happens on the thread that runs the main loop.
 public final class XConnection {
-    let display: OpaquePointer
+    package let display: OpaquePointer
     public let displayName: String
-    let root: Window
+    package let root: Window
     private var atomCache: [String: Atom] = [:]
     private var eventHandlers: [(id: Int, handler: (inout XEvent) -> Void)] = []
     private var nextEventHandlerID = 0
@@ -104,7 +104,7 @@ public final class XConnection {
         connectionLostHandlers[key] = handler
     }
 
-    func atom(_ name: String) -> Atom {
+    package func atom(_ name: String) -> Atom {
         if let atom = atomCache[name] { return atom }
         let atom = XInternAtom(display, name, 0)
         atomCache[name] = atom
@@ -151,7 +151,7 @@ public final class XConnection {
     /// Adds a handler every event read from this connection is offered to; the
     /// result removes it again (`removeEventHandler`).
     @discardableResult
-    func addEventHandler(_ handler: @escaping (inout XEvent) -> Void) -> Int {
+    package func addEventHandler(_ handler: @escaping (inout XEvent) -> Void) -> Int {
         nextEventHandlerID += 1
         eventHandlers.append((nextEventHandlerID, handler))
         return nextEventHandlerID
@@ -188,10 +188,10 @@ public final class XConnection {
     // MARK: Errors
 
     /// The serial of the next request: errors at or after it belong to what follows.
-    func beginErrorWatch() -> UInt { UInt(sw_next_request(display)) }
+    package func beginErrorWatch() -> UInt { UInt(sw_next_request(display)) }
 
     /// The errors this connection received for requests from `serial` on (forgets them).
-    func errors(since serial: UInt) -> [XProtocolError] {
+    package func errors(since serial: UInt) -> [XProtocolError] {
         let mine = recordedXErrors.filter { $0.display == key && $0.serial >= serial }
         recordedXErrors.removeAll { $0.display == key }
         return mine

@@ -4,7 +4,7 @@ import Foundation
 /// Xlib's default error handler exits the process. A window can vanish between an
 /// event and the property read that follows it, and hostile clients can set
 /// anything, so errors are recorded here and looked at by the caller instead.
-struct XProtocolError: Sendable, Equatable {
+package struct XProtocolError: Sendable, Equatable {
     var display: UInt
     var serial: UInt
     var errorCode: UInt8

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ScreenwardTesting
 import X11Session
 
 /// Plays applications for the demo, the tests and the benchmark: creates windows

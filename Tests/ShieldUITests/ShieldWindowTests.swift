@@ -1,6 +1,7 @@
 import Foundation
 import ScreenwardCore
 import SessionHarness
+import ScreenwardTesting
 import X11Session
 import XCTest
 

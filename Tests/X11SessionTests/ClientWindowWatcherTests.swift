@@ -2,6 +2,7 @@ import Foundation
 import ScreenwardCore
 import SessionHarness
 import TestSupport
+import ScreenwardTesting
 import X11Session
 import XCTest
 

@@ -1,6 +1,7 @@
 import Foundation
 import SessionHarness
 import TestSupport
+import ScreenwardTesting
 import X11Session
 import XCTest
 

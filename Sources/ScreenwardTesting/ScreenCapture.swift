@@ -1,4 +1,5 @@
 import CX11
+import X11Session
 import ScreenwardCore
 
 /// The pixels of a region of the screen, read from the root window (XGetImage): what

@@ -1,4 +1,5 @@
 import CX11
+import X11Session
 import Foundation
 
 /// Plain Xlib top-level windows with chosen identity properties: the demo and the
