@@ -1,0 +1,82 @@
+import Foundation
+import ScreenwardCore
+import XCTest
+
+/// The daemon's policy for a managed session's agent, over chosen times.
+final class AgentSupervisionTests: XCTestCase {
+    private let start = Date(timeIntervalSince1970: 1_800_000_000)
+    private func at(_ seconds: TimeInterval) -> Date { start.addingTimeInterval(seconds) }
+
+    func testAnActiveSessionGetsAnAgentAndAFailedOneIsRestartedAtOnce() {
+        var supervision = AgentSupervision()
+        XCTAssertEqual(supervision.sessionActivated(at: at(0)), [.startAgent])
+        supervision.agentStarted(at: at(0.1))
+        XCTAssertEqual(supervision.sessionActivated(at: at(0.2)), [], "one agent per session")
+        XCTAssertEqual(supervision.agentEnded(at: at(10)), [.startAgent])
+        supervision.agentStarted(at: at(10.2))
+        XCTAssertEqual(supervision.agentEnded(at: at(40)), [.startAgent], "two failures in 60 s: restart, no lock")
+        XCTAssertNil(supervision.lockedAt)
+    }
+
+    func testThreeFailuresWithinAMinuteLockTheSessionAndKeepTrying() {
+        var supervision = AgentSupervision()
+        _ = supervision.sessionActivated(at: at(0))
+        for second in [1.0, 2.0] {
+            supervision.agentStarted(at: at(second - 0.5))
+            XCTAssertEqual(supervision.agentEnded(at: at(second)), [.startAgent])
+        }
+        supervision.agentStarted(at: at(2.5))
+        XCTAssertEqual(supervision.agentEnded(at: at(3)), [.lockSession, .startAgent])
+        XCTAssertEqual(supervision.lockedAt, at(3))
+        // A fourth failure does not lock again.
+        supervision.agentStarted(at: at(3.5))
+        XCTAssertEqual(supervision.agentEnded(at: at(4)), [.startAgent])
+    }
+
+    func testFailuresOlderThanAMinuteDoNotCount() {
+        var supervision = AgentSupervision()
+        for second in [0.0, 30.0, 61.0, 95.0] {
+            supervision.agentStarted(at: at(second))
+            XCTAssertEqual(supervision.agentEnded(at: at(second + 0.5)), [.startAgent], "at \(second)")
+        }
+        XCTAssertNil(supervision.lockedAt)
+    }
+
+    func testASilentAgentIsReplacedAndTheSessionLocked() {
+        var supervision = AgentSupervision()
+        supervision.agentStarted(at: at(0))
+        supervision.agentReported(at: at(2))
+        XCTAssertEqual(supervision.nextDeadline(), at(7))
+        XCTAssertEqual(supervision.check(at: at(6.9)), [])
+        XCTAssertEqual(supervision.check(at: at(7)), [.lockSession, .replaceAgent])
+        XCTAssertEqual(supervision.lockedAt, at(7))
+    }
+
+    func testALockedSessionWithoutAnAgentReportingIsEndedAfterThirtySeconds() {
+        var supervision = AgentSupervision()
+        for second in [0.0, 1.0, 2.0] {
+            supervision.agentStarted(at: at(second))
+            _ = supervision.agentEnded(at: at(second + 0.5))
+        }
+        XCTAssertEqual(supervision.lockedAt, at(2.5))
+        XCTAssertEqual(supervision.nextDeadline(), at(32.5))
+        XCTAssertEqual(supervision.check(at: at(32.4)), [])
+        XCTAssertEqual(supervision.check(at: at(32.5)), [.terminateSession])
+        XCTAssertTrue(supervision.terminated)
+        XCTAssertNil(supervision.nextDeadline())
+        XCTAssertEqual(supervision.agentEnded(at: at(33)), [], "nothing more after the end")
+    }
+
+    func testAnAgentReportingAgainSavesALockedSession() {
+        var supervision = AgentSupervision()
+        for second in [0.0, 1.0, 2.0] {
+            supervision.agentStarted(at: at(second))
+            _ = supervision.agentEnded(at: at(second + 0.5))
+        }
+        supervision.agentStarted(at: at(3))
+        supervision.agentReported(at: at(3.2))
+        XCTAssertNil(supervision.lockedAt)
+        XCTAssertEqual(supervision.check(at: at(40)), [.lockSession, .replaceAgent], "but it must keep reporting")
+        XCTAssertFalse(supervision.terminated)
+    }
+}
