@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// Targets outside the two platform modules may not contain unsafe code.
+/// Targets outside the platform modules (X11Session, ShieldUI, SystemAccounts) may not contain unsafe code.
 let safeSwift: [SwiftSetting] = [
     .strictMemorySafety(),
     .treatWarning("StrictMemorySafety", as: .error),
@@ -35,6 +35,8 @@ let package = Package(
         .systemLibrary(
             name: "CGtk", pkgConfig: "gtk+-3.0",
             providers: [.apt(["libgtk-3-dev"])]),
+        // Linux-PAM, for checking a guardian's password (no pkg-config file: the module map links it).
+        .systemLibrary(name: "CPam", providers: [.apt(["libpam0g-dev"])]),
 
         // The local protocol between API clients (apps, their monitors, the CLI) and the
         // state owner (the agent): newline-delimited JSON over a Unix socket.
@@ -59,11 +61,15 @@ let package = Package(
             ],
             swiftSettings: safeSwift),
 
-        // The X11 platform module: with ShieldUI, the only place that touches C.
+        // The X11 platform module: with ShieldUI and SystemAccounts, the only places that touch C.
         .target(name: "X11Session", dependencies: ["CX11", "ScreenwardCore"]),
 
-        // The GTK shield window: the other platform module allowed to touch C.
+        // The GTK shield window: another platform module allowed to touch C.
         .target(name: "ShieldUI", dependencies: ["CGtk", "ScreenwardCore", "ManagedSettings", "ManagedSettingsUI"]),
+
+        // Unix accounts, groups and PAM password checks for child mode: the third platform
+        // module allowed to touch C (getpwnam_r, getgrouplist, libpam).
+        .target(name: "SystemAccounts", dependencies: ["CPam"]),
 
         // Private X sessions and child processes for the tests, the demo and the benchmark.
         .target(name: "SessionHarness", dependencies: ["X11Session", "ScreenwardCore"], swiftSettings: safeSwift),
@@ -141,6 +147,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore"]),
+        // Real accounts and real PAM: creates users and groups, so most of it needs root.
+        .testTarget(name: "SystemAccountsTests", dependencies: ["SystemAccounts", "ScreenwardCore", "TestSupport"]),
         .testTarget(
             name: "X11SessionTests",
             dependencies: [
