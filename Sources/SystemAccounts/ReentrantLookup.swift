@@ -21,10 +21,13 @@ enum ReentrantLookup {
             var buffer = [CChar](repeating: 0, count: size)
             var found: UnsafeMutablePointer<Entry>?
             var value: Value?
-            let status = buffer.withUnsafeMutableBufferPointer { bytes in
-                let status = call(&entry, bytes.baseAddress!, bytes.count, &found)
-                if status == 0, let found { value = convert(found.pointee) }
-                return status
+            // `found` points at `entry` and into `buffer`: read it while both pointers live.
+            let status = withUnsafeMutablePointer(to: &entry) { entryPointer in
+                buffer.withUnsafeMutableBufferPointer { bytes in
+                    let status = call(entryPointer, bytes.baseAddress!, bytes.count, &found)
+                    if status == 0, let found { value = convert(found.pointee) }
+                    return status
+                }
             }
             switch status {
             case 0:
