@@ -36,6 +36,8 @@ let package = Package(
         .systemLibrary(
             name: "CGtk", pkgConfig: "gtk+-3.0",
             providers: [.apt(["libgtk-3-dev"])]),
+        // Linux-PAM, for checking a guardian's password (no pkg-config file: the module map links it).
+        .systemLibrary(name: "CPam", providers: [.apt(["libpam0g-dev"])]),
 
         // The local protocol between API clients (apps, their monitors, the CLI) and the
         // state owner (the agent): newline-delimited JSON over a Unix socket.
@@ -60,17 +62,18 @@ let package = Package(
             ],
             swiftSettings: safeSwift),
 
-        // The X11 platform module: with ShieldUI, the only place that touches C.
+        // The X11 platform module: with ShieldUI and SystemAccounts, the only places that touch C.
         .target(name: "X11Session", dependencies: ["CX11", "ScreenwardCore"]),
 
-        // The GTK shield window: the other platform module allowed to touch C.
+        // The GTK shield window: another platform module allowed to touch C.
         .target(name: "ShieldUI", dependencies: ["CGtk", "ScreenwardCore", "ManagedSettings", "ManagedSettingsUI"]),
 
-        // The system's accounts and groups, PAM, and socket peer credentials: the third
-        // platform module allowed to touch C (the system daemon's view of who is who).
+        // The system's accounts and groups, PAM password checks and socket peer credentials:
+        // the third platform module allowed to touch C (getpwnam_r, getgrouplist, libpam,
+        // SO_PEERCRED): the system daemon's view of who is who.
         .target(
             name: "SystemAccounts",
-            dependencies: ["ScreenwardCore", "ScreenwardIPC", .product(name: "NIOCore", package: "swift-nio")]),
+            dependencies: ["CPam", "ScreenwardCore", "ScreenwardIPC", .product(name: "NIOCore", package: "swift-nio")]),
 
         // Private X sessions and child processes for the tests, the demo and the benchmark.
         .target(name: "SessionHarness", dependencies: ["X11Session", "ScreenwardCore"], swiftSettings: safeSwift),
@@ -164,6 +167,8 @@ let package = Package(
         .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore"]),
         // Child mode tried by real users (useradd, runuser) against the real daemon, as root.
         .testTarget(name: "ChildModeTests", dependencies: ["ScreenwardCore", "SessionHarness", "TestSupport"]),
+        // Real accounts and real PAM: creates users and groups, so most of it needs root.
+        .testTarget(name: "SystemAccountsTests", dependencies: ["SystemAccounts", "ScreenwardCore", "TestSupport"]),
         .testTarget(
             name: "X11SessionTests",
             dependencies: [

@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   # build: X11, XScreenSaver, XSync (Xext), X-Resource, GLib/GIO, GTK 3, SQLite
   libx11-dev libxss-dev libxext-dev libxres-dev libglib2.0-dev libgtk-3-dev libsqlite3-dev pkg-config
+  # build: PAM, for the daemon's check of a guardian's password
+  libpam0g-dev
   # run and test: a private X server, a window manager, input and screenshots
   xvfb openbox xdotool x11-utils imagemagick dbus-daemon
   # the shield: Korean glyphs (Vietnamese is in the default fonts); wmctrl for the full-screen test
