@@ -75,25 +75,11 @@ final class ScratchAccounts {
     /// Runs a system tool; throws with its error output when it fails.
     @discardableResult
     static func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ScratchAccountsError(description: "\(program) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): \(String(decoding: err, as: UTF8.self))")
+        let result = try LocalUsers.capture(program, arguments, input: input)
+        guard result.status == 0 else {
+            throw ScratchAccountsError(description: "\(program) \(arguments.joined(separator: " ")) exited with \(result.status): \(result.error)")
         }
-        return String(decoding: out, as: UTF8.self)
+        return result.output
     }
 }
 
