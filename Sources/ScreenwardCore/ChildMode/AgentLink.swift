@@ -1,0 +1,72 @@
+import Foundation
+@_spi(Screenward) import ManagedSettings
+
+/// What a managed session's agent reports to the daemon about usage: its accountant's
+/// writes, numbered by the agent (so it never waits for a reply), sent as they happen.
+/// The daemon writes them to the managed user's ledger (see `AgentIntervals`).
+public enum AgentUsageReport: Sendable, Hashable, Codable {
+    case opened(interval: Int64, app: AppIdentity, token: ApplicationToken, start: Date)
+    case checkpointed(interval: Int64, duration: Duration)
+    case closed(interval: Int64, duration: Duration, reason: IntervalEndReason)
+}
+
+/// The daemon's side of one agent's intervals: each report is passed on to the managed
+/// user's usage (the ledger and the engine's view), and when the agent's connection
+/// drops, whatever it had open is closed at that instant, counted on the daemon's own
+/// monotonic clock from the agent's last word about it. A `kill -9` thus loses only the
+/// time a report takes to arrive, not the agent's one-second checkpoint.
+public final class AgentIntervals {
+    private let sink: any UsageSink
+    private let report: (String) -> Void
+
+    private struct Open {
+        var ledgerID: Int64
+        /// The duration the agent last reported, and when that report arrived.
+        var duration: Duration
+        var heardAt: ContinuousClock.Instant
+    }
+    private var open: [Int64: Open] = [:]
+
+    public init(sink: any UsageSink, report: @escaping (String) -> Void) {
+        self.sink = sink
+        self.report = report
+    }
+
+    /// How many intervals the agent has open now.
+    public var openCount: Int { open.count }
+
+    public func apply(_ usage: AgentUsageReport, at now: ContinuousClock.Instant) {
+        do {
+            switch usage {
+            case .opened(let interval, let app, let token, let start):
+                guard open[interval] == nil else { return report("the agent opened interval \(interval) twice; the second is ignored") }
+                let id = try sink.intervalOpened(app: app, token: token, at: start)
+                open[interval] = Open(ledgerID: id, duration: .zero, heardAt: now)
+            case .checkpointed(let interval, let duration):
+                guard var entry = open[interval] else { return report("the agent checkpointed interval \(interval), which is not open") }
+                guard duration >= entry.duration else { return report("the agent moved interval \(interval) backwards; ignored") }
+                try sink.intervalCheckpointed(entry.ledgerID, duration: duration)
+                entry.duration = duration
+                entry.heardAt = now
+                open[interval] = entry
+            case .closed(let interval, let duration, let reason):
+                guard let entry = open.removeValue(forKey: interval) else { return report("the agent closed interval \(interval), which is not open") }
+                try sink.intervalClosed(entry.ledgerID, duration: max(duration, entry.duration), reason: reason)
+            }
+        } catch {
+            report("could not record the agent's usage (\(error))")
+        }
+    }
+
+    /// The agent is gone: each open interval ends now.
+    public func agentGone(at now: ContinuousClock.Instant) {
+        for entry in open.values.sorted(by: { $0.ledgerID < $1.ledgerID }) {
+            do {
+                try sink.intervalClosed(entry.ledgerID, duration: entry.duration + (now - entry.heardAt), reason: .connectionLost)
+            } catch {
+                report("could not close interval \(entry.ledgerID) after the agent left (\(error))")
+            }
+        }
+        open.removeAll()
+    }
+}
