@@ -65,3 +65,42 @@ final class AgentIntervalsTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(report.apps.first).seconds, 1.05, accuracy: 0.0001)
     }
 }
+
+/// The whole chain of a managed session: the agent's accountant writes to its report
+/// sink, each report crosses as JSON, the daemon applies it to the child's ledger.
+final class AgentReportChainTests: XCTestCase {
+    func testTheAgentsAccountantFillsTheDaemonsLedgerThroughReports() throws {
+        let time = ManualTime()
+        let ledger = try Ledger()
+        let run = try ledger.beginAgentSession(pid: 1, display: "daemon", at: time.now().wall).sessionID
+        let daemonSide = AgentIntervals(sink: LedgerSink(ledger: ledger, sessionID: run)) { XCTFail($0) }
+        var daemonClock = ContinuousClock.now
+        let agentSide = AgentReportSink { report in
+            do {
+                let line = try JSONEncoder().encode(report)
+                daemonSide.apply(try JSONDecoder().decode(AgentUsageReport.self, from: line), at: daemonClock)
+            } catch {
+                XCTFail("a report did not survive the wire: \(error)")
+            }
+        }
+        let accountant = UsageAccountant(sink: agentSide, minter: TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 7, count: 32)))) { XCTFail($0) }
+        let editor = AppIdentity(key: .desktopEntry("org.example.Editor.desktop"), displayName: "Editor")
+        let game = AppIdentity(key: .windowClass("Game"), displayName: "Game")
+
+        accountant.focusChanged(to: editor, at: time.now())
+        time.advance(.seconds(3))
+        daemonClock += .seconds(3)
+        accountant.focusChanged(to: game, at: time.now())
+        time.advance(.seconds(1))
+        daemonClock += .seconds(1)
+        accountant.checkpoint(at: time.now())
+        // The agent is killed 300 ms after its checkpoint; the daemon sees the drop at once.
+        daemonClock += .milliseconds(300)
+        daemonSide.agentGone(at: daemonClock)
+
+        let report = try ledger.usage(since: .distantPast, until: .distantFuture, liveSessionID: nil, now: time.now().wall.addingTimeInterval(60))
+        let seconds = Dictionary(uniqueKeysWithValues: report.apps.map { ($0.id, $0.seconds) })
+        XCTAssertEqual(try XCTUnwrap(seconds["org.example.Editor.desktop"]), 3, accuracy: 0.0001)
+        XCTAssertEqual(try XCTUnwrap(seconds["wmclass:Game"]), 1.3, accuracy: 0.0001)
+    }
+}

@@ -70,3 +70,29 @@ public final class AgentIntervals {
         open.removeAll()
     }
 }
+
+/// The agent's side: its accountant writes here in a managed session, and each write
+/// leaves as a report at once (`send` queues the line on the daemon connection). Ids
+/// are the agent's own, so the accountant never waits for the daemon.
+public final class AgentReportSink: UsageSink {
+    private let send: (AgentUsageReport) -> Void
+    private var nextInterval: Int64 = 1
+
+    public init(send: @escaping (AgentUsageReport) -> Void) {
+        self.send = send
+    }
+
+    public func intervalOpened(app: AppIdentity, token: ApplicationToken, at start: Date) -> Int64 {
+        defer { nextInterval += 1 }
+        send(.opened(interval: nextInterval, app: app, token: token, start: start))
+        return nextInterval
+    }
+
+    public func intervalCheckpointed(_ id: Int64, duration: Duration) {
+        send(.checkpointed(interval: id, duration: duration))
+    }
+
+    public func intervalClosed(_ id: Int64, duration: Duration, reason: IntervalEndReason) {
+        send(.closed(interval: id, duration: duration, reason: reason))
+    }
+}
