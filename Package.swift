@@ -89,8 +89,7 @@ let package = Package(
         .executableTarget(
             name: "screenward-daemon",
             dependencies: [
-                "ScreenwardCore", "ScreenwardIPC", "SystemAccounts",
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                "ScreenwardCore", "ScreenwardIPC", "SystemAccounts", "X11Session",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),

@@ -22,6 +22,7 @@ public final class SocketTransport: ServiceTransport {
         var pushReceiver: (@Sendable (Data) -> Void)?
         var pushReceivers: [String: @Sendable (Data) -> Void] = [:]
         var resubscriptions: [@Sendable (UInt64) -> Data?] = []
+        var onEnd: (@Sendable () -> Void)?
         var reconnecting = false
         var closed = false
     }
@@ -49,6 +50,18 @@ public final class SocketTransport: ServiceTransport {
         } catch {
             throw ServiceError(.agentUnavailable, "the connection to the Screenward agent failed: \(error)")
         }
+    }
+
+    /// Sends a line that expects no reply (a report), connecting first if needed; lines
+    /// leave in the order they are posted.
+    public func post(_ frame: Data) throws {
+        try connectedChannel().sendLine(frame)
+    }
+
+    /// Called (on a NIO thread) whenever the connection ends, before any reconnection:
+    /// a managed session's agent exits then, and its daemon starts another.
+    public func onConnectionEnded(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onEnd = handler }
     }
 
     public func setPushReceiver(_ receiver: @escaping @Sendable (Data) -> Void) {
@@ -128,13 +141,14 @@ public final class SocketTransport: ServiceTransport {
     }
 
     fileprivate func connectionEnded() {
-        let (waiting, resubscribe) = state.withLock { state -> ([EventLoopPromise<Data>], Bool) in
+        let (waiting, resubscribe, onEnd) = state.withLock { state -> ([EventLoopPromise<Data>], Bool, (@Sendable () -> Void)?) in
             defer { state.pending.removeAll() }
             state.channel = nil
             let resubscribe = !state.resubscriptions.isEmpty && !state.closed && !state.reconnecting
             if resubscribe { state.reconnecting = true }
-            return (Array(state.pending.values), resubscribe)
+            return (Array(state.pending.values), resubscribe, state.closed ? nil : state.onEnd)
         }
+        onEnd?()
         for promise in waiting {
             promise.fail(ServiceError(.agentUnavailable, "the Screenward agent closed the connection (it stopped or restarted)"))
         }

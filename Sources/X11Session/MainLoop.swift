@@ -135,3 +135,20 @@ public final class LoopWakeup: @unchecked Sendable {
         g_idle_add_full(G_PRIORITY_DEFAULT, fireOnce, Unmanaged.passRetained(box).toOpaque(), releaseBox)
     }
 }
+
+/// Items handed from other threads (a socket's, a process watcher's) to a loop, which
+/// takes them all when its `LoopWakeup` fires.
+public final class Inbox<Item: Sendable>: Sendable {
+    private let items = Mutex<[Item]>([])
+
+    public init() {}
+
+    public func put(_ item: Item) { items.withLock { $0.append(item) } }
+
+    public func take() -> [Item] {
+        items.withLock { items in
+            defer { items.removeAll() }
+            return items
+        }
+    }
+}

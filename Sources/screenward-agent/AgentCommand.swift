@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScreenwardCore
+import ScreenwardIPC
 import X11Session
 
 @main
@@ -22,6 +23,14 @@ struct AgentCommand: ParsableCommand {
     @Flag(help: "Log every focus change.")
     var verbose = false
 
+    @Option(
+        name: .customLong("managed-session"),
+        help: ArgumentHelp("Run as a managed user's session agent for this logind session (started by screenward-daemon).", visibility: .hidden))
+    var managedSession: String?
+
+    @Option(name: .customLong("daemon-socket"), help: ArgumentHelp("The daemon's socket, with --managed-session.", visibility: .hidden))
+    var daemonSocket = DaemonAddress.standardPath
+
     func validate() throws {
         guard idleThreshold >= 1, idleThreshold <= 86_400 else {
             throw ValidationError("--idle-threshold must be between 1 and 86400 seconds")
@@ -30,6 +39,15 @@ struct AgentCommand: ParsableCommand {
 
     func run() throws {
         let log = AgentLog(verbose: verbose)
+        if let managedSession {
+            do {
+                try ManagedAgent(session: managedSession, daemonSocket: daemonSocket, displayName: display, log: log).run()
+            } catch {
+                log.error("\(error)")
+                throw ExitCode.failure
+            }
+            return
+        }
         do {
             let agent = try Agent(
                 displayName: display, idleThreshold: .milliseconds(Int64(idleThreshold * 1000)), log: log)

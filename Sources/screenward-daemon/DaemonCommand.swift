@@ -21,6 +21,15 @@ struct DaemonCommand: ParsableCommand {
     @Option(help: "The socket to listen on (its directory is created mode 0755).")
     var socket = DaemonAddress.standardPath
 
+    @Option(help: "Where the agents' X authority copies live (created mode 0755; each session's folder 0700).")
+    var runtimeDirectory = "/run/screenward"
+
+    @Option(help: "The session agent to start in managed users' sessions (default: screenward-agent beside this program).")
+    var agent: String?
+
+    @Option(help: "The system user session agents run as (never the managed user).")
+    var agentUser = "screenward"
+
     @Flag(help: "Log each request.")
     var verbose = false
 
@@ -28,9 +37,18 @@ struct DaemonCommand: ParsableCommand {
         guard geteuid() == 0 else {
             throw ValidationError("screenward-daemon must run as root (it keeps managed users' state where they cannot change it); start it with `systemctl start screenward-daemon`")
         }
-        let daemon = try Daemon(
+        let log = DaemonLog(verbose: verbose)
+        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let options = Daemon.Options(
             stateDirectory: URL(fileURLWithPath: stateDirectory, isDirectory: true), socketPath: socket,
-            log: DaemonLog(verbose: verbose))
-        daemon.run()
+            runtimeDirectory: URL(fileURLWithPath: runtimeDirectory, isDirectory: true),
+            agentExecutable: agent.map { URL(fileURLWithPath: $0) } ?? me.deletingLastPathComponent().appendingPathComponent("screenward-agent"),
+            agentUser: agentUser)
+        do {
+            try Daemon(options: options, log: log).run()
+        } catch {
+            log.error("\(error)")
+            throw ExitCode.failure
+        }
     }
 }

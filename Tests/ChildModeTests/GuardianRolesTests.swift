@@ -10,40 +10,23 @@ import XCTest
 /// without a password, a child or anyone else cannot, administrators and guardians cannot
 /// be managed, and a child cannot read or change the daemon's state.
 final class GuardianRolesTests: XCTestCase {
-    private var users: LocalUsers!
-    private var work: URL!
-    private var daemon: ChildProcess?
-
-    private var socket: String { work.appendingPathComponent("run/daemon.sock").path }
-    private var state: URL { work.appendingPathComponent("state") }
+    private var fixture: DaemonFixture!
+    private var users: LocalUsers { fixture.users }
+    private var socket: String { fixture.socket }
+    private var state: URL { fixture.state }
 
     override func setUpWithError() throws {
-        guard geteuid() == 0 else { try cannotRun("creating users and running the system daemon needs root") }
-        for program in ["/usr/sbin/useradd", "/usr/sbin/runuser"] where !FileManager.default.isExecutableFile(atPath: program) {
-            try cannotRun("\(program) is missing (apt-get install passwd util-linux)")
-        }
-        users = LocalUsers()
-        // Other users must reach the socket: the directory is world-traversable.
-        work = URL(fileURLWithPath: "/tmp/screenward-roles-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        daemon = try ChildProcess(
-            try ProjectPrograms.url(of: "screenward-daemon"),
-            ["--state-directory", state.path, "--socket", socket, "--verbose"])
-        try daemon?.waitForStandardError(containing: "listening on", timeout: 10)
+        try DaemonFixture.requireRoot()
+        fixture = try DaemonFixture()
+        try fixture.startDaemon()
     }
 
     override func tearDown() {
-        if let daemon, daemon.isRunning {
-            kill(daemon.pid, SIGTERM)
-            _ = daemon.waitForExit(timeout: 5)
-        }
-        users?.removeAll()
-        if let work { try? FileManager.default.removeItem(at: work) }
+        fixture?.tearDown()
     }
 
-    /// `screenward ARGUMENTS` as `user`, against the test's daemon.
     private func screenward(as user: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        try users.run(as: user, [try ProjectPrograms.url(of: "screenward").path] + arguments, environment: ["SCREENWARD_DAEMON_SOCKET": socket])
+        try fixture.screenward(as: user, arguments)
     }
 
     func testAGuardianManagesAChildAndNobodyElseCan() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardIPC
 @_spi(Screenward) import ManagedSettings
 
 /// What a managed session's agent reports to the daemon about usage: its accountant's
@@ -95,4 +96,48 @@ public final class AgentReportSink: UsageSink {
     public func intervalClosed(_ id: Int64, duration: Duration, reason: IntervalEndReason) {
         send(.closed(interval: id, duration: duration, reason: reason))
     }
+}
+
+/// A managed session's agent asks to be attached to its session.
+public struct AgentAttach: Sendable, Hashable, Codable {
+    public var session: String
+    public init(session: String) { self.session = session }
+}
+
+/// What the agent needs to track and shield for the managed user: who they are, and
+/// the device secret their tokens are minted with (the daemon's, in its state).
+public struct AgentAttachment: Sendable, Hashable, Codable {
+    public var user: String
+    public var uid: UInt32
+    public var deviceSecret: [UInt8]
+    public var idleThresholdSeconds: Double
+
+    public init(user: String, uid: UInt32, deviceSecret: [UInt8], idleThresholdSeconds: Double) {
+        self.user = user
+        self.uid = uid
+        self.deviceSecret = deviceSecret
+        self.idleThresholdSeconds = idleThresholdSeconds
+    }
+}
+
+public struct AgentPresence: Sendable, Hashable, Codable {
+    public var present: Bool
+    public init(present: Bool) { self.present = present }
+}
+
+/// The link between the daemon and a managed session's agent. Only the process the
+/// daemon started for that session, running as the agents' system user, may attach;
+/// after that, the agent's lines are reports that need no reply.
+public enum AgentLinkMethods {
+    public static let attach = ServiceMethod<AgentAttach, AgentAttachment>("agent.attach")
+    /// Agent → daemon.
+    public static let usage = PushKind<AgentUsageReport>("agent.usage")
+    public static let presence = PushKind<AgentPresence>("agent.presence")
+    /// Once a second: the agent is alive and its X connection answers.
+    public static let alive = PushKind<Empty>("agent.alive")
+    public static let covered = PushKind<[CoveredWindow]>("agent.covered")
+    /// Daemon → agent: every store that counts for the managed user, at attach and after each change.
+    public static let shields = PushKind<[StoreSettings]>("agent.shields")
+    /// How often the agent says it is alive.
+    public static let aliveInterval: Duration = .seconds(1)
 }

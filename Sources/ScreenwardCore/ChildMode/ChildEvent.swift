@@ -15,6 +15,12 @@ public struct ChildEvent: Sendable, Hashable, Codable {
         public static let unmanaged: Kind = "unmanaged"
         /// Someone tried something the daemon refused (the detail says who and what).
         public static let refused: Kind = "refused"
+        /// The session's agent ended or could not be started; another is started.
+        public static let agentFailed: Kind = "agent-failed"
+        /// The daemon locked the session: it could not keep an agent running.
+        public static let sessionLocked: Kind = "session-locked"
+        /// The daemon ended the session: it stayed unenforced after the lock.
+        public static let sessionEnded: Kind = "session-ended"
     }
 
     public var at: Date

@@ -396,17 +396,3 @@ final class ShieldPresenter {
         stateOwner.publishCoveredWindows(covered)
     }
 }
-
-/// Things other threads hand to the loop: put from any thread, taken on the loop.
-private final class Inbox<Item: Sendable>: Sendable {
-    private let items = Mutex<[Item]>([])
-
-    func put(_ item: Item) { items.withLock { $0.append(item) } }
-
-    func take() -> [Item] {
-        items.withLock { items in
-            defer { items.removeAll() }
-            return items
-        }
-    }
-}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// One managed user's state owner inside the daemon: the same pieces a person's agent
+/// owns in individual mode (ledger, device secret, live usage, the Screen Time service),
+/// kept in the daemon's state directory where the child cannot reach them, and fed by
+/// the agent of the child's session through `AgentIntervals`.
+///
+/// Single-threaded: the daemon runs it on its state loop.
+public final class ManagedUserOwner {
+    public let user: ManagedUser
+    public let home: ScreenwardHome
+    public let ledger: Ledger
+    public let secret: DeviceSecret
+    public let service: ScreenTimeService
+    let sink: BackgroundLedgerSink
+    let usage: SharedLiveUsage
+    /// This daemon run, as the ledger records runs.
+    let runID: Int64
+
+    /// Opens (creating if needed) the managed user's home. Intervals a previous run of
+    /// the daemon left open are closed at their last checkpoint.
+    public init(
+        user: ManagedUser, homes: ChildHomes, catalog: ApplicationCatalog, categories: CategoryTable,
+        report: @escaping @Sendable (String) -> Void
+    ) throws {
+        self.user = user
+        home = homes.home(for: user.uid)
+        try homes.create(for: user.uid)
+        secret = try DeviceSecret.loadOrCreate(at: home.deviceSecretURL)
+        ledger = try Ledger(url: home.ledgerURL)
+        let start = try ledger.beginAgentSession(pid: ProcessInfo.processInfo.processIdentifier, display: "screenward-daemon", at: Date())
+        runID = start.sessionID
+        if start.recoveredIntervals > 0 {
+            report("\(user.name): closed \(start.recoveredIntervals) interval(s) the previous run left open, at their last checkpoint")
+        }
+        sink = try BackgroundLedgerSink(ledger: ledger, sessionID: runID, report: report)
+        let minter = TokenMinter(secret: secret)
+        usage = SharedLiveUsage(forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter))
+        try usage.seed(from: ledger, now: Date())
+        service = try ScreenTimeService(
+            ledger: ledger, usage: usage, directory: ItemDirectory(minter: minter, catalog: catalog, categories: categories))
+        service.report = report
+    }
+
+    /// Where an attached agent's usage reports go.
+    public func intervals(report: @escaping (String) -> Void) -> AgentIntervals {
+        AgentIntervals(sink: usage, report: report)
+    }
+
+    /// The stores that count for this user now (pushed to their session's agent).
+    public var stores: [StoreSettings] { service.effectiveShields.stores }
+
+    /// Every queued write is tried, and the run is recorded as ended.
+    public func close(reason: String) {
+        sink.flush()
+        try? ledger.endAgentSession(runID, at: Date(), reason: reason)
+    }
+}

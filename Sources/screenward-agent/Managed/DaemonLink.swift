@@ -1,0 +1,77 @@
+import Foundation
+import ManagedSettings
+import ScreenwardCore
+import ScreenwardIPC
+import Synchronization
+
+/// A managed session agent's connection to the system daemon: attached once, then
+/// reports out and shield settings in. The daemon knows the agent by the socket's peer
+/// credentials and the pid it started; if the connection ends, the agent's work is
+/// over (`onEnd`): the daemon starts another.
+final class DaemonLink: Sendable {
+    static let bundleIdentifier = "org.screenward.agent"
+    let path: String
+    private let transport: SocketTransport
+    private let client: ServiceClient
+
+    init(path: String) {
+        self.path = path
+        transport = SocketTransport(path: path)
+        client = ServiceClient(transport: transport, bundleIdentifier: Self.bundleIdentifier)
+    }
+
+    func attach(session: String) throws -> AgentAttachment {
+        try client.call(AgentLinkMethods.attach, AgentAttach(session: session))
+    }
+
+    /// Sends a report; one that cannot be sent means the link is gone (`onEnd` follows).
+    func post<Body>(_ kind: PushKind<Body>, _ body: Body) {
+        guard let frame = try? kind.frame(body) else { return }
+        try? transport.post(frame)
+    }
+
+    func onShields(_ handler: @escaping @Sendable ([StoreSettings]) -> Void) {
+        transport.setPushReceiver(forKind: AgentLinkMethods.shields.name) { frame in
+            if let stores = try? AgentLinkMethods.shields.body(from: frame) { handler(stores) }
+        }
+    }
+
+    func onEnd(_ handler: @escaping @Sendable () -> Void) {
+        transport.onConnectionEnded(handler)
+    }
+
+    func close() { transport.close() }
+}
+
+/// The shield presenter's state owner in a managed session: the stores the daemon
+/// pushed last. App extensions are reached through the daemon in a later step; until
+/// then every shield here has the default look and the default button responses.
+final class DaemonShieldState: ShieldStateOwner, Sendable {
+    private let link: DaemonLink
+    private let stores = Mutex<[StoreSettings]>([])
+    private let changed = Mutex<(@Sendable () -> Void)?>(nil)
+
+    init(link: DaemonLink) {
+        self.link = link
+        link.onShields { [self] stores in
+            self.stores.withLock { $0 = stores }
+            changed.withLock { $0 }?()
+        }
+    }
+
+    var effectiveShields: EffectiveShields { EffectiveShields(stores: stores.withLock { $0 }) }
+
+    func onShieldsChanged(_ handler: @escaping @Sendable () -> Void) {
+        changed.withLock { $0 = handler }
+    }
+
+    func onShieldDataSourceAttached(_ handler: @escaping @Sendable (String) -> Void) {}
+    func onShieldAnswer(_ handler: @escaping @Sendable (ShieldAnswer) -> Void) {}
+    func requestShieldConfiguration(owner: String, item: ShieldedItem) -> ShieldRequestID? { nil }
+    func requestShieldAction(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID? { nil }
+    func cancelShieldRequest(_ id: ShieldRequestID) {}
+
+    func publishCoveredWindows(_ covered: [CoveredWindow]) {
+        link.post(AgentLinkMethods.covered, covered)
+    }
+}

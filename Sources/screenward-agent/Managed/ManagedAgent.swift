@@ -1,0 +1,163 @@
+import Foundation
+import ScreenwardCore
+import ScreenwardIPC
+import ShieldUI
+import X11Session
+
+/// The agent of a managed user's session, started by the system daemon as the agents'
+/// system user (never as the child): it tracks the focus and covers shielded windows as
+/// in individual mode, but owns no state. Its usage goes to the daemon as reports, its
+/// shields come from the daemon, and it says it is alive once a second. It exits when
+/// the daemon's connection or the X connection ends; the daemon starts another.
+final class ManagedAgent {
+    private let log: AgentLog
+    private let session: String
+    private let link: DaemonLink
+    private let attachment: AgentAttachment
+    private let connection: XConnection
+    private let loop = MainLoop()
+    private let resolver: AppResolver
+    private let minter: TokenMinter
+    private let categories: CategoryTable
+    private let accountant: UsageAccountant
+    private let focus: FocusTracker
+    private let idle: IdleWatcher
+    private let logind = LogindWatcher()
+    private var identities: [WindowFacts: AppIdentity] = [:]
+    private var checkpointTimer: MainLoop.Registration?
+    private var aliveTimer: MainLoop.Registration?
+    private var wasPresent: Bool?
+    private var presenter: ShieldPresenter?
+    private var shieldState: DaemonShieldState?
+
+    init(session: String, daemonSocket: String, displayName: String?, log: AgentLog) throws {
+        ShieldToolkit.disableGLUnlessChosen()
+        self.log = log
+        self.session = session
+        link = DaemonLink(path: daemonSocket)
+        attachment = try link.attach(session: session)
+        connection = try XConnection(displayName: displayName)
+        // Only the system's applications: the child's own folders could rename anything.
+        let (catalog, problems) = ApplicationCatalog.loadFromEnvironment(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"])
+        for problem in problems.prefix(20) { log.warning("desktop entry skipped: \(problem)") }
+        resolver = AppResolver(catalog: catalog, processes: ProcfsInspector())
+        minter = TokenMinter(secret: DeviceSecret(bytes: attachment.deviceSecret))
+        categories = try DataDirectory.categoryTable()
+        let link = link
+        accountant = UsageAccountant(sink: AgentReportSink { report in link.post(AgentLinkMethods.usage, report) }, minter: minter) { [log] problem in
+            log.error(problem)
+        }
+        focus = FocusTracker(connection: connection, loop: loop)
+        idle = try IdleWatcher(connection: connection, threshold: .milliseconds(Int64(attachment.idleThresholdSeconds * 1000)))
+    }
+
+    func run() throws {
+        let ended = LoopWakeup { [self] in
+            log.info("the daemon closed the connection: stopping")
+            loop.quit()
+        }
+        link.onEnd { ended.fire() }
+        connection.onConnectionLost { [self] in
+            // Called from inside Xlib; the process exits right after. The daemon closes
+            // the open interval when this process's connection drops.
+            log.info("the X display \(connection.displayName) closed the connection")
+        }
+        loop.attach(connection)
+        loop.onSignal(SIGTERM) { [self] in stop(reason: "SIGTERM") }
+        loop.onSignal(SIGINT) { [self] in stop(reason: "SIGINT") }
+        idle.start { [self] transition in
+            switch transition {
+            case .becameIdle(let lastInput): accountant.userWentIdle(lastInput: lastInput)
+            case .returned(let time): accountant.userReturned(at: time)
+            }
+            stateChanged()
+        }
+        do {
+            try logind.start { [self] event in
+                switch event {
+                case .locked(let locked): accountant.lockChanged(isLocked: locked, at: connection.timeSource.now())
+                case .sleeping(let asleep): accountant.sleepChanged(isAsleep: asleep, at: connection.timeSource.now())
+                }
+                stateChanged()
+            }
+        } catch {
+            log.info("no logind for session \(session): screen lock is not detected (\(error))")
+        }
+        startShields()
+        focus.start { [self] observation in
+            let onShield = observation.window.map { presenter?.isShield($0) ?? false } ?? false
+            let app = onShield ? nil : observation.facts.map(identity(for:))
+            accountant.focusChanged(to: app, at: observation.time)
+            stateChanged()
+        }
+        aliveTimer = loop.schedule(after: AgentLinkMethods.aliveInterval) { [self] in sayAlive() }
+        link.post(AgentLinkMethods.alive, Empty())
+        log.info("tracking \(connection.displayName) for \(attachment.user) (session \(session)), reporting to \(link.path)")
+        loop.run()
+        link.close()
+    }
+
+    private func startShields() {
+        do {
+            try ShieldToolkit.initialize(displayName: connection.displayName)
+            let shieldConnection = try XConnection(displayName: connection.displayName)
+            let defaults = try ShieldDefaults.load()
+            let language = ShieldDefaults.language()
+            let state = DaemonShieldState(link: link)
+            let presenter = ShieldPresenter(
+                connection: shieldConnection, loop: loop, stateOwner: state,
+                decider: ShieldDecider(minter: minter, categories: categories, language: language), defaults: defaults, language: language,
+                identify: { [unowned self] facts in identity(for: facts) }, log: log)
+            presenter.start()
+            self.presenter = presenter
+            shieldState = state
+        } catch {
+            // Without shields the session is not enforced: say so and stop, so that the
+            // daemon counts a failure (and locks the session if it keeps failing).
+            log.error("shields cannot be shown: \(error)")
+            loop.quit()
+        }
+    }
+
+    /// The X connection answered (a round trip), so the agent is not stuck: tell the daemon.
+    private func sayAlive() {
+        connection.sync()
+        link.post(AgentLinkMethods.alive, Empty())
+        aliveTimer = loop.schedule(after: AgentLinkMethods.aliveInterval) { [self] in sayAlive() }
+    }
+
+    private func identity(for facts: WindowFacts) -> AppIdentity {
+        if let known = identities[facts] { return known }
+        let app = resolver.resolve(facts)
+        if identities.count > 4096 { identities.removeAll() }
+        identities[facts] = app
+        return app
+    }
+
+    private func stateChanged() {
+        let present = !accountant.isIdle && !accountant.isLocked
+        if present != wasPresent {
+            wasPresent = present
+            link.post(AgentLinkMethods.presence, AgentPresence(present: present))
+        }
+        if accountant.isCounting, checkpointTimer == nil {
+            scheduleCheckpoint()
+        } else if !accountant.isCounting, let timer = checkpointTimer {
+            timer.cancel()
+            checkpointTimer = nil
+        }
+    }
+
+    private func scheduleCheckpoint() {
+        checkpointTimer = loop.schedule(after: .seconds(1)) { [self] in
+            accountant.checkpoint(at: connection.timeSource.now())
+            scheduleCheckpoint()
+        }
+    }
+
+    private func stop(reason: String) {
+        accountant.stop(at: connection.timeSource.now(), reason: .agentStopped)
+        log.info("stopped (\(reason))")
+        loop.quit()
+    }
+}

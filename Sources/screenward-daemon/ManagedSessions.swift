@@ -1,0 +1,258 @@
+import Foundation
+import Glibc
+import ScreenwardCore
+import ScreenwardIPC
+import SystemAccounts
+import X11Session
+
+/// The active X11 sessions of managed users and their agents, on the daemon's loop:
+/// follows logind, starts an agent for each such session, attaches it, takes its
+/// reports, and carries out `AgentSupervision`'s decisions (restart, lock, end).
+final class ManagedSessions {
+    private struct Tracked {
+        var session: LogindSession
+        var supervision = AgentSupervision()
+        var process: Process?
+        var peer: ServicePeer?
+        var intervals: AgentIntervals?
+        var deadline: MainLoop.Registration?
+    }
+
+    private let loop: MainLoop
+    private let logind = LogindSessions()
+    private let launcher: AgentLauncher
+    private let state: DaemonState
+    private let owner: (UInt32) -> ManagedUserOwner?
+    private let log: DaemonLog
+    private var tracked: [SessionID: Tracked] = [:]
+    private let exits = Inbox<ProcessExit>()
+    private var exitWakeup: LoopWakeup?
+    private static let idleThreshold: Double = 120
+
+    private struct ProcessExit: Sendable {
+        var session: SessionID
+        var pid: Int32
+        var status: Int32
+    }
+
+    init(loop: MainLoop, launcher: AgentLauncher, state: DaemonState, owner: @escaping (UInt32) -> ManagedUserOwner?, log: DaemonLog) {
+        self.loop = loop
+        self.launcher = launcher
+        self.state = state
+        self.owner = owner
+        self.log = log
+    }
+
+    /// On the loop's thread, before it runs.
+    func start() {
+        exitWakeup = LoopWakeup { [unowned self] in
+            for exit in exits.take() { agentExited(exit) }
+        }
+        do {
+            try logind.start { [unowned self] change in
+                switch change {
+                case .added(let session), .changed(let session, _): reconsider(session)
+                case .removed(let session): forget(session.id, reason: "the session ended")
+                }
+            }
+            log.info("following logind's sessions: \(logind.sessions.count) now")
+        } catch {
+            log.error("cannot follow logind's sessions (\(error)): no managed session is enforced")
+        }
+    }
+
+    /// A user became or stopped being managed.
+    func managedUsersChanged() {
+        for session in logind.sessions.values { reconsider(session) }
+    }
+
+    // MARK: Sessions
+
+    private func wanted(_ session: LogindSession) -> Bool {
+        session.type == .x11 && session.isActive && session.state != .closing && owner(session.uid) != nil
+    }
+
+    private func reconsider(_ session: LogindSession) {
+        if !wanted(session) {
+            forget(session.id, reason: "not an active X11 session of a managed user")
+            return
+        }
+        if tracked[session.id] != nil {
+            tracked[session.id]?.session = session
+            return
+        }
+        tracked[session.id] = Tracked(session: session)
+        log.info("session \(session.id) of \(session.userName) on \(session.display): starting its agent")
+        let actions = tracked[session.id]!.supervision.sessionActivated(at: Date())
+        perform(actions, for: session.id)
+    }
+
+    private func forget(_ id: SessionID, reason: String) {
+        guard let entry = tracked.removeValue(forKey: id) else { return }
+        entry.deadline?.cancel()
+        entry.intervals?.agentGone(at: .now)
+        if let process = entry.process, process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        log.info("session \(id): no longer enforced (\(reason))")
+    }
+
+    // MARK: Supervision
+
+    private func perform(_ actions: [AgentSupervision.Action], for id: SessionID) {
+        for action in actions {
+            guard let entry = tracked[id] else { return }
+            switch action {
+            case .startAgent:
+                launch(id)
+            case .replaceAgent:
+                if let process = entry.process { kill(process.processIdentifier, SIGKILL) }
+                tracked[id]?.process = nil
+                tracked[id]?.intervals?.agentGone(at: .now)
+                tracked[id]?.intervals = nil
+                tracked[id]?.peer = nil
+                record(.agentFailed, "the agent of session \(id) stopped reporting; it was replaced", uid: entry.session.uid)
+                launch(id)
+            case .lockSession:
+                do {
+                    try logind.lockSession(id)
+                    record(.sessionLocked, "session \(id) was locked: its agent could not be kept running", uid: entry.session.uid)
+                } catch {
+                    record(.sessionLocked, "session \(id) should have been locked but logind refused: \(error)", uid: entry.session.uid)
+                }
+            case .terminateSession:
+                do {
+                    try logind.terminateSession(id)
+                    record(.sessionEnded, "session \(id) was ended: it stayed unenforced 30 s after the lock", uid: entry.session.uid)
+                } catch {
+                    record(.sessionEnded, "session \(id) should have been ended but logind refused: \(error)", uid: entry.session.uid)
+                }
+            }
+        }
+        armDeadline(id)
+    }
+
+    private func launch(_ id: SessionID) {
+        guard let entry = tracked[id] else { return }
+        let session = entry.session
+        do {
+            guard let account = try UnixAccount.withID(UserID(rawValue: session.uid)) else {
+                throw AgentLauncher.LaunchError.failed("uid \(session.uid) has no account")
+            }
+            let exits = exits
+            let wakeup = exitWakeup
+            let process = try launcher.launch(for: session, user: SessionUser(uid: session.uid, gid: account.gid.rawValue, home: account.home)) { pid, status in
+                exits.put(ProcessExit(session: id, pid: pid, status: status))
+                wakeup?.fire()
+            }
+            tracked[id]?.process = process
+            tracked[id]?.supervision.agentStarted(at: Date())
+            log.info("session \(id): agent started (pid \(process.processIdentifier))")
+        } catch {
+            record(.agentFailed, "the agent of session \(id) could not be started: \(error)", uid: session.uid)
+            // Counted as a failure; the next try waits a second, so a lasting cause
+            // (no X authority) locks the session after three instead of spinning.
+            let actions = tracked[id]?.supervision.agentEnded(at: Date()) ?? []
+            _ = loop.schedule(after: .seconds(1)) { [weak self] in
+                guard let self, tracked[id] != nil else { return }
+                perform(actions, for: id)
+            }
+        }
+    }
+
+    private func agentExited(_ exit: ProcessExit) {
+        guard var entry = tracked[exit.session], entry.process?.processIdentifier == exit.pid else { return }
+        entry.process = nil
+        entry.intervals?.agentGone(at: .now)
+        entry.intervals = nil
+        entry.peer = nil
+        tracked[exit.session] = entry
+        record(.agentFailed, "the agent of session \(exit.session) ended (status \(exit.status)); starting another", uid: entry.session.uid)
+        perform(tracked[exit.session]!.supervision.agentEnded(at: Date()), for: exit.session)
+    }
+
+    private func armDeadline(_ id: SessionID) {
+        tracked[id]?.deadline?.cancel()
+        guard let deadline = tracked[id]?.supervision.nextDeadline() else { return }
+        let delay = max(0, deadline.timeIntervalSinceNow)
+        tracked[id]?.deadline = loop.schedule(after: .milliseconds(Int64(delay * 1000) + 1)) { [weak self] in
+            guard let self, tracked[id] != nil else { return }
+            perform(tracked[id]!.supervision.check(at: Date()), for: id)
+        }
+    }
+
+    private func record(_ kind: ChildEvent.Kind, _ detail: String, uid: UInt32) {
+        log.info(detail)
+        do {
+            try state.record(ChildEvent(at: Date(), kind: kind, actor: "screenward-daemon", detail: detail), uid: uid)
+        } catch {
+            log.error("could not record an event (\(error)): \(detail)")
+        }
+    }
+
+    // MARK: The agents' link
+
+    /// An agent asks to be attached: only the process started for that session, as
+    /// the agents' user, may.
+    func attach(_ request: AgentAttach, from peer: ServicePeer) throws -> AgentAttachment {
+        let id = SessionID(request.session)
+        guard let credentials = peer.credentials, credentials.uid == launcher.agentAccount.uid,
+            let entry = tracked[id], let process = entry.process, process.processIdentifier == credentials.pid
+        else {
+            log.warning("\(peer) tried to attach as the agent of session \(request.session): refused")
+            throw ServiceError(.unauthorized, "only the agent the daemon started for session \(request.session) may attach")
+        }
+        guard let owner = owner(entry.session.uid) else { throw ServiceError(.unauthorized, "session \(id)'s user is no longer managed") }
+        let log = log
+        tracked[id]?.peer = peer
+        tracked[id]?.intervals = owner.intervals { problem in log.warning("session \(id): \(problem)") }
+        tracked[id]?.supervision.agentReported(at: Date())
+        armDeadline(id)
+        log.info("session \(id): agent attached (pid \(credentials.pid))")
+        return AgentAttachment(
+            user: owner.user.name, uid: owner.user.uid, deviceSecret: owner.secret.bytes, idleThresholdSeconds: Self.idleThreshold)
+    }
+
+    /// After the attach reply: the shields that count now.
+    func sendShields(to peer: ServicePeer) {
+        guard let entry = tracked.values.first(where: { $0.peer == peer }), let owner = owner(entry.session.uid),
+            let frame = try? AgentLinkMethods.shields.frame(owner.stores)
+        else { return }
+        peer.send(frame)
+    }
+
+    /// A managed user's stores changed: their agents cover accordingly.
+    func shieldsChanged(uid: UInt32) {
+        for entry in tracked.values where entry.session.uid == uid {
+            if let peer = entry.peer { sendShields(to: peer) }
+        }
+    }
+
+    /// A report from an attached agent (anything else from a peer is ignored and logged).
+    func received(push kind: String, frame: Data, from peer: ServicePeer) {
+        guard let id = tracked.first(where: { $0.value.peer == peer })?.key else {
+            log.warning("\(peer) sent \(kind) without being an attached agent: ignored")
+            return
+        }
+        tracked[id]?.supervision.agentReported(at: Date())
+        switch kind {
+        case AgentLinkMethods.usage.name:
+            if let report = try? AgentLinkMethods.usage.body(from: frame) { tracked[id]?.intervals?.apply(report, at: .now) }
+        case AgentLinkMethods.presence.name, AgentLinkMethods.alive.name:
+            break
+        case AgentLinkMethods.covered.name:
+            if let covered = try? AgentLinkMethods.covered.body(from: frame) {
+                log.debug("session \(id): \(covered.count) window(s) covered")
+            }
+        default:
+            log.warning("session \(id)'s agent sent an unknown report \(kind)")
+        }
+        armDeadline(id)
+    }
+
+    /// A connection ended: if it was an agent's, what it had open ends now.
+    func disconnected(_ peer: ServicePeer) {
+        guard let id = tracked.first(where: { $0.value.peer == peer })?.key else { return }
+        tracked[id]?.intervals?.agentGone(at: .now)
+        tracked[id]?.intervals = nil
+        tracked[id]?.peer = nil
+    }
+}
