@@ -17,12 +17,17 @@ public struct RefusalFrame: Codable, Sendable {
 
     /// The refusal for `line`, or nil when it is a request the owner can route
     /// (its body and client are the owner's to check).
-    public static func refusing(_ line: Data) -> RefusalFrame? {
+    /// With `acceptingReports`, a push line (a report that wants no reply) passes too:
+    /// the system daemon takes them from the agents it attached, and ignores the rest.
+    public static func refusing(_ line: Data, acceptingReports: Bool = false) -> RefusalFrame? {
         // A line must be UTF-8 text: checked even when the JSON decoder would let it pass.
         guard String(validating: line, as: UTF8.self) != nil else {
             return RefusalFrame(id: nil, error: notARequest("the line is not UTF-8 text"))
         }
-        if let head = try? FrameHead.decode(from: line), head.id != nil, head.method != nil { return nil }
+        if let head = try? FrameHead.decode(from: line) {
+            if head.id != nil, head.method != nil { return nil }
+            if acceptingReports, head.id == nil, head.method == nil, head.push != nil { return nil }
+        }
         let id = (try? Frame.decode(IdentifiedLine.self, from: line))?.id
         return RefusalFrame(id: id, error: notARequest(problem(in: line)))
     }

@@ -14,8 +14,10 @@ public final class SocketServer: Sendable {
 
     /// Binds `path`, replacing a stale socket file (the caller holds the agent lock,
     /// so no other agent can be listening there).
+    /// With `acceptingReports`, clients may also send push lines (reports; see `RefusalFrame`).
     public init(
-        path: String, access: SocketAccess = .ownerOnly, identify: PeerIdentifier? = nil, handler: any ServiceRequestHandler
+        path: String, access: SocketAccess = .ownerOnly, identify: PeerIdentifier? = nil, acceptingReports: Bool = false,
+        handler: any ServiceRequestHandler
     ) throws {
         guard path.utf8.count <= AgentAddress.maximumSocketPathLength else {
             throw ServiceError(.invalidArgument, "the socket path is too long for a Unix socket (\(path.utf8.count) bytes): \(path)")
@@ -25,11 +27,13 @@ public final class SocketServer: Sendable {
             .serverChannelOption(.backlog, value: 64)
             .childChannelInitializer { channel in
                 guard let identify else {
-                    return channel.eventLoop.makeCompletedFuture { try Self.addHandlers(to: channel, credentials: nil, handler: handler) }
+                    return channel.eventLoop.makeCompletedFuture {
+                        try Self.addHandlers(to: channel, credentials: nil, acceptingReports: acceptingReports, handler: handler)
+                    }
                 }
                 // Reading the option on the channel's own loop completes at once.
                 return identify(channel).flatMapThrowing { credentials in
-                    try Self.addHandlers(to: channel, credentials: credentials, handler: handler)
+                    try Self.addHandlers(to: channel, credentials: credentials, acceptingReports: acceptingReports, handler: handler)
                 }
             }
         do {
@@ -47,9 +51,12 @@ public final class SocketServer: Sendable {
         }
     }
 
-    private static func addHandlers(to channel: any Channel, credentials: PeerCredentials?, handler: any ServiceRequestHandler) throws {
+    private static func addHandlers(
+        to channel: any Channel, credentials: PeerCredentials?, acceptingReports: Bool, handler: any ServiceRequestHandler
+    ) throws {
         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
-        try channel.pipeline.syncOperations.addHandler(ServerFrameHandler(channel: channel, credentials: credentials, handler: handler))
+        try channel.pipeline.syncOperations.addHandler(
+            ServerFrameHandler(channel: channel, credentials: credentials, acceptingReports: acceptingReports, handler: handler))
     }
 
     public func close() {
@@ -63,21 +70,23 @@ private final class ServerFrameHandler: ChannelInboundHandler {
     typealias OutboundOut = ByteBuffer
     let handler: any ServiceRequestHandler
     let peer: ServicePeer
+    let acceptingReports: Bool
     /// Set once a line was refused: nothing more from this peer is read.
     private var refused = false
 
     /// How long a refused peer has to read the refusal and close its end.
     static let lingering: TimeAmount = .seconds(2)
 
-    init(channel: any Channel, credentials: PeerCredentials?, handler: any ServiceRequestHandler) {
+    init(channel: any Channel, credentials: PeerCredentials?, acceptingReports: Bool, handler: any ServiceRequestHandler) {
         self.handler = handler
+        self.acceptingReports = acceptingReports
         peer = ServicePeer(credentials: credentials, send: { [weak channel] line in channel?.sendLine(line) }, isConnected: { [weak channel] in channel?.isActive ?? false })
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
         let frame = Data(unwrapInboundIn(data).readableBytesView)
-        if let refusal = RefusalFrame.refusing(frame) {
+        if let refusal = RefusalFrame.refusing(frame, acceptingReports: acceptingReports) {
             refuse(context: context, refusal)
             return
         }

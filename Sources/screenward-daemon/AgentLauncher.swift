@@ -36,7 +36,10 @@ struct AgentLauncher {
     /// The running agent process; `onExit` is called on a Foundation thread.
     func launch(for session: LogindSession, user: SessionUser, onExit: @escaping @Sendable (_ pid: Int32, _ status: Int32) -> Void) throws -> Process {
         guard !session.display.isEmpty else { throw LaunchError.noDisplay(session.id) }
-        let directory = runtimeDirectory.appendingPathComponent("sessions/\(session.id.rawValue)", isDirectory: true)
+        // sessions/ is traversable (0755) so that the agents' user reaches its own 0700 folder.
+        let sessions = runtimeDirectory.appendingPathComponent("sessions", isDirectory: true)
+        try FileManager.default.createDirectory(at: sessions, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let directory = sessions.appendingPathComponent(session.id.rawValue, isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let authority = directory.appendingPathComponent("Xauthority")
         try copyAuthority(of: session, user: user, to: authority)

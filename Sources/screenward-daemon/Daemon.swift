@@ -110,7 +110,7 @@ final class Daemon {
         let socketDirectory = URL(fileURLWithPath: socketPath).deletingLastPathComponent()
         // Every local user must reach the socket (children read their usage, guardians act).
         try FileManager.default.createDirectory(at: socketDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        server = try SocketServer(path: socketPath, access: .everyone, identify: PeerCredentialReader.read, handler: handler)
+        server = try SocketServer(path: socketPath, access: .everyone, identify: PeerCredentialReader.read, acceptingReports: true, handler: handler)
         loop.onSignal(SIGTERM) { [unowned self] in stop("SIGTERM") }
         loop.onSignal(SIGINT) { [unowned self] in stop("SIGINT") }
         sessions.start()

@@ -102,7 +102,15 @@ final class ManagedSessions {
             guard let entry = tracked[id] else { return }
             switch action {
             case .startAgent:
-                launch(id)
+                if entry.supervision.failures.count >= AgentSupervision.failuresBeforeLock {
+                    // Failing again and again: a second between tries, not a busy loop.
+                    _ = loop.schedule(after: .seconds(1)) { [weak self] in
+                        guard let self, tracked[id] != nil, tracked[id]?.process == nil else { return }
+                        launch(id)
+                    }
+                } else {
+                    launch(id)
+                }
             case .replaceAgent:
                 if let process = entry.process { kill(process.processIdentifier, SIGKILL) }
                 tracked[id]?.process = nil
@@ -204,8 +212,7 @@ final class ManagedSessions {
         let log = log
         tracked[id]?.peer = peer
         tracked[id]?.intervals = owner.intervals { problem in log.warning("session \(id): \(problem)") }
-        tracked[id]?.supervision.agentReported(at: Date())
-        armDeadline(id)
+        // Attached is not yet enforcing: its first report (once its shields are up) is.
         log.info("session \(id): agent attached (pid \(credentials.pid))")
         return AgentAttachment(
             user: owner.user.name, uid: owner.user.uid, deviceSecret: owner.secret.bytes, idleThresholdSeconds: Self.idleThreshold)

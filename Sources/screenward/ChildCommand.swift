@@ -82,7 +82,7 @@ struct ChildCommand: ParsableCommand {
             }
             if events.isEmpty { print("No events for \(user).") }
             for event in events {
-                print("\(iso8601(event.at))  \(event.kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0))  \(event.detail)")
+                print("\(iso8601(event.at))  \(event.kind.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0))  \(event.detail)")
             }
         }
     }
