@@ -165,7 +165,7 @@ let package = Package(
             ]),
         .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore"]),
         // Child mode tried by real users (useradd, runuser) against the real daemon, as root.
-        .testTarget(name: "ChildModeTests", dependencies: ["ScreenwardCore", "SessionHarness", "TestSupport"]),
+        .testTarget(name: "ChildModeTests", dependencies: ["ScreenwardCore", "ManagedSettings", "SessionHarness", "TestSupport"]),
         // Real accounts and real PAM: creates users and groups, so most of it needs root.
         .testTarget(name: "SystemAccountsTests", dependencies: ["SystemAccounts", "ScreenwardCore", "TestSupport"]),
         .testTarget(

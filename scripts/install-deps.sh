@@ -9,7 +9,7 @@ packages=(
   # build: PAM, for the daemon's check of a guardian's password
   libpam0g-dev
   # run and test: a private X server, a window manager, input and screenshots
-  xvfb openbox xdotool x11-utils imagemagick dbus-daemon
+  xvfb openbox xdotool x11-utils xauth imagemagick dbus-daemon
   # the shield: Korean glyphs (Vietnamese is in the default fonts); wmctrl for the full-screen test
   fonts-nanum wmctrl
   # real applications whose identity is tested, one per toolkit (about 17 MB of downloads with their libraries):

@@ -54,7 +54,7 @@ struct AgentLauncher {
         process.arguments = [
             "--reuid=\(agentAccount.uid)", "--regid=\(agentAccount.gid)", "--clear-groups", "--",
             agentExecutable.path, "--managed-session", session.id.rawValue, "--daemon-socket", daemonSocket, "--display", session.display,
-        ]
+        ] + (log.verbose ? ["--verbose"] : [])
         var environment = [
             "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": directory.path, "XAUTHORITY": authority.path,
             "XDG_SESSION_ID": session.id.rawValue, "LANG": ProcessInfo.processInfo.environment["LANG"] ?? "C.UTF-8",

@@ -120,6 +120,7 @@ final class Daemon {
 
     private func stop(_ reason: String) {
         log.info("stopping (\(reason))")
+        sessions.stopAll()
         server?.close()
         for owner in owners.values { owner.close(reason: reason) }
         loop.quit()

@@ -61,6 +61,12 @@ final class ManagedSessions {
         }
     }
 
+    /// The daemon stops: each agent ends with it (their usage is saved by the owners).
+    func stopAll() {
+        for id in Array(tracked.keys) { forget(id, reason: "the daemon stops") }
+        logind.stop()
+    }
+
     /// A user became or stopped being managed.
     func managedUsersChanged() {
         for session in logind.sessions.values { reconsider(session) }

@@ -37,6 +37,11 @@ public final class LocalUsers {
         return try Self.capture("/usr/sbin/runuser", ["-u", user, "--", "/usr/bin/env"] + assignments + arguments)
     }
 
+    /// Whether `arguments` as `user` succeed (their output is dropped).
+    public func runQuietly(as user: String, _ arguments: [String], environment: [String: String] = [:]) -> Bool {
+        (try? run(as: user, arguments, environment: environment))?.status == 0
+    }
+
     public func removeAll() {
         for user in users.reversed() { _ = try? Self.capture("/usr/sbin/userdel", ["--remove", user]) }
         for group in groups.reversed() { _ = try? Self.capture("/usr/sbin/groupdel", [group]) }

@@ -13,11 +13,19 @@ final class DaemonLink: Sendable {
     let path: String
     private let transport: SocketTransport
     private let client: ServiceClient
+    /// The stores the daemon pushed last (it pushes them right after the attach reply,
+    /// so they are taken from the start), and who hears of new ones.
+    private let pushed = PushedStores()
 
     init(path: String) {
         self.path = path
         transport = SocketTransport(path: path)
         client = ServiceClient(transport: transport, bundleIdentifier: Self.bundleIdentifier)
+        transport.setPushReceiver(forKind: AgentLinkMethods.shields.name) { [pushed] frame in
+            guard let stores = try? AgentLinkMethods.shields.body(from: frame) else { return }
+            pushed.stores.withLock { $0 = stores }
+            pushed.changed.withLock { $0 }?()
+        }
     }
 
     func attach(session: String) throws -> AgentAttachment {
@@ -30,10 +38,15 @@ final class DaemonLink: Sendable {
         try? transport.post(frame)
     }
 
-    func onShields(_ handler: @escaping @Sendable ([StoreSettings]) -> Void) {
-        transport.setPushReceiver(forKind: AgentLinkMethods.shields.name) { frame in
-            if let stores = try? AgentLinkMethods.shields.body(from: frame) { handler(stores) }
-        }
+    var currentStores: [StoreSettings] { pushed.stores.withLock { $0 } }
+
+    func onStoresChanged(_ handler: @escaping @Sendable () -> Void) {
+        pushed.changed.withLock { $0 = handler }
+    }
+
+    private final class PushedStores: Sendable {
+        let stores = Mutex<[StoreSettings]>([])
+        let changed = Mutex<(@Sendable () -> Void)?>(nil)
     }
 
     func onEnd(_ handler: @escaping @Sendable () -> Void) {
@@ -48,21 +61,15 @@ final class DaemonLink: Sendable {
 /// then every shield here has the default look and the default button responses.
 final class DaemonShieldState: ShieldStateOwner, Sendable {
     private let link: DaemonLink
-    private let stores = Mutex<[StoreSettings]>([])
-    private let changed = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(link: DaemonLink) {
         self.link = link
-        link.onShields { [self] stores in
-            self.stores.withLock { $0 = stores }
-            changed.withLock { $0 }?()
-        }
     }
 
-    var effectiveShields: EffectiveShields { EffectiveShields(stores: stores.withLock { $0 }) }
+    var effectiveShields: EffectiveShields { EffectiveShields(stores: link.currentStores) }
 
     func onShieldsChanged(_ handler: @escaping @Sendable () -> Void) {
-        changed.withLock { $0 = handler }
+        link.onStoresChanged(handler)
     }
 
     func onShieldDataSourceAttached(_ handler: @escaping @Sendable (String) -> Void) {}

@@ -87,6 +87,7 @@ final class ManagedAgent {
         focus.start { [self] observation in
             let onShield = observation.window.map { presenter?.isShield($0) ?? false } ?? false
             let app = onShield ? nil : observation.facts.map(identity(for:))
+            log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")")
             accountant.focusChanged(to: app, at: observation.time)
             stateChanged()
         }
