@@ -16,14 +16,13 @@ final class Agent {
     private let sink: BackgroundLedgerSink
     private let connection: XConnection
     private let loop = MainLoop()
-    private var resolver: AppResolver
+    private let identities: Identities
     private let accountant: UsageAccountant
     private let focus: FocusTracker
     private let idle: IdleWatcher
     private let idleThreshold: Duration
     private let logind = LogindWatcher()
-    private var checkpointTimer: MainLoop.Registration?
-    private var identities: [WindowFacts: AppIdentity] = [:]
+    private var checkpoints: CheckpointTimer!
     private var lastStatus: AgentStatus?
     /// The Screen Time API's state owner, its socket, and the one timer that wakes
     /// the engine at its next deadline.
@@ -48,7 +47,7 @@ final class Agent {
         ledger = try Ledger(url: home.ledgerURL)
         connection = try XConnection(displayName: displayName)
 
-        resolver = Self.loadResolver(log: log)
+        identities = Identities(resolver: Self.loadResolver(log: log))
 
         let start = try ledger.beginAgentSession(
             pid: ProcessInfo.processInfo.processIdentifier, display: connection.displayName, at: Date())
@@ -68,10 +67,11 @@ final class Agent {
         }
         host = ServiceHost(
             try Self.makeService(
-                ledger: ledger, usage: usage, directory: ItemDirectory(minter: minter, catalog: resolver.catalog, categories: categories),
+                ledger: ledger, usage: usage, directory: ItemDirectory(minter: minter, catalog: identities.resolver.catalog, categories: categories),
                 log: log))
         focus = FocusTracker(connection: connection, loop: loop)
         idle = try IdleWatcher(connection: connection, threshold: idleThreshold)
+        checkpoints = CheckpointTimer(loop: loop) { [unowned self] in accountant.checkpoint(at: connection.timeSource.now()) }
     }
 
     private static func makeService(ledger: Ledger, usage: SharedLiveUsage, directory: ItemDirectory, log: AgentLog) throws -> sending ScreenTimeService {
@@ -97,8 +97,7 @@ final class Agent {
         loop.onSignal(SIGINT) { [self] in stop(reason: "SIGINT") }
         // Applications installed or removed since the start: re-read the desktop entries.
         loop.onSignal(SIGHUP) { [self] in
-            resolver = Self.loadResolver(log: log)
-            identities.removeAll()
+            identities.reload(Self.loadResolver(log: log))
         }
 
         idle.start { [self] transition in
@@ -149,11 +148,7 @@ final class Agent {
     }
 
     private func identity(for facts: WindowFacts) -> AppIdentity {
-        if let known = identities[facts] { return known }
-        let app = resolver.resolve(facts)
-        if identities.count > 4096 { identities.removeAll() }
-        identities[facts] = app
-        return app
+        identities.identity(for: facts)
     }
 
     /// Keeps the one-second checkpoint running exactly while time is counted (so a
@@ -163,12 +158,7 @@ final class Agent {
         let present = !accountant.isIdle && !accountant.isLocked
         host.withService { $0.isPresent = present }
         runEngine()
-        if accountant.isCounting, checkpointTimer == nil {
-            scheduleCheckpoint()
-        } else if !accountant.isCounting, let timer = checkpointTimer {
-            timer.cancel()
-            checkpointTimer = nil
-        }
+        checkpoints.keep(running: accountant.isCounting)
         let status = AgentStatus(
             sessionID: sessionID, pid: ProcessInfo.processInfo.processIdentifier, display: connection.displayName,
             focusedID: accountant.focused?.publicID, focusedName: accountant.focused?.displayName,
@@ -182,16 +172,6 @@ final class Agent {
         lastStatus = stamped
         let recorded = stamped
         sink.write { try $0.recordStatus(recorded) }
-    }
-
-    /// A second after the last one (or after counting began). Not GLib's seconds
-    /// timer: it snaps to a whole-second grid and can first fire 1.75 s after it is
-    /// added, and a kill before that lost more than a second.
-    private func scheduleCheckpoint() {
-        checkpointTimer = loop.schedule(after: .seconds(1)) { [self] in
-            accountant.checkpoint(at: connection.timeSource.now())
-            scheduleCheckpoint()
-        }
     }
 
     // MARK: The Screen Time API
@@ -239,8 +219,8 @@ final class Agent {
     /// the applications folder is the person's own).
     private func hideBlockedFromMenus(_ shields: EffectiveShields) {
         guard let menus = BlockedMenuEntries.forUser(environment: ProcessInfo.processInfo.environment, home: home) else { return }
-        let blocked = BlockedMenuEntries.blockedIDs(in: shields, catalog: resolver.catalog, minter: minter)
-        let changes = menus.apply(blocked: blocked, catalog: resolver.catalog)
+        let blocked = BlockedMenuEntries.blockedIDs(in: shields, catalog: identities.resolver.catalog, minter: minter)
+        let changes = menus.apply(blocked: blocked, catalog: identities.resolver.catalog)
         for id in changes.hidden { log.info("menus: \(id) hidden while blocked (\(menus.applicationsDirectory.path))") }
         for id in changes.shown { log.info("menus: \(id) shown again") }
         for problem in changes.problems { log.warning("menus: \(problem)") }
@@ -266,7 +246,7 @@ final class Agent {
     private func stop(reason: String) {
         let now = connection.timeSource.now()
         accountant.stop(at: now, reason: .agentStopped)
-        checkpointTimer?.cancel()
+        checkpoints.cancel()
         deadlineTimer = nil
         server?.close()
         sink.flush()

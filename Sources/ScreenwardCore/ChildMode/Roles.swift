@@ -35,7 +35,7 @@ public struct GuardianPolicy: Sendable {
 
     /// Why `account` cannot be made a managed user, or nil if it can.
     public func refusalToManage(_ account: Account) -> String? {
-        if account.uid == 0 { return "\(account.name) is root: root cannot be a managed user" }
+        if account.uid == 0 { return "\(account.name) has uid 0 (root): root cannot be a managed user" }
         if account.groups.contains(Self.guardianGroup) {
             return "\(account.name) is a guardian (in the group \(Self.guardianGroup)): a guardian cannot be a managed user; remove them from the group first"
         }

@@ -16,15 +16,14 @@ final class ManagedAgent {
     private let attachment: AgentAttachment
     private let connection: XConnection
     private let loop = MainLoop()
-    private let resolver: AppResolver
+    private let identities: Identities
     private let minter: TokenMinter
     private let categories: CategoryTable
     private let accountant: UsageAccountant
     private let focus: FocusTracker
     private let idle: IdleWatcher
     private let logind = LogindWatcher()
-    private var identities: [WindowFacts: AppIdentity] = [:]
-    private var checkpointTimer: MainLoop.Registration?
+    private var checkpoints: CheckpointTimer!
     private var aliveTimer: MainLoop.Registration?
     private var wasPresent: Bool?
     private var presenter: ShieldPresenter?
@@ -40,7 +39,7 @@ final class ManagedAgent {
         // Only the system's applications: the child's own folders could rename anything.
         let (catalog, problems) = ApplicationCatalog.loadFromEnvironment(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"])
         for problem in problems.prefix(20) { log.warning("desktop entry skipped: \(problem)") }
-        resolver = AppResolver(catalog: catalog, processes: ProcfsInspector())
+        identities = Identities(resolver: AppResolver(catalog: catalog, processes: ProcfsInspector()))
         minter = TokenMinter(secret: DeviceSecret(bytes: attachment.deviceSecret))
         categories = try DataDirectory.categoryTable()
         let link = link
@@ -49,6 +48,7 @@ final class ManagedAgent {
         }
         focus = FocusTracker(connection: connection, loop: loop)
         idle = try IdleWatcher(connection: connection, threshold: .milliseconds(Int64(attachment.idleThresholdSeconds * 1000)))
+        checkpoints = CheckpointTimer(loop: loop) { [unowned self] in accountant.checkpoint(at: connection.timeSource.now()) }
     }
 
     func run() throws {
@@ -128,11 +128,7 @@ final class ManagedAgent {
     }
 
     private func identity(for facts: WindowFacts) -> AppIdentity {
-        if let known = identities[facts] { return known }
-        let app = resolver.resolve(facts)
-        if identities.count > 4096 { identities.removeAll() }
-        identities[facts] = app
-        return app
+        identities.identity(for: facts)
     }
 
     private func stateChanged() {
@@ -141,19 +137,7 @@ final class ManagedAgent {
             wasPresent = present
             link.post(AgentLinkMethods.presence, AgentPresence(present: present))
         }
-        if accountant.isCounting, checkpointTimer == nil {
-            scheduleCheckpoint()
-        } else if !accountant.isCounting, let timer = checkpointTimer {
-            timer.cancel()
-            checkpointTimer = nil
-        }
-    }
-
-    private func scheduleCheckpoint() {
-        checkpointTimer = loop.schedule(after: .seconds(1)) { [self] in
-            accountant.checkpoint(at: connection.timeSource.now())
-            scheduleCheckpoint()
-        }
+        checkpoints.keep(running: accountant.isCounting)
     }
 
     private func stop(reason: String) {
