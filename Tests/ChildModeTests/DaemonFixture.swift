@@ -7,6 +7,10 @@ import XCTest
 /// A real `screenward-daemon` running as root for one test, with its state, socket and
 /// runtime files in a private folder other users can traverse, and its session agents
 /// running as a system user made for the test.
+///
+/// The programs other users run (the command line, the agent, the test window) are
+/// copied into that folder with their data: the checkout may sit where only root can
+/// reach it (a clone in a `mktemp -d` folder is mode 0700).
 final class DaemonFixture {
     let users = LocalUsers()
     let work: URL
@@ -29,6 +33,43 @@ final class DaemonFixture {
         work = URL(fileURLWithPath: "/tmp/screenward-daemon-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         agentUser = try users.add("agent")
+        try installPrograms()
+    }
+
+    /// Where the copies of the programs other users run are.
+    var programs: URL { work.appendingPathComponent("bin") }
+
+    func program(_ name: String) -> String { programs.appendingPathComponent(name).path }
+
+    private func installPrograms() throws {
+        let manager = FileManager.default
+        try manager.createDirectory(at: programs, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        for name in ["screenward", "screenward-agent", "screenward-testwindow"] {
+            try manager.copyItem(at: try ProjectPrograms.url(of: name), to: programs.appendingPathComponent(name))
+        }
+        // The agent finds its data in ../share/screenward beside its folder.
+        let data = work.appendingPathComponent("share/screenward")
+        try manager.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let source = try ProjectPrograms.url(of: "screenward-daemon").deletingLastPathComponent()
+        for file in ["categories.json", "shield.json"] {
+            let found = try Self.dataFile(file, above: source)
+            try manager.copyItem(at: found, to: data.appendingPathComponent(file))
+        }
+        for path in [work.appendingPathComponent("share").path, data.path] + (try manager.contentsOfDirectory(atPath: data.path)).map({ data.appendingPathComponent($0).path }) {
+            var isDirectory: ObjCBool = false
+            manager.fileExists(atPath: path, isDirectory: &isDirectory)
+            try manager.setAttributes([.posixPermissions: isDirectory.boolValue ? 0o755 : 0o644], ofItemAtPath: path)
+        }
+    }
+
+    private static func dataFile(_ name: String, above directory: URL) throws -> URL {
+        var folder = directory
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("data").appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+            folder.deleteLastPathComponent()
+        }
+        throw LocalUsersError(description: "no data/\(name) above \(directory.path)")
     }
 
     func startDaemon(environment: [String: String] = [:]) throws {
@@ -36,7 +77,7 @@ final class DaemonFixture {
             try ProjectPrograms.url(of: "screenward-daemon"),
             [
                 "--state-directory", state.path, "--socket", socket, "--runtime-directory", runtime.path,
-                "--agent-user", agentUser, "--verbose",
+                "--agent-user", agentUser, "--agent", program("screenward-agent"), "--verbose",
             ], environment: environment)
         self.daemon = daemon
         try daemon.waitForStandardError(containing: "listening on", timeout: 10)
@@ -50,7 +91,7 @@ final class DaemonFixture {
 
     /// `screenward ARGUMENTS` as `user`, against this daemon.
     func screenward(as user: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        try users.run(as: user, [try ProjectPrograms.url(of: "screenward").path] + arguments, environment: ["SCREENWARD_DAEMON_SOCKET": socket])
+        try users.run(as: user, [program("screenward")] + arguments, environment: ["SCREENWARD_DAEMON_SOCKET": socket])
     }
 
     func tearDown() {

@@ -76,7 +76,7 @@ final class ManagedSessionTests: XCTestCase {
         try start(["/usr/sbin/runuser", "-u", kid, "--", "/usr/bin/env", "DISPLAY=\(display)", "XAUTHORITY=\(authority)", "openbox", "--sm-disable"])
         try start([
             "/usr/sbin/runuser", "-u", kid, "--", "/usr/bin/env", "DISPLAY=\(display)", "XAUTHORITY=\(authority)",
-            try ProjectPrograms.url(of: "screenward-testwindow").path, "--window", "game.Game:Game",
+            fixture.program("screenward-testwindow"), "--window", "game.Game:Game",
         ])
 
         // The child is managed; their store shields the game (written while the daemon is stopped).
