@@ -39,11 +39,16 @@ let package = Package(
         // Linux-PAM, for checking a guardian's password (no pkg-config file: the module map links it).
         .systemLibrary(name: "CPam", providers: [.apt(["libpam0g-dev"])]),
 
+        // An installed app's proof to the system daemon (non-dumpable, a secret in its own
+        // memory): prctl is variadic, so it takes a few lines of C without pointers in its API.
+        .target(name: "CAppProof"),
+
         // The local protocol between API clients (apps, their monitors, the CLI) and the
-        // state owner (the agent): newline-delimited JSON over a Unix socket.
+        // state owner (the agent, or the system daemon for a managed account):
+        // newline-delimited JSON over a Unix socket.
         .target(
             name: "ScreenwardIPC",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["CAppProof", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: safeSwift),
 
         // The public API, with Apple's names.

@@ -9,7 +9,12 @@ import ScreenwardIPC
 /// number of apps may hold it. Revoking it voids the app's tokens and removes its
 /// stores and activities.
 ///
-/// `.child` (a guardian managing a child's login) is not available yet.
+/// `.child`: a guardian manages this account (`screenward child add`). The request goes
+/// to the system daemon, which checks that the app is installed for every user and
+/// runs untampered, and asks a guardian for their password in the session; approval
+/// is remembered, and revoking needs a guardian again. At most one app holds it per
+/// managed account (`authorizationConflict`); outside a managed account it throws
+/// `invalidAccountType`.
 public final class AuthorizationCenter: Sendable {
     public static let shared = AuthorizationCenter()
 
@@ -61,6 +66,8 @@ extension FamilyControlsError {
         case .invalidArgument, .limitExceeded: self = .invalidArgument(error.message)
         case .unauthorized: self = .restricted
         case .invalidAccountType: self = .invalidAccountType
+        case .authorizationConflict: self = .authorizationConflict
+        case .authorizationCanceled: self = .authorizationCanceled
         default: self = .unavailable(error.message)
         }
     }

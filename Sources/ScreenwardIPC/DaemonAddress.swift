@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where the system daemon listens: `/run/screenward/daemon.sock`. `$SCREENWARD_DAEMON_SOCKET`
 /// names another (tests run private daemons). A client's environment only changes which
 /// socket that client talks to: the daemon authorizes every request by the caller's
@@ -9,4 +11,27 @@ public enum DaemonAddress {
         if let explicit = env["SCREENWARD_DAEMON_SOCKET"], !explicit.isEmpty { return explicit }
         return standardPath
     }
+
+    /// Asks the daemon whether it owns this account's limits (a guardian manages it): the
+    /// daemon's socket if so, nil when it does not or no daemon answers (then the
+    /// person's own agent is the owner).
+    public static func socketManagingThisAccount(environment env: [String: String]) -> String? {
+        let path = socketPath(environment: env)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let transport = SocketTransport(path: path, owner: .daemon)
+        defer { transport.close() }
+        let client = ServiceClient(transport: transport, bundleIdentifier: placementClient)
+        guard let placement = try? client.call(placementMethod, Empty()) else { return nil }
+        return placement.managed ? path : nil
+    }
+
+    /// The label of the placement question (the daemon answers it for anyone).
+    public static let placementClient = "org.screenward.placement"
+    public static let placementMethod = ServiceMethod<Empty, AccountPlacement>("daemon.placement")
+}
+
+/// Whether the daemon owns the caller's limits.
+public struct AccountPlacement: Sendable, Hashable, Codable {
+    public var managed: Bool
+    public init(managed: Bool) { self.managed = managed }
 }

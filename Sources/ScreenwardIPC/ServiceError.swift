@@ -19,6 +19,10 @@ public struct ServiceError: Error, Codable, Hashable, Sendable, CustomStringConv
         public static let invalidDateComponents: Code = "invalid-date-components"
         /// The account cannot grant that authorization (`.child` outside a managed account).
         public static let invalidAccountType: Code = "invalid-account-type"
+        /// Another app already holds `.child` for this managed user.
+        public static let authorizationConflict: Code = "authorization-conflict"
+        /// The guardian declined, or nobody answered in time.
+        public static let authorizationCanceled: Code = "authorization-canceled"
         /// Not built yet, or not possible here; the message says which and why.
         public static let unsupported: Code = "unsupported"
         /// The agent is not running or does not answer.

@@ -4,7 +4,8 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// The client side of the agent's Unix socket.
+/// The client side of the state owner's Unix socket (the agent's, or the system daemon's
+/// for a managed account).
 ///
 /// Calls block their thread until the reply comes (the API's store setters and
 /// `startMonitoring` are synchronous, as Apple's are); never call from a NIO event
@@ -27,8 +28,31 @@ public final class SocketTransport: ServiceTransport {
         var closed = false
     }
 
-    public init(path: String) {
+    /// Who answers on the socket, for messages: "the Screenward agent" and how to start it.
+    public struct Owner: Sendable {
+        public var name: String
+        public var howToStart: String
+
+        public static let agent = Owner(
+            name: "the Screenward agent", howToStart: "start `screenward-agent` in the desktop session (it normally starts at login)")
+        public static let daemon = Owner(
+            name: "the Screenward system daemon",
+            howToStart: "this account is managed by a guardian and needs it: ask them (`systemctl start screenward-daemon`)")
+
+        public init(name: String, howToStart: String) {
+            self.name = name
+            self.howToStart = howToStart
+        }
+    }
+
+    public let owner: Owner
+    /// The first line on each new connection (an app's proof to the daemon).
+    private let greeting: (@Sendable () throws -> Data)?
+
+    public init(path: String, owner: Owner = .agent, greeting: (@Sendable () throws -> Data)? = nil) {
         self.path = path
+        self.owner = owner
+        self.greeting = greeting
     }
 
     public func exchange(requestID: UInt64, frame: Data, timeout: Duration) throws -> Data {
@@ -36,7 +60,7 @@ public final class SocketTransport: ServiceTransport {
         let promise = channel.eventLoop.makePromise(of: Data.self)
         state.withLock { $0.pending[requestID] = promise }
         let expiry = channel.eventLoop.scheduleTask(in: .milliseconds(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)) {
-            promise.fail(ServiceError(.agentUnavailable, "the Screenward agent did not answer within \(timeout)"))
+            promise.fail(ServiceError(.agentUnavailable, "\(self.owner.name) did not answer within \(timeout)"))
         }
         defer {
             expiry.cancel()
@@ -48,7 +72,7 @@ public final class SocketTransport: ServiceTransport {
         } catch let error as ServiceError {
             throw error
         } catch {
-            throw ServiceError(.agentUnavailable, "the connection to the Screenward agent failed: \(error)")
+            throw ServiceError(.agentUnavailable, "the connection to \(owner.name) failed: \(error)")
         }
     }
 
@@ -92,6 +116,7 @@ public final class SocketTransport: ServiceTransport {
         try connecting.withLock { _ in
             if let channel = state.withLock({ $0.channel }), channel.isActive { return channel }
             let channel = try connect()
+            if let greeting { channel.sendLine(try greeting()) }
             state.withLock { $0.channel = channel }
             return channel
         }
@@ -99,13 +124,10 @@ public final class SocketTransport: ServiceTransport {
 
     private func connect() throws -> any Channel {
         guard path.utf8.count <= AgentAddress.maximumSocketPathLength else {
-            throw ServiceError(.agentUnavailable, "the agent's socket path is too long for a Unix socket (\(path.utf8.count) bytes): \(path)")
+            throw ServiceError(.agentUnavailable, "the socket path of \(owner.name) is too long for a Unix socket (\(path.utf8.count) bytes): \(path)")
         }
         guard FileManager.default.fileExists(atPath: path) else {
-            throw ServiceError(
-                .agentUnavailable,
-                "the Screenward agent is not running (no socket at \(path)): start `screenward-agent` in the desktop session (it normally starts at login)"
-            )
+            throw ServiceError(.agentUnavailable, "\(owner.name) is not running (no socket at \(path)): \(owner.howToStart)")
         }
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { [self] channel in
@@ -117,7 +139,7 @@ public final class SocketTransport: ServiceTransport {
         do {
             return try bootstrap.connect(unixDomainSocketPath: path).wait()
         } catch {
-            throw ServiceError(.agentUnavailable, "cannot reach the Screenward agent at \(path): \(error)")
+            throw ServiceError(.agentUnavailable, "cannot reach \(owner.name) at \(path): \(error)")
         }
     }
 
@@ -150,7 +172,7 @@ public final class SocketTransport: ServiceTransport {
         }
         onEnd?()
         for promise in waiting {
-            promise.fail(ServiceError(.agentUnavailable, "the Screenward agent closed the connection (it stopped or restarted)"))
+            promise.fail(ServiceError(.agentUnavailable, "\(owner.name) closed the connection (it stopped or restarted)"))
         }
         if resubscribe { reconnect(after: .milliseconds(100)) }
     }

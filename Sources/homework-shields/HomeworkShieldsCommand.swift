@@ -16,7 +16,7 @@ struct HomeworkShieldsCommand: AsyncParsableCommand {
             shield extensions), then `homework-shields shield --app ID`. A shielded application shows \
             Homework's shield; "Ask for access" redraws it as waiting for a guardian.
             """,
-        subcommands: [Shield.self, Configuration.self, Actions.self, Stop.self])
+        subcommands: [Shield.self, Configuration.self, Actions.self, Stop.self, Revoke.self])
 
     static let bundleIdentifier = "org.example.homework"
     static let store = ManagedSettingsStore.Name("homework")
@@ -32,6 +32,9 @@ struct HomeworkShieldsCommand: AsyncParsableCommand {
         @Option(name: .customLong("app"), help: "An application to shield; repeatable.")
         var applications: [String] = []
 
+        @Flag(help: "Ask for .child, as Homework does on iOS: in an account a guardian manages, a guardian approves with their password.")
+        var child = false
+
         func validate() throws {
             guard !applications.isEmpty else { throw ValidationError("name at least one application with --app") }
         }
@@ -39,7 +42,7 @@ struct HomeworkShieldsCommand: AsyncParsableCommand {
         func run() async throws {
             HomeworkShieldsCommand.prepare()
             // Homework asks for .child on iOS; on a person's own desktop it is .individual.
-            try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+            try await AuthorizationCenter.shared.requestAuthorization(for: child ? .child : .individual)
             // The activity picker's part: the applications chosen.
             let selection = try await ScreenwardApp.client.call(AuthorizationMethods.issueSelection, SelectionRequest(applications: applications))
             ManagedSettingsStore(named: HomeworkShieldsCommand.store).shield.applications = selection.applicationTokens
@@ -62,6 +65,17 @@ struct HomeworkShieldsCommand: AsyncParsableCommand {
         func run() throws {
             HomeworkShieldsCommand.prepare()
             HomeworkShieldActions.main()
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give up Homework's authorization (its shields go with it); under .child a guardian approves.")
+
+        func run() async throws {
+            HomeworkShieldsCommand.prepare()
+            try await AuthorizationCenter.shared.revokeAuthorization()
+            print("Homework is no longer authorised.")
         }
     }
 

@@ -18,10 +18,23 @@ final class Daemon {
     private let catalog: ApplicationCatalog
     private let categories: CategoryTable
     private var owners: [UInt32: ManagedUserOwner] = [:]
+    private var engines: [UInt32: OwnerEngine] = [:]
     private var sessions: ManagedSessions!
+    private var apps: ManagedAppRequests!
+    private let timeZone = SystemTimeZone()
+    private let passwordChecks = Inbox<PasswordCheckDone>()
+    private var passwordCallbacks: [UInt64: (PasswordCheck) -> Void] = [:]
+    private var nextPasswordCheck: UInt64 = 1
+    private var passwordWakeup: LoopWakeup?
+    private var askExpiry: MainLoop.Registration?
     private var server: SocketServer?
     private let socketPath: String
     private let inbox = Inbox<Arrival>()
+
+    private struct PasswordCheckDone: Sendable {
+        var id: UInt64
+        var check: PasswordCheck
+    }
 
     enum Arrival: Sendable {
         case frame(Data, ServicePeer)
@@ -34,6 +47,7 @@ final class Daemon {
         var runtimeDirectory: URL
         var agentExecutable: URL
         var agentUser: String
+        var appsDirectory: URL
     }
 
     init(options: Options, log: DaemonLog) throws {
@@ -57,8 +71,65 @@ final class Daemon {
             agentExecutable: options.agentExecutable, agentAccount: agentAccount, daemonSocket: options.socketPath,
             runtimeDirectory: options.runtimeDirectory, log: log)
         sessions = ManagedSessions(loop: loop, launcher: launcher, state: state, owner: { [unowned self] uid in owners[uid] }, log: log)
+        let record: (ChildEvent, UInt32) -> Void = { [state, log] event, uid in
+            log.info("\(event.kind): \(event.detail)")
+            do { try state.record(event, uid: uid) } catch { log.error("could not record an event (\(error)): \(event.detail)") }
+        }
+        let approvals = GuardianApprovals(
+            services: GuardianApprovals.Services(
+                guardianNames: { Self.guardianNames() },
+                isGuardian: { [service] name in service.isGuardian(named: name) },
+                show: { [unowned self] uid, ask in sessions.show(ask, uid: uid) },
+                close: { [unowned self] uid, ask in sessions.closeAsk(ask, uid: uid) },
+                verify: { [unowned self] user, password, done in checkPassword(user: user, password: password, done: done) },
+                record: record))
+        apps = ManagedAppRequests(
+            services: ManagedAppRequests.Services(
+                owner: { [unowned self] uid in owners[uid] }, apps: InstalledApps(directory: options.appsDirectory), vetting: ProcessVetting(),
+                record: record),
+            approvals: approvals,
+            send: { [unowned self] delivery in
+                delivery.send()
+                if let uid = delivery.peer.credentials?.uid { engines[uid]?.run() }
+            })
+        sessions.onPresence = { [unowned self] uid, present in
+            owners[uid]?.service.isPresent = present
+            engines[uid]?.run()
+        }
         for user in try state.managedUsers() { open(user) }
         service.onManagedUsersChanged = { [unowned self] in managedUsersChanged() }
+    }
+
+    /// The members of the guardians' group, then root (always a guardian).
+    private static func guardianNames() -> [String] {
+        let members = (try? UnixGroup.named(GuardianPolicy.guardianGroup))?.members ?? []
+        return members.sorted() + ["root"]
+    }
+
+    // MARK: Passwords
+
+    /// PAM takes seconds on a wrong password: it runs on a thread of its own, and the
+    /// verdict comes back to the loop.
+    private func checkPassword(user: String, password: String, done: @escaping (PasswordCheck) -> Void) {
+        let id = nextPasswordCheck
+        nextPasswordCheck += 1
+        passwordCallbacks[id] = done
+        let inbox = passwordChecks
+        let wakeup = passwordWakeup
+        Thread.detachNewThread {
+            let check: PasswordCheck
+            do {
+                switch try PAMAuthenticator().verify(user: user, password: password) {
+                case .accepted: check = .accepted
+                case .rejected: check = .rejected
+                case .accountUnusable(let reason): check = .unusable(reason)
+                }
+            } catch {
+                check = .unusable("\(error)")
+            }
+            inbox.put(PasswordCheckDone(id: id, check: check))
+            wakeup?.fire()
+        }
     }
 
     /// Creates the state directory owned by root, mode 0700, and makes an existing one so:
@@ -73,10 +144,17 @@ final class Daemon {
     private func open(_ user: ManagedUser) {
         do {
             let log = log
-            let owner = try ManagedUserOwner(user: user, homes: homes, catalog: catalog, categories: categories) { problem in log.warning(problem) }
+            let owner = try ManagedUserOwner(
+                user: user, homes: homes, catalog: catalog, categories: categories, calendar: { [timeZone] in timeZone.calendar() }
+            ) { problem in log.warning(problem) }
             let changed = LoopWakeup { [unowned self] in sessions.shieldsChanged(uid: user.uid) }
             owner.service.onShieldsChanged = { changed.fire() }
             owners[user.uid] = owner
+            let engine = try OwnerEngine(service: owner.service) { [unowned self] wake in
+                if wake == .clockChanged { log.info("the wall clock was set: working out \(user.name)'s deadlines again") }
+            }
+            engines[user.uid] = engine
+            engine.run()
         } catch {
             // Fail closed: the user stays managed, and their sessions are not left
             // unenforced silently: say why, loudly.
@@ -90,6 +168,7 @@ final class Daemon {
         for (uid, owner) in owners where !uids.contains(uid) {
             owner.close(reason: "no longer managed")
             owners[uid] = nil
+            engines[uid] = nil
         }
         for user in managed where owners[user.uid] == nil { open(user) }
         sessions.managedUsersChanged()
@@ -106,6 +185,10 @@ final class Daemon {
         let handler = DaemonRequests { arrival in
             inbox.put(arrival)
             wakeup.fire()
+        }
+        let checks = passwordChecks
+        passwordWakeup = LoopWakeup { [unowned self] in
+            for done in checks.take() { passwordCallbacks.removeValue(forKey: done.id)?(done.check) }
         }
         let socketDirectory = URL(fileURLWithPath: socketPath).deletingLastPathComponent()
         // Every local user must reach the socket (children read their usage, guardians act).
@@ -130,23 +213,77 @@ final class Daemon {
         switch arrival {
         case .gone(let peer):
             sessions.disconnected(peer)
+            apps.disconnected(peer)
         case .frame(let frame, let peer):
             guard let head = try? FrameHead.decode(from: frame) else { return }
             if let kind = head.push {
-                sessions.received(push: kind, frame: frame, from: peer)
+                if kind == AppProof.push.name {
+                    apps.proofReceived(frame, from: peer)
+                } else {
+                    sessions.received(push: kind, frame: frame, from: peer)
+                }
                 return
             }
             guard let id = head.id, let method = head.method else { return }
             log.debug("\(peer): \(method)")
-            if method == AgentLinkMethods.attach.name {
+            switch method {
+            case AgentLinkMethods.attach.name:
                 let result = Result { try sessions.attach(try AgentLinkMethods.attach.request(from: frame).body, from: peer) }
                 peer.send(AgentLinkMethods.attach.replyFrame(id: id, result.mapError { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }))
                 if case .success = result { sessions.sendShields(to: peer) }
-            } else if ChildModeService.answers(method) {
+            case AgentLinkMethods.answerGuardian.name:
+                answerGuardian(frame, id: id, from: peer)
+            case DaemonAddress.placementMethod.name:
+                let managed = (try? service.caller(peer))?.role == .managed
+                peer.send(DaemonAddress.placementMethod.replyFrame(id: id, .success(AccountPlacement(managed: managed))))
+            case _ where ChildModeService.answers(method):
                 if let reply = service.handle(frame: frame, from: peer) { peer.send(reply) }
-            } else {
-                peer.send(errorLine(id: id, ServiceError(.unsupported, "the system daemon does not serve \(method) yet: child mode is being built (see the README)")))
+            default:
+                screenTimeRequest(frame, id: id, from: peer)
             }
+        }
+    }
+
+    /// A Screen Time API request: only managed users' apps have their owner here.
+    private func screenTimeRequest(_ frame: Data, id: UInt64, from peer: ServicePeer) {
+        let caller: ChildModeService.Caller
+        do {
+            caller = try service.caller(peer)
+        } catch {
+            return peer.send(errorLine(id: id, ChildModeService.serviceError(error)))
+        }
+        guard caller.role == .managed else {
+            return peer.send(
+                errorLine(
+                    id: id,
+                    ServiceError(
+                        .unauthorized,
+                        "the system daemon owns the limits of managed accounts only; \(caller.account.name)'s own agent (screenward-agent) is the Screen Time API's owner for this account"
+                    )))
+        }
+        apps.handle(frame: frame, from: peer, user: caller.account).forEach { $0.send() }
+        engines[caller.account.uid]?.run()
+        scheduleAskExpiry()
+    }
+
+    /// The guardian's answer from a dialog: only an attached agent of the child's session may send it.
+    private func answerGuardian(_ frame: Data, id: UInt64, from peer: ServicePeer) {
+        let spec = AgentLinkMethods.answerGuardian
+        guard let uid = sessions.agentUser(peer) else {
+            log.warning("\(peer) sent a guardian's answer without being an attached agent: refused")
+            return peer.send(spec.replyFrame(id: id, .failure(ServiceError(.unauthorized, "only a managed session's agent may answer"))))
+        }
+        guard let answer = try? spec.request(from: frame).body else {
+            return peer.send(spec.replyFrame(id: id, .failure(ServiceError(.malformedMessage, "the answer is malformed"))))
+        }
+        apps.approvals.answer(answer, fromAgentOf: uid) { verdict in peer.send(spec.replyFrame(id: id, .success(verdict))) }
+    }
+
+    private func scheduleAskExpiry() {
+        askExpiry?.cancel()
+        guard let next = apps.approvals.expire() else { return }
+        askExpiry = loop.schedule(after: .milliseconds(Int64(max(0, next.timeIntervalSinceNow) * 1000) + 10)) { [weak self] in
+            self?.scheduleAskExpiry()
         }
     }
 

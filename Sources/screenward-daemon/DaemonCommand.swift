@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import ScreenwardCore
 import ScreenwardIPC
 
 @main
@@ -30,6 +31,9 @@ struct DaemonCommand: ParsableCommand {
     @Option(help: "The system user session agents run as (never the managed user).")
     var agentUser = "screenward"
 
+    @Option(help: "Where installed apps' manifests are (only root may write there).")
+    var appsDirectory = InstalledApps.systemDirectory.path
+
     @Flag(help: "Log each request.")
     var verbose = false
 
@@ -43,7 +47,7 @@ struct DaemonCommand: ParsableCommand {
             stateDirectory: URL(fileURLWithPath: stateDirectory, isDirectory: true), socketPath: socket,
             runtimeDirectory: URL(fileURLWithPath: runtimeDirectory, isDirectory: true),
             agentExecutable: agent.map { URL(fileURLWithPath: $0) } ?? me.deletingLastPathComponent().appendingPathComponent("screenward-agent"),
-            agentUser: agentUser)
+            agentUser: agentUser, appsDirectory: URL(fileURLWithPath: appsDirectory, isDirectory: true))
         do {
             try Daemon(options: options, log: log).run()
         } catch {

@@ -24,6 +24,8 @@ final class ManagedSessions {
     private let state: DaemonState
     private let owner: (UInt32) -> ManagedUserOwner?
     private let log: DaemonLog
+    /// A session's agent says whether the child is at the screen (not idle, not locked).
+    var onPresence: ((_ uid: UInt32, _ present: Bool) -> Void)?
     private var tracked: [SessionID: Tracked] = [:]
     private let exits = Inbox<ProcessExit>()
     private var exitWakeup: LoopWakeup?
@@ -249,7 +251,11 @@ final class ManagedSessions {
         switch kind {
         case AgentLinkMethods.usage.name:
             if let report = try? AgentLinkMethods.usage.body(from: frame) { tracked[id]?.intervals?.apply(report, at: .now) }
-        case AgentLinkMethods.presence.name, AgentLinkMethods.alive.name:
+        case AgentLinkMethods.presence.name:
+            if let presence = try? AgentLinkMethods.presence.body(from: frame), let uid = tracked[id]?.session.uid {
+                onPresence?(uid, presence.present)
+            }
+        case AgentLinkMethods.alive.name:
             break
         case AgentLinkMethods.covered.name:
             if let covered = try? AgentLinkMethods.covered.body(from: frame) {
@@ -259,6 +265,26 @@ final class ManagedSessions {
             log.warning("session \(id)'s agent sent an unknown report \(kind)")
         }
         armDeadline(id)
+    }
+
+    // MARK: Guardians' dialogs
+
+    /// The managed user whose session's attached agent `peer` is.
+    func agentUser(_ peer: ServicePeer) -> UInt32? {
+        tracked.values.first(where: { $0.peer == peer })?.session.uid
+    }
+
+    /// Shows `ask` on an attached agent of `uid`'s sessions (the active one first).
+    func show(_ ask: GuardianAsk, uid: UInt32) -> Bool {
+        let candidates = tracked.values.filter { $0.session.uid == uid && $0.peer != nil }.sorted { $0.session.isActive && !$1.session.isActive }
+        guard let peer = candidates.first?.peer, let frame = try? AgentLinkMethods.askGuardian.frame(ask) else { return false }
+        peer.send(frame)
+        return true
+    }
+
+    func closeAsk(_ ask: UInt64, uid: UInt32) {
+        guard let frame = try? AgentLinkMethods.closeAsk.frame(GuardianAskClosed(ask: ask)) else { return }
+        for entry in tracked.values where entry.session.uid == uid { entry.peer?.send(frame) }
     }
 
     /// A connection ended: if it was an agent's, what it had open ends now.

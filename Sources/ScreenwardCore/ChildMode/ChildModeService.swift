@@ -96,12 +96,20 @@ public final class ChildModeService {
 
     // MARK: Callers
 
-    struct Caller {
-        var account: Account
-        var role: Role
+    public struct Caller: Sendable {
+        public var account: Account
+        public var role: Role
     }
 
-    func caller(_ peer: ServicePeer) throws -> Caller {
+    /// Whether the account named `name` is a guardian now (a guardian's dialog lists
+    /// names; the one chosen is checked again here, never trusted).
+    public func isGuardian(named name: String) -> Bool {
+        guard let account = try? accounts.account(named: name), (try? state.managedUser(uid: account.uid)) == nil else { return false }
+        return policy.role(of: account, isManaged: false) == .guardian
+    }
+
+    /// Who is calling, by the kernel's word, and what they may do.
+    public func caller(_ peer: ServicePeer) throws -> Caller {
         guard let credentials = peer.credentials else {
             throw ServiceError(.unauthorized, "the daemon could not tell who is calling; it answers only identified local users")
         }
@@ -128,7 +136,7 @@ public final class ChildModeService {
         }
     }
 
-    static func serviceError(_ error: any Error) -> ServiceError {
+    public static func serviceError(_ error: any Error) -> ServiceError {
         switch error {
         case let error as ServiceError: error
         case let error as DaemonStateError:

@@ -21,7 +21,7 @@ public final class ManagedUserOwner {
     /// the daemon left open are closed at their last checkpoint.
     public init(
         user: ManagedUser, homes: ChildHomes, catalog: ApplicationCatalog, categories: CategoryTable,
-        report: @escaping @Sendable (String) -> Void
+        calendar: @escaping @Sendable () -> Calendar, report: @escaping @Sendable (String) -> Void
     ) throws {
         self.user = user
         home = homes.home(for: user.uid)
@@ -38,7 +38,7 @@ public final class ManagedUserOwner {
         usage = SharedLiveUsage(forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter))
         try usage.seed(from: ledger, now: Date())
         service = try ScreenTimeService(
-            ledger: ledger, usage: usage, directory: ItemDirectory(minter: minter, catalog: catalog, categories: categories))
+            ledger: ledger, usage: usage, directory: ItemDirectory(minter: minter, catalog: catalog, categories: categories), calendar: calendar)
         service.report = report
     }
 

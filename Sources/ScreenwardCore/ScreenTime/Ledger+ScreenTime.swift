@@ -37,6 +37,13 @@ extension Ledger {
         }
     }
 
+    /// The clients authorised as `member`, oldest grant first.
+    public func clients(withMember member: String) throws -> [String] {
+        try database.read { db in
+            try String.fetchAll(db, sql: "SELECT client FROM clientAuthorization WHERE member = ? ORDER BY grantedAt", arguments: [member])
+        }
+    }
+
     /// Authorizes `client`, keeping an existing grant (and so its tokens) as it is.
     public func authorize(client: String, member: String, grantKey: String, at now: Date) throws -> ClientGrant {
         try database.write { db in

@@ -127,6 +127,24 @@ extension ScreenTimeService {
         return .approved
     }
 
+    // MARK: Authorization a guardian approved (the daemon's placement)
+
+    /// Records `.child` for `client`: a guardian approved it for this managed user.
+    public func grantChild(_ client: String) throws {
+        let key = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
+        _ = try ledger.authorize(client: client, member: FamilyControlsMember.child.rawValue, grantKey: key, at: now())
+    }
+
+    /// The app that holds `.child` for this user, if any (there is at most one).
+    public func childAuthorizationHolder() throws -> String? {
+        try ledger.clients(withMember: FamilyControlsMember.child.rawValue).first
+    }
+
+    /// Revokes `client`'s authorization, as its own request would (a guardian approved it).
+    public func revokeAuthorization(of client: String) throws {
+        _ = try revoke(client)
+    }
+
     private func revoke(_ client: String) throws -> Empty {
         guard try ledger.grant(for: client) != nil else { return Empty() }
         // A revoked app is told nothing more: its activities end without callbacks.

@@ -49,6 +49,24 @@ final class DaemonLink: Sendable {
         let changed = Mutex<(@Sendable () -> Void)?>(nil)
     }
 
+    // MARK: Guardians' dialogs
+
+    /// Pushes asking for a guardian's dialog, or taking one down (on the push queue).
+    func onGuardianAsks(show: @escaping @Sendable (GuardianAsk) -> Void, close: @escaping @Sendable (UInt64) -> Void) {
+        transport.setPushReceiver(forKind: AgentLinkMethods.askGuardian.name) { frame in
+            if let ask = try? AgentLinkMethods.askGuardian.body(from: frame) { show(ask) }
+        }
+        transport.setPushReceiver(forKind: AgentLinkMethods.closeAsk.name) { frame in
+            if let closed = try? AgentLinkMethods.closeAsk.body(from: frame) { close(closed.ask) }
+        }
+    }
+
+    /// Sends the guardian's answer and waits for the daemon's verdict (seconds, while
+    /// PAM checks): call it off the loop.
+    func answer(_ answer: GuardianAnswer) throws -> GuardianVerdict {
+        try client.call(AgentLinkMethods.answerGuardian, answer)
+    }
+
     func onEnd(_ handler: @escaping @Sendable () -> Void) {
         transport.onConnectionEnded(handler)
     }

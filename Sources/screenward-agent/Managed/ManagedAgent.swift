@@ -28,6 +28,14 @@ final class ManagedAgent {
     private var wasPresent: Bool?
     private var presenter: ShieldPresenter?
     private var shieldState: DaemonShieldState?
+    private var dialogs: [UInt64: GuardianDialog] = [:]
+    private let dialogEvents = Inbox<DialogEvent>()
+
+    private enum DialogEvent: Sendable {
+        case show(GuardianAsk)
+        case close(UInt64)
+        case verdict(UInt64, GuardianVerdict)
+    }
 
     init(session: String, daemonSocket: String, displayName: String?, log: AgentLog) throws {
         ShieldToolkit.disableGLUnlessChosen()
@@ -84,6 +92,7 @@ final class ManagedAgent {
             log.info("no logind for session \(session): screen lock is not detected (\(error))")
         }
         startShields()
+        listenForGuardianAsks()
         focus.start { [self] observation in
             let onShield = observation.window.map { presenter?.isShield($0) ?? false } ?? false
             let app = onShield ? nil : observation.facts.map(identity(for:))
@@ -117,6 +126,62 @@ final class ManagedAgent {
             // daemon counts a failure (and locks the session if it keeps failing).
             log.error("shields cannot be shown: \(error)")
             loop.quit()
+        }
+    }
+
+    // MARK: A guardian's approval
+
+    /// The daemon's asks arrive on the link's queue and hop onto the loop, where GTK runs.
+    private func listenForGuardianAsks() {
+        let events = dialogEvents
+        let wakeup = LoopWakeup { [unowned self] in
+            for event in events.take() { handle(event) }
+        }
+        link.onGuardianAsks(
+            show: { ask in
+                events.put(.show(ask))
+                wakeup.fire()
+            },
+            close: { id in
+                events.put(.close(id))
+                wakeup.fire()
+            })
+        dialogWakeup = wakeup
+    }
+
+    private var dialogWakeup: LoopWakeup?
+
+    private func handle(_ event: DialogEvent) {
+        switch event {
+        case .show(let ask):
+            guard presenter != nil, dialogs[ask.id] == nil else { return }
+            log.info("a guardian is asked: \(ask.question)")
+            dialogs[ask.id] = GuardianDialog(
+                question: ask.question, guardians: ask.guardians,
+                onAnswer: { [unowned self] guardian, password in send(GuardianAnswer(ask: ask.id, guardian: guardian, password: password)) },
+                onCancel: { [unowned self] in
+                    dialogs[ask.id] = nil
+                    send(.cancelled(ask.id))
+                })
+        case .close(let id):
+            dialogs.removeValue(forKey: id)?.close()
+        case .verdict(let id, let verdict):
+            switch verdict {
+            case .tryAgain(let message, let notBefore): dialogs[id]?.showProblem(message, notBefore: notBefore)
+            case .approved, .cancelled, .closed: dialogs.removeValue(forKey: id)?.close()
+            }
+        }
+    }
+
+    /// The answer goes to the daemon off the loop (PAM takes seconds on a wrong password).
+    private func send(_ answer: GuardianAnswer) {
+        let link = link
+        let events = dialogEvents
+        let wakeup = dialogWakeup
+        Thread.detachNewThread {
+            let verdict = (try? link.answer(answer)) ?? .tryAgain(message: "The daemon did not answer; try again.", notBefore: nil)
+            events.put(.verdict(answer.ask, verdict))
+            wakeup?.fire()
         }
     }
 

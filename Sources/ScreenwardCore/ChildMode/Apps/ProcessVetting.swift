@@ -1,0 +1,115 @@
+import Foundation
+import ScreenwardIPC
+
+/// Checks, as root, that a connection to the daemon claiming an installed app's
+/// identifier comes from that app as installed, running untampered, right now:
+///
+/// - its executable (`/proc/PID/exe`) is one the app's root-owned manifest names, and
+///   has not been replaced since it started;
+/// - it was started without `LD_PRELOAD`, `LD_LIBRARY_PATH` or `LD_AUDIT`, and every
+///   executable mapping in it comes from a root-owned file nobody else can write (no
+///   code of the child's was loaded, however it got there);
+/// - nothing traces it, and it is non-dumpable (its `/proc/PID` belongs to root), so
+///   nothing of the child's can attach later or read or write its memory;
+/// - the `AppProof` it opened the connection with is in its memory now: the connection
+///   is this image's own, not one a script opened before `exec`-ing the app.
+///
+/// What it cannot see: a debugger that changed the app's data and detached before the
+/// app made itself non-dumpable. `kernel.yama.ptrace_scope = 2` (desktop/sysctl) closes
+/// that: then no child can trace anything. docs/architecture.md says so.
+public struct ProcessVetting: Sendable {
+    public let procRoot: String
+
+    public init(procRoot: String = "/proc") {
+        self.procRoot = procRoot
+    }
+
+    /// The environment variables that make the dynamic loader load other code.
+    static let loaderVariables = ["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT"]
+
+    /// Nothing when `pid` (running as `uid`) is `app`, untampered, and holds `proof`;
+    /// otherwise why not, in words for the guardians' record.
+    public func refusal(pid: Int32, uid: UInt32, app: InstalledApp, proof: AppProof?) -> String? {
+        let base = "\(procRoot)/\(pid)"
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(base)/exe") else {
+            return "process \(pid) is gone or unreadable"
+        }
+        if executable.hasSuffix(" (deleted)") { return "process \(pid) runs a deleted or replaced executable (\(executable))" }
+        guard app.executables.contains(executable) else {
+            return "process \(pid) runs \(executable), which is not one of \(app.bundleIdentifier)'s installed executables"
+        }
+        guard let status = text("\(base)/status", limit: 16 * 1024) else { return "process \(pid)'s status is unreadable" }
+        let tracer = Self.field("TracerPid", in: status)
+        guard tracer == "0" else { return "process \(pid) is being traced (by pid \(tracer ?? "?"))" }
+        if let real = Self.field("Uid", in: status)?.split(whereSeparator: \.isWhitespace).first, real != "\(uid)" {
+            return "process \(pid) runs as uid \(real), not the caller's \(uid)"
+        }
+        if uid != 0 {
+            let owner = (try? FileManager.default.attributesOfItem(atPath: base))?[.ownerAccountID] as? NSNumber
+            guard owner?.uint32Value == 0 else {
+                return "process \(pid) is dumpable: another process of its user could trace it (the Screen Time API makes an app non-dumpable before it connects)"
+            }
+        }
+        guard let environ = data("\(base)/environ", limit: 512 * 1024) else { return "process \(pid)'s environment is unreadable" }
+        for record in environ.split(separator: 0) {
+            let entry = String(decoding: record.prefix(32), as: UTF8.self)
+            if let variable = Self.loaderVariables.first(where: { entry.hasPrefix("\($0)=") }) {
+                return "process \(pid) was started with \(variable) set"
+            }
+        }
+        guard let maps = text("\(base)/maps", limit: 4 * 1024 * 1024) else { return "process \(pid)'s memory map is unreadable" }
+        if let problem = Self.foreignCode(in: maps) { return "process \(pid) \(problem)" }
+        guard let proof else { return "the connection did not open with the app's proof (an app of a managed account connects through the Screen Time API)" }
+        guard proof.secret.count == AppProof.secretLength, let handle = FileHandle(forReadingAtPath: "\(base)/mem") else {
+            return "process \(pid)'s proof cannot be checked"
+        }
+        defer { try? handle.close() }
+        let held = try? { () throws -> Data? in
+            try handle.seek(toOffset: proof.address)
+            return try handle.read(upToCount: AppProof.secretLength)
+        }()
+        guard let held, held == Data(proof.secret) else {
+            return "process \(pid) does not hold the proof its connection opened with (a connection made before exec, or passed from another process)"
+        }
+        return nil
+    }
+
+    /// Executable mappings that are not the system's code: anonymous ones (code written
+    /// at run time) or files someone other than root could have written.
+    static func foreignCode(in maps: String) -> String? {
+        var checked: Set<String> = []
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count >= 5, fields[1].contains("x") else { continue }
+            let path = fields.count == 6 ? fields[5].trimmingCharacters(in: .whitespaces) : ""
+            if path == "[vdso]" || path == "[vsyscall]" { continue }
+            guard path.hasPrefix("/") else { return "has executable memory that is not from a file (\(path.isEmpty ? "anonymous" : path))" }
+            if path.hasSuffix(" (deleted)") { return "runs code from a deleted file (\(path))" }
+            guard checked.insert(path).inserted else { continue }
+            if let problem = InstalledApps.unsafeOwnership(path) { return "runs code from \(path): \(problem)" }
+        }
+        return nil
+    }
+
+    static func field(_ name: String, in status: String) -> String? {
+        for line in status.split(separator: "\n") where line.hasPrefix("\(name):") {
+            return line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
+        }
+        return nil
+    }
+
+    private func data(_ path: String, limit: Int) -> Data? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        do {
+            // An empty file reads as nil (a kernel thread's environ is empty).
+            return try handle.read(upToCount: limit) ?? Data()
+        } catch {
+            return nil
+        }
+    }
+
+    private func text(_ path: String, limit: Int) -> String? {
+        data(path, limit: limit).map { String(decoding: $0, as: UTF8.self) }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import ScreenwardIPC
+
+/// The daemon asks a managed session's agent to put a guardian's approval on screen.
+public struct GuardianAsk: Sendable, Hashable, Codable {
+    public enum Purpose: String, Sendable, Hashable, Codable {
+        /// An app asks for `.child`.
+        case authorize
+        /// An app that holds `.child` asks to give it up.
+        case revoke
+    }
+
+    public var id: UInt64
+    public var purpose: Purpose
+    public var appName: String
+    public var bundleIdentifier: String
+    /// The managed user's account name.
+    public var child: String
+    /// The accounts that may approve, in the order the dialog lists them.
+    public var guardians: [String]
+
+    public init(id: UInt64, purpose: Purpose, appName: String, bundleIdentifier: String, child: String, guardians: [String]) {
+        self.id = id
+        self.purpose = purpose
+        self.appName = appName
+        self.bundleIdentifier = bundleIdentifier
+        self.child = child
+        self.guardians = guardians
+    }
+
+    /// The dialog's question ("Homework wants to manage kid's screen time").
+    public var question: String {
+        switch purpose {
+        case .authorize: "\(appName) wants to manage \(child)'s screen time"
+        case .revoke: "\(appName) wants to stop managing \(child)'s screen time"
+        }
+    }
+}
+
+/// A guardian's answer typed into the agent's dialog. The password is passed to PAM
+/// and dropped: never logged, never stored, never printed (`description` hides it).
+public struct GuardianAnswer: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var ask: UInt64
+    /// nil: the dialog was cancelled.
+    public var guardian: String?
+    public var password: String?
+
+    public init(ask: UInt64, guardian: String?, password: String?) {
+        self.ask = ask
+        self.guardian = guardian
+        self.password = password
+    }
+
+    public static func cancelled(_ ask: UInt64) -> GuardianAnswer { GuardianAnswer(ask: ask, guardian: nil, password: nil) }
+
+    public var description: String { guardian.map { "answer to ask \(ask) by \($0)" } ?? "ask \(ask) cancelled" }
+}
+
+/// What the daemon made of an answer; the dialog closes on anything but `.tryAgain`.
+public enum GuardianVerdict: Sendable, Hashable, Codable {
+    case approved
+    /// A wrong password (or an account that is not a guardian's); with a wait when
+    /// too many came in a row.
+    case tryAgain(message: String, notBefore: Date?)
+    case cancelled
+    /// The ask is over (the app went away, or it timed out).
+    case closed
+}
+
+public struct GuardianAskClosed: Sendable, Hashable, Codable {
+    public var ask: UInt64
+    public init(ask: UInt64) { self.ask = ask }
+}
+
+extension AgentLinkMethods {
+    /// Daemon → agent: show the dialog.
+    public static let askGuardian = PushKind<GuardianAsk>("agent.ask-guardian")
+    /// Daemon → agent: take the dialog down (the app left, or the ask timed out).
+    public static let closeAsk = PushKind<GuardianAskClosed>("agent.close-ask")
+    /// Agent → daemon: the guardian's answer (or a cancel).
+    public static let answerGuardian = ServiceMethod<GuardianAnswer, GuardianVerdict>("agent.answer-guardian")
+}

@@ -1,0 +1,162 @@
+import CGtk
+import Foundation
+
+/// The dialog a managed session's agent shows when an app asks a guardian: the
+/// question ("Homework wants to manage kid's screen time"), the guardians' accounts to
+/// choose from, a password field, Cancel and Approve. It runs in the agent (not the
+/// child's uid), so the child cannot trace it or read the field; the password leaves
+/// for the daemon, which checks it with PAM, and the field is emptied at once.
+///
+/// A wrong password keeps the dialog up with the daemon's message (and, when too many
+/// came in a row, Approve stays off until the wait is over).
+public final class GuardianDialog {
+    private let window: UnsafeMutablePointer<GtkWidget>
+    private let accounts: UnsafeMutablePointer<GtkWidget>
+    private let password: UnsafeMutablePointer<GtkWidget>
+    private let message: UnsafeMutablePointer<GtkWidget>
+    private let approve: UnsafeMutablePointer<GtkWidget>
+    private var reenable: guint = 0
+    private var closed = false
+    private let onAnswer: (_ guardian: String, _ password: String) -> Void
+    private let onCancel: () -> Void
+
+    /// Its X window title, for tests and window rules.
+    public static let title = "Screenward: a guardian's approval"
+
+    public init(
+        question: String, guardians: [String], onAnswer: @escaping (String, String) -> Void, onCancel: @escaping () -> Void
+    ) {
+        self.onAnswer = onAnswer
+        self.onCancel = onCancel
+        window = gtk_window_new(GTK_WINDOW_TOPLEVEL)
+        let toplevel: UnsafeMutablePointer<GtkWindow> = cast(window)
+        sw_window_set_wmclass(toplevel, "guardian", "Screenward")
+        gtk_window_set_title(toplevel, Self.title)
+        // Above the shields, which keep above too: it is mapped after them.
+        gtk_window_set_keep_above(toplevel, 1)
+        gtk_window_stick(toplevel)
+        gtk_window_set_position(toplevel, GTK_WIN_POS_CENTER_ALWAYS)
+        gtk_window_set_resizable(toplevel, 0)
+        gtk_window_set_type_hint(toplevel, GDK_WINDOW_TYPE_HINT_DIALOG)
+
+        let column = gtk_box_new(GTK_ORIENTATION_VERTICAL, 10)!
+        for margin in [gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start, gtk_widget_set_margin_end] {
+            margin(column, 20)
+        }
+        let heading = gtk_label_new(question)!
+        gtk_label_set_line_wrap(cast(heading), 1)
+        gtk_label_set_max_width_chars(cast(heading), 40)
+        if let escaped = g_markup_escape_text(question, -1) {
+            gtk_label_set_markup(cast(heading), "<big><b>\(String(cString: escaped))</b></big>")
+            g_free(escaped)
+        }
+        let explanation = gtk_label_new("A guardian approves with their own password.")!
+        gtk_label_set_xalign(cast(explanation), 0)
+        accounts = gtk_combo_box_text_new()
+        for name in guardians { gtk_combo_box_text_append_text(cast(accounts), name) }
+        gtk_combo_box_set_active(cast(accounts), 0)
+        password = gtk_entry_new()
+        gtk_entry_set_visibility(cast(password), 0)
+        gtk_entry_set_input_purpose(cast(password), GTK_INPUT_PURPOSE_PASSWORD)
+        gtk_entry_set_placeholder_text(cast(password), "Password")
+        gtk_entry_set_activates_default(cast(password), 1)
+        message = gtk_label_new("")
+        gtk_label_set_line_wrap(cast(message), 1)
+        gtk_label_set_max_width_chars(cast(message), 40)
+        gtk_label_set_xalign(cast(message), 0)
+
+        let buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+        gtk_widget_set_halign(buttons, GTK_ALIGN_END)
+        let cancel = gtk_button_new_with_label("Cancel")!
+        approve = gtk_button_new_with_label("Approve")
+        gtk_widget_set_can_default(approve, 1)
+        gtk_container_add(cast(buttons), cancel)
+        gtk_container_add(cast(buttons), approve)
+
+        for widget in [heading, explanation, accounts, password, message, buttons] { gtk_container_add(cast(column), widget) }
+        gtk_container_add(cast(window), column)
+        gtk_widget_grab_default(approve)
+
+        GtkSignals.onNotification(approve, "clicked") { [unowned self] in submit() }
+        GtkSignals.onNotification(cancel, "clicked") { [unowned self] in cancelled() }
+        GtkSignals.onEvent(window, "delete-event") { [unowned self] _ in
+            cancelled()
+            return true
+        }
+        gtk_widget_show_all(window)
+        gtk_widget_grab_focus(password)
+        gtk_window_present(toplevel)
+    }
+
+    deinit { close() }
+
+    /// The toplevel's X window id.
+    public var windowID: UInt {
+        guard !closed, let gdkWindow = gtk_widget_get_window(window) else { return 0 }
+        return UInt(gdk_x11_window_get_xid(gdkWindow))
+    }
+
+    /// The daemon's word on the last answer: wrong password (with a wait, maybe).
+    public func showProblem(_ text: String, notBefore: Date?) {
+        guard !closed else { return }
+        gtk_label_set_text(cast(message), text)
+        gtk_widget_set_sensitive(approve, 1)
+        if reenable != 0 { g_source_remove(reenable) }
+        reenable = 0
+        if let notBefore, notBefore > Date() {
+            gtk_widget_set_sensitive(approve, 0)
+            let milliseconds = guint(min(Double(UInt32.max), notBefore.timeIntervalSinceNow * 1000 + 50))
+            let box = Unmanaged.passRetained(TimeoutBox { [weak self] in
+                guard let self, !closed else { return }
+                reenable = 0
+                gtk_widget_set_sensitive(approve, 1)
+            }).toOpaque()
+            reenable = g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, timeoutTrampoline, box) { data in
+                guard let data else { return }
+                Unmanaged<TimeoutBox>.fromOpaque(data).release()
+            }
+        }
+        gtk_widget_grab_focus(password)
+    }
+
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        if reenable != 0 { g_source_remove(reenable) }
+        gtk_widget_destroy(window)
+    }
+
+    private func submit() {
+        guard !closed, gtk_widget_get_sensitive(approve) != 0 else { return }
+        guard let chosen = gtk_combo_box_text_get_active_text(cast(accounts)) else {
+            gtk_label_set_text(cast(message), "Choose a guardian's account.")
+            return
+        }
+        let guardian = String(cString: chosen)
+        g_free(chosen)
+        let typed = String(cString: gtk_entry_get_text(cast(password)))
+        // The field forgets it at once; the copy leaves for the daemon.
+        gtk_entry_set_text(cast(password), "")
+        gtk_label_set_text(cast(message), "Checking…")
+        gtk_widget_set_sensitive(approve, 0)
+        onAnswer(guardian, typed)
+    }
+
+    private func cancelled() {
+        guard !closed else { return }
+        onCancel()
+        close()
+    }
+}
+
+private final class TimeoutBox {
+    let action: () -> Void
+    init(_ action: @escaping () -> Void) { self.action = action }
+}
+
+/// Runs the box's action once (returning G_SOURCE_REMOVE).
+private let timeoutTrampoline: GSourceFunc = { data in
+    guard let data else { return 0 }
+    Unmanaged<TimeoutBox>.fromOpaque(data).takeUnretainedValue().action()
+    return 0
+}
