@@ -22,7 +22,8 @@ public final class AuthorizationCenter: Sendable {
 
     public func requestAuthorization(for member: FamilyControlsMember) async throws {
         do {
-            let status = try await ScreenwardApp.client.call(AuthorizationMethods.request, member)
+            // .child may wait for a guardian to come and type their password.
+            let status = try await ScreenwardApp.client.call(AuthorizationMethods.request, member, timeout: ServiceClient.guardianTimeout)
             guard status == .approved else { throw FamilyControlsError.authorizationCanceled }
         } catch let error as ServiceError {
             throw FamilyControlsError(error)
@@ -52,7 +53,7 @@ public final class AuthorizationCenter: Sendable {
 
     public func revokeAuthorization() async throws {
         do {
-            _ = try await ScreenwardApp.client.call(AuthorizationMethods.revoke, Empty())
+            _ = try await ScreenwardApp.client.call(AuthorizationMethods.revoke, Empty(), timeout: ServiceClient.guardianTimeout)
         } catch let error as ServiceError {
             throw FamilyControlsError(error)
         }

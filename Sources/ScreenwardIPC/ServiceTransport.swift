@@ -62,17 +62,21 @@ public final class ServiceClient: Sendable {
         return declared
     }
 
-    public func call<Request, Reply>(_ method: ServiceMethod<Request, Reply>, _ request: Request) throws -> Reply {
+    /// How long a request that waits for a guardian may take (their dialog stays up for
+    /// five minutes).
+    public static let guardianTimeout: Duration = .seconds(330)
+
+    public func call<Request, Reply>(_ method: ServiceMethod<Request, Reply>, _ request: Request, timeout: Duration = replyTimeout) throws -> Reply {
         let id = requestIDs.next()
         let frame = try method.requestFrame(id: id, client: try bundleIdentifier(), request)
-        return try method.reply(from: transport.exchange(requestID: id, frame: frame, timeout: Self.replyTimeout))
+        return try method.reply(from: transport.exchange(requestID: id, frame: frame, timeout: timeout))
     }
 
     /// The same request, from async code: the wait happens off the caller's executor.
-    public func call<Request, Reply>(_ method: ServiceMethod<Request, Reply>, _ request: Request) async throws -> Reply {
+    public func call<Request, Reply>(_ method: ServiceMethod<Request, Reply>, _ request: Request, timeout: Duration = replyTimeout) async throws -> Reply {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread { [self] in
-                continuation.resume(with: Result { try call(method, request) as Reply })
+                continuation.resume(with: Result { try call(method, request, timeout: timeout) as Reply })
             }
         }
     }

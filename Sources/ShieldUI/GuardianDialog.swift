@@ -73,7 +73,11 @@ public final class GuardianDialog {
         gtk_container_add(cast(buttons), cancel)
         gtk_container_add(cast(buttons), approve)
 
-        for widget in [heading, explanation, accounts, password, message, buttons] { gtk_container_add(cast(column), widget) }
+        let accountLabel = Self.fieldLabel("Guardian", for: accounts)
+        let passwordLabel = Self.fieldLabel("Password", for: password)
+        for widget in [heading, explanation, accountLabel, accounts, passwordLabel, password, message, buttons] {
+            gtk_container_add(cast(column), widget)
+        }
         gtk_container_add(cast(window), column)
         gtk_widget_grab_default(approve)
 
@@ -82,6 +86,18 @@ public final class GuardianDialog {
         GtkSignals.onEvent(window, "delete-event") { [unowned self] _ in
             cancelled()
             return true
+        }
+        GtkSignals.onEvent(window, "key-press-event") { [unowned self] event in
+            guard event.pointee.key.keyval == guint(GDK_KEY_Escape) else { return false }
+            cancelled()
+            return true
+        }
+        // Destroyed from outside (another X client may destroy any window): a cancel.
+        GtkSignals.onNotification(window, "destroy") { [unowned self] in
+            guard !closed else { return }
+            closed = true
+            if reenable != 0 { g_source_remove(reenable) }
+            onCancel()
         }
         gtk_widget_show_all(window)
         gtk_widget_grab_focus(password)
@@ -117,6 +133,14 @@ public final class GuardianDialog {
             }
         }
         gtk_widget_grab_focus(password)
+    }
+
+    private static func fieldLabel(_ text: String, for field: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkWidget> {
+        let label = gtk_label_new_with_mnemonic(text)!
+        gtk_label_set_xalign(cast(label), 0)
+        gtk_label_set_mnemonic_widget(cast(label), field)
+        gtk_widget_set_margin_top(label, 4)
+        return label
     }
 
     public func close() {

@@ -27,6 +27,7 @@ final class Daemon {
     private var nextPasswordCheck: UInt64 = 1
     private var passwordWakeup: LoopWakeup?
     private var askExpiry: MainLoop.Registration?
+    private let pamService: String
     private var server: SocketServer?
     private let socketPath: String
     private let inbox = Inbox<Arrival>()
@@ -48,11 +49,13 @@ final class Daemon {
         var agentExecutable: URL
         var agentUser: String
         var appsDirectory: URL
+        var pamService: String
     }
 
     init(options: Options, log: DaemonLog) throws {
         self.log = log
         socketPath = options.socketPath
+        pamService = options.pamService
         try Self.makePrivate(options.stateDirectory)
         state = try DaemonState(url: options.stateDirectory.appendingPathComponent("daemon.sqlite"))
         homes = ChildHomes(stateDirectory: options.stateDirectory)
@@ -116,10 +119,11 @@ final class Daemon {
         passwordCallbacks[id] = done
         let inbox = passwordChecks
         let wakeup = passwordWakeup
+        let service = pamService
         Thread.detachNewThread {
             let check: PasswordCheck
             do {
-                switch try PAMAuthenticator().verify(user: user, password: password) {
+                switch try PAMAuthenticator().verify(user: user, password: password, service: service) {
                 case .accepted: check = .accepted
                 case .rejected: check = .rejected
                 case .accountUnusable(let reason): check = .unusable(reason)
@@ -230,7 +234,10 @@ final class Daemon {
             case AgentLinkMethods.attach.name:
                 let result = Result { try sessions.attach(try AgentLinkMethods.attach.request(from: frame).body, from: peer) }
                 peer.send(AgentLinkMethods.attach.replyFrame(id: id, result.mapError { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }))
-                if case .success = result { sessions.sendShields(to: peer) }
+                if case .success(let attachment) = result {
+                    sessions.sendShields(to: peer)
+                    apps.approvals.agentAttached(uid: attachment.uid)
+                }
             case AgentLinkMethods.answerGuardian.name:
                 answerGuardian(frame, id: id, from: peer)
             case DaemonAddress.placementMethod.name:

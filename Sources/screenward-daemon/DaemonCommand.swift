@@ -3,6 +3,11 @@ import Foundation
 import Glibc
 import ScreenwardCore
 import ScreenwardIPC
+import SystemAccounts
+
+enum PAMServiceName {
+    static let standard = PAMAuthenticator.defaultService
+}
 
 @main
 struct DaemonCommand: ParsableCommand {
@@ -34,6 +39,9 @@ struct DaemonCommand: ParsableCommand {
     @Option(help: "Where installed apps' manifests are (only root may write there).")
     var appsDirectory = InstalledApps.systemDirectory.path
 
+    @Option(help: "The PAM service guardians' passwords are checked with (a file in /etc/pam.d).")
+    var pamService = PAMServiceName.standard
+
     @Flag(help: "Log each request.")
     var verbose = false
 
@@ -47,7 +55,7 @@ struct DaemonCommand: ParsableCommand {
             stateDirectory: URL(fileURLWithPath: stateDirectory, isDirectory: true), socketPath: socket,
             runtimeDirectory: URL(fileURLWithPath: runtimeDirectory, isDirectory: true),
             agentExecutable: agent.map { URL(fileURLWithPath: $0) } ?? me.deletingLastPathComponent().appendingPathComponent("screenward-agent"),
-            agentUser: agentUser, appsDirectory: URL(fileURLWithPath: appsDirectory, isDirectory: true))
+            agentUser: agentUser, appsDirectory: URL(fileURLWithPath: appsDirectory, isDirectory: true), pamService: pamService)
         do {
             try Daemon(options: options, log: log).run()
         } catch {

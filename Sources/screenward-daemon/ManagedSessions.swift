@@ -278,6 +278,7 @@ final class ManagedSessions {
     func show(_ ask: GuardianAsk, uid: UInt32) -> Bool {
         let candidates = tracked.values.filter { $0.session.uid == uid && $0.peer != nil }.sorted { $0.session.isActive && !$1.session.isActive }
         guard let peer = candidates.first?.peer, let frame = try? AgentLinkMethods.askGuardian.frame(ask) else { return false }
+        log.debug("asking a guardian through \(peer): \(ask.question)")
         peer.send(frame)
         return true
     }

@@ -44,7 +44,7 @@ final class DaemonFixture {
     private func installPrograms() throws {
         let manager = FileManager.default
         try manager.createDirectory(at: programs, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        for name in ["screenward", "screenward-agent", "screenward-testwindow"] {
+        for name in ["screenward", "screenward-agent", "screenward-testwindow", "homework-shields"] {
             try manager.copyItem(at: try ProjectPrograms.url(of: name), to: programs.appendingPathComponent(name))
         }
         // The agent finds its data in ../share/screenward beside its folder.
@@ -62,14 +62,26 @@ final class DaemonFixture {
         }
     }
 
-    private static func dataFile(_ name: String, above directory: URL) throws -> URL {
+    /// Where the daemon reads installed apps' manifests (root's, like /usr/share/screenward/apps).
+    var apps: URL { work.appendingPathComponent("apps") }
+
+    /// Installs an app's manifest for every user, naming `executables`.
+    func installApp(_ bundleIdentifier: String, name: String, executables: [String]) throws {
+        try FileManager.default.createDirectory(at: apps, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let manifest: [String: Any] = ["format": 1, "bundleIdentifier": bundleIdentifier, "displayName": name, "executables": executables]
+        let file = apps.appendingPathComponent("\(bundleIdentifier).json")
+        try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted]).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+    }
+
+    private static func dataFile(_ name: String, above directory: URL, folder subfolder: String = "data") throws -> URL {
         var folder = directory
         while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("data").appendingPathComponent(name)
+            let candidate = folder.appendingPathComponent(subfolder).appendingPathComponent(name)
             if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
             folder.deleteLastPathComponent()
         }
-        throw LocalUsersError(description: "no data/\(name) above \(directory.path)")
+        throw LocalUsersError(description: "no \(subfolder)/\(name) above \(directory.path)")
     }
 
     func startDaemon(environment: [String: String] = [:]) throws {
@@ -77,7 +89,8 @@ final class DaemonFixture {
             try ProjectPrograms.url(of: "screenward-daemon"),
             [
                 "--state-directory", state.path, "--socket", socket, "--runtime-directory", runtime.path,
-                "--agent-user", agentUser, "--agent", program("screenward-agent"), "--verbose",
+                "--agent-user", agentUser, "--agent", program("screenward-agent"), "--apps-directory", apps.path,
+                "--pam-service", try pamService(), "--verbose",
             ], environment: environment)
         self.daemon = daemon
         try daemon.waitForStandardError(containing: "listening on", timeout: 10)
@@ -94,7 +107,19 @@ final class DaemonFixture {
         try users.run(as: user, [program("screenward")] + arguments, environment: ["SCREENWARD_DAEMON_SOCKET": socket])
     }
 
+    /// The repository's PAM service file, installed under a name of this test's own.
+    private func pamService() throws -> String {
+        let service = "screenward-test-\(users.prefix)"
+        let path = "/etc/pam.d/\(service)"
+        if !FileManager.default.fileExists(atPath: path) {
+            let source = try Self.dataFile("screenward", above: try ProjectPrograms.url(of: "screenward-daemon").deletingLastPathComponent(), folder: "desktop/pam")
+            try FileManager.default.copyItem(at: source, to: URL(fileURLWithPath: path))
+        }
+        return service
+    }
+
     func tearDown() {
+        try? FileManager.default.removeItem(atPath: "/etc/pam.d/screenward-test-\(users.prefix)")
         stopDaemon()
         users.removeAll()
         try? FileManager.default.removeItem(at: work)

@@ -74,8 +74,11 @@ public final class LocalUsers {
         try process.run()
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try stdin.fileHandleForWriting.close()
+        // Both pipes at once: a program that fills one while the other is read would
+        // otherwise block forever (gdb writes much to standard error).
+        let errorReader = ErrorReader(error.fileHandleForReading)
         let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = error.fileHandleForReading.readDataToEndOfFile()
+        let errData = errorReader.finish()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
     }
@@ -84,4 +87,22 @@ public final class LocalUsers {
 public struct LocalUsersError: Error, CustomStringConvertible {
     public let description: String
     public init(description: String) { self.description = description }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+private final class ErrorReader: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    func finish() -> Data {
+        done.wait()
+        return data
+    }
 }

@@ -26,6 +26,13 @@ final class DaemonLink: Sendable {
             pushed.stores.withLock { $0 = stores }
             pushed.changed.withLock { $0 }?()
         }
+        let deliver: @Sendable (DialogPush) -> Void = { [dialogs] push in dialogs.deliver(push) }
+        transport.setPushReceiver(forKind: AgentLinkMethods.askGuardian.name) { frame in
+            if let ask = try? AgentLinkMethods.askGuardian.body(from: frame) { deliver(.show(ask)) }
+        }
+        transport.setPushReceiver(forKind: AgentLinkMethods.closeAsk.name) { frame in
+            if let closed = try? AgentLinkMethods.closeAsk.body(from: frame) { deliver(.close(closed.ask)) }
+        }
     }
 
     func attach(session: String) throws -> AgentAttachment {
@@ -51,13 +58,39 @@ final class DaemonLink: Sendable {
 
     // MARK: Guardians' dialogs
 
-    /// Pushes asking for a guardian's dialog, or taking one down (on the push queue).
-    func onGuardianAsks(show: @escaping @Sendable (GuardianAsk) -> Void, close: @escaping @Sendable (UInt64) -> Void) {
-        transport.setPushReceiver(forKind: AgentLinkMethods.askGuardian.name) { frame in
-            if let ask = try? AgentLinkMethods.askGuardian.body(from: frame) { show(ask) }
+    /// What the daemon says about guardians' dialogs.
+    enum DialogPush: Sendable {
+        case show(GuardianAsk)
+        case close(UInt64)
+    }
+
+    /// Hands over the dialog pushes (on the push queue), with those that came before
+    /// the agent was ready (an app may ask the moment the agent attaches).
+    func onDialogPushes(_ handler: @escaping @Sendable (DialogPush) -> Void) {
+        dialogs.setHandler(handler)
+    }
+
+    private let dialogs = DialogMailbox()
+
+    /// Keeps dialog pushes until someone takes them.
+    private final class DialogMailbox: Sendable {
+        private let state = Mutex<(early: [DialogPush], handler: (@Sendable (DialogPush) -> Void)?)>(([], nil))
+
+        func deliver(_ push: DialogPush) {
+            let handler = state.withLock { state in
+                if state.handler == nil { state.early.append(push) }
+                return state.handler
+            }
+            handler?(push)
         }
-        transport.setPushReceiver(forKind: AgentLinkMethods.closeAsk.name) { frame in
-            if let closed = try? AgentLinkMethods.closeAsk.body(from: frame) { close(closed.ask) }
+
+        func setHandler(_ handler: @escaping @Sendable (DialogPush) -> Void) {
+            let early = state.withLock { state in
+                state.handler = handler
+                defer { state.early = [] }
+                return state.early
+            }
+            early.forEach(handler)
         }
     }
 

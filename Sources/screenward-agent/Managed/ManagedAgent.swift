@@ -137,16 +137,14 @@ final class ManagedAgent {
         let wakeup = LoopWakeup { [unowned self] in
             for event in events.take() { handle(event) }
         }
-        link.onGuardianAsks(
-            show: { ask in
-                events.put(.show(ask))
-                wakeup.fire()
-            },
-            close: { id in
-                events.put(.close(id))
-                wakeup.fire()
-            })
         dialogWakeup = wakeup
+        link.onDialogPushes { push in
+            switch push {
+            case .show(let ask): events.put(.show(ask))
+            case .close(let id): events.put(.close(id))
+            }
+            wakeup.fire()
+        }
     }
 
     private var dialogWakeup: LoopWakeup?
@@ -154,6 +152,7 @@ final class ManagedAgent {
     private func handle(_ event: DialogEvent) {
         switch event {
         case .show(let ask):
+            log.debug("the daemon asks for a guardian (ask \(ask.id))")
             guard presenter != nil, dialogs[ask.id] == nil else { return }
             log.info("a guardian is asked: \(ask.question)")
             dialogs[ask.id] = GuardianDialog(

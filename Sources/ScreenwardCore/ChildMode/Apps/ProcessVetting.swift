@@ -45,7 +45,8 @@ public struct ProcessVetting: Sendable {
             return "process \(pid) runs as uid \(real), not the caller's \(uid)"
         }
         if uid != 0 {
-            let owner = (try? FileManager.default.attributesOfItem(atPath: base))?[.ownerAccountID] as? NSNumber
+            // The kernel gives a non-dumpable process's files (not its folder) to root.
+            let owner = (try? FileManager.default.attributesOfItem(atPath: "\(base)/status"))?[.ownerAccountID] as? NSNumber
             guard owner?.uint32Value == 0 else {
                 return "process \(pid) is dumpable: another process of its user could trace it (the Screen Time API makes an app non-dumpable before it connects)"
             }

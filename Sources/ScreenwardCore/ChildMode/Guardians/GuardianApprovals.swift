@@ -139,6 +139,12 @@ public final class GuardianApprovals {
         return .tryAgain(message: "Wrong password. Try again.", notBefore: nil)
     }
 
+    /// A new agent attached for user `uid` (the last one died or was killed, dialog and
+    /// all): what is still waiting is shown again.
+    public func agentAttached(uid: UInt32) {
+        for entry in pending.values where entry.uid == uid { _ = services.show(uid, entry.ask) }
+    }
+
     /// The app that asked is gone: its dialog comes down.
     public func requesterGone(_ peer: ServicePeer) {
         for (id, entry) in pending where entry.requester == peer {

@@ -1,0 +1,133 @@
+import Foundation
+import Glibc
+@_spi(Screenward) import ManagedSettings
+@testable import ScreenwardCore
+import SessionHarness
+import TestSupport
+import XCTest
+
+/// `.child` for real: Homework, installed for every user, asks from the child's
+/// session; the session agent's dialog takes a guardian's password (typed with xdotool);
+/// the daemon checks it with PAM, rate-limits wrong ones, and records what happened.
+/// Then the child tries to undo it every way the issue lists, as a real user.
+final class ChildAuthorizationTests: XCTestCase {
+    private var desktop: ManagedDesktop!
+    private var fixture: DaemonFixture { desktop.fixture }
+    private let homework = "org.example.homework"
+    private let guardianPassword = "correct horse battery"
+
+    override func setUpWithError() throws {
+        try ManagedDesktop.requirements()
+        desktop = try ManagedDesktop(fixture: try DaemonFixture())
+        try fixture.installApp(homework, name: "Homework", executables: [fixture.program("homework-shields")])
+    }
+
+    override func tearDown() {
+        desktop?.tearDown()
+    }
+
+    /// The dialog's X window, as the child's X clients see it.
+    private func dialogWindow() throws -> String? {
+        let found = try desktop.runAsKid(["xdotool", "search", "--name", "a guardian's approval"])
+        return found.output.split(separator: "\n").first.map(String.init)
+    }
+
+    /// Types `password` into the dialog, as a person would, and presses Enter.
+    private func type(_ password: String, into window: String) throws {
+        for step in [["windowactivate", "--sync", window], ["type", "--delay", "20", password], ["key", "Return"]] {
+            let result = try desktop.runAsKid(["xdotool"] + step)
+            XCTAssertEqual(result.status, 0, "xdotool \(step): \(result.error)")
+        }
+    }
+
+    private func events() throws -> String {
+        try fixture.screenward(as: "root", ["child", "events", desktop.kid, "--json"]).output
+    }
+
+    private func homeworkStore() throws -> StoreContents? {
+        let home = ChildHomes(stateDirectory: fixture.state).home(for: desktop.uid)
+        return try Ledger(url: home.ledgerURL).storeContents(client: homework, name: "homework")
+    }
+
+    func testAGuardiansPasswordLetsHomeworkShieldTheGameAndNothingTheChildTriesUndoesIt() throws {
+        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: guardianPassword)
+        try desktop.startManagedSession()
+
+        // Homework asks for .child from the child's session and waits for a guardian.
+        let setup = try desktop.startAsKid([fixture.program("homework-shields"), "shield", "--child", "--app", "wmclass:Game"])
+        var window: String?
+        try desktop.waitFor("the guardian's dialog") {
+            window = try dialogWindow()
+            return window != nil
+        }
+        let dialog = try XCTUnwrap(window)
+
+        // While it waits, the child cannot trace it: the API made it non-dumpable.
+        let attach = try desktop.runAsKid(["gdb", "-batch", "-p", "\(setup.pid)"])
+        let traced = try String(contentsOfFile: "/proc/\(setup.pid)/status", encoding: .utf8)
+        XCTAssertTrue(traced.contains("TracerPid:\t0"), "gdb as the child attached: \(attach.output) \(attach.error)")
+
+        // A wrong password keeps the dialog up and is recorded.
+        desktop.screenshot("guardian-dialog.png")
+        try type("not the password", into: dialog)
+        try desktop.waitFor("the wrong password recorded", timeout: 15) { try events().contains("a wrong password for \(guardian)") }
+        XCTAssertTrue(setup.isRunning, "Homework must still be waiting")
+        desktop.screenshot("guardian-dialog-wrong-password.png")
+
+        // The right one approves: Homework's shield goes over the game.
+        let reportsBefore = desktop.coverReports(1)
+        try type(guardianPassword, into: dialog)
+        XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
+        XCTAssertTrue(setup.outputLines.joined().contains("Homework shields wmclass:Game"), setup.outputLines.joined())
+        try desktop.waitFor("the shield over the game") { desktop.coverReports(1) > reportsBefore }
+        desktop.screenshot("homework-child-shield.png")
+        let approved = try events()
+        XCTAssertTrue(approved.contains("\(guardian) allowed Homework (\(homework)) to manage \(desktop.kid)'s screen time"), approved)
+        XCTAssertEqual(try homeworkStore()?.shield.applications?.count, 1)
+
+        // Asking again is remembered: no dialog.
+        let again = try desktop.runAsKid([fixture.program("homework-shields"), "shield", "--child", "--app", "wmclass:Game"])
+        XCTAssertEqual(again.status, 0, again.error)
+
+        // A script claiming Homework's identifier is refused and recorded.
+        let script = """
+            import json, os, socket
+            s = socket.socket(socket.AF_UNIX); s.connect(os.environ["SCREENWARD_DAEMON_SOCKET"])
+            s.sendall((json.dumps({"id": 1, "client": "\(homework)", "method": "store.clear", "body": {"name": "homework"}}) + "\\n").encode())
+            print(s.makefile().readline())
+            """
+        let forged = try desktop.runAsKid(["/usr/bin/python3", "-c", script])
+        XCTAssertTrue(forged.output.contains("unauthorized"), forged.output + forged.error)
+        XCTAssertTrue(forged.output.contains("python"), "the refusal names what ran: \(forged.output)")
+
+        // The app's own executable, tampered with, is refused too (`stop` would clear its store).
+        let stop = [fixture.program("homework-shields"), "stop"]
+        let preloaded = try desktop.runAsKid(stop, environment: ["LD_PRELOAD": "/lib/x86_64-linux-gnu/libm.so.6"])
+        XCTAssertTrue((preloaded.output + preloaded.error).contains("LD_PRELOAD"), preloaded.output + preloaded.error)
+        let libraryPath = try desktop.runAsKid(stop, environment: ["LD_LIBRARY_PATH": "/home/\(desktop.kid)"])
+        XCTAssertTrue((libraryPath.output + libraryPath.error).contains("LD_LIBRARY_PATH"), libraryPath.output + libraryPath.error)
+        let straced = try desktop.runAsKid(["strace", "-f", "-o", "/dev/null"] + stop)
+        XCTAssertTrue((straced.output + straced.error).contains("being traced"), straced.output + straced.error)
+        let debugged = try desktop.runAsKid(["gdb", "-batch", "-ex", "run", "--args"] + stop)
+        XCTAssertTrue((debugged.output + debugged.error).contains("being traced"), debugged.output + debugged.error)
+        XCTAssertEqual(try homeworkStore()?.shield.applications?.count, 1, "the store must still shield the game")
+
+        // Revoking needs a guardian too: the child cancels the dialog; nothing changes.
+        let revoke = try desktop.startAsKid([fixture.program("homework-shields"), "revoke"])
+        try desktop.waitFor("the revocation's dialog") {
+            window = try dialogWindow()
+            return window != nil
+        }
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", "--sync", try XCTUnwrap(window), "key", "Escape"]).status, 0)
+        let revoked = revoke.waitForExit(timeout: 20)
+        XCTAssertNotNil(revoked, "the cancelled revocation must end")
+        XCTAssertNotEqual(revoked, 0)
+        XCTAssertTrue(revoke.standardError.contains("declined"), revoke.standardError)
+        XCTAssertEqual(try homeworkStore()?.shield.applications?.count, 1)
+
+        let recorded = try events()
+        for expected in ["runs /usr/bin/python", "LD_PRELOAD", "being traced", "not allowed to stop managing"] {
+            XCTAssertTrue(recorded.contains(expected), "\(expected) not in the events: \(recorded)")
+        }
+    }
+}
