@@ -11,8 +11,9 @@
 #
 # What it installs: screenward, screenward-agent and screenward-daemon in $PREFIX/bin
 # (default /usr/local), their data in $PREFIX/share/screenward, the documentation in
-# $PREFIX/share/doc/screenward, the daemon's systemd unit, its PAM service file and its
-# tmpfiles snippet; it creates the group screenward-guardians and the system user
+# $PREFIX/share/doc/screenward, the daemon's systemd unit, its PAM service file, its
+# tmpfiles snippet and its sysctl snippet (ptrace for root only), the folder of installed
+# apps' manifests (/usr/share/screenward/apps); it creates the group screenward-guardians and the system user
 # screenward (the account child-mode session agents run as), and starts the daemon.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +45,8 @@ programs=(screenward screenward-agent screenward-daemon)
 unit=/etc/systemd/system/screenward-daemon.service
 pam=/etc/pam.d/screenward
 tmpfiles=/usr/lib/tmpfiles.d/screenward.conf
+sysctl_snippet=/etc/sysctl.d/60-screenward.conf
+apps=/usr/share/screenward/apps
 systemd_running() { [ -d /run/systemd/system ]; }
 
 if $uninstall; then
@@ -51,8 +54,13 @@ if $uninstall; then
     systemctl disable --now screenward-daemon.service 2>/dev/null || true
   fi
   for program in "${programs[@]}"; do rm -f "$prefix/bin/$program"; done
-  rm -rf "$prefix/share/screenward" "$prefix/share/doc/screenward"
-  rm -f "$unit" "$pam" "$tmpfiles"
+  # Our data files only: with --prefix /usr the folder also holds apps' manifests.
+  rm -f "$prefix/share/screenward/categories.json" "$prefix/share/screenward/shield.json"
+  rmdir "$prefix/share/screenward" 2>/dev/null || true
+  rm -rf "$prefix/share/doc/screenward"
+  rm -f "$unit" "$pam" "$tmpfiles" "$sysctl_snippet"
+  # Apps install their manifests here; the folder goes only once they are all gone.
+  rmdir "$apps" "$(dirname "$apps")" 2>/dev/null || true
   systemd_running && systemctl daemon-reload
   if $purge; then
     rm -rf /var/lib/screenward /run/screenward
@@ -87,6 +95,12 @@ sed "s|/usr/local/bin/|$prefix/bin/|; s|/usr/local/share/|$prefix/share/|" deskt
 chmod 0644 "$unit"
 install -m 0644 desktop/pam/screenward "$pam"
 install -D -m 0644 desktop/system/screenward.tmpfiles "$tmpfiles"
+install -D -m 0644 desktop/sysctl/60-screenward.conf "$sysctl_snippet"
+install -d -m 0755 "$apps"
+# -e: a kernel without Yama has no ptrace_scope. A container may not let us set it at all.
+if ! sysctl -e -q -p "$sysctl_snippet" 2>/dev/null; then
+  echo "install.sh: could not apply $sysctl_snippet now (a container?); it applies at the next boot" >&2
+fi
 
 getent group screenward-guardians >/dev/null || groupadd --system screenward-guardians
 getent passwd screenward >/dev/null ||

@@ -201,8 +201,22 @@ final class Daemon {
         loop.onSignal(SIGTERM) { [unowned self] in stop("SIGTERM") }
         loop.onSignal(SIGINT) { [unowned self] in stop("SIGINT") }
         sessions.start()
+        warnAboutTracing()
         log.info("listening on \(socketPath); \(owners.count) managed user(s)")
         loop.run()
+    }
+
+    /// The app checks see a debugger only while it is attached: without Yama's
+    /// ptrace_scope 2 (desktop/sysctl), a child could change an app under a debugger and
+    /// let it go before it connects. Said once, at start, for the administrator.
+    private func warnAboutTracing() {
+        let path = "/proc/sys/kernel/yama/ptrace_scope"
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8), let scope = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            return log.warning("this kernel has no Yama ptrace_scope: a child can debug an installed app before it connects (docs/architecture.md, what child mode does not protect against)")
+        }
+        if scope < 2 {
+            log.warning("kernel.yama.ptrace_scope is \(scope): a child can debug an installed app before it connects; set it to 2 (/etc/sysctl.d/60-screenward.conf)")
+        }
     }
 
     private func stop(_ reason: String) {

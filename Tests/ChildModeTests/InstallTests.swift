@@ -12,6 +12,7 @@ import XCTest
 final class InstallTests: XCTestCase {
     private static let systemFiles = [
         "/etc/systemd/system/screenward-daemon.service", "/etc/pam.d/screenward", "/usr/lib/tmpfiles.d/screenward.conf",
+        "/etc/sysctl.d/60-screenward.conf",
     ]
 
     func testInstallRunsAndUninstallRemovesEverything() throws {
@@ -35,7 +36,9 @@ final class InstallTests: XCTestCase {
         for program in ["screenward", "screenward-agent", "screenward-daemon"] {
             XCTAssertTrue(FileManager.default.isExecutableFile(atPath: "\(prefix)/bin/\(program)"), program)
         }
-        for file in Self.systemFiles + ["\(prefix)/share/screenward/categories.json", "\(prefix)/share/doc/screenward/architecture.md"] {
+        for file in Self.systemFiles + [
+            "\(prefix)/share/screenward/categories.json", "\(prefix)/share/doc/screenward/architecture.md", "/usr/share/screenward/apps",
+        ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: file), file)
         }
         let unit = try String(contentsOfFile: Self.systemFiles[0], encoding: .utf8)

@@ -1,0 +1,169 @@
+import Foundation
+import ScreenwardIPC
+@testable import ScreenwardCore
+import XCTest
+
+/// The waiting room for guardians' answers, with a scripted PAM and clock: one outcome
+/// per ask, wrong passwords counted per guardian and per child, waits enforced, dialogs
+/// taken down when the app leaves or time runs out.
+final class GuardianApprovalsTests: XCTestCase {
+    private var shown: [(UInt32, GuardianAsk)] = []
+    private var closed: [UInt64] = []
+    private var recorded: [ChildEvent] = []
+    private var checks: [(String, String)] = []
+    private var verdict: PasswordCheck = .accepted
+    private var now = Date(timeIntervalSince1970: 1_800_000_000)
+    private var agentAttached = true
+
+    private func approvals() -> GuardianApprovals {
+        GuardianApprovals(
+            services: GuardianApprovals.Services(
+                guardianNames: { ["mum", "root"] },
+                isGuardian: { $0 == "mum" || $0 == "root" },
+                show: { [unowned self] uid, ask in
+                    guard agentAttached else { return false }
+                    shown.append((uid, ask))
+                    return true
+                },
+                close: { [unowned self] _, id in closed.append(id) },
+                verify: { [unowned self] user, password, done in
+                    checks.append((user, password))
+                    done(verdict)
+                },
+                record: { [unowned self] event, _ in recorded.append(event) },
+                now: { [unowned self] in now }))
+    }
+
+    private let app = InstalledApp(bundleIdentifier: "org.example.homework", displayName: "Homework", executables: ["/usr/bin/homework"])
+    private let peer = ServicePeer(send: { _ in }, isConnected: { true })
+
+    func testTheRightPasswordApprovesOnce() throws {
+        let approvals = approvals()
+        var outcomes: [GuardianApprovals.Outcome] = []
+        try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { outcomes.append($0) }
+        let ask = try XCTUnwrap(shown.first?.1)
+        XCTAssertEqual(ask.question, "Homework wants to manage kid's screen time")
+        XCTAssertEqual(ask.guardians, ["mum", "root"])
+
+        var verdicts: [GuardianVerdict] = []
+        approvals.answer(GuardianAnswer(ask: ask.id, guardian: "mum", password: "pw"), fromAgentOf: 1001) { verdicts.append($0) }
+        XCTAssertEqual(verdicts, [.approved])
+        XCTAssertEqual(outcomes, [.approved(by: "mum")])
+        XCTAssertEqual(closed, [ask.id])
+        XCTAssertEqual(recorded.map(\.kind), [.approved])
+        // Answered: a second answer finds nothing.
+        approvals.answer(GuardianAnswer(ask: ask.id, guardian: "mum", password: "pw"), fromAgentOf: 1001) { verdicts.append($0) }
+        XCTAssertEqual(verdicts.last, .closed)
+        XCTAssertEqual(outcomes.count, 1)
+    }
+
+    func testOnlyTheChildsOwnAgentMayAnswer() throws {
+        let approvals = approvals()
+        try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { _ in XCTFail("no outcome expected") }
+        var verdicts: [GuardianVerdict] = []
+        approvals.answer(GuardianAnswer(ask: shown[0].1.id, guardian: "mum", password: "pw"), fromAgentOf: 1002) { verdicts.append($0) }
+        XCTAssertEqual(verdicts, [.closed])
+        XCTAssertTrue(checks.isEmpty)
+    }
+
+    func testWrongPasswordsAreCountedAndThenMustWaitWhicheverGuardianIsChosen() throws {
+        let approvals = approvals()
+        verdict = .rejected
+        try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { _ in }
+        let id = shown[0].1.id
+        var verdicts: [GuardianVerdict] = []
+        for _ in 0..<3 {
+            approvals.answer(GuardianAnswer(ask: id, guardian: "mum", password: "guess"), fromAgentOf: 1001) { verdicts.append($0) }
+        }
+        XCTAssertEqual(checks.count, 3)
+        guard case .tryAgain(_, let notBefore) = verdicts.last else { return XCTFail("\(verdicts)") }
+        XCTAssertEqual(notBefore, now.addingTimeInterval(30))
+        // During the wait nothing is checked, not even for another guardian's name.
+        approvals.answer(GuardianAnswer(ask: id, guardian: "root", password: "guess"), fromAgentOf: 1001) { verdicts.append($0) }
+        XCTAssertEqual(checks.count, 3)
+        // Someone who is no guardian counts as wrong without asking PAM.
+        now = now.addingTimeInterval(31)
+        approvals.answer(GuardianAnswer(ask: id, guardian: "kid", password: "guess"), fromAgentOf: 1001) { verdicts.append($0) }
+        XCTAssertEqual(checks.count, 3)
+        guard case .tryAgain(_, let longer) = verdicts.last else { return XCTFail("\(verdicts)") }
+        XCTAssertEqual(longer, now.addingTimeInterval(60), "the fourth wrong answer in a row doubles the wait")
+        XCTAssertEqual(recorded.filter { $0.kind == .notApproved }.count, 4)
+        XCTAssertFalse(recorded.contains { $0.detail.contains("guess") }, "a password is never recorded")
+    }
+
+    func testCancelTheAppLeavingAndTimeEachEndTheAsk() throws {
+        let approvals = approvals()
+        var outcomes: [GuardianApprovals.Outcome] = []
+        try approvals.begin(.revoke, app: app, child: "kid", uid: 1001, requester: peer) { outcomes.append($0) }
+        approvals.answer(.cancelled(shown[0].1.id), fromAgentOf: 1001) { XCTAssertEqual($0, .cancelled) }
+        try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { outcomes.append($0) }
+        approvals.requesterGone(peer)
+        try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: ServicePeer(send: { _ in }, isConnected: { true })) {
+            outcomes.append($0)
+        }
+        XCTAssertEqual(approvals.expire(), now.addingTimeInterval(GuardianApprovals.timeout))
+        now = now.addingTimeInterval(GuardianApprovals.timeout)
+        XCTAssertNil(approvals.expire())
+        XCTAssertEqual(outcomes.count, 3)
+        XCTAssertFalse(outcomes.contains(.approved(by: "mum")))
+        XCTAssertEqual(approvals.pendingCount, 0)
+        XCTAssertEqual(closed.count, 3)
+    }
+
+    func testWithoutAnAgentNothingCanBeAsked() {
+        agentAttached = false
+        XCTAssertThrowsError(try approvals().begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { _ in })
+    }
+}
+
+/// What the daemon trusts about installed apps and the code in a process.
+final class InstalledAppsTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("apps-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private func write(_ id: String, _ json: String) throws {
+        try Data(json.utf8).write(to: folder.appendingPathComponent("\(id).json"))
+    }
+
+    func testAManifestNamesTheAppAndItsExecutables() throws {
+        try write("org.example.a", #"{"format": 1, "bundleIdentifier": "org.example.a", "displayName": " A ", "executables": ["/bin/sh"], "later": true}"#)
+        let app = try InstalledApps(directory: folder, requireRootOwnership: false).app("org.example.a")
+        XCTAssertEqual(app.displayName, "A")
+        XCTAssertEqual(app.executables, [URL(fileURLWithPath: "/bin/sh").resolvingSymlinksInPath().path])
+    }
+
+    func testMissingMalformedAndUnsafeManifestsAreRefusedWithTheirReason() throws {
+        let apps = InstalledApps(directory: folder, requireRootOwnership: false)
+        XCTAssertThrowsError(try apps.app("org.example.none")) { XCTAssertTrue("\($0)".contains("not installed"), "\($0)") }
+        try write("org.example.b", #"{"format": 2, "bundleIdentifier": "org.example.b", "displayName": "B", "executables": ["/bin/sh"]}"#)
+        XCTAssertThrowsError(try apps.app("org.example.b")) { XCTAssertTrue("\($0)".contains("format 2"), "\($0)") }
+        try write("org.example.c", #"{"format": 1, "bundleIdentifier": "org.example.other", "displayName": "C", "executables": ["/bin/sh"]}"#)
+        XCTAssertThrowsError(try apps.app("org.example.c")) { XCTAssertTrue("\($0)".contains("names org.example.other"), "\($0)") }
+        try write("org.example.d", #"{"format": 1, "bundleIdentifier": "org.example.d", "displayName": "D", "executables": ["bin/sh"]}"#)
+        XCTAssertThrowsError(try apps.app("org.example.d")) { XCTAssertTrue("\($0)".contains("not an absolute path"), "\($0)") }
+        try write("org.example.e", #"{"format": 1, "bundleIdentifier": "org.example.e""#)
+        XCTAssertThrowsError(try apps.app("org.example.e")) { XCTAssertTrue("\($0)".contains("malformed"), "\($0)") }
+    }
+
+    func testAFolderOthersCanWriteIsNotTrusted() throws {
+        try write("org.example.a", #"{"format": 1, "bundleIdentifier": "org.example.a", "displayName": "A", "executables": ["/bin/sh"]}"#)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
+        XCTAssertThrowsError(try InstalledApps(directory: folder).app("org.example.a")) { XCTAssertTrue("\($0)".contains("not safe"), "\($0)") }
+    }
+
+    func testCodeFromAnywhereButRootsFilesIsForeign() {
+        let system = "7f00-7f10 r-xp 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6\n7f20-7f30 r-xp 00000000 00:00 0 [vdso]\n"
+        XCTAssertNil(ProcessVetting.foreignCode(in: system + "7f40-7f50 rw-p 00000000 00:00 0 \n"))
+        XCTAssertNotNil(ProcessVetting.foreignCode(in: system + "7f40-7f50 rwxp 00000000 00:00 0 \n"), "anonymous executable memory")
+        XCTAssertNotNil(ProcessVetting.foreignCode(in: system + "7f40-7f50 r-xp 00000000 08:01 2 /usr/lib/gone.so (deleted)\n"))
+        XCTAssertNotNil(ProcessVetting.foreignCode(in: system + "7f40-7f50 r-xp 00000000 08:01 2 \(NSTemporaryDirectory())/missing-\(UUID()).so\n"))
+    }
+}
