@@ -64,6 +64,14 @@ public final class PrivateLogindBus {
         logind.stop()
     }
 
+    /// Sends a query (`calls`, `sessions`) and returns its answer line.
+    public func logindAnswer(_ query: String) throws -> String {
+        let before = logind.outputLines.count
+        logind.send(query)
+        let lines = try logind.waitForOutputLines(before + 2, timeout: 10)
+        return lines[before...].first { $0.hasPrefix(query) } ?? ""
+    }
+
     /// Sends a command to the fake logind (`lock`, `unlock`, `sleep`, `wake`…) and
     /// waits until its signals are on the bus.
     public func logind(_ command: String) throws {

@@ -99,6 +99,8 @@ final class Daemon {
             owners[uid]?.service.isPresent = present
             engines[uid]?.run()
         }
+        service.owner = { [unowned self] uid in owners[uid] }
+        service.calendar = { [timeZone] in timeZone.calendar() }
         for user in try state.managedUsers() { open(user) }
         service.onManagedUsersChanged = { [unowned self] in managedUsersChanged() }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScreenwardCore
+import ScreenwardIPC
 
 struct UsageCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,7 +21,24 @@ struct UsageCommand: ParsableCommand {
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
 
+    @Option(help: "A managed user's usage, from the system daemon (guardians).")
+    var user: String?
+
     func run() throws {
+        // A managed account's usage is the daemon's (its ledger is out of the child's
+        // reach), and so is the day: the system's, whatever TZ says.
+        let environment = ProcessInfo.processInfo.environment
+        if user != nil || DaemonAddress.socketManagingThisAccount(environment: environment) != nil {
+            let daemon = DaemonConnection()
+            defer { daemon.close() }
+            let report = try daemon.call(ChildMethods.usage, UsageQuery(user: user, since: since, until: until))
+            if json {
+                try printJSON(UsageJSON(report))
+            } else {
+                printTable(report)
+            }
+            return
+        }
         let now = Date()
         let start: Date
         let end: Date

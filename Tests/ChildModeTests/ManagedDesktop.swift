@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+@_spi(Screenward) import ManagedSettings
+@testable import ScreenwardCore
 import SessionHarness
 import TestSupport
 import XCTest
@@ -71,6 +73,30 @@ final class ManagedDesktop {
         try before()
         try bus.logind("add-session \(session) uid=\(uid) name=\(kid) type=x11 display=\(display) active=yes leader=1")
         try waitFor("the session's agent to attach") { (fixture.daemon?.standardError ?? "").contains("session \(session): agent attached") }
+    }
+
+    /// Starts the managed session with the game shielded by a store of the child's, as
+    /// an app a guardian authorised would hold it (written while the daemon is stopped;
+    /// ChildAuthorizationTests asks a guardian for real).
+    func startSessionWithTheGameShielded(_ session: String = "c9") throws {
+        try startManagedSession(session) {
+            fixture.stopDaemon()
+            let home = ChildHomes(stateDirectory: fixture.state).home(for: uid)
+            let minter = TokenMinter(secret: try DeviceSecret.loadOrCreate(at: home.deviceSecretURL))
+            let game = minter.applicationToken(for: AppIdentity(key: .windowClass("Game"), displayName: "Game"))
+            let ledger = try Ledger(url: home.ledgerURL)
+            _ = try ledger.authorize(client: "org.example.family", member: "child", grantKey: "test", at: Date())
+            try ledger.saveStore(
+                client: "org.example.family", name: "games",
+                contents: StoreContents(shield: ShieldSettings(applications: [game]), application: .init()), at: Date())
+            try fixture.startDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        }
+        try waitFor("the shield over the game") { coverReports(1) >= 1 }
+    }
+
+    /// What the fake logind was asked to do (LockSession, TerminateSession).
+    func logindCalls() throws -> String {
+        try bus.logindAnswer("calls")
     }
 
     /// How many times the daemon has heard its agent report `count` covered windows.

@@ -1,7 +1,5 @@
 import Foundation
 import Glibc
-@_spi(Screenward) import ManagedSettings
-@testable import ScreenwardCore
 import SessionHarness
 import TestSupport
 import XCTest
@@ -25,21 +23,7 @@ final class ManagedSessionTests: XCTestCase {
 
     func testTheDaemonsAgentCoversTheChildsShieldedGameAndComesBackAfterAKill() throws {
         let kid = desktop.kid
-        try desktop.startManagedSession("c9") {
-            // The child's store shields the game, as an app a guardian authorised would
-            // hold it (written while the daemon is stopped; ChildAuthorizationTests asks for real).
-            fixture.stopDaemon()
-            let childHome = ChildHomes(stateDirectory: fixture.state).home(for: desktop.uid)
-            let minter = TokenMinter(secret: try DeviceSecret.loadOrCreate(at: childHome.deviceSecretURL))
-            let game = minter.applicationToken(for: AppIdentity(key: .windowClass("Game"), displayName: "Game"))
-            let ledger = try Ledger(url: childHome.ledgerURL)
-            _ = try ledger.authorize(client: "org.example.family", member: "child", grantKey: "test", at: Date())
-            try ledger.saveStore(
-                client: "org.example.family", name: "games",
-                contents: StoreContents(shield: ShieldSettings(applications: [game]), application: .init()), at: Date())
-            try fixture.startDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": desktop.bus.address])
-        }
-        try desktop.waitFor("shield over the game") { desktop.coverReports(1) >= 1 }
+        try desktop.startSessionWithTheGameShielded("c9")
         let agent = try XCTUnwrap(Self.agentPID(session: "c9"), "no agent process")
         let owner = try String(contentsOfFile: "/proc/\(agent)/status", encoding: .utf8)
         XCTAssertFalse(owner.contains("Uid:\t\(desktop.uid)\t"), "the agent must not run as the child: \(owner.prefix(400))")

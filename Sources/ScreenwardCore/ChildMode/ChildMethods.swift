@@ -35,6 +35,21 @@ public struct UserName: Sendable, Hashable, Codable {
     public init(_ user: String) { self.user = user }
 }
 
+/// A managed user's usage over a range, as `screenward usage` types it (`today`, an ISO
+/// date…): the daemon resolves it in the system's time zone, not the caller's `TZ`.
+public struct UsageQuery: Sendable, Hashable, Codable {
+    /// nil: the caller's own (a managed user may ask for no one else's).
+    public var user: String?
+    public var since: String
+    public var until: String
+
+    public init(user: String?, since: String, until: String) {
+        self.user = user
+        self.since = since
+        self.until = until
+    }
+}
+
 /// The system daemon's own requests, beside the Screen Time API's. Each is authorized
 /// by the caller's peer credentials, not by anything in the request.
 public enum ChildMethods {
@@ -44,4 +59,6 @@ public enum ChildMethods {
     public static let remove = ServiceMethod<UserName, Empty>("child.remove")
     public static let list = ServiceMethod<Empty, [ManagedUser]>("child.list")
     public static let events = ServiceMethod<UserName, [ChildEvent]>("child.events")
+    /// A managed user's own, or any managed user's for a guardian.
+    public static let usage = ServiceMethod<UsageQuery, UsageReport>("child.usage")
 }

@@ -15,6 +15,10 @@ public final class ChildModeService {
     let now: @Sendable () -> Date
     /// Called after the set of managed users changed (the daemon opens or closes their owners).
     public var onManagedUsersChanged: (() -> Void)?
+    /// Each managed user's state owner (the daemon's), for their usage.
+    public var owner: (UInt32) -> ManagedUserOwner? = { _ in nil }
+    /// The system's calendar: a managed user's day is the computer's, not their `TZ`'s.
+    public var calendar: () -> Calendar = { .current }
 
     public init(state: DaemonState, accounts: any AccountDirectory, homes: ChildHomes, now: @escaping @Sendable () -> Date = { Date() }) {
         self.state = state
@@ -25,7 +29,10 @@ public final class ChildModeService {
 
     /// Whether this service answers `method` (the rest goes to the Screen Time API's owner).
     public static func answers(_ method: String) -> Bool {
-        [ChildMethods.whoAmI.name, ChildMethods.add.name, ChildMethods.remove.name, ChildMethods.list.name, ChildMethods.events.name].contains(method)
+        [
+            ChildMethods.whoAmI.name, ChildMethods.add.name, ChildMethods.remove.name, ChildMethods.list.name, ChildMethods.events.name,
+            ChildMethods.usage.name,
+        ].contains(method)
     }
 
     /// The reply line to one request line, or nil for a line with no id (nothing to answer).
@@ -62,9 +69,44 @@ public final class ChildModeService {
                 if let account = try accounts.account(named: request.user) { return try state.events(uid: account.uid) }
                 return try state.events(uid: try managedUser(named: request.user).uid)
             }
+        case ChildMethods.usage.name:
+            return answer(ChildMethods.usage) { caller, query in try usage(query, for: caller) }
         default:
             return errorLine(id: id, ServiceError(.unknownMethod, "the daemon does not know the method \(method)"))
         }
+    }
+
+    // MARK: Reading usage
+
+    func usage(_ query: UsageQuery, for caller: Caller) throws -> UsageReport {
+        let user: ManagedUser
+        switch caller.role {
+        case .managed:
+            guard query.user == nil || query.user == caller.account.name else {
+                _ = try guardian(caller, doing: "usage --user \(query.user ?? "")")
+                throw ServiceError(.unauthorized, "a managed user reads only their own usage")
+            }
+            user = try managedUser(named: caller.account.name)
+        case .guardian:
+            guard let name = query.user else {
+                throw ServiceError(.invalidArgument, "name the managed user whose usage to show (--user USER)")
+            }
+            user = try managedUser(named: name)
+        case .unmanaged:
+            throw ServiceError(.unauthorized, "the daemon keeps only managed users' usage; \(caller.account.name)'s own is in their agent's ledger")
+        }
+        guard let owner = owner(user.uid) else { throw ServiceError(.internalFailure, "the daemon could not open \(user.name)'s ledger; its log says why") }
+        let now = self.now()
+        let start: Date
+        let end: Date
+        do {
+            start = try TimeArgument(query.since).resolve(now: now, calendar: calendar())
+            end = try TimeArgument(query.until).resolve(now: now, calendar: calendar())
+        } catch {
+            throw ServiceError(.invalidArgument, "\(error)")
+        }
+        guard start <= end else { throw ServiceError(.invalidArgument, "--since (\(query.since)) is after --until (\(query.until))") }
+        return try owner.usage(since: start, until: end, now: now)
     }
 
     // MARK: Managing children

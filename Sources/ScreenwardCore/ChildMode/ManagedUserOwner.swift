@@ -50,6 +50,12 @@ public final class ManagedUserOwner {
     /// The stores that count for this user now (pushed to their session's agent).
     public var stores: [StoreSettings] { service.effectiveShields.stores }
 
+    /// Usage in `[since, until)`; what this run has open counts up to its last report.
+    public func usage(since: Date, until: Date, now: Date) throws -> UsageReport {
+        sink.flush()
+        return try ledger.usage(since: since, until: until, liveSessionID: runID, now: now)
+    }
+
     /// Every queued write is tried, and the run is recorded as ended.
     public func close(reason: String) {
         sink.flush()

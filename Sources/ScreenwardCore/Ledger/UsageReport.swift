@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 
 /// Usage per application over a time range: what `screenward usage` prints.
-public struct UsageReport: Sendable, Equatable {
-    public struct AppUsage: Sendable, Equatable {
+public struct UsageReport: Sendable, Equatable, Codable {
+    public struct AppUsage: Sendable, Equatable, Codable {
         /// The desktop id, or `wmclass:<class>` when no desktop entry matches.
         public var id: String
         public var name: String
@@ -23,6 +23,8 @@ public struct UsageReport: Sendable, Equatable {
     public var until: Date
     public var apps: [AppUsage]
     public var totalSeconds: Double { apps.reduce(0) { $0 + $1.seconds } }
+
+    enum CodingKeys: String, CodingKey { case since, until, apps }
 
     public init(since: Date, until: Date, apps: [AppUsage]) {
         self.since = since

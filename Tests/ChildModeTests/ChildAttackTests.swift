@@ -1,0 +1,109 @@
+import Foundation
+import Glibc
+import SessionHarness
+import TestSupport
+import XCTest
+
+/// What a child with a shell does to get rid of the shield, as the real managed user in
+/// their own X session: kill the agent (refused: it is not theirs), `xkill` its windows
+/// (it comes back), keep doing it (the session is locked), delete their autostart (the
+/// daemon never needed it), and set TZ (the daemon keeps the system's day).
+final class ChildAttackTests: XCTestCase {
+    private var desktop: ManagedDesktop!
+    private var fixture: DaemonFixture { desktop.fixture }
+
+    override func setUpWithError() throws {
+        try ManagedDesktop.requirements()
+        _ = try requireProgram("xkill", package: "x11-utils")
+        desktop = try ManagedDesktop(fixture: try DaemonFixture())
+    }
+
+    override func tearDown() {
+        desktop?.tearDown()
+    }
+
+    private func shieldWindows() throws -> [String] {
+        try desktop.runAsKid(["xdotool", "search", "--class", "Screenward"]).output.split(separator: "\n").map(String.init)
+    }
+
+    /// The child's shield window that is on screen now (the game's).
+    private func visibleShield() throws -> String? {
+        try desktop.runAsKid(["xdotool", "search", "--onlyvisible", "--class", "Screenward"]).output.split(separator: "\n").first.map(String.init)
+    }
+
+    func testXkillOfTheShieldBringsANewAgentAndTheShieldBackAndAKillLoopLocksTheSession() throws {
+        try desktop.startSessionWithTheGameShielded()
+        let first = try XCTUnwrap(ManagedSessionTests.agentPID(session: "c9"))
+
+        // A kill loop of the child's own: every kill fails (the agent is not the child's).
+        let loop = try desktop.runAsKid(["bash", "-c", "for i in $(seq 20); do kill -9 \(first) 2>/dev/null && echo killed; sleep 0.1; done; true"])
+        XCTAssertFalse(loop.output.contains("killed"), loop.output)
+        XCTAssertEqual(ManagedSessionTests.agentPID(session: "c9"), first)
+
+        // xkill closes the agent's X connection (any X client may): a new agent covers again.
+        let shield = try XCTUnwrap(try visibleShield(), "no shield on screen")
+        let before = desktop.coverReports(1)
+        let killed = Date()
+        XCTAssertEqual(try desktop.runAsKid(["xkill", "-id", shield]).status, 0)
+        try desktop.waitFor("the shield back after xkill") { desktop.coverReports(1) > before }
+        print("xkill → the new agent's shield over the game: \(Int(Date().timeIntervalSince(killed) * 1000)) ms")
+        XCTAssertNotEqual(ManagedSessionTests.agentPID(session: "c9"), first)
+
+        // Doing it again and again: after three failures in a minute the session is locked.
+        let deadline = Date().addingTimeInterval(30)
+        while try !desktop.logindCalls().contains("LockSession c9"), Date() < deadline {
+            if let shield = try visibleShield() { _ = try desktop.runAsKid(["xkill", "-id", shield]) }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let calls = try desktop.logindCalls()
+        XCTAssertTrue(calls.contains("LockSession c9"), calls)
+        let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid, "--json"]).output
+        XCTAssertTrue(events.contains("session-locked"), events)
+        XCTAssertTrue(events.contains("agent-failed"), events)
+        // And the shield is back once the child stops.
+        let settled = desktop.coverReports(1)
+        try desktop.waitFor("the shield back after the loop") { desktop.coverReports(1) > settled }
+    }
+
+    func testAutostartAndTheChildsOwnEnvironmentChangeNothing() throws {
+        // The child removes every autostart entry and points Screenward elsewhere:
+        // the daemon starts the agent itself, with its own environment.
+        let autostart = "/home/\(desktop.kid)/.config/autostart"
+        XCTAssertEqual(try desktop.runAsKid(["mkdir", "-p", autostart]).status, 0)
+        XCTAssertEqual(try desktop.runAsKid(["bash", "-c", "printf '[Desktop Entry]\\nHidden=true\\n' > \(autostart)/screenward-agent.desktop"]).status, 0)
+        try desktop.startSessionWithTheGameShielded()
+        let agent = try XCTUnwrap(ManagedSessionTests.agentPID(session: "c9"))
+        let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(agent)/environ")).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        XCTAssertFalse(environment.contains { $0.hasPrefix("SCREENWARD_HOME=") || $0.hasPrefix("TZ=") }, "\(environment)")
+
+        // A child who sets TZ for their own programs gets the daemon's answer in the system's zone.
+        let usage = try desktop.runAsKid([fixture.program("screenward"), "usage", "--json"], environment: ["TZ": "Pacific/Kiritimati"])
+        XCTAssertEqual(usage.status, 0, usage.error)
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(usage.output.utf8)) as? [String: Any])
+        let since = try XCTUnwrap(report["since"] as? String)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = SystemTimeZoneProbe.zone
+        let midnight = calendar.startOfDay(for: Date())
+        let parser = ISO8601DateFormatter()
+        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        // A guardian reads it too; the child reads nobody else's.
+        let guardianReads = try fixture.screenward(as: "root", ["usage", "--user", desktop.kid, "--json"])
+        XCTAssertEqual(guardianReads.status, 0, guardianReads.error)
+        let nosy = try desktop.runAsKid([fixture.program("screenward"), "usage", "--user", "root"])
+        XCTAssertNotEqual(nosy.status, 0)
+        XCTAssertTrue(nosy.error.contains("only a guardian"), nosy.error)
+        XCTAssertEqual(parser.date(from: since), midnight, "the child's day starts at the system's midnight, not at \(since) in their TZ")
+    }
+}
+
+/// The system's zone as the daemon reads it.
+enum SystemTimeZoneProbe {
+    static var zone: TimeZone {
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime"), let range = target.range(of: "zoneinfo/"),
+            let zone = TimeZone(identifier: String(target[range.upperBound...]))
+        {
+            return zone
+        }
+        return TimeZone(identifier: "UTC")!
+    }
+}
