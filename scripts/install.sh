@@ -90,7 +90,7 @@ done
 install -d -m 0755 "$prefix/bin" "$prefix/share/screenward" "$prefix/share/doc/screenward"
 for program in "${programs[@]}"; do install -m 0755 "$binaries/$program" "$prefix/bin/$program"; done
 install -m 0644 data/categories.json data/shield.json "$prefix/share/screenward/"
-install -m 0644 docs/architecture.md docs/enforcement.md "$prefix/share/doc/screenward/"
+install -m 0644 docs/architecture.md docs/enforcement.md docs/extensions.md "$prefix/share/doc/screenward/"
 sed "s|/usr/local/bin/|$prefix/bin/|; s|/usr/local/share/|$prefix/share/|" desktop/system/screenward-daemon.service >"$unit"
 chmod 0644 "$unit"
 install -m 0644 desktop/pam/screenward "$pam"
