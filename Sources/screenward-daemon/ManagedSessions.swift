@@ -16,6 +16,8 @@ final class ManagedSessions {
         var peer: ServicePeer?
         var intervals: AgentIntervals?
         var deadline: MainLoop.Registration?
+        /// What the last agent was counting when it dropped, for the next one.
+        var handover: AgentIntervals.Handover?
     }
 
     private let loop: MainLoop
@@ -122,8 +124,7 @@ final class ManagedSessions {
             case .replaceAgent:
                 if let process = entry.process { kill(process.processIdentifier, SIGKILL) }
                 tracked[id]?.process = nil
-                tracked[id]?.intervals?.agentGone(at: .now)
-                tracked[id]?.intervals = nil
+                agentGone(id)
                 tracked[id]?.peer = nil
                 record(.agentFailed, "the agent of session \(id) stopped reporting; it was replaced", uid: entry.session.uid)
                 launch(id)
@@ -175,12 +176,9 @@ final class ManagedSessions {
     }
 
     private func agentExited(_ exit: ProcessExit) {
-        guard var entry = tracked[exit.session], entry.process?.processIdentifier == exit.pid else { return }
-        entry.process = nil
-        entry.intervals?.agentGone(at: .now)
-        entry.intervals = nil
-        entry.peer = nil
-        tracked[exit.session] = entry
+        guard let entry = tracked[exit.session], entry.process?.processIdentifier == exit.pid else { return }
+        tracked[exit.session]?.process = nil
+        agentGone(exit.session)
         record(.agentFailed, "the agent of session \(exit.session) ended (status \(exit.status)); starting another", uid: entry.session.uid)
         perform(tracked[exit.session]!.supervision.agentEnded(at: Date()), for: exit.session)
     }
@@ -219,7 +217,8 @@ final class ManagedSessions {
         guard let owner = owner(entry.session.uid) else { throw ServiceError(.unauthorized, "session \(id)'s user is no longer managed") }
         let log = log
         tracked[id]?.peer = peer
-        tracked[id]?.intervals = owner.intervals { problem in log.warning("session \(id): \(problem)") }
+        tracked[id]?.intervals = owner.intervals(continuing: entry.handover) { problem in log.warning("session \(id): \(problem)") }
+        tracked[id]?.handover = nil
         // Attached is not yet enforcing: its first report (once its shields are up) is.
         log.info("session \(id): agent attached (pid \(credentials.pid))")
         return AgentAttachment(
@@ -291,7 +290,13 @@ final class ManagedSessions {
     /// A connection ended: if it was an agent's, what it had open ends now.
     func disconnected(_ peer: ServicePeer) {
         guard let id = tracked.first(where: { $0.value.peer == peer })?.key else { return }
-        tracked[id]?.intervals?.agentGone(at: .now)
+        agentGone(id)
+    }
+
+    /// The session's agent is gone (its connection dropped, it exited, it was replaced):
+    /// what it had open ends now, and its successor may continue the interval.
+    private func agentGone(_ id: SessionID) {
+        if let handover = tracked[id]?.intervals?.agentGone(at: .now) { tracked[id]?.handover = handover }
         tracked[id]?.intervals = nil
         tracked[id]?.peer = nil
     }

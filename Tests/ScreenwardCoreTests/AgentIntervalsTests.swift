@@ -28,6 +28,30 @@ final class AgentIntervalsTests: XCTestCase {
         XCTAssertEqual(problems, [])
     }
 
+    func testTheNextAgentContinuesTheSameApplicationFromTheCutSoTheRestartIsNotLost() throws {
+        let first = AgentIntervals(sink: RecordingSink()) { _ in }
+        first.apply(.opened(interval: 1, app: game, token: token, start: start), at: t0)
+        first.apply(.checkpointed(interval: 1, duration: .seconds(3)), at: t0 + .seconds(3))
+        let handover = try XCTUnwrap(first.agentGone(at: t0 + .milliseconds(3050)))
+        XCTAssertEqual(handover.cutAt, start.addingTimeInterval(3.05))
+
+        // The new agent starts 0.3 s later, the game still focused: its interval starts at the cut.
+        let sink = RecordingSink()
+        let second = AgentIntervals(sink: sink, continuing: handover) { _ in }
+        second.apply(.opened(interval: 1, app: game, token: token, start: start.addingTimeInterval(3.35)), at: t0 + .milliseconds(3350))
+        XCTAssertEqual(sink.calls, [.opened(game, token, start.addingTimeInterval(3.05))])
+
+        // Another application, or one much later, starts when it started.
+        let other = AppIdentity(key: .desktopEntry("org.example.Editor.desktop"), displayName: "Editor")
+        let elsewhere = RecordingSink()
+        AgentIntervals(sink: elsewhere, continuing: handover) { _ in }
+            .apply(.opened(interval: 1, app: other, token: ApplicationToken(opaqueValue: "editor"), start: start.addingTimeInterval(3.35)), at: t0)
+        XCTAssertEqual(elsewhere.calls, [.opened(other, ApplicationToken(opaqueValue: "editor"), start.addingTimeInterval(3.35))])
+        let late = RecordingSink()
+        AgentIntervals(sink: late, continuing: handover) { _ in }.apply(.opened(interval: 1, app: game, token: token, start: start.addingTimeInterval(30)), at: t0)
+        XCTAssertEqual(late.calls, [.opened(game, token, start.addingTimeInterval(30))])
+    }
+
     func testAClosedIntervalIsNotClosedAgainWhenTheAgentGoes() {
         let sink = RecordingSink()
         let intervals = AgentIntervals(sink: sink) { _ in }

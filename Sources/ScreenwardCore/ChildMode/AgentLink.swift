@@ -22,14 +22,32 @@ public final class AgentIntervals {
 
     private struct Open {
         var ledgerID: Int64
+        var app: AppIdentity
+        var token: ApplicationToken
+        var start: Date
         /// The duration the agent last reported, and when that report arrived.
         var duration: Duration
         var heardAt: ContinuousClock.Instant
     }
     private var open: [Int64: Open] = [:]
 
-    public init(sink: any UsageSink, report: @escaping (String) -> Void) {
+    /// What a dropped agent had open, for its successor: if the new agent's first
+    /// interval is the same application, it starts when the old one was cut, so the
+    /// restart's fraction of a second is not lost.
+    public struct Handover: Sendable, Equatable {
+        public var app: AppIdentity
+        public var token: ApplicationToken
+        /// When the connection dropped, on the wall clock.
+        public var cutAt: Date
+    }
+
+    /// How long after a drop a successor's same interval still continues it.
+    public static let handoverWindow: TimeInterval = 5
+    private var handover: Handover?
+
+    public init(sink: any UsageSink, continuing handover: Handover? = nil, report: @escaping (String) -> Void) {
         self.sink = sink
+        self.handover = handover
         self.report = report
     }
 
@@ -39,10 +57,16 @@ public final class AgentIntervals {
     public func apply(_ usage: AgentUsageReport, at now: ContinuousClock.Instant) {
         do {
             switch usage {
-            case .opened(let interval, let app, let token, let start):
+            case .opened(let interval, let app, let token, var start):
                 guard open[interval] == nil else { return report("the agent opened interval \(interval) twice; the second is ignored") }
+                if let handover, handover.app == app, handover.token == token, start >= handover.cutAt,
+                    start.timeIntervalSince(handover.cutAt) <= Self.handoverWindow
+                {
+                    start = handover.cutAt
+                }
+                handover = nil
                 let id = try sink.intervalOpened(app: app, token: token, at: start)
-                open[interval] = Open(ledgerID: id, duration: .zero, heardAt: now)
+                open[interval] = Open(ledgerID: id, app: app, token: token, start: start, duration: .zero, heardAt: now)
             case .checkpointed(let interval, let duration):
                 guard var entry = open[interval] else { return report("the agent checkpointed interval \(interval), which is not open") }
                 guard duration >= entry.duration else { return report("the agent moved interval \(interval) backwards; ignored") }
@@ -59,16 +83,23 @@ public final class AgentIntervals {
         }
     }
 
-    /// The agent is gone: each open interval ends now.
-    public func agentGone(at now: ContinuousClock.Instant) {
+    /// The agent is gone: each open interval ends now. Returns what the next agent may
+    /// continue (the interval that was counting, if any).
+    @discardableResult
+    public func agentGone(at now: ContinuousClock.Instant) -> Handover? {
+        var handover: Handover?
         for entry in open.values.sorted(by: { $0.ledgerID < $1.ledgerID }) {
+            let duration = entry.duration + (now - entry.heardAt)
             do {
-                try sink.intervalClosed(entry.ledgerID, duration: entry.duration + (now - entry.heardAt), reason: .connectionLost)
+                try sink.intervalClosed(entry.ledgerID, duration: duration, reason: .connectionLost)
             } catch {
                 report("could not close interval \(entry.ledgerID) after the agent left (\(error))")
             }
+            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            handover = Handover(app: entry.app, token: entry.token, cutAt: entry.start.addingTimeInterval(seconds))
         }
         open.removeAll()
+        return handover
     }
 }
 

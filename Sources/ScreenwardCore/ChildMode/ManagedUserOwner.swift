@@ -43,8 +43,8 @@ public final class ManagedUserOwner {
     }
 
     /// Where an attached agent's usage reports go.
-    public func intervals(report: @escaping (String) -> Void) -> AgentIntervals {
-        AgentIntervals(sink: usage, report: report)
+    public func intervals(continuing handover: AgentIntervals.Handover?, report: @escaping (String) -> Void) -> AgentIntervals {
+        AgentIntervals(sink: usage, continuing: handover, report: report)
     }
 
     /// The stores that count for this user now (pushed to their session's agent).
