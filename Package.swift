@@ -80,8 +80,9 @@ let package = Package(
             name: "SystemAccounts",
             dependencies: ["CPam", "ScreenwardCore", "ScreenwardIPC", .product(name: "NIOCore", package: "swift-nio")]),
 
-        // Private X sessions and child processes for the tests, the demo and the benchmark.
-        .target(name: "SessionHarness", dependencies: ["X11Session", "ScreenwardCore"], swiftSettings: safeSwift),
+        // Private X sessions, child processes, local users, the system daemon and a managed
+        // user's desktop (for the tests, the demo and the benchmarks).
+        .target(name: "SessionHarness", dependencies: ["X11Session", "ScreenwardCore", "ManagedSettings"], swiftSettings: safeSwift),
 
         .executableTarget(
             name: "screenward-agent",
@@ -172,7 +173,7 @@ let package = Package(
         // Child mode tried by real users (useradd, runuser) against the real daemon, as root.
         .testTarget(name: "ChildModeTests", dependencies: ["ScreenwardCore", "ManagedSettings", "SessionHarness", "TestSupport"]),
         // Real accounts and real PAM: creates users and groups, so most of it needs root.
-        .testTarget(name: "SystemAccountsTests", dependencies: ["SystemAccounts", "ScreenwardCore", "TestSupport"]),
+        .testTarget(name: "SystemAccountsTests", dependencies: ["SystemAccounts", "ScreenwardCore", "SessionHarness", "TestSupport"]),
         .testTarget(
             name: "X11SessionTests",
             dependencies: [

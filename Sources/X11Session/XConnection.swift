@@ -41,6 +41,14 @@ public final class XConnection {
     var xResAvailable: Bool?
 
     /// Opens `name` (nil: `$DISPLAY`).
+    /// Makes the connections opened from now on authenticate with the cookies in `path`
+    /// (Xlib reads `XAUTHORITY` at each XOpenDisplay): a benchmark running as root reads a
+    /// managed user's display with that user's cookie. Call it before starting threads
+    /// that read the environment.
+    public static func useAuthorityFile(_ path: String) {
+        setenv("XAUTHORITY", path, 1)
+    }
+
     public init(displayName name: String?, timeSource: any TimeSource = SystemTimeSource()) throws {
         self.timeSource = timeSource
         let resolved = name ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? ""

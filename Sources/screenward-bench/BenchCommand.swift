@@ -13,7 +13,7 @@ struct BenchCommand: ParsableCommand {
             \(Verdicts.missedExitCode) when a figure missed its target, another non-zero status when the \
             benchmark could not run.
             """,
-        subcommands: [TrackingBenchmark.self, ThresholdBenchmark.self, MonitorBenchmark.self, ShieldBenchmark.self],
+        subcommands: [TrackingBenchmark.self, ThresholdBenchmark.self, MonitorBenchmark.self, ShieldBenchmark.self, AgentKillBenchmark.self],
         defaultSubcommand: TrackingBenchmark.self)
 }
 

@@ -69,6 +69,24 @@ final class ShieldRecord {
         return End(shield: since.shield, serverTime: now, stamped: false)
     }
 
+    /// The X server's time now (milliseconds).
+    func serverTime() throws -> UInt32 {
+        guard let now = clock.currentServerTime() else { throw HarnessError.failed("the X server did not tell its time") }
+        return now
+    }
+
+    /// The shield windows the record knows now.
+    var shields: Set<WindowID> { Set(windows.values.filter(Self.isShield).map(\.id)) }
+
+    /// Reads events until a shield not in `known` appears (a new agent's first window);
+    /// returns the server time when it was seen (an upper bound: creation has no time stamp).
+    func waitForNewShield(besides known: Set<WindowID>, timeout: Duration = .seconds(10)) throws -> UInt32 {
+        guard loop.iterate(until: { !shields.subtracting(known).isEmpty }, timeout: timeout) else {
+            throw HarnessError.timedOut("no new agent's window within \(timeout)")
+        }
+        return try serverTime()
+    }
+
     /// What the record says about `target` and the shields, for a failure's message.
     func describe(_ target: WindowID) -> String {
         let shields = windows.values.filter(Self.isShield).map { "\($0.id) at \($0.frame)\($0.isViewable ? "" : " (not viewable)")" }

@@ -33,12 +33,12 @@ final class ChildAttackTests: XCTestCase {
 
     func testXkillOfTheShieldBringsANewAgentAndTheShieldBackAndAKillLoopLocksTheSession() throws {
         try desktop.startSessionWithTheGameShielded()
-        let first = try XCTUnwrap(ManagedSessionTests.agentPID(session: "c9"))
+        let first = try XCTUnwrap(desktop.agentPID())
 
         // A kill loop of the child's own: every kill fails (the agent is not the child's).
         let loop = try desktop.runAsKid(["bash", "-c", "for i in $(seq 20); do kill -9 \(first) 2>/dev/null && echo killed; sleep 0.1; done; true"])
         XCTAssertFalse(loop.output.contains("killed"), loop.output)
-        XCTAssertEqual(ManagedSessionTests.agentPID(session: "c9"), first)
+        XCTAssertEqual(desktop.agentPID(), first)
 
         // xkill closes the agent's X connection (any X client may): a new agent covers again.
         let shield = try XCTUnwrap(try visibleShield(), "no shield on screen")
@@ -47,7 +47,7 @@ final class ChildAttackTests: XCTestCase {
         XCTAssertEqual(try desktop.runAsKid(["xkill", "-id", shield]).status, 0)
         try desktop.waitFor("the shield back after xkill") { desktop.coverReports(1) > before }
         print("xkill → the new agent's shield over the game: \(Int(Date().timeIntervalSince(killed) * 1000)) ms")
-        XCTAssertNotEqual(ManagedSessionTests.agentPID(session: "c9"), first)
+        XCTAssertNotEqual(desktop.agentPID(), first)
 
         // Doing it again and again: after three failures in a minute the session is locked.
         let deadline = Date().addingTimeInterval(30)
@@ -72,7 +72,7 @@ final class ChildAttackTests: XCTestCase {
         XCTAssertEqual(try desktop.runAsKid(["mkdir", "-p", autostart]).status, 0)
         XCTAssertEqual(try desktop.runAsKid(["bash", "-c", "printf '[Desktop Entry]\\nHidden=true\\n' > \(autostart)/screenward-agent.desktop"]).status, 0)
         try desktop.startSessionWithTheGameShielded()
-        let agent = try XCTUnwrap(ManagedSessionTests.agentPID(session: "c9"))
+        let agent = try XCTUnwrap(desktop.agentPID())
         let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(agent)/environ")).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         XCTAssertFalse(environment.contains { $0.hasPrefix("SCREENWARD_HOME=") || $0.hasPrefix("TZ=") }, "\(environment)")
 

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-@testable import ScreenwardCore
+@_spi(Screenward) @testable import ScreenwardCore
 @_spi(Screenward) import ManagedSettings
 
 /// `screenward shields`: the listing computed from a real ledger, written through the

@@ -1,4 +1,5 @@
 import Foundation
+import SessionHarness
 import TestSupport
 import XCTest
 

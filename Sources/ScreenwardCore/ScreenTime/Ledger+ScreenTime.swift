@@ -119,7 +119,7 @@ extension Ledger {
     }
 
     /// Saves a store; an empty one is removed (it no longer counts against the 50).
-    func saveStore(client: String, name: String, contents: StoreContents, at now: Date) throws {
+    @_spi(Screenward) public func saveStore(client: String, name: String, contents: StoreContents, at now: Date) throws {
         let json = String(decoding: try JSONEncoder().encode(contents), as: UTF8.self)
         try database.write { db in
             if contents.isEmpty {

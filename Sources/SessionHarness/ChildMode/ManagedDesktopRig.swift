@@ -1,36 +1,51 @@
 import Foundation
 import Glibc
 @_spi(Screenward) import ManagedSettings
-@testable import ScreenwardCore
-import SessionHarness
-import TestSupport
-import XCTest
+@_spi(Screenward) import ScreenwardCore
 
 /// A managed user's desktop as it is on a real machine, with everything real but logind
 /// (the fake one, on a private system bus): the child's own Xvfb with an X cookie of
 /// their own, openbox and a game running as the child, and the system daemon as root.
-final class ManagedDesktop {
-    let fixture: DaemonFixture
-    let kid: String
-    let uid: UInt32
-    let display: String
-    let authority: String
-    let bus: PrivateLogindBus
+public final class ManagedDesktopRig {
+    public let fixture: DaemonRig
+    public let kid: String
+    public let uid: UInt32
+    public let display: String
+    public let authority: String
+    public let bus: PrivateLogindBus
     private var processes: [ChildProcess] = []
 
-    /// Ends the test unless it runs as root with what a desktop needs.
-    static func requirements() throws {
-        try DaemonFixture.requireRoot()
-        for (program, package) in [("Xvfb", "xvfb"), ("openbox", "openbox"), ("xauth", "xauth"), ("dbus-daemon", "dbus-daemon"), ("xdotool", "xdotool")] {
-            _ = try requireProgram(program, package: package)
+    /// The programs a managed desktop needs, with their Debian packages.
+    public static let programs = [("Xvfb", "xvfb"), ("openbox", "openbox"), ("xauth", "xauth"), ("dbus-daemon", "dbus-daemon"), ("xdotool", "xdotool")]
+
+    /// Why a managed desktop cannot run here, or nil when it can.
+    public static func missingRequirement() -> String? {
+        if let missing = DaemonRig.missingRequirement() { return missing }
+        for (program, package) in programs where findProgram(program) == nil {
+            return "\(program) is missing (apt-get install \(package))"
         }
+        return nil
+    }
+
+    static func findProgram(_ name: String) -> URL? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { URL(fileURLWithPath: String($0)).appendingPathComponent(name) }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
     /// The child's X session with the game on screen; the daemon is not started yet.
-    init(fixture: DaemonFixture) throws {
+    /// The ids of the windows the child's test program shows, in the order asked.
+    public private(set) var windows: [String] = []
+
+    /// The child's X session with `windowSpecs` on screen (screenward-testwindow's
+    /// `INSTANCE.CLASS:TITLE`); the daemon is not started yet.
+    public init(fixture: DaemonRig, windows windowSpecs: [String] = ["game.Game:Game"]) throws {
         self.fixture = fixture
         kid = try fixture.users.add("kid")
-        uid = try XCTUnwrap(UInt32(try fixture.users.run(as: "root", ["id", "-u", kid]).output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        guard let uid = UInt32(try fixture.users.run(as: "root", ["id", "-u", kid]).output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw LocalUsersError(description: "no uid for \(kid)")
+        }
+        self.uid = uid
         authority = "/home/\(kid)/.Xauthority"
         display = (100...199).map { ":\($0)" }.first { !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0.dropFirst())") } ?? ":199"
         let cookie = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
@@ -40,17 +55,18 @@ final class ManagedDesktop {
         }
         processes.append(
             try ChildProcess(
-                try requireProgram("Xvfb", package: "xvfb"), [display, "-auth", authority, "-nolisten", "tcp", "-screen", "0", "1024x768x24"]))
+                Self.findProgram("Xvfb") ?? URL(fileURLWithPath: "/usr/bin/Xvfb"), [display, "-auth", authority, "-nolisten", "tcp", "-screen", "0", "1024x768x24"]))
         try waitFor("the child's X server") { fixture.users.runQuietly(as: kid, ["xdpyinfo"], environment: x) }
         processes.append(try startAsKid(["openbox", "--sm-disable"]))
-        processes.append(try startAsKid([fixture.program("screenward-testwindow"), "--window", "game.Game:Game"]))
+        let windowProgram = try startAsKid([fixture.program("screenward-testwindow")] + windowSpecs.flatMap { ["--window", $0] })
+        windows = Array(try windowProgram.waitForOutputLines(windowSpecs.count, timeout: 20).prefix(windowSpecs.count))
     }
 
     /// The child's X environment.
-    var x: [String: String] { ["DISPLAY": display, "XAUTHORITY": authority] }
+    public var x: [String: String] { ["DISPLAY": display, "XAUTHORITY": authority] }
 
     /// Starts `arguments` as the child in their session, against the test's daemon.
-    func startAsKid(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess {
+    public func startAsKid(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess {
         let assignments = x.merging(["SCREENWARD_DAEMON_SOCKET": fixture.socket, "HOME": "/home/\(kid)"]) { $1 }.merging(environment) { $1 }
         let process = try ChildProcess(
             URL(fileURLWithPath: "/usr/sbin/runuser"),
@@ -60,13 +76,13 @@ final class ManagedDesktop {
     }
 
     /// Runs `arguments` as the child in their session and waits for it.
-    func runAsKid(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
+    public func runAsKid(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
         try fixture.users.run(as: kid, arguments, environment: x.merging(["SCREENWARD_DAEMON_SOCKET": fixture.socket]) { $1 }.merging(environment) { $1 })
     }
 
     /// Starts the daemon on the private bus, makes the child managed, and (once the
     /// daemon runs) tells logind their session `session` is active.
-    func startManagedSession(_ session: String = "c9", before: () throws -> Void = {}) throws {
+    public func startManagedSession(_ session: String = "c9", before: () throws -> Void = {}) throws {
         try fixture.startDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         let added = try fixture.screenward(as: "root", ["child", "add", kid])
         guard added.status == 0 else { throw LocalUsersError(description: "child add: \(added.error)") }
@@ -78,7 +94,7 @@ final class ManagedDesktop {
     /// Starts the managed session with the game shielded by a store of the child's, as
     /// an app a guardian authorised would hold it (written while the daemon is stopped;
     /// ChildAuthorizationTests asks a guardian for real).
-    func startSessionWithTheGameShielded(_ session: String = "c9") throws {
+    public func startSessionWithTheGameShielded(_ session: String = "c9") throws {
         try startManagedSession(session) {
             fixture.stopDaemon()
             let home = ChildHomes(stateDirectory: fixture.state).home(for: uid)
@@ -95,17 +111,46 @@ final class ManagedDesktop {
     }
 
     /// What the fake logind was asked to do (LockSession, TerminateSession).
-    func logindCalls() throws -> String {
+    public func logindCalls() throws -> String {
         try bus.logindAnswer("calls")
     }
 
+    /// The pid of the agent the daemon runs for `session`.
+    public func agentPID(session: String = "c9") -> Int32? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = Int32(entry), let cmdline = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(entry)/cmdline")) else { continue }
+            let arguments = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if arguments.first?.hasSuffix("screenward-agent") == true, let index = arguments.firstIndex(of: "--managed-session"),
+                arguments.indices.contains(index + 1), arguments[index + 1] == session
+            {
+                return pid
+            }
+        }
+        return nil
+    }
+
+    /// How many agents have attached so far.
+    public func attachCount() -> Int {
+        (fixture.daemon?.standardError ?? "").components(separatedBy: ": agent attached").count - 1
+    }
+
+    /// The child's recorded use of application `id` (as `screenward usage` names it), all time.
+    public func usageSeconds(of id: String) throws -> Double {
+        let result = try fixture.screenward(as: "root", ["usage", "--user", kid, "--json", "--since", "2000-01-01", "--until", "now"])
+        guard result.status == 0, let report = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
+            let apps = report["apps"] as? [[String: Any]]
+        else { throw LocalUsersError(description: "screenward usage --user \(kid): \(result.error)") }
+        return apps.first { $0["id"] as? String == id }?["seconds"] as? Double ?? 0
+    }
+
     /// How many times the daemon has heard its agent report `count` covered windows.
-    func coverReports(_ count: Int) -> Int {
+    public func coverReports(_ count: Int) -> Int {
         (fixture.daemon?.standardError ?? "").components(separatedBy: "\(count) window(s) covered").count - 1
     }
 
     /// Saves what the child's screen shows (for the README and for looking at failures).
-    func screenshot(_ name: String) {
+    public func screenshot(_ name: String) {
         let folder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"] ?? NSTemporaryDirectory())
         let path = folder.appendingPathComponent(name).path
         if let result = try? LocalUsers.capture("/usr/bin/env", ["DISPLAY=\(display)", "XAUTHORITY=\(authority)", "import", "-window", "root", path]),
@@ -115,7 +160,7 @@ final class ManagedDesktop {
         }
     }
 
-    func waitFor(_ what: String, timeout: TimeInterval = 20, _ condition: () throws -> Bool) throws {
+    public func waitFor(_ what: String, timeout: TimeInterval = 20, _ condition: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while try !condition() {
             guard Date() < deadline else {
@@ -125,7 +170,7 @@ final class ManagedDesktop {
         }
     }
 
-    func tearDown() {
+    public func tearDown() {
         fixture.stopDaemon()
         for process in processes.reversed() where process.isRunning { process.stop(grace: 2) }
         fixture.tearDown()

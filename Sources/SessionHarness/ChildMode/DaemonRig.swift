@@ -1,35 +1,33 @@
 import Foundation
 import Glibc
-import SessionHarness
-import TestSupport
-import XCTest
 
-/// A real `screenward-daemon` running as root for one test, with its state, socket and
+/// A real `screenward-daemon` running as root for one test or benchmark, with its state, socket and
 /// runtime files in a private folder other users can traverse, and its session agents
 /// running as a system user made for the test.
 ///
 /// The programs other users run (the command line, the agent, the test window) are
 /// copied into that folder with their data: the checkout may sit where only root can
 /// reach it (a clone in a `mktemp -d` folder is mode 0700).
-final class DaemonFixture {
-    let users = LocalUsers()
-    let work: URL
-    let agentUser: String
-    private(set) var daemon: ChildProcess?
+public final class DaemonRig {
+    public let users = LocalUsers()
+    public let work: URL
+    public let agentUser: String
+    public private(set) var daemon: ChildProcess?
 
-    var socket: String { work.appendingPathComponent("run/daemon.sock").path }
-    var state: URL { work.appendingPathComponent("state") }
-    var runtime: URL { work.appendingPathComponent("run") }
+    public var socket: String { work.appendingPathComponent("run/daemon.sock").path }
+    public var state: URL { work.appendingPathComponent("state") }
+    public var runtime: URL { work.appendingPathComponent("run") }
 
-    /// Ends the test unless it runs as root with the tools it needs.
-    static func requireRoot() throws {
-        guard geteuid() == 0 else { try cannotRun("creating users and running the system daemon needs root") }
+    /// Why a rig cannot run here (not root, a tool missing), or nil when it can.
+    public static func missingRequirement() -> String? {
+        guard geteuid() == 0 else { return "creating users and running the system daemon needs root" }
         for program in ["/usr/sbin/useradd", "/usr/sbin/runuser", "/usr/bin/setpriv"] where !FileManager.default.isExecutableFile(atPath: program) {
-            try cannotRun("\(program) is missing (apt-get install passwd util-linux)")
+            return "\(program) is missing (apt-get install passwd util-linux)"
         }
+        return nil
     }
 
-    init() throws {
+    public init() throws {
         work = URL(fileURLWithPath: "/tmp/screenward-daemon-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         agentUser = try users.add("agent")
@@ -37,9 +35,9 @@ final class DaemonFixture {
     }
 
     /// Where the copies of the programs other users run are.
-    var programs: URL { work.appendingPathComponent("bin") }
+    public var programs: URL { work.appendingPathComponent("bin") }
 
-    func program(_ name: String) -> String { programs.appendingPathComponent(name).path }
+    public func program(_ name: String) -> String { programs.appendingPathComponent(name).path }
 
     private func installPrograms() throws {
         let manager = FileManager.default
@@ -56,17 +54,16 @@ final class DaemonFixture {
             try manager.copyItem(at: found, to: data.appendingPathComponent(file))
         }
         for path in [work.appendingPathComponent("share").path, data.path] + (try manager.contentsOfDirectory(atPath: data.path)).map({ data.appendingPathComponent($0).path }) {
-            var isDirectory: ObjCBool = false
-            manager.fileExists(atPath: path, isDirectory: &isDirectory)
-            try manager.setAttributes([.posixPermissions: isDirectory.boolValue ? 0o755 : 0o644], ofItemAtPath: path)
+            let isDirectory = (try manager.attributesOfItem(atPath: path))[.type] as? FileAttributeType == .typeDirectory
+            try manager.setAttributes([.posixPermissions: isDirectory ? 0o755 : 0o644], ofItemAtPath: path)
         }
     }
 
     /// Where the daemon reads installed apps' manifests (root's, like /usr/share/screenward/apps).
-    var apps: URL { work.appendingPathComponent("apps") }
+    public var apps: URL { work.appendingPathComponent("apps") }
 
     /// Installs an app's manifest for every user, naming `executables`.
-    func installApp(_ bundleIdentifier: String, name: String, executables: [String]) throws {
+    public func installApp(_ bundleIdentifier: String, name: String, executables: [String]) throws {
         try FileManager.default.createDirectory(at: apps, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let manifest: [String: Any] = ["format": 1, "bundleIdentifier": bundleIdentifier, "displayName": name, "executables": executables]
         let file = apps.appendingPathComponent("\(bundleIdentifier).json")
@@ -84,7 +81,7 @@ final class DaemonFixture {
         throw LocalUsersError(description: "no \(subfolder)/\(name) above \(directory.path)")
     }
 
-    func startDaemon(environment: [String: String] = [:]) throws {
+    public func startDaemon(environment: [String: String] = [:]) throws {
         let daemon = try ChildProcess(
             try ProjectPrograms.url(of: "screenward-daemon"),
             [
@@ -96,14 +93,14 @@ final class DaemonFixture {
         try daemon.waitForStandardError(containing: "listening on", timeout: 10)
     }
 
-    func stopDaemon() {
+    public func stopDaemon() {
         guard let daemon, daemon.isRunning else { return }
         kill(daemon.pid, SIGTERM)
         _ = daemon.waitForExit(timeout: 10)
     }
 
     /// `screenward ARGUMENTS` as `user`, against this daemon.
-    func screenward(as user: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    public func screenward(as user: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
         try users.run(as: user, [program("screenward")] + arguments, environment: ["SCREENWARD_DAEMON_SOCKET": socket])
     }
 
@@ -118,7 +115,7 @@ final class DaemonFixture {
         return service
     }
 
-    func tearDown() {
+    public func tearDown() {
         try? FileManager.default.removeItem(atPath: "/etc/pam.d/screenward-test-\(users.prefix)")
         stopDaemon()
         users.removeAll()
