@@ -49,6 +49,10 @@ public final class ShieldWindow {
         gtk_window_set_keep_above(toplevel, 1)
         gtk_window_stick(toplevel)
         gtk_window_set_type_hint(toplevel, GDK_WINDOW_TYPE_HINT_NORMAL)
+        // Mapped without taking the focus (_NET_WM_USER_TIME 0): a shield over a window in
+        // the background must not pull the person away from the one they use. The agent
+        // activates a shield itself when its window had the focus.
+        gtk_window_set_focus_on_map(toplevel, 0)
         // The position given is where the inside of the window goes, whatever frame
         // the window manager might add.
         gtk_window_set_gravity(toplevel, GDK_GRAVITY_STATIC)

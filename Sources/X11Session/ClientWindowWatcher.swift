@@ -141,9 +141,12 @@ public final class ClientWindowWatcher {
         // Select before reading, so no change falls between the read and the events.
         connection.selectInput(connection.root, mask: PropertyChangeMask | SubstructureNotifyMask)
         detectWindowManager()
-        syncClients()
+        // The active window first: the windows found next are judged knowing it (a shield
+        // shown at start takes the focus only from the window it covers, not from the
+        // window the person is using).
         let time = connection.serverTimeNow() ?? 0
         active = usesWindowManager ? connection.propertyWindow(connection.root, "_NET_ACTIVE_WINDOW") : nil
+        syncClients()
         handler(.activated(activeWindow, serverTime: time))
     }
 

@@ -33,6 +33,14 @@ public final class ShieldStacking {
         XFlush(connection.display)
     }
 
+    /// Gives the focus back to `window` (`_NET_ACTIVE_WINDOW`, source 2): a shield the
+    /// window manager focused on its own, over a window in the background, must not
+    /// keep the person from the window they were using.
+    public func giveFocusBack(to window: WindowID, serverTime: UInt32?) {
+        sendToRoot(Window(window.rawValue), "_NET_ACTIVE_WINDOW", [2, CLong(serverTime ?? UInt32(CurrentTime)), 0])
+        XFlush(connection.display)
+    }
+
     /// Moves the shield to the target's desktop only (follows `_NET_WM_DESKTOP` changes).
     public func follow(shield: WindowID, toDesktopOf target: ClientWindow) {
         guard let desktop = target.desktop else { return }

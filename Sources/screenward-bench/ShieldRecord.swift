@@ -75,14 +75,30 @@ final class ShieldRecord {
         return now
     }
 
-    /// The shield windows the record knows now.
-    var shields: Set<WindowID> { Set(windows.values.filter(Self.isShield).map(\.id)) }
+    /// How many shield windows have appeared so far (ids are reused once their client
+    /// is gone, so a new agent's shield may have an old one's id).
+    private(set) var shieldsAdded = 0
 
-    /// Reads events until a shield not in `known` appears (a new agent's first window);
-    /// returns the server time when it was seen (an upper bound: creation has no time stamp).
-    func waitForNewShield(besides known: Set<WindowID>, timeout: Duration = .seconds(10)) throws -> UInt32 {
-        guard loop.iterate(until: { !shields.subtracting(known).isEmpty }, timeout: timeout) else {
+    /// Reads events until more than `count` shields have appeared (a new agent's first
+    /// window); returns the server time when it was seen (an upper bound: creation has no
+    /// time stamp).
+    func waitForNewShield(after count: Int, timeout: Duration = .seconds(10)) throws -> UInt32 {
+        guard loop.iterate(until: { shieldsAdded > count }, timeout: timeout) else {
             throw HarnessError.timedOut("no new agent's window within \(timeout)")
+        }
+        return try serverTime()
+    }
+
+    /// Reads events until a shield covers `target` with its frame, viewable and focused, as
+    /// the record stands (however it got there); returns the server time when that was
+    /// first seen (an upper bound).
+    func waitUntilCovered(_ target: WindowID, timeout: Duration = .seconds(10)) throws -> UInt32 {
+        func covered() -> Bool {
+            guard let active, let shield = windows[active], Self.isShield(shield), shield.isViewable, let window = windows[target] else { return false }
+            return shield.frame == window.frame
+        }
+        guard loop.iterate(until: covered, timeout: timeout) else {
+            throw HarnessError.timedOut("no shield covered \(target) within \(timeout) (\(describe(target)))")
         }
         return try serverTime()
     }
@@ -95,7 +111,11 @@ final class ShieldRecord {
 
     private func handle(_ event: ClientWindowEvent) {
         switch event {
-        case .added(let window), .changed(let window):
+        case .added(let window):
+            if Self.isShield(window) { shieldsAdded += 1 }
+            windows[window.id] = window
+            evaluate(serverTime: nil)
+        case .changed(let window):
             windows[window.id] = window
             evaluate(serverTime: nil)
         case .removed(let id):

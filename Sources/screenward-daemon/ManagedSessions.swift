@@ -18,6 +18,9 @@ final class ManagedSessions {
         var deadline: MainLoop.Registration?
         /// What the last agent was counting when it dropped, for the next one.
         var handover: AgentIntervals.Handover?
+        /// Whether the last agent got as far as attaching (a killed agent did; one that
+        /// cannot start in this session did not).
+        var lastAgentAttached = false
     }
 
     private let loop: MainLoop
@@ -112,8 +115,9 @@ final class ManagedSessions {
             guard let entry = tracked[id] else { return }
             switch action {
             case .startAgent:
-                if entry.supervision.failures.count >= AgentSupervision.failuresBeforeLock {
-                    // Failing again and again: a second between tries, not a busy loop.
+                if entry.supervision.failures.count >= AgentSupervision.failuresBeforeLock, !entry.lastAgentAttached {
+                    // Failing to start again and again: a second between tries, not a busy
+                    // loop. (An agent that ran and was killed is replaced at once.)
                     _ = loop.schedule(after: .seconds(1)) { [weak self] in
                         guard let self, tracked[id] != nil, tracked[id]?.process == nil else { return }
                         launch(id)
@@ -161,6 +165,7 @@ final class ManagedSessions {
                 wakeup?.fire()
             }
             tracked[id]?.process = process
+            tracked[id]?.lastAgentAttached = false
             tracked[id]?.supervision.agentStarted(at: Date())
             log.info("session \(id): agent started (pid \(process.processIdentifier))")
         } catch {
@@ -217,6 +222,7 @@ final class ManagedSessions {
         guard let owner = owner(entry.session.uid) else { throw ServiceError(.unauthorized, "session \(id)'s user is no longer managed") }
         let log = log
         tracked[id]?.peer = peer
+        tracked[id]?.lastAgentAttached = true
         tracked[id]?.intervals = owner.intervals(continuing: entry.handover) { problem in log.warning("session \(id): \(problem)") }
         tracked[id]?.handover = nil
         // Attached is not yet enforcing: its first report (once its shields are up) is.

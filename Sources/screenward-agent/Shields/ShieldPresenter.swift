@@ -61,6 +61,10 @@ final class ShieldPresenter {
     private var closing: Set<WindowID> = []
     /// Shields shown over the active window that the window manager does not manage yet.
     private var awaitingFocus: Set<WindowID> = []
+    /// Shields shown over a window in the background, with the window that had the focus:
+    /// a window manager that focuses them anyway (openbox does, restoring a minimized
+    /// window) is undone once.
+    private var shownInBackground: [WindowID: WindowID] = [:]
     private var grabChecks: [WindowID: MainLoop.Registration] = [:]
     private var pendingActions: [ShieldRequestID: PendingAction] = [:]
     /// The server time of the last activation, for the shield's own activation request.
@@ -152,6 +156,11 @@ final class ShieldPresenter {
             closing.remove(id)
         case .activated(let id, let serverTime):
             lastActivationTime = serverTime
+            if let id, let previous = shownInBackground.removeValue(forKey: id), watcher.windows[previous] != nil {
+                log.debug("shield: \(id) took the focus from \(previous) on its own; giving it back")
+                stacking.giveFocusBack(to: previous, serverTime: serverTime)
+                return
+            }
             guard let id, let cover = covers[id], cover.surface.isVisible else { return }
             // Alt+Tab, a taskbar click, `xdotool windowactivate`: the shield takes it back.
             focus(cover)
@@ -238,7 +247,12 @@ final class ShieldPresenter {
         log.debug("shield: shown over \(cover.target.id) in \(ContinuousClock.now - started)")
         stacking.follow(shield: cover.shieldID, toDesktopOf: cover.target)
         // The covered window keeps no input: the shield takes the focus if it had it.
-        if watcher.activeWindow == cover.target.id || watcher.activeWindow == nil { focus(cover) }
+        if let active = watcher.activeWindow, active != cover.target.id {
+            shownInBackground[cover.shieldID] = active
+            loop.schedule(after: .seconds(1)) { [weak self] in self?.shownInBackground[cover.shieldID] = nil }
+        } else {
+            focus(cover)
+        }
     }
 
     /// Raises the shield over its window and gives it the focus. A shield the window
