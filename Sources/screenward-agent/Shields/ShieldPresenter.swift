@@ -259,6 +259,8 @@ final class ShieldPresenter {
     /// manager does not manage yet (just shown) gets it again once managed: an
     /// activation asked for before then is lost.
     private func focus(_ cover: Cover) {
+        // Wanted now: not a focus to give back.
+        shownInBackground[cover.shieldID] = nil
         stacking.present(shield: cover.shieldID, over: cover.target, serverTime: lastActivationTime)
         if watcher.windows[cover.shieldID]?.isViewable != true { awaitingFocus.insert(cover.shieldID) }
     }
