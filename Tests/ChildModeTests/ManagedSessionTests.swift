@@ -45,4 +45,21 @@ final class ManagedSessionTests: XCTestCase {
         let events = try fixture.screenward(as: "root", ["child", "events", kid, "--json"])
         XCTAssertTrue(events.output.contains("agent-failed"), events.output)
     }
+
+    func testAnAgentThatStopsReportingIsReplacedAndTheSessionLocked() throws {
+        try desktop.startSessionWithTheGameShielded("c9")
+        let agent = try XCTUnwrap(desktop.agentPID(), "no agent process")
+        // Stopped, not dead: its connection stays open, but it says nothing more.
+        let stopped = Date()
+        kill(agent, SIGSTOP)
+        defer { kill(agent, SIGKILL) }
+        try desktop.waitFor("the lock", timeout: 15) { try desktop.logindCalls().contains("LockSession c9") }
+        let silence = Date().timeIntervalSince(stopped)
+        XCTAssertGreaterThanOrEqual(silence, 4.5, "five seconds of silence, not less")
+        XCTAssertLessThan(silence, 8)
+        try desktop.waitFor("a new agent") { desktop.agentPID().map { $0 != agent } ?? false }
+        let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid, "--json"]).output
+        XCTAssertTrue(events.contains("stopped reporting"), events)
+        XCTAssertTrue(events.contains("session-locked"), events)
+    }
 }
