@@ -130,4 +130,29 @@ final class ChildAuthorizationTests: XCTestCase {
             XCTAssertTrue(recorded.contains(expected), "\(expected) not in the events: \(recorded)")
         }
     }
+
+    func testGuessingTheGuardiansPasswordIsSlowedDownAndRecorded() throws {
+        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: guardianPassword)
+        try desktop.startManagedSession()
+        let setup = try desktop.startAsKid([fixture.program("homework-shields"), "shield", "--child", "--app", "wmclass:Game"])
+        var window: String?
+        try desktop.waitFor("the guardian's dialog") {
+            window = try dialogWindow()
+            return window != nil
+        }
+        let dialog = try XCTUnwrap(window)
+        func wrongAnswers() throws -> Int { try events().components(separatedBy: "a wrong password for \(guardian)").count - 1 }
+        for attempt in 1...3 {
+            try type("guess \(attempt)", into: dialog)
+            try desktop.waitFor("wrong answer \(attempt) recorded", timeout: 15) { try wrongAnswers() == attempt }
+        }
+        // The third started a 30 s wait: a fourth guess is not even checked (Approve is off,
+        // and Enter in the field asks nothing).
+        desktop.screenshot("guardian-dialog-wait.png")
+        try type("guess 4", into: dialog)
+        Thread.sleep(forTimeInterval: 3)
+        XCTAssertEqual(try wrongAnswers(), 3)
+        XCTAssertTrue(setup.isRunning, "Homework still waits for a guardian")
+        XCTAssertNil(try homeworkStore(), "nothing was approved")
+    }
 }
