@@ -16,16 +16,28 @@ struct ShieldsCommand: ParsableCommand {
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
 
+    @Option(help: "A managed user's shields, from the system daemon (guardians).")
+    var user: String?
+
     func run() throws {
         let env = ProcessInfo.processInfo.environment
         let home = ScreenwardHome.fromEnvironment(env)
+        // A managed account's shields are the daemon's (the child's own files count for nothing).
+        let managed = user != nil || DaemonAddress.socketManagingThisAccount(environment: env) != nil
         // Stores hold tokens, and tokens need the secret the agent creates on its first run.
-        let hasSecret = FileManager.default.fileExists(atPath: home.deviceSecretURL.path)
-        let listing = try loadShieldListing(home: home, environment: env)
+        let hasSecret = managed || FileManager.default.fileExists(atPath: home.deviceSecretURL.path)
+        let listing: ShieldListing
+        if managed {
+            let daemon = DaemonConnection()
+            defer { daemon.close() }
+            listing = try daemon.call(ChildMethods.shields, ShieldQuery(user: user, language: ShieldListing.language(fromEnvironment: env)))
+        } else {
+            listing = try loadShieldListing(home: home, environment: env)
+        }
         for problem in listing.problems {
             FileHandle.standardError.write(Data("Warning: \(problem)\n".utf8))
         }
-        let covered = coveredWindows(home: home)
+        let covered = managed ? nil : coveredWindows(home: home)
         if json {
             var output = ShieldsJSON(listing)
             output.covered = covered

@@ -84,6 +84,10 @@ final class ChildAuthorizationTests: XCTestCase {
         let approved = try events()
         XCTAssertTrue(approved.contains("\(guardian) allowed Homework (\(homework)) to manage \(desktop.kid)'s screen time"), approved)
         XCTAssertEqual(try homeworkStore()?.shield.applications?.count, 1)
+        // The child sees what is shielded, and why, from the daemon.
+        let shields = try desktop.runAsKid([fixture.program("screenward"), "shields", "--json"])
+        XCTAssertEqual(shields.status, 0, shields.error)
+        XCTAssertTrue(shields.output.contains("wmclass:Game") && shields.output.contains(homework), shields.output)
 
         // Asking again is remembered: no dialog.
         let again = try desktop.runAsKid([fixture.program("homework-shields"), "shield", "--child", "--app", "wmclass:Game"])

@@ -50,6 +50,18 @@ public struct UsageQuery: Sendable, Hashable, Codable {
     }
 }
 
+/// What is shielded for a managed user, with names in `language` (en, ko, vi).
+public struct ShieldQuery: Sendable, Hashable, Codable {
+    /// nil: the caller's own.
+    public var user: String?
+    public var language: String
+
+    public init(user: String?, language: String) {
+        self.user = user
+        self.language = language
+    }
+}
+
 /// The system daemon's own requests, beside the Screen Time API's. Each is authorized
 /// by the caller's peer credentials, not by anything in the request.
 public enum ChildMethods {
@@ -61,4 +73,5 @@ public enum ChildMethods {
     public static let events = ServiceMethod<UserName, [ChildEvent]>("child.events")
     /// A managed user's own, or any managed user's for a guardian.
     public static let usage = ServiceMethod<UsageQuery, UsageReport>("child.usage")
+    public static let shields = ServiceMethod<ShieldQuery, ShieldListing>("child.shields")
 }

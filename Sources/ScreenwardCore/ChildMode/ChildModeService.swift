@@ -31,7 +31,7 @@ public final class ChildModeService {
     public static func answers(_ method: String) -> Bool {
         [
             ChildMethods.whoAmI.name, ChildMethods.add.name, ChildMethods.remove.name, ChildMethods.list.name, ChildMethods.events.name,
-            ChildMethods.usage.name,
+            ChildMethods.usage.name, ChildMethods.shields.name,
         ].contains(method)
     }
 
@@ -71,6 +71,11 @@ public final class ChildModeService {
             }
         case ChildMethods.usage.name:
             return answer(ChildMethods.usage) { caller, query in try usage(query, for: caller) }
+        case ChildMethods.shields.name:
+            return answer(ChildMethods.shields) { caller, query in
+                let owner = try readableOwner(query.user, for: caller, reading: "shields")
+                return try ShieldListing.load(from: owner.ledger, directory: owner.service.directory, language: query.language)
+            }
         default:
             return errorLine(id: id, ServiceError(.unknownMethod, "the daemon does not know the method \(method)"))
         }
@@ -78,24 +83,29 @@ public final class ChildModeService {
 
     // MARK: Reading usage
 
-    func usage(_ query: UsageQuery, for caller: Caller) throws -> UsageReport {
+    /// The owner whose usage or shields `caller` may read: a managed user their own, a
+    /// guardian any managed user's (named), nobody else anything.
+    func readableOwner(_ name: String?, for caller: Caller, reading what: String) throws -> ManagedUserOwner {
         let user: ManagedUser
         switch caller.role {
         case .managed:
-            guard query.user == nil || query.user == caller.account.name else {
-                _ = try guardian(caller, doing: "usage --user \(query.user ?? "")")
-                throw ServiceError(.unauthorized, "a managed user reads only their own usage")
+            guard name == nil || name == caller.account.name else {
+                _ = try guardian(caller, doing: "\(what) --user \(name ?? "")")
+                throw ServiceError(.unauthorized, "a managed user reads only their own \(what)")
             }
             user = try managedUser(named: caller.account.name)
         case .guardian:
-            guard let name = query.user else {
-                throw ServiceError(.invalidArgument, "name the managed user whose usage to show (--user USER)")
-            }
+            guard let name else { throw ServiceError(.invalidArgument, "name the managed user whose \(what) to show (--user USER)") }
             user = try managedUser(named: name)
         case .unmanaged:
-            throw ServiceError(.unauthorized, "the daemon keeps only managed users' usage; \(caller.account.name)'s own is in their agent's ledger")
+            throw ServiceError(.unauthorized, "the daemon keeps only managed users' \(what); \(caller.account.name)'s own are their agent's")
         }
         guard let owner = owner(user.uid) else { throw ServiceError(.internalFailure, "the daemon could not open \(user.name)'s ledger; its log says why") }
+        return owner
+    }
+
+    func usage(_ query: UsageQuery, for caller: Caller) throws -> UsageReport {
+        let owner = try readableOwner(query.user, for: caller, reading: "usage")
         let now = self.now()
         let start: Date
         let end: Date

@@ -8,13 +8,13 @@ import Foundation
 /// over every application Screenward knows: the desktop catalog, the applications
 /// seen in use (the ledger's `application` table) and those named in tokens issued
 /// to apps. A token nothing names any more is still listed, as an unknown item.
-public struct ShieldListing: Sendable, Hashable {
+public struct ShieldListing: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Hashable, Codable {
         case application, category
         case webDomain = "web_domain"
     }
 
-    public struct Reason: Sendable, Hashable, Comparable {
+    public struct Reason: Sendable, Hashable, Comparable, Codable {
         public enum Rule: String, Sendable, Hashable, Codable {
             /// Listed by token (`shield.applications`, `shield.webDomains`, a category in `.specific`).
             case listed
@@ -47,7 +47,7 @@ public struct ShieldListing: Sendable, Hashable {
         }
     }
 
-    public struct Item: Sendable, Hashable {
+    public struct Item: Sendable, Hashable, Codable {
         public var kind: Kind
         /// An application's public id (`firefox.desktop`, `wmclass:Foo`), a category id
         /// (`Game`; `*` for all categories), a domain; `token:<token>` for an unknown item.
