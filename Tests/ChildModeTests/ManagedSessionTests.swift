@@ -62,4 +62,16 @@ final class ManagedSessionTests: XCTestCase {
         XCTAssertTrue(events.contains("stopped reporting"), events)
         XCTAssertTrue(events.contains("session-locked"), events)
     }
+
+    func testASessionNoAgentCanEnforceIsLockedAndThen30SecondsLaterEnded() throws {
+        try desktop.startSessionWithTheGameShielded("c9")
+        // Without its X server no agent can start: failures, a lock, and the end.
+        desktop.killXServer()
+        try desktop.waitFor("the lock", timeout: 15) { try desktop.logindCalls().contains("LockSession c9") }
+        let locked = Date()
+        try desktop.waitFor("the session's end", timeout: 45) { try desktop.logindCalls().contains("TerminateSession c9") }
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(locked), 28, "30 s after the lock, not before")
+        let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid, "--json"]).output
+        XCTAssertTrue(events.contains("session-ended"), events)
+    }
 }

@@ -62,6 +62,11 @@ public final class ManagedDesktopRig {
         windows = Array(try windowProgram.waitForOutputLines(windowSpecs.count, timeout: 20).prefix(windowSpecs.count))
     }
 
+    /// Ends the child's X server (as a crash, or the child killing it, would).
+    public func killXServer() {
+        processes.first?.signal(SIGKILL)
+    }
+
     /// The child's X environment.
     public var x: [String: String] { ["DISPLAY": display, "XAUTHORITY": authority] }
 
