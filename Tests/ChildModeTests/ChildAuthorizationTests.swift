@@ -32,6 +32,18 @@ final class ChildAuthorizationTests: XCTestCase {
         return found.output.split(separator: "\n").first.map(String.init)
     }
 
+    /// Starts `homework-shields ARGUMENTS` as the child and waits for the guardian's
+    /// dialog it brings up; returns the waiting program and the dialog's window.
+    private func askingAGuardian(_ arguments: [String]) throws -> (ChildProcess, String) {
+        let program = try desktop.startAsKid([fixture.program("homework-shields")] + arguments)
+        var window: String?
+        try desktop.waitFor("the guardian's dialog") {
+            window = try dialogWindow()
+            return window != nil
+        }
+        return (program, try XCTUnwrap(window))
+    }
+
     /// Types `password` into the dialog, as a person would, and presses Enter.
     private func type(_ password: String, into window: String) throws {
         for step in [["windowactivate", "--sync", window], ["type", "--delay", "20", password], ["key", "Return"]] {
@@ -54,13 +66,7 @@ final class ChildAuthorizationTests: XCTestCase {
         try desktop.startManagedSession()
 
         // Homework asks for .child from the child's session and waits for a guardian.
-        let setup = try desktop.startAsKid([fixture.program("homework-shields"), "shield", "--child", "--app", "wmclass:Game"])
-        var window: String?
-        try desktop.waitFor("the guardian's dialog") {
-            window = try dialogWindow()
-            return window != nil
-        }
-        let dialog = try XCTUnwrap(window)
+        let (setup, dialog) = try askingAGuardian(["shield", "--child", "--app", "wmclass:Game"])
 
         // While it waits, the child cannot trace it: the API made it non-dumpable.
         let attach = try desktop.runAsKid(["gdb", "-batch", "-p", "\(setup.pid)"])
@@ -117,12 +123,8 @@ final class ChildAuthorizationTests: XCTestCase {
         XCTAssertEqual(try homeworkStore()?.shield.applications?.count, 1, "the store must still shield the game")
 
         // Revoking needs a guardian too: the child cancels the dialog; nothing changes.
-        let revoke = try desktop.startAsKid([fixture.program("homework-shields"), "revoke"])
-        try desktop.waitFor("the revocation's dialog") {
-            window = try dialogWindow()
-            return window != nil
-        }
-        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", "--sync", try XCTUnwrap(window), "key", "Escape"]).status, 0)
+        let (revoke, revocationDialog) = try askingAGuardian(["revoke"])
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", "--sync", revocationDialog, "key", "Escape"]).status, 0)
         let revoked = revoke.waitForExit(timeout: 20)
         XCTAssertNotNil(revoked, "the cancelled revocation must end")
         XCTAssertNotEqual(revoked, 0)
@@ -138,13 +140,7 @@ final class ChildAuthorizationTests: XCTestCase {
     func testGuessingTheGuardiansPasswordIsSlowedDownAndRecorded() throws {
         let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: guardianPassword)
         try desktop.startManagedSession()
-        let setup = try desktop.startAsKid([fixture.program("homework-shields"), "shield", "--child", "--app", "wmclass:Game"])
-        var window: String?
-        try desktop.waitFor("the guardian's dialog") {
-            window = try dialogWindow()
-            return window != nil
-        }
-        let dialog = try XCTUnwrap(window)
+        let (setup, dialog) = try askingAGuardian(["shield", "--child", "--app", "wmclass:Game"])
         func wrongAnswers() throws -> Int { try events().components(separatedBy: "a wrong password for \(guardian)").count - 1 }
         for attempt in 1...3 {
             try type("guess \(attempt)", into: dialog)

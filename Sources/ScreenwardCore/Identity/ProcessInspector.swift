@@ -75,9 +75,13 @@ public struct ProcfsInspector: ProcessInspector {
         return data.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    private func read(_ path: String, limit: Int) -> Data? {
+        Self.read(path, limit: limit)
+    }
+
     /// Reads at most `limit` bytes. procfs files report a size of 0, so reading to a
     /// limit is the only way to bound them.
-    private func read(_ path: String, limit: Int) -> Data? {
+    static func read(_ path: String, limit: Int) -> Data? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         do {

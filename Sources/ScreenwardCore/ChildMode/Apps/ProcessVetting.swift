@@ -100,14 +100,7 @@ public struct ProcessVetting: Sendable {
     }
 
     private func data(_ path: String, limit: Int) -> Data? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        do {
-            // An empty file reads as nil (a kernel thread's environ is empty).
-            return try handle.read(upToCount: limit) ?? Data()
-        } catch {
-            return nil
-        }
+        ProcfsInspector.read(path, limit: limit)
     }
 
     private func text(_ path: String, limit: Int) -> String? {
