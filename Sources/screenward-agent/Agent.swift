@@ -114,10 +114,7 @@ final class Agent {
         do {
             try logind.start { [self] event in
                 log.debug("logind: \(event)")
-                switch event {
-                case .locked(let locked): accountant.lockChanged(isLocked: locked, at: connection.timeSource.now())
-                case .sleeping(let asleep): accountant.sleepChanged(isAsleep: asleep, at: connection.timeSource.now())
-                }
+                accountant.take(event, at: connection.timeSource.now())
                 stateChanged()
             }
         } catch {

@@ -11,14 +11,8 @@ public final class DaemonState: Sendable {
     let database: DatabaseQueue
 
     public init(url: URL) throws {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
         do {
-            database = try DatabaseQueue(path: url.path, configuration: configuration)
+            database = try DatabaseQueue(path: url.path, configuration: .screenwardFile)
             try Self.migrator.migrate(database)
         } catch let error as DatabaseError {
             throw DaemonStateError.unusable(path: url.path, reason: "\(error)")

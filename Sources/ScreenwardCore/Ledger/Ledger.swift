@@ -15,16 +15,8 @@ public final class Ledger: Sendable {
     /// `verify(at:)`).
     public init(url: URL) throws {
         try Self.verify(at: url)
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
-            // WAL lets the CLI read while the agent writes; NORMAL sync keeps every
-            // committed checkpoint across a crash of the agent (not of the kernel).
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
         do {
-            database = try DatabaseQueue(path: url.path, configuration: configuration)
+            database = try DatabaseQueue(path: url.path, configuration: .screenwardFile)
             try LedgerMigrations.migrator.migrate(database)
         } catch let error as DatabaseError {
             throw LedgerError(error, path: url.path)

@@ -82,10 +82,7 @@ final class ManagedAgent {
         }
         do {
             try logind.start { [self] event in
-                switch event {
-                case .locked(let locked): accountant.lockChanged(isLocked: locked, at: connection.timeSource.now())
-                case .sleeping(let asleep): accountant.sleepChanged(isAsleep: asleep, at: connection.timeSource.now())
-                }
+                accountant.take(event, at: connection.timeSource.now())
                 stateChanged()
             }
         } catch {

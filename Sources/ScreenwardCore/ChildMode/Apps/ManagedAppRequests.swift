@@ -53,7 +53,7 @@ public final class ManagedAppRequests {
         vetted[peer] = nil
         recordedRefusals[peer] = nil
         approvals.requesterGone(peer)
-        for uid in Set([peer.credentials?.uid].compactMap { $0 }) { services.owner(uid)?.service.disconnected(peer) }
+        if let uid = peer.credentials?.uid { services.owner(uid)?.service.disconnected(peer) }
     }
 
     /// One request of managed user `user`'s app: the lines to send now (none while a
