@@ -10,6 +10,8 @@ packages=(
   libpam0g-dev
   # run and test: a private X server, a window manager, input and screenshots
   xvfb openbox xdotool x11-utils xauth imagemagick dbus-daemon
+  # child mode's tests: what a child tries (a debugger, a tracer, a script) and real users
+  gdb strace python3 passwd util-linux
   # the shield: Korean glyphs (Vietnamese is in the default fonts); wmctrl for the full-screen test
   fonts-nanum wmctrl
   # real applications whose identity is tested, one per toolkit (about 17 MB of downloads with their libraries):

@@ -18,6 +18,8 @@ final class ChildAuthorizationTests: XCTestCase {
 
     override func setUpWithError() throws {
         try ManagedDesktop.requirements()
+        // What the child tries: a debugger, a tracer and a script.
+        for (program, package) in [("gdb", "gdb"), ("strace", "strace"), ("python3", "python3")] { _ = try requireProgram(program, package: package) }
         desktop = try ManagedDesktop(fixture: try DaemonFixture())
         try fixture.installApp(homework, name: "Homework", executables: [fixture.program("homework-shields")])
     }
