@@ -22,6 +22,7 @@ struct ShieldStyle {
                 background-image: none; border: none; box-shadow: none; text-shadow: none; -gtk-icon-shadow: none;
                 border-radius: 12px; padding: 10px 28px; font-size: 16px;
                 outline-offset: 3px; outline-width: 2px; outline-style: solid;
+                transition: none; /* the theme fades colours over 200 ms: a redrawn shield shows its new look at once */
             }
             \(window) button label { text-shadow: none; }
             \(window) #shield-primary {

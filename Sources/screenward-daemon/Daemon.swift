@@ -93,7 +93,7 @@ final class Daemon {
             approvals: approvals,
             send: { [unowned self] delivery in
                 delivery.send()
-                if let uid = delivery.peer.credentials?.uid { engines[uid]?.run() }
+                if let uid = delivery.peer.credentials?.uid { appsHeard(uid: uid) }
             })
         sessions.onPresence = { [unowned self] uid, present in
             owners[uid]?.service.isPresent = present
@@ -232,13 +232,17 @@ final class Daemon {
     private func handle(_ arrival: Arrival) {
         switch arrival {
         case .gone(let peer):
+            if let uid = sessions.agentUser(peer) { owners[uid]?.shieldRelay.agentGone(peer) }
             sessions.disconnected(peer)
             apps.disconnected(peer)
+            if let uid = peer.credentials?.uid, owners[uid] != nil { appsHeard(uid: uid) }
         case .frame(let frame, let peer):
             guard let head = try? FrameHead.decode(from: frame) else { return }
             if let kind = head.push {
                 if kind == AppProof.push.name {
                     apps.proofReceived(frame, from: peer)
+                } else if kind == AgentLinkMethods.askShieldExtension.name || kind == AgentLinkMethods.cancelShieldQuestion.name {
+                    relayShieldQuestion(kind, frame, from: peer)
                 } else {
                     sessions.received(push: kind, frame: frame, from: peer)
                 }
@@ -252,6 +256,7 @@ final class Daemon {
                 peer.send(AgentLinkMethods.attach.replyFrame(id: id, result.mapError { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }))
                 if case .success(let attachment) = result {
                     sessions.sendShields(to: peer)
+                    owners[attachment.uid]?.shieldRelay.tell([peer]).forEach { $0.send() }
                     apps.approvals.agentAttached(uid: attachment.uid)
                 }
             case AgentLinkMethods.answerGuardian.name:
@@ -285,8 +290,28 @@ final class Daemon {
                     )))
         }
         apps.handle(frame: frame, from: peer, user: caller.account).forEach { $0.send() }
-        engines[caller.account.uid]?.run()
+        appsHeard(uid: caller.account.uid)
         scheduleAskExpiry()
+    }
+
+    /// After a managed user's app was heard from (or went): the engine may have work,
+    /// and the agents may have extension answers or news of extensions.
+    private func appsHeard(uid: UInt32) {
+        engines[uid]?.run()
+        owners[uid]?.shieldRelay.afterApps(agents: sessions.agents(of: uid)).forEach { $0.send() }
+    }
+
+    /// An agent's question for an app's shield extension, or its cancellation: only an
+    /// attached agent asks, and only about its own user's apps.
+    private func relayShieldQuestion(_ kind: String, _ frame: Data, from agent: ServicePeer) {
+        guard let uid = sessions.agentUser(agent), let relay = owners[uid]?.shieldRelay else {
+            return log.warning("\(agent) sent \(kind) without being an attached agent: ignored")
+        }
+        if kind == AgentLinkMethods.askShieldExtension.name, let question = try? AgentLinkMethods.askShieldExtension.body(from: frame) {
+            relay.ask(question, from: agent).forEach { $0.send() }
+        } else if let cancel = try? AgentLinkMethods.cancelShieldQuestion.body(from: frame) {
+            relay.cancel(cancel, from: agent)
+        }
     }
 
     /// The guardian's answer from a dialog: only an attached agent of the child's session may send it.

@@ -279,6 +279,11 @@ final class ManagedSessions {
         tracked.values.first(where: { $0.peer == peer })?.session.uid
     }
 
+    /// The attached agents of `uid`'s sessions.
+    func agents(of uid: UInt32) -> [ServicePeer] {
+        tracked.values.filter { $0.session.uid == uid }.compactMap(\.peer)
+    }
+
     /// Shows `ask` on an attached agent of `uid`'s sessions (the active one first).
     func show(_ ask: GuardianAsk, uid: UInt32) -> Bool {
         let candidates = tracked.values.filter { $0.session.uid == uid && $0.peer != nil }.sorted { $0.session.isActive && !$1.session.isActive }

@@ -61,8 +61,7 @@ final class ChildAttackTests: XCTestCase {
         XCTAssertTrue(events.contains("session-locked"), events)
         XCTAssertTrue(events.contains("agent-failed"), events)
         // And the shield is back once the child stops.
-        let settled = desktop.coverReports(1)
-        try desktop.waitFor("the shield back after the loop") { desktop.coverReports(1) > settled }
+        try desktop.waitFor("the shield back after the loop") { try desktop.currentAgentCovers(1) && visibleShield() != nil }
     }
 
     func testAutostartAndTheChildsOwnEnvironmentChangeNothing() throws {

@@ -139,6 +139,43 @@ final class ChildAuthorizationTests: XCTestCase {
         }
     }
 
+    /// Homework's own shields (WWDC21) in the child's session: its two extensions,
+    /// started as the child and vetted like the app, attach to the daemon; the agent
+    /// reaches them through it. The shield takes Homework's look, and "Ask for access"
+    /// defers and redraws it as waiting.
+    func testHomeworksOwnShieldIsDrawnAndItsAskForAccessRedrawsIt() throws {
+        _ = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: guardianPassword)
+        try desktop.startManagedSession()
+        let (setup, dialog) = try askingAGuardian(["shield", "--child", "--app", "wmclass:Game"])
+        try type(guardianPassword, into: dialog)
+        XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
+        try desktop.waitFor("the shield over the game") { desktop.coverReports(1) >= 1 }
+
+        let game = try desktop.geometry(of: desktop.windows[0])
+        func corner() -> String { desktop.pixel(x: game.x + 4, y: game.y + 4).map { "\($0)" } ?? "unreadable" }
+        func isNear(_ red: Int, _ green: Int, _ blue: Int) -> Bool {
+            guard let pixel = desktop.pixel(x: game.x + 4, y: game.y + 4) else { return false }
+            return abs(pixel.red - red) + abs(pixel.green - green) + abs(pixel.blue - blue) < 20
+        }
+        XCTAssertFalse(isNear(46, 125, 51), "before Homework's data source attaches, the shield has the default look")
+
+        let configuration = try desktop.startAsKid([fixture.program("homework-shields"), "configuration"])
+        let actions = try desktop.startAsKid([fixture.program("homework-shields"), "actions"])
+        try desktop.waitFor("Homework's green on the shield (the corner is \(corner()))") { isNear(46, 125, 51) }
+        desktop.screenshot("homework-child-branded-shield.png")
+
+        // "Ask for access" (a click on the shield, Tab to the second button, Enter).
+        let click = try desktop.runAsKid(["xdotool", "mousemove", "\(game.x + 20)", "\(game.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab", "key", "Return"])
+        XCTAssertEqual(click.status, 0, click.error)
+        try desktop.waitFor("the shield redrawn amber, as waiting (the corner is \(corner()))") { isNear(250, 168, 38) }
+        desktop.screenshot("homework-child-asked-for-access.png")
+        let asked = "/home/\(desktop.kid)/.local/share/homework/access-requests.json"
+        XCTAssertTrue(FileManager.default.fileExists(atPath: asked), "the action delegate, run as the child, records the request")
+        XCTAssertTrue(configuration.isRunning && actions.isRunning, configuration.standardError + actions.standardError)
+        let stillThere = try desktop.runAsKid(["xdotool", "getwindowname", desktop.windows[0]])
+        XCTAssertEqual(stillThere.status, 0, "a deferral keeps the game: \(stillThere.error)")
+    }
+
     func testGuessingTheGuardiansPasswordIsSlowedDownAndRecorded() throws {
         let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: guardianPassword)
         try desktop.startManagedSession()

@@ -12,6 +12,8 @@ public final class ManagedUserOwner {
     public let ledger: Ledger
     public let secret: DeviceSecret
     public let service: ScreenTimeService
+    /// Between the session's agent, which draws shields, and the apps' shield extensions.
+    public let shieldRelay: AgentShieldRelay
     let sink: BackgroundLedgerSink
     let usage: SharedLiveUsage
     /// This daemon run, as the ledger records runs.
@@ -40,6 +42,7 @@ public final class ManagedUserOwner {
         service = try ScreenTimeService(
             ledger: ledger, usage: usage, directory: ItemDirectory(minter: minter, catalog: catalog, categories: categories), calendar: calendar)
         service.report = report
+        shieldRelay = AgentShieldRelay(service: service)
     }
 
     /// Where an attached agent's usage reports go.

@@ -5,7 +5,7 @@ import ScreenwardIPC
 
 /// What a shield covers, as the shield presenter knows it: device-wide tokens and the
 /// names the system shows. (Not `ShieldSubject`, which is the default texts' view.)
-public enum ShieldedItem: Hashable, Sendable {
+public enum ShieldedItem: Hashable, Sendable, Codable {
     /// An application shielded for itself. `desktopID` is nil for applications known
     /// only by their window class or executable.
     case application(ApplicationToken, desktopID: String?, name: String)
@@ -19,18 +19,32 @@ public enum ShieldedItem: Hashable, Sendable {
 }
 
 /// One question the agent asked an app's shield extension.
-public struct ShieldRequestID: Hashable, Sendable, CustomStringConvertible {
+public struct ShieldRequestID: Hashable, Sendable, Codable, CustomStringConvertible {
     public let rawValue: UInt64
     public init(rawValue: UInt64) { self.rawValue = rawValue }
     public var description: String { "shield request #\(rawValue)" }
 }
 
 /// An app's answer to a `ShieldRequestID`, as the presenter receives it.
-public enum ShieldAnswer: Hashable, Sendable {
+public enum ShieldAnswer: Hashable, Sendable, Codable {
     /// The data source's configuration. Its texts are the app's, to show as they are
     /// (never as markup); its sizes are bounded only by the 1 MiB message limit.
     case configuration(ShieldRequestID, ShieldConfiguration)
     case action(ShieldRequestID, ShieldActionResponse)
+
+    public var id: ShieldRequestID {
+        switch self {
+        case .configuration(let id, _), .action(let id, _): id
+        }
+    }
+
+    /// The same answer to another question (a relay hands it on under its asker's id).
+    public func answering(_ id: ShieldRequestID) -> ShieldAnswer {
+        switch self {
+        case .configuration(_, let configuration): .configuration(id, configuration)
+        case .action(_, let response): .action(id, response)
+        }
+    }
 }
 
 /// Which of an app's two shield extensions.
@@ -74,6 +88,15 @@ struct ShieldExtensions {
         case .action: action[owner]
         }
         return peer.flatMap { $0.connected ? $0 : nil }
+    }
+
+    /// The apps with an extension of this kind attached on a live connection.
+    func attachedOwners(_ kind: ShieldExtensionKind) -> Set<String> {
+        let attached = switch kind {
+        case .configuration: configuration
+        case .action: action
+        }
+        return Set(attached.filter { $0.value.connected }.keys)
     }
 
     mutating func ask(_ kind: ShieldExtensionKind, owner: String, peer: ServicePeer) -> ShieldRequestID {
@@ -149,6 +172,13 @@ extension ScreenTimeService {
             return nil
         }
         return (id, Delivery(peer: peer, line: line))
+    }
+
+    /// The apps whose shield extensions are attached now (a managed session's agent
+    /// asks the daemon only about these).
+    public var attachedShieldExtensions: AttachedShieldExtensions {
+        AttachedShieldExtensions(
+            configuration: shieldExtensions.attachedOwners(.configuration), action: shieldExtensions.attachedOwners(.action))
     }
 
     /// Forgets a question: its answer, if one still comes, is ignored.

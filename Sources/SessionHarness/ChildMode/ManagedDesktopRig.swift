@@ -154,6 +154,17 @@ public final class ManagedDesktopRig {
         (fixture.daemon?.standardError ?? "").components(separatedBy: "\(count) window(s) covered").count - 1
     }
 
+    /// Whether the agent running now for `session` has attached and, since, reported
+    /// covering `count` windows (unlike counting reports, this holds however the report
+    /// and the question interleave).
+    public func currentAgentCovers(_ count: Int, session: String = "c9") -> Bool {
+        let log = fixture.daemon?.standardError ?? ""
+        guard let pid = agentPID(session: session), let attached = log.range(of: "session \(session): agent attached (pid \(pid))", options: .backwards) else {
+            return false
+        }
+        return log[attached.upperBound...].contains("session \(session): \(count) window(s) covered")
+    }
+
     /// Saves what the child's screen shows (for the README and for looking at failures).
     public func screenshot(_ name: String) {
         let folder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"] ?? NSTemporaryDirectory())
@@ -163,6 +174,35 @@ public final class ManagedDesktopRig {
         {
             print("screenshot: \(path)")
         }
+    }
+
+    /// The colour of one pixel of the child's screen, as (red, green, blue), read with
+    /// ImageMagick's `import`; nil when it cannot be read.
+    public func pixel(x: Int, y: Int) -> (red: Int, green: Int, blue: Int)? {
+        guard
+            let result = try? LocalUsers.capture(
+                "/usr/bin/env", ["DISPLAY=\(display)", "XAUTHORITY=\(authority)", "import", "-window", "root", "-crop", "1x1+\(x)+\(y)", "-depth", "8", "txt:-"]),
+            // "# ImageMagick pixel enumeration: …" then "0,0: (46,125,51)  #2E7D33  srgb(…)".
+            result.status == 0, let pixel = result.output.range(of: "0,0:"),
+            let hash = result.output[pixel.upperBound...].firstIndex(of: "#")
+        else { return nil }
+        let hex = result.output[result.output.index(after: hash)...].prefix(6)
+        guard hex.count == 6, let value = Int(hex, radix: 16) else { return nil }
+        return (value >> 16, (value >> 8) & 0xff, value & 0xff)
+    }
+
+    /// Where the child's window `id` is on the screen (inside its frame).
+    public func geometry(of id: String) throws -> ScreenRect {
+        let result = try fixture.users.run(as: kid, ["xdotool", "getwindowgeometry", "--shell", id], environment: x)
+        var values: [String: Int] = [:]
+        for line in result.output.split(separator: "\n") {
+            let parts = line.split(separator: "=")
+            if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
+        }
+        guard let x = values["X"], let y = values["Y"], let width = values["WIDTH"], let height = values["HEIGHT"] else {
+            throw LocalUsersError(description: "no geometry for window \(id): \(result.output) \(result.error)")
+        }
+        return ScreenRect(x: x, y: y, width: width, height: height)
     }
 
     public func waitFor(_ what: String, timeout: TimeInterval = 20, _ condition: () throws -> Bool) throws {

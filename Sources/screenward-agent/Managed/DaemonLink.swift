@@ -26,6 +26,14 @@ final class DaemonLink: Sendable {
             pushed.stores.withLock { $0 = stores }
             pushed.changed.withLock { $0 }?()
         }
+        transport.setPushReceiver(forKind: AgentLinkMethods.shieldExtensions.name) { [extensions] frame in
+            guard let attached = try? AgentLinkMethods.shieldExtensions.body(from: frame) else { return }
+            extensions.received(attached)
+        }
+        transport.setPushReceiver(forKind: AgentLinkMethods.shieldAnswer.name) { [extensions] frame in
+            guard let answer = try? AgentLinkMethods.shieldAnswer.body(from: frame) else { return }
+            extensions.answered(answer)
+        }
         let deliver: @Sendable (DialogPush) -> Void = { [dialogs] push in dialogs.deliver(push) }
         transport.setPushReceiver(forKind: AgentLinkMethods.askGuardian.name) { frame in
             if let ask = try? AgentLinkMethods.askGuardian.body(from: frame) { deliver(.show(ask)) }
@@ -54,6 +62,42 @@ final class DaemonLink: Sendable {
     private final class PushedStores: Sendable {
         let stores = Mutex<[StoreSettings]>([])
         let changed = Mutex<(@Sendable () -> Void)?>(nil)
+    }
+
+    // MARK: Apps' shield extensions
+
+    /// The apps' shield extensions, as the daemon tells of them: which are attached
+    /// (pushed right after the attach reply, so taken from the start), and their answers.
+    let extensions = ShieldExtensionNews()
+
+    final class ShieldExtensionNews: Sendable {
+        private let attached = Mutex(AttachedShieldExtensions())
+        private let attachedHandler = Mutex<(@Sendable (String) -> Void)?>(nil)
+        private let answerHandler = Mutex<(@Sendable (ShieldAnswer) -> Void)?>(nil)
+
+        var current: AttachedShieldExtensions { attached.withLock { $0 } }
+
+        /// Hears of each app whose data source is new (its shields are redrawn).
+        func onDataSourceAttached(_ handler: @escaping @Sendable (String) -> Void) {
+            attachedHandler.withLock { $0 = handler }
+        }
+
+        func onAnswer(_ handler: @escaping @Sendable (ShieldAnswer) -> Void) {
+            answerHandler.withLock { $0 = handler }
+        }
+
+        fileprivate func received(_ now: AttachedShieldExtensions) {
+            let new = attached.withLock { attached in
+                defer { attached = now }
+                return now.configuration.subtracting(attached.configuration)
+            }
+            guard let handler = attachedHandler.withLock({ $0 }) else { return }
+            new.sorted().forEach(handler)
+        }
+
+        fileprivate func answered(_ answer: ShieldAnswer) {
+            answerHandler.withLock { $0 }?(answer)
+        }
     }
 
     // MARK: Guardians' dialogs
@@ -108,10 +152,12 @@ final class DaemonLink: Sendable {
 }
 
 /// The shield presenter's state owner in a managed session: the stores the daemon
-/// pushed last. App extensions are reached through the daemon in a later step; until
-/// then every shield here has the default look and the default button responses.
+/// pushed last, and the apps' shield extensions reached through the daemon. Questions
+/// are numbered here and sent without waiting; the answer comes back as a push, and
+/// one that never comes leaves the presenter's patience to show the default.
 final class DaemonShieldState: ShieldStateOwner, Sendable {
     private let link: DaemonLink
+    private let lastQuestion = Mutex<UInt64>(0)
 
     init(link: DaemonLink) {
         self.link = link
@@ -123,11 +169,36 @@ final class DaemonShieldState: ShieldStateOwner, Sendable {
         link.onStoresChanged(handler)
     }
 
-    func onShieldDataSourceAttached(_ handler: @escaping @Sendable (String) -> Void) {}
-    func onShieldAnswer(_ handler: @escaping @Sendable (ShieldAnswer) -> Void) {}
-    func requestShieldConfiguration(owner: String, item: ShieldedItem) -> ShieldRequestID? { nil }
-    func requestShieldAction(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID? { nil }
-    func cancelShieldRequest(_ id: ShieldRequestID) {}
+    func onShieldDataSourceAttached(_ handler: @escaping @Sendable (String) -> Void) {
+        link.extensions.onDataSourceAttached(handler)
+    }
+
+    func onShieldAnswer(_ handler: @escaping @Sendable (ShieldAnswer) -> Void) {
+        link.extensions.onAnswer(handler)
+    }
+
+    func requestShieldConfiguration(owner: String, item: ShieldedItem) -> ShieldRequestID? {
+        guard link.extensions.current.configuration.contains(owner) else { return nil }
+        return ask(owner: owner, item: item, action: nil)
+    }
+
+    func requestShieldAction(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID? {
+        guard link.extensions.current.action.contains(owner) else { return nil }
+        return ask(owner: owner, item: item, action: action)
+    }
+
+    private func ask(owner: String, item: ShieldedItem, action: ShieldAction?) -> ShieldRequestID {
+        let id = ShieldRequestID(rawValue: lastQuestion.withLock { last in
+            last += 1
+            return last
+        })
+        link.post(AgentLinkMethods.askShieldExtension, AgentShieldQuestion(id: id, owner: owner, item: item, action: action))
+        return id
+    }
+
+    func cancelShieldRequest(_ id: ShieldRequestID) {
+        link.post(AgentLinkMethods.cancelShieldQuestion, AgentShieldCancel(id: id))
+    }
 
     func publishCoveredWindows(_ covered: [CoveredWindow]) {
         link.post(AgentLinkMethods.covered, covered)

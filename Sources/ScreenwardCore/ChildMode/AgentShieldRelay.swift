@@ -1,0 +1,89 @@
+import Foundation
+import ScreenwardIPC
+
+/// A managed user's app shield extensions attach to the daemon, where the user's
+/// `ScreenTimeService` runs; the shields are drawn by the session's agent. This relays
+/// between them: the agent's question (under its own id) becomes the service's question
+/// to the extension, and the extension's answer goes back to that agent under the
+/// agent's id. The agents are told which apps have extensions attached, so a shield of
+/// any other app takes the default look at once.
+///
+/// Single-threaded, on the daemon's loop, one per managed user.
+public final class AgentShieldRelay {
+    private struct Asker: Hashable {
+        var agent: ServicePeer
+        var id: ShieldRequestID
+    }
+
+    private let service: ScreenTimeService
+    /// The service's question → the agent that asked, and its id.
+    private var askers: [ShieldRequestID: Asker] = [:]
+    /// What each agent was told last.
+    private var told: [ServicePeer: AttachedShieldExtensions] = [:]
+
+    public init(service: ScreenTimeService) {
+        self.service = service
+    }
+
+    /// Questions outstanding at once, whatever an agent forgets to cancel.
+    static let maximumOutstanding = 1024
+
+    /// An agent's question: the line to the app's extension, or none when the app has
+    /// no extension attached (the agent's patience then shows the default).
+    public func ask(_ question: AgentShieldQuestion, from agent: ServicePeer) -> [Delivery] {
+        let asked =
+            if let action = question.action {
+                service.requestShieldAction(owner: question.owner, action: action, item: question.item)
+            } else {
+                service.requestShieldConfiguration(owner: question.owner, item: question.item)
+            }
+        guard let (id, delivery) = asked else { return [] }
+        if askers.count >= Self.maximumOutstanding, let oldest = askers.keys.min(by: { $0.rawValue < $1.rawValue }) {
+            service.cancelShieldRequest(oldest)
+            askers.removeValue(forKey: oldest)
+        }
+        askers[id] = Asker(agent: agent, id: question.id)
+        return [delivery]
+    }
+
+    /// The agent stopped waiting: an answer that still comes is dropped.
+    public func cancel(_ cancel: AgentShieldCancel, from agent: ServicePeer) {
+        let asker = Asker(agent: agent, id: cancel.id)
+        guard let id = askers.first(where: { $0.value == asker })?.key else { return }
+        askers.removeValue(forKey: id)
+        service.cancelShieldRequest(id)
+    }
+
+    /// After the user's apps were heard from (a request, or a connection that ended):
+    /// the answers to hand back, and news for the agents whose extensions came or went.
+    public func afterApps(agents: [ServicePeer]) -> [Delivery] {
+        var deliveries: [Delivery] = []
+        for answer in service.takeShieldAnswers() {
+            guard let asker = askers.removeValue(forKey: answer.id),
+                let line = try? AgentLinkMethods.shieldAnswer.frame(answer.answering(asker.id))
+            else { continue }
+            deliveries.append(Delivery(peer: asker.agent, line: line))
+        }
+        return deliveries + tell(agents)
+    }
+
+    /// Tells each agent which apps have extensions now, when that is news to it (a
+    /// newly attached agent always hears it).
+    public func tell(_ agents: [ServicePeer]) -> [Delivery] {
+        let now = service.attachedShieldExtensions
+        return agents.compactMap { agent in
+            guard told[agent] != now, let line = try? AgentLinkMethods.shieldExtensions.frame(now) else { return nil }
+            told[agent] = now
+            return Delivery(peer: agent, line: line)
+        }
+    }
+
+    /// The agent's connection ended: its questions are cancelled.
+    public func agentGone(_ agent: ServicePeer) {
+        told[agent] = nil
+        for (id, asker) in askers where asker.agent == agent {
+            askers.removeValue(forKey: id)
+            service.cancelShieldRequest(id)
+        }
+    }
+}
