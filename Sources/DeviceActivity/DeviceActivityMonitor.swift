@@ -94,6 +94,10 @@ open class DeviceActivityMonitor {
     }
 
     private func received(_ frame: Data) {
+        ScreenwardApp.working { handle(frame) }
+    }
+
+    private func handle(_ frame: Data) {
         guard let message = try? ActivityMethods.callback.body(from: frame) else {
             ScreenwardApp.report("ignored a message from the agent that is not a monitor callback")
             return

@@ -57,6 +57,10 @@ extension ScreenwardApp {
     /// data source, a shield action delegate): attach, then keep the process alive for
     /// the agent's pushes. Exits with a message naming `extensionName` when it cannot
     /// attach (the app is not authorised, no agent runs).
+    ///
+    /// Started by the owner (`SCREENWARD_EXTENSION_IDLE_EXIT` names seconds), it exits
+    /// once it has had nothing to do for that long, as extensions do on Apple's platforms;
+    /// started by the app itself, it runs until it is stopped.
     @_spi(Screenward) public static func runExtension(_ extensionName: String, attach: () throws -> Void) -> Never {
         do {
             try attach()
@@ -64,8 +68,43 @@ extension ScreenwardApp {
             FileHandle.standardError.write(Data("Screenward: \(extensionName) could not attach: \(error)\n".utf8))
             exit(1)
         }
+        let idleExit = ProcessInfo.processInfo.environment["SCREENWARD_EXTENSION_IDLE_EXIT"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil }
         // Not dispatchMain(): on Linux it ends the main thread with pthread_exit, and
         // libdispatch then crashes when an idle worker thread exits (seen here).
-        while true { Thread.sleep(forTimeInterval: 3600) }
+        while true {
+            guard let idleExit else {
+                Thread.sleep(forTimeInterval: 3600)
+                continue
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+            if extensionWork.isIdle(for: idleExit) { exit(0) }
+        }
+    }
+
+    /// Runs `body` as work of this extension: an extension does not exit as idle while
+    /// it works, nor until the idle time has passed since.
+    @_spi(Screenward) public static func working<Result>(_ body: () throws -> Result) rethrows -> Result {
+        extensionWork.begin()
+        defer { extensionWork.end() }
+        return try body()
+    }
+
+    private static let extensionWork = ExtensionWork()
+
+    private final class ExtensionWork: Sendable {
+        private let state = Mutex<(busy: Int, since: ContinuousClock.Instant)>((0, .now))
+
+        func begin() { state.withLock { $0.busy += 1 } }
+
+        func end() {
+            state.withLock { state in
+                state.busy -= 1
+                state.since = .now
+            }
+        }
+
+        func isIdle(for seconds: Double) -> Bool {
+            state.withLock { $0.busy == 0 && ContinuousClock.now - $0.since >= .milliseconds(Int64(seconds * 1000)) }
+        }
     }
 }

@@ -121,6 +121,10 @@ extension ShieldActionDelegate {
     }
 
     private func received(_ frame: Data) {
+        ScreenwardApp.working { handle(frame) }
+    }
+
+    private func handle(_ frame: Data) {
         guard let request = try? ShieldActionMethods.action.body(from: frame) else {
             ScreenwardApp.report("ignored a message from the agent that is not a shield action")
             return

@@ -115,6 +115,10 @@ extension ShieldConfigurationDataSource {
     }
 
     private func received(_ frame: Data) {
+        ScreenwardApp.working { handle(frame) }
+    }
+
+    private func handle(_ frame: Data) {
         guard let request = try? ShieldConfigurationMethods.configure.body(from: frame) else {
             ScreenwardApp.report("ignored a message from the agent that is not a shield configuration request")
             return

@@ -35,6 +35,8 @@ final class Agent {
     private var zoneCheckedAt = Date.distantPast
     /// Shields over shielded applications, on an X connection of their own.
     private var presenter: ShieldPresenter?
+    /// Apps' extensions, started when needed.
+    private var extensions: AgentExtensions?
 
     init(displayName: String?, idleThreshold: Duration, log: AgentLog) throws {
         ShieldToolkit.disableGLUnlessChosen()  // before any thread starts: see there
@@ -98,6 +100,7 @@ final class Agent {
         // Applications installed or removed since the start: re-read the desktop entries.
         loop.onSignal(SIGHUP) { [self] in
             identities.reload(Self.loadResolver(log: log))
+            extensions?.reload()
         }
 
         idle.start { [self] transition in
@@ -183,9 +186,13 @@ final class Agent {
             }
             runEngine()
         }
-        let rearm = LoopWakeup { [self] in armDeadline() }
+        let rearm = LoopWakeup { [self] in
+            armDeadline()
+            extensions?.supervisor.check()
+        }
         host.afterRequest = { rearm.fire() }
         let path = home.socketPath()
+        extensions = AgentExtensions(ledger: ledger, host: host, socketPath: path, loop: loop, log: log)
         server = try SocketServer(path: path, handler: host)
         log.info("Screen Time API clients connect at \(path)")
         runEngine()
@@ -200,7 +207,7 @@ final class Agent {
             let defaults = try ShieldDefaults.load()
             let language = ShieldDefaults.language()
             let presenter = ShieldPresenter(
-                connection: shieldConnection, loop: loop, stateOwner: host,
+                connection: shieldConnection, loop: loop, stateOwner: LaunchingShieldState(host: host, extensions: extensions),
                 decider: ShieldDecider(minter: minter, categories: categories, language: language), defaults: defaults, language: language,
                 identify: { [unowned self] facts in identity(for: facts) }, log: log)
             presenter.onSettingsChanged = { [unowned self] shields in hideBlockedFromMenus(shields) }
@@ -232,6 +239,7 @@ final class Agent {
         }
         host.runDue()
         armDeadline()
+        extensions?.supervisor.check()
     }
 
     /// The timer is on the wall clock (timerfd): it fires on time after a suspend and
@@ -246,6 +254,7 @@ final class Agent {
         checkpoints.cancel()
         deadlineTimer = nil
         server?.close()
+        extensions?.supervisor.stopAll()
         sink.flush()
         do {
             try ledger.endAgentSession(sessionID, at: now.wall, reason: reason)

@@ -135,13 +135,13 @@ final class InstalledAppsTests: XCTestCase {
 
     func testAManifestNamesTheAppAndItsExecutables() throws {
         try write("org.example.a", #"{"format": 1, "bundleIdentifier": "org.example.a", "displayName": " A ", "executables": ["/bin/sh"], "later": true}"#)
-        let app = try InstalledApps(directory: folder, requireRootOwnership: false).app("org.example.a")
+        let app = try InstalledApps(directory: folder, trust: .anyone).app("org.example.a")
         XCTAssertEqual(app.displayName, "A")
         XCTAssertEqual(app.executables, [URL(fileURLWithPath: "/bin/sh").resolvingSymlinksInPath().path])
     }
 
     func testMissingMalformedAndUnsafeManifestsAreRefusedWithTheirReason() throws {
-        let apps = InstalledApps(directory: folder, requireRootOwnership: false)
+        let apps = InstalledApps(directory: folder, trust: .anyone)
         XCTAssertThrowsError(try apps.app("org.example.none")) { XCTAssertTrue("\($0)".contains("not installed"), "\($0)") }
         try write("org.example.b", #"{"format": 2, "bundleIdentifier": "org.example.b", "displayName": "B", "executables": ["/bin/sh"]}"#)
         XCTAssertThrowsError(try apps.app("org.example.b")) { XCTAssertTrue("\($0)".contains("format 2"), "\($0)") }

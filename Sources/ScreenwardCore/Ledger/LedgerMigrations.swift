@@ -127,6 +127,27 @@ enum LedgerMigrations {
                 CREATE INDEX monitorOutbox_byClient ON monitorOutbox(client, sequence);
                 """)
         }
+        migrator.registerMigration("v4: extension runs, monitor callbacks' delivery attempts") { db in
+            try db.execute(
+                sql: """
+                    -- How often a callback went to a monitor extension that then failed
+                    -- (crashed, hung, was killed) before acknowledging it.
+                    ALTER TABLE monitorOutbox ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+                    -- Each extension process the owner started, and how it ended; and each
+                    -- callback given up on (outcome 'callback-failed').
+                    CREATE TABLE extensionRun (
+                      id INTEGER PRIMARY KEY AUTOINCREMENT,
+                      client TEXT NOT NULL,
+                      point TEXT NOT NULL,
+                      pid INTEGER,
+                      startedAt DOUBLE NOT NULL,
+                      endedAt DOUBLE,
+                      outcome TEXT,
+                      detail TEXT NOT NULL DEFAULT ''
+                    );
+                    CREATE INDEX extensionRun_byClient ON extensionRun(client, id);
+                    """)
+        }
         return migrator
     }
 }

@@ -34,6 +34,8 @@ public protocol MonitorDispatch: AnyObject {
     func attach(owner: String, peer: ServicePeer, at now: Date) throws -> [Delivery]
     func acknowledge(owner: String, sequences: [Int64]) throws
     func detach(_ peer: ServicePeer)
+    /// Whether `owner` has a monitor attached on a live connection.
+    func hasMonitor(owner: String) -> Bool
 }
 
 /// Callbacks go into the ledger's outbox first, then to the owner's most recently
@@ -86,6 +88,10 @@ public final class ConnectedMonitors: MonitorDispatch {
 
     public func detach(_ peer: ServicePeer) {
         attached = attached.filter { $0.value != peer }
+    }
+
+    public func hasMonitor(owner: String) -> Bool {
+        attached[owner]?.connected == true
     }
 }
 

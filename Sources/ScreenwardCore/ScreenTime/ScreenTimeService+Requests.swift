@@ -86,13 +86,13 @@ extension ScreenTimeService {
         case ShieldConfigurationMethods.attach.name:
             reply = answer(ShieldConfigurationMethods.attach) { client, _ in
                 _ = try tokens(client)
-                attachShieldExtension(.configuration, owner: client, peer: peer)
+                after += attachShieldExtension(.configuration, owner: client, peer: peer)
                 return Empty()
             }
         case ShieldActionMethods.attach.name:
             reply = answer(ShieldActionMethods.attach) { client, _ in
                 _ = try tokens(client)
-                attachShieldExtension(.action, owner: client, peer: peer)
+                after += attachShieldExtension(.action, owner: client, peer: peer)
                 return Empty()
             }
         case ShieldConfigurationMethods.answer.name:

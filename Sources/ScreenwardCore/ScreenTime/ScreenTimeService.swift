@@ -86,6 +86,26 @@ public final class ScreenTimeService {
         return monitors.deliveries(of: queued)
     }
 
+    // MARK: Monitor extensions
+
+    /// The apps owed callbacks that no attached monitor receives now: the owner starts
+    /// their monitor extension, and the callbacks go out when it attaches.
+    public func monitorsWanted() -> Set<String> {
+        let owed: Set<String>
+        do {
+            owed = try ledger.clientsWithOutbox()
+        } catch {
+            report("could not read the monitor outbox (\(error))")
+            return []
+        }
+        return owed.filter { !monitors.hasMonitor(owner: $0) }
+    }
+
+    /// The callbacks `owner`'s monitor has not acknowledged yet.
+    public func callbacksOwed(to owner: String) -> [Int64] {
+        ((try? ledger.outbox(client: owner)) ?? []).map(\.sequence)
+    }
+
     // MARK: Shields
 
     /// The union of every store of every client (device-wide tokens).

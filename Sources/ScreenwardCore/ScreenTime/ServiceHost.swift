@@ -77,6 +77,11 @@ public final class ServiceHost: ServiceRequestHandler {
         return id
     }
 
+    /// Asks `owner`'s shield action delegate when it attaches (the owner is starting it).
+    public func requestShieldActionWhenAttached(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID {
+        service.withLock { $0.requestShieldActionWhenAttached(owner: owner, action: action, item: item) }
+    }
+
     /// Forgets an outstanding request (the presenter stopped waiting, or the shield went
     /// away): an answer that still comes is ignored.
     public func cancelShieldRequest(_ id: ShieldRequestID) {

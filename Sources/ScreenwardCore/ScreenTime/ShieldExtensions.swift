@@ -119,6 +119,30 @@ struct ShieldExtensions {
         return true
     }
 
+    /// Action questions for a delegate not attached yet, by owner.
+    private var awaiting: [String: [Awaiting]] = [:]
+
+    struct Awaiting {
+        var id: ShieldRequestID
+        var action: ShieldAction
+        var item: ShieldedItem
+    }
+
+    mutating func awaitDelegate(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID {
+        lastID += 1
+        let id = ShieldRequestID(rawValue: lastID)
+        awaiting[owner, default: []].append(Awaiting(id: id, action: action, item: item))
+        if awaiting[owner]!.count > 16 { awaiting[owner]!.removeFirst() }
+        return id
+    }
+
+    /// The questions that waited for `owner`'s delegate, now asked of the one attached.
+    mutating func takeAwaiting(owner: String) -> [Awaiting] {
+        guard let waiting = awaiting.removeValue(forKey: owner), let peer = action[owner] else { return [] }
+        for question in waiting { outstanding[question.id] = Question(kind: .action, owner: owner, peer: peer) }
+        return waiting
+    }
+
     mutating func received(_ answer: ShieldAnswer) { answers.append(answer) }
 
     mutating func takeAnswers() -> [ShieldAnswer] {
@@ -128,6 +152,7 @@ struct ShieldExtensions {
 
     mutating func cancel(_ id: ShieldRequestID) {
         outstanding.removeValue(forKey: id)
+        for owner in awaiting.keys { awaiting[owner]?.removeAll { $0.id == id } }
     }
 
     mutating func detach(_ peer: ServicePeer) {
@@ -138,6 +163,7 @@ struct ShieldExtensions {
 
     /// The app is no longer authorised: its extensions are asked nothing more.
     mutating func forget(owner: String) {
+        awaiting.removeValue(forKey: owner)
         configuration.removeValue(forKey: owner)
         action.removeValue(forKey: owner)
         outstanding = outstanding.filter { $0.value.owner != owner }
@@ -191,10 +217,27 @@ extension ScreenTimeService {
         shieldExtensions.takeAnswers()
     }
 
-    func attachShieldExtension(_ kind: ShieldExtensionKind, owner: String, peer: ServicePeer) {
+    /// Asks `owner`'s shield action delegate once it attaches: the owner is starting it.
+    /// The question is cancelled like any other (the presenter's patience).
+    public func requestShieldActionWhenAttached(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID {
+        shieldExtensions.awaitDelegate(owner: owner, action: action, item: item)
+    }
+
+    /// Returns the questions that waited for this delegate, now sent to it.
+    func attachShieldExtension(_ kind: ShieldExtensionKind, owner: String, peer: ServicePeer) -> [Delivery] {
         shieldExtensions.attach(kind, owner: owner, peer: peer)
         // Shields already up for this owner take the new data source's look.
         if kind == .configuration { onShieldDataSourceAttached?(owner) }
+        guard kind == .action else { return [] }
+        return shieldExtensions.takeAwaiting(owner: owner).compactMap { waiting in
+            guard let subject = shieldSubject(waiting.item, owner: owner),
+                let line = try? ShieldActionMethods.action.frame(ShieldActionRequest(id: waiting.id.rawValue, action: waiting.action, subject: subject))
+            else {
+                shieldExtensions.cancel(waiting.id)
+                return nil
+            }
+            return Delivery(peer: peer, line: line)
+        }
     }
 
     /// Keeps an answer when it answers a question asked of `peer` as `owner`'s extension

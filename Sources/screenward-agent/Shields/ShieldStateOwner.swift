@@ -43,3 +43,37 @@ extension ServiceHost: ShieldStateOwner {
         withService { $0.coveredWindows = covered }
     }
 }
+
+/// The individual agent's state owner for shields: the host, and apps' shield extensions
+/// started when needed. A data source not running yet leaves the default look until it
+/// attaches (its look then replaces it); a button press waits for the delegate started for it.
+final class LaunchingShieldState: ShieldStateOwner {
+    private let host: ServiceHost
+    private let extensions: AgentExtensions?
+
+    init(host: ServiceHost, extensions: AgentExtensions?) {
+        self.host = host
+        self.extensions = extensions
+    }
+
+    var effectiveShields: EffectiveShields { host.effectiveShields }
+    func onShieldsChanged(_ handler: @escaping @Sendable () -> Void) { host.onShieldsChanged(handler) }
+    func onShieldDataSourceAttached(_ handler: @escaping @Sendable (String) -> Void) { host.onShieldDataSourceAttached(handler) }
+    func onShieldAnswer(_ handler: @escaping @Sendable (ShieldAnswer) -> Void) { host.onShieldAnswer(handler) }
+    func cancelShieldRequest(_ id: ShieldRequestID) { host.cancelShieldRequest(id) }
+    func publishCoveredWindows(_ covered: [CoveredWindow]) { host.publishCoveredWindows(covered) }
+
+    func requestShieldConfiguration(owner: String, item: ShieldedItem) -> ShieldRequestID? {
+        if let id = host.requestShieldConfiguration(owner: owner, item: item) { return id }
+        extensions?.supervisor.wantShieldExtension(.shieldConfiguration, of: owner)
+        return nil
+    }
+
+    func requestShieldAction(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID? {
+        if let id = host.requestShieldAction(owner: owner, action: action, item: item) { return id }
+        guard let supervisor = extensions?.supervisor, supervisor.isInstalled(.shieldAction, of: owner) else { return nil }
+        let id = host.requestShieldActionWhenAttached(owner: owner, action: action, item: item)
+        supervisor.wantShieldExtension(.shieldAction, of: owner)
+        return id
+    }
+}

@@ -87,7 +87,7 @@ public struct ProcessVetting: Sendable {
             guard path.hasPrefix("/") else { return "has executable memory that is not from a file (\(path.isEmpty ? "anonymous" : path))" }
             if path.hasSuffix(" (deleted)") { return "runs code from a deleted file (\(path))" }
             guard checked.insert(path).inserted else { continue }
-            if let problem = InstalledApps.unsafeOwnership(path) { return "runs code from \(path): \(problem)" }
+            if let problem = FileTrust.problem(path, trust: .rootOnly) { return "runs code from \(path): \(problem)" }
         }
         return nil
     }

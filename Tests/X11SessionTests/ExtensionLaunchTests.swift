@@ -1,0 +1,80 @@
+import Foundation
+import SessionHarness
+import XCTest
+
+/// Apps' extensions started by the agent when it needs them, as the system does on
+/// Apple's platforms: nothing of the app runs beforehand, and the extension leaves on
+/// its own once idle.
+final class ExtensionLaunchTests: XSessionTestCase {
+    private func run(_ program: String, _ arguments: [String], _ environment: [String: String]) throws -> String {
+        let run = try ChildProcess(try ProjectPrograms.url(of: program), arguments, environment: environment)
+        run.closeInput()
+        guard let status = run.waitForExit(timeout: 30) else { throw HarnessError.timedOut("\(program) \(arguments)") }
+        Thread.sleep(forTimeInterval: 0.05)
+        guard status == 0 else { throw HarnessError.failed("\(program) \(arguments) exited \(status): \(run.standardError)") }
+        return run.outputLines.joined(separator: "\n")
+    }
+
+    private func waitFor(_ what: String, timeout: TimeInterval = 15, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try !condition() {
+            guard Date() < deadline else { throw HarnessError.timedOut(what) }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    private static func clock(_ date: Date) -> String {
+        let parts = Calendar.current.dateComponents([.hour, .minute], from: date)
+        return String(format: "%02d:%02d", parts.hour!, parts.minute!)
+    }
+
+    /// Installs `manifest` as the person's own app (`$XDG_DATA_HOME/screenward/apps`).
+    private func install(_ identifier: String, _ manifest: String, dataHome: URL) throws {
+        let folder = dataHome.appendingPathComponent("screenward/apps", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try Data(manifest.utf8).write(to: folder.appendingPathComponent("\(identifier).json"))
+    }
+
+    func testWorklogsInstalledMonitorIsStartedForItsCallbackAndLeavesWhenIdle() throws {
+        let session = try startXSession()
+        let dataHome = temporary.appendingPathComponent("data", isDirectory: true)
+        var environment = try catalogEnvironment(entries: [:])
+        // The extension gets a clean environment with the person's HOME: Worklog keeps its selections there.
+        environment["HOME"] = temporary.path
+        environment["XDG_DATA_HOME"] = dataHome.path
+        let worklog = try ProjectPrograms.url(of: "worklog").resolvingSymlinksInPath().path
+        try install(
+            "org.example.worklog",
+            #"{"format": 1, "bundleIdentifier": "org.example.worklog", "displayName": "Worklog", "extensions": [{"point": "device-activity-monitor", "executable": "\#(worklog)", "arguments": ["monitor"]}]}"#,
+            dataHome: dataHome)
+        let agent = try AgentRun(display: session.display, home: home, environment: environment)
+        defer { agent.stop() }
+        let env = agent.environment
+
+        XCTAssertTrue(try run("worklog", ["setup"], env).contains("authorised"))
+        XCTAssertTrue(try run("worklog", ["status"], env).contains("social: shielded"))
+        // No Worklog process runs now. An evening running now starts at once: the agent
+        // starts the monitor extension for its callback.
+        let now = Date()
+        _ = try run("worklog", ["allow-evenings", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until", Self.clock(now.addingTimeInterval(3600))], env)
+        try waitFor("the launched monitor to clear the Social store") { try run("worklog", ["status"], env).contains("social: allowed") }
+        XCTAssertTrue(try run("worklog", ["status"], env).contains("gaming: shielded"), "the Gaming store is untouched")
+        let log = { agent.process.standardError }
+        XCTAssertTrue(log().contains("started org.example.worklog's device-activity-monitor extension"), log())
+
+        // Idle, it leaves on its own; the run is recorded.
+        try waitFor("the monitor to exit when idle") { log().contains("device-activity-monitor extension (pid") && log().contains("exited when idle") }
+        let listing = try agent.cli(["extensions", "--json"])
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listing.utf8)) as? [String: Any], listing)
+        let runs = try XCTUnwrap(report["runs"] as? [[String: Any]], listing)
+        XCTAssertEqual(runs.first?["outcome"] as? String, "exited", listing)
+        let apps = try XCTUnwrap(report["apps"] as? [[String: Any]], listing)
+        XCTAssertEqual(apps.first { $0["bundleIdentifier"] as? String == "org.example.worklog" }?["running"] as? [String], [], listing)
+
+        // The end of the evening comes from a new launch; each callback came once.
+        _ = try run("worklog", ["stop"], env)
+        try waitFor("a new launch to shield social apps again") { try run("worklog", ["status"], env).contains("social: shielded") }
+        XCTAssertEqual(log().components(separatedBy: "evenings intervalDidStart").count - 1, 1, log())
+        XCTAssertEqual(log().components(separatedBy: "evenings intervalDidEnd").count - 1, 1, log())
+    }
+}
