@@ -77,4 +77,78 @@ final class ExtensionLaunchTests: XSessionTestCase {
         XCTAssertEqual(log().components(separatedBy: "evenings intervalDidStart").count - 1, 1, log())
         XCTAssertEqual(log().components(separatedBy: "evenings intervalDidEnd").count - 1, 1, log())
     }
+
+    // MARK: A misbehaving monitor
+
+    /// Worklog with `script` installed as its monitor; its evening callback comes due.
+    /// Returns the agent and how to list the extensions' runs.
+    private func misbehavingMonitor(_ script: String) throws -> (AgentRun, () throws -> [[String: Any]], PrivateXSession) {
+        let session = try startXSession()
+        let dataHome = temporary.appendingPathComponent("data", isDirectory: true)
+        let program = temporary.appendingPathComponent("bad-monitor")
+        try Data("#!/bin/sh\n\(script)\n".utf8).write(to: program)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: program.path)
+        var environment = try catalogEnvironment(entries: [:])
+        environment["HOME"] = temporary.path
+        environment["XDG_DATA_HOME"] = dataHome.path
+        try install(
+            "org.example.worklog",
+            #"{"format": 1, "bundleIdentifier": "org.example.worklog", "displayName": "Worklog", "extensions": [{"point": "device-activity-monitor", "executable": "\#(program.path)"}]}"#,
+            dataHome: dataHome)
+        let agent = try AgentRun(display: session.display, home: home, environment: environment)
+        let env = agent.environment
+        _ = try run("worklog", ["setup"], env)
+        let now = Date()
+        _ = try run("worklog", ["allow-evenings", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until", Self.clock(now.addingTimeInterval(3600))], env)
+        let runs = {
+            let listing = try agent.cli(["extensions", "--json"])
+            let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listing.utf8)) as? [String: Any], listing)
+            return try XCTUnwrap(report["runs"] as? [[String: Any]], listing)
+        }
+        return (agent, runs, session)
+    }
+
+    /// The monitor fails twice (a retry), then the callback is recorded as failed, once,
+    /// and nothing is started again; the owner goes on.
+    private func expectTwoFailuresThenTheCallbackRecordedAsFailed(
+        _ script: String, outcome: String, detail: String, timeout: TimeInterval = 15
+    ) throws {
+        let (agent, runs, session) = try misbehavingMonitor(script)
+        defer {
+            agent.stop()
+            withExtendedLifetime(session) {}
+        }
+        try waitFor("the callback recorded as failed", timeout: timeout) { try runs().contains { $0["outcome"] as? String == "callback-failed" } }
+        Thread.sleep(forTimeInterval: 1)
+        let all = try runs()
+        let launches = all.filter { $0["point"] as? String == "device-activity-monitor" && $0["outcome"] as? String != "callback-failed" }
+        XCTAssertEqual(launches.count, 2, "one run and one retry: \(all)")
+        for launch in launches {
+            XCTAssertEqual(launch["outcome"] as? String, outcome, "\(launch)")
+            XCTAssertTrue((launch["detail"] as? String ?? "").contains(detail), "\(launch)")
+        }
+        let failed = all.filter { $0["outcome"] as? String == "callback-failed" }
+        XCTAssertEqual(failed.count, 1, "\(all)")
+        XCTAssertTrue((failed.first?["detail"] as? String ?? "").contains("intervalDidStart"), "\(failed)")
+        XCTAssertTrue(agent.process.isRunning, "the agent goes on: \(agent.process.waitForExit(timeout: 1).map { "exit \($0)" } ?? "") \(agent.process.standardError)")
+        XCTAssertEqual(try agent.cli(["status"]).isEmpty, false)
+    }
+
+    func testAMonitorThatCrashesIsRetriedOnceThenItsCallbackIsRecordedAsFailed() throws {
+        try expectTwoFailuresThenTheCallbackRecordedAsFailed("exit 3", outcome: "crashed", detail: "status 3")
+    }
+
+    func testAMonitorThatPrintsWithoutEndIsKilled() throws {
+        try expectTwoFailuresThenTheCallbackRecordedAsFailed("exec yes garbage", outcome: "killed", detail: "KiB of output")
+    }
+
+    func testAMonitorThatHangsIsKilledAfterItsPatience() throws {
+        try expectTwoFailuresThenTheCallbackRecordedAsFailed("exec sleep 600", outcome: "killed", detail: "did not acknowledge", timeout: 30)
+    }
+
+    func testAMonitorThatAllocatesWithoutEndRunsOutOfMemory() throws {
+        _ = try requireTool("python3")
+        try expectTwoFailuresThenTheCallbackRecordedAsFailed(
+            "exec python3 -c 'blocks = []\nwhile True: blocks.append(bytearray(16 << 20))'", outcome: "crashed", detail: "status 1")
+    }
 }

@@ -2,8 +2,8 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// The box an extension process runs in: a session and process group of its own (so
-/// everything it starts is killed with it), resource limits set by util-linux's
+/// The box an extension process runs in: a process group of its own (so everything it
+/// starts is killed with it, unless it leaves the group), resource limits set by util-linux's
 /// `prlimit` before the program starts, and a clean environment.
 public struct ExtensionLimits: Sendable, Hashable {
     /// Its data (heap and private mappings), in bytes.
@@ -46,10 +46,10 @@ public final class ExtensionProcess: Sendable {
         self.app = app
         point = `extension`.point
         let process = Process()
-        // setsid: a session and process group of its own (it execs: the pid stays the program's).
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = [
-            "/usr/bin/prlimit", "--data=\(limits.memoryBytes)", "--cpu=\(limits.cpuSeconds)",
+        // Foundation starts it as the leader of a process group of its own; prlimit
+        // execs the program, so the pid stays the program's.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        process.arguments = [ "--data=\(limits.memoryBytes)", "--cpu=\(limits.cpuSeconds)",
             "--nproc=\(currentProcesses + limits.extraProcesses)", "--core=0", "--",
             `extension`.executable,
         ] + `extension`.arguments
