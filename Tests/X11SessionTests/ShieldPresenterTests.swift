@@ -184,4 +184,55 @@ final class ShieldPresenterTests: XSessionTestCase {
         scene.wait("the shield gone") { scene.watcher.windows[shield]?.isViewable != true }
         XCTAssertEqual(try scene.covered(), [])
     }
+
+    /// The same with nothing of Homework running: its two extensions are installed, and the
+    /// agent starts each when it needs it (read after SIGHUP, as after an install).
+    func testHomeworksInstalledExtensionsAreStartedForItsShieldAndItsButton() throws {
+        // The extensions' clean environment keeps HOME: Homework's requests file is under it.
+        let scene = try startShieldScene(extraEnvironment: ["HOME": temporary.path])
+        defer { scene.stop() }
+        let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game"])
+        let game = id(apps.windows[0])
+        let environment = scene.agent.environment
+        let homework = try ProjectPrograms.url(of: "homework-shields")
+
+        // Installed while the agent runs: it reads the manifests again on SIGHUP.
+        let program = homework.resolvingSymlinksInPath().path
+        let manifests = temporary.appendingPathComponent("data/screenward/apps", isDirectory: true)
+        try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
+        try Data(
+            #"{"format": 1, "bundleIdentifier": "org.example.homework", "displayName": "Homework", "extensions": [{"point": "shield-configuration", "executable": "\#(program)", "arguments": ["configuration"]}, {"point": "shield-action", "executable": "\#(program)", "arguments": ["actions"]}]}"#
+                .utf8
+        ).write(to: manifests.appendingPathComponent("org.example.homework.json"))
+        scene.agent.process.signal(SIGHUP)
+        scene.wait("the manifest read") { scene.agent.process.standardError.contains("1 with extensions") }
+
+        // The shield goes up: the data source is started for it, and redraws it when it attaches.
+        let setup = try ChildProcess(homework, ["shield", "--app", "game.desktop"], environment: environment)
+        setup.closeInput()
+        XCTAssertEqual(setup.waitForExit(timeout: 30), 0, setup.standardError)
+        let shield = try scene.shield(over: game)
+
+        let green = ScreenCapture.Pixel(red: 46, green: 125, blue: 51)
+        let amber = ScreenCapture.Pixel(red: 250, green: 168, blue: 38)
+        func corner() -> ScreenCapture.Pixel? {
+            guard let frame = scene.watcher.windows[shield]?.frame else { return nil }
+            return ScreenCapture(connection: scene.connection, region: ScreenRect(x: frame.x + 4, y: frame.y + 4, width: 1, height: 1))?
+                .pixel(x: frame.x + 4, y: frame.y + 4)
+        }
+        scene.wait("Homework's green from the started data source: \(String(describing: corner()))", timeout: .seconds(15)) {
+            corner().map { $0.distance(to: green) < 12 } ?? false
+        }
+        // "Ask for access": the press starts the action delegate and waits for it.
+        scene.activate(game, expectingShield: shield)
+        try runTool("xdotool", ["key", "Tab"], display: scene.session.display)
+        try runTool("xdotool", ["key", "Return"], display: scene.session.display)
+        scene.wait("redrawn amber after the started delegate deferred: \(String(describing: corner()))", timeout: .seconds(15)) {
+            corner().map { $0.distance(to: amber) < 12 } ?? false
+        }
+        let log = scene.agent.process.standardError
+        XCTAssertTrue(log.contains("started org.example.homework's shield-configuration extension"), log.suffix(3000).description)
+        XCTAssertTrue(log.contains("started org.example.homework's shield-action extension"), log.suffix(3000).description)
+        XCTAssertTrue(apps.process.isRunning, "a deferral keeps the application")
+    }
 }

@@ -102,12 +102,12 @@ final class ShieldScene {
 extension XSessionTestCase {
     /// A session with openbox, a catalog with a game (category Game) and a notes app
     /// (Office), and the real agent on it.
-    func startShieldScene(verbose: Bool = false, extraEntries: [String: String] = [:]) throws -> ShieldScene {
+    func startShieldScene(verbose: Bool = false, extraEntries: [String: String] = [:], extraEnvironment: [String: String] = [:]) throws -> ShieldScene {
         let session = try startXSession()
         let environment = try catalogEnvironment(entries: [
             "game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n",
             "notes.desktop": "[Desktop Entry]\nType=Application\nName=Notes\nExec=notes\nCategories=Office;\n",
-        ].merging(extraEntries) { $1 })
+        ].merging(extraEntries) { $1 }).merging(extraEnvironment) { $1 }
         let agent = try AgentRun(display: session.display, home: home, environment: environment, verbose: verbose)
         return try ShieldScene(session: session, agent: agent)
     }
