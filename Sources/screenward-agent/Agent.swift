@@ -202,18 +202,13 @@ final class Agent {
     /// still tracks and runs the API, and says plainly that nothing is shielded on screen.
     private func startShields() {
         do {
-            try ShieldToolkit.initialize(displayName: connection.displayName)
-            let shieldConnection = try XConnection(displayName: connection.displayName)
-            let defaults = try ShieldDefaults.load()
-            let language = ShieldDefaults.language()
-            let presenter = ShieldPresenter(
-                connection: shieldConnection, loop: loop, stateOwner: LaunchingShieldState(host: host, extensions: extensions),
-                decider: ShieldDecider(minter: minter, categories: categories, language: language), defaults: defaults, language: language,
-                identify: { [unowned self] facts in identity(for: facts) }, log: log)
+            let presenter = try ShieldPresenter.forSession(
+                displayName: connection.displayName, loop: loop, stateOwner: LaunchingShieldState(host: host, extensions: extensions),
+                minter: minter, categories: categories, identify: { [unowned self] facts in identity(for: facts) }, log: log)
             presenter.onSettingsChanged = { [unowned self] shields in hideBlockedFromMenus(shields) }
             presenter.start()
             self.presenter = presenter
-            log.info("shields: covering shielded applications on \(connection.displayName) (\(language))")
+            log.info("shields: covering shielded applications on \(connection.displayName) (\(ShieldDefaults.language()))")
         } catch {
             log.error("shields cannot be shown: \(error); usage is still tracked and the API still runs, but nothing is covered on screen")
         }

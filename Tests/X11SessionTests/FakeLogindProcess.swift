@@ -82,6 +82,20 @@ func startPrivateBus() throws -> PrivateDBus {
     return try PrivateDBus()
 }
 
+extension XCTestCase {
+    /// The fake logind on a private system bus of its own, which this process's
+    /// `DBUS_SYSTEM_BUS_ADDRESS` names from now on (tests save and restore it); the fake
+    /// and the bus stop when the test ends.
+    func startFakeLogindOnAPrivateBus(loop: MainLoop, arguments: [String] = []) throws -> FakeLogind {
+        let bus = try startPrivateBus()
+        addTeardownBlock { bus.stop() }
+        let fake = try FakeLogind(loop: loop, address: bus.address, arguments: arguments)
+        addTeardownBlock { fake.stop() }
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
+        return fake
+    }
+}
+
 /// `screenward-fake-logind`, built by SwiftPM next to the test bundle.
 final class FakeLogind {
     private let child: FakeLogindChild

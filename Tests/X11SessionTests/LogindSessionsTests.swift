@@ -20,14 +20,10 @@ final class LogindSessionsTests: XCTestCase {
 
     func testTheInitialListHasEverySessionWithItsProperties() throws {
         let loop = MainLoop()
-        let bus = try startPrivateBus()
-        defer { bus.stop() }
-        let fake = try FakeLogind(loop: loop, address: bus.address, arguments: ["--session-id", "3"])
-        defer { fake.stop() }
+        let fake = try startFakeLogindOnAPrivateBus(loop: loop, arguments: ["--session-id", "3"])
         try fake.send("add-session c2 uid=1001 name=kid type=x11 display=:1 active=yes state=active leader=4242 class=user seat=seat0")
         try fake.send("add-session c7 uid=1002 name=sam type=tty display= active=no state=online seat= locked=yes")
         try fake.send("add-session 12 uid=0 name=root type=wayland remote=yes class=greeter state=closing")
-        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
 
         let record = Record()
         let follower = LogindSessions(log: record.log)
@@ -60,11 +56,7 @@ final class LogindSessionsTests: XCTestCase {
 
     func testNewChangedAndRemovedSessionsAreReported() throws {
         let loop = MainLoop()
-        let bus = try startPrivateBus()
-        defer { bus.stop() }
-        let fake = try FakeLogind(loop: loop, address: bus.address)
-        defer { fake.stop() }
-        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
+        let fake = try startFakeLogindOnAPrivateBus(loop: loop)
 
         let record = Record()
         let follower = LogindSessions(log: record.log)
@@ -123,12 +115,8 @@ final class LogindSessionsTests: XCTestCase {
 
     func testLockAndTerminateReachLogind() throws {
         let loop = MainLoop()
-        let bus = try startPrivateBus()
-        defer { bus.stop() }
-        let fake = try FakeLogind(loop: loop, address: bus.address)
-        defer { fake.stop() }
+        let fake = try startFakeLogindOnAPrivateBus(loop: loop)
         try fake.send("add-session c2 uid=1001 name=kid display=:1")
-        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
 
         let unstarted = LogindSessions()
         XCTAssertThrowsError(try unstarted.lockSession("c2")) { error in
@@ -173,15 +161,11 @@ final class LogindSessionsTests: XCTestCase {
 
     func testMalformedValuesAreIgnoredWithAReason() throws {
         let loop = MainLoop()
-        let bus = try startPrivateBus()
-        defer { bus.stop() }
-        let fake = try FakeLogind(loop: loop, address: bus.address)
-        defer { fake.stop() }
+        let fake = try startFakeLogindOnAPrivateBus(loop: loop)
         // The fake refuses what it cannot do, rather than doing something else.
         XCTAssertTrue(try fake.sendExpectingRefusal("add-session c9 active=maybe"))
         XCTAssertTrue(try fake.sendExpectingRefusal("set-session nobody active=no"))
         try fake.send("add-session c3 malformed=yes")
-        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
 
         let record = Record()
         let follower = LogindSessions(log: record.log)
@@ -216,11 +200,7 @@ final class LogindSessionsTests: XCTestCase {
 
     func testAMalformedListThrows() throws {
         let loop = MainLoop()
-        let bus = try startPrivateBus()
-        defer { bus.stop() }
-        let fake = try FakeLogind(loop: loop, address: bus.address, arguments: ["--malformed-replies"])
-        defer { fake.stop() }
-        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
+        let fake = try startFakeLogindOnAPrivateBus(loop: loop, arguments: ["--malformed-replies"])
 
         let follower = LogindSessions(log: { _ in })
         XCTAssertThrowsError(try follower.start { _ in }) { error in

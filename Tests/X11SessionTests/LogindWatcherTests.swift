@@ -19,11 +19,7 @@ final class LogindWatcherTests: XCTestCase {
 
     func testLogindReportsLockAndSleepInOrder() throws {
         let loop = MainLoop()
-        let bus = try startPrivateBus()
-        defer { bus.stop() }
-        let fake = try FakeLogind(loop: loop, address: bus.address)
-        defer { fake.stop() }
-        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
+        let fake = try startFakeLogindOnAPrivateBus(loop: loop)
         unsetenv("XDG_SESSION_ID")
 
         var events: [SessionEvent] = []
@@ -70,12 +66,7 @@ final class LogindWatcherTests: XCTestCase {
 
     func testFallsBackToXDGSessionIDWhenThePIDIsInNoSession() throws {
         let loop = MainLoop()
-        let bus = try startPrivateBus()
-        defer { bus.stop() }
-        let fake = try FakeLogind(
-            loop: loop, address: bus.address, arguments: ["--no-session-by-pid", "--locked", "--session-id", "c7"])
-        defer { fake.stop() }
-        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
+        let fake = try startFakeLogindOnAPrivateBus(loop: loop, arguments: ["--no-session-by-pid", "--locked", "--session-id", "c7"])
 
         unsetenv("XDG_SESSION_ID")
         XCTAssertThrowsError(try LogindWatcher().start { _ in }) { error in
@@ -102,11 +93,7 @@ final class LogindWatcherTests: XCTestCase {
 
     func testMalformedRepliesThrowInsteadOfCrashing() throws {
         let loop = MainLoop()
-        let bus = try startPrivateBus()
-        defer { bus.stop() }
-        let fake = try FakeLogind(loop: loop, address: bus.address, arguments: ["--malformed-replies"])
-        defer { fake.stop() }
-        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
+        let fake = try startFakeLogindOnAPrivateBus(loop: loop, arguments: ["--malformed-replies"])
         unsetenv("XDG_SESSION_ID")
 
         XCTAssertThrowsError(try LogindWatcher().start { _ in }) { error in

@@ -106,14 +106,9 @@ final class ManagedAgent {
 
     private func startShields() {
         do {
-            try ShieldToolkit.initialize(displayName: connection.displayName)
-            let shieldConnection = try XConnection(displayName: connection.displayName)
-            let defaults = try ShieldDefaults.load()
-            let language = ShieldDefaults.language()
             let state = DaemonShieldState(link: link)
-            let presenter = ShieldPresenter(
-                connection: shieldConnection, loop: loop, stateOwner: state,
-                decider: ShieldDecider(minter: minter, categories: categories, language: language), defaults: defaults, language: language,
+            let presenter = try ShieldPresenter.forSession(
+                displayName: connection.displayName, loop: loop, stateOwner: state, minter: minter, categories: categories,
                 identify: { [unowned self] facts in identity(for: facts) }, log: log)
             presenter.start()
             self.presenter = presenter

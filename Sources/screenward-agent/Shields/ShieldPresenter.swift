@@ -75,6 +75,23 @@ final class ShieldPresenter {
     private var shieldsWakeup: LoopWakeup?
     private var attachWakeup: LoopWakeup?
 
+    /// A presenter for the session on `displayName`, as both agents make it: GTK
+    /// initialised there, an X connection of its own, the shield texts in the session's
+    /// language. Not started yet.
+    static func forSession(
+        displayName: String, loop: MainLoop, stateOwner: any ShieldStateOwner, minter: TokenMinter, categories: CategoryTable,
+        identify: @escaping (WindowFacts) -> AppIdentity, log: AgentLog
+    ) throws -> ShieldPresenter {
+        try ShieldToolkit.initialize(displayName: displayName)
+        let connection = try XConnection(displayName: displayName)
+        let defaults = try ShieldDefaults.load()
+        let language = ShieldDefaults.language()
+        return ShieldPresenter(
+            connection: connection, loop: loop, stateOwner: stateOwner,
+            decider: ShieldDecider(minter: minter, categories: categories, language: language), defaults: defaults, language: language,
+            identify: identify, log: log)
+    }
+
     init(
         connection: XConnection, loop: MainLoop, stateOwner: any ShieldStateOwner, decider: ShieldDecider, defaults: ShieldDefaults, language: String,
         identify: @escaping (WindowFacts) -> AppIdentity, log: AgentLog
