@@ -106,20 +106,26 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
-        // The Worklog sample of the WWDC22 talk, and a program that runs it against the agent.
-        .target(name: "WorklogDemo", dependencies: ["DeviceActivity", "FamilyControls", "ManagedSettings"], swiftSettings: safeSwift),
+        // The talks' two demo apps, in Examples/: what an app developer writes against the API.
+        // The Worklog sample of the WWDC22 talk, and its program (the app's buttons and its monitor).
+        .target(
+            name: "WorklogDemo", dependencies: ["DeviceActivity", "FamilyControls", "ManagedSettings"],
+            path: "Examples/Worklog/WorklogDemo", swiftSettings: safeSwift),
         .executableTarget(
             name: "worklog",
             dependencies: ["WorklogDemo", "DeviceActivity", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            swiftSettings: safeSwift),
-        // The custom shields of the WWDC21 talk's Homework app, and a program that runs them.
-        .target(name: "HomeworkShields", dependencies: ["ManagedSettings", "ManagedSettingsUI"], swiftSettings: safeSwift),
+            path: "Examples/Worklog/worklog", swiftSettings: safeSwift),
+        // The Homework app of the WWDC21 talk: its model, monitor and custom shields, and its program.
+        .target(
+            name: "HomeworkKit", dependencies: ["DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI"],
+            path: "Examples/Homework/HomeworkKit", swiftSettings: safeSwift),
         .executableTarget(
-            name: "homework-shields",
+            name: "homework",
             dependencies: [
-                "HomeworkShields", "FamilyControls", "ManagedSettings", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "HomeworkKit", "DeviceActivity", "FamilyControls", "ManagedSettings",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: safeSwift),
+            path: "Examples/Homework/homework", swiftSettings: safeSwift),
         .executableTarget(
             name: "screenward-testwindow",
             dependencies: ["X11Session", "ScreenwardTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")],

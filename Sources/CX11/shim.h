@@ -13,6 +13,7 @@
 #include <gio/gio.h>
 #include <time.h>
 #include <sys/timerfd.h>
+#include <sys/inotify.h>
 #include <errno.h>
 #include <unistd.h>
 

@@ -15,6 +15,7 @@ final class AgentExtensions {
     private let exits = Inbox<ExtensionProcess.Exit>()
     private var exitWakeup: LoopWakeup?
     private var recheck: MainLoop.Registration?
+    private var folderWatch: DirectoryWatch?
 
     /// The folders manifests are read from: the person's own first; the system's
     /// install for every user (and win when both name an app).
@@ -42,6 +43,14 @@ final class AgentExtensions {
                 log: { [log] line in log.info("extensions: \(line)") }),
             ledger: ledger)
         reload()
+        do {
+            folderWatch = try loop.watch(directories: folders.map(\.directory)) { [unowned self] in
+                reload()
+                supervisor.check()
+            }
+        } catch {
+            log.warning("extensions: manifests are read at start and on SIGHUP only: \(error)")
+        }
     }
 
     /// Reads the manifests again (at start, on SIGHUP, when a folder changes).

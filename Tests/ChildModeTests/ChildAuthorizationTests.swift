@@ -21,7 +21,7 @@ final class ChildAuthorizationTests: XCTestCase {
         // What the child tries: a debugger, a tracer and a script.
         for (program, package) in [("gdb", "gdb"), ("strace", "strace"), ("python3", "python3")] { _ = try requireProgram(program, package: package) }
         desktop = try ManagedDesktop(fixture: try DaemonFixture())
-        try fixture.installApp(homework, name: "Homework", executables: [fixture.program("homework-shields")])
+        try fixture.installApp(homework, name: "Homework", executables: [fixture.program("homework")])
     }
 
     override func tearDown() {
@@ -34,10 +34,10 @@ final class ChildAuthorizationTests: XCTestCase {
         return found.output.split(separator: "\n").first.map(String.init)
     }
 
-    /// Starts `homework-shields ARGUMENTS` as the child and waits for the guardian's
+    /// Starts `homework ARGUMENTS` as the child and waits for the guardian's
     /// dialog it brings up; returns the waiting program and the dialog's window.
     private func askingAGuardian(_ arguments: [String]) throws -> (ChildProcess, String) {
-        let program = try desktop.startAsKid([fixture.program("homework-shields")] + arguments)
+        let program = try desktop.startAsKid([fixture.program("homework")] + arguments)
         var window: String?
         try desktop.waitFor("the guardian's dialog") {
             window = try dialogWindow()
@@ -98,7 +98,7 @@ final class ChildAuthorizationTests: XCTestCase {
         XCTAssertTrue(shields.output.contains("wmclass:Game") && shields.output.contains(homework), shields.output)
 
         // Asking again is remembered: no dialog.
-        let again = try desktop.runAsKid([fixture.program("homework-shields"), "shield", "--child", "--app", "wmclass:Game"])
+        let again = try desktop.runAsKid([fixture.program("homework"), "shield", "--child", "--app", "wmclass:Game"])
         XCTAssertEqual(again.status, 0, again.error)
 
         // A script claiming Homework's identifier is refused and recorded.
@@ -113,7 +113,7 @@ final class ChildAuthorizationTests: XCTestCase {
         XCTAssertTrue(forged.output.contains("python"), "the refusal names what ran: \(forged.output)")
 
         // The app's own executable, tampered with, is refused too (`stop` would clear its store).
-        let stop = [fixture.program("homework-shields"), "stop"]
+        let stop = [fixture.program("homework"), "stop"]
         let preloaded = try desktop.runAsKid(stop, environment: ["LD_PRELOAD": "/lib/x86_64-linux-gnu/libm.so.6"])
         XCTAssertTrue((preloaded.output + preloaded.error).contains("LD_PRELOAD"), preloaded.output + preloaded.error)
         let libraryPath = try desktop.runAsKid(stop, environment: ["LD_LIBRARY_PATH": "/home/\(desktop.kid)"])
@@ -159,8 +159,8 @@ final class ChildAuthorizationTests: XCTestCase {
         }
         XCTAssertFalse(isNear(46, 125, 51), "before Homework's data source attaches, the shield has the default look")
 
-        let configuration = try desktop.startAsKid([fixture.program("homework-shields"), "configuration"])
-        let actions = try desktop.startAsKid([fixture.program("homework-shields"), "actions"])
+        let configuration = try desktop.startAsKid([fixture.program("homework"), "configuration"])
+        let actions = try desktop.startAsKid([fixture.program("homework"), "actions"])
         try desktop.waitFor("Homework's green on the shield (the corner is \(corner()))") { isNear(46, 125, 51) }
         desktop.screenshot("homework-child-branded-shield.png")
 

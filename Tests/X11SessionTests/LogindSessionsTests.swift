@@ -201,6 +201,7 @@ final class LogindSessionsTests: XCTestCase {
     func testAMalformedListThrows() throws {
         let loop = MainLoop()
         let fake = try startFakeLogindOnAPrivateBus(loop: loop, arguments: ["--malformed-replies"])
+        defer { withExtendedLifetime(fake) {} }
 
         let follower = LogindSessions(log: { _ in })
         XCTAssertThrowsError(try follower.start { _ in }) { error in

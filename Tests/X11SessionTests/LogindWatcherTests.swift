@@ -94,6 +94,7 @@ final class LogindWatcherTests: XCTestCase {
     func testMalformedRepliesThrowInsteadOfCrashing() throws {
         let loop = MainLoop()
         let fake = try startFakeLogindOnAPrivateBus(loop: loop, arguments: ["--malformed-replies"])
+        defer { withExtendedLifetime(fake) {} }
         unsetenv("XDG_SESSION_ID")
 
         XCTAssertThrowsError(try LogindWatcher().start { _ in }) { error in

@@ -135,16 +135,6 @@ final class ShieldPresenterTests: XSessionTestCase {
     }
 
     /// Homework's look, and its look while a guardian is asked.
-    private static let homeworkGreen = ScreenCapture.Pixel(red: 46, green: 125, blue: 51)
-    private static let homeworkAmber = ScreenCapture.Pixel(red: 250, green: 168, blue: 38)
-
-    /// The colour just inside the shield's top left corner (its background).
-    private static func corner(of shield: WindowID, in scene: ShieldScene) -> ScreenCapture.Pixel? {
-        guard let frame = scene.watcher.windows[shield]?.frame else { return nil }
-        return ScreenCapture(connection: scene.connection, region: ScreenRect(x: frame.x + 4, y: frame.y + 4, width: 1, height: 1))?
-            .pixel(x: frame.x + 4, y: frame.y + 4)
-    }
-
     /// Homework's custom shields (WWDC21): its data source restyles the shield, its
     /// "Ask for access" defers, and the shield is redrawn with the data source's new answer.
     func testAskForAccessDefersAndTheShieldIsRedrawnAsWaiting() throws {
@@ -154,7 +144,7 @@ final class ShieldPresenterTests: XSessionTestCase {
         let game = id(apps.windows[0])
         var environment = scene.agent.environment
         environment["HOMEWORK_HOME"] = temporary.appendingPathComponent("homework").path
-        let homework = try ProjectPrograms.url(of: "homework-shields")
+        let homework = try ProjectPrograms.url(of: "homework")
         let setup = try ChildProcess(homework, ["shield", "--app", "game.desktop"], environment: environment)
         setup.closeInput()
         XCTAssertEqual(setup.waitForExit(timeout: 30), 0, setup.standardError)
@@ -167,8 +157,8 @@ final class ShieldPresenterTests: XSessionTestCase {
             configuration.stop()
             actions.stop()
         }
-        let (green, amber) = (Self.homeworkGreen, Self.homeworkAmber)
-        func corner() -> ScreenCapture.Pixel? { Self.corner(of: shield, in: scene) }
+        let (green, amber) = (ShieldColours.homeworkGreen, ShieldColours.homeworkAmber)
+        func corner() -> ScreenCapture.Pixel? { ShieldColours.corner(of: shield, in: scene) }
         scene.wait("Homework's green: \(String(describing: corner()))", timeout: .seconds(15)) { corner().map { $0.distance(to: green) < 12 } ?? false }
 
         // "Ask for access" (Tab from the primary button, then Enter): .defer, and the
@@ -200,7 +190,7 @@ final class ShieldPresenterTests: XSessionTestCase {
         let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game"])
         let game = id(apps.windows[0])
         let environment = scene.agent.environment
-        let homework = try ProjectPrograms.url(of: "homework-shields")
+        let homework = try ProjectPrograms.url(of: "homework")
 
         // Installed while the agent runs: it reads the manifests again on SIGHUP.
         let program = homework.resolvingSymlinksInPath().path
@@ -219,8 +209,8 @@ final class ShieldPresenterTests: XSessionTestCase {
         XCTAssertEqual(setup.waitForExit(timeout: 30), 0, setup.standardError)
         let shield = try scene.shield(over: game)
 
-        let (green, amber) = (Self.homeworkGreen, Self.homeworkAmber)
-        func corner() -> ScreenCapture.Pixel? { Self.corner(of: shield, in: scene) }
+        let (green, amber) = (ShieldColours.homeworkGreen, ShieldColours.homeworkAmber)
+        func corner() -> ScreenCapture.Pixel? { ShieldColours.corner(of: shield, in: scene) }
         scene.wait("Homework's green from the started data source: \(String(describing: corner()))", timeout: .seconds(15)) {
             corner().map { $0.distance(to: green) < 12 } ?? false
         }

@@ -1,5 +1,6 @@
 import Foundation
 import ScreenwardCore
+import ScreenwardTesting
 import SessionHarness
 import TestSupport
 import X11Session
@@ -127,5 +128,18 @@ extension XSessionTestCase {
 
     func runTool(_ program: String, _ arguments: [String], display: String) throws {
         _ = try toolOutput(program, arguments, display: display)
+    }
+}
+
+/// Homework's two shield colours as drawn on screen, and where to look for them.
+enum ShieldColours {
+    static let homeworkGreen = ScreenCapture.Pixel(red: 46, green: 125, blue: 51)
+    static let homeworkAmber = ScreenCapture.Pixel(red: 250, green: 168, blue: 38)
+
+    /// The colour just inside the shield's top left corner (its background).
+    static func corner(of shield: WindowID, in scene: ShieldScene) -> ScreenCapture.Pixel? {
+        guard let frame = scene.watcher.windows[shield]?.frame else { return nil }
+        return ScreenCapture(connection: scene.connection, region: ScreenRect(x: frame.x + 4, y: frame.y + 4, width: 1, height: 1))?
+            .pixel(x: frame.x + 4, y: frame.y + 4)
     }
 }

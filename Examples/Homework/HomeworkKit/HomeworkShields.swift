@@ -6,47 +6,12 @@ import Foundation
 import ManagedSettings
 import ManagedSettingsUI
 
-/// What the two extensions share (on Apple platforms, an app group container): whether
-/// access was asked for each application, kept in a small file.
-public struct HomeworkRequests: Sendable {
-    public let url: URL
-
-    public init(directory: URL) {
-        url = directory.appendingPathComponent("access-requests.json")
-    }
-
-    /// The directory `HOMEWORK_HOME` names, else ~/.local/share/homework.
-    public static var standard: HomeworkRequests {
-        let env = ProcessInfo.processInfo.environment
-        let base = env["HOMEWORK_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share/homework")
-        return HomeworkRequests(directory: base)
-    }
-
-    /// The applications (by token) access was asked for.
-    public func asked() -> Set<ApplicationToken> {
-        guard let data = try? Data(contentsOf: url) else { return [] }
-        return (try? JSONDecoder().decode(Set<ApplicationToken>.self, from: data)) ?? []
-    }
-
-    public func ask(for application: ApplicationToken) throws {
-        var all = asked()
-        all.insert(application)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try JSONEncoder().encode(all).write(to: url, options: .atomic)
-    }
-
-    public func clear() throws {
-        if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
-    }
-}
-
 /// Homework's look: its green, its own words, and "Ask for access".
 open class HomeworkShieldConfiguration: ShieldConfigurationDataSource {
     public static let green = ShieldColor(red: 0.18, green: 0.49, blue: 0.20)
     public static let amber = ShieldColor(red: 0.98, green: 0.66, blue: 0.15)
 
-    let requests = HomeworkRequests.standard
+    let requests = HomeworkStorage.standard.requests
 
     public required init() {}
 
@@ -81,7 +46,7 @@ open class HomeworkShieldConfiguration: ShieldConfigurationDataSource {
 /// Homework's buttons: the primary closes the app; "Ask for access" records the
 /// request and defers, so the shield is drawn again as waiting.
 open class HomeworkShieldActions: ShieldActionDelegate {
-    let requests = HomeworkRequests.standard
+    let requests = HomeworkStorage.standard.requests
 
     public required init() {}
 

@@ -12,16 +12,18 @@ struct WorklogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "worklog",
         abstract: "The Worklog demo app (WWDC22 \"What's new in Screen Time API\") running on Screenward.",
-        discussion: "Run `worklog setup`, then `worklog monitor` in the background, then `worklog allow-evenings`.",
-        subcommands: [Setup.self, AllowEvenings.self, Monitor.self, Status.self, Stop.self])
+        discussion: "Run `worklog install` once (Screenward then starts its monitor when a callback is due), `worklog setup`, then `worklog allow-evenings`.",
+        subcommands: [Install.self, Setup.self, AllowEvenings.self, Monitor.self, Status.self, Stop.self])
 
     static let bundleIdentifier = "org.example.worklog"
 
     /// Where the app keeps the categories picked (its "BarkDatabase").
     static var selectionsURL: URL {
         let env = ProcessInfo.processInfo.environment
-        let base = env["WORKLOG_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share/worklog")
+        if let home = env["WORKLOG_HOME"], !home.isEmpty { return URL(fileURLWithPath: home).appendingPathComponent("selections.json") }
+        let data = env["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share")
+        let base = data.appendingPathComponent("worklog")
         return base.appendingPathComponent("selections.json")
     }
 
@@ -74,7 +76,7 @@ struct WorklogCommand: AsyncParsableCommand {
                 throw ValidationError("times are HH:MM, for example 17:00")
             }
             try Worklog.allowForEvenings(from: start, until: end)
-            print("Social apps are allowed from \(from) to \(until) (the monitor must be running: `worklog monitor`).")
+            print("Social apps are allowed from \(from) to \(until) (by Worklog's monitor: `worklog install` once, or keep `worklog monitor` running).")
         }
 
         static func components(_ text: String) -> DateComponents? {
@@ -85,7 +87,7 @@ struct WorklogCommand: AsyncParsableCommand {
     }
 
     struct Monitor: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Run Worklog's DeviceActivityMonitor until stopped.")
+        static let configuration = CommandConfiguration(abstract: "Run Worklog's DeviceActivityMonitor extension (Screenward starts it when installed).")
 
         func run() throws {
             try WorklogCommand.prepare()

@@ -1,0 +1,206 @@
+import ArgumentParser
+import DeviceActivity
+@_spi(Screenward) import FamilyControls
+import Foundation
+import HomeworkKit
+import ManagedSettings
+
+/// The Homework demo app of the WWDC21 talk ("Meet the Screen Time API") as a program:
+/// a command line stands in for its screens, and its three extensions are subcommands
+/// that Screenward starts when it needs them.
+@main
+struct HomeworkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "homework",
+        abstract: "The Homework demo app (WWDC21 \"Meet the Screen Time API\") on Screenward.",
+        discussion: """
+            Once: `homework install` (its extensions, which Screenward starts on demand). Then a guardian runs \
+            `homework setup --discourage ID --encourage ID --threshold 30m` (add --child in an account a \
+            guardian manages). Every day the discouraged apps are shielded until the encouraged apps have been \
+            used for the threshold. Nothing of Homework needs to keep running.
+            """,
+        subcommands: [
+            Install.self, Setup.self, Status.self, Shield.self, Stop.self, Revoke.self,
+            Monitor.self, Configuration.self, Actions.self,
+        ])
+
+    static let bundleIdentifier = "org.example.homework"
+
+    static func prepare() {
+        ScreenwardApp.bundleIdentifier = bundleIdentifier
+    }
+
+    /// The applications named (ids as `screenward usage --json` prints them) as tokens:
+    /// the activity picker's part.
+    static func select(_ applications: [String]) async throws -> FamilyActivitySelection {
+        try await ScreenwardApp.client.call(AuthorizationMethods.issueSelection, SelectionRequest(applications: applications))
+    }
+
+    struct Setup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Authorise Homework and start its daily schedule (what the guardian does in the app's screens).")
+
+        @Option(name: .customLong("discourage"), help: "An application to shield until the threshold is reached; repeatable.")
+        var discouraged: [String] = []
+        @Option(name: .customLong("encourage"), help: "An application whose use lifts the shield; repeatable.")
+        var encouraged: [String] = []
+        @Option(help: "How long the encouraged apps must be used each day: 30m, 1h30m, 45s.")
+        var threshold: String
+        @Option(help: "When the daily interval starts (HH:MM).")
+        var from = "00:00"
+        @Option(help: "When it ends (HH:MM).")
+        var until = "23:59"
+        @Flag(help: "Ask for .child, as Homework does on iOS: in an account a guardian manages, a guardian approves with their password.")
+        var child = false
+
+        func validate() throws {
+            guard !discouraged.isEmpty else { throw ValidationError("name at least one application to discourage with --discourage") }
+            guard !encouraged.isEmpty else { throw ValidationError("name at least one application to encourage with --encourage") }
+            guard HomeworkCommand.duration(threshold) != nil else {
+                throw ValidationError("the threshold is a span of time such as 30m, 1h30m or 45s, not \"\(threshold)\"")
+            }
+            guard HomeworkCommand.clock(from) != nil, HomeworkCommand.clock(until) != nil else {
+                throw ValidationError("times are HH:MM, for example 00:00")
+            }
+        }
+
+        func run() async throws {
+            HomeworkCommand.prepare()
+            try await AuthorizationCenter.shared.requestAuthorization(for: child ? .child : .individual)
+            let model = HomeworkModel(
+                selectionToDiscourage: try await HomeworkCommand.select(discouraged),
+                selectionToEncourage: try await HomeworkCommand.select(encouraged),
+                threshold: HomeworkCommand.duration(threshold)!,
+                intervalStart: HomeworkCommand.clock(from)!, intervalEnd: HomeworkCommand.clock(until)!)
+            try Homework.start(model)
+            print("Homework discourages \(discouraged.joined(separator: ", ")) every day from \(from) to \(until) until \(encouraged.joined(separator: ", ")) has been used for \(threshold).")
+        }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show whether Homework is authorised, shielding, and monitoring.")
+
+        func run() throws {
+            HomeworkCommand.prepare()
+            print("authorization: \(AuthorizationCenter.shared.authorizationStatus)")
+            let shielded = ManagedSettingsStore(named: .homework).shield.applications?.count ?? 0
+            print("shield: \(shielded == 0 ? "none" : "\(shielded) app(s)")")
+            let daily = DeviceActivityCenter().schedule(for: .daily)
+            print("monitoring: \(daily.map { "daily, \(Self.clock($0.intervalStart))–\(Self.clock($0.intervalEnd))" } ?? "nothing")")
+        }
+
+        static func clock(_ components: DateComponents) -> String {
+            String(format: "%02d:%02d", components.hour ?? 0, components.minute ?? 0)
+        }
+    }
+
+    struct Shield: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Shield the applications given now, without the schedule (to try the custom shields).")
+
+        @Option(name: .customLong("app"), help: "An application to shield; repeatable.")
+        var applications: [String] = []
+        @Flag(help: "Ask for .child authorization.")
+        var child = false
+
+        func validate() throws {
+            guard !applications.isEmpty else { throw ValidationError("name at least one application with --app") }
+        }
+
+        func run() async throws {
+            HomeworkCommand.prepare()
+            try await AuthorizationCenter.shared.requestAuthorization(for: child ? .child : .individual)
+            ManagedSettingsStore(named: .homework).shield.applications = try await HomeworkCommand.select(applications).applicationTokens
+            print("Homework shields \(applications.joined(separator: ", ")).")
+        }
+    }
+
+    struct Stop: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Stop the daily schedule, remove Homework's shields and forget the requests for access.")
+
+        func run() throws {
+            HomeworkCommand.prepare()
+            DeviceActivityCenter().stopMonitoring([.daily])
+            ManagedSettingsStore(named: .homework).clearAllSettings()
+            try HomeworkStorage.standard.requests.clear()
+            print("Homework shields nothing.")
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give up Homework's authorization (its shields and schedule go with it); under .child a guardian approves.")
+
+        func run() async throws {
+            HomeworkCommand.prepare()
+            try await AuthorizationCenter.shared.revokeAuthorization()
+            print("Homework is no longer authorised.")
+        }
+    }
+
+    // MARK: The three extensions (Screenward starts them; they leave when idle)
+
+    struct Monitor: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run the DeviceActivityMonitor extension.")
+
+        func run() throws {
+            HomeworkCommand.prepare()
+            HomeworkMonitor.main()
+        }
+    }
+
+    struct Configuration: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run the shield configuration extension.")
+
+        func run() throws {
+            HomeworkCommand.prepare()
+            HomeworkShieldConfiguration.main()
+        }
+    }
+
+    struct Actions: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run the shield action extension.")
+
+        func run() throws {
+            HomeworkCommand.prepare()
+            HomeworkShieldActions.main()
+        }
+    }
+
+    // MARK: Reading the command line
+
+    /// "30m", "1h30m", "45s", "2h": a span of time as the event's threshold.
+    static func duration(_ text: String) -> DateComponents? {
+        var parts = DateComponents()
+        var number = ""
+        var seen = false
+        for character in text.lowercased() {
+            if character.isASCII, character.isNumber {
+                number.append(character)
+                continue
+            }
+            guard let value = Int(number) else { return nil }
+            switch character {
+            case "h" where parts.hour == nil: parts.hour = value
+            case "m" where parts.minute == nil: parts.minute = value
+            case "s" where parts.second == nil: parts.second = value
+            default: return nil
+            }
+            number = ""
+            seen = true
+        }
+        let total = (parts.hour ?? 0) * 3600 + (parts.minute ?? 0) * 60 + (parts.second ?? 0)
+        guard number.isEmpty, seen, total > 0 else { return nil }
+        return parts
+    }
+
+    /// "HH:MM" as an hour and minute.
+    static func clock(_ text: String) -> DateComponents? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let hour = parts[0], let minute = parts[1], (0...23).contains(hour), (0...59).contains(minute) else {
+            return nil
+        }
+        return DateComponents(hour: hour, minute: minute)
+    }
+}
