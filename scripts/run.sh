@@ -76,17 +76,16 @@ echo
 echo
 
 # The Screen Time API: the talk's Worklog app, in its own processes, through the agent.
-export WORKLOG_HOME="$work/worklog"
+# Its monitor is installed, not run: the agent starts it when a callback is due.
 echo "Worklog (WWDC22 demo) on the Screen Time API:"
+"$bin/worklog" install
 "$bin/worklog" setup
 "$bin/screenward" shields
-"$bin/worklog" monitor >"$work/worklog-monitor.log" 2>&1 &
-pids+=($!)
-sleep 0.5
 "$bin/worklog" allow-evenings --from "$(date -d '-1 hour' +%H:%M)" --until "$(date -d '+1 hour' +%H:%M)"
-sleep 0.5
-echo "An evening running now (registered inside it: intervalDidStart came at once):"
+for _ in $(seq 100); do "$bin/worklog" status | grep -q "social: allowed" && break; sleep 0.1; done
+echo "An evening running now (registered inside it: intervalDidStart came at once, to the monitor the agent started):"
 "$bin/worklog" status
+"$bin/screenward" extensions
 echo
 
 # A shield on screen: the command line shields Space Game; the agent covers its window.
