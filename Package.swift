@@ -87,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "screenward-agent",
             dependencies: [
-                "ScreenwardCore", "X11Session", "ScreenwardIPC", "ShieldUI", "ManagedSettings", "ManagedSettingsUI",
+                "ScreenwardCore", "X11Session", "ScreenwardIPC", "ShieldUI", "SystemAccounts", "ManagedSettings", "ManagedSettingsUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),

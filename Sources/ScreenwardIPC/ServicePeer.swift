@@ -10,6 +10,13 @@ public protocol ServiceRequestHandler: Sendable {
     func received(frame: Data, from peer: ServicePeer)
     /// The peer is gone: forget what was attached to it.
     func disconnected(_ peer: ServicePeer)
+    /// The channel refused a line of the peer's (not a message, or too long) and is
+    /// closing the connection. A peer that speaks the protocol never gets here.
+    func refused(_ peer: ServicePeer, because reason: String)
+}
+
+extension ServiceRequestHandler {
+    public func refused(_ peer: ServicePeer, because reason: String) {}
 }
 
 /// One connected client, as the owner sees it.

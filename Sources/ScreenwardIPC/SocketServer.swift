@@ -115,6 +115,7 @@ private final class ServerFrameHandler: ChannelInboundHandler {
     /// unread data would reset the connection, and the peer could lose the refusal.
     private func refuse(context: ChannelHandlerContext, _ refusal: RefusalFrame) {
         refused = true
+        handler.refused(peer, because: refusal.error.message)
         let channel = context.channel
         var buffer = context.channel.allocator.buffer(capacity: 256)
         buffer.writeBytes(refusal.line)

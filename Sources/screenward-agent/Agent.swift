@@ -2,6 +2,7 @@ import Foundation
 import ScreenwardCore
 import ScreenwardIPC
 import ShieldUI
+import SystemAccounts
 import X11Session
 
 /// Wires the session's events to the accountant on one main loop, in the manner
@@ -193,7 +194,9 @@ final class Agent {
         host.afterRequest = { rearm.fire() }
         let path = home.socketPath()
         extensions = AgentExtensions(ledger: ledger, host: host, socketPath: path, loop: loop, log: log)
-        server = try SocketServer(path: path, handler: host)
+        // Peers are identified (SO_PEERCRED) so an extension the agent started that
+        // misbehaves can be told from the person's own programs.
+        server = try SocketServer(path: path, identify: PeerCredentialReader.read, handler: host)
         log.info("Screen Time API clients connect at \(path)")
         runEngine()
     }

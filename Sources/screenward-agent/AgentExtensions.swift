@@ -14,6 +14,8 @@ final class AgentExtensions {
     private(set) var supervisor: ExtensionSupervisor!
     private let exits = Inbox<ExtensionProcess.Exit>()
     private var exitWakeup: LoopWakeup?
+    private let lies = Inbox<(pid: Int32, what: String)>()
+    private var lieWakeup: LoopWakeup?
     private var recheck: MainLoop.Registration?
     private var folderWatch: DirectoryWatch?
 
@@ -29,6 +31,16 @@ final class AgentExtensions {
         let exits = exits
         exitWakeup = LoopWakeup { [unowned self] in
             for exit in exits.take() { supervisor.exited(exit) }
+        }
+        let lies = lies
+        lieWakeup = LoopWakeup { [unowned self] in
+            for lie in lies.take() { supervisor.misbehaved(pid: lie.pid, lie.what) }
+        }
+        host.onMisbehaviour = { [lieWakeup] peer, what in
+            // The socket identifies its peers; a launched extension is known by its pid.
+            guard let pid = peer.credentials?.pid else { return }
+            lies.put((pid, what))
+            lieWakeup?.fire()
         }
         supervisor = ExtensionSupervisor(
             services: ExtensionSupervisor.Services(

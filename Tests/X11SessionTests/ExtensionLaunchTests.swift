@@ -1,5 +1,6 @@
 import Foundation
 import SessionHarness
+import TestSupport
 import XCTest
 
 /// Apps' extensions started by the agent when it needs them, as the system does on
@@ -144,6 +145,43 @@ final class ExtensionLaunchTests: XSessionTestCase {
 
     func testAMonitorThatHangsIsKilledAfterItsPatience() throws {
         try expectTwoFailuresThenTheCallbackRecordedAsFailed("exec sleep 600", outcome: "killed", detail: "did not acknowledge", timeout: 30)
+    }
+
+    // MARK: A lying monitor: stopped as soon as it lies
+
+    /// A monitor in Python that connects as Worklog's and sends `line` (bytes), then waits.
+    private static func lyingMonitor(sending line: String) -> String {
+        """
+        exec python3 - <<'PY'
+        import json, os, socket, time
+        client = os.environ["SCREENWARD_BUNDLE_ID"]
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(os.environ["SCREENWARD_SOCKET"])
+        s.sendall(\(line))
+        time.sleep(600)
+        PY
+        """
+    }
+
+    func testAMonitorThatSendsAMalformedMessageIsKilled() throws {
+        _ = try requireProgram("python3", package: "python3")
+        try expectTwoFailuresThenTheCallbackRecordedAsFailed(
+            Self.lyingMonitor(sending: #"b"this is not a message\n""#), outcome: "killed", detail: "not a message")
+    }
+
+    func testAMonitorThatSendsAnOversizedMessageIsKilled() throws {
+        _ = try requireProgram("python3", package: "python3")
+        try expectTwoFailuresThenTheCallbackRecordedAsFailed(
+            Self.lyingMonitor(sending: #"b'{"id": 1, "method": "store.change", "body": "' + b"x" * (2 << 20)"#), outcome: "killed",
+            detail: "longer than the limit")
+    }
+
+    /// It claims a token Worklog was never given (as another app's would be): refused, and
+    /// the monitor is stopped; the Social store is untouched.
+    func testAMonitorThatClaimsATokenItWasNeverGivenIsKilled() throws {
+        _ = try requireProgram("python3", package: "python3")
+        let request = #"(json.dumps({"id": 1, "client": client, "method": "store.change", "body": {"name": "social", "settings": [{"shieldApplications": {"_0": ["bm90LXdvcmtsb2dzLXRva2Vu"]}}]}}) + "\n").encode()"#
+        try expectTwoFailuresThenTheCallbackRecordedAsFailed(Self.lyingMonitor(sending: request), outcome: "killed", detail: "token it was never given")
     }
 
     func testAMonitorThatAllocatesWithoutEndRunsOutOfMemory() throws {

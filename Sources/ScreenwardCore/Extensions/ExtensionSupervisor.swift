@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// Starts apps' extensions when the owner needs them, as the system does on Apple's
 /// platforms, and keeps them in their box: a monitor when callbacks are owed to an app
@@ -171,6 +172,17 @@ public final class ExtensionSupervisor {
             if !givenUp.isEmpty { services.log("\(app): callback(s) \(givenUp.map(String.init).joined(separator: ", ")) failed \(Self.attemptsPerCallback) times and are recorded as failed") }
         } catch {
             services.log("could not count a failed delivery to \(app)'s monitor (\(error))")
+        }
+    }
+
+    /// A client sent what no honest one sends (see `ServiceHost.onMisbehaviour`): if it is
+    /// an extension started here, or a process it started, the extension is killed and
+    /// the run records why. Anything else is only refused (the owner already did that).
+    public func misbehaved(pid: Int32, _ what: String) {
+        let group = getpgid(pid)
+        for entry in running.values where entry.process.pid == pid || entry.process.pid == group {
+            services.log("\(entry.process.app)'s \(entry.process.point) extension (pid \(entry.process.pid)) is stopped: \(what)")
+            entry.process.kill(because: what)
         }
     }
 

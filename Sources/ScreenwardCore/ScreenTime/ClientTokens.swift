@@ -41,9 +41,10 @@ struct ClientTokens {
         let issued = try ledger.issuedTokens(client: grant.client, kind: kind, tokens.map(\.opaqueValue))
         return Set(try tokens.map { token in
             guard let known = issued[token.opaqueValue] else {
-                throw ServiceError(
-                    .invalidArgument,
-                    "\(token) is not a \(kind.rawValue) token of \(grant.client) (it was issued to another app, or before the app's authorization was revoked)")
+                throw ClientLie(
+                    ServiceError(
+                        .invalidArgument,
+                        "\(token) is not a \(kind.rawValue) token of \(grant.client) (it was issued to another app, or before the app's authorization was revoked)"))
             }
             return Token<Item>(opaqueValue: known.deviceToken)
         })
@@ -121,4 +122,19 @@ struct ClientTokens {
         copy.webDomains = toClient(event.webDomains, .webDomain)
         return copy
     }
+}
+
+/// A request only a lying client sends: a token it was never given (another app's, or
+/// made up). It is refused like any bad request, and also reported (`ScreenTimeService.
+/// takeLies`), so an extension the owner started that sends it is stopped.
+struct ClientLie: Error {
+    let refusal: ServiceError
+    init(_ refusal: ServiceError) { self.refusal = refusal }
+}
+
+/// Who lied, and how.
+public struct ClientLieReport: Sendable {
+    public var peer: ServicePeer
+    public var client: String
+    public var what: String
 }

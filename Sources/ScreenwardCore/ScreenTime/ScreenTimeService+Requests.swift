@@ -19,6 +19,7 @@ extension ScreenTimeService {
                 try BundleIdentifier.validate(request.client)
                 return try body(request.client, request.body)
             }
+            if case .failure(let lie as ClientLie) = result { lies.append(ClientLieReport(peer: peer, client: head.client ?? "?", what: lie.refusal.message)) }
             return spec.replyFrame(id: id, result.mapError(Self.serviceError))
         }
 
@@ -269,6 +270,7 @@ extension ScreenTimeService {
     static func serviceError(_ error: any Error) -> ServiceError {
         switch error {
         case let error as ServiceError: return error
+        case let lie as ClientLie: return lie.refusal
         case let error as DeviceActivityCenter.MonitoringError:
             let code: ServiceError.Code =
                 switch error {

@@ -35,6 +35,15 @@ public final class ScreenTimeService {
     public var coveredWindows: [CoveredWindow]?
     /// The apps' shield configuration data sources and action delegates, and what they were asked.
     var shieldExtensions = ShieldExtensions()
+    /// Requests only a lying client sends, since the last `takeLies()`.
+    var lies: [ClientLieReport] = []
+
+    /// The lies told since the last call (the host reports them: the owner stops an
+    /// extension it started that lies).
+    public func takeLies() -> [ClientLieReport] {
+        defer { lies.removeAll() }
+        return lies
+    }
 
     public static let maximumStoresPerClient = 50
     public static let maximumEventsPerActivity = 256

@@ -10,6 +10,7 @@ public final class ServiceHost: ServiceRequestHandler {
     private let service: Mutex<ScreenTimeService>
     private let afterRequestHook = Mutex<(@Sendable () -> Void)?>(nil)
     private let shieldAnswerHook = Mutex<(@Sendable (ShieldAnswer) -> Void)?>(nil)
+    private let misbehaviourHook = Mutex<(@Sendable (ServicePeer, String) -> Void)?>(nil)
 
     /// Called after each request is answered, on the thread that answered it (the
     /// agent wakes its loop with it, to re-arm the engine's deadline).
@@ -28,18 +29,33 @@ public final class ServiceHost: ServiceRequestHandler {
         set { shieldAnswerHook.withLock { $0 = newValue } }
     }
 
+    /// Called with a peer that sent what no honest client sends (a line that is not a
+    /// message, one over the length limit, a token it was never given) and what it was,
+    /// on the thread that received it. The agent stops an extension it started that does.
+    public var onMisbehaviour: (@Sendable (ServicePeer, String) -> Void)? {
+        get { misbehaviourHook.withLock { $0 } }
+        set { misbehaviourHook.withLock { $0 = newValue } }
+    }
+
     public init(_ service: sending ScreenTimeService) {
         self.service = Mutex(service)
     }
 
     public func received(frame: Data, from peer: ServicePeer) {
-        let (deliveries, answers) = service.withLock { service in
+        let (deliveries, answers, lies) = service.withLock { service in
             let deliveries = service.handle(frame: frame, from: peer)
-            return (deliveries, service.takeShieldAnswers())
+            return (deliveries, service.takeShieldAnswers(), service.takeLies())
         }
         deliveries.forEach { $0.send() }
         if !answers.isEmpty, let onShieldAnswer { answers.forEach(onShieldAnswer) }
+        if let onMisbehaviour {
+            for lie in lies { onMisbehaviour(lie.peer, "it used a token it was never given: \(lie.what)") }
+        }
         afterRequest?()
+    }
+
+    public func refused(_ peer: ServicePeer, because reason: String) {
+        onMisbehaviour?(peer, "it sent a line that is not a message: \(reason)")
     }
 
     public func disconnected(_ peer: ServicePeer) {
