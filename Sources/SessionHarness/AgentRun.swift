@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The real `screenward-agent` running on a display with its own Screenward home.
 public final class AgentRun {
@@ -17,15 +18,41 @@ public final class AgentRun {
         try process.waitForStandardError(containing: "tracking", timeout: 20)
     }
 
-    /// Runs `screenward` with `arguments` against the same home; returns its output.
+    /// Runs `screenward` with `arguments` against the same home; returns its output (all
+    /// of it: read to the end of the pipe, however long).
     public func cli(_ arguments: [String]) throws -> String {
-        let run = try ChildProcess(try ProjectPrograms.url(of: "screenward"), arguments, environment: environment)
-        run.closeInput()
-        guard let status = run.waitForExit(timeout: 30) else { throw HarnessError.timedOut("screenward \(arguments)") }
-        // Let the pipe hand over the last output.
-        Thread.sleep(forTimeInterval: 0.05)
-        guard status == 0 else { throw HarnessError.failed("screenward \(arguments) exited \(status): \(run.standardError)") }
-        return run.outputLines.joined(separator: "\n")
+        let process = Process()
+        process.executableURL = try ProjectPrograms.url(of: "screenward")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // A hung command is killed, which ends its pipes.
+        let watchdog = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+        let errorText = Mutex(Data())
+        let errorsRead = DispatchGroup()
+        errorsRead.enter()
+        DispatchQueue.global().async {
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            errorText.withLock { $0 = data }
+            errorsRead.leave()
+        }
+        let text = output.fileHandleForReading.readDataToEndOfFile()
+        errorsRead.wait()
+        process.waitUntilExit()
+        watchdog.cancel()
+        let status = process.terminationStatus
+        guard process.terminationReason == .exit else { throw HarnessError.timedOut("screenward \(arguments)") }
+        guard status == 0 else {
+            throw HarnessError.failed("screenward \(arguments) exited \(status): \(String(decoding: errorText.withLock { $0 }, as: UTF8.self))")
+        }
+        return String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .dropLast(text.last == 10 ? 1 : 0).joined(separator: "\n")
     }
 
     /// `screenward usage --json` over all recorded time, as seconds per public id.

@@ -13,7 +13,10 @@ struct BenchCommand: ParsableCommand {
             \(Verdicts.missedExitCode) when a figure missed its target, another non-zero status when the \
             benchmark could not run.
             """,
-        subcommands: [TrackingBenchmark.self, ThresholdBenchmark.self, MonitorBenchmark.self, ShieldBenchmark.self, AgentKillBenchmark.self],
+        subcommands: [
+            TrackingBenchmark.self, ThresholdBenchmark.self, LaunchBenchmark.self, MonitorBenchmark.self, ShieldBenchmark.self, AgentKillBenchmark.self,
+            LaunchMonitorCommand.self,
+        ],
         defaultSubcommand: TrackingBenchmark.self)
 }
 
