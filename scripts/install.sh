@@ -63,13 +63,15 @@ if $uninstall; then
   rmdir "$apps" "$(dirname "$apps")" 2>/dev/null || true
   systemd_running && systemctl daemon-reload
   if $purge; then
-    rm -rf /var/lib/screenward /run/screenward
+    rm -rf /var/lib/screenward /var/lib/screenward-extensions /run/screenward
     getent passwd screenward >/dev/null && userdel screenward
+    getent passwd screenward-extensions >/dev/null && userdel screenward-extensions
     getent group screenward-guardians >/dev/null && groupdel screenward-guardians
-    echo "Screenward removed, with its state, the group screenward-guardians and the user screenward."
+    echo "Screenward removed, with its state, the group screenward-guardians and the users screenward and screenward-extensions."
   else
-    echo "Screenward removed. Kept: /var/lib/screenward (managed users' usage and events), the group"
-    echo "screenward-guardians and the user screenward; --uninstall --purge removes them too."
+    echo "Screenward removed. Kept: /var/lib/screenward (managed users' usage and events),"
+    echo "/var/lib/screenward-extensions (apps' extensions' data), the group screenward-guardians and the"
+    echo "users screenward and screenward-extensions; --uninstall --purge removes them too."
   fi
   exit 0
 fi
@@ -105,6 +107,9 @@ fi
 getent group screenward-guardians >/dev/null || groupadd --system screenward-guardians
 getent passwd screenward >/dev/null ||
   useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --user-group screenward
+# Apps' extensions for managed users run as a user of their own: not the child, not root.
+getent passwd screenward-extensions >/dev/null ||
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --user-group screenward-extensions
 
 if systemd_running; then
   systemd-tmpfiles --create "$tmpfiles"
@@ -113,6 +118,7 @@ if systemd_running; then
   echo "Screenward installed; the daemon runs (systemctl status screenward-daemon)."
 else
   install -d -m 0700 /var/lib/screenward
+  install -d -m 0755 /var/lib/screenward-extensions
   install -d -m 0755 /run/screenward
   echo "Screenward installed. systemd is not running here: start the daemon yourself,"
   echo "  $prefix/bin/screenward-daemon &"

@@ -1,3 +1,4 @@
+@_spi(Screenward) import FamilyControls
 import Foundation
 import Glibc
 import ScreenwardCore
@@ -31,6 +32,10 @@ final class Daemon {
     private var server: SocketServer?
     private let socketPath: String
     private let inbox = Inbox<Arrival>()
+    /// Launches managed users' extensions (nil when there is no user to run them as).
+    private var extensions: DaemonExtensions?
+    /// The connections of extensions the daemon started, and whose they are.
+    private var extensionPeers: [ServicePeer: DaemonExtensions.Launch] = [:]
 
     private struct PasswordCheckDone: Sendable {
         var id: UInt64
@@ -40,6 +45,7 @@ final class Daemon {
     enum Arrival: Sendable {
         case frame(Data, ServicePeer)
         case gone(ServicePeer)
+        case refused(ServicePeer, String)
     }
 
     struct Options {
@@ -50,6 +56,8 @@ final class Daemon {
         var agentUser: String
         var appsDirectory: URL
         var pamService: String
+        var extensionUser: String
+        var extensionsDirectory: URL
     }
 
     init(options: Options, log: DaemonLog) throws {
@@ -101,6 +109,14 @@ final class Daemon {
         }
         service.owner = { [unowned self] uid in owners[uid] }
         service.calendar = { [timeZone] in timeZone.calendar() }
+        if let account = try UnixAccount.named(options.extensionUser) {
+            extensions = try DaemonExtensions(
+                account: account, appsDirectory: options.appsDirectory, dataDirectory: options.extensionsDirectory, socketPath: options.socketPath,
+                loop: loop, log: log, owners: { [unowned self] uid in owners[uid] })
+        } else {
+            log.warning(
+                "there is no user \(options.extensionUser) to run apps' extensions as (scripts/install.sh creates it): managed users' extensions are not started, and their callbacks wait for a monitor the app runs itself")
+        }
         for user in try state.managedUsers() { open(user) }
         service.onManagedUsersChanged = { [unowned self] in managedUsersChanged() }
     }
@@ -160,6 +176,7 @@ final class Daemon {
                 if wake == .clockChanged { log.info("the wall clock was set: working out \(user.name)'s deadlines again") }
             }
             engines[user.uid] = engine
+            engine.afterRun = { [unowned self] in extensions?.check(uid: user.uid) }
             engine.run()
         } catch {
             // Fail closed: the user stays managed, and their sessions are not left
@@ -172,6 +189,7 @@ final class Daemon {
         let managed = (try? state.managedUsers()) ?? []
         let uids = Set(managed.map(\.uid))
         for (uid, owner) in owners where !uids.contains(uid) {
+            extensions?.stop(uid: uid)
             owner.close(reason: "no longer managed")
             owners[uid] = nil
             engines[uid] = nil
@@ -224,6 +242,7 @@ final class Daemon {
     private func stop(_ reason: String) {
         log.info("stopping (\(reason))")
         sessions.stopAll()
+        extensions?.stopAll()
         server?.close()
         for owner in owners.values { owner.close(reason: reason) }
         loop.quit()
@@ -231,7 +250,16 @@ final class Daemon {
 
     private func handle(_ arrival: Arrival) {
         switch arrival {
+        case .refused(let peer, let reason):
+            if let pid = peer.credentials?.pid, peer.credentials?.uid == extensions?.uid {
+                extensions?.misbehaved(pid: pid, "it sent a line that is not a message: \(reason)")
+            }
         case .gone(let peer):
+            if let launch = extensionPeers.removeValue(forKey: peer) {
+                owners[launch.uid]?.service.disconnected(peer)
+                appsHeard(uid: launch.uid)
+                return
+            }
             if let uid = sessions.agentUser(peer) { owners[uid]?.shieldRelay.agentGone(peer) }
             sessions.disconnected(peer)
             apps.disconnected(peer)
@@ -262,7 +290,8 @@ final class Daemon {
             case AgentLinkMethods.answerGuardian.name:
                 answerGuardian(frame, id: id, from: peer)
             case DaemonAddress.placementMethod.name:
-                let managed = (try? service.caller(peer))?.role == .managed
+                // An extension the daemon started is served here, as its managed user's apps are.
+                let managed = (try? service.caller(peer))?.role == .managed || launch(of: peer) != nil
                 peer.send(DaemonAddress.placementMethod.replyFrame(id: id, .success(AccountPlacement(managed: managed))))
             case _ where ChildModeService.answers(method):
                 if let reply = service.handle(frame: frame, from: peer) { peer.send(reply) }
@@ -272,8 +301,39 @@ final class Daemon {
         }
     }
 
+    /// The managed user and app of an extension the daemon started, by the connection's pid.
+    private func launch(of peer: ServicePeer) -> DaemonExtensions.Launch? {
+        guard let extensions, let credentials = peer.credentials, credentials.uid == extensions.uid else { return nil }
+        return extensions.launch(of: credentials.pid)
+    }
+
+    /// A request of an extension the daemon started: served by its managed user's owner as
+    /// the app it was started for (and only that app). An extension neither asks for nor
+    /// gives up authorization: that is the app's, with a guardian.
+    private func extensionRequest(_ frame: Data, id: UInt64, method: String, client: String?, from peer: ServicePeer) {
+        guard let launch = extensionPeers[peer] ?? launch(of: peer), let owner = owners[launch.uid] else {
+            return peer.send(errorLine(id: id, ServiceError(.unauthorized, "this connection is not an extension the daemon started")))
+        }
+        extensionPeers[peer] = launch
+        guard client == launch.app else {
+            if let pid = peer.credentials?.pid {
+                extensions?.misbehaved(pid: pid, "it spoke as \(client ?? "no app") though it was started for \(launch.app)")
+            }
+            return peer.send(errorLine(id: id, ServiceError(.unauthorized, "this extension was started for \(launch.app)")))
+        }
+        if method == AuthorizationMethods.request.name || method == AuthorizationMethods.revoke.name {
+            return peer.send(
+                errorLine(id: id, ServiceError(.unauthorized, "an extension cannot ask for or give up authorization: its app does, with a guardian")))
+        }
+        owner.service.handle(frame: frame, from: peer).forEach { $0.send() }
+        appsHeard(uid: launch.uid)
+    }
+
     /// A Screen Time API request: only managed users' apps have their owner here.
     private func screenTimeRequest(_ frame: Data, id: UInt64, from peer: ServicePeer) {
+        if let extensions, peer.credentials?.uid == extensions.uid, let head = try? FrameHead.decode(from: frame), let method = head.method {
+            return extensionRequest(frame, id: id, method: method, client: head.client, from: peer)
+        }
         let caller: ChildModeService.Caller
         do {
             caller = try service.caller(peer)
@@ -297,6 +357,13 @@ final class Daemon {
     /// After a managed user's app was heard from (or went): the engine may have work,
     /// and the agents may have extension answers or news of extensions.
     private func appsHeard(uid: UInt32) {
+        // A lie (a token never given) is only refused from the child's own programs; an
+        // extension the daemon started is stopped for it too.
+        for lie in owners[uid]?.service.takeLies() ?? [] {
+            if let extensions, let credentials = lie.peer.credentials, credentials.uid == extensions.uid {
+                extensions.misbehaved(pid: credentials.pid, "it used a token it was never given: \(lie.what)")
+            }
+        }
         engines[uid]?.run()
         owners[uid]?.shieldRelay.afterApps(agents: sessions.agents(of: uid)).forEach { $0.send() }
     }
@@ -345,6 +412,7 @@ final class Daemon {
 
         func received(frame: Data, from peer: ServicePeer) { arrive(.frame(frame, peer)) }
         func disconnected(_ peer: ServicePeer) { arrive(.gone(peer)) }
+        func refused(_ peer: ServicePeer, because reason: String) { arrive(.refused(peer, reason)) }
     }
 }
 

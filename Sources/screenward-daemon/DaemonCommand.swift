@@ -39,6 +39,12 @@ struct DaemonCommand: ParsableCommand {
     @Option(help: "Where installed apps' manifests are (only root may write there).")
     var appsDirectory = InstalledApps.systemDirectory.path
 
+    @Option(help: "The system user apps' extensions run as (never a managed user, never root).")
+    var extensionUser = "screenward-extensions"
+
+    @Option(help: "Where each extension gets a folder of its own, per managed user (created mode 0755, root's).")
+    var extensionsDirectory = "/var/lib/screenward-extensions"
+
     @Option(help: "The PAM service guardians' passwords are checked with (a file in /etc/pam.d).")
     var pamService = PAMServiceName.standard
 
@@ -55,7 +61,8 @@ struct DaemonCommand: ParsableCommand {
             stateDirectory: URL(fileURLWithPath: stateDirectory, isDirectory: true), socketPath: socket,
             runtimeDirectory: URL(fileURLWithPath: runtimeDirectory, isDirectory: true),
             agentExecutable: agent.map { URL(fileURLWithPath: $0) } ?? me.deletingLastPathComponent().appendingPathComponent("screenward-agent"),
-            agentUser: agentUser, appsDirectory: URL(fileURLWithPath: appsDirectory, isDirectory: true), pamService: pamService)
+            agentUser: agentUser, appsDirectory: URL(fileURLWithPath: appsDirectory, isDirectory: true), pamService: pamService,
+            extensionUser: extensionUser, extensionsDirectory: URL(fileURLWithPath: extensionsDirectory, isDirectory: true))
         do {
             try Daemon(options: options, log: log).run()
         } catch {

@@ -8,6 +8,8 @@ import X11Session
 final class OwnerEngine {
     private let service: ScreenTimeService
     private var timer: WallClockTimer!
+    /// Called after each run (the daemon starts the monitors now owed callbacks).
+    var afterRun: () -> Void = {}
 
     init(service: ScreenTimeService, clockChanged: @escaping (WallClockTimer.Wake) -> Void) throws {
         self.service = service
@@ -22,5 +24,6 @@ final class OwnerEngine {
     func run() {
         service.runDue().forEach { $0.send() }
         timer.arm(at: service.nextDeadline())
+        afterRun()
     }
 }

@@ -37,11 +37,23 @@ public final class ExtensionProcess: Sendable {
         public var killedBecause: String?
     }
 
-    /// Starts `extension` of `app`. `onOutput` gets its output lines (bounded),
-    /// `onExit` its end; both on threads of their own.
+    /// Who an extension runs as when the owner is root (the system daemon): a system
+    /// user of the extensions' own, set by util-linux's `setpriv` after the limits.
+    public struct Identity: Sendable, Hashable {
+        public var uid: UInt32
+        public var gid: UInt32
+        public init(uid: UInt32, gid: UInt32) {
+            self.uid = uid
+            self.gid = gid
+        }
+    }
+
+    /// Starts `extension` of `app` (as `identity`, or as the owner's own user when nil).
+    /// `onOutput` gets its output lines (bounded), `onExit` its end; both on threads of their own.
     public init(
         _ extension: AppExtension, app: String, environment: [String: String], limits: ExtensionLimits = ExtensionLimits(),
-        currentProcesses: Int, onOutput: @escaping @Sendable (String) -> Void, onExit: @escaping @Sendable (Exit) -> Void
+        currentProcesses: Int, runningAs identity: Identity? = nil,
+        onOutput: @escaping @Sendable (String) -> Void, onExit: @escaping @Sendable (Exit) -> Void
     ) throws {
         self.app = app
         point = `extension`.point
@@ -49,10 +61,14 @@ public final class ExtensionProcess: Sendable {
         // Foundation starts it as the leader of a process group of its own; prlimit
         // execs the program, so the pid stays the program's.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        // prlimit, then (as root) setpriv drops to the extensions' user for good: real and
+        // effective ids, no supplementary groups, and no way back through setuid programs.
+        let dropPrivileges = identity.map {
+            ["/usr/bin/setpriv", "--reuid=\($0.uid)", "--regid=\($0.gid)", "--clear-groups", "--no-new-privs", "--"]
+        } ?? []
         process.arguments = [ "--data=\(limits.memoryBytes)", "--cpu=\(limits.cpuSeconds)",
             "--nproc=\(currentProcesses + limits.extraProcesses)", "--core=0", "--",
-            `extension`.executable,
-        ] + `extension`.arguments
+        ] + dropPrivileges + [`extension`.executable] + `extension`.arguments
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         let output = Pipe()

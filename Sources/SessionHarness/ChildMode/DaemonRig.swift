@@ -12,11 +12,15 @@ public final class DaemonRig {
     public let users = LocalUsers()
     public let work: URL
     public let agentUser: String
+    /// The system user apps' extensions run as.
+    public let extensionUser: String
     public private(set) var daemon: ChildProcess?
 
     public var socket: String { work.appendingPathComponent("run/daemon.sock").path }
     public var state: URL { work.appendingPathComponent("state") }
     public var runtime: URL { work.appendingPathComponent("run") }
+    /// Where each extension gets its own folder, per managed user.
+    public var extensionsData: URL { work.appendingPathComponent("extensions") }
 
     /// Why a rig cannot run here (not root, a tool missing), or nil when it can.
     public static func missingRequirement() -> String? {
@@ -31,6 +35,7 @@ public final class DaemonRig {
         work = URL(fileURLWithPath: "/tmp/screenward-daemon-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         agentUser = try users.add("agent")
+        extensionUser = try users.add("ext")
         try installPrograms()
     }
 
@@ -62,10 +67,16 @@ public final class DaemonRig {
     /// Where the daemon reads installed apps' manifests (root's, like /usr/share/screenward/apps).
     public var apps: URL { work.appendingPathComponent("apps") }
 
-    /// Installs an app's manifest for every user, naming `executables`.
-    public func installApp(_ bundleIdentifier: String, name: String, executables: [String]) throws {
+    /// Installs an app's manifest for every user, naming `executables` and `extensions`
+    /// (point → executable and arguments).
+    public func installApp(_ bundleIdentifier: String, name: String, executables: [String], extensions: [String: [String]] = [:]) throws {
         try FileManager.default.createDirectory(at: apps, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        let manifest: [String: Any] = ["format": 1, "bundleIdentifier": bundleIdentifier, "displayName": name, "executables": executables]
+        var manifest: [String: Any] = ["format": 1, "bundleIdentifier": bundleIdentifier, "displayName": name, "executables": executables]
+        if !extensions.isEmpty {
+            manifest["extensions"] = extensions.sorted { $0.key < $1.key }.map { point, command in
+                ["point": point, "executable": command[0], "arguments": Array(command.dropFirst())] as [String: Any]
+            }
+        }
         let file = apps.appendingPathComponent("\(bundleIdentifier).json")
         try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted]).write(to: file)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
@@ -87,7 +98,8 @@ public final class DaemonRig {
             [
                 "--state-directory", state.path, "--socket", socket, "--runtime-directory", runtime.path,
                 "--agent-user", agentUser, "--agent", program("screenward-agent"), "--apps-directory", apps.path,
-                "--pam-service", try pamService(), "--verbose",
+                "--pam-service", try pamService(), "--extension-user", extensionUser, "--extensions-directory", extensionsData.path,
+                "--verbose",
             ], environment: environment)
         self.daemon = daemon
         try daemon.waitForStandardError(containing: "listening on", timeout: 10)
