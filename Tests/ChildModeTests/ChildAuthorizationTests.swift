@@ -58,6 +58,12 @@ final class ChildAuthorizationTests: XCTestCase {
         try fixture.screenward(as: "root", ["child", "events", desktop.kid, "--json"]).output
     }
 
+    /// A value Homework keeps in its `AppGroupStorage` for the child (in the daemon's state).
+    private func homeworkShared(_ key: String) throws -> Data? {
+        let home = ChildHomes(stateDirectory: fixture.state).home(for: desktop.uid)
+        return try Ledger(url: home.ledgerURL).appGroupValue(client: homework, key: key)
+    }
+
     private func homeworkStore() throws -> StoreContents? {
         let home = ChildHomes(stateDirectory: fixture.state).home(for: desktop.uid)
         return try Ledger(url: home.ledgerURL).storeContents(client: homework, name: "homework")
@@ -169,8 +175,7 @@ final class ChildAuthorizationTests: XCTestCase {
         XCTAssertEqual(click.status, 0, click.error)
         try desktop.waitFor("the shield redrawn amber, as waiting (the corner is \(corner()))") { isNear(250, 168, 38) }
         desktop.screenshot("homework-child-asked-for-access.png")
-        let asked = "/home/\(desktop.kid)/.local/share/homework/access-requests.json"
-        XCTAssertTrue(FileManager.default.fileExists(atPath: asked), "the action delegate, run as the child, records the request")
+        XCTAssertNotNil(try homeworkShared("access-requests"), "the action delegate records the request with the daemon, out of the child's reach")
         XCTAssertTrue(configuration.isRunning && actions.isRunning, configuration.standardError + actions.standardError)
         let stillThere = try desktop.runAsKid(["xdotool", "getwindowname", desktop.windows[0]])
         XCTAssertEqual(stillThere.status, 0, "a deferral keeps the game: \(stillThere.error)")

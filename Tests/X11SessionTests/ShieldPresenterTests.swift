@@ -142,8 +142,7 @@ final class ShieldPresenterTests: XSessionTestCase {
         defer { scene.stop() }
         let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game"])
         let game = id(apps.windows[0])
-        var environment = scene.agent.environment
-        environment["HOMEWORK_HOME"] = temporary.appendingPathComponent("homework").path
+        let environment = scene.agent.environment
         let homework = try ProjectPrograms.url(of: "homework")
         let setup = try ChildProcess(homework, ["shield", "--app", "game.desktop"], environment: environment)
         setup.closeInput()

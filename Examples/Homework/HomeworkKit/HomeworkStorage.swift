@@ -1,31 +1,26 @@
 // What Homework's app and its three extensions share. On Apple's platforms this is an
-// app group container; here it is a folder of the person's: $HOMEWORK_HOME, else
-// $XDG_DATA_HOME/homework (~/.local/share/homework).
+// app group container; on Screenward it is `AppGroupStorage`, kept by the state owner:
+// the monitor, which a managed account's daemon runs as a user of its own, reads what
+// the guardian chose in the app, and the child cannot edit it.
 import FamilyControls
 import Foundation
 import ManagedSettings
 
-/// Homework's folder and the two files in it.
+/// Homework's two shared values.
 public struct HomeworkStorage: Sendable {
-    public let directory: URL
+    let group: AppGroupStorage
 
-    public init(directory: URL) {
-        self.directory = directory
+    public init(group: AppGroupStorage = .shared) {
+        self.group = group
     }
 
-    public static var standard: HomeworkStorage {
-        let env = ProcessInfo.processInfo.environment
-        if let home = env["HOMEWORK_HOME"], !home.isEmpty { return HomeworkStorage(directory: URL(fileURLWithPath: home)) }
-        let data = env["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
-            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share")
-        return HomeworkStorage(directory: data.appendingPathComponent("homework"))
-    }
+    public static var standard: HomeworkStorage { HomeworkStorage() }
 
     /// What the guardian chose (the app's model).
-    public var model: HomeworkModelFile { HomeworkModelFile(url: directory.appendingPathComponent("model.json")) }
+    public var model: HomeworkModelValue { HomeworkModelValue(group: group) }
 
     /// The applications access was asked for.
-    public var requests: HomeworkRequests { HomeworkRequests(url: directory.appendingPathComponent("access-requests.json")) }
+    public var requests: HomeworkRequests { HomeworkRequests(group: group) }
 }
 
 /// The guardian's choices: the apps to discourage, the apps to encourage, and how long
@@ -50,42 +45,42 @@ public struct HomeworkModel: Codable, Hashable, Sendable {
     }
 }
 
-public struct HomeworkModelFile: Sendable {
-    public let url: URL
+public struct HomeworkModelValue: Sendable {
+    static let key = "model"
+    let group: AppGroupStorage
 
-    /// The saved model; nil when none was saved. A damaged file is an error, not "nothing chosen".
+    /// The saved model; nil when none was saved. A damaged value is an error, not "nothing chosen".
     public func load() throws -> HomeworkModel? {
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        return try JSONDecoder().decode(HomeworkModel.self, from: Data(contentsOf: url))
+        guard let data = try group.data(forKey: Self.key) else { return nil }
+        return try JSONDecoder().decode(HomeworkModel.self, from: data)
     }
 
     public func save(_ model: HomeworkModel) throws {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try JSONEncoder().encode(model).write(to: url, options: .atomic)
+        try group.set(try JSONEncoder().encode(model), forKey: Self.key)
     }
 
     public func remove() throws {
-        if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+        try group.set(nil, forKey: Self.key)
     }
 }
 
 /// The applications (by token) access was asked for.
 public struct HomeworkRequests: Sendable {
-    public let url: URL
+    static let key = "access-requests"
+    let group: AppGroupStorage
 
     public func asked() -> Set<ApplicationToken> {
-        guard let data = try? Data(contentsOf: url) else { return [] }
+        guard let data = try? group.data(forKey: Self.key) else { return [] }
         return (try? JSONDecoder().decode(Set<ApplicationToken>.self, from: data)) ?? []
     }
 
     public func ask(for application: ApplicationToken) throws {
         var all = asked()
         all.insert(application)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try JSONEncoder().encode(all).write(to: url, options: .atomic)
+        try group.set(try JSONEncoder().encode(all), forKey: Self.key)
     }
 
     public func clear() throws {
-        if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+        try group.set(nil, forKey: Self.key)
     }
 }

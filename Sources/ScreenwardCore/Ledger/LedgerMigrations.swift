@@ -148,6 +148,20 @@ enum LedgerMigrations {
                     CREATE INDEX extensionRun_byClient ON extensionRun(client, id);
                     """)
         }
+        migrator.registerMigration("v5: what each app shares with its extensions") { db in
+            try db.execute(
+                sql: """
+                    -- AppGroupStorage: an app's values, per key, read and written by the
+                    -- app and its extensions through the owner.
+                    CREATE TABLE appGroupValue (
+                      client TEXT NOT NULL,
+                      key TEXT NOT NULL,
+                      value BLOB NOT NULL,
+                      updatedAt DOUBLE NOT NULL,
+                      PRIMARY KEY (client, key)
+                    );
+                    """)
+        }
         return migrator
     }
 }

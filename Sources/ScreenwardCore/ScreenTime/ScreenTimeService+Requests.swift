@@ -50,6 +50,28 @@ extension ScreenTimeService {
                 storesChanged()
                 return Empty()
             }
+        case AppGroupMethods.read.name:
+            reply = answer(AppGroupMethods.read) { client, request in
+                _ = try tokens(client)
+                try Self.checkAppGroupKey(request.key)
+                return AppGroupValue(value: try ledger.appGroupValue(client: client, key: request.key))
+            }
+        case AppGroupMethods.write.name:
+            reply = answer(AppGroupMethods.write) { client, request in
+                _ = try tokens(client)
+                try Self.checkAppGroupKey(request.key)
+                if let value = request.value, value.count > AppGroupStorage.maximumValueBytes {
+                    throw ServiceError(
+                        .limitExceeded, "a value of \(value.count) bytes; at most \(AppGroupStorage.maximumValueBytes) are kept under one key")
+                }
+                do {
+                    try ledger.setAppGroupValue(
+                        client: client, key: request.key, value: request.value, maximumKeys: AppGroupStorage.maximumKeys, at: now())
+                } catch is AppGroupFull {
+                    throw ServiceError(.limitExceeded, "\(client) already keeps \(AppGroupStorage.maximumKeys) values; remove one first")
+                }
+                return Empty()
+            }
         case ActivityMethods.start.name:
             reply = answer(ActivityMethods.start) { client, registration in
                 after += try startMonitoring(try tokens(client), registration)
@@ -266,6 +288,12 @@ extension ScreenTimeService {
     }
 
     // MARK: Errors
+
+    static func checkAppGroupKey(_ key: String) throws {
+        guard !key.isEmpty, key.count <= AppGroupStorage.maximumKeyLength else {
+            throw ServiceError(.invalidArgument, "a key is 1 to \(AppGroupStorage.maximumKeyLength) characters")
+        }
+    }
 
     static func serviceError(_ error: any Error) -> ServiceError {
         switch error {
