@@ -103,6 +103,11 @@ final class Daemon {
                 delivery.send()
                 if let uid = delivery.peer.credentials?.uid { appsHeard(uid: uid) }
             })
+        sessions.onCovered = { [unowned self] uid, covered in
+            // A shield of an app with a data source installed: start it; it redraws the
+            // shield when it attaches (the agents hear of it).
+            for app in Set(covered.map(\.owner)) { extensions?.wantShieldExtension(.shieldConfiguration, of: app, uid: uid) }
+        }
         sessions.onPresence = { [unowned self] uid, present in
             owners[uid]?.service.isPresent = present
             engines[uid]?.run()
@@ -170,6 +175,10 @@ final class Daemon {
                 user: user, homes: homes, catalog: catalog, categories: categories, calendar: { [timeZone] in timeZone.calendar() }
             ) { problem in log.warning(problem) }
             let changed = LoopWakeup { [unowned self] in sessions.shieldsChanged(uid: user.uid) }
+            if let extensions {
+                owner.shieldRelay.canStartAction = { app in extensions.isInstalled(.shieldAction, of: app) }
+                owner.shieldRelay.startableActions = { extensions.apps(with: .shieldAction) }
+            }
             owner.service.onShieldsChanged = { changed.fire() }
             owners[user.uid] = owner
             let engine = try OwnerEngine(service: owner.service) { [unowned self] wake in
@@ -375,7 +384,9 @@ final class Daemon {
             return log.warning("\(agent) sent \(kind) without being an attached agent: ignored")
         }
         if kind == AgentLinkMethods.askShieldExtension.name, let question = try? AgentLinkMethods.askShieldExtension.body(from: frame) {
-            relay.ask(question, from: agent).forEach { $0.send() }
+            let (deliveries, startAction) = relay.ask(question, from: agent)
+            deliveries.forEach { $0.send() }
+            if startAction { extensions?.wantShieldExtension(.shieldAction, of: question.owner, uid: uid) }
         } else if let cancel = try? AgentLinkMethods.cancelShieldQuestion.body(from: frame) {
             relay.cancel(cancel, from: agent)
         }

@@ -85,6 +85,10 @@ final class DaemonExtensions {
         installed[app]?.extensions[point] != nil
     }
 
+    func apps(with point: ExtensionPoint) -> Set<String> {
+        Set(installed.values.filter { $0.extensions[point] != nil }.map(\.bundleIdentifier))
+    }
+
     /// Which managed user and app the extension process `pid` (or the process group it
     /// is in) was started for; nil for anything the daemon did not start.
     func launch(of pid: Int32) -> Launch? {

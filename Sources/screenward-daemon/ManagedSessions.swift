@@ -31,6 +31,8 @@ final class ManagedSessions {
     private let log: DaemonLog
     /// A session's agent says whether the child is at the screen (not idle, not locked).
     var onPresence: ((_ uid: UInt32, _ present: Bool) -> Void)?
+    /// An agent reported the shields it shows (the daemon starts their apps' data sources).
+    var onCovered: ((_ uid: UInt32, _ covered: [CoveredWindow]) -> Void)?
     private var tracked: [SessionID: Tracked] = [:]
     private let exits = Inbox<ProcessExit>()
     private var exitWakeup: LoopWakeup?
@@ -265,6 +267,7 @@ final class ManagedSessions {
         case AgentLinkMethods.covered.name:
             if let covered = try? AgentLinkMethods.covered.body(from: frame) {
                 log.debug("session \(id): \(covered.count) window(s) covered")
+                if let uid = tracked[id]?.session.uid { onCovered?(uid, covered) }
             }
         default:
             log.warning("session \(id)'s agent sent an unknown report \(kind)")

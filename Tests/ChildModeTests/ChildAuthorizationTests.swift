@@ -28,30 +28,12 @@ final class ChildAuthorizationTests: XCTestCase {
         desktop?.tearDown()
     }
 
-    /// The dialog's X window, as the child's X clients see it.
-    private func dialogWindow() throws -> String? {
-        let found = try desktop.runAsKid(["xdotool", "search", "--name", "a guardian's approval"])
-        return found.output.split(separator: "\n").first.map(String.init)
-    }
-
-    /// Starts `homework ARGUMENTS` as the child and waits for the guardian's
-    /// dialog it brings up; returns the waiting program and the dialog's window.
     private func askingAGuardian(_ arguments: [String]) throws -> (ChildProcess, String) {
-        let program = try desktop.startAsKid([fixture.program("homework")] + arguments)
-        var window: String?
-        try desktop.waitFor("the guardian's dialog") {
-            window = try dialogWindow()
-            return window != nil
-        }
-        return (program, try XCTUnwrap(window))
+        try desktop.askingAGuardian([fixture.program("homework")] + arguments)
     }
 
-    /// Types `password` into the dialog, as a person would, and presses Enter.
     private func type(_ password: String, into window: String) throws {
-        for step in [["windowactivate", "--sync", window], ["type", "--delay", "20", password], ["key", "Return"]] {
-            let result = try desktop.runAsKid(["xdotool"] + step)
-            XCTAssertEqual(result.status, 0, "xdotool \(step): \(result.error)")
-        }
+        try desktop.type(password, into: window)
     }
 
     private func events() throws -> String {

@@ -2,17 +2,21 @@ import Foundation
 import ManagedSettings
 import ScreenwardIPC
 
-/// The apps of a managed user whose shield extensions are attached to the daemon now.
-/// The agent asks about these only; any other app's shield takes the default look at once.
+/// The apps of a managed user whose shield extensions are attached to the daemon now,
+/// and those whose action delegate the daemon starts when asked (installed ones). The
+/// agent asks about these only; any other app's shield takes the default look at once.
 public struct AttachedShieldExtensions: Sendable, Hashable, Codable {
     /// Apps with a shield configuration data source.
     public var configuration: Set<String>
     /// Apps with a shield action delegate.
     public var action: Set<String>
+    /// Apps with an installed shield action delegate the daemon starts for a press.
+    public var startableAction: Set<String>
 
-    public init(configuration: Set<String> = [], action: Set<String> = []) {
+    public init(configuration: Set<String> = [], action: Set<String> = [], startableAction: Set<String> = []) {
         self.configuration = configuration
         self.action = action
+        self.startableAction = startableAction
     }
 }
 

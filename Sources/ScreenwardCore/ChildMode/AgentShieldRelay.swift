@@ -21,6 +21,12 @@ public final class AgentShieldRelay {
     /// What each agent was told last.
     private var told: [ServicePeer: AttachedShieldExtensions] = [:]
 
+    /// Whether the owner starts `app`'s shield action delegate when a press needs it
+    /// (it is installed); the daemon sets this.
+    public var canStartAction: (String) -> Bool = { _ in false }
+    /// The apps whose action delegate can be started, as told to the agents.
+    public var startableActions: () -> Set<String> = { [] }
+
     public init(service: ScreenTimeService) {
         self.service = service
     }
@@ -29,21 +35,31 @@ public final class AgentShieldRelay {
     static let maximumOutstanding = 1024
 
     /// An agent's question: the line to the app's extension, or none when the app has
-    /// no extension attached (the agent's patience then shows the default).
-    public func ask(_ question: AgentShieldQuestion, from agent: ServicePeer) -> [Delivery] {
-        let asked =
-            if let action = question.action {
-                service.requestShieldAction(owner: question.owner, action: action, item: question.item)
+    /// no extension attached (the agent's patience then shows the default). A press for
+    /// an app whose delegate can be started waits for it: `startAction` is then true,
+    /// and the owner starts it.
+    public func ask(_ question: AgentShieldQuestion, from agent: ServicePeer) -> (deliveries: [Delivery], startAction: Bool) {
+        var startAction = false
+        let asked: (ShieldRequestID, [Delivery])?
+        if let action = question.action {
+            if let (id, delivery) = service.requestShieldAction(owner: question.owner, action: action, item: question.item) {
+                asked = (id, [delivery])
+            } else if canStartAction(question.owner) {
+                asked = (service.requestShieldActionWhenAttached(owner: question.owner, action: action, item: question.item), [])
+                startAction = true
             } else {
-                service.requestShieldConfiguration(owner: question.owner, item: question.item)
+                asked = nil
             }
-        guard let (id, delivery) = asked else { return [] }
+        } else {
+            asked = service.requestShieldConfiguration(owner: question.owner, item: question.item).map { ($0.0, [$0.1]) }
+        }
+        guard let (id, deliveries) = asked else { return ([], false) }
         if askers.count >= Self.maximumOutstanding, let oldest = askers.keys.min(by: { $0.rawValue < $1.rawValue }) {
             service.cancelShieldRequest(oldest)
             askers.removeValue(forKey: oldest)
         }
         askers[id] = Asker(agent: agent, id: question.id)
-        return [delivery]
+        return (deliveries, startAction)
     }
 
     /// The agent stopped waiting: an answer that still comes is dropped.
@@ -70,7 +86,8 @@ public final class AgentShieldRelay {
     /// Tells each agent which apps have extensions now, when that is news to it (a
     /// newly attached agent always hears it).
     public func tell(_ agents: [ServicePeer]) -> [Delivery] {
-        let now = service.attachedShieldExtensions
+        var now = service.attachedShieldExtensions
+        now.startableAction = startableActions()
         return agents.compactMap { agent in
             guard told[agent] != now, let line = try? AgentLinkMethods.shieldExtensions.frame(now) else { return nil }
             told[agent] = now

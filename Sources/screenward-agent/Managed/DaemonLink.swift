@@ -183,7 +183,9 @@ final class DaemonShieldState: ShieldStateOwner, Sendable {
     }
 
     func requestShieldAction(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID? {
-        guard link.extensions.current.action.contains(owner) else { return nil }
+        // A delegate the daemon starts is waited for like one attached.
+        let extensions = link.extensions.current
+        guard extensions.action.contains(owner) || extensions.startableAction.contains(owner) else { return nil }
         return ask(owner: owner, item: item, action: action)
     }
 

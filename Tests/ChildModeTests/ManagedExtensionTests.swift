@@ -1,0 +1,170 @@
+import Foundation
+import Glibc
+@testable import ScreenwardCore
+import SessionHarness
+import TestSupport
+import XCTest
+
+/// Homework in an account a guardian manages, as the WWDC21 talk tells it: set up once by
+/// a guardian at the child's desktop, then nothing of it runs in the child's session.
+/// The system daemon starts its extensions when it needs them, as a system user of their
+/// own, and the child, a real user with a shell, cannot signal, trace or read them.
+final class ManagedExtensionTests: XCTestCase {
+    private var desktop: ManagedDesktop!
+    private var fixture: DaemonFixture { desktop.fixture }
+    private let homework = "org.example.homework"
+    private let guardianPassword = "correct horse battery"
+
+    override func setUpWithError() throws {
+        try ManagedDesktop.requirements()
+        for (program, package) in [("strace", "strace"), ("xdotool", "xdotool")] { _ = try requireProgram(program, package: package) }
+        desktop = try ManagedDesktop(fixture: try DaemonFixture(), windows: ["game.Game:Game", "notes.Notes:Notes"])
+    }
+
+    override func tearDown() {
+        desktop?.tearDown()
+    }
+
+    private static func clock(_ date: Date) -> String {
+        let parts = Calendar.current.dateComponents([.hour, .minute], from: date)
+        return String(format: "%02d:%02d", parts.hour!, parts.minute!)
+    }
+
+    /// Installs Homework for every user with its three extensions (`monitor` replaces its
+    /// monitor's command, for a misbehaving one).
+    private func installHomework(monitor: [String]? = nil) throws {
+        let program = fixture.program("homework")
+        try fixture.installApp(
+            homework, name: "Homework", executables: [program],
+            extensions: [
+                "device-activity-monitor": monitor ?? [program, "monitor"],
+                "shield-configuration": [program, "configuration"],
+                "shield-action": [program, "actions"],
+            ])
+    }
+
+    /// `homework setup --child …` in the child's session, approved by a guardian's password.
+    private func setUpHomework() throws {
+        _ = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: guardianPassword)
+        let now = Date()
+        let (setup, dialog) = try desktop.askingAGuardian([
+            fixture.program("homework"), "setup", "--child", "--discourage", "wmclass:Game", "--encourage", "wmclass:Notes",
+            "--threshold", "3s", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until", Self.clock(now.addingTimeInterval(3600)),
+        ])
+        try desktop.type(guardianPassword, into: dialog)
+        XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
+        XCTAssertTrue(setup.outputLines.joined().contains("Homework discourages wmclass:Game"), setup.outputLines.joined())
+    }
+
+    private var daemonLog: String { fixture.daemon?.standardError ?? "" }
+
+    /// The processes whose executable is `program`, with their real uid.
+    private static func processes(running program: String) -> [(pid: Int32, uid: UInt32)] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).compactMap { pid in
+            guard (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) == program,
+                let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") }),
+                let uid = line.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap({ UInt32($0) })
+            else { return nil }
+            return (pid, uid)
+        }
+    }
+
+    private func uid(of user: String) throws -> UInt32 {
+        try XCTUnwrap(UInt32(try fixture.users.run(as: "root", ["id", "-u", user]).output.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
+    private func runs() throws -> [ExtensionRun] {
+        try Ledger(url: ChildHomes(stateDirectory: fixture.state).home(for: desktop.uid).ledgerURL).recentExtensionRuns(limit: 100)
+    }
+
+    func testHomeworkRunsForTheChildWithNothingOfItsOwnRunningAndTheChildCannotTouchIt() throws {
+        try installHomework()
+        try desktop.startManagedSession()
+        try setUpHomework()
+        let program = fixture.program("homework")
+        XCTAssertTrue(Self.processes(running: program).allSatisfy { $0.uid != desktop.uid }, "setup has ended; nothing of Homework runs as the child")
+
+        // intervalDidStart: the daemon starts the monitor, which shields the game with what
+        // the guardian chose; the agent's report starts the data source: Homework's green.
+        try desktop.waitFor("the shield over the game") { desktop.currentAgentCovers(1) }
+        let game = try desktop.geometry(of: desktop.windows[0])
+        func isNear(_ red: Int, _ green: Int, _ blue: Int) -> Bool {
+            guard let pixel = desktop.pixel(x: game.x + 4, y: game.y + 4) else { return false }
+            return abs(pixel.red - red) + abs(pixel.green - green) + abs(pixel.blue - blue) < 20
+        }
+        try desktop.waitFor("Homework's green from the data source the daemon started") { isNear(46, 125, 51) }
+        desktop.screenshot("managed-homework-shield.png")
+        for point in ["device-activity-monitor", "shield-configuration"] {
+            XCTAssertTrue(daemonLog.contains("started \(homework)'s \(point) extension"), String(daemonLog.suffix(3000)))
+        }
+
+        // They run as the extensions' user, not the child and not root.
+        let extensionUID = try uid(of: fixture.extensionUser)
+        let running = Self.processes(running: program)
+        XCTAssertFalse(running.isEmpty)
+        XCTAssertTrue(running.allSatisfy { $0.uid == extensionUID }, "\(running)")
+        let target = try XCTUnwrap(running.first).pid
+
+        // What the child tries against them, as themself.
+        let kill = try desktop.runAsKid(["kill", "-9", "\(target)"])
+        XCTAssertNotEqual(kill.status, 0, "the child killed an extension: \(kill.output)")
+        let environ = try desktop.runAsKid(["cat", "/proc/\(target)/environ"])
+        XCTAssertNotEqual(environ.status, 0, "the child read an extension's environment")
+        let strace = try desktop.runAsKid(["strace", "-p", "\(target)", "-o", "/dev/null"])
+        XCTAssertNotEqual(strace.status, 0, "the child traced an extension: \(strace.error)")
+        let folder = fixture.extensionsData.appendingPathComponent("\(desktop.uid)/\(homework)").path
+        XCTAssertNotEqual(try desktop.runAsKid(["ls", folder]).status, 0, "the child read the extension's folder")
+        XCTAssertNotEqual(try fixture.users.run(as: fixture.extensionUser, ["ls", fixture.state.path]).status, 0, "an extension read the daemon's state")
+        XCTAssertNotEqual(try fixture.users.run(as: fixture.extensionUser, ["touch", "/home/\(desktop.kid)/planted"]).status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: "/proc/\(target)"), "the extension still runs")
+
+        // "Ask for access": the daemon starts the action delegate for the press; it defers,
+        // and the shield is redrawn as waiting.
+        let click = try desktop.runAsKid(["xdotool", "mousemove", "\(game.x + 20)", "\(game.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab", "key", "Return"])
+        XCTAssertEqual(click.status, 0, click.error)
+        try desktop.waitFor("the shield redrawn amber, as waiting") { isNear(250, 168, 38) }
+        desktop.screenshot("managed-homework-asked.png")
+        XCTAssertTrue(daemonLog.contains("started \(homework)'s shield-action extension"), String(daemonLog.suffix(3000)))
+
+        // Three seconds in Notes: eventDidReachThreshold, and the monitor lifts the shield.
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[1]]).status, 0)
+        try desktop.waitFor("the shield lifted once Notes reached the threshold", timeout: 30) { desktop.currentAgentCovers(0) }
+        try desktop.waitFor("the monitor's word for it in the daemon's log") {
+            daemonLog.contains("Homework: encouraged reached its threshold in daily, shield lifted")
+        }
+
+        // Idle, they leave; each run is recorded in the child's state.
+        try desktop.waitFor("Homework's extensions to leave when idle", timeout: 30) { Self.processes(running: program).isEmpty }
+        let recorded = try runs()
+        XCTAssertTrue(recorded.contains { $0.point == "device-activity-monitor" && $0.outcome == .exited }, "\(recorded)")
+    }
+
+    /// A monitor that forks without end is held by the process limit of the extensions'
+    /// user (not root's, which ignores it), killed with everything it started, and
+    /// recorded; the daemon goes on.
+    func testAMonitorThatForksWithoutEndIsHeldAndKilled() throws {
+        let bomb = fixture.programs.appendingPathComponent("fork-bomb")
+        try Data("#!/bin/sh\nb() { b | b & }\nb\nsleep 600\n".utf8).write(to: bomb)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bomb.path)
+        try installHomework(monitor: [bomb.path])
+        try desktop.startManagedSession()
+        try setUpHomework()
+
+        let extensionUID = try uid(of: fixture.extensionUser)
+        var most = 0
+        // Killed, retried once, killed again: then the callback is recorded as failed.
+        try desktop.waitFor("the bomb killed twice and the callback recorded as failed", timeout: 90) {
+            most = max(most, ExtensionProcess.taskCount(of: extensionUID))
+            return try runs().contains { $0.outcome == .callbackFailed }
+        }
+        let launches = try runs().filter { $0.point == "device-activity-monitor" && $0.outcome != .callbackFailed }
+        XCTAssertEqual(launches.count, 2, "\(launches)")
+        XCTAssertTrue(launches.allSatisfy { $0.outcome == .killed }, "\(launches)")
+        XCTAssertLessThanOrEqual(most, ExtensionLimits().extraProcesses + 8, "the process limit held the bomb")
+        try desktop.waitFor("nothing of the bomb left", timeout: 20) { ExtensionProcess.taskCount(of: extensionUID) == 0 }
+        XCTAssertTrue(fixture.daemon?.isRunning ?? false, "the daemon goes on")
+        XCTAssertEqual(try fixture.screenward(as: "root", ["child", "list"]).status, 0)
+    }
+}
