@@ -47,6 +47,8 @@ final class InstallTests: XCTestCase {
         let agentUser = try LocalUsers.capture("/usr/bin/getent", ["passwd", "screenward"])
         XCTAssertEqual(agentUser.status, 0)
         XCTAssertTrue(agentUser.output.hasSuffix(":/usr/sbin/nologin\n"), "the agents' account has no login: \(agentUser.output)")
+        let extensionUser = try LocalUsers.capture("/usr/bin/getent", ["passwd", "screenward-extensions"])
+        XCTAssertTrue(extensionUser.output.hasSuffix(":/usr/sbin/nologin\n"), "the extensions' account has no login: \(extensionUser.output)")
 
         // The installed daemon and command line work together.
         let socket = work.appendingPathComponent("run/daemon.sock").path
@@ -67,6 +69,8 @@ final class InstallTests: XCTestCase {
         if !hadGroup {
             XCTAssertFalse(LocalUsers.groupExists("screenward-guardians"), "--purge removes the group")
             XCTAssertNotEqual(try LocalUsers.capture("/usr/bin/getent", ["passwd", "screenward"]).status, 0, "--purge removes the user")
+            XCTAssertNotEqual(try LocalUsers.capture("/usr/bin/getent", ["passwd", "screenward-extensions"]).status, 0, "--purge removes the user")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: "/var/lib/screenward-extensions"), "--purge removes the extensions' folders")
         }
     }
 
