@@ -107,13 +107,15 @@ let package = Package(
             ],
             swiftSettings: safeSwift),
         // The talks' two demo apps, in Examples/: what an app developer writes against the API.
+        // What both examples' programs share: installing their manifest.
+        .target(name: "ExampleSupport", path: "Examples/Shared/ExampleSupport", swiftSettings: safeSwift),
         // The Worklog sample of the WWDC22 talk, and its program (the app's buttons and its monitor).
         .target(
             name: "WorklogDemo", dependencies: ["DeviceActivity", "FamilyControls", "ManagedSettings"],
             path: "Examples/Worklog/WorklogDemo", swiftSettings: safeSwift),
         .executableTarget(
             name: "worklog",
-            dependencies: ["WorklogDemo", "DeviceActivity", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["WorklogDemo", "DeviceActivity", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Worklog/worklog", swiftSettings: safeSwift),
         // The Homework app of the WWDC21 talk: its model, monitor and custom shields, and its program.
         .target(
@@ -122,7 +124,7 @@ let package = Package(
         .executableTarget(
             name: "homework",
             dependencies: [
-                "HomeworkKit", "DeviceActivity", "FamilyControls", "ManagedSettings",
+                "HomeworkKit", "DeviceActivity", "FamilyControls", "ManagedSettings", "ExampleSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/Homework/homework", swiftSettings: safeSwift),

@@ -122,6 +122,7 @@ final class Daemon {
             log.warning(
                 "there is no user \(options.extensionUser) to run apps' extensions as (scripts/install.sh creates it): managed users' extensions are not started, and their callbacks wait for a monitor the app runs itself")
         }
+        if let extensions { service.extensionsListing = { owner, runs in try extensions.listing(for: owner, runs: runs) } }
         for user in try state.managedUsers() { open(user) }
         service.onManagedUsersChanged = { [unowned self] in managedUsersChanged() }
     }

@@ -89,6 +89,14 @@ final class DaemonExtensions {
         Set(installed.values.filter { $0.extensions[point] != nil }.map(\.bundleIdentifier))
     }
 
+    /// `screenward extensions` for managed user `owner`.
+    func listing(for owner: ManagedUserOwner, runs: Int) throws -> ExtensionsListing {
+        let running = supervisors[owner.user.uid]?.runningExtensions.keys.map { "\($0.app) \($0.point.rawValue)" } ?? []
+        let (apps, problems) = folder.all()
+        return ExtensionsListing(
+            installed: apps, skipped: problems.map(\.description), runs: try owner.ledger.recentExtensionRuns(limit: runs), running: Set(running))
+    }
+
     /// Which managed user and app the extension process `pid` (or the process group it
     /// is in) was started for; nil for anything the daemon did not start.
     func launch(of pid: Int32) -> Launch? {

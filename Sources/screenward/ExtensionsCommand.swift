@@ -11,7 +11,8 @@ struct ExtensionsCommand: ParsableCommand {
         discussion: """
             Apps are installed by a manifest in $XDG_DATA_HOME/screenward/apps (your own) or \
             /usr/share/screenward/apps (every user's); see docs/extensions.md. The agent starts an \
-            app's extension when it needs it and the extension leaves when idle.
+            app's extension when it needs it and the extension leaves when idle. In an account a guardian \
+            manages, the system daemon starts them and lists them (a guardian: --user CHILD).
             """)
 
     @Flag(help: "Print one JSON object instead of a table.")
@@ -20,56 +21,29 @@ struct ExtensionsCommand: ParsableCommand {
     @Option(help: "How many recent runs to show.")
     var runs = 20
 
-    struct Listing: Encodable {
-        struct App: Encodable {
-            var bundleIdentifier: String
-            var displayName: String
-            var extensions: [AppExtension]
-            /// The extension points running now.
-            var running: [String]
-        }
-        struct Run: Encodable {
-            var app: String
-            var point: String
-            var pid: Int32?
-            var started: String
-            var ended: String?
-            /// Nil while it runs.
-            var outcome: String?
-            var detail: String
-        }
-        var apps: [App]
-        var skipped: [String]
-        var runs: [Run]
-    }
+    @Option(help: "A managed user's apps' extensions, from the system daemon (guardians).")
+    var user: String?
 
     func run() throws {
         let env = ProcessInfo.processInfo.environment
-        guard DaemonAddress.socketManagingThisAccount(environment: env) == nil else {
-            throw ValidationError("in an account a guardian manages, the system daemon owns the apps' extensions, and it cannot list them yet")
+        let listing: ExtensionsListing
+        // A managed account's extensions are the daemon's to start and to record.
+        if user != nil || DaemonAddress.socketManagingThisAccount(environment: env) != nil {
+            let daemon = DaemonConnection()
+            defer { daemon.close() }
+            listing = try daemon.call(ChildMethods.extensions, ExtensionsQuery(user: user, runs: runs))
+        } else {
+            let home = ScreenwardHome.fromEnvironment(env)
+            let (installed, problems) = InstalledApps.all(in: InstalledApps.forPerson(uid: getuid(), environment: env))
+            let recent = try openLedgerIfPresent(home)?.recentExtensionRuns(limit: max(1, runs)) ?? []
+            // A run is still going only while the agent that started it runs.
+            let agentRuns = AgentLock.isHeld(in: home)
+            let open = Set(recent.filter { $0.outcome == nil && agentRuns }.map { "\($0.client) \($0.point)" })
+            listing = ExtensionsListing(installed: Array(installed.values), skipped: problems.map(\.description), runs: recent, running: open)
         }
-        let home = ScreenwardHome.fromEnvironment(env)
-        let (installed, problems) = InstalledApps.all(in: InstalledApps.forPerson(uid: getuid(), environment: env))
-        let recent = try openLedgerIfPresent(home)?.recentExtensionRuns(limit: max(1, runs)) ?? []
-        // A run is still going only while the agent that started it runs.
-        let agentRuns = AgentLock.isHeld(in: home)
-        let open = Set(recent.filter { $0.outcome == nil && agentRuns }.map { "\($0.client) \($0.point)" })
-        let apps = installed.values.sorted { $0.bundleIdentifier < $1.bundleIdentifier }.map { app in
-            Listing.App(
-                bundleIdentifier: app.bundleIdentifier, displayName: app.displayName,
-                extensions: app.extensions.values.sorted { $0.point.rawValue < $1.point.rawValue },
-                running: app.extensions.keys.map(\.rawValue).filter { open.contains("\(app.bundleIdentifier) \($0)") }.sorted())
-        }
-        let listing = Listing(
-            apps: apps, skipped: problems.map(\.description),
-            runs: recent.map {
-                Listing.Run(
-                    app: $0.client, point: $0.point, pid: $0.pid, started: iso8601($0.startedAt), ended: $0.endedAt.map(iso8601),
-                    outcome: $0.outcome?.rawValue, detail: $0.detail)
-            })
         if json { return try printJSON(listing) }
-        if apps.isEmpty { print("No apps are installed (docs/extensions.md says how).") }
-        for app in apps {
+        if listing.apps.isEmpty { print("No apps are installed (docs/extensions.md says how).") }
+        for app in listing.apps {
             print("\(app.displayName) (\(app.bundleIdentifier))")
             if app.extensions.isEmpty { print("  no extensions") }
             for found in app.extensions {
@@ -78,11 +52,10 @@ struct ExtensionsCommand: ParsableCommand {
             }
         }
         for problem in listing.skipped { print("skipped: \(problem)") }
-        if !recent.isEmpty {
+        if !listing.runs.isEmpty {
             print("\nRecent runs:")
-            for run in recent {
-                let outcome = run.outcome.map(\.rawValue) ?? (agentRuns ? "running" : "ended with its agent")
-                print("  \(iso8601(run.startedAt))  \(run.client) \(run.point)\(run.pid.map { " pid \($0)" } ?? "")  \(outcome)  \(run.detail)")
+            for run in listing.runs {
+                print("  \(run.started)  \(run.app) \(run.point)\(run.pid.map { " pid \($0)" } ?? "")  \(run.outcome ?? "running")  \(run.detail)")
             }
         }
     }

@@ -75,9 +75,17 @@ final class ManagedExtensionTests: XCTestCase {
         try XCTUnwrap(UInt32(try fixture.users.run(as: "root", ["id", "-u", user]).output.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 
-    private func runs() throws -> [ExtensionRun] {
-        try Ledger(url: ChildHomes(stateDirectory: fixture.state).home(for: desktop.uid).ledgerURL).recentExtensionRuns(limit: 100)
+    /// The runs of the child's extensions, as a guardian sees them (`screenward extensions --user`).
+    private func runs() throws -> [[String: Any]] {
+        let listed = try fixture.screenward(as: "root", ["extensions", "--user", desktop.kid, "--json", "--runs", "100"])
+        guard listed.status == 0, let report = try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [String: Any],
+            let runs = report["runs"] as? [[String: Any]]
+        else { throw LocalUsersError(description: "screenward extensions --user: \(listed.output) \(listed.error)") }
+        return runs
     }
+
+    private static func outcome(_ run: [String: Any]) -> String? { run["outcome"] as? String }
+    private static func point(_ run: [String: Any]) -> String? { run["point"] as? String }
 
     func testHomeworkRunsForTheChildWithNothingOfItsOwnRunningAndTheChildCannotTouchIt() throws {
         try installHomework()
@@ -138,7 +146,11 @@ final class ManagedExtensionTests: XCTestCase {
         // Idle, they leave; each run is recorded in the child's state.
         try desktop.waitFor("Homework's extensions to leave when idle", timeout: 30) { Self.processes(running: program).isEmpty }
         let recorded = try runs()
-        XCTAssertTrue(recorded.contains { $0.point == "device-activity-monitor" && $0.outcome == .exited }, "\(recorded)")
+        XCTAssertTrue(recorded.contains { Self.point($0) == "device-activity-monitor" && Self.outcome($0) == "exited" }, "\(recorded)")
+        // The child sees their own, from the daemon.
+        let own = try desktop.runAsKid([fixture.program("screenward"), "extensions"])
+        XCTAssertEqual(own.status, 0, own.error)
+        XCTAssertTrue(own.output.contains("Homework (\(homework))") && own.output.contains("device-activity-monitor"), own.output)
     }
 
     /// A monitor that forks without end is held by the process limit of the extensions'
@@ -157,11 +169,11 @@ final class ManagedExtensionTests: XCTestCase {
         // Killed, retried once, killed again: then the callback is recorded as failed.
         try desktop.waitFor("the bomb killed twice and the callback recorded as failed", timeout: 90) {
             most = max(most, ExtensionProcess.taskCount(of: extensionUID))
-            return try runs().contains { $0.outcome == .callbackFailed }
+            return try runs().contains { Self.outcome($0) == "callback-failed" }
         }
-        let launches = try runs().filter { $0.point == "device-activity-monitor" && $0.outcome != .callbackFailed }
+        let launches = try runs().filter { Self.point($0) == "device-activity-monitor" && Self.outcome($0) != "callback-failed" }
         XCTAssertEqual(launches.count, 2, "\(launches)")
-        XCTAssertTrue(launches.allSatisfy { $0.outcome == .killed }, "\(launches)")
+        XCTAssertTrue(launches.allSatisfy { Self.outcome($0) == "killed" }, "\(launches)")
         XCTAssertLessThanOrEqual(most, ExtensionLimits().extraProcesses + 8, "the process limit held the bomb")
         try desktop.waitFor("nothing of the bomb left", timeout: 20) { ExtensionProcess.taskCount(of: extensionUID) == 0 }
         XCTAssertTrue(fixture.daemon?.isRunning ?? false, "the daemon goes on")

@@ -7,14 +7,6 @@ import XCTest
 /// Apple's platforms: nothing of the app runs beforehand, and the extension leaves on
 /// its own once idle.
 final class ExtensionLaunchTests: XSessionTestCase {
-    private func run(_ program: String, _ arguments: [String], _ environment: [String: String]) throws -> String {
-        let run = try ChildProcess(try ProjectPrograms.url(of: program), arguments, environment: environment)
-        run.closeInput()
-        guard let status = run.waitForExit(timeout: 30) else { throw HarnessError.timedOut("\(program) \(arguments)") }
-        Thread.sleep(forTimeInterval: 0.05)
-        guard status == 0 else { throw HarnessError.failed("\(program) \(arguments) exited \(status): \(run.standardError)") }
-        return run.outputLines.joined(separator: "\n")
-    }
 
     private func waitFor(_ what: String, timeout: TimeInterval = 15, _ condition: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
@@ -22,11 +14,6 @@ final class ExtensionLaunchTests: XSessionTestCase {
             guard Date() < deadline else { throw HarnessError.timedOut(what) }
             Thread.sleep(forTimeInterval: 0.05)
         }
-    }
-
-    private static func clock(_ date: Date) -> String {
-        let parts = Calendar.current.dateComponents([.hour, .minute], from: date)
-        return String(format: "%02d:%02d", parts.hour!, parts.minute!)
     }
 
     /// Installs `manifest` as the person's own app (`$XDG_DATA_HOME/screenward/apps`).
@@ -52,14 +39,14 @@ final class ExtensionLaunchTests: XSessionTestCase {
         defer { agent.stop() }
         let env = agent.environment
 
-        XCTAssertTrue(try run("worklog", ["setup"], env).contains("authorised"))
-        XCTAssertTrue(try run("worklog", ["status"], env).contains("social: shielded"))
+        XCTAssertTrue(try runProject("worklog", ["setup"], env).contains("authorised"))
+        XCTAssertTrue(try runProject("worklog", ["status"], env).contains("social: shielded"))
         // No Worklog process runs now. An evening running now starts at once: the agent
         // starts the monitor extension for its callback.
         let now = Date()
-        _ = try run("worklog", ["allow-evenings", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until", Self.clock(now.addingTimeInterval(3600))], env)
-        try waitFor("the launched monitor to clear the Social store") { try run("worklog", ["status"], env).contains("social: allowed") }
-        XCTAssertTrue(try run("worklog", ["status"], env).contains("gaming: shielded"), "the Gaming store is untouched")
+        _ = try runProject("worklog", ["allow-evenings", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until", Self.hourAndMinute(now.addingTimeInterval(3600))], env)
+        try waitFor("the launched monitor to clear the Social store") { try runProject("worklog", ["status"], env).contains("social: allowed") }
+        XCTAssertTrue(try runProject("worklog", ["status"], env).contains("gaming: shielded"), "the Gaming store is untouched")
         let log = { agent.process.standardError }
         XCTAssertTrue(log().contains("started org.example.worklog's device-activity-monitor extension"), log())
 
@@ -73,8 +60,8 @@ final class ExtensionLaunchTests: XSessionTestCase {
         XCTAssertEqual(apps.first { $0["bundleIdentifier"] as? String == "org.example.worklog" }?["running"] as? [String], [], listing)
 
         // The end of the evening comes from a new launch; each callback came once.
-        _ = try run("worklog", ["stop"], env)
-        try waitFor("a new launch to shield social apps again") { try run("worklog", ["status"], env).contains("social: shielded") }
+        _ = try runProject("worklog", ["stop"], env)
+        try waitFor("a new launch to shield social apps again") { try runProject("worklog", ["status"], env).contains("social: shielded") }
         XCTAssertEqual(log().components(separatedBy: "evenings intervalDidStart").count - 1, 1, log())
         XCTAssertEqual(log().components(separatedBy: "evenings intervalDidEnd").count - 1, 1, log())
     }
@@ -98,9 +85,9 @@ final class ExtensionLaunchTests: XSessionTestCase {
             dataHome: dataHome)
         let agent = try AgentRun(display: session.display, home: home, environment: environment)
         let env = agent.environment
-        _ = try run("worklog", ["setup"], env)
+        _ = try runProject("worklog", ["setup"], env)
         let now = Date()
-        _ = try run("worklog", ["allow-evenings", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until", Self.clock(now.addingTimeInterval(3600))], env)
+        _ = try runProject("worklog", ["allow-evenings", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until", Self.hourAndMinute(now.addingTimeInterval(3600))], env)
         let runs = {
             let listing = try agent.cli(["extensions", "--json"])
             let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listing.utf8)) as? [String: Any], listing)

@@ -8,19 +8,6 @@ import XCTest
 /// installed once, set up once, and from then on nothing of theirs runs until the
 /// agent starts their extensions. Real windows, the real agent, the real programs.
 final class TalkAppsTests: XSessionTestCase {
-    private func run(_ program: String, _ arguments: [String], _ environment: [String: String]) throws -> String {
-        let run = try ChildProcess(try ProjectPrograms.url(of: program), arguments, environment: environment)
-        run.closeInput()
-        guard let status = run.waitForExit(timeout: 30) else { throw HarnessError.timedOut("\(program) \(arguments)") }
-        Thread.sleep(forTimeInterval: 0.05)
-        guard status == 0 else { throw HarnessError.failed("\(program) \(arguments) exited \(status): \(run.standardError)") }
-        return run.outputLines.joined(separator: "\n")
-    }
-
-    private static func clock(_ date: Date) -> String {
-        let parts = Calendar.current.dateComponents([.hour, .minute], from: date)
-        return String(format: "%02d:%02d", parts.hour!, parts.minute!)
-    }
 
     /// The processes running `program` (by their executable), other than zombies.
     private static func processes(running program: URL) -> [Int32] {
@@ -35,7 +22,7 @@ final class TalkAppsTests: XSessionTestCase {
     /// read the new manifest (it watches the folder; no signal is sent).
     private func install(_ program: String, in scene: ShieldScene) throws {
         let before = scene.agent.process.standardError.components(separatedBy: "with extensions").count
-        XCTAssertTrue(try run(program, ["install"], scene.agent.environment).contains("Installed"))
+        XCTAssertTrue(try runProject(program, ["install"], scene.agent.environment).contains("Installed"))
         scene.wait("the agent to read \(program)'s manifest by itself", timeout: .seconds(10)) {
             scene.agent.process.standardError.components(separatedBy: "with extensions").count > before
         }
@@ -57,10 +44,10 @@ final class TalkAppsTests: XSessionTestCase {
         // The guardian's setup: the day's interval runs now; the threshold is 3 s of Notes.
         scene.connection.requestActivation(of: game)
         let now = Date()
-        let setup = try run(
+        let setup = try runProject(
             "homework",
             ["setup", "--discourage", "game.desktop", "--encourage", "notes.desktop", "--threshold", "3s",
-             "--from", Self.clock(now.addingTimeInterval(-3600)), "--until", Self.clock(now.addingTimeInterval(3600))],
+             "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until", Self.hourAndMinute(now.addingTimeInterval(3600))],
             environment)
         XCTAssertTrue(setup.contains("Homework discourages game.desktop"), setup)
 
@@ -99,7 +86,7 @@ final class TalkAppsTests: XSessionTestCase {
         let deadline = Date().addingTimeInterval(20)
         while !Self.processes(running: homework).isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
         XCTAssertEqual(Self.processes(running: homework), [], "Homework's extensions exit when idle")
-        XCTAssertTrue(try run("homework", ["status"], environment).contains("shield: none"))
+        XCTAssertTrue(try runProject("homework", ["status"], environment).contains("shield: none"))
     }
 
     /// Worklog (WWDC22): Social and Games are shielded; its evening (placed around now)
@@ -114,14 +101,14 @@ final class TalkAppsTests: XSessionTestCase {
         let environment = scene.agent.environment
         try install("worklog", in: scene)
 
-        XCTAssertTrue(try run("worklog", ["setup"], environment).contains("authorised"))
+        XCTAssertTrue(try runProject("worklog", ["setup"], environment).contains("authorised"))
         let chatShield = try scene.shield(over: chat)
         _ = try scene.shield(over: game)
         XCTAssertTrue(Self.processes(running: try ProjectPrograms.url(of: "worklog")).isEmpty, "nothing of Worklog runs")
 
         let now = Date()
-        _ = try run(
-            "worklog", ["allow-evenings", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until", Self.clock(now.addingTimeInterval(3600))],
+        _ = try runProject(
+            "worklog", ["allow-evenings", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until", Self.hourAndMinute(now.addingTimeInterval(3600))],
             environment)
         scene.wait("the chat's shield lifted by the started monitor", timeout: .seconds(20)) {
             scene.watcher.windows[chatShield]?.isViewable != true

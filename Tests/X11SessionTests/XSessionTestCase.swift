@@ -45,3 +45,22 @@ func requireTool(_ name: String) throws -> URL {
     let packages = ["xdotool": "xdotool", "wmctrl": "wmctrl", "xwininfo": "x11-utils", "xprop": "x11-utils"]
     return try requireProgram(name, package: packages[name] ?? name)
 }
+
+extension XSessionTestCase {
+    /// Runs one of the project's programs to its end; returns its output, or throws with
+    /// its standard error when it fails.
+    func runProject(_ program: String, _ arguments: [String], _ environment: [String: String]) throws -> String {
+        let run = try ChildProcess(try ProjectPrograms.url(of: program), arguments, environment: environment)
+        run.closeInput()
+        guard let status = run.waitForExit(timeout: 30) else { throw HarnessError.timedOut("\(program) \(arguments)") }
+        Thread.sleep(forTimeInterval: 0.05)
+        guard status == 0 else { throw HarnessError.failed("\(program) \(arguments) exited \(status): \(run.standardError)") }
+        return run.outputLines.joined(separator: "\n")
+    }
+
+    /// `date` as HH:MM in this machine's zone (the examples' --from and --until).
+    static func hourAndMinute(_ date: Date) -> String {
+        let parts = Calendar.current.dateComponents([.hour, .minute], from: date)
+        return String(format: "%02d:%02d", parts.hour!, parts.minute!)
+    }
+}

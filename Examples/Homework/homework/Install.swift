@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import ExampleSupport
 
 extension HomeworkCommand {
     /// What installing the app's package does on Apple's platforms: its extensions become
@@ -18,36 +18,11 @@ extension HomeworkCommand {
         var system = false
 
         func run() throws {
-            let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-            let folder: URL
-            if system {
-                folder = URL(fileURLWithPath: "/usr/share/screenward/apps", isDirectory: true)
-            } else {
-                let environment = ProcessInfo.processInfo.environment
-                let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory() + "/.local/share"
-                folder = URL(fileURLWithPath: dataHome).appendingPathComponent("screenward/apps", isDirectory: true)
-            }
-            let manifest: [String: Any] = [
-                "format": 1,
-                "bundleIdentifier": HomeworkCommand.bundleIdentifier,
-                "displayName": "Homework",
-                "executables": [program],
-                "extensions": [
-                    ["point": "device-activity-monitor", "executable": program, "arguments": ["monitor"]],
-                    ["point": "shield-configuration", "executable": program, "arguments": ["configuration"]],
-                    ["point": "shield-action", "executable": program, "arguments": ["actions"]],
-                ],
-            ]
-            do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-                let data = try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
-                let file = folder.appendingPathComponent("\(HomeworkCommand.bundleIdentifier).json")
-                try data.write(to: file, options: .atomic)
-                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
-                print("Installed Homework's extensions: \(file.path) names \(program).")
-            } catch {
-                throw ValidationError("could not install Homework's manifest in \(folder.path): \(error.localizedDescription)")
-            }
+            let (file, program) = try ManifestInstaller.install(
+                bundleIdentifier: HomeworkCommand.bundleIdentifier, displayName: "Homework",
+                extensions: [("device-activity-monitor", ["monitor"]), ("shield-configuration", ["configuration"]), ("shield-action", ["actions"])],
+                system: system)
+            print("Installed Homework's extensions: \(file.path) names \(program).")
         }
     }
 }

@@ -74,4 +74,6 @@ public enum ChildMethods {
     /// A managed user's own, or any managed user's for a guardian.
     public static let usage = ServiceMethod<UsageQuery, UsageReport>("child.usage")
     public static let shields = ServiceMethod<ShieldQuery, ShieldListing>("child.shields")
+    /// The apps' extensions the daemon starts for a managed user, and their runs.
+    public static let extensions = ServiceMethod<ExtensionsQuery, ExtensionsListing>("child.extensions")
 }

@@ -19,6 +19,11 @@ public final class ChildModeService {
     public var owner: (UInt32) -> ManagedUserOwner? = { _ in nil }
     /// The system's calendar: a managed user's day is the computer's, not their `TZ`'s.
     public var calendar: () -> Calendar = { .current }
+    /// The extensions listing of a managed user (the daemon's extensions know what is
+    /// installed and running; their runs are in the user's ledger).
+    public var extensionsListing: (ManagedUserOwner, _ runs: Int) throws -> ExtensionsListing = { _, _ in
+        throw ServiceError(.unsupported, "this daemon starts no extensions")
+    }
 
     public init(state: DaemonState, accounts: any AccountDirectory, homes: ChildHomes, now: @escaping @Sendable () -> Date = { Date() }) {
         self.state = state
@@ -31,7 +36,7 @@ public final class ChildModeService {
     public static func answers(_ method: String) -> Bool {
         [
             ChildMethods.whoAmI.name, ChildMethods.add.name, ChildMethods.remove.name, ChildMethods.list.name, ChildMethods.events.name,
-            ChildMethods.usage.name, ChildMethods.shields.name,
+            ChildMethods.usage.name, ChildMethods.shields.name, ChildMethods.extensions.name,
         ].contains(method)
     }
 
@@ -75,6 +80,10 @@ public final class ChildModeService {
             return answer(ChildMethods.shields) { caller, query in
                 let owner = try readableOwner(query.user, for: caller, reading: "shields")
                 return try ShieldListing.load(from: owner.ledger, directory: owner.service.directory, language: query.language)
+            }
+        case ChildMethods.extensions.name:
+            return answer(ChildMethods.extensions) { caller, query in
+                try extensionsListing(try readableOwner(query.user, for: caller, reading: "extensions"), min(max(1, query.runs), 1000))
             }
         default:
             return errorLine(id: id, ServiceError(.unknownMethod, "the daemon does not know the method \(method)"))
