@@ -150,7 +150,9 @@ final class DaemonExtensions {
         let user = dataDirectory.appendingPathComponent("\(uid)", isDirectory: true)
         let home = user.appendingPathComponent(app, isDirectory: true)
         let manager = FileManager.default
+        // Modes set explicitly: the daemon's unit runs it with umask 0077.
         try manager.createDirectory(at: user, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try manager.setAttributes([.posixPermissions: 0o755, .ownerAccountID: 0, .groupOwnerAccountID: 0], ofItemAtPath: user.path)
         try manager.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try manager.setAttributes(
             [.posixPermissions: 0o700, .ownerAccountID: identity.uid, .groupOwnerAccountID: identity.gid], ofItemAtPath: home.path)
