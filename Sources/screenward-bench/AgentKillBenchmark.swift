@@ -95,7 +95,7 @@ struct AgentKillBenchmark: ParsableCommand {
             ("usage_lost", "usage lost per kill (Notes focused)", lost),
         ] {
             let sorted = samples.sorted()
-            func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)] }
+            func percentile(_ p: Double) -> Double { screenward_bench.percentile(p, of: sorted) }
             print("  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), 0)), p99 \(format(percentile(0.99), 0)), max \(format(sorted.last!, 0))")
             figures[name] = ["count": sorted.count, "p50_ms": percentile(0.5), "p99_ms": percentile(0.99), "max_ms": sorted.last!, "samples_ms": samples]
             if name == "shield_back" { verdicts.check(Targets.shieldBack, percentile(0.99)) }

@@ -30,6 +30,11 @@ func writeFigures(_ figures: [String: Any], name: String, to directory: String) 
     return url
 }
 
+/// The nearest-rank percentile `p` (0…1] of `sorted` (ascending, not empty).
+func percentile(_ p: Double, of sorted: [Double]) -> Double {
+    sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]
+}
+
 func format(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }
 
 /// What one figure must stay under. Each benchmark states its targets together, at its top.

@@ -94,7 +94,7 @@ struct LaunchBenchmark: ParsableCommand {
             let (latencies, missing) = try measure(phase: phase, spacing: spacing, count: crossings, tokens: reader, files: arrivalsFile, clock: clock)
             let measured = latencies.sorted()
             guard !measured.isEmpty else { throw HarnessError.failed("no callback arrived in the \(phase) phase: \(agent.process.standardError.suffix(2000))") }
-            func percentile(_ p: Double) -> Double { measured[min(measured.count - 1, Int((p * Double(measured.count)).rounded(.up)) - 1)] }
+            func percentile(_ p: Double) -> Double { screenward_bench.percentile(p, of: measured) }
             print("\n\(phase): \(measured.count) crossings\(missing.isEmpty ? "" : "; \(missing.count) without a callback")")
             print("  latency crossing → callback (ms): p50 \(format(percentile(0.5))), p90 \(format(percentile(0.9))), p99 \(format(percentile(0.99))), max \(format(measured.last!)), min \(format(measured.first!))")
             figures[phase] = [

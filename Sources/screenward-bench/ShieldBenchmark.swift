@@ -132,7 +132,7 @@ struct ShieldBenchmark: ParsableCommand {
             ("new_window_managed", managed, Targets.newWindowManaged),
         ] where !samples.isEmpty {
             let sorted = samples.sorted()
-            func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)] }
+            func percentile(_ p: Double) -> Double { screenward_bench.percentile(p, of: sorted) }
             let label =
                 switch name {
                 case "activation": "covered window activated → shield focused"

@@ -124,7 +124,7 @@ struct ThresholdBenchmark: ParsableCommand {
         }
         latencies.sort()
         guard !latencies.isEmpty else { throw HarnessError.failed("no threshold was crossed") }
-        func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int((p * Double(latencies.count)).rounded(.up)) - 1)] }
+        func percentile(_ p: Double) -> Double { screenward_bench.percentile(p, of: latencies) }
         print("\n\(latencies.count) crossings measured\(missing.isEmpty ? "" : "; \(missing.count) crossed without a callback: \(missing.sorted().prefix(10))")")
         print("  latency crossing → callback (ms): p50 \(format(percentile(0.5))), p90 \(format(percentile(0.9))), p99 \(format(percentile(0.99))), max \(format(latencies.last!)), min \(format(latencies.first!))")
         print("  Truth: X server timestamps, mapped to the wall clock within ~1 ms.")

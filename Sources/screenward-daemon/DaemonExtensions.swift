@@ -59,15 +59,15 @@ final class DaemonExtensions {
                 for uid in supervisors.keys { check(uid: uid) }
             }
         } catch {
-            log.warning("extensions: manifests are read at start and on SIGHUP only: \(error)")
+            log.warning("extensions: manifests are read at start only: \(error)")
         }
     }
 
     func reload() {
-        let (apps, problems) = folder.all()
+        let (apps, problems) = InstalledApps.all(in: [folder])
         for problem in problems { log.warning("extensions: skipped: \(problem)") }
-        installed = Dictionary(apps.map { ($0.bundleIdentifier, $0) }) { first, _ in first }
-        log.info("extensions: \(apps.count) app(s) installed, \(apps.filter { !$0.extensions.isEmpty }.count) with extensions")
+        installed = apps
+        log.info("extensions: \(apps.count) app(s) installed, \(apps.values.filter { !$0.extensions.isEmpty }.count) with extensions")
     }
 
     /// Starts what `uid`'s owner needs (monitors owed callbacks); call after its engine

@@ -58,19 +58,6 @@ final class ManagedExtensionTests: XCTestCase {
 
     private var daemonLog: String { fixture.daemon?.standardError ?? "" }
 
-    /// The processes whose executable is `program`, with their real uid.
-    private static func processes(running program: String) -> [(pid: Int32, uid: UInt32)] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).compactMap { pid in
-            guard (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) == program,
-                let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") }),
-                let uid = line.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap({ UInt32($0) })
-            else { return nil }
-            return (pid, uid)
-        }
-    }
-
     private func uid(of user: String) throws -> UInt32 {
         try XCTUnwrap(UInt32(try fixture.users.run(as: "root", ["id", "-u", user]).output.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
@@ -92,7 +79,7 @@ final class ManagedExtensionTests: XCTestCase {
         try desktop.startManagedSession()
         try setUpHomework()
         let program = fixture.program("homework")
-        XCTAssertTrue(Self.processes(running: program).allSatisfy { $0.uid != desktop.uid }, "setup has ended; nothing of Homework runs as the child")
+        XCTAssertTrue(RunningPrograms.processes(running: program).allSatisfy { $0.uid != desktop.uid }, "setup has ended; nothing of Homework runs as the child")
 
         // intervalDidStart: the daemon starts the monitor, which shields the game with what
         // the guardian chose; the agent's report starts the data source: Homework's green.
@@ -110,7 +97,7 @@ final class ManagedExtensionTests: XCTestCase {
 
         // They run as the extensions' user, not the child and not root.
         let extensionUID = try uid(of: fixture.extensionUser)
-        let running = Self.processes(running: program)
+        let running = RunningPrograms.processes(running: program)
         XCTAssertFalse(running.isEmpty)
         XCTAssertTrue(running.allSatisfy { $0.uid == extensionUID }, "\(running)")
         let target = try XCTUnwrap(running.first).pid
@@ -144,7 +131,7 @@ final class ManagedExtensionTests: XCTestCase {
         }
 
         // Idle, they leave; each run is recorded in the child's state.
-        try desktop.waitFor("Homework's extensions to leave when idle", timeout: 30) { Self.processes(running: program).isEmpty }
+        try desktop.waitFor("Homework's extensions to leave when idle", timeout: 30) { RunningPrograms.processes(running: program).isEmpty }
         let recorded = try runs()
         XCTAssertTrue(recorded.contains { Self.point($0) == "device-activity-monitor" && Self.outcome($0) == "exited" }, "\(recorded)")
         // The child sees their own, from the daemon.

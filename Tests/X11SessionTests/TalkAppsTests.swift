@@ -9,15 +9,6 @@ import XCTest
 /// agent starts their extensions. Real windows, the real agent, the real programs.
 final class TalkAppsTests: XSessionTestCase {
 
-    /// The processes running `program` (by their executable), other than zombies.
-    private static func processes(running program: URL) -> [Int32] {
-        let target = program.resolvingSymlinksInPath().path
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).filter { pid in
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) == target
-        }
-    }
-
     /// Installs `program` with its own `install` subcommand and waits until the agent has
     /// read the new manifest (it watches the folder; no signal is sent).
     private func install(_ program: String, in scene: ShieldScene) throws {
@@ -84,8 +75,9 @@ final class TalkAppsTests: XSessionTestCase {
 
         // Left idle, every extension leaves on its own: nothing of Homework runs.
         let deadline = Date().addingTimeInterval(20)
-        while !Self.processes(running: homework).isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
-        XCTAssertEqual(Self.processes(running: homework), [], "Homework's extensions exit when idle")
+        let homeworkPath = homework.resolvingSymlinksInPath().path
+        while !RunningPrograms.processes(running: homeworkPath).isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        XCTAssertEqual(RunningPrograms.processes(running: homeworkPath).map(\.pid), [], "Homework's extensions exit when idle")
         XCTAssertTrue(try runProject("homework", ["status"], environment).contains("shield: none"))
     }
 
@@ -104,7 +96,7 @@ final class TalkAppsTests: XSessionTestCase {
         XCTAssertTrue(try runProject("worklog", ["setup"], environment).contains("authorised"))
         let chatShield = try scene.shield(over: chat)
         _ = try scene.shield(over: game)
-        XCTAssertTrue(Self.processes(running: try ProjectPrograms.url(of: "worklog")).isEmpty, "nothing of Worklog runs")
+        XCTAssertTrue(RunningPrograms.processes(running: try ProjectPrograms.url(of: "worklog").resolvingSymlinksInPath().path).isEmpty, "nothing of Worklog runs")
 
         let now = Date()
         _ = try runProject(
