@@ -6,9 +6,11 @@ import Synchronization
 /// The owner must answer before `received` returns (an owner on its own loop
 /// answers inline when called on that loop). Pushes reach the receiver inline too,
 /// so a test with a controllable clock sees each callback happen within the step
-/// that caused it.
+/// that caused it, unless `deferPushes` hands them to a loop: an app built into the
+/// owner (our rules) must not be re-entered by a push while it is in a call.
 public final class DirectTransport: ServiceTransport {
     private let handler: any ServiceRequestHandler
+    private let deferPushes: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
     private let state = Mutex(State())
     private struct State {
         var replies: [UInt64: Data] = [:]
@@ -22,8 +24,9 @@ public final class DirectTransport: ServiceTransport {
     }
     private let peerBox = Mutex<ServicePeer?>(nil)
 
-    public init(handler: any ServiceRequestHandler) {
+    public init(handler: any ServiceRequestHandler, deferPushes: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil) {
         self.handler = handler
+        self.deferPushes = deferPushes
     }
 
     /// This transport as the owner sees it.
@@ -68,7 +71,7 @@ public final class DirectTransport: ServiceTransport {
         if let id = head.id {
             state.withLock { $0.replies[id] = line }
         } else if let receiver = state.withLock({ $0.connected ? $0.receiver(for: head.push) : nil }) {
-            receiver(line)
+            if let deferPushes { deferPushes { receiver(line) } } else { receiver(line) }
         }
     }
 }

@@ -8,12 +8,16 @@ public final class AgentRun {
     public let environment: [String: String]
 
     /// Starts the agent and waits until it tracks (its "tracking" log line).
-    public init(display: String, home: URL, idleThreshold: Double = 3600, environment extra: [String: String] = [:], verbose: Bool = false) throws {
+    public init(
+        display: String, home: URL, idleThreshold: Double = 3600, environment extra: [String: String] = [:], verbose: Bool = false,
+        arguments extraArguments: [String] = []
+    ) throws {
         self.home = home
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         environment = ["SCREENWARD_HOME": home.path, "DISPLAY": display].merging(extra) { $1 }
         var arguments = ["--idle-threshold", String(idleThreshold)]
         if verbose { arguments.append("--verbose") }
+        arguments += extraArguments
         process = try ChildProcess(try ProjectPrograms.url(of: "screenward-agent"), arguments, environment: environment)
         try process.waitForStandardError(containing: "tracking", timeout: 20)
     }

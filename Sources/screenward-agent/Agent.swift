@@ -38,11 +38,16 @@ final class Agent {
     private var presenter: ShieldPresenter?
     /// Apps' extensions, started when needed.
     private var extensions: AgentExtensions?
+    /// The person's own rules (`screenward limit`, `downtime`, `allow`).
+    private var rules: AgentRules?
+    private let directory: ItemDirectory
+    private let warningLeads: [TimeInterval]
 
-    init(displayName: String?, idleThreshold: Duration, log: AgentLog) throws {
+    init(displayName: String?, idleThreshold: Duration, warningLeads: [TimeInterval], log: AgentLog) throws {
         ShieldToolkit.disableGLUnlessChosen()  // before any thread starts: see there
         self.log = log
         self.idleThreshold = idleThreshold
+        self.warningLeads = warningLeads
         home = ScreenwardHome.fromEnvironment()
         try home.create()
         lock = try AgentLock.acquire(in: home)
@@ -68,10 +73,8 @@ final class Agent {
         accountant = UsageAccountant(sink: usage, minter: minter) { [log] problem in
             log.error(problem)
         }
-        host = ServiceHost(
-            try Self.makeService(
-                ledger: ledger, usage: usage, directory: ItemDirectory(minter: minter, catalog: identities.resolver.catalog, categories: categories),
-                log: log))
+        directory = ItemDirectory(minter: minter, catalog: identities.resolver.catalog, categories: categories)
+        host = ServiceHost(try Self.makeService(ledger: ledger, usage: usage, directory: directory, log: log))
         focus = FocusTracker(connection: connection, loop: loop)
         idle = try IdleWatcher(connection: connection, threshold: idleThreshold)
         checkpoints = CheckpointTimer(loop: loop) { [unowned self] in accountant.checkpoint(at: connection.timeSource.now()) }
@@ -194,9 +197,12 @@ final class Agent {
         host.afterRequest = { rearm.fire() }
         let path = home.socketPath()
         extensions = AgentExtensions(ledger: ledger, host: host, socketPath: path, loop: loop, log: log)
+        let rules = try AgentRules(host: host, ledger: ledger, directory: directory, warningLeads: warningLeads, log: log)
+        try rules.start()
+        self.rules = rules
         // Peers are identified (SO_PEERCRED) so an extension the agent started that
         // misbehaves can be told from the person's own programs.
-        server = try SocketServer(path: path, identify: PeerCredentialReader.read, handler: host)
+        server = try SocketServer(path: path, identify: PeerCredentialReader.read, handler: AgentRequests(host: host, rules: rules.app))
         log.info("Screen Time API clients connect at \(path)")
         runEngine()
     }

@@ -31,7 +31,17 @@ struct AgentCommand: ParsableCommand {
     @Option(name: .customLong("daemon-socket"), help: ArgumentHelp("The daemon's socket, with --managed-session.", visibility: .hidden))
     var daemonSocket = DaemonAddress.standardPath
 
+    @Option(
+        name: .customLong("rule-warnings"),
+        help: ArgumentHelp("Seconds before a limit runs out or a downtime starts that warnings come, comma-separated.", valueName: "seconds"))
+    var ruleWarnings = "300,60"
+
+    var warningLeads: [TimeInterval] { ruleWarnings.split(separator: ",").compactMap { TimeInterval(String($0)) } }
+
     func validate() throws {
+        guard !warningLeads.isEmpty, warningLeads.count <= 4, warningLeads.allSatisfy({ $0 >= 1 && $0 < 86_400 }),
+            warningLeads.count == ruleWarnings.split(separator: ",").count
+        else { throw ValidationError("--rule-warnings takes up to 4 whole numbers of seconds, such as 300,60") }
         guard idleThreshold >= 1, idleThreshold <= 86_400 else {
             throw ValidationError("--idle-threshold must be between 1 and 86400 seconds")
         }
@@ -50,7 +60,7 @@ struct AgentCommand: ParsableCommand {
         }
         do {
             let agent = try Agent(
-                displayName: display, idleThreshold: .milliseconds(Int64(idleThreshold * 1000)), log: log)
+                displayName: display, idleThreshold: .milliseconds(Int64(idleThreshold * 1000)), warningLeads: warningLeads, log: log)
             try agent.run()
         } catch {
             log.error("\(error)")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScreenwardCore
+import ScreenwardIPC
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,9 +21,10 @@ struct StatusCommand: ParsableCommand {
         var locked: Bool?
         var idleThresholdSeconds: Double?
         var since: String?
+        var rules: RulesStatus?
 
         enum CodingKeys: String, CodingKey {
-            case running, pid, display, idle, locked, since
+            case running, pid, display, idle, locked, since, rules
             case focusedID = "focused_id"
             case focusedName = "focused_name"
             case idleThresholdSeconds = "idle_threshold_seconds"
@@ -47,10 +49,15 @@ struct StatusCommand: ParsableCommand {
         } else if AgentLock.isHeld(in: home) {
             status.running = true  // starting up: no session recorded yet
         }
+        let managed = DaemonAddress.socketManagingThisAccount(environment: ProcessInfo.processInfo.environment) != nil
+        if status.running || managed {
+            status.rules = try RulesConnection(user: nil).call(RulesMethods.status, RulesQuery(user: nil, language: ShieldDefaults.language()))
+        }
         if json {
             try printJSON(status)
             return
         }
+        defer { status.rules.map(printRules) }
         guard status.running else {
             print("Agent: not running (home \(home.url.path))")
             return
@@ -67,4 +74,36 @@ struct StatusCommand: ParsableCommand {
         }
         if status.locked == true { print("Screen: locked") }
     }
+}
+
+/// Each rule today: used and left, or when a downtime runs, and what it shields now.
+func printRules(_ status: RulesStatus) {
+    guard !status.rules.isEmpty else { return print("Rules: none (screenward limit add, screenward downtime add)") }
+    print("Rules:")
+    for rule in status.rules {
+        var line = "  \(rule.name) (\(rule.kind.rawValue)): "
+        switch rule.kind {
+        case .limit:
+            if !rule.appliesToday {
+                line += "not today"
+            } else if let allowance = rule.allowance, let remaining = rule.remaining {
+                line += "\(formatDuration(rule.used ?? 0)) used of \(formatDuration(allowance)), \(formatDuration(remaining)) left"
+                if let extra = rule.extraTime, extra > 0 { line += " (with \(formatDuration(extra)) extra)" }
+            } else {
+                line += "\(formatDuration(rule.used ?? 0)) used, no limit for the rest of today"
+            }
+        case .downtime:
+            if let interval = rule.downtime {
+                let clock = { (date: Date) in DateFormatter.localizedString(from: date, dateStyle: .none, timeStyle: .short) }
+                line += rule.isDowntimeNow ? "now, until \(clock(interval.end))" : "next from \(clock(interval.start)) to \(clock(interval.end))"
+            } else {
+                line += "not ahead"
+            }
+        }
+        if !rule.shieldedNow.isEmpty { line += "; shields \(rule.shieldedNow.joined(separator: ", "))" }
+        if let resets = rule.resetsAt { line += " until \(iso8601(resets))" }
+        if let pending = rule.pending { line += pending.rule == nil ? "; removed at \(iso8601(pending.effectiveAt))" : "; relaxed at \(iso8601(pending.effectiveAt))" }
+        print(line)
+    }
+    if !status.allowed.isEmpty { print("  Always allowed: \(status.allowed.joined(separator: ", "))") }
 }

@@ -103,14 +103,23 @@ final class ShieldScene {
 extension XSessionTestCase {
     /// A session with openbox, a catalog with a game (category Game) and a notes app
     /// (Office), and the real agent on it.
-    func startShieldScene(verbose: Bool = false, extraEntries: [String: String] = [:], extraEnvironment: [String: String] = [:]) throws -> ShieldScene {
+    func startShieldScene(
+        verbose: Bool = false, extraEntries: [String: String] = [:], extraEnvironment: [String: String] = [:], agentArguments: [String] = []
+    ) throws -> ShieldScene {
         let session = try startXSession()
         let environment = try catalogEnvironment(entries: [
             "game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n",
             "notes.desktop": "[Desktop Entry]\nType=Application\nName=Notes\nExec=notes\nCategories=Office;\n",
         ].merging(extraEntries) { $1 }).merging(extraEnvironment) { $1 }
-        let agent = try AgentRun(display: session.display, home: home, environment: environment, verbose: verbose)
+        let agent = try AgentRun(display: session.display, home: home, environment: environment, verbose: verbose, arguments: agentArguments)
         return try ShieldScene(session: session, agent: agent)
+    }
+
+    /// Saves the screen as `name` in $SCREENWARD_SCREENSHOTS (the README's) or the temporary folder.
+    func screenshot(_ name: String, of scene: ShieldScene) {
+        let folder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"] ?? NSTemporaryDirectory())
+        let path = folder.appendingPathComponent(name).path
+        if (try? toolOutput("import", ["-window", "root", path], display: scene.session.display)) != nil { print("screenshot: \(path)") }
     }
 
     /// A window id as the test window program prints it (`0x…`).

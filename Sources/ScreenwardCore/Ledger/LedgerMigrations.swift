@@ -162,6 +162,61 @@ enum LedgerMigrations {
                     );
                     """)
         }
+        migrator.registerMigration("v6: rules, extra time and requests for it") { db in
+            try db.execute(
+                sql: """
+                    -- Our own rules (the built-in app org.screenward.rules): a rule's
+                    -- definition is a Rule as JSON; names are unique whatever their case.
+                    CREATE TABLE rule (
+                      name TEXT PRIMARY KEY NOT NULL COLLATE NOCASE,
+                      definition BLOB NOT NULL,
+                      createdAt DOUBLE NOT NULL,
+                      createdBy TEXT NOT NULL
+                    );
+                    -- A relaxation of a locked rule waiting for its time: the new
+                    -- definition, or NULL for the rule's removal.
+                    CREATE TABLE pendingRuleChange (
+                      name TEXT PRIMARY KEY NOT NULL COLLATE NOCASE,
+                      definition BLOB,
+                      askedAt DOUBLE NOT NULL,
+                      effectiveAt DOUBLE NOT NULL
+                    );
+                    -- Applications our rules never shield (public ids); an allowance asked
+                    -- for while a locked rule holds takes effect at effectiveAt.
+                    CREATE TABLE allowedApplication (
+                      id TEXT PRIMARY KEY NOT NULL,
+                      addedAt DOUBLE NOT NULL,
+                      effectiveAt DOUBLE NOT NULL
+                    );
+                    -- Extra time on a rule for the interval it was given in: a guardian's
+                    -- approval or a person's own "15 more minutes". seconds NULL: until
+                    -- the interval ends. A downtime's extra time is for one application.
+                    CREATE TABLE ruleGrant (
+                      id INTEGER PRIMARY KEY AUTOINCREMENT,
+                      rule TEXT NOT NULL COLLATE NOCASE,
+                      application TEXT,
+                      seconds DOUBLE,
+                      grantedAt DOUBLE NOT NULL,
+                      grantedBy TEXT NOT NULL,
+                      intervalStart DOUBLE NOT NULL,
+                      intervalEnd DOUBLE NOT NULL,
+                      requestID INTEGER
+                    );
+                    CREATE INDEX ruleGrant_byRule ON ruleGrant(rule, intervalEnd);
+                    -- "Ask for more time": who asked for what, and the answer.
+                    CREATE TABLE timeRequest (
+                      id INTEGER PRIMARY KEY AUTOINCREMENT,
+                      rule TEXT NOT NULL COLLATE NOCASE,
+                      application TEXT NOT NULL,
+                      applicationName TEXT NOT NULL,
+                      askedAt DOUBLE NOT NULL,
+                      state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'denied', 'expired')),
+                      answeredAt DOUBLE,
+                      answeredBy TEXT,
+                      grantedSeconds DOUBLE
+                    );
+                    """)
+        }
         return migrator
     }
 }

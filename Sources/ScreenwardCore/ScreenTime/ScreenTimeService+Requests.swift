@@ -252,7 +252,10 @@ extension ScreenTimeService {
     private func startMonitoring(_ tokens: ClientTokens, _ registration: ActivityRegistration) throws -> [Delivery] {
         let client = tokens.grant.client
         let time = now()
-        if let problem = registration.schedule.monitoringProblem(events: registration.events, now: time, calendar: calendar()) {
+        let builtIn = Self.builtInClients.contains(client)
+        if let problem = registration.schedule.monitoringProblem(events: registration.events, now: time, calendar: calendar()),
+            !(builtIn && (problem == .intervalTooShort || problem == .intervalTooLong))
+        {
             throw problem
         }
         // Screenward's own bounds (Apple documents none): an app cannot make the
@@ -263,13 +266,22 @@ extension ScreenTimeService {
                 .invalidArgument, "an activity may watch at most \(Self.maximumEventsPerActivity) events (\(registration.events.count) given)")
         }
         let mine = engine.activities.filter { $0.owner == client }
-        if mine.count >= DeviceActivityCenter.maximumActivities, !mine.contains(where: { $0.name == registration.name }) {
+        if !builtIn, mine.count >= DeviceActivityCenter.maximumActivities, !mine.contains(where: { $0.name == registration.name }) {
             throw DeviceActivityCenter.MonitoringError.excessiveActivities
         }
         let events = try registration.events.mapValues(tokens.toDevice)
         return try engineStep(at: time) { queue in
             try engine.register(registration.name, owner: client, schedule: registration.schedule, events: events, at: time, alongside: queue)
         }
+    }
+
+    // MARK: Usage for an app built into the owner
+
+    /// Focused seconds over `[from, to)` of an event given in `client`'s own tokens (a
+    /// token the client was never given is refused).
+    public func focusedSeconds(client: String, of event: DeviceActivityEvent, from: Date, to: Date) throws -> TimeInterval {
+        let event = try tokens(client).toDevice(event)
+        return to > from ? usage.focusedSeconds(of: event, from: from, to: to) : 0
     }
 
     // MARK: Checks

@@ -13,7 +13,8 @@ import ScreenwardIPC
 public final class ScreenTimeService {
     public let ledger: Ledger
     let engine: MonitorEngine
-    let directory: ItemDirectory
+    let usage: any EventUsageSource
+    public let directory: ItemDirectory
     let monitors: any MonitorDispatch
     let now: @Sendable () -> Date
     let calendar: @Sendable () -> Calendar
@@ -51,6 +52,9 @@ public final class ScreenTimeService {
     public static let maximumStoreNameLength = 200
     /// Far more than a person picks at once; bounds what one request can make the owner issue and record.
     public static let maximumSelectionItems = 1_000
+    /// Apps built into the owner (our rules): trusted code, so Apple's quotas for apps
+    /// (20 activities, intervals of 15 minutes at least) do not bind them.
+    public static let builtInClients: Set<String> = ["org.screenward.rules"]
 
     public init(
         ledger: Ledger, usage: any EventUsageSource & Sendable, directory: ItemDirectory,
@@ -58,6 +62,7 @@ public final class ScreenTimeService {
     ) throws {
         self.ledger = ledger
         engine = try MonitorEngine(ledger: ledger, usage: usage)
+        self.usage = usage
         self.directory = directory
         monitors = ConnectedMonitors(ledger: ledger)
         self.now = now

@@ -79,6 +79,8 @@ final class ShieldLooks {
         guard let request = pending.removeValue(forKey: id) else { return }
         request.timeout.cancel()
         let look = defaults.resolve(configuration, for: request.decision.subject, language: language)
+        log.info(
+            "shield: \(request.decision.owner)'s look for \(request.decision.identity.publicID): \"\(configuration.title?.text ?? "(default title)")\" / \"\(configuration.subtitle?.text ?? "(default subtitle)")\" / \"\(configuration.secondaryButtonLabel?.text ?? "(no second button)")\"")
         answers[request.key] = look
         onNewLook(request.decision.application, look)
     }

@@ -1,0 +1,128 @@
+import Foundation
+@_spi(Screenward) import ManagedSettings
+@_spi(Screenward) import ManagedSettingsUI
+import ScreenwardIPC
+
+/// The rules' shield: which rule, how much was used, when it resets; and its buttons.
+extension RulesCore {
+    /// The rule whose store covers `subject` now: a used-up limit first, else a downtime.
+    func coveringRule(_ subject: ShieldRequestSubject) -> Rule? {
+        let (application, category): (ApplicationToken?, ActivityCategoryToken?) =
+            switch subject {
+            case .application(let app): (app.token, nil)
+            case .applicationInCategory(let app, let category): (app.token, category.token)
+            case .webDomain, .webDomainInCategory: (nil, nil)
+            }
+        let rules = (try? storedRules()) ?? []
+        for rule in rules where rule.kind == .limit {
+            guard let shield = written[Self.storeName(rule.name)]?.shield else { continue }
+            if let application, shield.applications?.contains(application) == true { return rule }
+            if let category, case .specific(let categories, _) = shield.applicationCategories, categories.contains(category) { return rule }
+        }
+        return rules.first { $0.kind == .downtime && written[Self.storeName($0.name)]?.shield.applicationCategories != nil }
+    }
+
+    func received(configure request: ShieldConfigurationRequest) {
+        let configuration = configuration(for: request.subject)
+        do {
+            _ = try client.call(ShieldConfigurationMethods.answer, ShieldConfigurationAnswer(id: request.id, configuration: configuration))
+        } catch {
+            report("rules: could not answer a shield configuration request: \(error)")
+        }
+    }
+
+    func configuration(for subject: ShieldRequestSubject) -> ShieldConfiguration {
+        guard let rule = coveringRule(subject) else { return ShieldConfiguration() }
+        let language = language()
+        let appName = Self.name(of: subject)
+        var values = ["rule": rule.name, "app": appName]
+        var configuration = ShieldConfiguration()
+        let white = ShieldColor(red: 1, green: 1, blue: 1)
+        let soft = ShieldColor(red: 0.92, green: 0.92, blue: 0.96, alpha: 0.8)
+        switch rule.kind {
+        case .limit:
+            guard let state = try? limitState(rule) else { return configuration }
+            values["used"] = RuleTexts.span(state.used)
+            values["limit"] = RuleTexts.span(state.allowance)
+            values["reset"] = resetText(state.day.end, language: language)
+            configuration.title = .init(text: texts.text("limitTitle", language: language, values), color: white)
+            configuration.subtitle = .init(text: texts.text("limitSubtitle", language: language, values), color: soft)
+        case .downtime:
+            values["end"] = downtimeState(rule).interval.map { timeText($0.end) } ?? "?"
+            configuration.title = .init(text: texts.text("downtimeTitle", language: language, values), color: white)
+            configuration.subtitle = .init(text: texts.text("downtimeSubtitle", language: language, values), color: soft)
+        }
+        configuration.primaryButtonLabel = .init(text: texts.text("close", language: language, values), color: white)
+        if let secondary = secondaryButton(for: rule) {
+            configuration.secondaryButtonLabel = .init(text: texts.text(secondary, language: language, values), color: ShieldColor(red: 0.04, green: 0.52, blue: 1))
+        }
+        return configuration
+    }
+
+    /// The secondary button's text, or nil for none.
+    func secondaryButton(for rule: Rule) -> String? {
+        switch placement {
+        case .individual:
+            guard let interval = currentInterval(of: rule), let taken = try? extraTimeTaken(on: rule, in: interval), taken < rule.extraTimePerDay else {
+                return nil
+            }
+            return "fifteenMoreMinutes"
+        case .managed:
+            // Asking a guardian is not built yet: no button rather than one that does nothing.
+            return nil
+        }
+    }
+
+    /// The limit's day, or the downtime running now.
+    func currentInterval(of rule: Rule) -> DateInterval? {
+        switch rule.kind {
+        case .limit: return try? limitState(rule).day
+        case .downtime:
+            let state = downtimeState(rule)
+            return state.isActive ? state.interval : nil
+        }
+    }
+
+    func resetText(_ date: Date, language: String) -> String {
+        let time = timeText(date)
+        let tomorrow = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: now)).map { calendar.isDate(date, inSameDayAs: $0) } ?? false
+        if tomorrow { return texts.text("resetTomorrow", language: language, ["time": time]) }
+        return texts.text("resetAt", language: language, ["time": time, "day": Self.day(date, calendar: calendar)])
+    }
+
+    static func name(of subject: ShieldRequestSubject) -> String {
+        switch subject {
+        case .application(let app), .applicationInCategory(let app, _): app.localizedDisplayName ?? app.bundleIdentifier ?? "this application"
+        case .webDomain(let domain), .webDomainInCategory(let domain, _): domain.domain ?? "this site"
+        }
+    }
+
+    // MARK: Buttons
+
+    func received(action request: ShieldActionRequest) {
+        let response = response(to: request)
+        do {
+            _ = try client.call(ShieldActionMethods.answer, ShieldActionAnswer(id: request.id, response: response))
+        } catch {
+            report("rules: could not answer a shield action: \(error)")
+        }
+    }
+
+    func response(to request: ShieldActionRequest) -> ShieldActionResponse {
+        guard request.action == .secondaryButtonPressed else { return .close }
+        guard let rule = coveringRule(request.subject), secondaryButton(for: rule) == "fifteenMoreMinutes" else { return .none }
+        let application: String? =
+            switch request.subject {
+            case .application(let app), .applicationInCategory(let app, _): app.bundleIdentifier
+            default: nil
+            }
+        do {
+            _ = try takeExtraTime(on: rule.name, application: application)
+            // The store changed: the shield goes with it.
+            return .none
+        } catch {
+            report("rules: \"15 more minutes\" on \(rule.name) was refused: \(error)")
+            return .defer
+        }
+    }
+}

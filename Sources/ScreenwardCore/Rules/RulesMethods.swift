@@ -1,0 +1,139 @@
+import Foundation
+import ScreenwardIPC
+
+/// What `screenward limit|downtime|allow|status` ask of the owner of a person's
+/// rules: their own agent, or the system daemon for a managed user (`user` names them;
+/// only a guardian names another). The owner runs the built-in app that keeps them.
+public enum RulesMethods {
+    public static let list = ServiceMethod<RulesQuery, RulesListing>("rules.list")
+    public static let status = ServiceMethod<RulesQuery, RulesStatus>("rules.status")
+    public static let add = ServiceMethod<RuleEdit, RuleOutcome>("rules.add")
+    /// Replaces a rule's definition (same name, same kind).
+    public static let change = ServiceMethod<RuleEdit, RuleOutcome>("rules.change")
+    public static let remove = ServiceMethod<RuleRemoval, RuleOutcome>("rules.remove")
+    public static let allow = ServiceMethod<AllowanceEdit, RuleOutcome>("rules.allow")
+    public static let disallow = ServiceMethod<AllowanceEdit, RuleOutcome>("rules.disallow")
+    /// A person's own "15 more minutes" on one of their rules.
+    public static let extraTime = ServiceMethod<ExtraTimeRequest, RuleOutcome>("rules.extra-time")
+
+    public static let all = [list.name, status.name, add.name, change.name, remove.name, allow.name, disallow.name, extraTime.name]
+
+    /// Whether `method` is one of these (the owners route them to the rules app).
+    public static func answers(_ method: String) -> Bool { all.contains(method) }
+}
+
+/// Whose rules: nil for the caller's own.
+public protocol RulesRequest: Codable, Sendable {
+    var user: String? { get }
+}
+
+public struct RulesQuery: RulesRequest, Hashable {
+    public var user: String?
+    /// The language of names and texts in the answer (en, ko, vi).
+    public var language: String
+    public init(user: String?, language: String) {
+        self.user = user
+        self.language = language
+    }
+}
+
+public struct RuleEdit: RulesRequest, Hashable {
+    public var user: String?
+    public var rule: Rule
+    public init(user: String?, rule: Rule) {
+        self.user = user
+        self.rule = rule
+    }
+}
+
+public struct RuleRemoval: RulesRequest, Hashable {
+    public var user: String?
+    public var name: String
+    public var kind: Rule.Kind
+    public init(user: String?, name: String, kind: Rule.Kind) {
+        self.user = user
+        self.name = name
+        self.kind = kind
+    }
+}
+
+public struct AllowanceEdit: RulesRequest, Hashable {
+    public var user: String?
+    public var applications: [String]
+    public init(user: String?, applications: [String]) {
+        self.user = user
+        self.applications = applications
+    }
+}
+
+public struct ExtraTimeRequest: RulesRequest, Hashable {
+    public var user: String?
+    public var rule: String
+    /// A downtime's extra minutes are for one application.
+    public var application: String?
+    public init(user: String?, rule: String, application: String? = nil) {
+        self.user = user
+        self.rule = rule
+        self.application = application
+    }
+}
+
+/// What a change did: taken at once, or (a relaxation of a locked rule) waiting.
+public struct RuleOutcome: Codable, Sendable, Hashable {
+    public var message: String
+    /// When a relaxation takes effect; nil when it already has.
+    public var effectiveAt: Date?
+    public init(message: String, effectiveAt: Date? = nil) {
+        self.message = message
+        self.effectiveAt = effectiveAt
+    }
+}
+
+/// The rules as they are kept.
+public struct RulesListing: Codable, Sendable, Hashable {
+    public struct Entry: Codable, Sendable, Hashable {
+        public var rule: Rule
+        public var createdAt: Date
+        public var createdBy: String
+        /// The relaxation it is waiting for, if any.
+        public var pending: PendingRuleChange?
+        /// People's names for what a limit counts (`Firefox`, `Games`).
+        public var itemNames: [String]
+    }
+
+    public var rules: [Entry]
+    public var allowed: [AllowedApplication]
+    /// The allowed applications' names, by id.
+    public var allowedNames: [String: String]
+}
+
+/// Each rule today: what was used, what is left, what it shields now.
+public struct RulesStatus: Codable, Sendable, Hashable {
+    public struct Entry: Codable, Sendable, Hashable {
+        public var name: String
+        public var kind: Rule.Kind
+        /// Whether it applies today (a limit) or is running or ahead today (a downtime).
+        public var appliesToday: Bool
+        /// A limit: the allowance today (the daily limit plus extra time), used, left.
+        public var allowance: TimeInterval?
+        public var used: TimeInterval?
+        public var remaining: TimeInterval?
+        /// Extra time given today, in seconds (nil entries: for the rest of the day).
+        public var extraTime: TimeInterval?
+        public var extraTimeTakenToday: Int
+        public var extraTimePerDay: Int
+        /// A downtime: the interval running now, or the next one.
+        public var downtime: DateInterval?
+        public var isDowntimeNow: Bool
+        /// When a used-up limit resets.
+        public var resetsAt: Date?
+        /// The names of what the rule shields now (empty: nothing).
+        public var shieldedNow: [String]
+        public var lockedFor: TimeInterval?
+        public var pending: PendingRuleChange?
+    }
+
+    public var rules: [Entry]
+    public var allowed: [String]
+    public var at: Date
+}

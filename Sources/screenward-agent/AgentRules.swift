@@ -1,0 +1,83 @@
+import Foundation
+import ScreenwardCore
+import ScreenwardIPC
+import SystemAccounts
+import X11Session
+
+/// The person's own rules in individual mode: the built-in rules app, reaching the
+/// agent's owner in this process, its pushes handed to the loop (never inline while
+/// it is in a call), its warnings sent as desktop notifications.
+final class AgentRules {
+    let app: RulesApp
+    private let pushes = Inbox<@Sendable () -> Void>()
+    private var wakeup: LoopWakeup!
+
+    init(host: ServiceHost, ledger: Ledger, directory: ItemDirectory, warningLeads: [TimeInterval], log: AgentLog) throws {
+        let pushes = pushes
+        let wakeup = LoopWakeup { for push in pushes.take() { push() } }
+        self.wakeup = wakeup
+        let transport = DirectTransport(handler: host) { push in
+            pushes.put(push)
+            wakeup.fire()
+        }
+        let notifications = DesktopNotifications()
+        app = RulesApp(
+            placement: .individual, ledger: ledger, transport: transport,
+            owner: RulesApp.Owner(
+                usage: { event, from, to in
+                    try host.withService { try $0.focusedSeconds(client: RulesApp.bundleIdentifier, of: event, from: from, to: to) }
+                }, directory: directory),
+            texts: try RuleTexts.load(), warningLeads: warningLeads, language: { ShieldDefaults.language() },
+            notify: { [log] notice in
+                log.info("rules: notifying \"\(notice.title)\"")
+                notifications.send(summary: notice.title, body: notice.body) { outcome in
+                    switch outcome {
+                    case .shown: break
+                    case .noService(let reason): log.warning("rules: the warning \"\(notice.title)\" was not shown: \(reason)")
+                    case .failed(let reason): log.warning("rules: the notification \"\(notice.title)\" failed: \(reason)")
+                    }
+                }
+            },
+            report: { [log] line in log.info(line) })
+    }
+
+    func start() throws { try app.start() }
+}
+
+/// The agent's socket: the rules' requests go to the rules app, the rest to the Screen
+/// Time API's owner. Only the person reaches this socket, so their rules are theirs to change.
+final class AgentRequests: ServiceRequestHandler {
+    private let host: ServiceHost
+    private let rules: RulesApp
+    private let userName: String
+
+    init(host: ServiceHost, rules: RulesApp) {
+        self.host = host
+        self.rules = rules
+        userName = (try? UnixAccount.withID(UserID(rawValue: getuid())))??.name ?? "uid \(getuid())"
+    }
+
+    func received(frame: Data, from peer: ServicePeer) {
+        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method, RulesMethods.answers(method) else {
+            return host.received(frame: frame, from: peer)
+        }
+        if let user = (try? ServiceMethod<RulesUser, Empty>(method).request(from: frame))?.body.user, user != userName {
+            return peer.send(
+                errorLine(
+                    id: id,
+                    ServiceError(
+                        .unauthorized,
+                        "this agent keeps \(userName)'s own rules; a managed user's rules are kept by the system daemon (is \(user) managed? `screenward child list`)"
+                    )))
+        }
+        if let reply = rules.handle(frame: frame, actor: userName, mayChange: true) { peer.send(reply) }
+    }
+
+    func disconnected(_ peer: ServicePeer) { host.disconnected(peer) }
+    func refused(_ peer: ServicePeer, because reason: String) { host.refused(peer, because: reason) }
+}
+
+/// Just whose rules a request is about.
+private struct RulesUser: Codable, Sendable {
+    var user: String?
+}

@@ -1,0 +1,354 @@
+import ArgumentParser
+@_spi(Screenward) import FamilyControls
+import Foundation
+import ScreenwardCore
+import ScreenwardIPC
+
+/// Where a person's rules are kept: their own agent, or the system daemon for a managed
+/// user (a guardian names them with `--user`; a managed user reads their own there).
+struct RulesConnection {
+    private let agent: AgentConnection?
+    private let daemon: DaemonConnection?
+
+    init(user: String?) {
+        if user != nil || DaemonAddress.socketManagingThisAccount(environment: ProcessInfo.processInfo.environment) != nil {
+            daemon = DaemonConnection()
+            agent = nil
+        } else {
+            agent = AgentConnection(bundleIdentifier: RulesApp.bundleIdentifier)
+            daemon = nil
+        }
+    }
+
+    func call<Request, Reply>(_ method: ServiceMethod<Request, Reply>, _ request: Request) throws -> Reply {
+        defer {
+            agent?.close()
+            daemon?.close()
+        }
+        do {
+            if let daemon { return try daemon.call(method, request) }
+            return try agent!.call(method, request)
+        } catch let error as ServiceError {
+            throw CLIError(error.message)
+        }
+    }
+}
+
+/// `--user`, `--json`: what every rules command shares.
+struct RulesOptions: ParsableArguments {
+    @Option(help: "A managed user's rules, kept by the system daemon (guardians).")
+    var user: String?
+}
+
+/// `--days`, `--locked-for`, `--extra-time`: what a limit and a downtime share.
+struct RuleTiming: ParsableArguments {
+    @Option(help: ArgumentHelp("The days it applies: mon-fri, sat,sun, mon,wed-fri or every.", valueName: "days"))
+    var days = "every"
+
+    @Option(
+        name: .customLong("locked-for"),
+        help: ArgumentHelp("Bind your own rule: relaxing or removing it takes effect only this long after you ask (1h, 2d is 48h).", valueName: "duration"))
+    var lockedFor: String?
+
+    @Option(name: .customLong("extra-time"), help: ArgumentHelp("How often a day \"15 more minutes\" may be taken (your own rules).", valueName: "count"))
+    var extraTimePerDay = Rule.defaultExtraTimePerDay
+
+    func parsed() throws -> (Weekdays, TimeInterval?) {
+        do {
+            return (try RuleText.weekdays(days), try lockedFor.map { try RuleText.duration($0, what: "delay") })
+        } catch let invalid as RuleText.Invalid {
+            throw ValidationError(invalid.description)
+        }
+    }
+}
+
+func parseRuleName(_ text: String) throws -> String {
+    do { return try RuleText.name(text) } catch let invalid as RuleText.Invalid { throw ValidationError(invalid.description) }
+}
+
+func printOutcome(_ outcome: RuleOutcome) {
+    print(outcome.message)
+}
+
+// MARK: screenward limit
+
+struct LimitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "limit",
+        abstract: "Daily limits: the time some applications may be used each day.",
+        discussion: """
+            When a limit is used up, its applications are shielded until the next day, by a shield that says \
+            which limit, how much was used and when it resets. Warnings come 5 minutes and 1 minute before.
+            """,
+        subcommands: [Add.self, Change.self, List.self, Remove.self, More.self])
+
+    struct More: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Take 15 more minutes on your own limit today (as often a day as the limit allows; recorded).")
+        @Argument(help: "The limit's name.") var name: String
+
+        func run() throws {
+            printOutcome(try RulesConnection(user: nil).call(RulesMethods.extraTime, ExtraTimeRequest(user: nil, rule: name)))
+        }
+    }
+
+    struct Items: ParsableArguments {
+        @Option(name: .customLong("app"), help: ArgumentHelp("An application id, as `screenward usage` shows it (repeatable).", valueName: "id"))
+        var applications: [String] = []
+
+        @Option(name: .customLong("category"), help: ArgumentHelp("A category id: Game, Social, AudioVideo, … (repeatable).", valueName: "id"))
+        var categories: [String] = []
+
+        @Option(
+            help: ArgumentHelp(
+                "A FamilyActivitySelection (JSON) of org.screenward.rules's tokens (`screenward select --for org.screenward.rules`).",
+                valueName: "file"))
+        var selection: String?
+
+        func items() throws -> RuleItems {
+            var seen: Set<String> = []
+            var items = RuleItems(applications: applications.filter { seen.insert($0).inserted }, categories: categories.filter { seen.insert($0).inserted })
+            if let selection {
+                let data: Data
+                do { data = try Data(contentsOf: URL(fileURLWithPath: selection)) } catch {
+                    throw ValidationError("cannot read the selection \(selection): \(error.localizedDescription)")
+                }
+                let decoded: FamilyActivitySelection
+                do { decoded = try JSONDecoder().decode(FamilyActivitySelection.self, from: data) } catch {
+                    throw ValidationError("\(selection) is not a FamilyActivitySelection (JSON): \(error)")
+                }
+                items.applicationTokens = decoded.applicationTokens.map(\.opaqueValue).sorted()
+                items.categoryTokens = decoded.categoryTokens.map(\.opaqueValue).sorted()
+            }
+            guard !items.isEmpty else { throw ValidationError("name what the limit counts: --app ID, --category ID or --selection FILE") }
+            return items
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a daily limit.")
+
+        @Argument(help: "The limit's name (Games, Social media).") var name: String
+        @OptionGroup var items: Items
+        @Option(help: ArgumentHelp("The time allowed each day: 1h, 90m, 1h30m.", valueName: "duration")) var daily: String
+        @OptionGroup var timing: RuleTiming
+        @OptionGroup var options: RulesOptions
+
+        func run() throws {
+            let rule = try LimitCommand.rule(name: name, items: items, daily: daily, timing: timing)
+            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.add, RuleEdit(user: options.user, rule: rule)))
+        }
+    }
+
+    struct Change: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replace a limit's definition.", discussion: "Tightening takes effect at once; relaxing a locked limit waits for its delay.")
+
+        @Argument(help: "The limit's name.") var name: String
+        @OptionGroup var items: Items
+        @Option(help: ArgumentHelp("The time allowed each day.", valueName: "duration")) var daily: String
+        @OptionGroup var timing: RuleTiming
+        @OptionGroup var options: RulesOptions
+
+        func run() throws {
+            let rule = try LimitCommand.rule(name: name, items: items, daily: daily, timing: timing)
+            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.change, RuleEdit(user: options.user, rule: rule)))
+        }
+    }
+
+    static func rule(name: String, items: Items, daily: String, timing: RuleTiming) throws -> Rule {
+        let name = try parseRuleName(name)
+        let seconds: TimeInterval
+        do { seconds = try RuleText.duration(daily, what: "daily limit") } catch let invalid as RuleText.Invalid {
+            throw ValidationError(invalid.description)
+        }
+        let (days, lock) = try timing.parsed()
+        let rule = Rule.limit(name, items: try items.items(), daily: seconds, days: days, lockedFor: lock, extraTimePerDay: timing.extraTimePerDay)
+        if let problem = rule.problem { throw ValidationError(problem) }
+        return rule
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the daily limits.")
+        @OptionGroup var options: RulesOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            try listRules(.limit, options: options, json: json)
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a daily limit (a locked one after its delay).")
+        @Argument(help: "The limit's name.") var name: String
+        @OptionGroup var options: RulesOptions
+
+        func run() throws {
+            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.remove, RuleRemoval(user: options.user, name: name, kind: .limit)))
+        }
+    }
+}
+
+// MARK: screenward downtime
+
+struct DowntimeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "downtime",
+        abstract: "Downtime: times when only always-allowed applications may be used.",
+        discussion: "Every application but the always-allowed ones (`screenward allow`) is shielded during downtime; a warning comes 5 minutes and 1 minute before it starts.",
+        subcommands: [Add.self, Change.self, List.self, Remove.self, More.self])
+
+    struct More: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Take 15 more minutes of one application in your own downtime (as often as the downtime allows; recorded).")
+        @Argument(help: "The downtime's name.") var name: String
+        @Option(name: .customLong("app"), help: ArgumentHelp("The application the minutes are for.", valueName: "id")) var application: String
+
+        func run() throws {
+            printOutcome(
+                try RulesConnection(user: nil).call(RulesMethods.extraTime, ExtraTimeRequest(user: nil, rule: name, application: application)))
+        }
+    }
+
+    struct Window: ParsableArguments {
+        @Option(help: ArgumentHelp("When it starts (24-hour clock).", valueName: "HH:MM")) var from: String
+        @Option(help: ArgumentHelp("When it ends (the next day when earlier than the start).", valueName: "HH:MM")) var to: String
+
+        func rule(name: String, timing: RuleTiming) throws -> Rule {
+            let name = try parseRuleName(name)
+            let (start, end): (TimeOfDay, TimeOfDay)
+            do { (start, end) = (try RuleText.timeOfDay(from), try RuleText.timeOfDay(to)) } catch let invalid as RuleText.Invalid {
+                throw ValidationError(invalid.description)
+            }
+            let (days, lock) = try timing.parsed()
+            let rule = Rule.downtime(name, from: start, to: end, days: days, lockedFor: lock, extraTimePerDay: timing.extraTimePerDay)
+            if let problem = rule.problem { throw ValidationError(problem) }
+            return rule
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a downtime.")
+        @Argument(help: "The downtime's name (Bedtime, School).") var name: String
+        @OptionGroup var window: Window
+        @OptionGroup var timing: RuleTiming
+        @OptionGroup var options: RulesOptions
+
+        func run() throws {
+            let rule = try window.rule(name: name, timing: timing)
+            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.add, RuleEdit(user: options.user, rule: rule)))
+        }
+    }
+
+    struct Change: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replace a downtime's times.", discussion: "Lengthening takes effect at once; shortening a locked downtime waits for its delay.")
+        @Argument(help: "The downtime's name.") var name: String
+        @OptionGroup var window: Window
+        @OptionGroup var timing: RuleTiming
+        @OptionGroup var options: RulesOptions
+
+        func run() throws {
+            let rule = try window.rule(name: name, timing: timing)
+            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.change, RuleEdit(user: options.user, rule: rule)))
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the downtimes.")
+        @OptionGroup var options: RulesOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            try listRules(.downtime, options: options, json: json)
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a downtime (a locked one after its delay).")
+        @Argument(help: "The downtime's name.") var name: String
+        @OptionGroup var options: RulesOptions
+
+        func run() throws {
+            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.remove, RuleRemoval(user: options.user, name: name, kind: .downtime)))
+        }
+    }
+}
+
+// MARK: screenward allow
+
+struct AllowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "allow",
+        abstract: "Always-allowed applications: never shielded by limits or downtime.",
+        subcommands: [Add.self, List.self, Remove.self], defaultSubcommand: Add.self)
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Always allow applications (while a rule is locked, after its delay).")
+        @Argument(help: "Application ids, as `screenward usage` shows them.") var applications: [String] = []
+        @OptionGroup var options: RulesOptions
+
+        func validate() throws {
+            guard !applications.isEmpty else { throw ValidationError("name at least one application id") }
+        }
+
+        func run() throws {
+            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.allow, AllowanceEdit(user: options.user, applications: applications)))
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the always-allowed applications.")
+        @OptionGroup var options: RulesOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            let listing = try RulesConnection(user: options.user).call(RulesMethods.list, RulesQuery(user: options.user, language: ShieldDefaults.language()))
+            if json { return try printJSON(listing.allowed) }
+            guard !listing.allowed.isEmpty else { return print("No application is always allowed.") }
+            for allowed in listing.allowed {
+                let waiting = allowed.effectiveAt > Date() ? "  (from \(iso8601(allowed.effectiveAt)): a rule is locked)" : ""
+                print("\(allowed.id)  \(listing.allowedNames[allowed.id] ?? "")\(waiting)")
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop always allowing applications (at once).")
+        @Argument(help: "Application ids.") var applications: [String] = []
+        @OptionGroup var options: RulesOptions
+
+        func validate() throws {
+            guard !applications.isEmpty else { throw ValidationError("name at least one application id") }
+        }
+
+        func run() throws {
+            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.disallow, AllowanceEdit(user: options.user, applications: applications)))
+        }
+    }
+}
+
+// MARK: Listing
+
+func listRules(_ kind: Rule.Kind, options: RulesOptions, json: Bool) throws {
+    let listing = try RulesConnection(user: options.user).call(RulesMethods.list, RulesQuery(user: options.user, language: ShieldDefaults.language()))
+    let entries = listing.rules.filter { $0.rule.kind == kind }
+    if json { return try printJSON(entries) }
+    guard !entries.isEmpty else { return print(kind == .limit ? "No daily limits." : "No downtime.") }
+    for entry in entries {
+        let rule = entry.rule
+        var line: String
+        switch kind {
+        case .limit:
+            line = "\(rule.name): \(RuleText.duration(rule.daily ?? 0)) a day of \(entry.itemNames.joined(separator: ", "))"
+        case .downtime:
+            line = "\(rule.name): \(rule.from?.description ?? "?") to \(rule.to?.description ?? "?")"
+        }
+        line += rule.days.isEvery ? ", every day" : ", \(rule.days)"
+        if let lock = rule.lockedFor { line += ", locked for \(RuleText.duration(lock))" }
+        if let pending = entry.pending {
+            line += pending.rule == nil ? " (removed at \(iso8601(pending.effectiveAt)))" : " (relaxed at \(iso8601(pending.effectiveAt)))"
+        }
+        print(line)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import ScreenwardTesting
+import SessionHarness
+import X11Session
+import XCTest
+
+/// A person's own rules, set with `screenward limit|downtime|allow` and enforced by the
+/// built-in rules app in the real agent, over real windows.
+final class RulesTests: XSessionTestCase {
+    /// The agent's log lines about one application's shield look.
+    private func looks(of app: String, in scene: ShieldScene) -> [String] {
+        scene.agent.process.standardError.split(separator: "\n").filter { $0.contains("look for \(app)") }.map(String.init)
+    }
+
+    /// A 3-second daily limit on the game: after 3 s of focus it is shielded by the rules'
+    /// shield, which names the limit, what was used and when it resets; the notes app is not.
+    func testADailyLimitShieldsItsAppOnceUsedUpAndTheShieldNamesIt() throws {
+        let scene = try startShieldScene()
+        defer { scene.stop() }
+        let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game", "notes.Notes"])
+        let (game, notes) = (id(apps.windows[0]), id(apps.windows[1]))
+        scene.connection.requestActivation(of: notes)
+        scene.wait("notes focused") { scene.watcher.activeWindow == notes }
+
+        let added = try scene.agent.cli(["limit", "add", "Games", "--app", "game.desktop", "--daily", "3s"])
+        XCTAssertTrue(added.contains("Added the limit Games: 3s a day of Game, every day"), added)
+        XCTAssertEqual(try scene.covered(), [], "nothing is used up yet")
+
+        let focused = Date()
+        scene.connection.requestActivation(of: game)
+        let shield = try scene.shield(over: game)
+        let elapsed = Date().timeIntervalSince(focused)
+        XCTAssertGreaterThanOrEqual(elapsed, 2.9, "not before 3 s of focus")
+        XCTAssertLessThan(elapsed, 6, "soon after")
+        XCTAssertEqual(try scene.covered().map(\.owner), ["org.screenward.rules"])
+        scene.wait("the rules' look", timeout: .seconds(5)) { !looks(of: "game.desktop", in: scene).isEmpty }
+        let look = looks(of: "game.desktop", in: scene).last ?? ""
+        XCTAssertTrue(look.contains("\"Time's up: Games\""), look)
+        XCTAssertTrue(look.contains("You used 3 s of your 3 s for Games today. Game is available again tomorrow at 00:00."), look)
+        XCTAssertTrue(look.contains("\"15 more minutes\""), look)
+        scene.loop.iterate(until: { false }, timeout: .milliseconds(700))
+        screenshot("rules-limit-shield.png", of: scene)
+
+        // The notes app is not in the limit.
+        scene.connection.requestActivation(of: notes)
+        scene.wait("notes focused") { scene.watcher.activeWindow == notes }
+        XCTAssertEqual(try scene.covered().map(\.window), ["\(game)"])
+
+        let status = try scene.agent.cli(["status"])
+        XCTAssertTrue(status.contains("Games (limit): 3.0s used of 3.0s, 0.0s left; shields Game until"), status)
+        let listing = try scene.agent.cli(["limit", "list", "--json"])
+        XCTAssertTrue(listing.contains("\"daily\" : 3"), listing)
+
+        // Removing the limit lifts the shield at once.
+        XCTAssertTrue(try scene.agent.cli(["limit", "remove", "Games"]).contains("Removed the limit Games"))
+        scene.wait("the shield lifted", timeout: .seconds(5)) { scene.watcher.windows[shield]?.isViewable != true }
+    }
+
+    /// Downtime placed around now shields every application but the always-allowed one.
+    func testDowntimeShieldsAllButTheAllowedApplication() throws {
+        let scene = try startShieldScene()
+        defer { scene.stop() }
+        let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game", "notes.Notes"])
+        let (game, notes) = (id(apps.windows[0]), id(apps.windows[1]))
+        XCTAssertTrue(try scene.agent.cli(["allow", "notes.desktop"]).contains("Always allowed: notes.desktop"))
+        let now = Date()
+        let added = try scene.agent.cli([
+            "downtime", "add", "Bedtime", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--to",
+            Self.hourAndMinute(now.addingTimeInterval(3600)),
+        ])
+        XCTAssertTrue(added.contains("Added the downtime Bedtime"), added)
+        _ = try scene.shield(over: game)
+        XCTAssertEqual(try scene.covered().map(\.window), ["\(game)"], "the allowed notes app stays usable")
+        scene.wait("the downtime look", timeout: .seconds(5)) { !looks(of: "game.desktop", in: scene).isEmpty }
+        XCTAssertTrue(looks(of: "game.desktop", in: scene).last?.contains("\"Downtime: Bedtime\"") == true)
+        scene.connection.requestActivation(of: notes)
+        scene.wait("the allowed notes focused") { scene.watcher.activeWindow == notes }
+        scene.loop.iterate(until: { false }, timeout: .milliseconds(700))
+        screenshot("rules-downtime-shield.png", of: scene)
+
+        // Unknown ids and malformed times are refused with the reason.
+        XCTAssertThrowsError(try scene.agent.cli(["allow", "nosuch.desktop"])) { error in
+            XCTAssertTrue("\(error)".contains("no application \"nosuch.desktop\" is installed"), "\(error)")
+        }
+        XCTAssertThrowsError(try scene.agent.cli(["downtime", "add", "Late", "--from", "25:00", "--to", "07:00"])) { error in
+            XCTAssertTrue("\(error)".contains("is not a time of day"), "\(error)")
+        }
+        XCTAssertThrowsError(try scene.agent.cli(["downtime", "add", "bedtime", "--from", "21:00", "--to", "07:00"])) { error in
+            XCTAssertTrue("\(error)".contains("there is already a rule named bedtime"), "\(error)")
+        }
+    }
+
+    /// A locked rule: tightening it takes effect at once; relaxing or removing it only
+    /// after its delay, while its shield stays.
+    func testALockedRuleCannotBeRelaxedBeforeItsDelay() throws {
+        let scene = try startShieldScene()
+        defer { scene.stop() }
+        let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game"])
+        let game = id(apps.windows[0])
+        scene.connection.requestActivation(of: game)
+        scene.wait("game focused") { scene.watcher.activeWindow == game }
+        _ = try scene.agent.cli(["limit", "add", "Games", "--app", "game.desktop", "--daily", "1h", "--locked-for", "6s"])
+
+        // Tighter: at once (1 s is already used up after a moment in the game).
+        XCTAssertTrue(try scene.agent.cli(["limit", "change", "Games", "--app", "game.desktop", "--daily", "1s", "--locked-for", "6s"]).contains("Changed"))
+        let shield = try scene.shield(over: game)
+
+        // Looser, and removal: both wait for the delay, and the shield stays meanwhile.
+        let asked = Date()
+        let relaxed = try scene.agent.cli(["limit", "change", "Games", "--app", "game.desktop", "--daily", "1h", "--locked-for", "6s"])
+        XCTAssertTrue(relaxed.contains("is locked for 6s: the change relaxes it, so it takes effect at"), relaxed)
+        XCTAssertTrue(try scene.agent.cli(["allow", "game.desktop"]).contains("will be always allowed from"))
+        XCTAssertTrue(try scene.agent.cli(["limit", "list"]).contains("(relaxed at"))
+        scene.loop.iterate(until: { false }, timeout: .seconds(3))
+        XCTAssertEqual(try scene.covered().map(\.window), ["\(game)"], "still shielded before the delay")
+        scene.wait("the relaxation after its delay", timeout: .seconds(15)) { scene.watcher.windows[shield]?.isViewable != true }
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(asked), 5.5)
+        XCTAssertTrue(try scene.agent.cli(["limit", "list"]).contains("Games: 1h a day of Game, every day, locked for 6s"))
+    }
+
+    /// "15 more minutes" on one's own used-up limit, pressed on the shield with real
+    /// keys: the shield lifts, once; the next day's count starts over.
+    func testFifteenMoreMinutesOnOnesOwnLimitLiftsTheShieldOnce() throws {
+        let scene = try startShieldScene()
+        defer { scene.stop() }
+        let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game"])
+        let game = id(apps.windows[0])
+        scene.connection.requestActivation(of: game)
+        _ = try scene.agent.cli(["limit", "add", "Games", "--app", "game.desktop", "--daily", "1s"])
+        let shield = try scene.shield(over: game)
+        scene.wait("the rules' look", timeout: .seconds(5)) { looks(of: "game.desktop", in: scene).last?.contains("15 more minutes") == true }
+        scene.activate(game, expectingShield: shield)
+        try runTool("xdotool", ["key", "Tab"], display: scene.session.display)
+        try runTool("xdotool", ["key", "Return"], display: scene.session.display)
+        scene.wait("the shield lifted for 15 minutes", timeout: .seconds(10)) { scene.watcher.windows[shield]?.isViewable != true }
+        let status = try scene.agent.cli(["status"])
+        XCTAssertTrue(status.contains("with 15m 00s extra"), status)
+        XCTAssertThrowsError(try scene.agent.cli(["limit", "more", "Games"])) { error in
+            XCTAssertTrue("\(error)".contains("Games allows 15 more minutes 1 time a day, and it was taken"), "\(error)")
+        }
+    }
+}
