@@ -55,7 +55,7 @@ if $uninstall; then
   fi
   for program in "${programs[@]}"; do rm -f "$prefix/bin/$program"; done
   # Our data files only: with --prefix /usr the folder also holds apps' manifests.
-  rm -f "$prefix/share/screenward/categories.json" "$prefix/share/screenward/shield.json"
+  rm -f "$prefix/share/screenward/categories.json" "$prefix/share/screenward/shield.json" "$prefix/share/screenward/rules.json"
   rmdir "$prefix/share/screenward" 2>/dev/null || true
   rm -rf "$prefix/share/doc/screenward"
   rm -f "$unit" "$pam" "$tmpfiles" "$sysctl_snippet"
@@ -91,7 +91,7 @@ done
 
 install -d -m 0755 "$prefix/bin" "$prefix/share/screenward" "$prefix/share/doc/screenward"
 for program in "${programs[@]}"; do install -m 0755 "$binaries/$program" "$prefix/bin/$program"; done
-install -m 0644 data/categories.json data/shield.json "$prefix/share/screenward/"
+install -m 0644 data/categories.json data/shield.json data/rules.json "$prefix/share/screenward/"
 install -m 0644 docs/architecture.md docs/enforcement.md docs/extensions.md "$prefix/share/doc/screenward/"
 sed "s|/usr/local/bin/|$prefix/bin/|; s|/usr/local/share/|$prefix/share/|" desktop/system/screenward-daemon.service >"$unit"
 chmod 0644 "$unit"

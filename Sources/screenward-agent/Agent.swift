@@ -197,12 +197,19 @@ final class Agent {
         host.afterRequest = { rearm.fire() }
         let path = home.socketPath()
         extensions = AgentExtensions(ledger: ledger, host: host, socketPath: path, loop: loop, log: log)
-        let rules = try AgentRules(host: host, ledger: ledger, directory: directory, warningLeads: warningLeads, log: log)
-        try rules.start()
-        self.rules = rules
+        var rulesProblem = "the rules did not start"
+        do {
+            let rules = try AgentRules(host: host, ledger: ledger, directory: directory, warningLeads: warningLeads, log: log)
+            try rules.start()
+            self.rules = rules
+        } catch {
+            rulesProblem = "the rules could not start: \(error)"
+            log.error("\(rulesProblem); the Screen Time API still runs")
+        }
         // Peers are identified (SO_PEERCRED) so an extension the agent started that
         // misbehaves can be told from the person's own programs.
-        server = try SocketServer(path: path, identify: PeerCredentialReader.read, handler: AgentRequests(host: host, rules: rules.app))
+        server = try SocketServer(
+            path: path, identify: PeerCredentialReader.read, handler: AgentRequests(host: host, rules: rules?.app, problem: rulesProblem))
         log.info("Screen Time API clients connect at \(path)")
         runEngine()
     }

@@ -48,12 +48,15 @@ final class AgentRules {
 /// Time API's owner. Only the person reaches this socket, so their rules are theirs to change.
 final class AgentRequests: ServiceRequestHandler {
     private let host: ServiceHost
-    private let rules: RulesApp
+    private let rules: RulesApp?
+    /// Why there is no rules app.
+    private let problem: String
     private let userName: String
 
-    init(host: ServiceHost, rules: RulesApp) {
+    init(host: ServiceHost, rules: RulesApp?, problem: String) {
         self.host = host
         self.rules = rules
+        self.problem = problem
         userName = (try? UnixAccount.withID(UserID(rawValue: getuid())))??.name ?? "uid \(getuid())"
     }
 
@@ -70,6 +73,7 @@ final class AgentRequests: ServiceRequestHandler {
                         "this agent keeps \(userName)'s own rules; a managed user's rules are kept by the system daemon (is \(user) managed? `screenward child list`)"
                     )))
         }
+        guard let rules else { return peer.send(errorLine(id: id, ServiceError(.internalFailure, problem))) }
         if let reply = rules.handle(frame: frame, actor: userName, mayChange: true) { peer.send(reply) }
     }
 

@@ -36,6 +36,8 @@ final class Daemon {
     private var extensions: DaemonExtensions?
     /// The connections of extensions the daemon started, and whose they are.
     private var extensionPeers: [ServicePeer: DaemonExtensions.Launch] = [:]
+    /// Managed users' rules (`screenward limit … --user`).
+    private let rules: DaemonRules
 
     private struct PasswordCheckDone: Sendable {
         var id: UInt64
@@ -58,10 +60,12 @@ final class Daemon {
         var pamService: String
         var extensionUser: String
         var extensionsDirectory: URL
+        var warningLeads: [TimeInterval]
     }
 
     init(options: Options, log: DaemonLog) throws {
         self.log = log
+        rules = DaemonRules(warningLeads: options.warningLeads, log: log)
         socketPath = options.socketPath
         pamService = options.pamService
         try Self.makePrivate(options.stateDirectory)
@@ -112,6 +116,7 @@ final class Daemon {
             owners[uid]?.service.isPresent = present
             engines[uid]?.run()
         }
+        sessions.onFocusChanged = { [unowned self] uid in engines[uid]?.run() }
         service.owner = { [unowned self] uid in owners[uid] }
         service.calendar = { [timeZone] in timeZone.calendar() }
         if let account = try UnixAccount.named(options.extensionUser) {
@@ -181,6 +186,9 @@ final class Daemon {
                 owner.shieldRelay.startableActions = { extensions.apps(with: .shieldAction) }
             }
             owner.service.onShieldsChanged = { changed.fire() }
+            owner.service.onCallbacks = { callbacks in
+                for callback in callbacks { log.info("\(user.name): monitor: \(callback)") }
+            }
             owners[user.uid] = owner
             let engine = try OwnerEngine(service: owner.service) { [unowned self] wake in
                 if wake == .clockChanged { log.info("the wall clock was set: working out \(user.name)'s deadlines again") }
@@ -188,6 +196,7 @@ final class Daemon {
             engines[user.uid] = engine
             engine.afterRun = { [unowned self] in extensions?.check(uid: user.uid) }
             engine.run()
+            rules.open(owner) { [unowned self] in appsHeard(uid: user.uid) }
         } catch {
             // Fail closed: the user stays managed, and their sessions are not left
             // unenforced silently: say why, loudly.
@@ -200,6 +209,7 @@ final class Daemon {
         let uids = Set(managed.map(\.uid))
         for (uid, owner) in owners where !uids.contains(uid) {
             extensions?.stop(uid: uid)
+            rules.close(uid: uid)
             owner.close(reason: "no longer managed")
             owners[uid] = nil
             engines[uid] = nil
@@ -303,10 +313,37 @@ final class Daemon {
                 // An extension the daemon started is served here, as its managed user's apps are.
                 let managed = (try? service.caller(peer))?.role == .managed || launch(of: peer) != nil
                 peer.send(DaemonAddress.placementMethod.replyFrame(id: id, .success(AccountPlacement(managed: managed))))
+            case _ where RulesMethods.answers(method):
+                rulesRequest(frame, id: id, method: method, from: peer)
             case _ where ChildModeService.answers(method):
                 if let reply = service.handle(frame: frame, from: peer) { peer.send(reply) }
             default:
                 screenTimeRequest(frame, id: id, from: peer)
+            }
+        }
+    }
+
+    /// A rules request: a guardian's for a managed user (named), a managed user's own to read.
+    private func rulesRequest(_ frame: Data, id: UInt64, method: String, from peer: ServicePeer) {
+        struct Whose: Codable, Sendable { var user: String? }
+        let user = (try? ServiceMethod<Whose, Empty>(method).request(from: frame))?.body.user
+        let changing = ![RulesMethods.list.name, RulesMethods.status.name].contains(method)
+        let access: RulesAccess
+        do {
+            access = try service.rulesAccess(peer, user: user, changing: changing, action: method.replacingOccurrences(of: ".", with: " "))
+        } catch {
+            return peer.send(errorLine(id: id, ChildModeService.serviceError(error)))
+        }
+        guard let app = rules.app(for: access.uid) else {
+            return peer.send(errorLine(id: id, ServiceError(.internalFailure, "\(access.user)'s rules are not running; the daemon's log says why")))
+        }
+        guard let reply = app.handle(frame: frame, actor: access.actor, mayChange: access.mayChange) else { return }
+        peer.send(reply)
+        if changing, let outcome = try? RulesMethods.add.reply(from: reply) {
+            do {
+                try state.record(ChildEvent(at: Date(), kind: .rulesChanged, actor: access.actor, detail: outcome.message), uid: access.uid)
+            } catch {
+                log.error("could not record a change of \(access.user)'s rules: \(error)")
             }
         }
     }

@@ -48,8 +48,19 @@ struct DaemonCommand: ParsableCommand {
     @Option(help: "The PAM service guardians' passwords are checked with (a file in /etc/pam.d).")
     var pamService = PAMServiceName.standard
 
+    @Option(
+        name: .customLong("rule-warnings"),
+        help: ArgumentHelp("Seconds before a limit runs out or a downtime starts that managed users are warned, comma-separated.", valueName: "seconds"))
+    var ruleWarnings = "300,60"
+
     @Flag(help: "Log each request.")
     var verbose = false
+
+    func validate() throws {
+        let leads = ruleWarnings.split(separator: ",").compactMap { TimeInterval(String($0)) }
+        guard !leads.isEmpty, leads.count <= 4, leads.count == ruleWarnings.split(separator: ",").count, leads.allSatisfy({ $0 >= 1 && $0 < 86_400 })
+        else { throw ValidationError("--rule-warnings takes up to 4 whole numbers of seconds, such as 300,60") }
+    }
 
     func run() throws {
         guard geteuid() == 0 else {
@@ -62,7 +73,8 @@ struct DaemonCommand: ParsableCommand {
             runtimeDirectory: URL(fileURLWithPath: runtimeDirectory, isDirectory: true),
             agentExecutable: agent.map { URL(fileURLWithPath: $0) } ?? me.deletingLastPathComponent().appendingPathComponent("screenward-agent"),
             agentUser: agentUser, appsDirectory: URL(fileURLWithPath: appsDirectory, isDirectory: true), pamService: pamService,
-            extensionUser: extensionUser, extensionsDirectory: URL(fileURLWithPath: extensionsDirectory, isDirectory: true))
+            extensionUser: extensionUser, extensionsDirectory: URL(fileURLWithPath: extensionsDirectory, isDirectory: true),
+            warningLeads: ruleWarnings.split(separator: ",").compactMap { TimeInterval(String($0)) })
         do {
             try Daemon(options: options, log: log).run()
         } catch {

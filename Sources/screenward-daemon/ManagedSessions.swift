@@ -31,6 +31,9 @@ final class ManagedSessions {
     private let log: DaemonLog
     /// A session's agent says whether the child is at the screen (not idle, not locked).
     var onPresence: ((_ uid: UInt32, _ present: Bool) -> Void)?
+    /// Called when a managed user's focus changed (an interval opened or closed): the
+    /// engine's predictions of threshold crossings hold only while the focus stays put.
+    var onFocusChanged: ((_ uid: UInt32) -> Void)?
     /// An agent reported the shields it shows (the daemon starts their apps' data sources).
     var onCovered: ((_ uid: UInt32, _ covered: [CoveredWindow]) -> Void)?
     private var tracked: [SessionID: Tracked] = [:]
@@ -257,7 +260,10 @@ final class ManagedSessions {
         tracked[id]?.supervision.agentReported(at: Date())
         switch kind {
         case AgentLinkMethods.usage.name:
-            if let report = try? AgentLinkMethods.usage.body(from: frame) { tracked[id]?.intervals?.apply(report, at: .now) }
+            if let report = try? AgentLinkMethods.usage.body(from: frame) {
+                tracked[id]?.intervals?.apply(report, at: .now)
+                if case .checkpointed = report {} else if let uid = tracked[id]?.session.uid { onFocusChanged?(uid) }
+            }
         case AgentLinkMethods.presence.name:
             if let presence = try? AgentLinkMethods.presence.body(from: frame), let uid = tracked[id]?.session.uid {
                 onPresence?(uid, presence.present)

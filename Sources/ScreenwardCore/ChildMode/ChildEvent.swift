@@ -25,6 +25,8 @@ public struct ChildEvent: Sendable, Hashable, Codable {
         public static let sessionLocked: Kind = "session-locked"
         /// The daemon ended the session: it stayed unenforced after the lock.
         public static let sessionEnded: Kind = "session-ended"
+        /// A guardian changed the managed user's rules (limits, downtime, always allowed).
+        public static let rulesChanged: Kind = "rules-changed"
     }
 
     public var at: Date

@@ -14,6 +14,8 @@ public final class ManagedUserOwner {
     public let service: ScreenTimeService
     /// Between the session's agent, which draws shields, and the apps' shield extensions.
     public let shieldRelay: AgentShieldRelay
+    /// The system's calendar (a managed user's day is the computer's).
+    public let calendar: @Sendable () -> Calendar
     let sink: BackgroundLedgerSink
     let usage: SharedLiveUsage
     /// This daemon run, as the ledger records runs.
@@ -26,6 +28,7 @@ public final class ManagedUserOwner {
         calendar: @escaping @Sendable () -> Calendar, report: @escaping @Sendable (String) -> Void
     ) throws {
         self.user = user
+        self.calendar = calendar
         home = homes.home(for: user.uid)
         try homes.create(for: user.uid)
         secret = try DeviceSecret.loadOrCreate(at: home.deviceSecretURL)

@@ -1,0 +1,76 @@
+import Foundation
+import Glibc
+@testable import ScreenwardCore
+import SessionHarness
+import TestSupport
+import XCTest
+
+/// A guardian's rules for a managed user, kept by the system daemon: set from the
+/// guardian's own account with `--user`, enforced in the child's real session, read but
+/// never changed by the child (a real user with a shell), every change recorded.
+final class ManagedRulesTests: XCTestCase {
+    private var desktop: ManagedDesktop!
+    private var fixture: DaemonFixture { desktop.fixture }
+
+    override func setUpWithError() throws {
+        try ManagedDesktop.requirements()
+        _ = try requireProgram("xdotool", package: "xdotool")
+        desktop = try ManagedDesktop(fixture: try DaemonFixture(), windows: ["game.Game:Game", "notes.Notes:Notes"])
+    }
+
+    override func tearDown() {
+        desktop?.tearDown()
+    }
+
+    func testAGuardiansLimitShieldsTheChildsGameAndOnlyAGuardianCanChangeIt() throws {
+        try desktop.startManagedSession()
+        let kid = desktop.kid
+        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup])
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[1]]).status, 0)
+
+        // The guardian, from their own account.
+        let added = try fixture.screenward(as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "2s", "--user", kid])
+        XCTAssertEqual(added.status, 0, added.error)
+        XCTAssertTrue(added.output.contains("Added the limit Games: 2s a day of Game, every day"), added.output)
+        let allowed = try fixture.screenward(as: guardian, ["allow", "wmclass:Notes", "--user", kid])
+        XCTAssertEqual(allowed.status, 0, allowed.error)
+        let locked = try fixture.screenward(as: guardian, ["limit", "add", "More", "--app", "wmclass:Game", "--daily", "1h", "--locked-for", "1h", "--user", kid])
+        XCTAssertNotEqual(locked.status, 0)
+        XCTAssertTrue(locked.error.contains("--locked-for is for a person's own rules"), locked.error)
+
+        // Two seconds of the game: the rules' shield covers it.
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
+        try desktop.waitFor("the rules' shield over the game", timeout: 20) { desktop.currentAgentCovers(1) }
+        let shields = try fixture.screenward(as: guardian, ["shields", "--user", kid])
+        XCTAssertTrue(shields.output.contains("org.screenward.rules"), shields.output)
+        desktop.screenshot("managed-rules-limit.png")
+
+        // The child reads their own rules and status, and cannot change them.
+        let screenward = fixture.program("screenward")
+        let list = try desktop.runAsKid([screenward, "limit", "list"])
+        XCTAssertEqual(list.status, 0, list.error)
+        XCTAssertTrue(list.output.contains("Games: 2s a day of Game, every day"), list.output)
+        let status = try desktop.runAsKid([screenward, "status"])
+        XCTAssertTrue(status.output.contains("Games (limit):"), status.output + status.error)
+        for attempt in [["limit", "remove", "Games"], ["allow", "wmclass:Game"], ["limit", "change", "Games", "--app", "wmclass:Game", "--daily", "5h"]] {
+            let result = try desktop.runAsKid([screenward] + attempt)
+            XCTAssertNotEqual(result.status, 0, "\(attempt)")
+            XCTAssertTrue(result.error.contains("only a guardian can do this"), result.error)
+        }
+        let other = try desktop.runAsKid([screenward, "limit", "list", "--user", "root"])
+        XCTAssertNotEqual(other.status, 0)
+        // Their own ledger is out of reach too: the daemon keeps it.
+        XCTAssertNotEqual(try desktop.runAsKid(["ls", fixture.state.path]).status, 0)
+        XCTAssertTrue(desktop.currentAgentCovers(1), "still shielded")
+
+        // Every change and every refusal is in the guardians' record.
+        let events = try fixture.screenward(as: guardian, ["child", "events", kid]).output
+        XCTAssertTrue(events.contains("rules-changed"), events)
+        XCTAssertTrue(events.contains("Added the limit Games"), events)
+        XCTAssertTrue(events.contains("tried `screenward rules remove`"), events)
+
+        // The guardian removes it; the shield lifts.
+        XCTAssertEqual(try fixture.screenward(as: guardian, ["limit", "remove", "Games", "--user", kid]).status, 0)
+        try desktop.waitFor("the shield lifted", timeout: 20) { desktop.currentAgentCovers(0) }
+    }
+}
