@@ -14,6 +14,8 @@ packages=(
   gdb strace python3 passwd util-linux
   # the shield: Korean glyphs (Vietnamese is in the default fonts); wmctrl for the full-screen test
   fonts-nanum wmctrl
+  # the rules' warnings: a real notification server (dunst) on the tests' private session bus
+  dunst dbus-bin
   # real applications whose identity is tested, one per toolkit (about 17 MB of downloads with their libraries):
   # GTK 3, the X toolkit, an SDL 2 game, Qt 5
   mousepad xterm sopwith featherpad

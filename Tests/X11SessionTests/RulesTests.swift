@@ -139,4 +139,47 @@ final class RulesTests: XSessionTestCase {
             XCTAssertTrue("\(error)".contains("Games allows 15 more minutes 1 time a day, and it was taken"), "\(error)")
         }
     }
+
+    /// Warnings before a limit runs out reach a real notification server (dunst) on a
+    /// private session bus, each once, in order, before the shield (leads scaled down to
+    /// 4 s and 2 s); with no server running, the agent says so in its log.
+    func testWarningsReachTheNotificationServerBeforeTheLimitRunsOut() throws {
+        let dunstProgram = try requireTool("dunst")
+        let bus = try PrivateDBus()
+        let scene = try startShieldScene(extraEnvironment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], agentArguments: ["--rule-warnings", "4,2"])
+        defer { scene.stop() }
+        let dunst = try ChildProcess(dunstProgram, ["-print"], environment: ["DISPLAY": scene.session.display, "DBUS_SESSION_BUS_ADDRESS": bus.address])
+        defer { dunst.stop() }
+        let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game", "notes.Notes"])
+        let (game, notes) = (id(apps.windows[0]), id(apps.windows[1]))
+        scene.connection.requestActivation(of: notes)
+        scene.wait("notes focused") { scene.watcher.activeWindow == notes }
+        // dunst takes the name once it runs.
+        scene.wait("dunst on the bus") { (try? toolOutput("dbus-send", ["--bus=\(bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications"], display: scene.session.display))?.contains("true") == true }
+
+        _ = try scene.agent.cli(["limit", "add", "Games", "--app", "game.desktop", "--daily", "7s"])
+        let focused = Date()
+        scene.connection.requestActivation(of: game)
+        func summaries() -> [String] { dunst.outputLines.filter { $0.contains("summary:") } }
+        scene.wait("the first warning", timeout: .seconds(10)) { summaries().count >= 1 }
+        let first = Date().timeIntervalSince(focused)
+        scene.wait("the second warning", timeout: .seconds(10)) { summaries().count >= 2 }
+        let second = Date().timeIntervalSince(focused)
+        _ = try scene.shield(over: game)
+        XCTAssertEqual(summaries(), ["\tsummary: '4 s left: Games'", "\tsummary: '2 s left: Games'"])
+        XCTAssertTrue(dunst.outputLines.contains("\tbody: 'Your daily limit for Games runs out in 4 s.'"), "\(dunst.outputLines)")
+        XCTAssertGreaterThanOrEqual(first, 2.8, "not before 3 s of the 7")
+        XCTAssertGreaterThanOrEqual(second, 4.8, "not before 5 s of the 7")
+        XCTAssertLessThan(second, 7, "before the limit ran out")
+        screenshot("rules-warning.png", of: scene)
+
+        // No notification server: the warning is in the agent's log, and why it was not shown.
+        dunst.stop()
+        _ = try scene.agent.cli(["limit", "add", "Notes", "--app", "notes.desktop", "--daily", "3s"])
+        scene.connection.requestActivation(of: notes)
+        scene.wait("the log line", timeout: .seconds(10)) {
+            scene.agent.process.standardError.contains("rules: the warning \"2 s left: Notes\" was not shown: no notification server runs")
+        }
+        XCTAssertEqual(summaries().count, 2, "nothing more was shown")
+    }
 }

@@ -42,7 +42,7 @@ class XSessionTestCase: XCTestCase {
 /// An X tool the tests drive (found on PATH), and the Debian package that has it;
 /// missing, the test skips outside CI and fails in CI.
 func requireTool(_ name: String) throws -> URL {
-    let packages = ["xdotool": "xdotool", "wmctrl": "wmctrl", "xwininfo": "x11-utils", "xprop": "x11-utils"]
+    let packages = ["xdotool": "xdotool", "wmctrl": "wmctrl", "xwininfo": "x11-utils", "xprop": "x11-utils", "dbus-send": "dbus-bin"]
     return try requireProgram(name, package: packages[name] ?? name)
 }
 
