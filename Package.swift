@@ -102,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "screenward",
             dependencies: [
-                "ScreenwardCore", "FamilyControls", "ManagedSettings", "ScreenwardIPC",
+                "ScreenwardCore", "FamilyControls", "ManagedSettings", "ScreenwardIPC", "X11Session",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),

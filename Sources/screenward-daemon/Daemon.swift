@@ -61,11 +61,18 @@ final class Daemon {
         var extensionUser: String
         var extensionsDirectory: URL
         var warningLeads: [TimeInterval]
+        /// A managed user's session bus; `%u` is their uid.
+        var userBus: String
     }
 
     init(options: Options, log: DaemonLog) throws {
         self.log = log
-        rules = DaemonRules(warningLeads: options.warningLeads, log: log)
+        rules = DaemonRules(
+            warningLeads: options.warningLeads,
+            notifier: SessionNotifier(
+                program: options.agentExecutable.deletingLastPathComponent().appendingPathComponent("screenward"), busTemplate: options.userBus,
+                log: log),
+            log: log)
         socketPath = options.socketPath
         pamService = options.pamService
         try Self.makePrivate(options.stateDirectory)

@@ -53,6 +53,9 @@ struct DaemonCommand: ParsableCommand {
         help: ArgumentHelp("Seconds before a limit runs out or a downtime starts that managed users are warned, comma-separated.", valueName: "seconds"))
     var ruleWarnings = "300,60"
 
+    @Option(help: ArgumentHelp("A managed user's session bus, for their warnings (%u: their uid).", valueName: "address"))
+    var userBus = "unix:path=/run/user/%u/bus"
+
     @Flag(help: "Log each request.")
     var verbose = false
 
@@ -74,7 +77,7 @@ struct DaemonCommand: ParsableCommand {
             agentExecutable: agent.map { URL(fileURLWithPath: $0) } ?? me.deletingLastPathComponent().appendingPathComponent("screenward-agent"),
             agentUser: agentUser, appsDirectory: URL(fileURLWithPath: appsDirectory, isDirectory: true), pamService: pamService,
             extensionUser: extensionUser, extensionsDirectory: URL(fileURLWithPath: extensionsDirectory, isDirectory: true),
-            warningLeads: ruleWarnings.split(separator: ",").compactMap { TimeInterval(String($0)) })
+            warningLeads: ruleWarnings.split(separator: ",").compactMap { TimeInterval(String($0)) }, userBus: userBus)
         do {
             try Daemon(options: options, log: log).run()
         } catch {

@@ -12,9 +12,11 @@ final class DaemonRules {
     private let log: DaemonLog
     private let warningLeads: [TimeInterval]
     private let texts: RuleTexts?
+    private let notifier: SessionNotifier
     private var apps: [UInt32: RulesApp] = [:]
 
-    init(warningLeads: [TimeInterval], log: DaemonLog) {
+    init(warningLeads: [TimeInterval], notifier: SessionNotifier, log: DaemonLog) {
+        self.notifier = notifier
         let pushes = pushes
         wakeup = LoopWakeup { for push in pushes.take() { push() } }
         self.warningLeads = warningLeads
@@ -39,7 +41,7 @@ final class DaemonRules {
         let service = LoopBound(owner.service)
         let log = log
         let user = owner.user
-        let notifications = DesktopNotifications(sessionBusAddress: "unix:path=/run/user/\(user.uid)/bus")
+        let notifier = notifier
         let app = RulesApp(
             placement: .managed, ledger: owner.ledger, transport: transport,
             owner: RulesApp.Owner(
@@ -48,11 +50,8 @@ final class DaemonRules {
                 }, directory: owner.service.directory, calendar: owner.calendar),
             texts: texts, warningLeads: warningLeads, language: { "en" },
             notify: { notice in
-                log.info("\(user.name): rules: \"\(notice.title)\"")
-                notifications.send(summary: notice.title, body: notice.body) { outcome in
-                    if case .shown = outcome { return }
-                    log.warning("\(user.name): the notification \"\(notice.title)\" was not shown: \(outcome)")
-                }
+                log.info("\(user.name): rules: notifying \"\(notice.title)\"")
+                notifier.notify(notice, user: user)
             },
             report: { line in log.info("\(user.name): \(line)") })
         do {

@@ -73,4 +73,33 @@ final class ManagedRulesTests: XCTestCase {
         XCTAssertEqual(try fixture.screenward(as: guardian, ["limit", "remove", "Games", "--user", kid]).status, 0)
         try desktop.waitFor("the shield lifted", timeout: 20) { desktop.currentAgentCovers(0) }
     }
+
+    /// A managed user's warnings reach the notification server of their own session (a
+    /// real one, dunst, on their own session bus), shown by a process of theirs the
+    /// daemon starts: root cannot use a user's session bus.
+    func testAManagedUsersWarningsReachTheirSessionsNotificationServer() throws {
+        _ = try requireProgram("dunst", package: "dunst")
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("screenward-kid-bus-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        XCTAssertEqual(chown(folder.path, desktop.uid, gid_t(desktop.uid)), 0)
+        let address = "unix:path=\(folder.path)/bus"
+        let bus = try desktop.startAsKid(["dbus-daemon", "--session", "--nofork", "--address=\(address)", "--print-address"])
+        defer { bus.stop() }
+        _ = try bus.waitForOutputLines(1, timeout: 10)
+        let dunst = try desktop.startAsKid(["dunst", "-print"], environment: ["DBUS_SESSION_BUS_ADDRESS": address])
+        defer { dunst.stop() }
+        fixture.daemonArguments = ["--rule-warnings", "4,2", "--user-bus", address]
+        try desktop.startManagedSession()
+        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup])
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[1]]).status, 0)
+        let added = try fixture.screenward(as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "7s", "--user", desktop.kid])
+        XCTAssertEqual(added.status, 0, added.error)
+
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
+        func summaries() -> [String] { dunst.outputLines.filter { $0.contains("summary:") } }
+        try desktop.waitFor("both warnings in the child's session", timeout: 20) { summaries().count >= 2 }
+        try desktop.waitFor("the shield", timeout: 20) { desktop.currentAgentCovers(1) }
+        XCTAssertEqual(summaries(), ["\tsummary: '4 s left: Games'", "\tsummary: '2 s left: Games'"])
+    }
 }

@@ -92,6 +92,9 @@ public final class DaemonRig {
         throw LocalUsersError(description: "no \(subfolder)/\(name) above \(directory.path)")
     }
 
+    /// More options for the daemon (`--rule-warnings 4,2`), from the next start on.
+    public var daemonArguments: [String] = []
+
     public func startDaemon(environment: [String: String] = [:]) throws {
         let daemon = try ChildProcess(
             try ProjectPrograms.url(of: "screenward-daemon"),
@@ -100,7 +103,7 @@ public final class DaemonRig {
                 "--agent-user", agentUser, "--agent", program("screenward-agent"), "--apps-directory", apps.path,
                 "--pam-service", try pamService(), "--extension-user", extensionUser, "--extensions-directory", extensionsData.path,
                 "--verbose",
-            ], environment: environment)
+            ] + daemonArguments, environment: environment)
         self.daemon = daemon
         try daemon.waitForStandardError(containing: "listening on", timeout: 10)
     }
