@@ -72,7 +72,7 @@ final class ChildAuthorizationTests: XCTestCase {
 
         // The right one approves: Homework's shield goes over the game.
         let reportsBefore = desktop.coverReports(1)
-        try type(guardianPassword, into: dialog)
+        try desktop.approve(with: guardianPassword, in: dialog) { !setup.isRunning }
         XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
         XCTAssertTrue(setup.outputLines.joined().contains("Homework shields wmclass:Game"), setup.outputLines.joined())
         try desktop.waitFor("the shield over the game") { desktop.coverReports(1) > reportsBefore }
@@ -135,7 +135,7 @@ final class ChildAuthorizationTests: XCTestCase {
         _ = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: guardianPassword)
         try desktop.startManagedSession()
         let (setup, dialog) = try askingAGuardian(["shield", "--child", "--app", "wmclass:Game"])
-        try type(guardianPassword, into: dialog)
+        try desktop.approve(with: guardianPassword, in: dialog) { !setup.isRunning }
         XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
         try desktop.waitFor("the shield over the game") { desktop.coverReports(1) >= 1 }
 

@@ -51,7 +51,7 @@ final class ManagedExtensionTests: XCTestCase {
             fixture.program("homework"), "setup", "--child", "--discourage", "wmclass:Game", "--encourage", "wmclass:Notes",
             "--threshold", "3s", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until", Self.clock(now.addingTimeInterval(3600)),
         ])
-        try desktop.type(guardianPassword, into: dialog)
+        try desktop.approve(with: guardianPassword, in: dialog) { !setup.isRunning }
         XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
         XCTAssertTrue(setup.outputLines.joined().contains("Homework discourages wmclass:Game"), setup.outputLines.joined())
     }
