@@ -203,7 +203,7 @@ final class Daemon {
             engines[user.uid] = engine
             engine.afterRun = { [unowned self] in extensions?.check(uid: user.uid) }
             engine.run()
-            rules.open(owner) { [unowned self] in appsHeard(uid: user.uid) }
+            rules.open(owner, state: state) { [unowned self] in appsHeard(uid: user.uid) }
         } catch {
             // Fail closed: the user stays managed, and their sessions are not left
             // unenforced silently: say why, loudly.
@@ -334,7 +334,18 @@ final class Daemon {
     private func rulesRequest(_ frame: Data, id: UInt64, method: String, from peer: ServicePeer) {
         struct Whose: Codable, Sendable { var user: String? }
         let user = (try? ServiceMethod<Whose, Empty>(method).request(from: frame))?.body.user
-        let changing = ![RulesMethods.list.name, RulesMethods.status.name].contains(method)
+        let changing = !RulesMethods.reading.contains(method)
+        // A guardian's list of requests without --user: every managed user's.
+        if method == RulesMethods.requests.name, user == nil, (try? service.caller(peer))?.role == .guardian {
+            var all: [TimeRequest] = []
+            for (uid, owner) in owners.sorted(by: { $0.value.user.name < $1.value.user.name }) {
+                for var request in (try? rules.app(for: uid)?.requests()) ?? [] {
+                    request.user = owner.user.name
+                    all.append(request)
+                }
+            }
+            return peer.send(RulesMethods.requests.replyFrame(id: id, .success(all)))
+        }
         let access: RulesAccess
         do {
             access = try service.rulesAccess(peer, user: user, changing: changing, action: method.replacingOccurrences(of: ".", with: " "))
@@ -346,7 +357,8 @@ final class Daemon {
         }
         guard let reply = app.handle(frame: frame, actor: access.actor, mayChange: access.mayChange) else { return }
         peer.send(reply)
-        if changing, let outcome = try? RulesMethods.add.reply(from: reply) {
+        // A request's answer is recorded as such by the rules themselves.
+        if changing, method != RulesMethods.answer.name, let outcome = try? RulesMethods.add.reply(from: reply) {
             do {
                 try state.record(ChildEvent(at: Date(), kind: .rulesChanged, actor: access.actor, detail: outcome.message), uid: access.uid)
             } catch {

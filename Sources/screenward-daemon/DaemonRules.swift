@@ -30,7 +30,7 @@ final class DaemonRules {
     }
 
     /// Starts `owner`'s rules; `afterRequest` runs after each of its requests (the engine, the agents).
-    func open(_ owner: ManagedUserOwner, afterRequest: @escaping () -> Void) {
+    func open(_ owner: ManagedUserOwner, state: DaemonState, afterRequest: @escaping () -> Void) {
         guard let texts else { return }
         let handler = OwnerRequests(LoopBound((owner, afterRequest)))
         let (pushes, wakeup) = (pushes, wakeup)
@@ -54,6 +54,18 @@ final class DaemonRules {
                 notifier.notify(notice, user: user)
             },
             report: { line in log.info("\(user.name): \(line)") })
+        app.observe(
+            record: { kind, actor, detail in
+                log.info("\(user.name): \(kind): \(detail)")
+                do {
+                    try state.record(ChildEvent(at: Date(), kind: ChildEvent.Kind(rawValue: kind), actor: actor ?? user.name, detail: detail), uid: user.uid)
+                } catch {
+                    log.error("could not record \(user.name)'s \(kind): \(error)")
+                }
+            },
+            onRequest: { request in
+                log.info("\(user.name) asks for more time for \(request.applicationName) on \(request.rule): `screenward request approve \(user.name)/\(request.id)`")
+            })
         do {
             try app.start()
             apps[user.uid] = app

@@ -10,8 +10,9 @@ struct RulesConnection {
     private let agent: AgentConnection?
     private let daemon: DaemonConnection?
 
-    init(user: String?) {
-        if user != nil || DaemonAddress.socketManagingThisAccount(environment: ProcessInfo.processInfo.environment) != nil {
+    /// `daemonOnly`: requests for more time are a managed user's, kept by the daemon.
+    init(user: String? = nil, daemonOnly: Bool = false) {
+        if daemonOnly || user != nil || DaemonAddress.socketManagingThisAccount(environment: ProcessInfo.processInfo.environment) != nil {
             daemon = DaemonConnection()
             agent = nil
         } else {

@@ -102,4 +102,70 @@ final class ManagedRulesTests: XCTestCase {
         try desktop.waitFor("the shield", timeout: 20) { desktop.currentAgentCovers(1) }
         XCTAssertEqual(summaries(), ["\tsummary: '4 s left: Games'", "\tsummary: '2 s left: Games'"])
     }
+
+    /// "Ask for more time" end to end: the child presses it on the rules' shield (real
+    /// keys), the shield is redrawn as waiting; a guardian approves from their own account;
+    /// the shield lifts at once and comes back when the granted time is used; a second
+    /// request denied redraws it "Not approved". Every step is in the guardians' record.
+    func testAskForMoreTimeApprovedByAGuardianLiftsTheShieldUntilTheGrantIsUsed() throws {
+        try desktop.startManagedSession()
+        let kid = desktop.kid
+        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup])
+        XCTAssertEqual(try fixture.screenward(as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1s", "--user", kid]).status, 0)
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
+        try desktop.waitFor("the rules' shield over the game", timeout: 20) { desktop.currentAgentCovers(1) }
+        let log = { self.fixture.daemon?.standardError ?? "" }
+        func lastLook() -> String { log().split(separator: "\n").last { $0.contains("look for wmclass:Game") }.map(String.init) ?? "" }
+        try desktop.waitFor("the ask button") { lastLook().contains("\"Ask for more time\"") }
+
+        // The child asks, with real keys on the shield.
+        func press() throws {
+            let game = try desktop.geometry(of: desktop.windows[0])
+            let keys = try desktop.runAsKid(["xdotool", "mousemove", "\(game.x + 20)", "\(game.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab", "key", "Return"])
+            XCTAssertEqual(keys.status, 0, keys.error)
+        }
+        try press()
+        try desktop.waitFor("the shield redrawn as waiting", timeout: 15) { lastLook().contains("Waiting for a guardian…") }
+        desktop.screenshot("managed-rules-waiting.png")
+
+        // The guardian sees it and approves 3 seconds; the shield lifts at once.
+        let listed = try fixture.screenward(as: guardian, ["request", "list"])
+        XCTAssertTrue(listed.output.contains("\(kid)/1  Game on Games"), listed.output + listed.error)
+        XCTAssertTrue(listed.output.contains("pending"), listed.output)
+        let uncoveredBefore = desktop.coverReports(0)
+        let asked = Date()
+        let approved = try fixture.screenward(as: guardian, ["request", "approve", "\(kid)/1", "--seconds", "3"])
+        XCTAssertEqual(approved.status, 0, approved.error)
+        XCTAssertTrue(approved.output.contains("Approved: 3 s more for Game on Games"), approved.output)
+        try desktop.waitFor("the shield lifted", timeout: 10) { desktop.coverReports(0) > uncoveredBefore }
+        let lifted = Date().timeIntervalSince(asked)
+        print("approval → shield lifted: \(Int(lifted * 1000)) ms (including the command's own start)")
+        XCTAssertLessThan(lifted, 2, "target: within 1 s of the approval (screenward-bench approval measures it)")
+        XCTAssertTrue(log().contains("rules: notifying \"3 s more: Games\""), "the child is told")
+
+        // The game in focus uses the 3 s; then the shield is back.
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
+        let back = Date()
+        let coveredBefore = desktop.coverReports(1)
+        try desktop.waitFor("the shield back once the grant was used", timeout: 20) { desktop.coverReports(1) > coveredBefore }
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(back), 2.5, "not before the 3 s were used")
+
+        // Asked again and refused: the shield says so.
+        try desktop.waitFor("the ask button again") { lastLook().contains("\"Ask for more time\"") }
+        try press()
+        try desktop.waitFor("the second request") { (try? self.fixture.screenward(as: guardian, ["request", "list"]).output.contains("\(kid)/2")) == true }
+        XCTAssertEqual(try fixture.screenward(as: guardian, ["request", "deny", "2", "--user", kid]).status, 0)
+        try desktop.waitFor("the shield redrawn as not approved", timeout: 15) { lastLook().contains("\"Not approved\"") }
+        XCTAssertTrue(desktop.currentAgentCovers(1))
+        let again = try fixture.screenward(as: guardian, ["request", "approve", "\(kid)/2"])
+        XCTAssertNotEqual(again.status, 0)
+        XCTAssertTrue(again.error.contains("request 2 was already answered (denied by \(guardian))"), again.error)
+
+        // The child cannot answer their own request.
+        let own = try desktop.runAsKid([fixture.program("screenward"), "request", "approve", "\(kid)/2"])
+        XCTAssertNotEqual(own.status, 0)
+        let events = try fixture.screenward(as: guardian, ["child", "events", kid]).output
+        for kind in ["time-requested", "time-approved", "time-denied"] { XCTAssertTrue(events.contains(kind), events) }
+        XCTAssertTrue(events.contains("\(guardian) gave 3 s more for Game on Games (request 1)"), events)
+    }
 }

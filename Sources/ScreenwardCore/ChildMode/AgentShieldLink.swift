@@ -12,11 +12,24 @@ public struct AttachedShieldExtensions: Sendable, Hashable, Codable {
     public var action: Set<String>
     /// Apps with an installed shield action delegate the daemon starts for a press.
     public var startableAction: Set<String>
+    /// How many times each data source attached: a count that changes asks the agent to
+    /// redraw that app's shields.
+    public var configurationAttachments: [String: Int]?
 
-    public init(configuration: Set<String> = [], action: Set<String> = [], startableAction: Set<String> = []) {
+    public init(
+        configuration: Set<String> = [], action: Set<String> = [], startableAction: Set<String> = [], configurationAttachments: [String: Int]? = nil
+    ) {
         self.configuration = configuration
         self.action = action
         self.startableAction = startableAction
+        self.configurationAttachments = configurationAttachments
+    }
+
+    /// The apps whose data source is new, or attached again, since `before`.
+    public func dataSourcesAttached(since before: AttachedShieldExtensions) -> Set<String> {
+        configuration.filter { owner in
+            !before.configuration.contains(owner) || configurationAttachments?[owner] != before.configurationAttachments?[owner]
+        }
     }
 }
 

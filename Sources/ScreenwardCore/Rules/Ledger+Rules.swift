@@ -28,7 +28,7 @@ public struct AllowedApplication: Sendable, Hashable, Codable {
 public struct RuleGrant: Sendable, Hashable, Codable {
     public var id: Int64
     public var rule: String
-    /// A downtime's extra time is for one application (its public id).
+    /// A downtime's extra time is for one application (the rules app's token for it).
     public var application: String?
     /// nil: until the interval ends.
     public var seconds: TimeInterval?
@@ -171,5 +171,75 @@ extension Ledger {
                 ])
             return db.lastInsertedRowID
         }
+    }
+}
+
+/// "Ask for more time": a managed user's request, and the guardian's answer.
+public struct TimeRequest: Sendable, Hashable, Codable {
+    public enum State: String, Sendable, Codable {
+        case pending, approved, denied, expired
+    }
+
+    public var id: Int64
+    public var rule: String
+    /// The application shown on the shield (the rules app's token for it) and its name.
+    public var application: String
+    public var applicationName: String
+    public var askedAt: Date
+    public var state: State
+    public var answeredAt: Date?
+    public var answeredBy: String?
+    /// What was granted (nil with `approved`: the rest of the day).
+    public var grantedSeconds: TimeInterval?
+    /// Whose request it is, when a guardian lists every managed user's (not stored).
+    public var user: String?
+}
+
+extension Ledger {
+    public func timeRequests(since time: Date) throws -> [TimeRequest] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM timeRequest WHERE askedAt >= ? OR state = 'pending' ORDER BY id", arguments: [time.timeIntervalSince1970])
+                .map(Self.timeRequest)
+        }
+    }
+
+    public func timeRequest(id: Int64) throws -> TimeRequest? {
+        try database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM timeRequest WHERE id = ?", arguments: [id]).map(Self.timeRequest) }
+    }
+
+    /// Records a request; a pending one for the same rule and application is kept instead.
+    /// Returns it and whether it is new.
+    public func askForTime(rule: String, application: String, applicationName: String, at time: Date) throws -> (TimeRequest, isNew: Bool) {
+        let (id, isNew) = try database.write { db -> (Int64, Bool) in
+            if let existing = try Int64.fetchOne(
+                db, sql: "SELECT id FROM timeRequest WHERE rule = ? AND application = ? AND state = 'pending'", arguments: [rule, application])
+            {
+                return (existing, false)
+            }
+            try db.execute(
+                sql: "INSERT INTO timeRequest (rule, application, applicationName, askedAt, state) VALUES (?, ?, ?, ?, 'pending')",
+                arguments: [rule, application, applicationName, time.timeIntervalSince1970])
+            return (db.lastInsertedRowID, true)
+        }
+        guard let request = try timeRequest(id: id) else { throw RuleLedgerError.noSuchRule(rule) }
+        return (request, isNew)
+    }
+
+    /// Answers a pending request; false when it was not pending (answered already, or expired).
+    public func answerTimeRequest(id: Int64, state: TimeRequest.State, by actor: String, seconds: TimeInterval?, at time: Date) throws -> Bool {
+        try database.write { db in
+            try db.execute(
+                sql: "UPDATE timeRequest SET state = ?, answeredAt = ?, answeredBy = ?, grantedSeconds = ? WHERE id = ? AND state = 'pending'",
+                arguments: [state.rawValue, time.timeIntervalSince1970, actor, seconds, id])
+            return db.changesCount == 1
+        }
+    }
+
+    private static func timeRequest(_ row: Row) -> TimeRequest {
+        TimeRequest(
+            id: row["id"], rule: row["rule"], application: row["application"], applicationName: row["applicationName"],
+            askedAt: Date(timeIntervalSince1970: row["askedAt"]), state: TimeRequest.State(rawValue: row["state"]) ?? .expired,
+            answeredAt: (row["answeredAt"] as Double?).map(Date.init(timeIntervalSince1970:)), answeredBy: row["answeredBy"],
+            grantedSeconds: row["grantedSeconds"])
     }
 }

@@ -93,6 +93,22 @@ public final class RulesApp: Sendable {
         core.withLock { $0.handle(frame: frame, actor: actor, mayChange: mayChange) }
     }
 
+    /// Hooks for the guardians (the daemon records and announces requests and answers).
+    public func observe(
+        record: @escaping @Sendable (_ kind: String, _ actor: String?, _ detail: String) -> Void,
+        onRequest: @escaping @Sendable (TimeRequest) -> Void
+    ) {
+        core.withLock { core in
+            core.record = record
+            core.onRequest = onRequest
+        }
+    }
+
+    /// Pending requests for more time, and those of today.
+    public func requests() throws -> [TimeRequest] {
+        try core.withLock { try $0.requests() }
+    }
+
     /// Each rule today (the tray and `screenward status` show it).
     public func status(language: String) throws -> RulesStatus {
         try core.withLock { try $0.status(language: language) }

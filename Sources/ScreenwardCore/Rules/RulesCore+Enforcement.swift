@@ -69,12 +69,15 @@ extension RulesCore {
         return DowntimeState(interval: nil, isActive: false)
     }
 
-    /// Downtime extra time still running: the applications it frees, by grant.
+    /// Downtime extra time still running: the applications it frees (the app's own
+    /// tokens), by grant.
     func runningDowntimeGrants(_ rule: Rule, at time: Date) throws -> [RuleGrant] {
         try ledger.ruleGrants(endingAfter: time).filter { grant in
-            guard grant.rule.caseInsensitiveCompare(rule.name) == .orderedSame, let id = grant.application, grant.interval.start <= time else { return false }
+            guard grant.rule.caseInsensitiveCompare(rule.name) == .orderedSame, let token = grant.application, grant.interval.start <= time else {
+                return false
+            }
             guard let seconds = grant.seconds else { return true }
-            let used = try owner.usage(try event(for: RuleItems(applications: [id]), threshold: 1), grant.grantedAt, time)
+            let used = try owner.usage(try event(for: RuleItems(applicationTokens: [token]), threshold: 1), grant.grantedAt, time)
             return used < seconds - Self.tolerance
         }
     }
@@ -109,8 +112,8 @@ extension RulesCore {
                 }
             case .downtime:
                 if downtimeState(rule, at: time).isActive {
-                    let freed = try runningDowntimeGrants(rule, at: time).compactMap(\.application)
-                    let exceptions = allowed.union(try tokens(applications: freed).values)
+                    let freed = try runningDowntimeGrants(rule, at: time).compactMap(\.application).map(ApplicationToken.init(opaqueValue:))
+                    let exceptions = allowed.union(freed)
                     shield.applicationCategories = .all(except: exceptions)
                 }
             }
@@ -240,9 +243,9 @@ extension RulesCore {
             guard let interval = state.interval, state.isActive else { return }
             var events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:]
             for grant in try runningDowntimeGrants(rule, at: time) {
-                guard let id = grant.application, let seconds = grant.seconds else { continue }
-                let used = try owner.usage(try event(for: RuleItems(applications: [id]), threshold: 1), grant.grantedAt, time)
-                var event = try event(for: RuleItems(applications: [id]), threshold: max(1, seconds - used))
+                guard let token = grant.application, let seconds = grant.seconds else { continue }
+                let used = try owner.usage(try event(for: RuleItems(applicationTokens: [token]), threshold: 1), grant.grantedAt, time)
+                var event = try event(for: RuleItems(applicationTokens: [token]), threshold: max(1, seconds - used))
                 event.includesPastActivity = false
                 events[DeviceActivityEvent.Name("grant.\(grant.id)")] = event
             }

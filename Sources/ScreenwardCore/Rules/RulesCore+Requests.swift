@@ -24,6 +24,11 @@ extension RulesCore {
         case RulesMethods.remove.name: return answer(RulesMethods.remove, changes: true) { removal in try remove(removal.name, kind: removal.kind) }
         case RulesMethods.allow.name: return answer(RulesMethods.allow, changes: true) { edit in try allow(edit.applications) }
         case RulesMethods.disallow.name: return answer(RulesMethods.disallow, changes: true) { edit in try disallow(edit.applications) }
+        case RulesMethods.requests.name: return answer(RulesMethods.requests, changes: false) { _ in try requests() }
+        case RulesMethods.answer.name:
+            return answer(RulesMethods.answer, changes: true) { request in
+                try answerRequest(request.id, approve: request.approve, seconds: request.seconds, by: actor)
+            }
         case RulesMethods.extraTime.name:
             return answer(RulesMethods.extraTime, changes: true) { request in try takeExtraTime(on: request.rule, application: request.application) }
         default:
@@ -156,7 +161,7 @@ extension RulesCore {
     // MARK: Extra time on one's own rule
 
     /// "15 more minutes": at once, at most as often a day as the rule allows, recorded.
-    func takeExtraTime(on name: String, application: String?) throws -> RuleOutcome {
+    func takeExtraTime(on name: String, application: String?, token shieldToken: String? = nil) throws -> RuleOutcome {
         guard placement == .individual else {
             throw ServiceError(.unauthorized, "a managed user asks a guardian for more time (\"Ask for more time\" on the shield)")
         }
@@ -171,10 +176,15 @@ extension RulesCore {
         case .downtime:
             let state = downtimeState(rule, at: time)
             guard state.isActive, let running = state.interval else { throw ServiceError(.invalidArgument, "\(rule.name) is not in downtime now") }
-            guard application != nil else { throw ServiceError(.invalidArgument, "name the application the extra downtime minutes are for (--app ID)") }
+            guard application != nil || shieldToken != nil else {
+                throw ServiceError(.invalidArgument, "name the application the extra downtime minutes are for (--app ID)")
+            }
             interval = running
         }
-        if let application { _ = try tokens(applications: [application]) }
+        // A downtime's minutes are for one application, by the app's own token for it.
+        let token = try shieldToken ?? application.map { id in
+            try tokens(applications: [id])[id]?.opaqueValue ?? { throw ServiceError(.invalidArgument, "no application \(id)") }()
+        }
         let taken = try extraTimeTaken(on: rule, in: interval)
         guard taken < rule.extraTimePerDay else {
             throw ServiceError(
@@ -182,7 +192,7 @@ extension RulesCore {
                 "\(rule.name) allows 15 more minutes \(rule.extraTimePerDay) time\(rule.extraTimePerDay == 1 ? "" : "s") a day, and \(taken == 1 ? "it was" : "they were") taken")
         }
         try ledger.insertRuleGrant(
-            rule: rule.name, application: rule.kind == .downtime ? application : nil, seconds: Rule.extraTime, by: "self", at: time, interval: interval)
+            rule: rule.name, application: rule.kind == .downtime ? token : nil, seconds: Rule.extraTime, by: "self", at: time, interval: interval)
         report("rules: 15 more minutes on \(rule.name)\(application.map { " for \($0)" } ?? "") (\(taken + 1) of \(rule.extraTimePerDay) today)")
         try registerExtraTime(for: rule)
         reconcile()

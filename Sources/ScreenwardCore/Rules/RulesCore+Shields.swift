@@ -53,14 +53,16 @@ extension RulesCore {
             configuration.subtitle = .init(text: texts.text("downtimeSubtitle", language: language, values), color: soft)
         }
         configuration.primaryButtonLabel = .init(text: texts.text("close", language: language, values), color: white)
-        if let secondary = secondaryButton(for: rule) {
+        if let secondary = secondaryButton(for: rule, application: Self.token(of: subject)) {
             configuration.secondaryButtonLabel = .init(text: texts.text(secondary, language: language, values), color: ShieldColor(red: 0.04, green: 0.52, blue: 1))
         }
         return configuration
     }
 
-    /// The secondary button's text, or nil for none.
-    func secondaryButton(for rule: Rule) -> String? {
+    /// The secondary button's text, or nil for none: "15 more minutes" on one's own rule
+    /// (while the rule allows it today); for a managed user, "Ask for more time", then
+    /// "Waiting for a guardian…" while the request is pending, "Not approved" after a no.
+    func secondaryButton(for rule: Rule, application: String?) -> String? {
         switch placement {
         case .individual:
             guard let interval = currentInterval(of: rule), let taken = try? extraTimeTaken(on: rule, in: interval), taken < rule.extraTimePerDay else {
@@ -68,8 +70,20 @@ extension RulesCore {
             }
             return "fifteenMoreMinutes"
         case .managed:
-            // Asking a guardian is not built yet: no button rather than one that does nothing.
-            return nil
+            guard let application else { return nil }
+            switch latestRequest(rule: rule, application: application)?.state {
+            case .pending: return "waitingForGuardian"
+            case .denied: return "notApproved"
+            default: return "askForMoreTime"
+            }
+        }
+    }
+
+    /// The app's own token for the shielded application.
+    static func token(of subject: ShieldRequestSubject) -> String? {
+        switch subject {
+        case .application(let app), .applicationInCategory(let app, _): app.token?.opaqueValue
+        case .webDomain, .webDomainInCategory: nil
         }
     }
 
@@ -110,18 +124,24 @@ extension RulesCore {
 
     func response(to request: ShieldActionRequest) -> ShieldActionResponse {
         guard request.action == .secondaryButtonPressed else { return .close }
-        guard let rule = coveringRule(request.subject), secondaryButton(for: rule) == "fifteenMoreMinutes" else { return .none }
-        let application: String? =
-            switch request.subject {
-            case .application(let app), .applicationInCategory(let app, _): app.bundleIdentifier
-            default: nil
+        let token = Self.token(of: request.subject)
+        guard let rule = coveringRule(request.subject), let button = secondaryButton(for: rule, application: token) else { return .none }
+        switch button {
+        case "fifteenMoreMinutes":
+            do {
+                _ = try takeExtraTime(on: rule.name, application: nil, token: rule.kind == .downtime ? token : nil)
+                // The store changed: the shield goes with it.
+                return .none
+            } catch {
+                report("rules: \"15 more minutes\" on \(rule.name) was refused: \(error)")
+                return .defer
             }
-        do {
-            _ = try takeExtraTime(on: rule.name, application: application)
-            // The store changed: the shield goes with it.
-            return .none
-        } catch {
-            report("rules: \"15 more minutes\" on \(rule.name) was refused: \(error)")
+        case "askForMoreTime", "notApproved":
+            guard let token else { return .none }
+            askForMoreTime(rule: rule, application: token, name: Self.name(of: request.subject))
+            // Redrawn as waiting for a guardian.
+            return .defer
+        default:
             return .defer
         }
     }

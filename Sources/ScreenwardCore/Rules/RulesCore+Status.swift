@@ -33,8 +33,9 @@ extension RulesCore {
                 entry.appliesToday = state.interval.map { $0.start < (calendar.dateInterval(of: .day, for: time)?.end ?? time) } ?? false
                 if state.isActive, let interval = state.interval {
                     entry.extraTimeTakenToday = try extraTimeTaken(on: rule, in: interval)
-                    let freed = try runningDowntimeGrants(rule, at: time).compactMap(\.application)
-                    let spared = (allowed + freed).map { owner.directory.application(publicID: $0)?.displayName ?? $0 }
+                    let freed = try runningDowntimeGrants(rule, at: time).count
+                    var spared = allowed.map { owner.directory.application(publicID: $0)?.displayName ?? $0 }
+                    if freed > 0 { spared.append("\(freed) with extra time") }
                     entry.shieldedNow = ["every application" + (spared.isEmpty ? "" : " but \(spared.joined(separator: ", "))")]
                 }
             }

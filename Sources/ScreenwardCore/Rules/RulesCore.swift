@@ -23,6 +23,10 @@ final class RulesCore {
     let language: @Sendable () -> String
     let notify: @Sendable (RulesApp.Notice) -> Void
     let report: @Sendable (String) -> Void
+    /// Something for the guardians' record: a kind, who acted (nil: the person), what.
+    var record: @Sendable (_ kind: String, _ actor: String?, _ detail: String) -> Void = { _, _, _ in }
+    /// A managed user asked for more time (the guardians are told).
+    var onRequest: @Sendable (TimeRequest) -> Void = { _ in }
 
     /// The app's own tokens for application and category ids (stable: the grant keeps them).
     var applicationTokens: [String: ApplicationToken] = [:]

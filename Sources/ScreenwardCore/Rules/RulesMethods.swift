@@ -15,8 +15,16 @@ public enum RulesMethods {
     public static let disallow = ServiceMethod<AllowanceEdit, RuleOutcome>("rules.disallow")
     /// A person's own "15 more minutes" on one of their rules.
     public static let extraTime = ServiceMethod<ExtraTimeRequest, RuleOutcome>("rules.extra-time")
+    /// A managed user's requests for more time: pending, and answered today.
+    public static let requests = ServiceMethod<RulesQuery, [TimeRequest]>("rules.requests")
+    /// A guardian's answer to one.
+    public static let answer = ServiceMethod<RequestAnswer, RuleOutcome>("rules.answer")
 
-    public static let all = [list.name, status.name, add.name, change.name, remove.name, allow.name, disallow.name, extraTime.name]
+    public static let all = [
+        list.name, status.name, add.name, change.name, remove.name, allow.name, disallow.name, extraTime.name, requests.name, answer.name,
+    ]
+    /// The ones that only read.
+    public static let reading = [list.name, status.name, requests.name]
 
     /// Whether `method` is one of these (the owners route them to the rules app).
     public static func answers(_ method: String) -> Bool { all.contains(method) }
@@ -75,6 +83,20 @@ public struct ExtraTimeRequest: RulesRequest, Hashable {
         self.user = user
         self.rule = rule
         self.application = application
+    }
+}
+
+public struct RequestAnswer: RulesRequest, Hashable {
+    public var user: String?
+    public var id: Int64
+    public var approve: Bool
+    /// What is granted; nil: the rest of the day (or of the downtime).
+    public var seconds: TimeInterval?
+    public init(user: String?, id: Int64, approve: Bool, seconds: TimeInterval?) {
+        self.user = user
+        self.id = id
+        self.approve = approve
+        self.seconds = seconds
     }
 }
 

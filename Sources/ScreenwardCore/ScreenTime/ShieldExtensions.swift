@@ -70,6 +70,9 @@ struct ShieldExtensions {
 
     private var configuration: [String: ServicePeer] = [:]
     private var action: [String: ServicePeer] = [:]
+    /// How many times each app's data source attached: attaching again asks for its
+    /// shields to be redrawn (our rules do, when a guardian answers).
+    private(set) var configurationAttachments: [String: Int] = [:]
     private var outstanding: [ShieldRequestID: Question] = [:]
     private var lastID: UInt64 = 0
     /// Answers accepted during the current request, for the host to hand out after unlocking.
@@ -77,7 +80,9 @@ struct ShieldExtensions {
 
     mutating func attach(_ kind: ShieldExtensionKind, owner: String, peer: ServicePeer) {
         switch kind {
-        case .configuration: configuration[owner] = peer
+        case .configuration:
+            configuration[owner] = peer
+            configurationAttachments[owner, default: 0] += 1
         case .action: action[owner] = peer
         }
     }
@@ -203,8 +208,10 @@ extension ScreenTimeService {
     /// The apps whose shield extensions are attached now (a managed session's agent
     /// asks the daemon only about these).
     public var attachedShieldExtensions: AttachedShieldExtensions {
-        AttachedShieldExtensions(
-            configuration: shieldExtensions.attachedOwners(.configuration), action: shieldExtensions.attachedOwners(.action))
+        let configuration = shieldExtensions.attachedOwners(.configuration)
+        return AttachedShieldExtensions(
+            configuration: configuration, action: shieldExtensions.attachedOwners(.action),
+            configurationAttachments: shieldExtensions.configurationAttachments.filter { configuration.contains($0.key) })
     }
 
     /// Forgets a question: its answer, if one still comes, is ignored.

@@ -89,7 +89,7 @@ final class DaemonLink: Sendable {
         fileprivate func received(_ now: AttachedShieldExtensions) {
             let new = attached.withLock { attached in
                 defer { attached = now }
-                return now.configuration.subtracting(attached.configuration)
+                return now.dataSourcesAttached(since: attached)
             }
             guard let handler = attachedHandler.withLock({ $0 }) else { return }
             new.sorted().forEach(handler)

@@ -1,0 +1,85 @@
+import Foundation
+@_spi(Screenward) import ManagedSettings
+@_spi(Screenward) import ManagedSettingsUI
+import ScreenwardIPC
+
+/// "Ask for more time": a managed user asks from the shield, a guardian answers, the
+/// shield lifts for what was granted (or is redrawn "Not approved").
+extension RulesCore {
+    /// Pending requests, and those asked or answered today.
+    func requests() throws -> [TimeRequest] {
+        try ledger.timeRequests(since: calendar.startOfDay(for: now))
+    }
+
+    /// The latest request for `rule` and `application` in the interval running now.
+    func latestRequest(rule: Rule, application: String) -> TimeRequest? {
+        guard let interval = currentInterval(of: rule) else { return nil }
+        return ((try? ledger.timeRequests(since: interval.start)) ?? []).last {
+            $0.rule.caseInsensitiveCompare(rule.name) == .orderedSame && $0.application == application && $0.askedAt >= interval.start
+        }
+    }
+
+    /// The child pressed "Ask for more time" on `rule`'s shield of `application`.
+    func askForMoreTime(rule: Rule, application: String, name: String) {
+        do {
+            let (request, isNew) = try ledger.askForTime(rule: rule.name, application: application, applicationName: name, at: now)
+            guard isNew else { return }
+            record("time-requested", nil, "asked for more time for \(name) on \(rule.name) (request \(request.id))")
+            onRequest(request)
+        } catch {
+            report("rules: could not record a request for more time: \(error)")
+        }
+    }
+
+    /// A guardian's answer: extra time on the rule (all of a limit; one application of a
+    /// downtime) for the interval running now, or a refusal. The child is told either way.
+    func answerRequest(_ id: Int64, approve: Bool, seconds: TimeInterval?, by actor: String) throws -> RuleOutcome {
+        guard let request = try ledger.timeRequest(id: id) else { throw ServiceError(.invalidArgument, "there is no request \(id)") }
+        guard request.state == .pending else {
+            let who = request.answeredBy.map { " by \($0)" } ?? ""
+            throw ServiceError(.invalidArgument, "request \(id) was already answered (\(request.state.rawValue)\(who))")
+        }
+        if let seconds, seconds < 1 || seconds > 86_400 { throw ServiceError(.invalidArgument, "grant 1 to 1440 minutes, or the rest of the day") }
+        let time = now
+        guard let rule = try storedRules().first(where: { $0.name.caseInsensitiveCompare(request.rule) == .orderedSame }),
+            let interval = currentInterval(of: rule)
+        else {
+            _ = try ledger.answerTimeRequest(id: id, state: .expired, by: actor, seconds: nil, at: time)
+            throw ServiceError(.invalidArgument, "request \(id) is for \(request.rule), which no longer holds \(request.applicationName) back: nothing to grant")
+        }
+        let language = language()
+        let what = seconds.map { RuleTexts.span($0) } ?? "the rest of the day"
+        guard approve else {
+            _ = try ledger.answerTimeRequest(id: id, state: .denied, by: actor, seconds: nil, at: time)
+            record("time-denied", actor, "\(actor) did not approve more time for \(request.applicationName) on \(rule.name) (request \(id))")
+            redrawShields()
+            notify(
+                RulesApp.Notice(
+                    title: "\(texts.text("notApproved", language: language)): \(rule.name)",
+                    body: texts.text("notApprovedBody", language: language, ["rule": rule.name, "by": actor, "app": request.applicationName])))
+            return RuleOutcome(message: "Not approved: more time for \(request.applicationName) on \(rule.name).")
+        }
+        guard try ledger.answerTimeRequest(id: id, state: .approved, by: actor, seconds: seconds, at: time) else {
+            throw ServiceError(.invalidArgument, "request \(id) was answered meanwhile")
+        }
+        try ledger.insertRuleGrant(
+            rule: rule.name, application: rule.kind == .downtime ? request.application : nil, seconds: seconds, by: actor, at: time, interval: interval,
+            requestID: id)
+        record("time-approved", actor, "\(actor) gave \(what) more for \(request.applicationName) on \(rule.name) (request \(id))")
+        try registerExtraTime(for: rule)
+        reconcile()
+        redrawShields()
+        notify(
+            RulesApp.Notice(
+                title: texts.text("extraTimeTitle", language: language, ["extra": seconds.map { RuleTexts.span($0) } ?? "∞", "rule": rule.name]),
+                body: texts.text("extraTimeBody", language: language, ["rule": rule.name, "by": actor])))
+        return RuleOutcome(message: "Approved: \(what) more for \(request.applicationName) on \(rule.name).")
+    }
+
+    /// Asks every shield of ours to be drawn again (attaching the data source again does).
+    func redrawShields() {
+        do { _ = try client.call(ShieldConfigurationMethods.attach, Empty()) } catch {
+            report("rules: could not ask for the shields to be redrawn: \(error)")
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import ScreenwardCore
+import ScreenwardIPC
+
+/// `screenward request list|approve|deny`: a guardian answers a managed user's "Ask for
+/// more time" from the command line (as from the tray).
+struct RequestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request",
+        abstract: "Requests for more time from managed users: list, approve, deny (guardians).",
+        subcommands: [List.self, Approve.self, Deny.self])
+
+    /// `sam/3`, or `3` with `--user sam`.
+    struct Reference: ParsableArguments {
+        @Argument(help: "The request, as `screenward request list` shows it (USER/N).") var id: String
+        @Option(help: "The managed user, when the id is a bare number.") var user: String?
+
+        func resolved() throws -> (user: String, number: Int64) {
+            let parts = id.split(separator: "/", omittingEmptySubsequences: false)
+            if parts.count == 2, let number = Int64(parts[1]), !parts[0].isEmpty {
+                if let user, user != parts[0] { throw ValidationError("\(id) is \(parts[0])'s request, not \(user)'s") }
+                return (String(parts[0]), number)
+            }
+            guard let number = Int64(id), let user else { throw ValidationError("write the request as USER/N (from `screenward request list`), or N with --user USER") }
+            return (user, number)
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List pending requests and today's answers (every managed user's, or one's).")
+        @Option(help: "One managed user's.") var user: String?
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            let requests = try RulesConnection(daemonOnly: true).call(RulesMethods.requests, RulesQuery(user: user, language: ShieldDefaults.language()))
+            if json { return try printJSON(requests) }
+            guard !requests.isEmpty else { return print("No requests today.") }
+            for request in requests {
+                let who = request.user ?? user ?? "you"
+                var line = "\(who)/\(request.id)  \(request.applicationName) on \(request.rule), asked \(iso8601(request.askedAt)): \(request.state.rawValue)"
+                if let by = request.answeredBy { line += " by \(by)" }
+                if request.state == .approved { line += request.grantedSeconds.map { " (\(Int($0 / 60)) min)" } ?? " (rest of the day)" }
+                print(line)
+            }
+        }
+    }
+
+    struct Approve: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Give more time for the rest of today's limit (or downtime).")
+        @OptionGroup var reference: Reference
+        @Option(help: "Minutes to give (default 15).") var minutes: Int?
+        @Flag(name: .customLong("rest-of-day"), help: "No limit for the rest of the day (or of the downtime).") var restOfDay = false
+        /// Tests and demonstrations give seconds.
+        @Option(help: ArgumentHelp("Seconds to give.", visibility: .hidden)) var seconds: Int?
+
+        func validate() throws {
+            if [restOfDay, minutes != nil, seconds != nil].filter({ $0 }).count > 1 { throw ValidationError("give one of --minutes and --rest-of-day") }
+            if let seconds, !(1...86_400).contains(seconds) { throw ValidationError("--seconds must be 1 to 86400") }
+            if let minutes, !(1...1440).contains(minutes) { throw ValidationError("--minutes must be 1 to 1440") }
+        }
+
+        func run() throws {
+            let (user, number) = try reference.resolved()
+            let seconds: TimeInterval? = restOfDay ? nil : TimeInterval(self.seconds ?? (minutes ?? 15) * 60)
+            printOutcome(
+                try RulesConnection(daemonOnly: true).call(
+                    RulesMethods.answer, RequestAnswer(user: user, id: number, approve: true, seconds: seconds)))
+        }
+    }
+
+    struct Deny: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Say no: the shield stays, and says so.")
+        @OptionGroup var reference: Reference
+
+        func run() throws {
+            let (user, number) = try reference.resolved()
+            printOutcome(try RulesConnection(daemonOnly: true).call(RulesMethods.answer, RequestAnswer(user: user, id: number, approve: false, seconds: nil)))
+        }
+    }
+}
