@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds in release mode and runs the benchmarks (all six, or the one named with
 # its options); figures and verdicts are printed and written to bench-results/<name>.json.
-#   scripts/bench.sh                       tracking, thresholds, launch, monitor, shield and, as
+#   scripts/bench.sh                       tracking, thresholds, launch, monitor, shield, rules and, as
 #                                          root, agent-kill (child mode: makes a user)
 #   scripts/bench.sh thresholds --apps 2   one benchmark with its options
 # Exit status: non-zero when a benchmark missed a target (2) or could not run;
@@ -15,7 +15,7 @@ if [ "$#" -gt 0 ]; then
     exec .build/release/screenward-bench "$@"
 fi
 failed=()
-benchmarks=(tracking thresholds launch monitor shield)
+benchmarks=(tracking thresholds launch monitor shield rules)
 if [ "$(id -u)" -eq 0 ]; then
     benchmarks+=(agent-kill)
 else

@@ -103,6 +103,19 @@ final class ShieldRecord {
         return try serverTime()
     }
 
+    /// Reads events until no viewable shield has `target`'s frame any more; returns the
+    /// server time when that was first seen (an upper bound: an unmap has no time stamp).
+    func waitUntilUncovered(_ target: WindowID, timeout: Duration = .seconds(10)) throws -> UInt32 {
+        func covered() -> Bool {
+            guard let window = windows[target] else { return false }
+            return windows.values.contains { Self.isShield($0) && $0.isViewable && $0.frame == window.frame }
+        }
+        guard loop.iterate(until: { !covered() }, timeout: timeout) else {
+            throw HarnessError.timedOut("the shield over \(target) stayed for \(timeout) (\(describe(target)))")
+        }
+        return try serverTime()
+    }
+
     /// What the record says about `target` and the shields, for a failure's message.
     func describe(_ target: WindowID) -> String {
         let shields = windows.values.filter(Self.isShield).map { "\($0.id) at \($0.frame)\($0.isViewable ? "" : " (not viewable)")" }
