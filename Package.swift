@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// Targets outside the platform modules (X11Session, ShieldUI, SystemAccounts) may not contain unsafe code.
+/// Targets outside the platform modules (X11Session, ShieldUI, TrayUI, SystemAccounts) may not contain unsafe code.
 let safeSwift: [SwiftSetting] = [
     .strictMemorySafety(),
     .treatWarning("StrictMemorySafety", as: .error),
@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "screenward-bench", targets: ["screenward-bench"]),
         .executable(name: "screenward-shieldview", targets: ["screenward-shieldview"]),
         .executable(name: "screenward-daemon", targets: ["screenward-daemon"]),
+        .executable(name: "screenward-tray", targets: ["screenward-tray"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -72,6 +73,18 @@ let package = Package(
 
         // The GTK shield window: another platform module allowed to touch C.
         .target(name: "ShieldUI", dependencies: ["CGtk", "ScreenwardCore", "ManagedSettings", "ManagedSettingsUI"]),
+        // The tray icon and its menu (an AppIndicator, falling back to the XEmbed tray):
+        // the fourth platform module allowed to touch C.
+        .systemLibrary(
+            name: "CAppIndicator", pkgConfig: "ayatana-appindicator3-0.1", providers: [.apt(["libayatana-appindicator3-dev"])]),
+        .target(name: "TrayUI", dependencies: ["CAppIndicator", "CGtk", "ShieldUI"]),
+        .executableTarget(
+            name: "screenward-tray",
+            dependencies: [
+                "TrayUI", "ScreenwardCore", "ScreenwardIPC", "X11Session", "ShieldUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: safeSwift),
 
         // The system's accounts and groups, PAM password checks and socket peer credentials:
         // the third platform module allowed to touch C (getpwnam_r, getgrouplist, libpam,

@@ -42,20 +42,20 @@ private func connect<Handler>(_ instance: gpointer, _ signal: String, _ trampoli
     g_signal_connect_data(instance, signal, trampoline, box, releaseSignalBox, GConnectFlags(rawValue: 0))
 }
 
-enum GtkSignals {
+package enum GtkSignals {
     /// A signal without arguments ("clicked").
-    static func onNotification(_ instance: gpointer, _ signal: String, _ handler: @escaping () -> Void) {
+    package static func onNotification(_ instance: gpointer, _ signal: String, _ handler: @escaping () -> Void) {
         connect(instance, signal, unsafeBitCast(notificationTrampoline, to: GCallback.self), handler as NotificationHandler)
     }
 
     /// An event signal ("delete-event", "key-press-event"); the handler returns true
     /// when it has handled the event (GTK then stops its own handling).
-    static func onEvent(_ instance: gpointer, _ signal: String, _ handler: @escaping (UnsafeMutablePointer<GdkEvent>) -> Bool) {
+    package static func onEvent(_ instance: gpointer, _ signal: String, _ handler: @escaping (UnsafeMutablePointer<GdkEvent>) -> Bool) {
         connect(instance, signal, unsafeBitCast(eventTrampoline, to: GCallback.self), handler as EventHandler)
     }
 
     /// "draw", with the widget's cairo context.
-    static func onDraw(_ instance: gpointer, _ handler: @escaping (OpaquePointer) -> Void) {
+    package static func onDraw(_ instance: gpointer, _ handler: @escaping (OpaquePointer) -> Void) {
         connect(instance, "draw", unsafeBitCast(drawTrampoline, to: GCallback.self), handler as DrawHandler)
     }
 }

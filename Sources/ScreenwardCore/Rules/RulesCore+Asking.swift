@@ -31,6 +31,16 @@ extension RulesCore {
         }
     }
 
+    /// "Ask for more time…" from the tray: for all of a used-up limit (the request names
+    /// the limit, as its shield's would name the application).
+    func askForMoreTime(onLimit name: String) throws -> RuleOutcome {
+        guard placement == .managed else { throw ServiceError(.invalidArgument, "your own rules give 15 more minutes (screenward limit more NAME)") }
+        let rule = try existing(name, kind: .limit)
+        guard try limitState(rule).isUsedUp else { throw ServiceError(.invalidArgument, "\(rule.name) is not used up: there is time left") }
+        askForMoreTime(rule: rule, application: "", name: rule.name)
+        return RuleOutcome(message: "Asked a guardian for more time on \(rule.name).")
+    }
+
     /// A guardian's answer: extra time on the rule (all of a limit; one application of a
     /// downtime) for the interval running now, or a refusal. The child is told either way.
     func answerRequest(_ id: Int64, approve: Bool, seconds: TimeInterval?, by actor: String) throws -> RuleOutcome {

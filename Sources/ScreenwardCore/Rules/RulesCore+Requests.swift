@@ -29,6 +29,8 @@ extension RulesCore {
             return answer(RulesMethods.answer, changes: true) { request in
                 try answerRequest(request.id, approve: request.approve, seconds: request.seconds, by: actor)
             }
+        case RulesMethods.ask.name:
+            return answer(RulesMethods.ask, changes: false) { request in try askForMoreTime(onLimit: request.rule) }
         case RulesMethods.extraTime.name:
             return answer(RulesMethods.extraTime, changes: true) { request in try takeExtraTime(on: request.rule, application: request.application) }
         default:

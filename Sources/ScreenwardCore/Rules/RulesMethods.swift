@@ -19,12 +19,15 @@ public enum RulesMethods {
     public static let requests = ServiceMethod<RulesQuery, [TimeRequest]>("rules.requests")
     /// A guardian's answer to one.
     public static let answer = ServiceMethod<RequestAnswer, RuleOutcome>("rules.answer")
+    /// A managed user asks for more time on one of their limits (from the tray).
+    public static let ask = ServiceMethod<ExtraTimeRequest, RuleOutcome>("rules.ask")
 
     public static let all = [
         list.name, status.name, add.name, change.name, remove.name, allow.name, disallow.name, extraTime.name, requests.name, answer.name,
+        ask.name,
     ]
-    /// The ones that only read.
-    public static let reading = [list.name, status.name, requests.name]
+    /// The ones that change nothing of the rules (a managed user may send them for themself).
+    public static let reading = [list.name, status.name, requests.name, ask.name]
 
     /// Whether `method` is one of these (the owners route them to the rules app).
     public static func answers(_ method: String) -> Bool { all.contains(method) }

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import ScreenwardCore
+import ShieldUI
+import TrayUI
+import X11Session
+
+/// `screenward-tray`: the tray icon and menu of every session (started by XDG autostart).
+/// For a managed user or a person with their own rules: the time left on the icon, each
+/// rule in the menu, more time. For a guardian: each managed user, and their requests.
+@main
+struct TrayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "screenward-tray", abstract: "Show Screenward's tray icon and menu in this desktop session.")
+
+    @Option(help: "The X display (default: $DISPLAY).") var display: String?
+    @Option(help: "Seconds between refreshes of the figures.") var refresh: UInt32 = 5
+
+    func validate() throws {
+        guard (1...300).contains(refresh) else { throw ValidationError("--refresh is 1 to 300 seconds") }
+    }
+
+    func run() throws {
+        try ShieldToolkit.initialize(displayName: display)
+        let texts = try RuleTexts.load()
+        let language = ShieldDefaults.language()
+        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.temporaryDirectory
+        let icons = runtime.appendingPathComponent("screenward-tray-\(getuid())", isDirectory: true)
+        let source = TraySource.forThisAccount()
+        let indicator = try TrayIndicator(
+            id: "screenward", title: texts.text("trayTitle", language: language), iconDirectory: icons,
+            initialIcon: try TrayIconPainter.paint(TrayIconPainter.Face(fractionLeft: nil, text: ""), in: icons))
+        let tray = Tray(source: source, indicator: indicator, icons: icons, texts: texts, language: language)
+        tray.refresh()
+        let loop = MainLoop()
+        loop.repeatEvery(seconds: refresh) { tray.refresh() }
+        loop.onSignal(SIGTERM) { loop.quit() }
+        loop.onSignal(SIGINT) { loop.quit() }
+        FileHandle.standardOutput.write(Data("screenward-tray: showing \(source.description)\n".utf8))
+        loop.run()
+    }
+}
