@@ -6,16 +6,17 @@ set -euo pipefail
 packages=(
   # build: X11, XScreenSaver, XSync (Xext), X-Resource, GLib/GIO, GTK 3, SQLite
   libx11-dev libxss-dev libxext-dev libxres-dev libglib2.0-dev libgtk-3-dev libsqlite3-dev pkg-config
-  # build: PAM, for the daemon's check of a guardian's password
-  libpam0g-dev
+  # build: PAM, for the daemon's check of a guardian's password; the tray (AppIndicator)
+  libpam0g-dev libayatana-appindicator3-dev
   # run and test: a private X server, a window manager, input and screenshots
   xvfb openbox xdotool x11-utils xauth imagemagick dbus-daemon
   # child mode's tests: what a child tries (a debugger, a tracer, a script) and real users
   gdb strace python3 passwd util-linux
   # the shield: Korean glyphs (Vietnamese is in the default fonts); wmctrl for the full-screen test
   fonts-nanum wmctrl
-  # the rules' warnings: a real notification server (dunst) on the tests' private session bus
-  dunst dbus-bin
+  # the rules' warnings: a real notification server (dunst) on the tests' private session bus;
+  # the tray's tests: a real XEmbed tray (trayer)
+  dunst dbus-bin trayer
   # real applications whose identity is tested, one per toolkit (about 17 MB of downloads with their libraries):
   # GTK 3, the X toolkit, an SDL 2 game, Qt 5
   mousepad xterm sopwith featherpad

@@ -1,0 +1,71 @@
+import Foundation
+import ScreenwardTesting
+import SessionHarness
+import X11Session
+import XCTest
+
+/// `screenward-tray` in a real XEmbed tray (trayer) under Xvfb + openbox, with the real
+/// agent: its icon is embedded, its menu opens on a real click and an item does what it says.
+final class TrayTests: XSessionTestCase {
+    func testTheTrayMenuShowsTheRulesAndGivesFifteenMoreMinutesByRealClicks() throws {
+        let trayer = try requireTool("trayer")
+        let scene = try startShieldScene()
+        defer { scene.stop() }
+        let display = scene.session.display
+        let host = try ChildProcess(
+            trayer, ["--edge", "top", "--align", "right", "--widthtype", "request", "--height", "28", "--SetDockType", "true", "--tint", "0x2e3440"],
+            environment: ["DISPLAY": display])
+        defer { host.stop() }
+        let apps = try DemoApplications(display: display, windows: ["game.Game", "notes.Notes"])
+        let game = id(apps.windows[0])
+        _ = try scene.agent.cli(["limit", "add", "Games", "--app", "game.desktop", "--daily", "1s"])
+        _ = try scene.agent.cli(["downtime", "add", "Bedtime", "--from", "21:00", "--to", "07:00"])
+        scene.connection.requestActivation(of: game)
+        let shield = try scene.shield(over: game)
+
+        // The agent's catalog is the test's alone; GTK needs the system's data (the MIME
+        // database its image loading relies on), as in any session.
+        let tray = try ChildProcess(
+            try ProjectPrograms.url(of: "screenward-tray"), ["--refresh", "1"],
+            environment: scene.agent.environment.merging(["SCREENWARD_TRAY_TRACE": "1", "XDG_DATA_DIRS": "/usr/local/share:/usr/share"]) { $1 })
+        defer { tray.stop() }
+        _ = try tray.waitForOutputLines(1, timeout: 15)
+        XCTAssertEqual(tray.outputLines.first, "screenward-tray: showing your own rules (your agent)")
+
+        // The icon, embedded in the tray: a real click opens the menu.
+        var icon = ""
+        let embedded = scene.wait("the icon in the tray", timeout: .seconds(10)) {
+            icon = (try? toolOutput("xdotool", ["search", "--name", "^Screen time$"], display: display))?.split(separator: "\n").first.map(String.init) ?? ""
+            return !icon.isEmpty
+        }
+        guard embedded else {
+            return XCTFail("tray: \(tray.standardError.suffix(2000)); windows: \((try? toolOutput("xwininfo", ["-root", "-tree"], display: display)) ?? "")")
+        }
+        let geometry = try toolOutput("xdotool", ["getwindowgeometry", "--shell", icon], display: display)
+        func value(_ key: String) -> Int { Int(geometry.split(separator: "\n").first { $0.hasPrefix("\(key)=") }?.dropFirst(key.count + 1) ?? "") ?? 0 }
+        XCTAssertLessThanOrEqual(value("HEIGHT"), 40, "a tray icon, not a window: \(geometry)")
+        func place(of label: String) -> (Int, Int)? {
+            guard let line = tray.outputLines.last(where: { $0.hasPrefix("menu item: \(label) at ") }) else { return nil }
+            let parts = line.dropFirst("menu item: \(label) at ".count).split(separator: " ")
+            let origin = parts[0].split(separator: ",").compactMap { Int($0) }
+            let size = parts[1].split(separator: "x").compactMap { Int($0) }
+            return (origin[0] + size[0] / 2, origin[1] + size[1] / 2)
+        }
+        scene.wait("the menu to know the limit is used up", timeout: .seconds(10)) {
+            try? runTool("xdotool", ["mousemove", "--window", icon, "8", "8", "click", "1"], display: display)
+            scene.loop.iterate(until: { false }, timeout: .milliseconds(500))
+            if place(of: "15 more minutes: Games") != nil { return true }
+            try? runTool("xdotool", ["key", "Escape"], display: display)
+            return false
+        }
+        XCTAssertNotNil(place(of: "Games: used up until 00:00"), "\(tray.outputLines)")
+        XCTAssertNotNil(place(of: "Bedtime: downtime 21:00–07:00"), "\(tray.outputLines)")
+        screenshot("tray-own-menu.png", of: scene)
+
+        // A real click on "15 more minutes: Games": the shield lifts.
+        let (x, y) = try XCTUnwrap(place(of: "15 more minutes: Games"))
+        try runTool("xdotool", ["mousemove", "\(x)", "\(y)", "click", "1"], display: display)
+        scene.wait("the shield lifted by the tray's 15 minutes", timeout: .seconds(10)) { scene.watcher.windows[shield]?.isViewable != true }
+        XCTAssertTrue(try scene.agent.cli(["status"]).contains("with 15m 00s extra"))
+    }
+}
