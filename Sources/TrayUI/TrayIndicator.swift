@@ -41,6 +41,29 @@ public final class TrayIndicator {
         app_indicator_set_icon_full(indicator, name, description)
     }
 
+    /// Whether the menu is open (replacing it now would close it under the pointer).
+    public var isMenuOpen: Bool {
+        guard let menu else { return false }
+        return gtk_widget_get_mapped(menu) != 0 || openSubmenus(of: menu)
+    }
+
+    private func openSubmenus(of menu: UnsafeMutablePointer<GtkWidget>) -> Bool {
+        var open = false
+        let children = gtk_container_get_children(UnsafeMutableRawPointer(menu).assumingMemoryBound(to: GtkContainer.self))
+        var node = children
+        while let current = node {
+            if let item = current.pointee.data,
+                let submenu = gtk_menu_item_get_submenu(item.assumingMemoryBound(to: GtkMenuItem.self)),
+                gtk_widget_get_mapped(submenu) != 0
+            {
+                open = true
+            }
+            node = current.pointee.next
+        }
+        g_list_free(children)
+        return open
+    }
+
     /// Replaces the menu.
     public func setMenu(_ items: [TrayMenuItem]) {
         let built = Self.build(items, trace: traceMenu)
@@ -75,9 +98,9 @@ public final class TrayIndicator {
         gtk_widget_show_all(menu)
         if trace {
             // Once mapped, each item's place on the screen, for a test's real click.
-            GtkSignals.onEvent(menu, "map-event") { _ in
+            // "map" reaches submenus too ("map-event" does not); their places are set by then.
+            GtkSignals.onNotification(menu, "map") {
                 for (text, widget) in widgets { printPlace(of: widget, label: text) }
-                return false
             }
         }
         return menu

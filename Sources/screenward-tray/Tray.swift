@@ -41,9 +41,9 @@ final class Tray {
             let reason = (error as? ServiceError)?.message ?? "\(error)"
             (items, face) = ([.label(text("trayUnavailable", ["reason": String(reason.prefix(80))]))], TrayIconPainter.Face(fractionLeft: nil, text: "?"))
         }
-        // The same menu is not rebuilt (an open menu would close under the pointer).
+        // The same menu is not rebuilt, nor an open one (it would close under the pointer).
         let signature = describe(items)
-        if signature != lastMenu {
+        if signature != lastMenu, !indicator.isMenuOpen {
             indicator.setMenu(items)
             lastMenu = signature
         }
