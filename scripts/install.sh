@@ -41,11 +41,13 @@ if $purge && ! $uninstall; then
   exit 2
 fi
 
-programs=(screenward screenward-agent screenward-daemon)
+programs=(screenward screenward-agent screenward-daemon screenward-tray)
 unit=/etc/systemd/system/screenward-daemon.service
 pam=/etc/pam.d/screenward
 tmpfiles=/usr/lib/tmpfiles.d/screenward.conf
 sysctl_snippet=/etc/sysctl.d/60-screenward.conf
+# The tray starts in every desktop session (XDG autostart).
+tray_autostart=/etc/xdg/autostart/screenward-tray.desktop
 apps=/usr/share/screenward/apps
 systemd_running() { [ -d /run/systemd/system ]; }
 
@@ -58,7 +60,7 @@ if $uninstall; then
   rm -f "$prefix/share/screenward/categories.json" "$prefix/share/screenward/shield.json" "$prefix/share/screenward/rules.json"
   rmdir "$prefix/share/screenward" 2>/dev/null || true
   rm -rf "$prefix/share/doc/screenward"
-  rm -f "$unit" "$pam" "$tmpfiles" "$sysctl_snippet"
+  rm -f "$unit" "$pam" "$tmpfiles" "$sysctl_snippet" "$tray_autostart"
   # Apps install their manifests here; the folder goes only once they are all gone.
   rmdir "$apps" "$(dirname "$apps")" 2>/dev/null || true
   systemd_running && systemctl daemon-reload
@@ -92,7 +94,9 @@ done
 install -d -m 0755 "$prefix/bin" "$prefix/share/screenward" "$prefix/share/doc/screenward"
 for program in "${programs[@]}"; do install -m 0755 "$binaries/$program" "$prefix/bin/$program"; done
 install -m 0644 data/categories.json data/shield.json data/rules.json "$prefix/share/screenward/"
-install -m 0644 docs/architecture.md docs/enforcement.md docs/extensions.md "$prefix/share/doc/screenward/"
+install -m 0644 docs/architecture.md docs/enforcement.md docs/extensions.md docs/rules.md "$prefix/share/doc/screenward/"
+sed "s|^Exec=screenward-tray|Exec=$prefix/bin/screenward-tray|" desktop/screenward-tray.desktop >"$tray_autostart"
+chmod 0644 "$tray_autostart"
 sed "s|/usr/local/bin/|$prefix/bin/|; s|/usr/local/share/|$prefix/share/|" desktop/system/screenward-daemon.service >"$unit"
 chmod 0644 "$unit"
 install -m 0644 desktop/pam/screenward "$pam"

@@ -12,7 +12,7 @@ import XCTest
 final class InstallTests: XCTestCase {
     private static let systemFiles = [
         "/etc/systemd/system/screenward-daemon.service", "/etc/pam.d/screenward", "/usr/lib/tmpfiles.d/screenward.conf",
-        "/etc/sysctl.d/60-screenward.conf",
+        "/etc/sysctl.d/60-screenward.conf", "/etc/xdg/autostart/screenward-tray.desktop",
     ]
 
     func testInstallRunsAndUninstallRemovesEverything() throws {
@@ -33,7 +33,7 @@ final class InstallTests: XCTestCase {
 
         let installed = try LocalUsers.capture(script, ["--binaries", binaries.path, "--prefix", prefix])
         XCTAssertEqual(installed.status, 0, installed.error)
-        for program in ["screenward", "screenward-agent", "screenward-daemon"] {
+        for program in ["screenward", "screenward-agent", "screenward-daemon", "screenward-tray"] {
             XCTAssertTrue(FileManager.default.isExecutableFile(atPath: "\(prefix)/bin/\(program)"), program)
         }
         for file in Self.systemFiles + [
@@ -43,6 +43,9 @@ final class InstallTests: XCTestCase {
         }
         let unit = try String(contentsOfFile: Self.systemFiles[0], encoding: .utf8)
         XCTAssertTrue(unit.contains("ExecStart=\(prefix)/bin/screenward-daemon"), unit)
+        let autostart = try String(contentsOfFile: "/etc/xdg/autostart/screenward-tray.desktop", encoding: .utf8)
+        XCTAssertTrue(autostart.contains("Exec=\(prefix)/bin/screenward-tray"), autostart)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(prefix)/share/screenward/rules.json"))
         XCTAssertTrue(LocalUsers.groupExists("screenward-guardians"))
         let agentUser = try LocalUsers.capture("/usr/bin/getent", ["passwd", "screenward"])
         XCTAssertEqual(agentUser.status, 0)
