@@ -320,6 +320,13 @@ final class Daemon {
                 // An extension the daemon started is served here, as its managed user's apps are.
                 let managed = (try? service.caller(peer))?.role == .managed || launch(of: peer) != nil
                 peer.send(DaemonAddress.placementMethod.replyFrame(id: id, .success(AccountPlacement(managed: managed))))
+            case ChildMethods.lock.name:
+                let result = Result<Int, any Error> {
+                    let name = try ChildMethods.lock.request(from: frame).body.user
+                    let access = try service.rulesAccess(peer, user: name, changing: true, action: "child lock \(name)")
+                    return sessions.lockSessions(of: access.uid, by: access.actor)
+                }
+                peer.send(ChildMethods.lock.replyFrame(id: id, result.mapError(ChildModeService.serviceError)))
             case _ where RulesMethods.answers(method):
                 rulesRequest(frame, id: id, method: method, from: peer)
             case _ where ChildModeService.answers(method):

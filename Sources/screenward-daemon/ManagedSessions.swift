@@ -156,6 +156,21 @@ final class ManagedSessions {
         armDeadline(id)
     }
 
+    /// Locks every session of `uid` now (a guardian asked); returns how many logind locked.
+    func lockSessions(of uid: UInt32, by actor: String) -> Int {
+        var locked = 0
+        for (id, entry) in tracked where entry.session.uid == uid {
+            do {
+                try logind.lockSession(id)
+                locked += 1
+                record(.sessionLocked, "\(actor) locked session \(id)", uid: uid)
+            } catch {
+                record(.sessionLocked, "\(actor) asked to lock session \(id), but logind refused: \(error)", uid: uid)
+            }
+        }
+        return locked
+    }
+
     private func launch(_ id: SessionID) {
         guard let entry = tracked[id] else { return }
         let session = entry.session

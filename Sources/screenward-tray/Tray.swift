@@ -64,6 +64,7 @@ final class Tray {
 
     private func personMenu(_ status: RulesStatus) -> ([TrayMenuItem], TrayIconPainter.Face) {
         var items: [TrayMenuItem] = [.label(text("trayTitle")), .separator]
+        if let paused = status.pausedUntil { items.append(.label(text("trayPaused", ["end": clock(paused)]))) }
         var tightest: (left: TimeInterval, allowance: TimeInterval)?
         var usedUp: [String] = []
         for rule in status.rules {
@@ -137,10 +138,17 @@ final class Tray {
             let used = RuleTexts.span(usage?.apps.reduce(0) { $0 + $1.seconds } ?? 0)
             let status = try? connection.call(RulesMethods.status, RulesQuery(user: user.name, language: language))
             let left = status?.rules.compactMap(\.remaining).min()
+            var title = left.map { text("trayGuardianUserLeft", ["user": user.name, "used": used, "left": RuleTexts.span($0)]) }
+                ?? text("trayGuardianUser", ["user": user.name, "used": used])
+            if let paused = status?.pausedUntil { title += " · " + text("trayPaused", ["end": clock(paused)]) }
+            let name = user.name
             items.append(
-                .label(
-                    left.map { text("trayGuardianUserLeft", ["user": user.name, "used": used, "left": RuleTexts.span($0)]) }
-                        ?? text("trayGuardianUser", ["user": user.name, "used": used])))
+                .submenu(
+                    title,
+                    [
+                        .action(text("trayLockUser", ["user": name])) { _ = try? connection.call(ChildMethods.lock, UserName(name)) },
+                        .action(text("trayPauseUser", ["user": name])) { _ = try? connection.call(RulesMethods.pause, PauseRequest(user: name, seconds: 3600)) },
+                    ]))
         }
         items += [.separator, .label(text("trayRequests"))]
         let pending = try connection.call(RulesMethods.requests, RulesQuery(user: nil, language: language)).filter { $0.state == .pending }

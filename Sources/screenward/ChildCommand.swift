@@ -14,7 +14,19 @@ struct ChildCommand: ParsableCommand {
             where they cannot change them. Guardians cannot be managed users, nor can administrators \
             (members of sudo or wheel).
             """,
-        subcommands: [Add.self, Remove.self, List.self, Events.self])
+        subcommands: [Add.self, Remove.self, List.self, Events.self, Lock.self])
+
+    struct Lock: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lock a managed user's sessions now (guardians).")
+        @Argument(help: "The user's login name.") var user: String
+
+        func run() throws {
+            let connection = DaemonConnection()
+            defer { connection.close() }
+            let locked = try connection.call(ChildMethods.lock, UserName(user))
+            print(locked == 0 ? "\(user) has no session to lock." : "Locked \(locked) session\(locked == 1 ? "" : "s") of \(user).")
+        }
+    }
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Make a user a managed user (a child).")

@@ -14,7 +14,7 @@ struct ScreenwardCommand: ParsableCommand {
             """,
         subcommands: [
             UsageCommand.self, StatusCommand.self, ShieldsCommand.self, ShieldCommand.self, BlockCommand.self, SelectCommand.self,
-            LimitCommand.self, DowntimeCommand.self, AllowCommand.self, RequestCommand.self, ChildCommand.self, ExtensionsCommand.self, NotifyCommand.self,
+            LimitCommand.self, DowntimeCommand.self, AllowCommand.self, PauseCommand.self, RequestCommand.self, ChildCommand.self, ExtensionsCommand.self, NotifyCommand.self,
         ])
 }
 

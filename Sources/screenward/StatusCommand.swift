@@ -79,7 +79,7 @@ struct StatusCommand: ParsableCommand {
 /// Each rule today: used and left, or when a downtime runs, and what it shields now.
 func printRules(_ status: RulesStatus) {
     guard !status.rules.isEmpty else { return print("Rules: none (screenward limit add, screenward downtime add)") }
-    print("Rules:")
+    print("Rules:" + (status.pausedUntil.map { " paused until \(iso8601($0))" } ?? ""))
     for rule in status.rules {
         var line = "  \(rule.name) (\(rule.kind.rawValue)): "
         switch rule.kind {

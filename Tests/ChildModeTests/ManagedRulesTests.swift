@@ -244,4 +244,37 @@ final class ManagedRulesTests: XCTestCase {
         let events = try fixture.screenward(as: "root", ["child", "events", kid]).output
         XCTAssertTrue(events.contains("root gave 15 min more for Game on Games"), events)
     }
+
+    /// A guardian's two remedies: pause the child's limits (the shield lifts at once, and
+    /// the pause is in the status and the record), and lock the child's session now (logind).
+    func testAGuardianPausesTheLimitsAndLocksTheSession() throws {
+        try desktop.startManagedSession()
+        let kid = desktop.kid
+        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup])
+        XCTAssertEqual(try fixture.screenward(as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1s", "--user", kid]).status, 0)
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
+        try desktop.waitFor("the rules' shield over the game", timeout: 20) { desktop.currentAgentCovers(1) }
+
+        // The child cannot pause their own rules.
+        let own = try desktop.runAsKid([fixture.program("screenward"), "pause", "--for", "1h"])
+        XCTAssertNotEqual(own.status, 0)
+        XCTAssertTrue(own.error.contains("only a guardian can do this"), own.error)
+
+        let uncoveredBefore = desktop.coverReports(0)
+        let paused = try fixture.screenward(as: guardian, ["pause", "--for", "1h", "--user", kid])
+        XCTAssertEqual(paused.status, 0, paused.error)
+        XCTAssertTrue(paused.output.contains("Every rule is paused until"), paused.output)
+        try desktop.waitFor("the shield lifted by the pause", timeout: 10) { desktop.coverReports(0) > uncoveredBefore }
+        let status = try desktop.runAsKid([fixture.program("screenward"), "status"])
+        XCTAssertTrue(status.output.contains("Rules: paused until"), status.output + status.error)
+
+        let locked = try fixture.screenward(as: guardian, ["child", "lock", kid])
+        XCTAssertEqual(locked.status, 0, locked.error)
+        XCTAssertTrue(locked.output.contains("Locked 1 session of \(kid)"), locked.output)
+        XCTAssertTrue(try desktop.logindCalls().contains("LockSession c9"))
+        XCTAssertNotEqual(try desktop.runAsKid([fixture.program("screenward"), "child", "lock", kid]).status, 0, "the child cannot lock as a guardian")
+        let events = try fixture.screenward(as: guardian, ["child", "events", kid]).output
+        XCTAssertTrue(events.contains("\(guardian) paused every rule until"), events)
+        XCTAssertTrue(events.contains("\(guardian) locked session c9"), events)
+    }
 }

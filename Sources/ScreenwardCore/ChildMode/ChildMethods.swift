@@ -76,4 +76,7 @@ public enum ChildMethods {
     public static let shields = ServiceMethod<ShieldQuery, ShieldListing>("child.shields")
     /// The apps' extensions the daemon starts for a managed user, and their runs.
     public static let extensions = ServiceMethod<ExtensionsQuery, ExtensionsListing>("child.extensions")
+    /// Guardians only: lock a managed user's sessions now (through logind); the reply
+    /// says how many were locked.
+    public static let lock = ServiceMethod<UserName, Int>("child.lock")
 }

@@ -1,3 +1,4 @@
+@_spi(Screenward) import DeviceActivity
 import Foundation
 @_spi(Screenward) import ManagedSettings
 @_spi(Screenward) import ManagedSettingsUI
@@ -84,6 +85,21 @@ extension RulesCore {
                 title: texts.text("extraTimeTitle", language: language, ["extra": seconds.map { RuleTexts.span($0) } ?? "∞", "rule": rule.name]),
                 body: texts.text("extraTimeBody", language: language, ["rule": rule.name, "by": actor])))
         return RuleOutcome(message: "Approved: \(what) more for \(request.applicationName) on \(rule.name).")
+    }
+
+    /// No rule shields anything for `seconds` (a guardian's pause, or the person's own).
+    func pause(for seconds: TimeInterval, by actor: String) throws -> RuleOutcome {
+        guard (60...86_400).contains(seconds) else { throw ServiceError(.invalidArgument, "pause for 1 minute to 1 day") }
+        if placement == .individual, let lock = try storedRules().compactMap(\.lockedFor).max() {
+            throw ServiceError(.invalidArgument, "a rule is locked for \(RuleText.duration(lock)): pausing it would undo the lock; relax the rule instead")
+        }
+        let time = now
+        let interval = DateInterval(start: time, duration: seconds)
+        try ledger.insertRuleGrant(rule: Self.pauseRule, application: nil, seconds: nil, by: actor, at: time, interval: interval)
+        try register(ActivityRegistration(name: ActivityNaming.pauseActivity, schedule: oneOff(from: time, to: interval.end), events: [:]))
+        reconcile()
+        record("rules-paused", actor, "\(actor) paused every rule until \(timeText(interval.end))")
+        return RuleOutcome(message: "Every rule is paused until \(timeText(interval.end)).", effectiveAt: interval.end)
     }
 
     /// Asks every shield of ours to be drawn again (attaching the data source again does).

@@ -96,11 +96,24 @@ extension RulesCore {
 
     // MARK: Stores
 
+    /// The end of a pause running at `time` (every rule lifted), if any.
+    func pausedUntil(at time: Date) throws -> Date? {
+        try ledger.ruleGrants(endingAfter: time).filter { $0.rule == Self.pauseRule && $0.interval.start <= time }.map(\.interval.end).max()
+    }
+
+    /// A pause is extra time on every rule at once.
+    static let pauseRule = "*"
+
     /// What each rule's store must hold now.
     func desiredStores(at time: Date) throws -> [String: StoreContents] {
         let allowed = allowedTokens(at: time)
+        let paused = try pausedUntil(at: time) != nil
         var stores: [String: StoreContents] = [:]
         for rule in try storedRules() {
+            guard !paused else {
+                stores[Self.storeName(rule.name)] = StoreContents(shield: ShieldSettings(), application: ApplicationSettings())
+                continue
+            }
             var shield = ShieldSettings()
             switch rule.kind {
             case .limit:
@@ -187,7 +200,7 @@ extension RulesCore {
             // Extra time and relaxations are registered as they are given; they go with their rule.
             switch prefix {
             case .extra: return !ruleNames.contains(rule.lowercased())
-            case .relax: return false
+            case .relax, .pause: return false
             default: return true
             }
         }

@@ -29,6 +29,8 @@ extension RulesCore {
             return answer(RulesMethods.answer, changes: true) { request in
                 try answerRequest(request.id, approve: request.approve, seconds: request.seconds, by: actor)
             }
+        case RulesMethods.pause.name:
+            return answer(RulesMethods.pause, changes: true) { request in try pause(for: request.seconds, by: actor) }
         case RulesMethods.ask.name:
             return answer(RulesMethods.ask, changes: false) { request in try askForMoreTime(onLimit: request.rule) }
         case RulesMethods.extraTime.name:

@@ -41,6 +41,8 @@ extension RulesCore {
             }
             entries.append(entry)
         }
-        return RulesStatus(rules: entries, allowed: allowed, at: time)
+        var status = RulesStatus(rules: entries, allowed: allowed, at: time)
+        status.pausedUntil = try pausedUntil(at: time)
+        return status
     }
 }

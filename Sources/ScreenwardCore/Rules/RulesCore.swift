@@ -205,6 +205,8 @@ enum ActivityNaming {
         case downtimeWarning = "downtime-warning"
         /// Wakes the app when a locked rule's relaxation comes due.
         case relax
+        /// Wakes the app when a pause ends.
+        case pause
         case unknown
     }
 
@@ -217,6 +219,7 @@ enum ActivityNaming {
     static func warningEvent(_ lead: TimeInterval) -> DeviceActivityEvent.Name { DeviceActivityEvent.Name("warning.\(leadText(lead))") }
     static let usedUpEvent = DeviceActivityEvent.Name("used-up")
     static let relaxActivity = DeviceActivityName("relax.all")
+    static let pauseActivity = DeviceActivityName("pause.all")
 
     /// Leads are whole seconds.
     static func leadText(_ lead: TimeInterval) -> String { String(Int(lead.rounded())) }

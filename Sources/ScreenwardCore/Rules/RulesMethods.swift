@@ -21,10 +21,12 @@ public enum RulesMethods {
     public static let answer = ServiceMethod<RequestAnswer, RuleOutcome>("rules.answer")
     /// A managed user asks for more time on one of their limits (from the tray).
     public static let ask = ServiceMethod<ExtraTimeRequest, RuleOutcome>("rules.ask")
+    /// No rule shields anything for a while (a guardian's "Pause limits for an hour").
+    public static let pause = ServiceMethod<PauseRequest, RuleOutcome>("rules.pause")
 
     public static let all = [
         list.name, status.name, add.name, change.name, remove.name, allow.name, disallow.name, extraTime.name, requests.name, answer.name,
-        ask.name,
+        ask.name, pause.name,
     ]
     /// The ones that change nothing of the rules (a managed user may send them for themself).
     public static let reading = [list.name, status.name, requests.name, ask.name]
@@ -103,6 +105,15 @@ public struct RequestAnswer: RulesRequest, Hashable {
     }
 }
 
+public struct PauseRequest: RulesRequest, Hashable {
+    public var user: String?
+    public var seconds: TimeInterval
+    public init(user: String?, seconds: TimeInterval) {
+        self.user = user
+        self.seconds = seconds
+    }
+}
+
 /// What a change did: taken at once, or (a relaxation of a locked rule) waiting.
 public struct RuleOutcome: Codable, Sendable, Hashable {
     public var message: String
@@ -161,4 +172,6 @@ public struct RulesStatus: Codable, Sendable, Hashable {
     public var rules: [Entry]
     public var allowed: [String]
     public var at: Date
+    /// Every rule is paused until then (a guardian's pause).
+    public var pausedUntil: Date?
 }
