@@ -353,6 +353,7 @@ final class Daemon {
             }
             return peer.send(RulesMethods.requests.replyFrame(id: id, .success(all)))
         }
+        if method == RulesMethods.guardianAction.name { return guardianAction(frame, id: id, from: peer) }
         let access: RulesAccess
         do {
             access = try service.rulesAccess(peer, user: user, changing: changing, action: method.replacingOccurrences(of: ".", with: " "))
@@ -371,6 +372,45 @@ final class Daemon {
             } catch {
                 log.error("could not record a change of \(access.user)'s rules: \(error)")
             }
+        }
+    }
+
+    /// A managed user's tray asks for a guardian's action at their desktop: the guardian's
+    /// dialog comes up in the session (as for an app's `.child`), and the action is done
+    /// once a guardian's password approved it. The reply waits for that.
+    private func guardianAction(_ frame: Data, id: UInt64, from peer: ServicePeer) {
+        let spec = RulesMethods.guardianAction
+        do {
+            let request = try spec.request(from: frame).body
+            let access = try service.rulesAccess(peer, user: request.user, changing: false, action: "rules guardian-action")
+            guard !access.mayChange else {
+                throw ServiceError(.invalidArgument, "a guardian does this with `screenward request approve`, `screenward pause` or `screenward child lock`")
+            }
+            let rulesApp = InstalledApp(bundleIdentifier: RulesApp.bundleIdentifier, displayName: "Screenward", executables: [])
+            try apps.approvals.begin(.rules, app: rulesApp, child: access.user, uid: access.uid, requester: peer, action: request.action.request) {
+                [unowned self] outcome in
+                let result = Result<RuleOutcome, any Error> {
+                    switch outcome {
+                    case .notApproved(let why): throw ServiceError(.unauthorized, "not approved: \(why)")
+                    case .approved(let guardian):
+                        guard let app = rules.app(for: access.uid) else { throw ServiceError(.internalFailure, "\(access.user)'s rules are not running") }
+                        switch request.action {
+                        case .lockNow:
+                            let locked = sessions.lockSessions(of: access.uid, by: guardian)
+                            return RuleOutcome(message: "Locked \(locked) session(s).")
+                        case .pauseForAnHour:
+                            return try app.pause(for: 3600, by: guardian)
+                        case .add15Minutes, .add1Hour, .addRestOfDay:
+                            return try app.giveExtraTime(request.action.extraTime ?? nil, by: guardian)
+                        }
+                    }
+                }
+                peer.send(spec.replyFrame(id: id, result.mapError(ChildModeService.serviceError)))
+                appsHeard(uid: access.uid)
+            }
+            scheduleAskExpiry()
+        } catch {
+            peer.send(spec.replyFrame(id: id, .failure(ChildModeService.serviceError(error))))
         }
     }
 

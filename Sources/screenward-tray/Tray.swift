@@ -111,6 +111,25 @@ final class Tray {
             items.append(.separator)
             items += source == .managed ? [.submenu(text("trayAskMore"), more)] : more
         }
+        if source == .managed {
+            // Behind a guardian's password, in a dialog the daemon puts up in this session;
+            // the answer may take minutes, so it is awaited off the menu's thread.
+            let notifications = notifications
+            let actions: [TrayMenuItem] = GuardianAction.allCases.map { action in
+                .action(text("trayGuardian.\(action.rawValue)")) {
+                    DispatchQueue.global().async {
+                        do {
+                            let outcome = try connection.call(
+                                RulesMethods.guardianAction, GuardianActionRequest(user: nil, action: action), timeout: .seconds(GuardianWait.seconds))
+                            notifications.send(summary: outcome.message, body: "") { _ in }
+                        } catch {
+                            notifications.send(summary: (error as? ServiceError)?.message ?? "\(error)", body: "") { _ in }
+                        }
+                    }
+                }
+            }
+            items += [.separator, .submenu(text("trayGuardian"), actions)]
+        }
         return (items, face(tightest))
     }
 
@@ -173,4 +192,9 @@ final class Tray {
         }
         return (items, TrayIconPainter.Face(fractionLeft: nil, text: pending.isEmpty ? "" : "\(pending.count)"))
     }
+}
+
+/// How long the tray waits for a guardian's answer: the dialog's own limit, and a little.
+enum GuardianWait {
+    static let seconds: Int64 = 310
 }

@@ -38,11 +38,11 @@ enum TraySource: CustomStringConvertible {
 struct TrayConnection {
     let daemon: Bool
 
-    func call<Request, Reply>(_ method: ServiceMethod<Request, Reply>, _ request: Request) throws -> Reply {
+    func call<Request, Reply>(_ method: ServiceMethod<Request, Reply>, _ request: Request, timeout: Duration = ServiceClient.replyTimeout) throws -> Reply {
         let environment = ProcessInfo.processInfo.environment
         let path = daemon ? DaemonAddress.socketPath(environment: environment) : ScreenwardHome.fromEnvironment().socketPath()
         let transport = SocketTransport(path: path, owner: daemon ? .daemon : .agent)
         defer { transport.close() }
-        return try ServiceClient(transport: transport, bundleIdentifier: RulesApp.bundleIdentifier).call(method, request)
+        return try ServiceClient(transport: transport, bundleIdentifier: RulesApp.bundleIdentifier).call(method, request, timeout: timeout)
     }
 }

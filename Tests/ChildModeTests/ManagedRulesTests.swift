@@ -277,4 +277,63 @@ final class ManagedRulesTests: XCTestCase {
         XCTAssertTrue(events.contains("\(guardian) paused every rule until"), events)
         XCTAssertTrue(events.contains("\(guardian) locked session c9"), events)
     }
+
+    /// The child's own tray, in the child's session: the time used up on its icon and menu,
+    /// and "Guardian… › Add 15 minutes" by real clicks, approved with a guardian's password
+    /// in the dialog the daemon puts up there: the shield lifts.
+    func testTheChildsTrayAsksAGuardianAtTheDesktopForMoreTime() throws {
+        let trayer = try requireProgram("trayer", package: "trayer")
+        let password = "correct horse battery"
+        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: password)
+        try desktop.startManagedSession()
+        let kid = desktop.kid
+        XCTAssertEqual(try fixture.screenward(as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1s", "--user", kid]).status, 0)
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
+        try desktop.waitFor("the rules' shield over the game", timeout: 20) { desktop.currentAgentCovers(1) }
+
+        // From the notes app: a menu's keyboard grab over the shielded game's own shield
+        // would have the agent close the game (it cannot tell our menu from a game's grab).
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[1]]).status, 0)
+        let host = try desktop.startAsKid([trayer.path, "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "28", "--SetDockType", "true", "--tint", "0x2e3440"])
+        defer { host.stop() }
+        let tray = try desktop.startAsKid(
+            [fixture.program("screenward-tray"), "--refresh", "1"], environment: ["SCREENWARD_TRAY_TRACE": "1", "XDG_DATA_DIRS": "/usr/local/share:/usr/share"])
+        defer { tray.stop() }
+        try desktop.waitFor("the tray", timeout: 15) { tray.outputLines.contains("screenward-tray: showing your rules (the system daemon)") }
+        func place(of label: String) -> (Int, Int)? {
+            guard let line = tray.outputLines.last(where: { $0.hasPrefix("menu item: \(label) at ") }) else { return nil }
+            let parts = line.dropFirst("menu item: \(label) at ".count).split(separator: " ")
+            let origin = parts[0].split(separator: ",").compactMap { Int($0) }
+            let size = parts[1].split(separator: "x").compactMap { Int($0) }
+            return (origin[0] + size[0] / 2, origin[1] + size[1] / 2)
+        }
+        var icon = ""
+        try desktop.waitFor("the tray's icon") {
+            icon = try desktop.runAsKid(["xdotool", "search", "--name", "^Screen time$"]).output.split(separator: "\n").first.map(String.init) ?? ""
+            return !icon.isEmpty
+        }
+        try desktop.waitFor("the menu with the limit used up", timeout: 20) {
+            _ = try desktop.runAsKid(["xdotool", "mousemove", "--window", icon, "8", "8", "click", "1"])
+            Thread.sleep(forTimeInterval: 0.5)
+            if place(of: "Games: used up until 00:00") != nil, place(of: "Guardian…") != nil { return true }
+            _ = try desktop.runAsKid(["xdotool", "key", "Escape"])
+            return false
+        }
+        let (gx, gy) = try XCTUnwrap(place(of: "Guardian…"))
+        _ = try desktop.runAsKid(["xdotool", "mousemove", "\(gx)", "\(gy)", "click", "1"])
+        try desktop.waitFor("the guardian's submenu") { place(of: "Add 15 minutes") != nil }
+        desktop.screenshot("tray-child-menu.png")
+        let (ax, ay) = try XCTUnwrap(place(of: "Add 15 minutes"))
+        _ = try desktop.runAsKid(["xdotool", "mousemove", "\(ax)", "\(ay)", "click", "1"])
+
+        var dialog: String?
+        try desktop.waitFor("the guardian's dialog in the child's session") {
+            dialog = try desktop.guardianDialog()
+            return dialog != nil
+        }
+        let uncoveredBefore = desktop.coverReports(0)
+        try desktop.approve(with: password, in: try XCTUnwrap(dialog)) { desktop.coverReports(0) > uncoveredBefore }
+        let events = try fixture.screenward(as: guardian, ["child", "events", kid]).output
+        XCTAssertTrue(events.contains("\(guardian) gave 15 min more on Games at the child's desktop"), events)
+    }
 }

@@ -104,6 +104,17 @@ public final class RulesApp: Sendable {
         }
     }
 
+    /// Extra time on every limit that applies today (a guardian's, approved at the child's
+    /// desktop); nil seconds: the rest of the day.
+    public func giveExtraTime(_ seconds: TimeInterval?, by actor: String) throws -> RuleOutcome {
+        try core.withLock { try $0.giveExtraTime(seconds, by: actor) }
+    }
+
+    /// No rule shields anything for `seconds`.
+    public func pause(for seconds: TimeInterval, by actor: String) throws -> RuleOutcome {
+        try core.withLock { try $0.pause(for: seconds, by: actor) }
+    }
+
     /// Pending requests for more time, and those of today.
     public func requests() throws -> [TimeRequest] {
         try core.withLock { try $0.requests() }

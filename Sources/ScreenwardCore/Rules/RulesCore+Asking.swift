@@ -87,6 +87,27 @@ extension RulesCore {
         return RuleOutcome(message: "Approved: \(what) more for \(request.applicationName) on \(rule.name).")
     }
 
+    /// Extra time on every limit that applies today.
+    func giveExtraTime(_ seconds: TimeInterval?, by actor: String) throws -> RuleOutcome {
+        let time = now
+        let limits = try storedRules().filter { $0.kind == .limit }.filter { (try? limitState($0, at: time).appliesToday) == true }
+        guard !limits.isEmpty else { throw ServiceError(.invalidArgument, "no limit applies today") }
+        for rule in limits {
+            try ledger.insertRuleGrant(rule: rule.name, application: nil, seconds: seconds, by: actor, at: time, interval: try limitState(rule, at: time).day)
+            try registerExtraTime(for: rule)
+        }
+        reconcile()
+        redrawShields()
+        let what = seconds.map { RuleTexts.span($0) } ?? "the rest of the day"
+        record("time-approved", actor, "\(actor) gave \(what) more on \(limits.map(\.name).joined(separator: ", ")) at the child's desktop")
+        let language = language()
+        notify(
+            RulesApp.Notice(
+                title: texts.text("extraTimeTitle", language: language, ["extra": seconds.map { RuleTexts.span($0) } ?? "∞", "rule": limits.map(\.name).joined(separator: ", ")]),
+                body: texts.text("extraTimeBody", language: language, ["rule": limits.map(\.name).joined(separator: ", "), "by": actor])))
+        return RuleOutcome(message: "\(what) more on \(limits.map(\.name).joined(separator: ", ")).")
+    }
+
     /// No rule shields anything for `seconds` (a guardian's pause, or the person's own).
     func pause(for seconds: TimeInterval, by actor: String) throws -> RuleOutcome {
         guard (60...86_400).contains(seconds) else { throw ServiceError(.invalidArgument, "pause for 1 minute to 1 day") }

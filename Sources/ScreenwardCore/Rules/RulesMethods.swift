@@ -23,13 +23,16 @@ public enum RulesMethods {
     public static let ask = ServiceMethod<ExtraTimeRequest, RuleOutcome>("rules.ask")
     /// No rule shields anything for a while (a guardian's "Pause limits for an hour").
     public static let pause = ServiceMethod<PauseRequest, RuleOutcome>("rules.pause")
+    /// A managed user's tray asks for a guardian's action, approved with a guardian's
+    /// password in a dialog of the session (the reply comes once they answered).
+    public static let guardianAction = ServiceMethod<GuardianActionRequest, RuleOutcome>("rules.guardian-action")
 
     public static let all = [
         list.name, status.name, add.name, change.name, remove.name, allow.name, disallow.name, extraTime.name, requests.name, answer.name,
-        ask.name, pause.name,
+        ask.name, pause.name, guardianAction.name,
     ]
     /// The ones that change nothing of the rules (a managed user may send them for themself).
-    public static let reading = [list.name, status.name, requests.name, ask.name]
+    public static let reading = [list.name, status.name, requests.name, ask.name, guardianAction.name]
 
     /// Whether `method` is one of these (the owners route them to the rules app).
     public static func answers(_ method: String) -> Bool { all.contains(method) }
@@ -102,6 +105,41 @@ public struct RequestAnswer: RulesRequest, Hashable {
         self.id = id
         self.approve = approve
         self.seconds = seconds
+    }
+}
+
+/// What a guardian can do at a managed user's desktop, from the user's tray.
+public enum GuardianAction: String, Codable, Sendable, CaseIterable {
+    case add15Minutes, add1Hour, addRestOfDay, pauseForAnHour, lockNow
+
+    /// For the dialog: "\(child) asks a guardian to …".
+    public var request: String {
+        switch self {
+        case .add15Minutes: "give 15 more minutes on today's limits"
+        case .add1Hour: "give 1 more hour on today's limits"
+        case .addRestOfDay: "lift today's limits for the rest of the day"
+        case .pauseForAnHour: "pause all limits for an hour"
+        case .lockNow: "lock this session now"
+        }
+    }
+
+    /// Extra time it gives (nil inside: the rest of the day); nil for the others.
+    public var extraTime: TimeInterval?? {
+        switch self {
+        case .add15Minutes: .some(900)
+        case .add1Hour: .some(3600)
+        case .addRestOfDay: .some(nil)
+        case .pauseForAnHour, .lockNow: nil
+        }
+    }
+}
+
+public struct GuardianActionRequest: RulesRequest, Hashable {
+    public var user: String?
+    public var action: GuardianAction
+    public init(user: String?, action: GuardianAction) {
+        self.user = user
+        self.action = action
     }
 }
 

@@ -47,14 +47,14 @@ public final class DaemonRig {
     private func installPrograms() throws {
         let manager = FileManager.default
         try manager.createDirectory(at: programs, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        for name in ["screenward", "screenward-agent", "screenward-testwindow", "homework"] {
+        for name in ["screenward", "screenward-agent", "screenward-testwindow", "homework", "screenward-tray"] {
             try manager.copyItem(at: try ProjectPrograms.url(of: name), to: programs.appendingPathComponent(name))
         }
         // The agent finds its data in ../share/screenward beside its folder.
         let data = work.appendingPathComponent("share/screenward")
         try manager.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let source = try ProjectPrograms.url(of: "screenward-daemon").deletingLastPathComponent()
-        for file in ["categories.json", "shield.json"] {
+        for file in ["categories.json", "shield.json", "rules.json"] {
             let found = try Self.dataFile(file, above: source)
             try manager.copyItem(at: found, to: data.appendingPathComponent(file))
         }

@@ -74,12 +74,13 @@ public final class GuardianApprovals {
     /// Puts the question on the child's screen; `decide` is called once, with the outcome.
     /// Throws when no agent of the child's session can show it.
     public func begin(
-        _ purpose: GuardianAsk.Purpose, app: InstalledApp, child: String, uid: UInt32, requester: ServicePeer,
+        _ purpose: GuardianAsk.Purpose, app: InstalledApp, child: String, uid: UInt32, requester: ServicePeer, action: String? = nil,
         decide: @escaping (Outcome) -> Void
     ) throws {
         let guardians = services.guardianNames()
-        let ask = GuardianAsk(
+        var ask = GuardianAsk(
             id: nextID, purpose: purpose, appName: app.displayName, bundleIdentifier: app.bundleIdentifier, child: child, guardians: guardians)
+        ask.action = action
         nextID += 1
         guard services.show(uid, ask) else {
             throw ServiceError(
@@ -165,7 +166,12 @@ public final class GuardianApprovals {
     private func finish(_ id: UInt64, _ outcome: Outcome) {
         guard let entry = pending.removeValue(forKey: id) else { return }
         services.close(entry.uid, id)
-        let what = entry.ask.purpose == .authorize ? "to manage \(entry.ask.child)'s screen time" : "to stop managing \(entry.ask.child)'s screen time"
+        let what =
+            switch entry.ask.purpose {
+            case .authorize: "to manage \(entry.ask.child)'s screen time"
+            case .revoke: "to stop managing \(entry.ask.child)'s screen time"
+            case .rules: "to \(entry.ask.action ?? "change the rules")"
+            }
         switch outcome {
         case .approved(let guardian):
             services.record(

@@ -8,6 +8,9 @@ public struct GuardianAsk: Sendable, Hashable, Codable {
         case authorize
         /// An app that holds `.child` asks to give it up.
         case revoke
+        /// The managed user asks a guardian, from their tray, to change their rules now
+        /// (`action` says what: "give 15 more minutes on today's limits").
+        case rules
     }
 
     public var id: UInt64
@@ -18,6 +21,8 @@ public struct GuardianAsk: Sendable, Hashable, Codable {
     public var child: String
     /// The accounts that may approve, in the order the dialog lists them.
     public var guardians: [String]
+    /// What a `.rules` ask asks for.
+    public var action: String?
 
     public init(id: UInt64, purpose: Purpose, appName: String, bundleIdentifier: String, child: String, guardians: [String]) {
         self.id = id
@@ -33,6 +38,7 @@ public struct GuardianAsk: Sendable, Hashable, Codable {
         switch purpose {
         case .authorize: "\(appName) wants to manage \(child)'s screen time"
         case .revoke: "\(appName) wants to stop managing \(child)'s screen time"
+        case .rules: "\(child) asks a guardian to \(action ?? "change their rules")"
         }
     }
 }
