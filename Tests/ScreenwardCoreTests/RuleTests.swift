@@ -87,3 +87,21 @@ final class RuleTests: XCTestCase {
         XCTAssertNil(ActivityNaming.warningLead("used-up"))
     }
 }
+
+final class RuleTextsTests: XCTestCase {
+    /// The shield's, the notifications' and the tray's texts are in the three languages
+    /// the shield speaks, with the same placeholders in each.
+    func testEveryRuleTextIsInEnglishKoreanAndVietnamese() throws {
+        let texts = try RuleTexts.load(from: try DataDirectory.url(of: "rules.json"))
+        XCTAssertGreaterThan(texts.texts.count, 30)
+        for (key, table) in texts.texts {
+            for language in ["en", "ko", "vi"] { XCTAssertNotNil(table[language], "\(key) has no \(language) text") }
+            let placeholders = Set(ShieldDefaults.placeholderNames(in: table["en"] ?? ""))
+            for (language, text) in table {
+                XCTAssertEqual(Set(ShieldDefaults.placeholderNames(in: text)), placeholders, "\(key) in \(language): \(text)")
+            }
+        }
+        XCTAssertEqual(texts.text("trayLeft", language: "ko", ["rule": "게임", "left": "5 min"]), "게임: 5 min 남음")
+        XCTAssertEqual(texts.text("trayLeft", language: "fr", ["rule": "Games", "left": "5 min"]), "Games: 5 min left", "English when a language is missing")
+    }
+}
