@@ -184,4 +184,31 @@ final class RulesTests: XSessionTestCase {
         }
         XCTAssertEqual(summaries().count, 2, "nothing more was shown")
     }
+
+    /// The rules are the owner's: a new agent on the same home keeps them, their used-up
+    /// limit's shield and their waiting relaxation, with nothing asked again.
+    func testRulesSurviveARestartOfTheAgent() throws {
+        let session = try startXSession()
+        let environment = try catalogEnvironment(entries: ["game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n"])
+        let apps = try DemoApplications(display: session.display, windows: ["game.Game"])
+        let driver = try FocusDriver(display: session.display)
+        try driver.activate(apps.windows[0])
+        var agent = try AgentRun(display: session.display, home: home, environment: environment)
+        _ = try agent.cli(["limit", "add", "Games", "--app", "game.desktop", "--daily", "1s", "--locked-for", "1h"])
+        _ = try agent.cli(["limit", "remove", "Games"])
+        func covered() throws -> Bool { try agent.cli(["shields", "--json"]).contains("\"owner\" : \"org.screenward.rules\"") }
+        var deadline = Date().addingTimeInterval(15)
+        while try !covered(), Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        XCTAssertTrue(try covered(), "the used-up limit's shield")
+        XCTAssertEqual(agent.stop(), 0)
+
+        agent = try AgentRun(display: session.display, home: home, environment: environment)
+        defer { agent.stop() }
+        let listed = try agent.cli(["limit", "list"])
+        XCTAssertTrue(listed.contains("Games: 1s a day of Game, every day, locked for 1h (removed at"), listed)
+        deadline = Date().addingTimeInterval(15)
+        while try !covered(), Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        XCTAssertTrue(try covered(), "the shield is back with the new agent")
+        XCTAssertTrue(try agent.cli(["status"]).contains("Games (limit): "))
+    }
 }
