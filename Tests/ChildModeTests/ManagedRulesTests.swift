@@ -209,13 +209,7 @@ final class ManagedRulesTests: XCTestCase {
             _ = child.waitForExit(timeout: 10)
             return child.outputLines.joined(separator: "\n")
         }
-        func place(of label: String) -> (Int, Int)? {
-            guard let line = tray.outputLines.last(where: { $0.hasPrefix("menu item: \(label) at ") }) else { return nil }
-            let parts = line.dropFirst("menu item: \(label) at ".count).split(separator: " ")
-            let origin = parts[0].split(separator: ",").compactMap { Int($0) }
-            let size = parts[1].split(separator: "x").compactMap { Int($0) }
-            return (origin[0] + size[0] / 2, origin[1] + size[1] / 2)
-        }
+        func place(of label: String) -> (x: Int, y: Int)? { TrayTrace.place(of: label, in: tray.outputLines) }
         var icon = ""
         try desktop.waitFor("the tray's icon") {
             icon = try run(["search", "--name", "^Screen time$"]).split(separator: "\n").first.map(String.init) ?? ""
@@ -300,13 +294,7 @@ final class ManagedRulesTests: XCTestCase {
             [fixture.program("screenward-tray"), "--refresh", "1"], environment: ["SCREENWARD_TRAY_TRACE": "1", "XDG_DATA_DIRS": "/usr/local/share:/usr/share"])
         defer { tray.stop() }
         try desktop.waitFor("the tray", timeout: 15) { tray.outputLines.contains("screenward-tray: showing your rules (the system daemon)") }
-        func place(of label: String) -> (Int, Int)? {
-            guard let line = tray.outputLines.last(where: { $0.hasPrefix("menu item: \(label) at ") }) else { return nil }
-            let parts = line.dropFirst("menu item: \(label) at ".count).split(separator: " ")
-            let origin = parts[0].split(separator: ",").compactMap { Int($0) }
-            let size = parts[1].split(separator: "x").compactMap { Int($0) }
-            return (origin[0] + size[0] / 2, origin[1] + size[1] / 2)
-        }
+        func place(of label: String) -> (x: Int, y: Int)? { TrayTrace.place(of: label, in: tray.outputLines) }
         var icon = ""
         try desktop.waitFor("the tray's icon") {
             icon = try desktop.runAsKid(["xdotool", "search", "--name", "^Screen time$"]).output.split(separator: "\n").first.map(String.init) ?? ""

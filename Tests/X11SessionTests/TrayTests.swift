@@ -44,13 +44,7 @@ final class TrayTests: XSessionTestCase {
         let geometry = try toolOutput("xdotool", ["getwindowgeometry", "--shell", icon], display: display)
         func value(_ key: String) -> Int { Int(geometry.split(separator: "\n").first { $0.hasPrefix("\(key)=") }?.dropFirst(key.count + 1) ?? "") ?? 0 }
         XCTAssertLessThanOrEqual(value("HEIGHT"), 40, "a tray icon, not a window: \(geometry)")
-        func place(of label: String) -> (Int, Int)? {
-            guard let line = tray.outputLines.last(where: { $0.hasPrefix("menu item: \(label) at ") }) else { return nil }
-            let parts = line.dropFirst("menu item: \(label) at ".count).split(separator: " ")
-            let origin = parts[0].split(separator: ",").compactMap { Int($0) }
-            let size = parts[1].split(separator: "x").compactMap { Int($0) }
-            return (origin[0] + size[0] / 2, origin[1] + size[1] / 2)
-        }
+        func place(of label: String) -> (x: Int, y: Int)? { TrayTrace.place(of: label, in: tray.outputLines) }
         scene.wait("the menu to know the limit is used up", timeout: .seconds(10)) {
             try? runTool("xdotool", ["mousemove", "--window", icon, "8", "8", "click", "1"], display: display)
             scene.loop.iterate(until: { false }, timeout: .milliseconds(500))
