@@ -10,7 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 . scripts/env.sh
-build_release screenward-bench screenward-agent screenward screenward-testwindow screenward-fake-logind screenward-daemon
+# The child-mode rigs (agent-kill, rules) copy homework and screenward-tray for the managed user too.
+build_release screenward-bench screenward-agent screenward screenward-testwindow screenward-fake-logind screenward-daemon homework screenward-tray
 if [ "$#" -gt 0 ]; then
     exec .build/release/screenward-bench "$@"
 fi
