@@ -3,6 +3,11 @@ import Foundation
 /// What `screenward-tray` prints with `SCREENWARD_TRAY_TRACE` set: each menu item's place
 /// on the screen when its menu is shown (`menu item: LABEL at X,Y WxH`), for a real click.
 public enum TrayTrace {
+    /// trayer, a real XEmbed tray, along the top right of the screen (dark, so the menus' screenshots read).
+    public static let trayerArguments = [
+        "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "28", "--SetDockType", "true", "--tint", "0x2e3440",
+    ]
+
     /// The centre of the item labelled `label`, as last shown; nil when it was not.
     public static func place(of label: String, in lines: [String]) -> (x: Int, y: Int)? {
         let prefix = "menu item: \(label) at "

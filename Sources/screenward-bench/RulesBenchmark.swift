@@ -70,20 +70,14 @@ struct RulesBenchmark: ParsableCommand {
 
     private func measureLimits() throws -> [Double] {
         let session = try PrivateXSession()
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-bench-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: temporary) }
-        let applications = temporary.appendingPathComponent("data/applications")
-        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
-        try "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n"
-            .write(to: applications.appendingPathComponent("game.desktop"), atomically: true, encoding: .utf8)
-        let empty = temporary.appendingPathComponent("empty")
-        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-        let environment = ["XDG_DATA_HOME": temporary.appendingPathComponent("data").path, "XDG_DATA_DIRS": empty.path]
+        let catalog = try GameCatalog()
+        defer { catalog.remove() }
+        let environment = catalog.environment
         let windows = try DemoApplications(display: session.display, windows: ["notes.Notes", "game.Game"])
         let (notes, game) = (windows.windows[0], windows.windows[1])
         let driver = try FocusDriver(display: session.display)
         let record = try ShieldRecord(display: session.display)
-        let agent = try AgentRun(display: session.display, home: temporary.appendingPathComponent("home"), environment: environment)
+        let agent = try AgentRun(display: session.display, home: catalog.home, environment: environment)
         defer { agent.stop() }
         print("Screenward rules benchmark on \(session.display) (Xvfb + openbox): \(limits) limits run out")
         let gameID = try windowID(game)
@@ -137,8 +131,7 @@ struct RulesBenchmark: ParsableCommand {
             try driver.activate(desktop.windows[0])
             _ = try record.waitUntilCovered(game, timeout: .seconds(20))
             // The child asks, with real keys on the shield; the shield is redrawn as waiting.
-            let frame = try desktop.geometry(of: desktop.windows[0])
-            let keys = try desktop.runAsKid(["xdotool", "mousemove", "\(frame.x + 20)", "\(frame.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab", "key", "Return"])
+            let keys = try desktop.pressSecondButtonOnShield()
             guard keys.status == 0 else { throw HarnessError.failed("xdotool: \(keys.error)") }
             var pending: TimeRequest?
             let deadline = Date().addingTimeInterval(15)

@@ -42,21 +42,15 @@ struct ShieldBenchmark: ParsableCommand {
 
     func run() throws {
         let session = try PrivateXSession()
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-bench-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: temporary) }
-        let applications = temporary.appendingPathComponent("data/applications")
-        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
-        try "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n"
-            .write(to: applications.appendingPathComponent("game.desktop"), atomically: true, encoding: .utf8)
-        let empty = temporary.appendingPathComponent("empty")
-        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-        let environment = ["XDG_DATA_HOME": temporary.appendingPathComponent("data").path, "XDG_DATA_DIRS": empty.path]
+        let catalog = try GameCatalog()
+        defer { catalog.remove() }
+        let environment = catalog.environment
 
         let windows = try DemoApplications(display: session.display, windows: ["notes.Notes", "game.Game"])
         let (notes, game) = (windows.windows[0], windows.windows[1])
         let driver = try FocusDriver(display: session.display)
         let record = try ShieldRecord(display: session.display)
-        let agent = try AgentRun(display: session.display, home: temporary.appendingPathComponent("home"), environment: environment, verbose: trace)
+        let agent = try AgentRun(display: session.display, home: catalog.home, environment: environment, verbose: trace)
         defer { agent.stop() }
         let verdicts: Verdicts
         do {

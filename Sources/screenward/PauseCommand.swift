@@ -13,6 +13,6 @@ struct PauseCommand: ParsableCommand {
     func run() throws {
         let seconds: TimeInterval
         do { seconds = try RuleText.duration(duration, what: "pause") } catch let invalid as RuleText.Invalid { throw ValidationError(invalid.description) }
-        printOutcome(try RulesConnection(user: options.user).call(RulesMethods.pause, PauseRequest(user: options.user, seconds: seconds)))
+        try options.change(RulesMethods.pause, PauseRequest(user: options.user, seconds: seconds))
     }
 }

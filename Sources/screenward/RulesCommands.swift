@@ -35,10 +35,15 @@ struct RulesConnection {
     }
 }
 
-/// `--user`, `--json`: what every rules command shares.
+/// `--user`: what every rules command shares.
 struct RulesOptions: ParsableArguments {
     @Option(help: "A managed user's rules, kept by the system daemon (guardians).")
     var user: String?
+
+    /// Sends a change to the owner of these rules and prints what it did.
+    func change<Request: RulesRequest>(_ method: ServiceMethod<Request, RuleOutcome>, _ request: Request) throws {
+        printOutcome(try RulesConnection(user: user).call(method, request))
+    }
 }
 
 /// `--days`, `--locked-for`, `--extra-time`: what a limit and a downtime share.
@@ -137,7 +142,7 @@ struct LimitCommand: ParsableCommand {
 
         func run() throws {
             let rule = try LimitCommand.rule(name: name, items: items, daily: daily, timing: timing)
-            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.add, RuleEdit(user: options.user, rule: rule)))
+            try options.change(RulesMethods.add, RuleEdit(user: options.user, rule: rule))
         }
     }
 
@@ -153,7 +158,7 @@ struct LimitCommand: ParsableCommand {
 
         func run() throws {
             let rule = try LimitCommand.rule(name: name, items: items, daily: daily, timing: timing)
-            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.change, RuleEdit(user: options.user, rule: rule)))
+            try options.change(RulesMethods.change, RuleEdit(user: options.user, rule: rule))
         }
     }
 
@@ -185,7 +190,7 @@ struct LimitCommand: ParsableCommand {
         @OptionGroup var options: RulesOptions
 
         func run() throws {
-            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.remove, RuleRemoval(user: options.user, name: name, kind: .limit)))
+            try options.change(RulesMethods.remove, RuleRemoval(user: options.user, name: name, kind: .limit))
         }
     }
 }
@@ -237,7 +242,7 @@ struct DowntimeCommand: ParsableCommand {
 
         func run() throws {
             let rule = try window.rule(name: name, timing: timing)
-            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.add, RuleEdit(user: options.user, rule: rule)))
+            try options.change(RulesMethods.add, RuleEdit(user: options.user, rule: rule))
         }
     }
 
@@ -251,7 +256,7 @@ struct DowntimeCommand: ParsableCommand {
 
         func run() throws {
             let rule = try window.rule(name: name, timing: timing)
-            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.change, RuleEdit(user: options.user, rule: rule)))
+            try options.change(RulesMethods.change, RuleEdit(user: options.user, rule: rule))
         }
     }
 
@@ -271,7 +276,7 @@ struct DowntimeCommand: ParsableCommand {
         @OptionGroup var options: RulesOptions
 
         func run() throws {
-            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.remove, RuleRemoval(user: options.user, name: name, kind: .downtime)))
+            try options.change(RulesMethods.remove, RuleRemoval(user: options.user, name: name, kind: .downtime))
         }
     }
 }
@@ -294,7 +299,7 @@ struct AllowCommand: ParsableCommand {
         }
 
         func run() throws {
-            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.allow, AllowanceEdit(user: options.user, applications: applications)))
+            try options.change(RulesMethods.allow, AllowanceEdit(user: options.user, applications: applications))
         }
     }
 
@@ -324,7 +329,7 @@ struct AllowCommand: ParsableCommand {
         }
 
         func run() throws {
-            printOutcome(try RulesConnection(user: options.user).call(RulesMethods.disallow, AllowanceEdit(user: options.user, applications: applications)))
+            try options.change(RulesMethods.disallow, AllowanceEdit(user: options.user, applications: applications))
         }
     }
 }

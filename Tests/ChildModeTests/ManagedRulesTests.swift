@@ -22,6 +22,14 @@ final class ManagedRulesTests: XCTestCase {
         desktop?.tearDown()
     }
 
+    /// `actor` limits the child's game to one second a day and focuses it: the rules' shield covers it.
+    private func limitTheGameToOneSecond(as actor: String) throws {
+        let added = try fixture.screenward(as: actor, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1s", "--user", desktop.kid])
+        XCTAssertEqual(added.status, 0, added.error)
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
+        try desktop.waitFor("the rules' shield over the game", timeout: 20) { desktop.currentAgentCovers(1) }
+    }
+
     func testAGuardiansLimitShieldsTheChildsGameAndOnlyAGuardianCanChangeIt() throws {
         try desktop.startManagedSession()
         let kid = desktop.kid
@@ -111,17 +119,14 @@ final class ManagedRulesTests: XCTestCase {
         try desktop.startManagedSession()
         let kid = desktop.kid
         let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup])
-        XCTAssertEqual(try fixture.screenward(as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1s", "--user", kid]).status, 0)
-        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
-        try desktop.waitFor("the rules' shield over the game", timeout: 20) { desktop.currentAgentCovers(1) }
+        try limitTheGameToOneSecond(as: guardian)
         let log = { self.fixture.daemon?.standardError ?? "" }
         func lastLook() -> String { log().split(separator: "\n").last { $0.contains("look for wmclass:Game") }.map(String.init) ?? "" }
         try desktop.waitFor("the ask button") { lastLook().contains("\"Ask for more time\"") }
 
         // The child asks, with real keys on the shield.
         func press() throws {
-            let game = try desktop.geometry(of: desktop.windows[0])
-            let keys = try desktop.runAsKid(["xdotool", "mousemove", "\(game.x + 20)", "\(game.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab", "key", "Return"])
+            let keys = try desktop.pressSecondButtonOnShield()
             XCTAssertEqual(keys.status, 0, keys.error)
         }
         try press()
@@ -177,19 +182,15 @@ final class ManagedRulesTests: XCTestCase {
         let dunstProgram = try requireProgram("dunst", package: "dunst")
         try desktop.startManagedSession()
         let kid = desktop.kid
-        XCTAssertEqual(try fixture.screenward(as: "root", ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1s", "--user", kid]).status, 0)
-        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
-        try desktop.waitFor("the rules' shield over the game", timeout: 20) { desktop.currentAgentCovers(1) }
+        try limitTheGameToOneSecond(as: "root")
         let log = { self.fixture.daemon?.standardError ?? "" }
         try desktop.waitFor("the ask button") { log().contains("\"Ask for more time\"") }
-        let game = try desktop.geometry(of: desktop.windows[0])
-        XCTAssertEqual(
-            try desktop.runAsKid(["xdotool", "mousemove", "\(game.x + 20)", "\(game.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab", "key", "Return"]).status, 0)
+        XCTAssertEqual(try desktop.pressSecondButtonOnShield().status, 0)
 
         // The guardian's desktop.
         let session = try PrivateXSession(screen: "1024x600x24")
         defer { session.stop() }
-        let host = try ChildProcess(trayer, ["--edge", "top", "--align", "right", "--widthtype", "request", "--height", "28", "--SetDockType", "true", "--tint", "0x2e3440"], environment: ["DISPLAY": session.display])
+        let host = try ChildProcess(trayer, TrayTrace.trayerArguments, environment: ["DISPLAY": session.display])
         defer { host.stop() }
         let bus = try PrivateDBus()
         let dunst = try ChildProcess(dunstProgram, ["-print"], environment: ["DISPLAY": session.display, "DBUS_SESSION_BUS_ADDRESS": bus.address])
@@ -245,9 +246,7 @@ final class ManagedRulesTests: XCTestCase {
         try desktop.startManagedSession()
         let kid = desktop.kid
         let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup])
-        XCTAssertEqual(try fixture.screenward(as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1s", "--user", kid]).status, 0)
-        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
-        try desktop.waitFor("the rules' shield over the game", timeout: 20) { desktop.currentAgentCovers(1) }
+        try limitTheGameToOneSecond(as: guardian)
 
         // The child cannot pause their own rules.
         let own = try desktop.runAsKid([fixture.program("screenward"), "pause", "--for", "1h"])
@@ -281,14 +280,12 @@ final class ManagedRulesTests: XCTestCase {
         let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: password)
         try desktop.startManagedSession()
         let kid = desktop.kid
-        XCTAssertEqual(try fixture.screenward(as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1s", "--user", kid]).status, 0)
-        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
-        try desktop.waitFor("the rules' shield over the game", timeout: 20) { desktop.currentAgentCovers(1) }
+        try limitTheGameToOneSecond(as: guardian)
 
         // From the notes app: a menu's keyboard grab over the shielded game's own shield
         // would have the agent close the game (it cannot tell our menu from a game's grab).
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[1]]).status, 0)
-        let host = try desktop.startAsKid([trayer.path, "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "28", "--SetDockType", "true", "--tint", "0x2e3440"])
+        let host = try desktop.startAsKid([trayer.path] + TrayTrace.trayerArguments)
         defer { host.stop() }
         let tray = try desktop.startAsKid(
             [fixture.program("screenward-tray"), "--refresh", "1"], environment: ["SCREENWARD_TRAY_TRACE": "1", "XDG_DATA_DIRS": "/usr/local/share:/usr/share"])

@@ -12,9 +12,7 @@ final class TrayTests: XSessionTestCase {
         let scene = try startShieldScene()
         defer { scene.stop() }
         let display = scene.session.display
-        let host = try ChildProcess(
-            trayer, ["--edge", "top", "--align", "right", "--widthtype", "request", "--height", "28", "--SetDockType", "true", "--tint", "0x2e3440"],
-            environment: ["DISPLAY": display])
+        let host = try ChildProcess(trayer, TrayTrace.trayerArguments, environment: ["DISPLAY": display])
         defer { host.stop() }
         let apps = try DemoApplications(display: display, windows: ["game.Game", "notes.Notes"])
         let game = id(apps.windows[0])

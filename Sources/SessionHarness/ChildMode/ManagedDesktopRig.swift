@@ -165,6 +165,13 @@ public final class ManagedDesktopRig {
         return log[attached.upperBound...].contains("session \(session): \(count) window(s) covered")
     }
 
+    /// The child presses the second button of the shield over window `index` with real
+    /// input: a click on the shield, then Tab and Return.
+    public func pressSecondButtonOnShield(over index: Int = 0) throws -> (status: Int32, output: String, error: String) {
+        let frame = try geometry(of: windows[index])
+        return try runAsKid(["xdotool", "mousemove", "\(frame.x + 20)", "\(frame.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab", "key", "Return"])
+    }
+
     /// Saves what the child's screen shows (for the README and for looking at failures).
     public func screenshot(_ name: String) {
         let folder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"] ?? NSTemporaryDirectory())
