@@ -1,0 +1,140 @@
+import Foundation
+
+/// Usage over a range cut into calendar segments (hours, days or weeks in the
+/// system's time zone), per category and per application, with pickups and the
+/// longest stretch of use: what `screenward report` draws, and what a report
+/// extension is given (with its app's tokens instead of ledger tokens).
+///
+/// Segments are clipped to the range, so their totals add up to the ledger's total
+/// for the same range (`Ledger.usage(since:until:)`).
+public struct ActivityReport: Codable, Sendable, Equatable {
+    public enum Segmentation: String, Codable, Sendable, CaseIterable {
+        case hourly, daily, weekly
+    }
+
+    /// An application that has use in the report.
+    public struct Application: Codable, Sendable, Equatable {
+        /// The desktop id, or `wmclass:<class>` (as `screenward usage` prints it).
+        public var id: String
+        public var name: String
+        /// The ledger's token for it (device-wide; never given to an app as is).
+        public var token: String
+        /// The icon its desktop entry names, if any.
+        public var iconName: String?
+        /// The activity category (an id of data/categories.json).
+        public var category: String
+
+        public init(id: String, name: String, token: String, iconName: String?, category: String) {
+            self.id = id
+            self.name = name
+            self.token = token
+            self.iconName = iconName
+            self.category = category
+        }
+    }
+
+    /// One application's use within a segment.
+    public struct ApplicationUse: Codable, Sendable, Equatable {
+        /// Its id in `applications`.
+        public var application: String
+        public var seconds: Double
+        /// Pickups that began with this application.
+        public var pickups: Int
+
+        public init(application: String, seconds: Double, pickups: Int) {
+            self.application = application
+            self.seconds = seconds
+            self.pickups = pickups
+        }
+    }
+
+    public struct Segment: Codable, Sendable, Equatable {
+        public var start: Date
+        public var end: Date
+        public var totalSeconds: Double
+        /// Pickups that began in this segment (see `ActivityReportBuilder`).
+        public var pickups: Int
+        public var firstPickup: Date?
+        /// The longest stretch of continuous use within the segment.
+        public var longestActivity: DateInterval?
+        /// Most used first.
+        public var applications: [ApplicationUse]
+
+        public init(
+            start: Date, end: Date, totalSeconds: Double, pickups: Int, firstPickup: Date?, longestActivity: DateInterval?,
+            applications: [ApplicationUse]
+        ) {
+            self.start = start
+            self.end = end
+            self.totalSeconds = totalSeconds
+            self.pickups = pickups
+            self.firstPickup = firstPickup
+            self.longestActivity = longestActivity
+            self.applications = applications
+        }
+    }
+
+    public var segmentation: Segmentation
+    public var since: Date
+    public var until: Date
+    /// The time zone the segments follow (an identifier such as Europe/Berlin).
+    public var timeZone: String
+    /// Until when the ledger's data reaches (now, for a live session).
+    public var lastUpdated: Date
+    /// Every application with use in some segment, by id.
+    public var applications: [Application]
+    public var segments: [Segment]
+
+    public init(
+        segmentation: Segmentation, since: Date, until: Date, timeZone: String, lastUpdated: Date, applications: [Application],
+        segments: [Segment]
+    ) {
+        self.segmentation = segmentation
+        self.since = since
+        self.until = until
+        self.timeZone = timeZone
+        self.lastUpdated = lastUpdated
+        self.applications = applications
+        self.segments = segments
+    }
+
+    public var totalSeconds: Double { segments.reduce(0) { $0 + $1.totalSeconds } }
+
+    public func application(_ id: String) -> Application? { applications.first { $0.id == id } }
+
+    /// Seconds per application over every segment, most used first.
+    public var secondsByApplication: [(application: Application, seconds: Double)] {
+        var totals: [String: Double] = [:]
+        for segment in segments {
+            for use in segment.applications { totals[use.application, default: 0] += use.seconds }
+        }
+        return applications.compactMap { app in totals[app.id].map { (app, $0) } }
+            .sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.application.name < $1.application.name }
+    }
+
+    /// Seconds per category id over every segment, most used first.
+    public var secondsByCategory: [(category: String, seconds: Double)] {
+        var totals: [String: Double] = [:]
+        for (app, seconds) in secondsByApplication { totals[app.category, default: 0] += seconds }
+        return totals.map { ($0.key, $0.value) }.sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.category < $1.category }
+    }
+}
+
+/// What to include in a report: applications by id and categories by id (an
+/// application is included when it is named or its category is); nothing named
+/// means everything.
+public struct ActivityReportFilter: Codable, Sendable, Equatable {
+    public var applications: Set<String>
+    public var categories: Set<String>
+
+    public init(applications: Set<String> = [], categories: Set<String> = []) {
+        self.applications = applications
+        self.categories = categories
+    }
+
+    public var includesEverything: Bool { applications.isEmpty && categories.isEmpty }
+
+    public func includes(_ application: ActivityReport.Application) -> Bool {
+        includesEverything || applications.contains(application.id) || categories.contains(application.category)
+    }
+}
