@@ -1,0 +1,193 @@
+@_spi(Screenward) import DeviceActivity
+import Foundation
+import Glibc
+import Synchronization
+
+/// Runs an app's report extension once: the owner writes the request (the data, with
+/// application names) to its standard input and reads what it drew from its standard
+/// output. The extension runs in the box of every extension (a process group, `prlimit`,
+/// a clean environment, as the extensions' user under the daemon) and, because it sees
+/// names, in a network namespace of its own with nothing but a loopback that is down:
+/// util-linux's `unshare --net` as root, and as anyone else with a user namespace
+/// (`--user --map-current-user`). A machine that allows neither refuses to run it: the
+/// usage never leaves the device.
+public struct ReportExtensionRun: Sendable {
+    public var environment: [String: String]
+    public var identity: ExtensionProcess.Identity?
+    public var limits = ExtensionLimits()
+    /// How long the extension has to answer.
+    public var patience: Duration = .seconds(10)
+    /// Where what it writes to standard error goes (the owner's log), line by line.
+    public var log: @Sendable (String) -> Void
+
+    public init(environment: [String: String], identity: ExtensionProcess.Identity?, log: @escaping @Sendable (String) -> Void) {
+        self.environment = environment
+        self.identity = identity
+        self.log = log
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// The program line: limits, then a network of its own, then (as root) the drop to
+    /// the extensions' user, then the extension.
+    func commandLine(for extension: AppExtension, currentProcesses: Int) -> [String] {
+        let isolate = geteuid() == 0 ? ["/usr/bin/unshare", "--net", "--"] : ["/usr/bin/unshare", "--user", "--net", "--map-current-user", "--"]
+        let drop = identity.map { ["/usr/bin/setpriv", "--reuid=\($0.uid)", "--regid=\($0.gid)", "--clear-groups", "--no-new-privs", "--"] } ?? []
+        return [
+            "/usr/bin/prlimit", "--data=\(limits.memoryBytes)", "--cpu=\(limits.cpuSeconds)",
+            "--nproc=\(currentProcesses + limits.extraProcesses)", "--core=0", "--",
+        ] + isolate + drop + [`extension`.executable] + `extension`.arguments
+    }
+
+    /// Runs `extension` with `request` and returns its view. Blocks the calling thread
+    /// (at most `patience`): call it off the owner's loop.
+    public func draw(
+        _ extension: AppExtension, app: String, context: DeviceActivityReport.Context, data: [DeviceActivityData]
+    ) throws -> ReportView {
+        let input = try JSONEncoder().encode(ReportExtensionRequest(context: context, data: data))
+        let uid = identity?.uid ?? geteuid()
+        let command = commandLine(for: `extension`, currentProcesses: ExtensionProcess.taskCount(of: uid))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.environment = environment
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        let ended = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in ended.signal() }
+        do {
+            try process.run()
+        } catch {
+            throw Failure("\(app)'s report extension could not be started: \(error)")
+        }
+        let pid = process.processIdentifier
+        let label = "\(app) report (pid \(pid))"
+        let log = log
+        let output = BoundedReader(limit: ReportExtensionReply.maximumBytes)
+        let reading = DispatchGroup()
+        for (handle, isReply) in [(stdout.fileHandleForReading, true), (stderr.fileHandleForReading, false)] {
+            reading.enter()
+            Thread.detachNewThread {
+                defer { reading.leave() }
+                if isReply {
+                    output.readAll(handle) { _ = Glibc.kill(-pid, SIGKILL) }
+                } else {
+                    BoundedReader(limit: limits.outputBytes).readLines(handle) { log("\(label): \($0)") }
+                }
+            }
+        }
+        Thread.detachNewThread {
+            // An extension that never reads must not hold the owner: the write is on its own thread.
+            try? stdin.fileHandleForWriting.write(contentsOf: input)
+            try? stdin.fileHandleForWriting.close()
+        }
+        let deadline = DispatchTime.now() + .milliseconds(Int(patience.components.seconds * 1000 + patience.components.attoseconds / 1_000_000_000_000_000))
+        if ended.wait(timeout: deadline) == .timedOut {
+            _ = Glibc.kill(-pid, SIGKILL)
+            _ = Glibc.kill(pid, SIGKILL)
+            ended.wait()
+            reading.wait()
+            throw Failure("\(app)'s report extension did not answer in \(patience) and was killed")
+        }
+        _ = Glibc.kill(-pid, SIGKILL)  // whatever it left behind in its group
+        reading.wait()
+        if output.exceeded {
+            throw Failure("\(app)'s report extension wrote more than \(ReportExtensionReply.maximumBytes >> 20) MiB and was killed")
+        }
+        let reply: ReportExtensionReply
+        do {
+            reply = try JSONDecoder().decode(ReportExtensionReply.self, from: output.data)
+        } catch {
+            let status = process.terminationReason == .uncaughtSignal ? "was killed by signal \(process.terminationStatus)" : "exited with status \(process.terminationStatus)"
+            throw Failure("\(app)'s report extension \(status) without a report: \(output.data.isEmpty ? "it wrote nothing" : "its output is not a report (\(error))")")
+        }
+        if let error = reply.error { throw Failure("\(app)'s report extension failed: \(error.prefix(500))") }
+        guard let view = reply.view else { throw Failure("\(app)'s report extension answered neither a view nor an error") }
+        try ReportViewLimits.check(view)
+        return view
+    }
+}
+
+/// Reads a pipe to its end, keeping at most `limit` bytes.
+final class BoundedReader: Sendable {
+    private let limit: Int
+    private let state = Mutex<(data: Data, exceeded: Bool)>((Data(), false))
+
+    init(limit: Int) { self.limit = limit }
+
+    var data: Data { state.withLock { $0.data } }
+    var exceeded: Bool { state.withLock { $0.exceeded } }
+
+    /// Everything, or `tooMuch` once past the limit (and the rest is drained unread).
+    func readAll(_ handle: FileHandle, tooMuch: () -> Void) {
+        var told = false
+        while let chunk = try? handle.read(upToCount: 65_536), !chunk.isEmpty {
+            let over = state.withLock { state -> Bool in
+                if state.exceeded { return true }
+                if state.data.count + chunk.count > limit {
+                    state.exceeded = true
+                    return true
+                }
+                state.data.append(chunk)
+                return false
+            }
+            if over, !told {
+                told = true
+                tooMuch()
+            }
+        }
+    }
+
+    /// Line by line (each cut at 500 characters), up to the limit.
+    func readLines(_ handle: FileHandle, onLine: (String) -> Void) {
+        var pending = Data()
+        var total = 0
+        while let chunk = try? handle.read(upToCount: 65_536), !chunk.isEmpty {
+            total += chunk.count
+            guard total <= limit else { continue }
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: 0x0A) {
+                onLine(String(decoding: pending[pending.startIndex..<newline].prefix(500), as: UTF8.self))
+                pending = Data(pending[pending.index(after: newline)...])
+            }
+        }
+        if !pending.isEmpty { onLine(String(decoding: pending.prefix(500), as: UTF8.self)) }
+    }
+}
+
+/// What a drawn report may hold, so a misbehaving extension cannot make the renderer
+/// draw without end.
+public enum ReportViewLimits {
+    public static let maximumElements = 5_000
+    public static let maximumDepth = 16
+    public static let maximumImageSide = 4096
+
+    public static func check(_ view: ReportView) throws {
+        var count = 0
+        func visit(_ view: ReportView, depth: Int) throws {
+            count += 1
+            guard count <= maximumElements else {
+                throw ReportExtensionRun.Failure("the report has more than \(maximumElements) elements")
+            }
+            guard depth <= maximumDepth else { throw ReportExtensionRun.Failure("the report nests deeper than \(maximumDepth)") }
+            switch view {
+            case .column(let children), .row(let children): for child in children { try visit(child, depth: depth + 1) }
+            case .pieChart(let chart): count += chart.slices.count
+            case .barChart(let chart): count += chart.bars.reduce(0) { $0 + $1.parts.count }
+            case .table(let table): count += table.rows.reduce(0) { $0 + $1.cells.count }
+            case .title, .text, .image: break
+            }
+            guard count <= maximumElements else {
+                throw ReportExtensionRun.Failure("the report has more than \(maximumElements) elements")
+            }
+        }
+        try visit(view, depth: 0)
+    }
+}

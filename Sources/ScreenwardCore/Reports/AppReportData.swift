@@ -1,0 +1,118 @@
+import DeviceActivity
+import Foundation
+@_spi(Screenward) import ManagedSettings
+import ScreenwardIPC
+
+/// The data an app's report extension is given: the person's report for the app's
+/// filter, with the app's own tokens (issued and recorded as the picker's are, so the
+/// app may use them) and the names people read.
+public struct AppReportData {
+    public var ledger: Ledger
+    public var directory: ItemDirectory
+    public var calendar: Calendar
+    public var liveSessionID: Int64?
+    public var user: DeviceActivityData.User
+    public var language: String
+
+    public init(ledger: Ledger, directory: ItemDirectory, calendar: Calendar, liveSessionID: Int64?, user: DeviceActivityData.User, language: String) {
+        self.ledger = ledger
+        self.directory = directory
+        self.calendar = calendar
+        self.liveSessionID = liveSessionID
+        self.user = user
+        self.language = language
+    }
+
+    public func data(for app: String, filter: DeviceActivityFilter, now: Date) throws -> [DeviceActivityData] {
+        guard let grant = try ledger.grant(for: app) else {
+            throw ServiceError(
+                .unauthorized, "\(app) is not authorised: its report extension is given usage only once the app is (AuthorizationCenter.shared.requestAuthorization)")
+        }
+        let tokens = ClientTokens(grant: grant, ledger: ledger)
+        let applications = try ledger.reportApplications(categories: directory.categories)
+        let included = ActivityReportFilter(
+            applications: Set(try tokens.toDevice(filter.applications, .application).compactMap { applications[$0.opaqueValue]?.id }),
+            categories: Set(try categoryIDs(tokens.toDevice(filter.categories, .category))))
+        guard filter.applications.isEmpty && filter.categories.isEmpty || !included.includesEverything else {
+            // Every token named was valid, but none names an application seen in use: nothing is included.
+            return [try convert(emptyReport(filter, now: now), tokens: tokens, filter: filter)]
+        }
+        let segmentation: ActivityReport.Segmentation =
+            switch filter.segmentInterval {
+            case .hourly: .hourly
+            case .daily: .daily
+            case .weekly: .weekly
+            }
+        let report = try ledger.activityReport(
+            segmentation, range: filter.segmentInterval.interval, calendar: calendar, filter: included, categories: directory.categories,
+            liveSessionID: liveSessionID, now: now)
+        return [try convert(report, tokens: tokens, filter: filter)]
+    }
+
+    private func categoryIDs(_ deviceTokens: Set<ActivityCategoryToken>) -> [String] {
+        let byToken = Dictionary(directory.categoryTokensByID().map { ($0.value.opaqueValue, $0.key) }, uniquingKeysWith: { first, _ in first })
+        return deviceTokens.compactMap { byToken[$0.opaqueValue] }
+    }
+
+    private func emptyReport(_ filter: DeviceActivityFilter, now: Date) throws -> ActivityReport {
+        let interval = filter.segmentInterval.interval
+        let segmentation: ActivityReport.Segmentation =
+            switch filter.segmentInterval {
+            case .hourly: .hourly
+            case .daily: .daily
+            case .weekly: .weekly
+            }
+        let bounds = try ReportSegments.boundaries(of: segmentation, from: interval.start, to: interval.end, calendar: calendar)
+        return ActivityReport(
+            segmentation: segmentation, since: interval.start, until: interval.end, timeZone: calendar.timeZone.identifier,
+            lastUpdated: min(now, interval.end), applications: [],
+            segments: bounds.map { .init(start: $0.start, end: $0.end, totalSeconds: 0, pickups: 0, firstPickup: nil, longestActivity: nil, applications: []) })
+    }
+
+    /// The report with the app's tokens and the names.
+    private func convert(_ report: ActivityReport, tokens: ClientTokens, filter: DeviceActivityFilter) throws -> DeviceActivityData {
+        var issued: [IssuedToken] = []
+        var applicationTokens: [String: ApplicationToken] = [:]
+        for app in report.applications {
+            let token = tokens.issue(.application, deviceToken: app.token, label: app.id)
+            issued.append(token)
+            applicationTokens[app.id] = ApplicationToken(opaqueValue: token.token)
+        }
+        var categoryTokens: [String: ActivityCategoryToken] = [:]
+        let deviceCategoryTokens = directory.categoryTokensByID()
+        for category in Set(report.applications.map(\.category)) {
+            guard let device = deviceCategoryTokens[category] else { continue }
+            let token = tokens.issue(.category, deviceToken: device.opaqueValue, label: category)
+            issued.append(token)
+            categoryTokens[category] = ActivityCategoryToken(opaqueValue: token.token)
+        }
+        try ledger.recordIssuedTokens(issued, client: tokens.grant.client)
+
+        let segments = report.segments.map { segment in
+            var byCategory: [String: [DeviceActivityData.ApplicationActivity]] = [:]
+            for use in segment.applications {
+                guard let app = report.application(use.application) else { continue }
+                let category = ActivityCategory(token: categoryTokens[app.category], localizedDisplayName: categoryName(app.category))
+                byCategory[app.category, default: []].append(
+                    DeviceActivityData.ApplicationActivity(
+                        application: Application(token: applicationTokens[app.id], bundleIdentifier: app.id, localizedDisplayName: app.name),
+                        category: category, totalActivityDuration: use.seconds, numberOfPickups: use.pickups, numberOfNotifications: 0))
+            }
+            let categories = byCategory.map { id, apps in
+                DeviceActivityData.CategoryActivity(
+                    category: ActivityCategory(token: categoryTokens[id], localizedDisplayName: categoryName(id)),
+                    totalActivityDuration: apps.reduce(0) { $0 + $1.totalActivityDuration }, applications: DeviceActivityResults(apps),
+                    webDomains: DeviceActivityResults([]))
+            }.sorted { $0.totalActivityDuration > $1.totalActivityDuration }
+            return DeviceActivityData.ActivitySegment(
+                dateInterval: DateInterval(start: segment.start, end: segment.end), totalActivityDuration: segment.totalSeconds,
+                longestActivity: segment.longestActivity, firstPickup: segment.firstPickup, totalPickups: segment.pickups,
+                totalPickupsWithoutApplicationActivity: 0, categories: DeviceActivityResults(categories))
+        }
+        return DeviceActivityData(
+            user: user, device: DeviceActivityData.Device(name: ProcessInfo.processInfo.hostName), lastUpdatedDate: report.lastUpdated,
+            segmentInterval: filter.segmentInterval, activitySegments: DeviceActivityResults(segments))
+    }
+
+    private func categoryName(_ id: String) -> String { directory.categories.displayName(of: id, language: language) }
+}
