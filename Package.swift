@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// Targets outside the platform modules (X11Session, ShieldUI, TrayUI, SystemAccounts) may not contain unsafe code.
+/// Targets outside the platform modules (X11Session, ShieldUI, TrayUI, ReportUI, SystemAccounts) may not contain unsafe code.
 let safeSwift: [SwiftSetting] = [
     .strictMemorySafety(),
     .treatWarning("StrictMemorySafety", as: .error),
@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "screenward-shieldview", targets: ["screenward-shieldview"]),
         .executable(name: "screenward-daemon", targets: ["screenward-daemon"]),
         .executable(name: "screenward-tray", targets: ["screenward-tray"]),
+        .executable(name: "screenward-report", targets: ["screenward-report"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -78,6 +79,18 @@ let package = Package(
         .systemLibrary(
             name: "CAppIndicator", pkgConfig: "ayatana-appindicator3-0.1", providers: [.apt(["libayatana-appindicator3-dev"])]),
         .target(name: "TrayUI", dependencies: ["CAppIndicator", "CGtk", "ShieldUI"]),
+        // Report charts (cairo and Pango) in a GTK window or a PNG: the fifth platform module.
+        .target(
+            name: "ReportUI", dependencies: ["CGtk", "ShieldUI", "ScreenwardCore", "DeviceActivity"],
+            linkerSettings: [.linkedLibrary("cairo"), .linkedLibrary("pango-1.0"), .linkedLibrary("pangocairo-1.0"), .linkedLibrary("gdk_pixbuf-2.0")]),
+        // The report window and PNG writer (`screenward report` runs it: the CLI links no GTK).
+        .executableTarget(
+            name: "screenward-report",
+            dependencies: [
+                "ReportUI", "ScreenwardCore", "ScreenwardIPC", "DeviceActivity",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: safeSwift),
         .executableTarget(
             name: "screenward-tray",
             dependencies: [

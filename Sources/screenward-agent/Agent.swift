@@ -209,7 +209,9 @@ final class Agent {
         // Peers are identified (SO_PEERCRED) so an extension the agent started that
         // misbehaves can be told from the person's own programs.
         server = try SocketServer(
-            path: path, identify: PeerCredentialReader.read, handler: AgentRequests(host: host, rules: rules?.app, problem: rulesProblem))
+            path: path, identify: PeerCredentialReader.read, handler: AgentRequests(
+                host: host, rules: rules?.app,
+                reports: AgentReports(ledger: ledger, directory: directory, sessionID: sessionID, socketPath: path, log: log), problem: rulesProblem))
         log.info("Screen Time API clients connect at \(path)")
         runEngine()
     }

@@ -1,3 +1,4 @@
+@_spi(Screenward) import DeviceActivity
 import Foundation
 import ScreenwardCore
 import ScreenwardIPC
@@ -44,23 +45,29 @@ final class AgentRules {
     func start() throws { try app.start() }
 }
 
-/// The agent's socket: the rules' requests go to the rules app, the rest to the Screen
-/// Time API's owner. Only the person reaches this socket, so their rules are theirs to change.
+/// The agent's socket: the rules' requests go to the rules app, reports to their own
+/// threads, the rest to the Screen Time API's owner. Only the person reaches this
+/// socket, so their rules are theirs to change.
 final class AgentRequests: ServiceRequestHandler {
     private let host: ServiceHost
     private let rules: RulesApp?
+    private let reports: AgentReports
     /// Why there is no rules app.
     private let problem: String
     private let userName: String
 
-    init(host: ServiceHost, rules: RulesApp?, problem: String) {
+    init(host: ServiceHost, rules: RulesApp?, reports: AgentReports, problem: String) {
         self.host = host
         self.rules = rules
+        self.reports = reports
         self.problem = problem
         userName = (try? UnixAccount.withID(UserID(rawValue: getuid())))??.name ?? "uid \(getuid())"
     }
 
     func received(frame: Data, from peer: ServicePeer) {
+        if let head = try? FrameHead.decode(from: frame), let id = head.id, head.method == ReportMethods.run.name {
+            return reports.answer(frame, id: id, from: peer)
+        }
         guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method, RulesMethods.answers(method) else {
             return host.received(frame: frame, from: peer)
         }

@@ -73,6 +73,8 @@ public enum ChildMethods {
     public static let events = ServiceMethod<UserName, [ChildEvent]>("child.events")
     /// A managed user's own, or any managed user's for a guardian.
     public static let usage = ServiceMethod<UsageQuery, UsageReport>("child.usage")
+    /// The built-in report's data: a managed user's own, or any managed user's for a guardian.
+    public static let report = ServiceMethod<ReportQuery, ActivityReport>("child.report")
     public static let shields = ServiceMethod<ShieldQuery, ShieldListing>("child.shields")
     /// The apps' extensions the daemon starts for a managed user, and their runs.
     public static let extensions = ServiceMethod<ExtensionsQuery, ExtensionsListing>("child.extensions")

@@ -76,6 +76,17 @@ public final class ChildModeService {
             }
         case ChildMethods.usage.name:
             return answer(ChildMethods.usage) { caller, query in try usage(query, for: caller) }
+        case ChildMethods.report.name:
+            return answer(ChildMethods.report) { caller, query in
+                let owner = try readableOwner(query.user, for: caller, reading: "usage")
+                do {
+                    return try owner.report(query, calendar: calendar())
+                } catch let error as ReportQueryError {
+                    throw ServiceError(.invalidArgument, error.description)
+                } catch let error as TimeArgument.ParseError {
+                    throw ServiceError(.invalidArgument, "\(error)")
+                }
+            }
         case ChildMethods.shields.name:
             return answer(ChildMethods.shields) { caller, query in
                 let owner = try readableOwner(query.user, for: caller, reading: "shields")

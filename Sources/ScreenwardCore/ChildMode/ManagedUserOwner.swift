@@ -62,6 +62,11 @@ public final class ManagedUserOwner {
         return try ledger.usage(since: since, until: until, liveSessionID: runID, now: now)
     }
 
+    public func report(_ query: ReportQuery, calendar: Calendar, now: Date = Date()) throws -> ActivityReport {
+        sink.flush()
+        return try ledger.activityReport(query, calendar: calendar, categories: service.directory.categories, liveSessionID: runID, now: now)
+    }
+
     /// Every queued write is tried, and the run is recorded as ended.
     public func close(reason: String) {
         sink.flush()

@@ -1,0 +1,64 @@
+@_spi(Screenward) import DeviceActivity
+import Foundation
+import Glibc
+@_spi(Screenward) import ScreenwardCore
+import ScreenwardIPC
+import SystemAccounts
+
+/// `report.run` in individual mode: the person's own data, drawn by an app's report
+/// extension in a network namespace of its own. Each runs on a thread of its own (an
+/// extension has 10 s), so the socket's other requests are not held up.
+final class AgentReports: Sendable {
+    private let ledger: Ledger
+    private let directory: ItemDirectory
+    private let sessionID: Int64
+    private let socketPath: String
+    private let log: AgentLog
+
+    init(ledger: Ledger, directory: ItemDirectory, sessionID: Int64, socketPath: String, log: AgentLog) {
+        self.ledger = ledger
+        self.directory = directory
+        self.sessionID = sessionID
+        self.socketPath = socketPath
+        self.log = log
+    }
+
+    func answer(_ frame: Data, id: UInt64, from peer: ServicePeer) {
+        Thread.detachNewThread { [self] in
+            let result: Result<ReportRendering, ServiceError>
+            do {
+                let request = try ReportMethods.run.request(from: frame).body
+                result = .success(try makeRun(for: request).run(request, now: Date()))
+            } catch let error as ServiceError {
+                result = .failure(error)
+            } catch {
+                result = .failure(ServiceError(.internalFailure, "\(error)"))
+            }
+            if case .failure(let error) = result { log.warning("reports: \(error.message)") }
+            peer.send(ReportMethods.run.replyFrame(id: id, result))
+        }
+    }
+
+    private func makeRun(for request: ReportRunRequest) throws -> AppReportRun {
+        let me = (try? UnixAccount.withID(UserID(rawValue: getuid())))??.name ?? "uid \(getuid())"
+        if let user = request.user, user != me {
+            throw ServiceError(.unauthorized, "this agent keeps \(me)'s own usage; a managed user's report comes from the system daemon")
+        }
+        let env = ProcessInfo.processInfo.environment
+        let data = AppReportData(
+            ledger: ledger, directory: directory, calendar: Calendar.current, liveSessionID: sessionID,
+            user: DeviceActivityData.User(name: me, role: .individual), language: ShieldDefaults.language(fromEnvironment: env))
+        let (installed, _) = InstalledApps.all(in: InstalledApps.forPerson(uid: getuid()))
+        var environment = [
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": env["HOME"] ?? NSHomeDirectory(), "LANG": env["LANG"] ?? "C.UTF-8",
+            "SCREENWARD_BUNDLE_ID": request.app,
+        ]
+        for name in ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "SCREENWARD_HOME"] {
+            if let value = env[name] { environment[name] = value }
+        }
+        let log = log
+        return AppReportRun(
+            data: data, installed: installed,
+            launcher: ReportExtensionRun(environment: environment, identity: nil) { line in log.info("reports: \(line)") })
+    }
+}

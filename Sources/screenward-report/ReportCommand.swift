@@ -1,0 +1,81 @@
+import ArgumentParser
+@_spi(Screenward) import DeviceActivity
+import Foundation
+import ReportUI
+import ScreenwardCore
+import ScreenwardIPC
+
+/// `screenward report`: where the time went, as charts, in a window or a PNG file.
+@main
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "screenward report",
+        abstract: "Show where the time went: a pie by category, bars by hour or day, and the applications.",
+        discussion: """
+            Without --png, a window with two pages: today (by hour) and this week (by day). With --png, the \
+            same charts in a PNG file (no display needed): today's, or this week's with --week. --since and \
+            --until take the times `screenward usage` takes. With --app and --context, the report is drawn by \
+            that app's report extension (its `device-activity-report`), run with no network.
+            """)
+
+    @Flag(help: "The week (by day) instead of the day (by hour), for --png or a --since/--until range.")
+    var week = false
+    @Option(help: "Start of the range (default: the start of today, or of this week with --week).")
+    var since: String?
+    @Option(help: "End of the range (default: now).")
+    var until: String?
+    @Option(help: ArgumentHelp("Draw into this PNG file instead of a window.", valueName: "file"))
+    var png: String?
+    @Option(help: "The PNG's width in pixels.")
+    var width = 960
+    @Option(help: "A managed user's report, from the system daemon (guardians).")
+    var user: String?
+    @Option(help: ArgumentHelp("Draw with this app's report extension (its bundle identifier).", valueName: "bundle-id"))
+    var app: String?
+    @Option(help: "The report extension's context (its scene), with --app.")
+    var context: String?
+    @Option(name: .customLong("filter-json"), help: ArgumentHelp("A DeviceActivityFilter as JSON, with --app (default: today by hour).", valueName: "json"))
+    var filterJSON: String?
+
+    func validate() throws {
+        guard (100...8000).contains(width) else { throw ValidationError("--width is between 100 and 8000 pixels") }
+        if app == nil, context != nil || filterJSON != nil { throw ValidationError("--context and --filter-json go with --app") }
+        if app != nil, context == nil { throw ValidationError("--app needs --context: the name of the report extension's scene") }
+        if app != nil, week || since != nil || until != nil { throw ValidationError("with --app the range is the filter's (--filter-json)") }
+    }
+
+    func run() throws {
+        let trace: ((String) -> Void)? =
+            ProcessInfo.processInfo.environment["SCREENWARD_REPORT_TRACE"].map { _ in
+                { line in FileHandle.standardOutput.write(Data("\(line)\n".utf8)) }
+            }
+        if let app, let context {
+            let rendering = try ReportSource(user: user).extensionReport(app: app, context: context, filterJSON: filterJSON)
+            let title = "\(rendering.appName): \(rendering.context.rawValue)"
+            if let png {
+                try ReportImageFile.write(rendering.view, width: width, to: URL(fileURLWithPath: png), trace: trace)
+            } else {
+                try ReportWindow(title: title, pages: [.init(label: title, view: rendering.view)], trace: trace).run()
+            }
+            return
+        }
+        let source = ReportSource(user: user)
+        let categories = try DataDirectory.categoryTable()
+        let language = ShieldDefaults.language()
+        func view(_ period: ReportQuery.Period) throws -> ReportView {
+            let report = try source.builtInReport(ReportQuery(user: user, period: period, since: since, until: until))
+            return BuiltInReport(report: report, categories: categories, language: language, person: user).view
+        }
+        if let png {
+            try ReportImageFile.write(try view(week ? .week : .day), width: width, to: URL(fileURLWithPath: png), trace: trace)
+            return
+        }
+        let pages: [ReportWindow.Page] =
+            if since != nil || until != nil {
+                [.init(label: week ? "By day" : "By hour", view: try view(week ? .week : .day))]
+            } else {
+                [.init(label: "Today", view: try view(.day)), .init(label: "This week", view: try view(.week))]
+            }
+        try ReportWindow(title: user.map { "Screen time of \($0)" } ?? "Screen time", pages: pages, trace: trace).run()
+    }
+}
