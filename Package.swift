@@ -180,6 +180,7 @@ let package = Package(
             name: "screenward-bench",
             dependencies: [
                 "ScreenwardCore", "X11Session", "SessionHarness", "DeviceActivity", "FamilyControls", "ScreenwardIPC",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),

@@ -134,7 +134,7 @@ final class ReportPainter {
         }
         guard !chart.bars.isEmpty else { return }
         let slot = plot.width / Double(chart.bars.count)
-        let barWidth = max(1, slot * 0.7)
+        let barWidth = max(1, min(slot * 0.7, 56))
         // Labels every few bars when they would not fit side by side.
         let labelEvery = max(1, Int((34 / slot).rounded(.up)))
         for (index, bar) in chart.bars.enumerated() {

@@ -13,7 +13,7 @@ struct ScreenwardCommand: ParsableCommand {
             which change the command line's own settings store through the agent.
             """,
         subcommands: [
-            UsageCommand.self, StatusCommand.self, ShieldsCommand.self, ShieldCommand.self, BlockCommand.self, SelectCommand.self,
+            UsageCommand.self, ReportCommand.self, StatusCommand.self, ShieldsCommand.self, ShieldCommand.self, BlockCommand.self, SelectCommand.self,
             LimitCommand.self, DowntimeCommand.self, AllowCommand.self, PauseCommand.self, RequestCommand.self, ChildCommand.self, ExtensionsCommand.self, NotifyCommand.self,
         ])
 }

@@ -21,8 +21,15 @@ struct UsageCommand: ParsableCommand {
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
 
+    @Flag(help: "Print CSV (RFC 4180: a header, then id, name, token, seconds per application) instead of a table.")
+    var csv = false
+
     @Option(help: "A managed user's usage, from the system daemon (guardians).")
     var user: String?
+
+    func validate() throws {
+        if json && csv { throw ValidationError("choose one of --json and --csv") }
+    }
 
     func run() throws {
         // A managed account's usage is the daemon's (its ledger is out of the child's
@@ -32,11 +39,7 @@ struct UsageCommand: ParsableCommand {
             let daemon = DaemonConnection()
             defer { daemon.close() }
             let report = try daemon.call(ChildMethods.usage, UsageQuery(user: user, since: since, until: until))
-            if json {
-                try printJSON(UsageJSON(report))
-            } else {
-                printTable(report)
-            }
+            try output(report)
             return
         }
         let now = Date()
@@ -56,11 +59,30 @@ struct UsageCommand: ParsableCommand {
             let live = try liveSession(ledger, home: home)
             report = try ledger.usage(since: start, until: end, liveSessionID: live?.id, now: now)
         }
+        try output(report)
+    }
+
+    private func output(_ report: UsageReport) throws {
         if json {
             try printJSON(UsageJSON(report))
+        } else if csv {
+            print(Self.csv(report), terminator: "")
         } else {
             printTable(report)
         }
+    }
+
+    /// RFC 4180: CRLF line ends, fields with a comma, quote or line end in quotes.
+    static func csv(_ report: UsageReport) -> String {
+        func field(_ text: String) -> String {
+            text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+                ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+        }
+        var lines = ["id,name,token,seconds"]
+        for app in report.apps {
+            lines.append([field(app.id), field(app.name), field(app.token), String(format: "%.3f", app.seconds)].joined(separator: ","))
+        }
+        return lines.map { $0 + "\r\n" }.joined()
     }
 
     private func printTable(_ report: UsageReport) {

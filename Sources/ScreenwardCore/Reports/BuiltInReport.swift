@@ -24,6 +24,9 @@ public struct BuiltInReport {
         return calendar
     }
 
+    /// The table's rows: the most used applications, then the rest summed up.
+    public static let tableRows = 15
+
     public var view: ReportView {
         .column([
             .title(title),
@@ -93,13 +96,22 @@ public struct BuiltInReport {
         for segment in report.segments {
             for use in segment.applications { pickups[use.application, default: 0] += use.pickups }
         }
-        let rows = report.secondsByApplication.map { app, seconds in
+        let applications = report.secondsByApplication
+        var rows = applications.prefix(Self.tableRows).map { app, seconds in
             ReportTable.Row(
                 icon: app.iconName, swatch: ReportPalette.color(forCategory: app.category),
                 cells: [
                     .text(app.name), .text(categories.displayName(of: app.category, language: language)), .duration(seconds),
                     .number(Double(pickups[app.id] ?? 0)),
                 ])
+        }
+        if applications.count > Self.tableRows {
+            let rest = applications.dropFirst(Self.tableRows)
+            rows.append(
+                ReportTable.Row(cells: [
+                    .text("\(rest.count) more"), .text(""), .duration(rest.reduce(0) { $0 + $1.seconds }),
+                    .number(Double(rest.reduce(0) { $0 + (pickups[$1.application.id] ?? 0) })),
+                ]))
         }
         return .table(ReportTable(title: "Applications", columns: ["Application", "Category", "Time", "Pickups"], rows: rows))
     }

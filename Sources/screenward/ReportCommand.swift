@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+
+/// `screenward report` runs `screenward-report`, the program with the report window and
+/// the PNG writer: the command line itself links no GTK.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Show where the time went: charts in a window, or a PNG file (--png FILE).",
+        discussion: """
+            Options (all passed to screenward-report): --png FILE, --week, --since T, --until T, --width N, \
+            --user CHILD (guardians), --app BUNDLE --context NAME [--filter-json JSON] (an app's report \
+            extension). `screenward report --help` shows them in full.
+            """)
+
+    @Argument(parsing: .captureForPassthrough, help: "Options for screenward-report.")
+    var options: [String] = []
+
+    func run() throws {
+        guard let program = Self.reportProgram() else {
+            throw ValidationError("screenward-report is not installed (looked beside this program and on PATH): install Screenward with scripts/install.sh")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = options
+        try process.run()
+        process.waitUntilExit()
+        if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
+    }
+
+    /// Beside this program first (a build folder, /usr/local/bin), then on PATH.
+    static func reportProgram() -> String? {
+        let name = "screenward-report"
+        let beside = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent(name).path
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin"
+        return ([beside] + path.split(separator: ":").map { "\($0)/\(name)" }).first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
