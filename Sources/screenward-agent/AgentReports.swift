@@ -28,7 +28,10 @@ final class AgentReports: Sendable {
             let result: Result<ReportRendering, ServiceError>
             do {
                 let request = try ReportMethods.run.request(from: frame).body
-                result = .success(try makeRun(for: request).run(request, now: Date()))
+                let started = ContinuousClock.now
+                let rendering = try makeRun(for: request).run(request, now: Date())
+                log.info("reports: \(request.app)'s report extension drew \"\(request.context.rawValue)\" in \(started.duration(to: .now)) (no network)")
+                result = .success(rendering)
             } catch let error as ServiceError {
                 result = .failure(error)
             } catch {

@@ -13,7 +13,7 @@ struct WorklogCommand: AsyncParsableCommand {
         commandName: "worklog",
         abstract: "The Worklog demo app (WWDC22 \"What's new in Screen Time API\") running on Screenward.",
         discussion: "Run `worklog install` once (Screenward then starts its monitor when a callback is due), `worklog setup`, then `worklog allow-evenings`.",
-        subcommands: [Install.self, Setup.self, AllowEvenings.self, Monitor.self, Status.self, Stop.self])
+        subcommands: [Install.self, Setup.self, AllowEvenings.self, Report.self, Monitor.self, ReportExtension.self, Status.self, Stop.self])
 
     static let bundleIdentifier = "org.example.worklog"
 
@@ -92,6 +92,33 @@ struct WorklogCommand: AsyncParsableCommand {
         func run() throws {
             try WorklogCommand.prepare()
             WorklogMonitor.main()
+        }
+    }
+
+    struct Report: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show this week's pie chart by category, drawn by Worklog's report extension (in Screenward's window).")
+
+        @Option(help: ArgumentHelp("Draw it into this PNG file instead.", valueName: "file"))
+        var png: String?
+
+        func run() throws {
+            try WorklogCommand.prepare()
+            if let png {
+                try Worklog.thisWeeksReport.renderPNG(to: URL(fileURLWithPath: png))
+                print("Worklog's report is in \(png).")
+            } else {
+                try Worklog.thisWeeksReport.present()
+            }
+        }
+    }
+
+    struct ReportExtension: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "report-extension", abstract: "Run Worklog's report extension (Screenward starts it, with the data on standard input).")
+
+        func run() async throws {
+            await WorklogReportExtension.main()
         }
     }
 

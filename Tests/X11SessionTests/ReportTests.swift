@@ -1,0 +1,231 @@
+import DeviceActivity
+@_spi(Screenward) import FamilyControls
+import Foundation
+@_spi(Screenward) import ManagedSettings
+import ScreenwardCore
+import ScreenwardIPC
+import ScreenwardTesting
+import SessionHarness
+import X11Session
+import XCTest
+
+/// Reports as people see them: the window's charts drawn on a real X server, the PNG's
+/// pie in the categories' colours in proportion, and Worklog's pie chart drawn by its
+/// report extension, which has no network.
+final class ReportTests: XSessionTestCase {
+    /// Three hours ago to now: the game 30 min, the notes 20 min, the chat 10 min.
+    private func recordUse() throws -> (since: String, until: String) {
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let ledger = try Ledger(url: home.appendingPathComponent("ledger.sqlite"))
+        let now = Date()
+        let start = now.addingTimeInterval(-3 * 3600)
+        let session = try ledger.beginAgentSession(pid: 1, display: ":0", at: start).sessionID
+        var cursor = start.addingTimeInterval(600)
+        for (id, categories, seconds) in [("game.desktop", ["Game"], 1800.0), ("notes.desktop", ["Office"], 1200), ("chat.desktop", ["Network", "InstantMessaging"], 600)] {
+            let app = AppIdentity(key: .desktopEntry(id), displayName: id.replacingOccurrences(of: ".desktop", with: "").capitalized, categories: categories)
+            let interval = try ledger.openInterval(sessionID: session, app: app, token: ApplicationToken(opaqueValue: "token-\(id)"), startingAt: cursor)
+            try ledger.closeInterval(interval, duration: .seconds(seconds), reason: .idle)
+            cursor = cursor.addingTimeInterval(seconds + 300)
+        }
+        try ledger.endAgentSession(session, at: cursor, reason: "test")
+        let formatter = ISO8601DateFormatter()
+        return (formatter.string(from: start), formatter.string(from: now))
+    }
+
+    private var environment: [String: String] { ["SCREENWARD_HOME": home.path, "SCREENWARD_REPORT_TRACE": "1"] }
+
+    /// `pie X Y R` and the like, from the trace.
+    private static func place(_ kind: String, in lines: [String]) throws -> [Int] {
+        let line = try XCTUnwrap(lines.last { $0.hasPrefix("\(kind) ") }, "no \(kind) in \(lines)")
+        return line.split(separator: " ").dropFirst().compactMap { Int($0) }
+    }
+
+    func testThePNGsPieHasTheCategoriesColoursInProportion() throws {
+        let range = try recordUse()
+        let png = temporary.appendingPathComponent("day.png")
+        let output = try runProject("screenward", ["report", "--png", png.path, "--since", range.since, "--until", range.until], environment)
+        let pie = try Self.place("pie", in: output.components(separatedBy: "\n"))
+        let image = try PortablePixmap(png: png)
+        XCTAssertEqual(image.width, 960)
+        // Around the pie at 60% of its radius: each category's share of the samples.
+        var counts: [String: Int] = [:]
+        let samples = 3600
+        for step in 0..<samples {
+            let angle = 2 * Double.pi * Double(step) / Double(samples)
+            let radius = Double(pie[2]) * 0.6
+            let pixel = image.pixel(x: pie[0] + Int((radius * cos(angle)).rounded()), y: pie[1] + Int((radius * sin(angle)).rounded()))
+            for category in ["Game", "Office", "Social"] where pixel.isClose(to: ReportPalette.color(forCategory: category)) {
+                counts[category, default: 0] += 1
+            }
+        }
+        XCTAssertEqual(Double(counts["Game"] ?? 0) / Double(samples), 0.5, accuracy: 0.01, "\(counts)")
+        XCTAssertEqual(Double(counts["Office"] ?? 0) / Double(samples), 1.0 / 3, accuracy: 0.01, "\(counts)")
+        XCTAssertEqual(Double(counts["Social"] ?? 0) / Double(samples), 1.0 / 6, accuracy: 0.01, "\(counts)")
+    }
+
+    func testTheReportWindowOpensWithItsChartsDrawn() throws {
+        let session = try startXSession()
+        let range = try recordUse()
+        let window = try ChildProcess(
+            try ProjectPrograms.url(of: "screenward"), ["report", "--since", range.since, "--until", range.until],
+            environment: environment.merging(["DISPLAY": session.display]) { $1 })
+        defer { window.stop() }
+        let deadline = Date().addingTimeInterval(15)
+        while !window.outputLines.contains(where: { $0.hasPrefix("table ") }), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        Thread.sleep(forTimeInterval: 0.3)  // the frame the trace described, on the screen
+        let lines = window.outputLines
+        let pie = try Self.place("pie", in: lines)
+        let bars = try Self.place("bars", in: lines)
+        let connection = try XConnection(displayName: session.display)
+        let capture = try XCTUnwrap(ScreenCapture(connection: connection, region: ScreenRect(x: 0, y: 0, width: 1280, height: 1024)))
+        // The pie: its quarter-radius ring is all category colours, none of it paper.
+        let colours = ["Game", "Office", "Social"].map { ReportPalette.color(forCategory: $0) }
+        var inPie = 0
+        for step in 0..<360 {
+            let angle = Double(step) * .pi / 180
+            let pixel = capture.pixel(x: pie[0] + Int(Double(pie[2]) * 0.5 * cos(angle)), y: pie[1] + Int(Double(pie[2]) * 0.5 * sin(angle)))
+            if colours.contains(where: { pixel.isClose(to: $0) }) { inPie += 1 }
+        }
+        XCTAssertGreaterThan(inPie, 350, "the pie is drawn in the categories' colours")
+        // The bars: some of the plot is coloured.
+        let plot = ScreenRect(x: bars[0], y: bars[1], width: bars[2], height: bars[3])
+        var coloured = 0
+        for x in stride(from: plot.x, to: plot.x + plot.width, by: 2) {
+            for y in stride(from: plot.y, to: plot.y + plot.height, by: 2) where colours.contains(where: { capture.pixel(x: x, y: y).isClose(to: $0) }) {
+                coloured += 1
+            }
+        }
+        XCTAssertGreaterThan(coloured, 50, "bars are drawn")
+        saveScreenshot(session, "report-day")
+    }
+
+    func testWorklogsPieChartIsDrawnByItsExtensionWithoutNetwork() throws {
+        let scene = try startShieldScene(extraEntries: [
+            "chat.desktop": "[Desktop Entry]\nType=Application\nName=Chat\nExec=chat\nCategories=Network;InstantMessaging;\n"
+        ])
+        defer { scene.stop() }
+        let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game", "chat.Chat"])
+        let environment = scene.agent.environment.merging(["SCREENWARD_REPORT_TRACE": "1"]) { $1 }
+        XCTAssertTrue(try runProject("worklog", ["install"], environment).contains("report extension"))
+        _ = try runProject("worklog", ["setup"], environment)
+        let png = temporary.appendingPathComponent("worklog.png")
+        let output = try runProject("worklog", ["report", "--png", png.path], environment)
+        XCTAssertTrue(output.contains("Worklog's report is in"), output)
+        let pie = try Self.place("pie", in: output.components(separatedBy: "\n"))
+        XCTAssertGreaterThan(pie[2], 20)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: png.path))
+        scene.wait("the agent to log the report", timeout: .seconds(5)) {
+            scene.agent.process.standardError.contains("org.example.worklog's report extension drew \"Pie Chart\"")
+        }
+    }
+
+    func testAReportExtensionHasNoNetwork() throws {
+        _ = try startXSession()
+        let listener = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-u", "-m", "http.server", "--bind", "127.0.0.1", "0"], environment: [:])
+        defer { listener.stop() }
+        let deadline = Date().addingTimeInterval(10)
+        var port: String?
+        while port == nil, Date() < deadline {
+            let said: String = (listener.outputLines + [listener.standardError]).joined(separator: "\n")
+            if let after = said.components(separatedBy: " port ").dropFirst().first {
+                let digits = String(after.prefix { $0.isNumber })
+                if !digits.isEmpty { port = digits }
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let open = try XCTUnwrap(port, "python's server did not say its port")
+        // Outside the extension, the port answers.
+        let probe = "if (exec 3<>/dev/tcp/127.0.0.1/\(open)) 2>/dev/null; then echo reached; else echo unreachable; fi"
+        let outside = try ChildProcess(URL(fileURLWithPath: "/bin/bash"), ["-c", probe], environment: [:])
+        _ = outside.waitForExit(timeout: 10)
+        XCTAssertEqual(outside.outputLines, ["reached"])
+
+        let program = temporary.appendingPathComponent("netcheck")
+        try Data(
+            """
+            #!/bin/bash
+            cat > /dev/null
+            echo "network: $(\(probe)); interfaces: $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ' ')" >&2
+            echo '{"view":{"text":{"_0":"checked"}}}'
+            """.utf8
+        ).write(to: program)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: program.path)
+        let dataHome = temporary.appendingPathComponent("data/screenward/apps", isDirectory: true)
+        try FileManager.default.createDirectory(at: dataHome, withIntermediateDirectories: true)
+        try Data(#"{"format": 1, "bundleIdentifier": "org.test.netcheck", "displayName": "Net check", "extensions": [{"point": "device-activity-report", "executable": "\#(program.path)"}]}"#.utf8)
+            .write(to: dataHome.appendingPathComponent("org.test.netcheck.json"))
+        let session = try startXSession()
+        var environment = try catalogEnvironment(entries: [:])
+        environment["XDG_DATA_HOME"] = temporary.appendingPathComponent("data").path
+        let agent = try AgentRun(display: session.display, home: home, environment: environment)
+        defer { _ = agent.stop() }
+        // The app must be authorised for its extension to get usage.
+        let client = ServiceClient(transport: SocketTransport(path: agent.home.appendingPathComponent("agent.sock").path), bundleIdentifier: "org.test.netcheck")
+        _ = try client.call(AuthorizationMethods.request, .individual)
+        let png = temporary.appendingPathComponent("net.png")
+        _ = try agent.cli(["report", "--app", "org.test.netcheck", "--context", "any", "--png", png.path])
+        let deadline2 = Date().addingTimeInterval(5)
+        while !agent.process.standardError.contains("network: "), Date() < deadline2 { Thread.sleep(forTimeInterval: 0.05) }
+        let log = agent.process.standardError
+        XCTAssertTrue(log.contains("network: unreachable; interfaces: lo "), log)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: png.path))
+    }
+
+    private func saveScreenshot(_ session: PrivateXSession, _ name: String) {
+        guard let folder = ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"] else { return }
+        let shot = try? ChildProcess(URL(fileURLWithPath: "/usr/bin/import"), ["-window", "root", "\(folder)/\(name).png"], environment: ["DISPLAY": session.display])
+        _ = shot?.waitForExit(timeout: 10)
+    }
+}
+
+/// A PNG read through ImageMagick as a binary PPM (P6).
+struct PortablePixmap {
+    let width: Int
+    let height: Int
+    private let bytes: [UInt8]
+    private let offset: Int
+
+    init(png: URL) throws {
+        let convert = Process()
+        convert.executableURL = URL(fileURLWithPath: "/usr/bin/convert")
+        convert.arguments = [png.path, "ppm:-"]
+        let output = Pipe()
+        convert.standardOutput = output
+        try convert.run()
+        let data = [UInt8](output.fileHandleForReading.readDataToEndOfFile())
+        convert.waitUntilExit()
+        guard convert.terminationStatus == 0 else { throw HarnessError.failed("convert \(png.path) exited \(convert.terminationStatus)") }
+        // "P6\n<width> <height>\n255\n" then the pixels.
+        var fields: [String] = []
+        var index = 0
+        var current = ""
+        while fields.count < 4, index < data.count {
+            let byte = data[index]
+            if byte == 0x20 || byte == 0x0A {
+                if !current.isEmpty { fields.append(current) }
+                current = ""
+            } else {
+                current.append(Character(UnicodeScalar(byte)))
+            }
+            index += 1
+        }
+        guard fields.count == 4, fields[0] == "P6", let width = Int(fields[1]), let height = Int(fields[2]) else {
+            throw HarnessError.failed("not a PPM: \(fields)")
+        }
+        self.width = width
+        self.height = height
+        bytes = data
+        offset = index
+    }
+
+    func pixel(x: Int, y: Int) -> ScreenCapture.Pixel {
+        let at = offset + (y * width + x) * 3
+        return ScreenCapture.Pixel(red: bytes[at], green: bytes[at + 1], blue: bytes[at + 2])
+    }
+}
+
+extension ScreenCapture.Pixel {
+    func isClose(to color: ReportColor) -> Bool {
+        distance(to: ScreenCapture.Pixel(red: UInt8(color.red * 255 + 0.5), green: UInt8(color.green * 255 + 0.5), blue: UInt8(color.blue * 255 + 0.5))) <= 6
+    }
+}
