@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 . scripts/env.sh
 # The child-mode rigs (agent-kill, rules) copy homework and screenward-tray for the managed user too.
-build_release screenward-bench screenward-agent screenward screenward-testwindow screenward-fake-logind screenward-daemon homework screenward-tray
+build_release screenward-bench screenward-agent screenward screenward-testwindow screenward-fake-logind screenward-daemon homework screenward-tray screenward-report
 if [ "$#" -gt 0 ]; then
     exec .build/release/screenward-bench "$@"
 fi
