@@ -8,7 +8,7 @@ public enum ExtensionPoint: String, Sendable, Hashable, Codable, CaseIterable, C
     case shieldConfiguration = "shield-configuration"
     /// A `ShieldActionDelegate`: what the app's shields' buttons do.
     case shieldAction = "shield-action"
-    /// A device activity report (issue 13).
+    /// A `DeviceActivityReportExtension`: draws an app's report (run once per report, with no network).
     case deviceActivityReport = "device-activity-report"
 
     public var description: String { rawValue }
