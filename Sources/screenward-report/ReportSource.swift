@@ -60,7 +60,7 @@ struct ReportSource {
     private func call<Request, Reply>(_ path: String, _ method: ServiceMethod<Request, Reply>, _ request: Request, owner: Owner) throws -> Reply {
         let transport = SocketTransport(path: path)
         defer { transport.close() }
-        let client = ServiceClient(transport: transport, bundleIdentifier: "org.screenward.report")
+        let client = ServiceClient(transport: transport, bundleIdentifier: "org.screenward.cli")
         do {
             // An extension has 10 s to draw; the answer comes after it.
             return try client.call(method, request, timeout: .seconds(15))

@@ -92,6 +92,21 @@ final class ChildAttackTests: XCTestCase {
         XCTAssertNotEqual(nosy.status, 0)
         XCTAssertTrue(nosy.error.contains("only a guardian"), nosy.error)
         XCTAssertEqual(parser.date(from: since), midnight, "the child's day starts at the system's midnight, not at \(since) in their TZ")
+
+        // The report comes from the daemon too: the child's own, a guardian's for the child, nobody else's.
+        let childPNG = "/tmp/screenward-kid-report-\(UUID().uuidString).png"
+        defer { try? FileManager.default.removeItem(atPath: childPNG) }
+        let childReport = try desktop.runAsKid([fixture.program("screenward"), "report", "--png", childPNG], environment: ["TZ": "Pacific/Kiritimati"])
+        XCTAssertEqual(childReport.status, 0, childReport.error)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: childPNG))
+        let guardianPNG = FileManager.default.temporaryDirectory.appendingPathComponent("guardian-report-\(UUID().uuidString).png").path
+        defer { try? FileManager.default.removeItem(atPath: guardianPNG) }
+        let guardianReport = try fixture.screenward(as: "root", ["report", "--user", desktop.kid, "--week", "--png", guardianPNG])
+        XCTAssertEqual(guardianReport.status, 0, guardianReport.error)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: guardianPNG))
+        let nosyReport = try desktop.runAsKid([fixture.program("screenward"), "report", "--user", "root", "--png", childPNG + ".2"])
+        XCTAssertNotEqual(nosyReport.status, 0)
+        XCTAssertTrue(nosyReport.error.contains("only a guardian"), nosyReport.error)
     }
 }
 

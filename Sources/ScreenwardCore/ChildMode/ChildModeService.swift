@@ -36,7 +36,7 @@ public final class ChildModeService {
     public static func answers(_ method: String) -> Bool {
         [
             ChildMethods.whoAmI.name, ChildMethods.add.name, ChildMethods.remove.name, ChildMethods.list.name, ChildMethods.events.name,
-            ChildMethods.usage.name, ChildMethods.shields.name, ChildMethods.extensions.name,
+            ChildMethods.usage.name, ChildMethods.report.name, ChildMethods.shields.name, ChildMethods.extensions.name,
         ].contains(method)
     }
 
