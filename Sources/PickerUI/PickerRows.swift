@@ -8,7 +8,7 @@ import ShieldUI
 /// click anywhere on it ticks it; the row around it takes the keyboard focus.
 final class PickerRow {
     enum Kind {
-        case category(id: String)
+        case category(PickerGroup)
         case application(PickerApplication)
     }
 
@@ -23,8 +23,15 @@ final class PickerRow {
     /// What an application without a usable icon shows.
     static let fallbackIcon = "application-x-executable"
 
+    convenience init(_ kind: Kind) {
+        switch kind {
+        case .category(let group): self.init(category: group)
+        case .application(let application): self.init(application: application)
+        }
+    }
+
     init(category group: PickerGroup) {
-        kind = .category(id: group.categoryID)
+        kind = .category(group)
         check = gtk_check_button_new()
         let title = gtk_label_new(nil)!
         let escaped = Self.escaped(group.title)
@@ -40,17 +47,12 @@ final class PickerRow {
         check = gtk_check_button_new()
         let line = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
         gtk_container_add(cast(line), Self.icon(application.icon))
-        let texts = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
-        let name = gtk_label_new(application.name)!
-        gtk_label_set_xalign(cast(name), 0)
-        gtk_label_set_ellipsize(cast(name), PANGO_ELLIPSIZE_END)
-        let id = gtk_label_new(nil)!
-        gtk_label_set_markup(cast(id), "<small>\(Self.escaped(application.id))</small>")
-        gtk_label_set_xalign(cast(id), 0)
-        gtk_label_set_ellipsize(cast(id), PANGO_ELLIPSIZE_MIDDLE)
-        gtk_widget_set_opacity(id, 0.65)
-        gtk_container_add(cast(texts), name)
-        gtk_container_add(cast(texts), id)
+        // One label for the name and the id below it: half the text layouts of two labels,
+        // which is most of what opening a list of hundreds costs.
+        let texts = gtk_label_new(nil)!
+        gtk_label_set_markup(cast(texts), "\(Self.escaped(application.name))\n<small><span alpha=\"65%\">\(Self.escaped(application.id))</span></small>")
+        gtk_label_set_xalign(cast(texts), 0)
+        gtk_label_set_ellipsize(cast(texts), PANGO_ELLIPSIZE_END)
         gtk_box_pack_start(cast(line), texts, 1, 1, 0)
         gtk_container_add(cast(check), line)
         gtk_widget_set_margin_start(check, 18)
@@ -59,7 +61,7 @@ final class PickerRow {
 
     var id: String {
         switch kind {
-        case .category(let id): id
+        case .category(let group): group.categoryID
         case .application(let application): application.id
         }
     }
@@ -94,13 +96,13 @@ final class PickerRow {
     /// resolves it when the row is first drawn.
     private static func icon(_ icon: String?) -> UnsafeMutablePointer<GtkWidget> {
         let gicon: OpaquePointer
-        if let icon, icon.hasPrefix("/") {
+        if let icon, icon.hasPrefix("/"), FileManager.default.fileExists(atPath: icon) {
             let file = g_file_new_for_path(icon)!
             gicon = g_file_icon_new(file)!
             g_object_unref(UnsafeMutableRawPointer(file))
         } else {
             // Entries sometimes name an icon with its file's extension; themes do not.
-            let name = icon.map(Self.withoutImageExtension).flatMap { $0.isEmpty ? nil : $0 } ?? fallbackIcon
+            let name = icon.map(Self.withoutImageExtension).flatMap { $0.isEmpty || $0.hasPrefix("/") ? nil : $0 } ?? fallbackIcon
             let themed = g_themed_icon_new(name)!
             if name != fallbackIcon { g_themed_icon_append_name(themed, fallbackIcon) }
             gicon = themed

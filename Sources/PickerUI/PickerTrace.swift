@@ -19,7 +19,7 @@ final class PickerTrace {
         for (row, place) in rows {
             let what =
                 switch row.kind {
-                case .category(let id): "category \(id)"
+                case .category(let group): "category \(group.categoryID)"
                 case .application(let application): "app \(application.id)"
                 }
             lines.append(PickerTraceLine.place(what, place, ticked: row.isTicked))
@@ -30,6 +30,10 @@ final class PickerTrace {
             lines.insert(PickerTraceLine.ready(applications: applications), at: 0)
         }
         write(lines)
+    }
+
+    func complete(rows: Int) {
+        write([PickerTraceLine.complete(rows: rows)])
     }
 
     func searched(_ query: String, applications: Int) {

@@ -80,7 +80,8 @@ final class PickerWindow {
         gtk_container_add(cast(column), buttons)
         gtk_container_add(cast(window), column)
 
-        buildRows()
+        pending = catalog.groups.flatMap { group in [PickerRow.Kind.category(group)] + group.applications.map(PickerRow.Kind.application) }
+        buildRows(Self.firstRows)
         connectSignals()
         showChoice()
         gtk_widget_show_all(window)
@@ -91,26 +92,60 @@ final class PickerWindow {
 
     // MARK: The list
 
-    private func buildRows() {
-        for group in catalog.groups {
-            let header = PickerRow(category: group)
-            rows.append(header)
-            gtk_container_add(cast(list), header.row)
-            for application in group.applications {
-                let row = PickerRow(application: application)
-                rows.append(row)
-                gtk_container_add(cast(list), row.row)
-            }
-        }
-        for row in rows {
+    /// Rows built before the window is first shown: more than fill its default height.
+    static let firstRows = 40
+    /// Rows built per idle turn after that, between the person's events.
+    static let rowsPerTurn = 60
+    /// Rows not built yet, in list order.
+    private var pending: [PickerRow.Kind] = []
+    /// What the search shows (nil: everything), for the rows built after it.
+    private var shown: (categories: Set<String>, applications: Set<String>)?
+
+    /// Builds the next `count` rows, with the search and the ticks already applied. GtkListBox
+    /// measures every row it holds before it shows any, about 0.3 ms a row here: the rows
+    /// beyond the first screen are built once the window is shown, a few dozen per idle
+    /// turn, so a list of hundreds opens as fast as a short one and stays responsive.
+    private func buildRows(_ count: Int) {
+        let kinds = pending.prefix(count)
+        pending.removeFirst(kinds.count)
+        updating = true
+        defer { updating = false }
+        for kind in kinds {
+            let row = PickerRow(kind)
+            rows.append(row)
+            gtk_container_add(cast(list), row.row)
+            show(row)
+            gtk_widget_show_all(row.row)
+            gtk_widget_set_visible(row.row, isShown(row) ? 1 : 0)
             GtkSignals.onNotification(row.check, "toggled") { [unowned self, unowned row] in toggled(row) }
+        }
+    }
+
+    private func buildTheRestWhenIdle() {
+        guard !pending.isEmpty else { return }
+        PickerIdle.repeat { [weak self] in
+            guard let self, !finished else { return false }
+            buildRows(Self.rowsPerTurn)
+            if pending.isEmpty {
+                trace?.complete(rows: rows.count)
+                traceRowsAfterNextDraw()
+            }
+            return !pending.isEmpty
+        }
+    }
+
+    private func isShown(_ row: PickerRow) -> Bool {
+        guard let shown else { return true }
+        return switch row.kind {
+        case .category(let group): shown.categories.contains(group.categoryID)
+        case .application(let application): shown.applications.contains(application.id)
         }
     }
 
     private func toggled(_ row: PickerRow) {
         guard !updating else { return }
         switch row.kind {
-        case .category(let id): choice.set(category: id, ticked: row.isTicked)
+        case .category(let group): choice.set(category: group.categoryID, ticked: row.isTicked)
         case .application(let application): choice.set(application, ticked: row.isTicked)
         }
         showChoice()
@@ -122,30 +157,25 @@ final class PickerWindow {
     private func showChoice() {
         updating = true
         defer { updating = false }
-        for row in rows {
-            switch row.kind {
-            case .category(let id): row.show(ticked: choice.isTicked(category: id), locked: false)
-            case .application(let application):
-                row.show(ticked: choice.isTicked(application), locked: choice.isCoveredByCategory(application))
-            }
-        }
+        for row in rows { show(row) }
         gtk_label_set_text(cast(summary), PickerSummary.text(of: choice, in: catalog))
+    }
+
+    private func show(_ row: PickerRow) {
+        switch row.kind {
+        case .category(let group): row.show(ticked: choice.isTicked(category: group.categoryID), locked: false)
+        case .application(let application):
+            row.show(ticked: choice.isTicked(application), locked: choice.isCoveredByCategory(application))
+        }
     }
 
     /// Shows only the rows the search matches.
     private func filter() {
         let query = String(cString: gtk_entry_get_text(cast(search)))
-        let shown = catalog.matching(query)
-        let categories = Set(shown.map(\.categoryID))
-        let applications = Set(shown.flatMap(\.applications).map(\.id))
-        for row in rows {
-            let visible =
-                switch row.kind {
-                case .category(let id): categories.contains(id)
-                case .application(let application): applications.contains(application.id)
-                }
-            gtk_widget_set_visible(row.row, visible ? 1 : 0)
-        }
+        let matching = catalog.matching(query)
+        let applications = Set(matching.flatMap(\.applications).map(\.id))
+        shown = query.allSatisfy(\.isWhitespace) ? nil : (Set(matching.map(\.categoryID)), applications)
+        for row in rows { gtk_widget_set_visible(row.row, isShown(row) ? 1 : 0) }
         gtk_adjustment_set_value(gtk_scrolled_window_get_vadjustment(cast(scroller)), 0)
         trace?.searched(query, applications: applications.count)
         traceRowsAfterNextDraw()
@@ -169,7 +199,7 @@ final class PickerWindow {
             finished = true
             finish(nil)
         }
-        traceRowsAfterNextDraw()
+        watchFrames()
     }
 
     /// Runs before the focused widget sees the key (a handler connected to the window).
@@ -208,25 +238,30 @@ final class PickerWindow {
 
     // MARK: Trace
 
-    private var traceDue = false
+    /// The first frame (with the first rows) is due: the trace's "ready" comes with it.
+    private var traceDue = true
 
-    /// Tells the trace, once the list is drawn, where each box shown is (for a test's
-    /// real clicks) and, the first time, that the picker is ready.
+    /// Tells the trace, once the list is drawn again, where each box shown is.
     private func traceRowsAfterNextDraw() {
-        guard let trace, !traceDue else { return }
+        guard trace != nil else { return }
         traceDue = true
-        if !drawWatched {
-            drawWatched = true
-            GtkSignals.onDraw(window) { [unowned self] _ in
-                guard traceDue else { return }
-                traceDue = false
-                trace.shown(rows: visibleRows(), done: place(of: done), cancel: place(of: cancel), search: place(of: search))
-            }
-        }
         gtk_widget_queue_draw(window)
     }
 
-    private var drawWatched = false
+    /// The first frame starts the building of the remaining rows; each frame after a change
+    /// of the list traces where its boxes are.
+    private func watchFrames() {
+        var drawn = false
+        GtkSignals.onDraw(window) { [unowned self] _ in
+            if !drawn {
+                drawn = true
+                buildTheRestWhenIdle()
+            }
+            guard traceDue, let trace else { return }
+            traceDue = false
+            trace.shown(rows: visibleRows(), done: place(of: done), cancel: place(of: cancel), search: place(of: search))
+        }
+    }
 
     private func visibleRows() -> [(row: PickerRow, place: PickerTrace.Place)] {
         let viewport = place(of: scroller)

@@ -19,7 +19,8 @@ struct PickerCommand: ParsableCommand {
             standard output. With --choose (what FamilyActivityPicker runs): shows the dialog with \
             --selected-json's ids ticked and prints the ids chosen as JSON \
             ({"applications":[…],"categories":[…],"webDomains":[…],"includeEntireCategory":…}); the app then \
-            asks for its own tokens. Cancel (or Escape, or closing the window) writes nothing and exits with 1.
+            asks for its own tokens. Cancel (or Escape, or closing the window) writes nothing and exits with 1; \
+            2: the agent refused or is not running; 3: no display; 64–73: bad arguments or files.
             """)
 
     @Option(name: .customLong("for"), help: ArgumentHelp("The bundle identifier of the app the tokens are for.", valueName: "bundle-id"))
@@ -68,6 +69,10 @@ struct PickerCommand: ParsableCommand {
         } catch let error as ServiceError {
             FileHandle.standardError.write(Data("screenward-picker: \(error.message)\n".utf8))
             throw ExitCode(2)
+        } catch let error as PickerUIError {
+            // Not 1: that status means "cancelled" to FamilyActivityPicker and scripts.
+            FileHandle.standardError.write(Data("screenward-picker: \(error)\n".utf8))
+            throw ExitCode(3)
         }
     }
 

@@ -24,7 +24,11 @@ public struct PickerSource {
     ///   unticked) even when nothing else knows them any more.
     public func load(alsoListing chosen: [String] = []) throws -> (catalog: PickerCatalog, problems: [String]) {
         let categories = try DataDirectory.categoryTable()
-        let (catalog, entryProblems) = ApplicationCatalog.loadFromEnvironment(environment)
+        // No executable search path: the picker needs the entries, not the index of their
+        // programs that identity resolution builds (a PATH lookup per entry).
+        let (catalog, entryProblems) = ApplicationCatalog.load(
+            dataDirectories: ApplicationCatalog.applicationDirectories(environment), locale: DesktopEntry.locale(fromEnvironment: environment),
+            executableSearchPath: [])
         var problems = entryProblems
         var seen: [KnownApplication] = []
         do {

@@ -20,6 +20,10 @@ public enum PickerTraceLine {
     public static func ready(applications: Int) -> String { "picker ready: \(applications) applications" }
     public static let readyPrefix = "picker ready: "
 
+    /// Every row of the list is built (the rows past the first screen are built after it is shown).
+    public static func complete(rows: Int) -> String { "\(completePrefix)\(rows) rows" }
+    public static let completePrefix = "picker complete: "
+
     /// `what` is `app <id>`, `category <id>`, or `button Done|Cancel|search`.
     public static func place(_ what: String, _ place: Place, ticked: Bool? = nil) -> String {
         let state = ticked.map { $0 ? " ticked" : " unticked" } ?? ""
