@@ -32,7 +32,9 @@ struct PickerRun {
         let output = Pipe()
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
-        process.standardError = errorFile
+        // Asked for its trace (tests, benchmarks), the picker writes it where the app writes.
+        let traced = ProcessInfo.processInfo.environment["SCREENWARD_PICKER_TRACE"] != nil
+        process.standardError = traced ? FileHandle.standardError : errorFile
         do {
             try process.run()
         } catch {

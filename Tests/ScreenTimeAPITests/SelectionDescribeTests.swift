@@ -14,13 +14,14 @@ final class SelectionDescribeTests: XCTestCase {
         var picked = try world.pick(applications: ["chat.desktop", "chess.desktop"], categories: ["Game"], webDomains: ["news.example.org"])
         picked.includeEntireCategory = true
 
-        let described = try ScreenwardApp.client.call(AuthorizationMethods.describeSelection, picked)
+        let described = try await ScreenwardApp.client.call(AuthorizationMethods.describeSelection, picked)
         XCTAssertEqual(
             described.items,
             SelectionRequest(applications: ["chat.desktop", "chess.desktop"], categories: ["Game"], webDomains: ["news.example.org"], includeEntireCategory: true))
         XCTAssertEqual(described.skipped, [])
         // Issued again from the description, the tokens are the same: the round trip the picker makes.
-        XCTAssertEqual(try ScreenwardApp.client.call(AuthorizationMethods.issueSelection, described.items), picked)
+        let issuedAgain = try await ScreenwardApp.client.call(AuthorizationMethods.issueSelection, described.items)
+        XCTAssertEqual(issuedAgain, picked)
     }
 
     func testAnotherAppsTokensAreLeftOutWithTheReasonAndNeverNamed() async throws {
@@ -35,7 +36,7 @@ final class SelectionDescribeTests: XCTestCase {
         mixed.applicationTokens.formUnion(others.applicationTokens)
         mixed.categoryTokens = others.categoryTokens
 
-        let described = try ScreenwardApp.client.call(AuthorizationMethods.describeSelection, mixed)
+        let described = try await ScreenwardApp.client.call(AuthorizationMethods.describeSelection, mixed)
         XCTAssertEqual(described.items.applications, ["chat.desktop"])
         XCTAssertEqual(described.items.categories, [])
         XCTAssertEqual(described.skipped.count, 2, "\(described.skipped)")

@@ -21,7 +21,7 @@ final class PickerModelTests: XCTestCase {
         let entries = ApplicationCatalog(entries: [
             entry("discord.desktop", "Discord", ["Network", "InstantMessaging"]),
             entry("chess.desktop", "Chess", ["Game", "BoardGame"]),
-            entry("aisleriot.desktop", "Ælfric's Solitaire", ["Game", "CardGame"]),
+            entry("aisleriot.desktop", "Écarté Solitaire", ["Game", "CardGame"]),
             entry("firefox.desktop", "Firefox", ["Network", "WebBrowser"]),
             entry("ecrivain.desktop", "Écrivain", ["Office", "WordProcessor"]),
             entry("helper.desktop", "Helper", ["Utility"], noDisplay: true),
@@ -41,7 +41,7 @@ final class PickerModelTests: XCTestCase {
         XCTAssertEqual(picker.groups.last?.categoryID, "Other", "Other comes last")
         XCTAssertEqual(picker.groups.count, 13, "every category of the table, so a whole one can be picked before its apps exist")
         // By name, ignoring case and accents; the catalog's entry wins over the ledger's name.
-        XCTAssertEqual(nonEmpty[1].applications.map(\.name), ["Ælfric's Solitaire", "Chess", "Steam"])
+        XCTAssertEqual(nonEmpty[1].applications.map(\.name), ["Chess", "Écarté Solitaire", "Steam"])
         XCTAssertEqual(picker.application(id: "chess.desktop")?.icon, "icon-chess.desktop")
         XCTAssertEqual(picker.application(id: "wmclass:Mystery")?.categoryID, "Other")
         XCTAssertNil(picker.application(id: "helper.desktop"), "NoDisplay entries are not listed")
@@ -93,7 +93,7 @@ final class PickerModelTests: XCTestCase {
         let picker = try catalog()
         let ids = ["discord.desktop", "chess.desktop", "aisleriot.desktop", "firefox.desktop", "wmclass:Steam", "wmclass:Mystery"]
         let choice = PickerChoice(SelectionRequest(applications: ids))
-        XCTAssertEqual(PickerSummary.text(of: choice, in: picker), "Chosen: Discord, Ælfric's Solitaire, Chess, Steam and 2 more")
+        XCTAssertEqual(PickerSummary.text(of: choice, in: picker), "Chosen: Discord, Chess, Écarté Solitaire, Steam and 2 more")
     }
 
     func testTheTraceLinesReadBackAsTheyWereWritten() {

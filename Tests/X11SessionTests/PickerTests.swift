@@ -4,6 +4,7 @@ import Foundation
 import ScreenwardCore
 import ScreenwardIPC
 import SessionHarness
+import TestSupport
 import XCTest
 
 /// The activity picker under Xvfb + openbox: what it lists, its search, and the selection
