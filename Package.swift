@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// Targets outside the platform modules (X11Session, ShieldUI, TrayUI, ReportUI, SystemAccounts) may not contain unsafe code.
+/// Targets outside the platform modules (X11Session, ShieldUI, TrayUI, ReportUI, PickerUI, SystemAccounts) may not contain unsafe code.
 let safeSwift: [SwiftSetting] = [
     .strictMemorySafety(),
     .treatWarning("StrictMemorySafety", as: .error),
@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "screenward-daemon", targets: ["screenward-daemon"]),
         .executable(name: "screenward-tray", targets: ["screenward-tray"]),
         .executable(name: "screenward-report", targets: ["screenward-report"]),
+        .executable(name: "screenward-picker", targets: ["screenward-picker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -95,6 +96,17 @@ let package = Package(
             name: "screenward-tray",
             dependencies: [
                 "TrayUI", "ScreenwardCore", "ScreenwardIPC", "X11Session", "ShieldUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: safeSwift),
+
+        // The activity picker's GTK dialog: another platform module allowed to touch C.
+        .target(name: "PickerUI", dependencies: ["CGtk", "ScreenwardCore", "ShieldUI"]),
+        // The picker's program, which `screenward pick` and FamilyActivityPicker run.
+        .executableTarget(
+            name: "screenward-picker",
+            dependencies: [
+                "PickerUI", "ScreenwardCore", "FamilyControls", "ScreenwardIPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),

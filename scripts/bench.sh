@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds in release mode and runs the benchmarks (all six, or the one named with
+# Builds in release mode and runs the benchmarks (all of them, or the one named with
 # its options); figures and verdicts are printed and written to bench-results/<name>.json.
-#   scripts/bench.sh                       tracking, thresholds, launch, monitor, shield, rules and, as
+#   scripts/bench.sh                       tracking, thresholds, launch, monitor, shield, rules, picker and, as
 #                                          root, agent-kill (child mode: makes a user)
 #   scripts/bench.sh thresholds --apps 2   one benchmark with its options
 # Exit status: non-zero when a benchmark missed a target (2) or could not run;
@@ -10,13 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 . scripts/env.sh
-# The child-mode rigs (agent-kill, rules) copy homework and screenward-tray for the managed user too.
-build_release screenward-bench screenward-agent screenward screenward-testwindow screenward-fake-logind screenward-daemon homework screenward-tray screenward-report
+# The child-mode rigs (agent-kill, rules) copy homework, screenward-tray and screenward-picker for the managed user too.
+build_release screenward-bench screenward-agent screenward screenward-testwindow screenward-fake-logind screenward-daemon homework screenward-tray screenward-report screenward-picker
 if [ "$#" -gt 0 ]; then
     exec .build/release/screenward-bench "$@"
 fi
 failed=()
-benchmarks=(tracking thresholds launch monitor shield rules)
+benchmarks=(tracking thresholds launch monitor shield rules report picker)
 if [ "$(id -u)" -eq 0 ]; then
     benchmarks+=(agent-kill)
 else

@@ -41,7 +41,7 @@ if $purge && ! $uninstall; then
   exit 2
 fi
 
-programs=(screenward screenward-agent screenward-daemon screenward-tray screenward-report)
+programs=(screenward screenward-agent screenward-daemon screenward-tray screenward-report screenward-picker)
 unit=/etc/systemd/system/screenward-daemon.service
 pam=/etc/pam.d/screenward
 tmpfiles=/usr/lib/tmpfiles.d/screenward.conf

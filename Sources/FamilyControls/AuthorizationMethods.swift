@@ -8,6 +8,22 @@ import ScreenwardIPC
     public static let revoke = ServiceMethod<Empty, Empty>("authorization.revoke")
     /// The activity picker's back end: tokens, for this client, for items named by id.
     public static let issueSelection = ServiceMethod<SelectionRequest, FamilyActivitySelection>("selection.issue")
+    /// The way back, for the picker to check what is already chosen: this client's own
+    /// tokens as the ids they were issued for. Tokens it was never given are left out,
+    /// each with the reason, so one stale token does not keep the picker closed.
+    public static let describeSelection = ServiceMethod<FamilyActivitySelection, SelectionDescription>("selection.describe")
+}
+
+/// What a client's selection names (`selection.describe`), and what could not be named.
+@_spi(Screenward) public struct SelectionDescription: Codable, Hashable, Sendable {
+    public var items: SelectionRequest
+    /// One line per token left out: which token, and why.
+    public var skipped: [String]
+
+    public init(items: SelectionRequest, skipped: [String] = []) {
+        self.items = items
+        self.skipped = skipped
+    }
 }
 
 /// Items to turn into a client's tokens: application ids as `screenward usage --json`

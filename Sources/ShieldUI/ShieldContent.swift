@@ -89,6 +89,6 @@ final class ShieldContent {
 }
 
 /// A GTK instance pointer as one of its (super)classes' instance types.
-func cast<Target>(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<Target> {
+package func cast<Target>(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<Target> {
     UnsafeMutableRawPointer(widget).assumingMemoryBound(to: Target.self)
 }

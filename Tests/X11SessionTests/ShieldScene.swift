@@ -117,9 +117,13 @@ extension XSessionTestCase {
 
     /// Saves the screen as `name` in $SCREENWARD_SCREENSHOTS (the README's) or the temporary folder.
     func screenshot(_ name: String, of scene: ShieldScene) {
+        screenshot(name, on: scene.session.display)
+    }
+
+    func screenshot(_ name: String, on display: String) {
         let folder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"] ?? NSTemporaryDirectory())
         let path = folder.appendingPathComponent(name).path
-        if (try? toolOutput("import", ["-window", "root", path], display: scene.session.display)) != nil { print("screenshot: \(path)") }
+        if (try? toolOutput("import", ["-window", "root", path], display: display)) != nil { print("screenshot: \(path)") }
     }
 
     /// A window id as the test window program prints it (`0x…`).

@@ -38,20 +38,30 @@ open class HomeworkMonitor: DeviceActivityMonitor {
             return
         }
         let applications = model?.selectionToDiscourage.applicationTokens ?? []
+        let categories = model?.selectionToDiscourage.categoryTokens ?? []
         store.shield.applications = applications.isEmpty ? nil : applications
-        say("\(activity.rawValue) started, \(applications.count) app(s) discouraged")
+        // A whole category picked in the activity picker shields each of its apps.
+        store.shield.applicationCategories = categories.isEmpty ? nil : .specific(categories)
+        say("\(activity.rawValue) started, \(applications.count) app(s) and \(categories.count) categories discouraged")
     }
 
     open override func intervalDidEnd(for activity: DeviceActivityName) {
         super.intervalDidEnd(for: activity)
-        store.shield.applications = nil
+        liftShields()
         say("\(activity.rawValue) ended, shield lifted")
     }
 
     open override func eventDidReachThreshold(_ event: DeviceActivityEvent.Name, activity: DeviceActivityName) {
         super.eventDidReachThreshold(event, activity: activity)
-        store.shield.applications = nil
+        liftShields()
         say("\(event.rawValue) reached its threshold in \(activity.rawValue), shield lifted")
+    }
+}
+
+extension HomeworkMonitor {
+    private func liftShields() {
+        store.shield.applications = nil
+        store.shield.applicationCategories = nil
     }
 }
 
@@ -63,7 +73,9 @@ public enum Homework {
         try storage.model.save(model)
         let schedule = DeviceActivitySchedule(intervalStart: model.intervalStart, intervalEnd: model.intervalEnd, repeats: true)
         let events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [
-            .encouraged: DeviceActivityEvent(applications: model.selectionToEncourage.applicationTokens, threshold: model.threshold)
+            .encouraged: DeviceActivityEvent(
+                applications: model.selectionToEncourage.applicationTokens, categories: model.selectionToEncourage.categoryTokens,
+                threshold: model.threshold)
         ]
         try DeviceActivityCenter().startMonitoring(.daily, during: schedule, events: events)
     }

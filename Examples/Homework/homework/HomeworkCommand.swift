@@ -15,8 +15,8 @@ struct HomeworkCommand: AsyncParsableCommand {
         abstract: "The Homework demo app (WWDC21 \"Meet the Screen Time API\") on Screenward.",
         discussion: """
             Once: `homework install` (its extensions, which Screenward starts on demand). Then a guardian runs \
-            `homework setup --discourage ID --encourage ID --threshold 30m` (add --child in an account a \
-            guardian manages). Every day the discouraged apps are shielded until the encouraged apps have been \
+            `homework setup --threshold 30m` and picks the apps in the activity picker, or names them with \
+            `--discourage ID --encourage ID` (add --child in an account a guardian manages). Every day the discouraged apps are shielded until the encouraged apps have been \
             used for the threshold. Nothing of Homework needs to keep running.
             """,
         subcommands: [
@@ -40,9 +40,13 @@ struct HomeworkCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Authorise Homework and start its daily schedule (what the guardian does in the app's screens).")
 
-        @Option(name: .customLong("discourage"), help: "An application to shield until the threshold is reached; repeatable.")
+        @Option(
+            name: .customLong("discourage"),
+            help: "An application to shield until the threshold is reached; repeatable. None: chosen in the activity picker.")
         var discouraged: [String] = []
-        @Option(name: .customLong("encourage"), help: "An application whose use lifts the shield; repeatable.")
+        @Option(
+            name: .customLong("encourage"),
+            help: "An application whose use lifts the shield; repeatable. None: chosen in the activity picker.")
         var encouraged: [String] = []
         @Option(help: "How long the encouraged apps must be used each day: 30m, 1h30m, 45s.")
         var threshold: String
@@ -54,8 +58,6 @@ struct HomeworkCommand: AsyncParsableCommand {
         var child = false
 
         func validate() throws {
-            guard !discouraged.isEmpty else { throw ValidationError("name at least one application to discourage with --discourage") }
-            guard !encouraged.isEmpty else { throw ValidationError("name at least one application to encourage with --encourage") }
             guard HomeworkCommand.duration(threshold) != nil else {
                 throw ValidationError("the threshold is a span of time such as 30m, 1h30m or 45s, not \"\(threshold)\"")
             }
@@ -67,13 +69,28 @@ struct HomeworkCommand: AsyncParsableCommand {
         func run() async throws {
             HomeworkCommand.prepare()
             try await AuthorizationCenter.shared.requestAuthorization(for: child ? .child : .individual)
+            let discourage = try await Self.choose(discouraged, "Homework: the apps to shield until homework is done")
+            let encourage = try await Self.choose(encouraged, "Homework: the apps whose use lifts the shield")
             let model = HomeworkModel(
-                selectionToDiscourage: try await HomeworkCommand.select(discouraged),
-                selectionToEncourage: try await HomeworkCommand.select(encouraged),
+                selectionToDiscourage: discourage.selection, selectionToEncourage: encourage.selection,
                 threshold: HomeworkCommand.duration(threshold)!,
                 intervalStart: HomeworkCommand.clock(from)!, intervalEnd: HomeworkCommand.clock(until)!)
             try Homework.start(model)
-            print("Homework discourages \(discouraged.joined(separator: ", ")) every day from \(from) to \(until) until \(encouraged.joined(separator: ", ")) has been used for \(threshold).")
+            print("Homework discourages \(discourage.named) every day from \(from) to \(until) until \(encourage.named) has been used for \(threshold).")
+        }
+
+        /// The applications named on the command line, or, with none named, the ones the
+        /// guardian picks in the activity picker (as the talk's app does in its setup screen).
+        static func choose(_ named: [String], _ header: String) async throws -> (selection: FamilyActivitySelection, named: String) {
+            if !named.isEmpty { return (try await HomeworkCommand.select(named), named.joined(separator: ", ")) }
+            guard let picked = try await FamilyActivityPicker(headerText: header).present() else {
+                throw ValidationError("the activity picker was cancelled: nothing is set up")
+            }
+            guard !(picked.applicationTokens.isEmpty && picked.categoryTokens.isEmpty) else {
+                throw ValidationError("nothing was picked for \"\(header)\": nothing is set up")
+            }
+            let count = picked.applicationTokens.count + picked.categoryTokens.count
+            return (picked, "the \(count) item(s) picked")
         }
     }
 

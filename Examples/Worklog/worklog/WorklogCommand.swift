@@ -12,7 +12,7 @@ struct WorklogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "worklog",
         abstract: "The Worklog demo app (WWDC22 \"What's new in Screen Time API\") running on Screenward.",
-        discussion: "Run `worklog install` once (Screenward then starts its monitor when a callback is due), `worklog setup`, then `worklog allow-evenings`.",
+        discussion: "Run `worklog install` once (Screenward then starts its monitor when a callback is due), `worklog setup` (`--pick` to choose the two categories in the activity picker), then `worklog allow-evenings`.",
         subcommands: [Install.self, Setup.self, AllowEvenings.self, Report.self, Monitor.self, ReportExtension.self, Status.self, Stop.self])
 
     static let bundleIdentifier = "org.example.worklog"
@@ -45,19 +45,43 @@ struct WorklogCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "First launch: authorise, pick the Social and Games categories, shield both (Gaming for good).")
 
+        @Option(help: ArgumentHelp("The category Worklog treats as social media (an id of the category table).", valueName: "category"))
+        var social = "Social"
+        @Option(help: ArgumentHelp("The category Worklog shields for good.", valueName: "category"))
+        var gaming = "Game"
+        @Flag(help: "Pick the two categories in the activity picker instead (the talk's first launch), starting from --social and --gaming.")
+        var pick = false
+
         func run() async throws {
             try WorklogCommand.prepare()
             try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
             // The activity picker's part: Aniyah picks the Social and Games categories.
             let client = ScreenwardApp.client
-            let selections = Selections(
-                social: try await client.call(AuthorizationMethods.issueSelection, SelectionRequest(categories: ["Social"])),
-                gaming: try await client.call(AuthorizationMethods.issueSelection, SelectionRequest(categories: ["Game"])))
+            var selections = Selections(
+                social: try await client.call(AuthorizationMethods.issueSelection, SelectionRequest(categories: [social])),
+                gaming: try await client.call(AuthorizationMethods.issueSelection, SelectionRequest(categories: [gaming])))
+            if pick {
+                selections.social = try await Self.pickOneCategory(starting: selections.social, "Worklog: tick the one category of social media")
+                selections.gaming = try await Self.pickOneCategory(starting: selections.gaming, "Worklog: tick the one category of games")
+            }
             try FileManager.default.createDirectory(at: selectionsURL.deletingLastPathComponent(), withIntermediateDirectories: true)
             try JSONEncoder().encode(selections).write(to: selectionsURL, options: .atomic)
             try WorklogCommand.prepare()
             Worklog.createStores(database: BarkDatabase())
             print("Worklog is authorised; Social and Games are shielded.")
+        }
+
+        /// The talk's code keeps one category token per store: the picker must end with
+        /// exactly one whole category ticked.
+        static func pickOneCategory(starting: FamilyActivitySelection, _ header: String) async throws -> FamilyActivitySelection {
+            guard let picked = try await FamilyActivityPicker(selection: starting, headerText: header).present() else {
+                throw ValidationError("the activity picker was cancelled: Worklog is not set up")
+            }
+            guard picked.categoryTokens.count == 1, picked.applicationTokens.isEmpty else {
+                throw ValidationError(
+                    "Worklog shields one whole category per store: tick exactly one category's box and no single apps (\(picked.categoryTokens.count) categories and \(picked.applicationTokens.count) apps were ticked)")
+            }
+            return picked
         }
     }
 

@@ -33,11 +33,15 @@ struct ClientTokens {
     /// any is looked up.
     static let maximumTokensPerSet = 1_000
 
-    func toDevice<Item>(_ tokens: Set<Token<Item>>, _ kind: TokenKind) throws -> Set<Token<Item>> {
-        guard tokens.count <= Self.maximumTokensPerSet else {
+    static func checkSize<Item>(of tokens: Set<Token<Item>>, _ kind: TokenKind) throws {
+        guard tokens.count <= maximumTokensPerSet else {
             throw ServiceError(
-                .limitExceeded, "a set of \(tokens.count) \(kind.rawValue) tokens; at most \(Self.maximumTokensPerSet) are allowed in one set")
+                .limitExceeded, "a set of \(tokens.count) \(kind.rawValue) tokens; at most \(maximumTokensPerSet) are allowed in one set")
         }
+    }
+
+    func toDevice<Item>(_ tokens: Set<Token<Item>>, _ kind: TokenKind) throws -> Set<Token<Item>> {
+        try Self.checkSize(of: tokens, kind)
         let issued = try ledger.issuedTokens(client: grant.client, kind: kind, tokens.map(\.opaqueValue))
         return Set(try tokens.map { token in
             guard let known = issued[token.opaqueValue] else {

@@ -33,6 +33,8 @@ extension ScreenTimeService {
             reply = answer(AuthorizationMethods.revoke) { client, _ in try revoke(client) }
         case AuthorizationMethods.issueSelection.name:
             reply = answer(AuthorizationMethods.issueSelection) { client, request in try issueSelection(try tokens(client), request) }
+        case AuthorizationMethods.describeSelection.name:
+            reply = answer(AuthorizationMethods.describeSelection) { client, selection in try describeSelection(try tokens(client), selection) }
         case StoreMethods.read.name:
             reply = answer(StoreMethods.read) { client, store in
                 try Self.checkStoreName(store.name)
@@ -222,6 +224,25 @@ extension ScreenTimeService {
         return FamilyActivitySelection(
             includeEntireCategory: request.includeEntireCategory, applicationTokens: pick(.application),
             categoryTokens: pick(.category), webDomainTokens: pick(.webDomain))
+    }
+
+    /// The ids this client's tokens were issued for. Only the client's own record is read,
+    /// so another app's token (or one from before a revocation) is never named.
+    private func describeSelection(_ tokens: ClientTokens, _ selection: FamilyActivitySelection) throws -> SelectionDescription {
+        let client = tokens.grant.client
+        var skipped: [String] = []
+        func labels<Item>(_ set: Set<Token<Item>>, _ kind: TokenKind) throws -> [String] {
+            try ClientTokens.checkSize(of: set, kind)
+            let issued = try ledger.issuedTokens(client: client, kind: kind, set.map(\.opaqueValue))
+            for token in set where issued[token.opaqueValue] == nil {
+                skipped.append("\(token): not a \(kind.rawValue) token of \(client) (issued to another app, or before its authorization was revoked)")
+            }
+            return issued.values.map(\.label).sorted()
+        }
+        let items = SelectionRequest(
+            applications: try labels(selection.applicationTokens, .application), categories: try labels(selection.categoryTokens, .category),
+            webDomains: try labels(selection.webDomainTokens, .webDomain), includeEntireCategory: selection.includeEntireCategory)
+        return SelectionDescription(items: items, skipped: skipped.sorted())
     }
 
     // MARK: Stores

@@ -1,20 +1,20 @@
-import ScreenwardCore
 import ScreenwardIPC
 
-/// The command line's connection to the agent, as a client with a bundle identifier.
-struct AgentConnection {
-    let home = ScreenwardHome.fromEnvironment()
+/// A command-line program's connection to the agent (`screenward`, `screenward-picker`),
+/// as a client with a bundle identifier.
+public struct AgentConnection {
+    public let home = ScreenwardHome.fromEnvironment()
     private let transport: SocketTransport
     private let client: ServiceClient
 
-    init(bundleIdentifier: String) {
+    public init(bundleIdentifier: String) {
         transport = SocketTransport(path: home.socketPath())
         client = ServiceClient(transport: transport, bundleIdentifier: bundleIdentifier)
     }
 
-    func close() { transport.close() }
+    public func close() { transport.close() }
 
-    func call<Request, Reply>(_ method: ServiceMethod<Request, Reply>, _ request: Request) throws -> Reply {
+    public func call<Request, Reply>(_ method: ServiceMethod<Request, Reply>, _ request: Request) throws -> Reply {
         do {
             return try client.call(method, request)
         } catch let error as ServiceError where error.code == .agentUnavailable && !AgentLock.isHeld(in: home) {

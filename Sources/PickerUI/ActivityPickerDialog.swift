@@ -1,0 +1,49 @@
+import CGtk
+import Foundation
+import ScreenwardCore
+import ShieldUI
+
+public enum PickerUIError: Error, CustomStringConvertible, Equatable {
+    case noDisplay(String)
+
+    public var description: String {
+        switch self {
+        case .noDisplay(let name):
+            "cannot open the X display \(name) for the activity picker: it needs a desktop session (DISPLAY, and XAUTHORITY when the server asks for one)"
+        }
+    }
+}
+
+/// The activity picker (Apple's FamilyActivityPicker) as a GTK dialog.
+public enum ActivityPickerDialog {
+    /// Starts GTK on `displayName` (nil: $DISPLAY); call it early, so a missing display is
+    /// said before anything else is done.
+    public static func prepare(displayName: String?) throws {
+        do {
+            try ShieldToolkit.initialize(displayName: displayName)
+        } catch ShieldUIError.noDisplay(let name) {
+            throw PickerUIError.noDisplay(name)
+        }
+    }
+
+    /// Shows the dialog with `choice` ticked and waits for the person: their choice after
+    /// Done (or Enter), nil after Cancel, Escape or closing the window.
+    ///
+    /// With `SCREENWARD_PICKER_TRACE` in the environment, writes `PickerTraceLine`s to
+    /// standard error.
+    public static func run(catalog: PickerCatalog, choice: PickerChoice, header: String?, displayName: String?) throws -> PickerChoice? {
+        try prepare(displayName: displayName)
+        let traced = ProcessInfo.processInfo.environment["SCREENWARD_PICKER_TRACE"] != nil
+        final class Outcome { var choice: PickerChoice? }
+        let outcome = Outcome()
+        let window = PickerWindow(
+            catalog: catalog, choice: choice, header: header, trace: traced ? PickerTrace(applications: catalog.applicationCount) : nil
+        ) { chosen in
+            outcome.choice = chosen
+            gtk_main_quit()
+        }
+        gtk_main()
+        withExtendedLifetime(window) {}
+        return outcome.choice
+    }
+}

@@ -1,0 +1,126 @@
+import CGtk
+import Foundation
+import ScreenwardCore
+import ShieldUI
+
+/// One line of the picker's list: a category's header with its "whole category" box, or
+/// an application with its icon, name and id. The whole line is the check button, so a
+/// click anywhere on it ticks it; the row around it takes the keyboard focus.
+final class PickerRow {
+    enum Kind {
+        case category(PickerGroup)
+        case application(PickerApplication)
+    }
+
+    let kind: Kind
+    /// The GtkListBoxRow.
+    let row: UnsafeMutablePointer<GtkWidget>
+    let check: UnsafeMutablePointer<GtkWidget>
+
+    /// The size application icons are drawn at; GTK loads each one only when its row is
+    /// first drawn, so a list of hundreds opens as fast as one of ten.
+    static let iconSize: Int32 = 24
+    /// What an application without a usable icon shows.
+    static let fallbackIcon = "application-x-executable"
+
+    convenience init(_ kind: Kind) {
+        switch kind {
+        case .category(let group): self.init(category: group)
+        case .application(let application): self.init(application: application)
+        }
+    }
+
+    init(category group: PickerGroup) {
+        kind = .category(group)
+        check = gtk_check_button_new()
+        let title = gtk_label_new(nil)!
+        let escaped = Self.escaped(group.title)
+        gtk_label_set_markup(cast(title), "<b>\(escaped)</b>  <small>the whole category</small>")
+        gtk_label_set_xalign(cast(title), 0)
+        gtk_container_add(cast(check), title)
+        row = Self.listRow(holding: check)
+        gtk_widget_set_margin_top(check, 10)
+    }
+
+    init(application: PickerApplication) {
+        kind = .application(application)
+        check = gtk_check_button_new()
+        let line = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+        gtk_container_add(cast(line), Self.icon(application.icon))
+        // One label for the name and the id below it: half the text layouts of two labels,
+        // which is most of what opening a list of hundreds costs.
+        let texts = gtk_label_new(nil)!
+        gtk_label_set_markup(cast(texts), "\(Self.escaped(application.name))\n<small><span alpha=\"65%\">\(Self.escaped(application.id))</span></small>")
+        gtk_label_set_xalign(cast(texts), 0)
+        gtk_label_set_ellipsize(cast(texts), PANGO_ELLIPSIZE_END)
+        gtk_box_pack_start(cast(line), texts, 1, 1, 0)
+        gtk_container_add(cast(check), line)
+        gtk_widget_set_margin_start(check, 18)
+        row = Self.listRow(holding: check)
+    }
+
+    var id: String {
+        switch kind {
+        case .category(let group): group.categoryID
+        case .application(let application): application.id
+        }
+    }
+
+    var isTicked: Bool { gtk_toggle_button_get_active(cast(check)) != 0 }
+
+    /// Ticks or unticks it as a click would (nothing when a ticked category locks it).
+    func toggle() {
+        guard gtk_widget_is_sensitive(check) != 0 else { return }
+        gtk_toggle_button_set_active(cast(check), isTicked ? 0 : 1)
+    }
+
+    func show(ticked: Bool, locked: Bool) {
+        gtk_toggle_button_set_active(cast(check), ticked ? 1 : 0)
+        gtk_widget_set_sensitive(check, locked ? 0 : 1)
+    }
+
+    private static func listRow(holding check: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkWidget> {
+        let row = gtk_list_box_row_new()!
+        // The row takes the keyboard focus (GtkListBox moves it with Tab and the arrows, and
+        // a row that cannot take it stops Tab there); the check button inside takes the
+        // clicks. Space on a focused row ticks it (PickerWindow's keys).
+        gtk_list_box_row_set_activatable(cast(row), 0)
+        gtk_list_box_row_set_selectable(cast(row), 0)
+        gtk_widget_set_can_focus(check, 0)
+        gtk_widget_set_margin_start(check, gtk_widget_get_margin_start(check) + 6)
+        gtk_container_add(cast(row), check)
+        return row
+    }
+
+    /// A themed name (with the generic application icon behind it) or a file; GtkImage
+    /// resolves it when the row is first drawn.
+    private static func icon(_ icon: String?) -> UnsafeMutablePointer<GtkWidget> {
+        let gicon: OpaquePointer
+        if let icon, icon.hasPrefix("/"), FileManager.default.fileExists(atPath: icon) {
+            let file = g_file_new_for_path(icon)!
+            gicon = g_file_icon_new(file)!
+            g_object_unref(UnsafeMutableRawPointer(file))
+        } else {
+            // Entries sometimes name an icon with its file's extension; themes do not.
+            let name = icon.map(Self.withoutImageExtension).flatMap { $0.isEmpty || $0.hasPrefix("/") ? nil : $0 } ?? fallbackIcon
+            let themed = g_themed_icon_new(name)!
+            if name != fallbackIcon { g_themed_icon_append_name(themed, fallbackIcon) }
+            gicon = themed
+        }
+        let image = gtk_image_new_from_gicon(gicon, GTK_ICON_SIZE_LARGE_TOOLBAR)!
+        g_object_unref(UnsafeMutableRawPointer(gicon))
+        gtk_image_set_pixel_size(cast(image), iconSize)
+        return image
+    }
+
+    private static func withoutImageExtension(_ name: String) -> String {
+        for suffix in [".png", ".svg", ".xpm"] where name.hasSuffix(suffix) { return String(name.dropLast(suffix.count)) }
+        return name
+    }
+
+    static func escaped(_ text: String) -> String {
+        guard let escaped = g_markup_escape_text(text, -1) else { return "" }
+        defer { g_free(escaped) }
+        return String(cString: escaped)
+    }
+}

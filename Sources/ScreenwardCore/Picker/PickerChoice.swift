@@ -1,0 +1,56 @@
+@_spi(Screenward) import FamilyControls
+
+/// What is ticked in the picker, as ids: applications, whole categories, and the web
+/// domains of the selection it opened with (the picker lists no domains; it keeps them).
+///
+/// A ticked category covers its applications: they show ticked and cannot be unticked
+/// one by one, and the selection names the category, not each of them (the category's
+/// token covers applications installed later too). Unticking the category gives back
+/// the applications' own ticks.
+public struct PickerChoice: Hashable, Sendable {
+    public private(set) var applications: Set<String>
+    public private(set) var categories: Set<String>
+    public var webDomains: [String]
+    public var includeEntireCategory: Bool
+
+    @_spi(Screenward) public init(_ request: SelectionRequest = SelectionRequest()) {
+        applications = Set(request.applications)
+        categories = Set(request.categories)
+        webDomains = request.webDomains
+        includeEntireCategory = request.includeEntireCategory
+    }
+
+    public func isTicked(_ application: PickerApplication) -> Bool {
+        categories.contains(application.categoryID) || applications.contains(application.id)
+    }
+
+    /// Whether the application's tick comes from its category (its own box is then locked).
+    public func isCoveredByCategory(_ application: PickerApplication) -> Bool {
+        categories.contains(application.categoryID)
+    }
+
+    public func isTicked(category id: String) -> Bool { categories.contains(id) }
+
+    public mutating func set(_ application: PickerApplication, ticked: Bool) {
+        guard !isCoveredByCategory(application) else { return }
+        if ticked { applications.insert(application.id) } else { applications.remove(application.id) }
+    }
+
+    public mutating func set(category id: String, ticked: Bool) {
+        if ticked { categories.insert(id) } else { categories.remove(id) }
+    }
+
+    /// The ids to issue tokens for, sorted; applications a ticked category covers are
+    /// left out (the category stands for them), unless `catalog` does not know them.
+    @_spi(Screenward) public func request(in catalog: PickerCatalog) -> SelectionRequest {
+        let applications = self.applications.filter { id in
+            guard let application = catalog.application(id: id) else { return true }
+            return !categories.contains(application.categoryID)
+        }
+        return SelectionRequest(
+            applications: applications.sorted(), categories: categories.sorted(), webDomains: webDomains,
+            includeEntireCategory: includeEntireCategory)
+    }
+
+    public var isEmpty: Bool { applications.isEmpty && categories.isEmpty && webDomains.isEmpty }
+}

@@ -1,0 +1,171 @@
+import ArgumentParser
+@_spi(Screenward) import FamilyControls
+import Foundation
+import PickerUI
+@_spi(Screenward) import ScreenwardCore
+import ScreenwardIPC
+
+/// The activity picker's program: the dialog that `screenward pick` and apps'
+/// `FamilyActivityPicker` open.
+@main
+struct PickerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "screenward-picker",
+        abstract: "Choose applications and categories in a dialog (the activity picker).",
+        discussion: """
+            With --for BUNDLE-ID (what `screenward pick` runs): acts as that app, which must be authorised \
+            (individual mode), shows the dialog with --current's selection ticked, and writes the \
+            FamilyActivitySelection of the app's own tokens for what was chosen (JSON) to --output or \
+            standard output. With --choose (what FamilyActivityPicker runs): shows the dialog with \
+            --selected-json's ids ticked and prints the ids chosen as JSON \
+            ({"applications":[…],"categories":[…],"webDomains":[…],"includeEntireCategory":…}); the app then \
+            asks for its own tokens. Cancel (or Escape, or closing the window) writes nothing and exits with 1; \
+            2: the agent refused or is not running; 3: no display; 64–73: bad arguments or files.
+            """)
+
+    @Option(name: .customLong("for"), help: ArgumentHelp("The bundle identifier of the app the tokens are for.", valueName: "bundle-id"))
+    var bundleIdentifier: String?
+
+    @Option(help: ArgumentHelp("Where to write the selection (default: standard output).", valueName: "file"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("A FamilyActivitySelection (JSON) of the app's tokens to show ticked.", valueName: "file"))
+    var current: String?
+
+    @Flag(help: "Print the ids chosen instead of tokens (for FamilyActivityPicker).")
+    var choose = false
+
+    @Option(name: .customLong("selected-json"), help: ArgumentHelp("With --choose: the ids to show ticked, as --choose prints them.", valueName: "json"))
+    var selectedJSON: String?
+
+    @Option(help: ArgumentHelp("A line above the list saying what the choice is for.", valueName: "text"))
+    var header: String?
+
+    @Option(help: ArgumentHelp("The X display (default: $DISPLAY).", valueName: "name"))
+    var display: String?
+
+    func validate() throws {
+        switch (bundleIdentifier, choose) {
+        case (nil, false): throw ValidationError("say whose tokens to write with --for BUNDLE-ID, or print ids with --choose")
+        case (.some, true): throw ValidationError("--for and --choose are two ways to run the picker: give one")
+        case (.some(let bundle), false):
+            do { try BundleIdentifier.validate(bundle) } catch let error as ServiceError { throw ValidationError(error.message) }
+            if selectedJSON != nil { throw ValidationError("--selected-json goes with --choose; with --for, give --current FILE") }
+        case (nil, true):
+            if output != nil || current != nil { throw ValidationError("--output and --current go with --for") }
+        }
+    }
+
+    func run() throws {
+        do {
+            if let bundleIdentifier {
+                try pickTokens(for: bundleIdentifier)
+            } else {
+                try chooseIDs()
+            }
+        } catch let error as PickerFailure {
+            FileHandle.standardError.write(Data("screenward-picker: \(error.message)\n".utf8))
+            throw ExitCode(error.status)
+        } catch let error as ServiceError {
+            FileHandle.standardError.write(Data("screenward-picker: \(error.message)\n".utf8))
+            throw ExitCode(2)
+        } catch let error as PickerUIError {
+            // Not 1: that status means "cancelled" to FamilyActivityPicker and scripts.
+            FileHandle.standardError.write(Data("screenward-picker: \(error)\n".utf8))
+            throw ExitCode(3)
+        }
+    }
+
+    /// Mode --for: the app's tokens, issued by the agent for what was chosen.
+    private func pickTokens(for bundle: String) throws {
+        try ActivityPickerDialog.prepare(displayName: display)
+        let agent = AgentConnection(bundleIdentifier: bundle)
+        defer { agent.close() }
+        guard try agent.call(AuthorizationMethods.status, Empty()) == .approved else {
+            throw PickerFailure(
+                "\(bundle) is not authorised: the app calls AuthorizationCenter.shared.requestAuthorization(for: .individual) first", status: 2)
+        }
+        var ticked = SelectionRequest()
+        if let current {
+            let description = try agent.call(AuthorizationMethods.describeSelection, try Self.readSelection(current))
+            for line in description.skipped { FileHandle.standardError.write(Data("screenward-picker: left out \(line)\n".utf8)) }
+            ticked = description.items
+        }
+        guard let (chosen, catalog) = try present(ticked) else { throw PickerFailure.cancelled }
+        let selection = try agent.call(AuthorizationMethods.issueSelection, chosen.request(in: catalog))
+        try write(try Self.json(selection))
+    }
+
+    /// Mode --choose: the ids, for the app to turn into its own tokens.
+    private func chooseIDs() throws {
+        try ActivityPickerDialog.prepare(displayName: display)
+        var ticked = SelectionRequest()
+        if let selectedJSON {
+            do {
+                ticked = try JSONDecoder().decode(SelectionRequest.self, from: Data(selectedJSON.utf8))
+            } catch {
+                throw PickerFailure("--selected-json is not a selection of ids: \(readable(error))", status: 64)
+            }
+        }
+        guard let (chosen, catalog) = try present(ticked) else { throw PickerFailure.cancelled }
+        try write(try Self.json(chosen.request(in: catalog)))
+    }
+
+    private func present(_ ticked: SelectionRequest) throws -> (PickerChoice, PickerCatalog)? {
+        let (catalog, problems) = try PickerSource().load(alsoListing: ticked.applications)
+        for problem in problems { FileHandle.standardError.write(Data("screenward-picker: \(problem)\n".utf8)) }
+        guard let chosen = try ActivityPickerDialog.run(catalog: catalog, choice: PickerChoice(ticked), header: header, displayName: display) else {
+            return nil
+        }
+        return (chosen, catalog)
+    }
+
+    private static func readSelection(_ path: String) throws -> FamilyActivitySelection {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw PickerFailure("cannot read the current selection \(path): \(error.localizedDescription)", status: 66)
+        }
+        do {
+            return try JSONDecoder().decode(FamilyActivitySelection.self, from: data)
+        } catch {
+            throw PickerFailure("\(path) is not a FamilyActivitySelection (JSON): \(readable(error))", status: 65)
+        }
+    }
+
+    private static func json(_ value: some Encodable) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(value) + Data("\n".utf8)
+    }
+
+    private func write(_ data: Data) throws {
+        guard let output else {
+            FileHandle.standardOutput.write(data)
+            return
+        }
+        do {
+            try data.write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch {
+            throw PickerFailure("cannot write \(output): \(error.localizedDescription)", status: 73)
+        }
+    }
+}
+
+/// Why the picker ends without a choice, and its exit status.
+struct PickerFailure: Error {
+    var message: String
+    var status: Int32
+
+    init(_ message: String, status: Int32) {
+        self.message = message
+        self.status = status
+    }
+
+    static let cancelled = PickerFailure("cancelled: nothing was chosen, nothing written", status: 1)
+}
+
+private func readable(_ error: any Error) -> String {
+    (error as? DecodingError)?.readableDescription ?? "\(error)"
+}

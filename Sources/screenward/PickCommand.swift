@@ -1,0 +1,51 @@
+import ArgumentParser
+@_spi(Screenward) import FamilyControls
+import Foundation
+
+/// `screenward pick`: the activity picker for an app, from the command line. The CLI
+/// never links GTK, so it runs `screenward-picker` with the same arguments and ends as it does.
+struct PickCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pick",
+        abstract: "Choose applications and categories for an app in the activity picker; print its FamilyActivitySelection.",
+        discussion: """
+            Opens the activity picker (a dialog: search, categories with their applications, a box to \
+            take a whole category) as the app named, which must be authorised like for `select`. Done \
+            writes the FamilyActivitySelection of the app's own tokens (JSON) to --output or standard \
+            output; Cancel writes nothing and exits with status 1. --current ticks an earlier selection's \
+            items. Runs screenward-picker, found beside this program or on PATH (or $SCREENWARD_PICKER).
+            """)
+
+    @Option(name: .customLong("for"), help: ArgumentHelp("The bundle identifier of the app the tokens are for.", valueName: "bundle-id"))
+    var bundleIdentifier: String
+
+    @Option(help: ArgumentHelp("Where to write the selection (default: standard output).", valueName: "file"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("A FamilyActivitySelection (JSON) of the app's tokens to show ticked.", valueName: "file"))
+    var current: String?
+
+    @Option(help: ArgumentHelp("A line above the list saying what the choice is for.", valueName: "text"))
+    var header: String?
+
+    func run() throws {
+        let program: URL
+        do {
+            program = try PickerProgram.locate()
+        } catch let error as FamilyActivityPickerError {
+            FileHandle.standardError.write(Data("screenward pick: \(error)\n".utf8))
+            throw ExitCode(69)  // EX_UNAVAILABLE
+        }
+        var arguments = ["--for", bundleIdentifier]
+        for (flag, value) in [("--output", output), ("--current", current), ("--header", header)] {
+            if let value { arguments += [flag, value] }
+        }
+        let picker = Process()
+        picker.executableURL = program
+        picker.arguments = arguments
+        try picker.run()
+        picker.waitUntilExit()
+        guard picker.terminationReason == .exit else { throw ExitCode(128 + picker.terminationStatus) }
+        if picker.terminationStatus != 0 { throw ExitCode(picker.terminationStatus) }
+    }
+}

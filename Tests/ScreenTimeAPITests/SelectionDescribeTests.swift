@@ -1,0 +1,54 @@
+@_spi(Screenward) import FamilyControls
+import Foundation
+@_spi(Screenward) import ManagedSettings
+import ScreenwardCore
+import ScreenwardIPC
+import XCTest
+
+/// `selection.describe`, the picker's way back from an app's tokens to the items it ticks.
+final class SelectionDescribeTests: XCTestCase {
+    func testAnAppsOwnTokensAreDescribedAsTheIdsTheyWereIssuedFor() async throws {
+        let world = try InProcessWorld(test: self)
+        world.use("org.example.picker")
+        try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+        var picked = try world.pick(applications: ["chat.desktop", "chess.desktop"], categories: ["Game"], webDomains: ["news.example.org"])
+        picked.includeEntireCategory = true
+
+        let described = try await ScreenwardApp.client.call(AuthorizationMethods.describeSelection, picked)
+        XCTAssertEqual(
+            described.items,
+            SelectionRequest(applications: ["chat.desktop", "chess.desktop"], categories: ["Game"], webDomains: ["news.example.org"], includeEntireCategory: true))
+        XCTAssertEqual(described.skipped, [])
+        // Issued again from the description, the tokens are the same: the round trip the picker makes.
+        let issuedAgain = try await ScreenwardApp.client.call(AuthorizationMethods.issueSelection, described.items)
+        XCTAssertEqual(issuedAgain, picked)
+    }
+
+    func testAnotherAppsTokensAreLeftOutWithTheReasonAndNeverNamed() async throws {
+        let world = try InProcessWorld(test: self)
+        world.use("org.example.other")
+        try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+        let others = try world.pick(applications: ["editor.desktop"], categories: ["Social"])
+
+        world.use("org.example.mine")
+        try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+        var mixed = try world.pick(applications: ["chat.desktop"])
+        mixed.applicationTokens.formUnion(others.applicationTokens)
+        mixed.categoryTokens = others.categoryTokens
+
+        let described = try await ScreenwardApp.client.call(AuthorizationMethods.describeSelection, mixed)
+        XCTAssertEqual(described.items.applications, ["chat.desktop"])
+        XCTAssertEqual(described.items.categories, [])
+        XCTAssertEqual(described.skipped.count, 2, "\(described.skipped)")
+        XCTAssertTrue(described.skipped.allSatisfy { $0.contains("not a") && $0.contains("of org.example.mine") }, "\(described.skipped)")
+        XCTAssertFalse(described.skipped.joined().contains("editor"), "another app's items are never named")
+    }
+
+    func testAnUnauthorisedAppIsRefused() throws {
+        let world = try InProcessWorld(test: self)
+        world.use("org.example.stranger")
+        XCTAssertThrowsError(try ScreenwardApp.client.call(AuthorizationMethods.describeSelection, FamilyActivitySelection())) { error in
+            XCTAssertEqual((error as? ServiceError)?.code, .unauthorized)
+        }
+    }
+}

@@ -1,0 +1,201 @@
+@_spi(Screenward) import FamilyControls
+import Foundation
+@_spi(Screenward) import ManagedSettings
+import ScreenwardCore
+import ScreenwardIPC
+import SessionHarness
+import TestSupport
+import XCTest
+
+/// The activity picker under Xvfb + openbox: what it lists, its search, and the selection
+/// written after real clicks and keys, through the real agent.
+final class PickerTests: XSessionTestCase {
+    static let entries = [
+        "game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nIcon=applications-games\nCategories=Game;\n",
+        "notes.desktop": "[Desktop Entry]\nType=Application\nName=Notes\nExec=notes\nCategories=Office;\n",
+        "chat.desktop": "[Desktop Entry]\nType=Application\nName=Chat\nExec=chat\nCategories=Network;InstantMessaging;\n",
+        "helper.desktop": "[Desktop Entry]\nType=Application\nName=Helper Zq\nExec=helper\nNoDisplay=true\n",
+    ]
+    static let app = "org.example.picktest"
+
+    /// The test's entries (XDG_DATA_HOME) over the machine's own (XDG_DATA_DIRS, where GTK
+    /// also finds its icon themes); nothing else of the person's.
+    func pickerEnvironment(display: String) throws -> [String: String] {
+        try catalogEnvironment(entries: Self.entries).merging([
+            "XDG_DATA_DIRS": "/usr/local/share:/usr/share", "DISPLAY": display, "SCREENWARD_HOME": home.path, "LANG": "C.UTF-8",
+        ]) { $1 }
+    }
+
+    func testItListsTheTestsAndTheMachinesDesktopEntriesAndSearchNarrowsIt() throws {
+        _ = try requireTool("xdotool")
+        let session = try startXSession()
+        defer { session.stop() }
+        let environment = try pickerEnvironment(display: session.display)
+        // One of this machine's own applications, as the menus list it.
+        let system = ApplicationCatalog.loadFromEnvironment(["XDG_DATA_HOME": "/nonexistent", "XDG_DATA_DIRS": "/usr/local/share:/usr/share"]).0
+        let shown = system.entries.filter { !$0.noDisplay }
+        // One xdotool can type, that matches none of the test's own.
+        guard let machines = shown.first(where: { entry in
+            entry.name.count >= 3 && entry.name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == " ") }
+                && !["gam", "notes", "chat"].contains { entry.name.lowercased().contains($0) }
+        }) else { try cannotRun("this machine has no desktop entries to list") }
+
+        let picker = try PickerDriver(self, program: "screenward-picker", ["--choose"], environment: environment)
+        defer { picker.process.stop() }
+        XCTAssertTrue(picker.lines.contains(PickerTraceLine.ready(applications: shown.count + 3)), "\(picker.lines.prefix(3))")
+        XCTAssertTrue(picker.shownRows.starts(with: ["category Social", "app chat.desktop", "category Game", "app game.desktop"]), "\(picker.shownRows)")
+
+        // Typing (the search field has the focus) narrows the list as each key comes.
+        try picker.type("gam")
+        XCTAssertTrue(picker.shownRows.contains("app game.desktop"))
+        XCTAssertFalse(picker.shownRows.contains("app notes.desktop"), "\(picker.shownRows)")
+        try picker.key("ctrl+a")
+        try picker.type(machines.name)
+        XCTAssertTrue(picker.shownRows.contains("app \(machines.id)"), "\(machines.id) (\(machines.name)): \(picker.shownRows)")
+        XCTAssertFalse(picker.shownRows.contains("app game.desktop"))
+        try picker.key("ctrl+a")
+        try picker.type("Zq")
+        XCTAssertEqual(picker.shownRows, [], "NoDisplay entries are not listed")
+        XCTAssertTrue(picker.lines.contains("picker search: \"Zq\" matches 0 applications"))
+        screenshot("picker-search.png", on: session.display)
+    }
+
+    /// `screenward pick` as the app: a real click ticks Chat, a search and a click take the whole
+    /// Games category, Enter is Done; the file holds the app's tokens for exactly those.
+    func testRealClicksAndKeysWriteTheAppsTokensForWhatWasChosen() throws {
+        _ = try requireTool("xdotool")
+        let (session, agent, client) = try startAgent()
+        defer { _ = agent.stop(); session.stop() }
+        let environment = try pickerEnvironment(display: session.display).merging(agent.environment) { $1 }
+            .merging(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"]) { $1 }
+        let file = temporary.appendingPathComponent("selection.json")
+
+        let picker = try PickerDriver(self, program: "screenward", ["pick", "--for", Self.app, "--output", file.path], environment: environment)
+        try picker.click("app chat.desktop")
+        try picker.type("gam")
+        try picker.click("category Game")
+        try picker.key("Return")
+        XCTAssertEqual(try picker.exitStatus(), 0, picker.process.standardError.suffix(1500).description)
+
+        let chosen = try JSONDecoder().decode(FamilyActivitySelection.self, from: Data(contentsOf: file))
+        let expected = try agent.cli(["select", "--for", Self.app, "--app", "chat.desktop", "--category", "Game"])
+        XCTAssertEqual(chosen, try JSONDecoder().decode(FamilyActivitySelection.self, from: Data(expected.utf8)))
+        let described = try client.call(AuthorizationMethods.describeSelection, chosen)
+        XCTAssertEqual(described.items, SelectionRequest(applications: ["chat.desktop"], categories: ["Game"]))
+
+        // Opened again on that file: both ticked (and the category's game with it). Keys only:
+        // type to search, Tab into the list, space ticks Notes, Enter is Done.
+        let again = try PickerDriver(
+            self, program: "screenward", ["pick", "--for", Self.app, "--current", file.path, "--output", file.path], environment: environment)
+        XCTAssertEqual(again.isTicked("app chat.desktop"), true)
+        XCTAssertEqual(again.isTicked("category Game"), true)
+        XCTAssertEqual(again.isTicked("app game.desktop"), true)
+        XCTAssertEqual(again.isTicked("app notes.desktop"), false)
+        screenshot("picker.png", on: session.display)
+        try again.type("notes")
+        XCTAssertEqual(again.shownRows, ["category Office", "app notes.desktop"])
+        try again.key("Tab")
+        try again.key("Down")
+        try again.key("space")
+        try again.key("Return")
+        XCTAssertEqual(try again.exitStatus(), 0, again.process.standardError.suffix(1500).description)
+        let widened = try client.call(AuthorizationMethods.describeSelection, try JSONDecoder().decode(FamilyActivitySelection.self, from: Data(contentsOf: file)))
+        XCTAssertEqual(widened.items, SelectionRequest(applications: ["chat.desktop", "notes.desktop"], categories: ["Game"]))
+    }
+
+    func testCancelWritesNothingAndBadInputIsRefusedClearly() throws {
+        _ = try requireTool("xdotool")
+        let (session, agent, _) = try startAgent()
+        defer { _ = agent.stop(); session.stop() }
+        let environment = try pickerEnvironment(display: session.display).merging(agent.environment) { $1 }
+            .merging(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"]) { $1 }
+        let file = temporary.appendingPathComponent("never.json")
+
+        let picker = try PickerDriver(self, program: "screenward", ["pick", "--for", Self.app, "--output", file.path], environment: environment)
+        try picker.click("app chat.desktop")
+        try picker.click("button Cancel")
+        XCTAssertEqual(try picker.exitStatus(), 1)
+        XCTAssertTrue(picker.process.standardError.contains("cancelled: nothing was chosen, nothing written"), picker.process.standardError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
+
+        let escaped = try PickerDriver(self, program: "screenward-picker", ["--choose"], environment: environment)
+        try escaped.key("Escape")
+        XCTAssertEqual(try escaped.exitStatus(), 1)
+        XCTAssertEqual(escaped.process.outputLines, [], "nothing printed")
+
+        let corrupt = temporary.appendingPathComponent("corrupt.json")
+        try Data("{\"applicationTokens\": 3}".utf8).write(to: corrupt)
+        func failure(_ arguments: [String], _ extra: [String: String] = [:]) throws -> (Int32?, String) {
+            let run = try ChildProcess(try ProjectPrograms.url(of: "screenward"), arguments, environment: environment.merging(extra) { $1 })
+            let status = run.waitForExit(timeout: 15)
+            Thread.sleep(forTimeInterval: 0.05)
+            return (status, run.standardError)
+        }
+        let (corruptStatus, corruptMessage) = try failure(["pick", "--for", Self.app, "--current", corrupt.path])
+        XCTAssertEqual(corruptStatus, 65)
+        XCTAssertTrue(corruptMessage.contains("is not a FamilyActivitySelection (JSON)"), corruptMessage)
+        let (strangerStatus, strangerMessage) = try failure(["pick", "--for", "org.example.stranger"])
+        XCTAssertEqual(strangerStatus, 2)
+        XCTAssertTrue(strangerMessage.contains("org.example.stranger is not authorised"), strangerMessage)
+        let (displayStatus, displayMessage) = try failure(["pick", "--for", Self.app], ["DISPLAY": ":99999"])
+        XCTAssertNotEqual(displayStatus, 0)
+        XCTAssertTrue(displayMessage.contains("cannot open the X display :99999 for the activity picker"), displayMessage)
+        let (noAgentStatus, noAgentMessage) = try failure(["pick", "--for", Self.app], ["SCREENWARD_HOME": temporary.appendingPathComponent("nobody").path])
+        XCTAssertEqual(noAgentStatus, 2)
+        XCTAssertTrue(noAgentMessage.contains("the Screenward agent is not running"), noAgentMessage)
+        let (missingStatus, missingMessage) = try failure(["pick", "--for", Self.app], ["SCREENWARD_PICKER": "/nonexistent/screenward-picker"])
+        XCTAssertNotEqual(missingStatus, 0)
+        XCTAssertTrue(missingMessage.contains("SCREENWARD_PICKER names /nonexistent/screenward-picker"), missingMessage)
+    }
+
+    /// Homework's setup without ids opens the picker twice (FamilyActivityPicker): what the
+    /// guardian clicks is what Homework shields when its interval starts.
+    func testHomeworkSetupPicksItsAppsInThePicker() throws {
+        _ = try requireTool("xdotool")
+        let scene = try startShieldScene(extraEntries: Self.entries)
+        defer { scene.stop() }
+        let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game", "notes.Notes"])
+        let game = id(apps.windows[0])
+        let environment = scene.agent.environment.merging(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"]) { $1 }
+        let before = scene.agent.process.standardError.components(separatedBy: "with extensions").count
+        _ = try runProject("homework", ["install"], environment)
+        scene.wait("the agent to read homework's manifest", timeout: .seconds(10)) {
+            scene.agent.process.standardError.components(separatedBy: "with extensions").count > before
+        }
+
+        let now = Date()
+        let setup = try PickerDriver(
+            self, program: "homework",
+            ["setup", "--threshold", "1h", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until", Self.hourAndMinute(now.addingTimeInterval(3600))],
+            environment: environment)
+        try setup.click("app game.desktop")
+        try setup.key("Return")
+        // The second picker (the encouraged apps) is a new window: its own trace follows.
+        let firstDone = setup.lines.count
+        try waitUntil("the second picker") { setup.lines.dropFirst(firstDone).contains { $0.hasPrefix("picker shown: ") } }
+        try setup.click("app notes.desktop")
+        try setup.key("Return")
+        XCTAssertEqual(try setup.exitStatus(), 0, setup.process.standardError.suffix(2000).description)
+        XCTAssertTrue(setup.process.outputLines.joined().contains("Homework discourages the 1 item(s) picked"), "\(setup.process.outputLines)")
+        _ = try scene.shield(over: game)
+        XCTAssertEqual(try scene.covered().map(\.window), ["\(game)"], "only the game was picked to discourage")
+    }
+
+    // MARK: Helpers
+
+    private func startAgent() throws -> (PrivateXSession, AgentRun, ServiceClient) {
+        let session = try startXSession()
+        let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: Self.entries))
+        let client = ServiceClient(transport: SocketTransport(path: agent.home.appendingPathComponent("agent.sock").path), bundleIdentifier: Self.app)
+        _ = try client.call(AuthorizationMethods.request, .individual)
+        return (session, agent, client)
+    }
+
+    private func waitUntil(_ what: String, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(15)
+        while !condition() {
+            guard Date() < deadline else { throw HarnessError.timedOut(what) }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+}
