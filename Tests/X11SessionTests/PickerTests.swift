@@ -63,11 +63,8 @@ final class PickerTests: XSessionTestCase {
     /// `screenward pick` as the app: a real click ticks Chat, a search and a click take the whole
     /// Games category, Enter is Done; the file holds the app's tokens for exactly those.
     func testRealClicksAndKeysWriteTheAppsTokensForWhatWasChosen() throws {
-        _ = try requireTool("xdotool")
-        let (session, agent, client) = try startAgent()
+        let (session, agent, client, environment) = try startAgent()
         defer { _ = agent.stop(); session.stop() }
-        let environment = try pickerEnvironment(display: session.display).merging(agent.environment) { $1 }
-            .merging(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"]) { $1 }
         let file = temporary.appendingPathComponent("selection.json")
 
         let picker = try PickerDriver(self, program: "screenward", ["pick", "--for", Self.app, "--output", file.path], environment: environment)
@@ -104,11 +101,8 @@ final class PickerTests: XSessionTestCase {
     }
 
     func testCancelWritesNothingAndBadInputIsRefusedClearly() throws {
-        _ = try requireTool("xdotool")
-        let (session, agent, _) = try startAgent()
+        let (session, agent, _, environment) = try startAgent()
         defer { _ = agent.stop(); session.stop() }
-        let environment = try pickerEnvironment(display: session.display).merging(agent.environment) { $1 }
-            .merging(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"]) { $1 }
         let file = temporary.appendingPathComponent("never.json")
 
         let picker = try PickerDriver(self, program: "screenward", ["pick", "--for", Self.app, "--output", file.path], environment: environment)
@@ -183,12 +177,17 @@ final class PickerTests: XSessionTestCase {
 
     // MARK: Helpers
 
-    private func startAgent() throws -> (PrivateXSession, AgentRun, ServiceClient) {
+    /// A session, the agent with the test's entries, the test's app authorised on it, and the
+    /// environment the picker runs in there (the agent's, over the machine's data for GTK).
+    private func startAgent() throws -> (PrivateXSession, AgentRun, ServiceClient, [String: String]) {
+        _ = try requireTool("xdotool")
         let session = try startXSession()
         let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: Self.entries))
         let client = ServiceClient(transport: SocketTransport(path: agent.home.appendingPathComponent("agent.sock").path), bundleIdentifier: Self.app)
         _ = try client.call(AuthorizationMethods.request, .individual)
-        return (session, agent, client)
+        let environment = try pickerEnvironment(display: session.display).merging(agent.environment) { $1 }
+            .merging(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"]) { $1 }
+        return (session, agent, client, environment)
     }
 
     private func waitUntil(_ what: String, _ condition: () -> Bool) throws {
