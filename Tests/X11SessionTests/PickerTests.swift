@@ -175,6 +175,25 @@ final class PickerTests: XSessionTestCase {
         XCTAssertEqual(try scene.covered().map(\.window), ["\(game)"], "only the game was picked to discourage")
     }
 
+    /// Worklog's `setup --pick`: each picker opens with the app's current category ticked (its
+    /// tokens described back by FamilyActivityPicker); Enter keeps it, and more than one
+    /// category is refused with the reason.
+    func testWorklogSetupPicksItsCategoriesStartingFromItsDefaults() throws {
+        let (session, agent, _, environment) = try startAgent()
+        defer { _ = agent.stop(); session.stop() }
+        let setup = try PickerDriver(self, program: "worklog", ["setup", "--pick"], environment: environment)
+        XCTAssertEqual(setup.isTicked("category Social"), true)
+        XCTAssertEqual(setup.isTicked("category Game"), false)
+        try setup.key("Return")
+        let firstDone = setup.lines.count
+        try waitUntil("the second picker") { setup.lines.dropFirst(firstDone).contains { $0.hasPrefix("picker shown: ") } }
+        XCTAssertEqual(setup.isTicked("category Game"), true)
+        try setup.click("category Social")
+        try setup.key("Return")
+        XCTAssertNotEqual(try setup.exitStatus(), 0)
+        XCTAssertTrue(setup.process.standardError.contains("tick exactly one category's box and no single apps (2 categories"), setup.process.standardError.suffix(800).description)
+    }
+
     // MARK: Helpers
 
     /// A session, the agent with the test's entries, the test's app authorised on it, and the
