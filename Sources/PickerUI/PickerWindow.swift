@@ -92,8 +92,8 @@ final class PickerWindow {
 
     // MARK: The list
 
-    /// Rows built before the window is first shown: more than fill its default height.
-    static let firstRows = 40
+    /// Rows built before the window is first shown: more than its default height holds (13).
+    static let firstRows = 24
     /// Rows built per idle turn after that, between the person's events.
     static let rowsPerTurn = 60
     /// Rows not built yet, in list order.

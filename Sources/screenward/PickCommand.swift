@@ -13,20 +13,14 @@ struct PickCommand: ParsableCommand {
             take a whole category) as the app named, which must be authorised like for `select`. Done \
             writes the FamilyActivitySelection of the app's own tokens (JSON) to --output or standard \
             output; Cancel writes nothing and exits with status 1. --current ticks an earlier selection's \
-            items. Runs screenward-picker, found beside this program or on PATH (or $SCREENWARD_PICKER).
+            items, --header puts a line above the list. Runs screenward-picker with the same arguments, found \
+            beside this program or on PATH (or $SCREENWARD_PICKER).
             """)
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("The bundle identifier of the app the tokens are for.", valueName: "bundle-id"))
-    var bundleIdentifier: String
-
-    @Option(help: ArgumentHelp("Where to write the selection (default: standard output).", valueName: "file"))
-    var output: String?
-
-    @Option(help: ArgumentHelp("A FamilyActivitySelection (JSON) of the app's tokens to show ticked.", valueName: "file"))
-    var current: String?
-
-    @Option(help: ArgumentHelp("A line above the list saying what the choice is for.", valueName: "text"))
-    var header: String?
+    /// Everything after `pick`, for screenward-picker as it is: one definition of the options
+    /// (`screenward-picker --help` lists them), and "the same arguments" by construction.
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("--for BUNDLE-ID [--output FILE] [--current FILE] [--header TEXT]", valueName: "options"))
+    var arguments: [String] = []
 
     func run() throws {
         let program: URL
@@ -35,10 +29,6 @@ struct PickCommand: ParsableCommand {
         } catch let error as FamilyActivityPickerError {
             FileHandle.standardError.write(Data("screenward pick: \(error)\n".utf8))
             throw ExitCode(69)  // EX_UNAVAILABLE
-        }
-        var arguments = ["--for", bundleIdentifier]
-        for (flag, value) in [("--output", output), ("--current", current), ("--header", header)] {
-            if let value { arguments += [flag, value] }
         }
         let picker = Process()
         picker.executableURL = program

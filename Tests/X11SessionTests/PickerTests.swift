@@ -63,11 +63,8 @@ final class PickerTests: XSessionTestCase {
     /// `screenward pick` as the app: a real click ticks Chat, a search and a click take the whole
     /// Games category, Enter is Done; the file holds the app's tokens for exactly those.
     func testRealClicksAndKeysWriteTheAppsTokensForWhatWasChosen() throws {
-        _ = try requireTool("xdotool")
-        let (session, agent, client) = try startAgent()
+        let (session, agent, client, environment) = try startAgent()
         defer { _ = agent.stop(); session.stop() }
-        let environment = try pickerEnvironment(display: session.display).merging(agent.environment) { $1 }
-            .merging(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"]) { $1 }
         let file = temporary.appendingPathComponent("selection.json")
 
         let picker = try PickerDriver(self, program: "screenward", ["pick", "--for", Self.app, "--output", file.path], environment: environment)
@@ -104,11 +101,8 @@ final class PickerTests: XSessionTestCase {
     }
 
     func testCancelWritesNothingAndBadInputIsRefusedClearly() throws {
-        _ = try requireTool("xdotool")
-        let (session, agent, _) = try startAgent()
+        let (session, agent, _, environment) = try startAgent()
         defer { _ = agent.stop(); session.stop() }
-        let environment = try pickerEnvironment(display: session.display).merging(agent.environment) { $1 }
-            .merging(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"]) { $1 }
         let file = temporary.appendingPathComponent("never.json")
 
         let picker = try PickerDriver(self, program: "screenward", ["pick", "--for", Self.app, "--output", file.path], environment: environment)
@@ -181,14 +175,38 @@ final class PickerTests: XSessionTestCase {
         XCTAssertEqual(try scene.covered().map(\.window), ["\(game)"], "only the game was picked to discourage")
     }
 
+    /// Worklog's `setup --pick`: each picker opens with the app's current category ticked (its
+    /// tokens described back by FamilyActivityPicker); Enter keeps it, and more than one
+    /// category is refused with the reason.
+    func testWorklogSetupPicksItsCategoriesStartingFromItsDefaults() throws {
+        let (session, agent, _, environment) = try startAgent()
+        defer { _ = agent.stop(); session.stop() }
+        let setup = try PickerDriver(self, program: "worklog", ["setup", "--pick"], environment: environment)
+        XCTAssertEqual(setup.isTicked("category Social"), true)
+        XCTAssertEqual(setup.isTicked("category Game"), false)
+        try setup.key("Return")
+        let firstDone = setup.lines.count
+        try waitUntil("the second picker") { setup.lines.dropFirst(firstDone).contains { $0.hasPrefix("picker shown: ") } }
+        XCTAssertEqual(setup.isTicked("category Game"), true)
+        try setup.click("category Social")
+        try setup.key("Return")
+        XCTAssertNotEqual(try setup.exitStatus(), 0)
+        XCTAssertTrue(setup.process.standardError.contains("tick exactly one category's box and no single apps (2 categories"), setup.process.standardError.suffix(800).description)
+    }
+
     // MARK: Helpers
 
-    private func startAgent() throws -> (PrivateXSession, AgentRun, ServiceClient) {
+    /// A session, the agent with the test's entries, the test's app authorised on it, and the
+    /// environment the picker runs in there (the agent's, over the machine's data for GTK).
+    private func startAgent() throws -> (PrivateXSession, AgentRun, ServiceClient, [String: String]) {
+        _ = try requireTool("xdotool")
         let session = try startXSession()
         let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: Self.entries))
         let client = ServiceClient(transport: SocketTransport(path: agent.home.appendingPathComponent("agent.sock").path), bundleIdentifier: Self.app)
         _ = try client.call(AuthorizationMethods.request, .individual)
-        return (session, agent, client)
+        let environment = try pickerEnvironment(display: session.display).merging(agent.environment) { $1 }
+            .merging(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"]) { $1 }
+        return (session, agent, client, environment)
     }
 
     private func waitUntil(_ what: String, _ condition: () -> Bool) throws {
