@@ -133,7 +133,7 @@ let package = Package(
         .executableTarget(
             name: "screenward-daemon",
             dependencies: [
-                "ScreenwardCore", "ScreenwardIPC", "SystemAccounts", "X11Session",
+                "ScreenwardCore", "ScreenwardIPC", "SystemAccounts", "X11Session", "DeviceActivity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),

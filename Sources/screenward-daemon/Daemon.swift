@@ -1,7 +1,8 @@
+@_spi(Screenward) import DeviceActivity
 @_spi(Screenward) import FamilyControls
 import Foundation
 import Glibc
-import ScreenwardCore
+@_spi(Screenward) import ScreenwardCore
 import ScreenwardIPC
 import SystemAccounts
 import X11Session
@@ -327,6 +328,8 @@ final class Daemon {
                     return sessions.lockSessions(of: access.uid, by: access.actor)
                 }
                 peer.send(ChildMethods.lock.replyFrame(id: id, result.mapError(ChildModeService.serviceError)))
+            case ReportMethods.run.name:
+                reportRequest(frame, id: id, from: peer)
             case _ where RulesMethods.answers(method):
                 rulesRequest(frame, id: id, method: method, from: peer)
             case _ where ChildModeService.answers(method):
@@ -334,6 +337,34 @@ final class Daemon {
             default:
                 screenTimeRequest(frame, id: id, from: peer)
             }
+        }
+    }
+
+    /// An app's report drawn by its extension for a managed user: the child's own, or a
+    /// guardian's for a child they name. The data is gathered here; the extension runs
+    /// (up to 10 s) on a thread of its own, as the extensions' user, with no network.
+    private func reportRequest(_ frame: Data, id: UInt64, from peer: ServicePeer) {
+        let request: ReportRunRequest
+        let run: AppReportRun
+        do {
+            request = try ReportMethods.run.request(from: frame).body
+            let owner = try service.readableOwner(request.user, on: peer, reading: "reports")
+            guard let extensions else {
+                throw ServiceError(.unsupported, "apps' extensions are not started on this computer: there is no user to run them as (scripts/install.sh creates it)")
+            }
+            let (installed, launcher) = try extensions.reportRun(for: owner.user.uid, app: request.app)
+            run = AppReportRun(data: owner.appReportData(calendar: timeZone.calendar(), language: "en"), installed: installed, launcher: launcher)
+        } catch {
+            return peer.send(errorLine(id: id, ChildModeService.serviceError(error)))
+        }
+        let log = log
+        Thread.detachNewThread {
+            let result = Result { try run.run(request, now: Date()) }.mapError(ChildModeService.serviceError)
+            switch result {
+            case .success: log.info("reports: \(request.app)'s report extension drew \"\(request.context.rawValue)\" for \(request.user ?? "its user") (no network)")
+            case .failure(let error): log.warning("reports: \(error.message)")
+            }
+            peer.send(ReportMethods.run.replyFrame(id: id, result))
         }
     }
 

@@ -144,6 +144,20 @@ final class DaemonExtensions {
         return supervisor
     }
 
+    /// How an app's report extension runs for `uid`: as the extensions' user, in the
+    /// app's folder for that user, with no network (`ReportExtensionRun`).
+    func reportRun(for uid: UInt32, app: String) throws -> (installed: [String: InstalledApp], launcher: ReportExtensionRun) {
+        guard installed[app] != nil else { return (installed, ReportExtensionRun(environment: [:], identity: identity) { _ in }) }
+        let home = try home(of: app, uid: uid)
+        let environment = [
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home.path, "LANG": "C.UTF-8",
+            "XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
+            "SCREENWARD_BUNDLE_ID": app,
+        ]
+        let log = log
+        return (installed, ReportExtensionRun(environment: environment, identity: identity) { line in log.info("reports (uid \(uid)): \(line)") })
+    }
+
     /// The extension's own folder for this managed user: its HOME and data, its user's
     /// alone (the child cannot read or change it; other extensions' are apart).
     private func home(of app: String, uid: UInt32) throws -> URL {

@@ -103,6 +103,11 @@ public final class ChildModeService {
 
     // MARK: Reading usage
 
+    /// `readableOwner(_:for:reading:)` for the caller on `peer`.
+    public func readableOwner(_ name: String?, on peer: ServicePeer, reading what: String) throws -> ManagedUserOwner {
+        try readableOwner(name, for: try caller(peer), reading: what)
+    }
+
     /// The owner whose usage or shields `caller` may read: a managed user their own, a
     /// guardian any managed user's (named), nobody else anything.
     func readableOwner(_ name: String?, for caller: Caller, reading what: String) throws -> ManagedUserOwner {

@@ -1,3 +1,4 @@
+import DeviceActivity
 import Foundation
 
 /// One managed user's state owner inside the daemon: the same pieces a person's agent
@@ -60,6 +61,14 @@ public final class ManagedUserOwner {
     public func usage(since: Date, until: Date, now: Date) throws -> UsageReport {
         sink.flush()
         return try ledger.usage(since: since, until: until, liveSessionID: runID, now: now)
+    }
+
+    /// What an app's report extension is given about this user (the usage written first).
+    public func appReportData(calendar: Calendar, language: String) -> AppReportData {
+        sink.flush()
+        return AppReportData(
+            ledger: ledger, directory: service.directory, calendar: calendar, liveSessionID: runID,
+            user: DeviceActivityData.User(name: user.name, role: .child), language: language)
     }
 
     public func report(_ query: ReportQuery, calendar: Calendar, now: Date = Date()) throws -> ActivityReport {

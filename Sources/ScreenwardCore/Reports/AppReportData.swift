@@ -6,7 +6,7 @@ import ScreenwardIPC
 /// The data an app's report extension is given: the person's report for the app's
 /// filter, with the app's own tokens (issued and recorded as the picker's are, so the
 /// app may use them) and the names people read.
-public struct AppReportData {
+public struct AppReportData: Sendable {
     public var ledger: Ledger
     public var directory: ItemDirectory
     public var calendar: Calendar

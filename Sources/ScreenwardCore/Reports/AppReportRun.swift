@@ -5,7 +5,7 @@ import ScreenwardIPC
 /// `report.run` for one person: the app's data, its report extension run with it, the
 /// view it drew. The same in the agent and in the daemon, which supply where the data
 /// is and how the extension runs (as whom, with what environment).
-public struct AppReportRun {
+public struct AppReportRun: Sendable {
     public var data: AppReportData
     public var installed: [String: InstalledApp]
     public var launcher: ReportExtensionRun
