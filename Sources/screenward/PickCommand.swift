@@ -30,12 +30,6 @@ struct PickCommand: ParsableCommand {
             FileHandle.standardError.write(Data("screenward pick: \(error)\n".utf8))
             throw ExitCode(69)  // EX_UNAVAILABLE
         }
-        let picker = Process()
-        picker.executableURL = program
-        picker.arguments = arguments
-        try picker.run()
-        picker.waitUntilExit()
-        guard picker.terminationReason == .exit else { throw ExitCode(128 + picker.terminationStatus) }
-        if picker.terminationStatus != 0 { throw ExitCode(picker.terminationStatus) }
+        try SiblingProgram.run(program, arguments)
     }
 }

@@ -20,12 +20,7 @@ struct ReportCommand: ParsableCommand {
         guard let program = Self.reportProgram() else {
             throw ValidationError("screenward-report is not installed (looked beside this program and on PATH): install Screenward with scripts/install.sh")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = options
-        try process.run()
-        process.waitUntilExit()
-        if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
+        try SiblingProgram.run(URL(fileURLWithPath: program), options)
     }
 
     /// Beside this program first (a build folder, /usr/local/bin), then on PATH.

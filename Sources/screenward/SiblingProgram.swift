@@ -1,0 +1,21 @@
+import ArgumentParser
+import Foundation
+
+/// Runs one of Screenward's GTK programs (`screenward-report`, `screenward-picker`) for a
+/// subcommand and ends as it does: the command line itself links no GTK.
+enum SiblingProgram {
+    static func run(_ program: URL, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = program
+        process.arguments = arguments
+        // Foundation changes into the current folder before it starts the program; a folder
+        // this user may not enter (another user's, after `runuser`) would fail the start
+        // with "permission denied". Such a folder holds nothing the program can use anyway.
+        let here = FileManager.default.currentDirectoryPath
+        if !FileManager.default.isExecutableFile(atPath: here) { process.currentDirectoryURL = URL(fileURLWithPath: "/") }
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationReason == .exit else { throw ExitCode(128 + process.terminationStatus) }
+        if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }
+    }
+}
