@@ -36,6 +36,10 @@ func percentile(_ p: Double, of sorted: [Double]) -> Double {
     sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]
 }
 
+extension Duration {
+    var milliseconds: Double { Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15 }
+}
+
 func format(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }
 
 /// What one figure must stay under. Each benchmark states its targets together, at its top.

@@ -45,10 +45,7 @@ struct PickerBenchmark: ParsableCommand {
         var ready: [Double] = []
         var complete: [Double] = []
         var listed = 0
-        func milliseconds(since start: ContinuousClock.Instant) -> Double {
-            let elapsed = ContinuousClock.now - start
-            return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        }
+        func milliseconds(since start: ContinuousClock.Instant) -> Double { (ContinuousClock.now - start).milliseconds }
         for _ in 0..<runs {
             let started = ContinuousClock.now
             let picker = try ChildProcess(program, ["--choose"], environment: environment)

@@ -130,7 +130,3 @@ struct YearOfUse {
         return first
     }
 }
-
-extension Duration {
-    var milliseconds: Double { Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15 }
-}

@@ -60,15 +60,9 @@ public final class ExtensionProcess: Sendable {
         let process = Process()
         // Foundation starts it as the leader of a process group of its own; prlimit
         // execs the program, so the pid stays the program's.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-        // prlimit, then (as root) setpriv drops to the extensions' user for good: real and
-        // effective ids, no supplementary groups, and no way back through setuid programs.
-        let dropPrivileges = identity.map {
-            ["/usr/bin/setpriv", "--reuid=\($0.uid)", "--regid=\($0.gid)", "--clear-groups", "--no-new-privs", "--"]
-        } ?? []
-        process.arguments = [ "--data=\(limits.memoryBytes)", "--cpu=\(limits.cpuSeconds)",
-            "--nproc=\(currentProcesses + limits.extraProcesses)", "--core=0", "--",
-        ] + dropPrivileges + [`extension`.executable] + `extension`.arguments
+        let command = Self.boxedCommand(`extension`, limits: limits, currentProcesses: currentProcesses, identity: identity)
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         let output = Pipe()
@@ -89,6 +83,22 @@ public final class ExtensionProcess: Sendable {
             killReason.value.withLock { $0 = $0 ?? "it wrote more than \(limits.outputBytes / 1024) KiB of output" }
             _ = Glibc.kill(-pid, SIGKILL)
         }
+    }
+
+    /// The command line of an extension in its box: `prlimit` sets the limits, then
+    /// `isolation` (a report's own network), then (as root) setpriv drops to the
+    /// extensions' user for good: real and effective ids, no supplementary groups, and no
+    /// way back through setuid programs. Each execs the next, so the pid is the program's.
+    static func boxedCommand(
+        _ extension: AppExtension, limits: ExtensionLimits, currentProcesses: Int, identity: Identity?, isolation: [String] = []
+    ) -> [String] {
+        let dropPrivileges = identity.map {
+            ["/usr/bin/setpriv", "--reuid=\($0.uid)", "--regid=\($0.gid)", "--clear-groups", "--no-new-privs", "--"]
+        } ?? []
+        return [
+            "/usr/bin/prlimit", "--data=\(limits.memoryBytes)", "--cpu=\(limits.cpuSeconds)",
+            "--nproc=\(currentProcesses + limits.extraProcesses)", "--core=0", "--",
+        ] + isolation + dropPrivileges + [`extension`.executable] + `extension`.arguments
     }
 
     public var isRunning: Bool { process.withLock { $0?.isRunning ?? false } }

@@ -35,11 +35,7 @@ public struct ReportExtensionRun: Sendable {
     /// the extensions' user, then the extension.
     func commandLine(for extension: AppExtension, currentProcesses: Int) -> [String] {
         let isolate = geteuid() == 0 ? ["/usr/bin/unshare", "--net", "--"] : ["/usr/bin/unshare", "--user", "--net", "--map-current-user", "--"]
-        let drop = identity.map { ["/usr/bin/setpriv", "--reuid=\($0.uid)", "--regid=\($0.gid)", "--clear-groups", "--no-new-privs", "--"] } ?? []
-        return [
-            "/usr/bin/prlimit", "--data=\(limits.memoryBytes)", "--cpu=\(limits.cpuSeconds)",
-            "--nproc=\(currentProcesses + limits.extraProcesses)", "--core=0", "--",
-        ] + isolate + drop + [`extension`.executable] + `extension`.arguments
+        return ExtensionProcess.boxedCommand(`extension`, limits: limits, currentProcesses: currentProcesses, identity: identity, isolation: isolate)
     }
 
     /// Runs `extension` with `request` and returns its view. Blocks the calling thread

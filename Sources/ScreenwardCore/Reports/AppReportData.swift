@@ -37,12 +37,7 @@ public struct AppReportData: Sendable {
             // Every token named was valid, but none names an application seen in use: nothing is included.
             return [try convert(emptyReport(filter, now: now), tokens: tokens, filter: filter)]
         }
-        let segmentation: ActivityReport.Segmentation =
-            switch filter.segmentInterval {
-            case .hourly: .hourly
-            case .daily: .daily
-            case .weekly: .weekly
-            }
+        let segmentation = ActivityReport.Segmentation(filter.segmentInterval)
         let report = try ledger.activityReport(
             segmentation, range: filter.segmentInterval.interval, calendar: calendar, filter: included, categories: directory.categories,
             liveSessionID: liveSessionID, now: now)
@@ -56,12 +51,7 @@ public struct AppReportData: Sendable {
 
     private func emptyReport(_ filter: DeviceActivityFilter, now: Date) throws -> ActivityReport {
         let interval = filter.segmentInterval.interval
-        let segmentation: ActivityReport.Segmentation =
-            switch filter.segmentInterval {
-            case .hourly: .hourly
-            case .daily: .daily
-            case .weekly: .weekly
-            }
+        let segmentation = ActivityReport.Segmentation(filter.segmentInterval)
         let bounds = try ReportSegments.boundaries(of: segmentation, from: interval.start, to: interval.end, calendar: calendar)
         return ActivityReport(
             segmentation: segmentation, since: interval.start, until: interval.end, timeZone: calendar.timeZone.identifier,
@@ -115,4 +105,15 @@ public struct AppReportData: Sendable {
     }
 
     private func categoryName(_ id: String) -> String { directory.categories.displayName(of: id, language: language) }
+}
+
+extension ActivityReport.Segmentation {
+    /// The segments an app's filter asks for.
+    init(_ interval: DeviceActivityFilter.SegmentInterval) {
+        switch interval {
+        case .hourly: self = .hourly
+        case .daily: self = .daily
+        case .weekly: self = .weekly
+        }
+    }
 }
