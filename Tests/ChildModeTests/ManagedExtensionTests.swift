@@ -31,21 +31,23 @@ final class ManagedExtensionTests: XCTestCase {
     }
 
     /// Installs Homework for every user with its three extensions (`monitor` replaces its
-    /// monitor's command, for a misbehaving one).
-    private func installHomework(monitor: [String]? = nil) throws {
+    /// monitor's command, for a misbehaving one; `report` adds a report extension).
+    private func installHomework(monitor: [String]? = nil, report: [String]? = nil) throws {
         let program = fixture.program("homework")
-        try fixture.installApp(
-            homework, name: "Homework", executables: [program],
-            extensions: [
-                "device-activity-monitor": monitor ?? [program, "monitor"],
-                "shield-configuration": [program, "configuration"],
-                "shield-action": [program, "actions"],
-            ])
+        var extensions = [
+            "device-activity-monitor": monitor ?? [program, "monitor"],
+            "shield-configuration": [program, "configuration"],
+            "shield-action": [program, "actions"],
+        ]
+        if let report { extensions["device-activity-report"] = report }
+        try fixture.installApp(homework, name: "Homework", executables: [program], extensions: extensions)
     }
 
-    /// `homework setup --child …` in the child's session, approved by a guardian's password.
-    private func setUpHomework() throws {
-        _ = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: guardianPassword)
+    /// `homework setup --child …` in the child's session, approved by a guardian's password;
+    /// returns the guardian's login name.
+    @discardableResult
+    private func setUpHomework() throws -> String {
+        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: guardianPassword)
         let now = Date()
         let (setup, dialog) = try desktop.askingAGuardian([
             fixture.program("homework"), "setup", "--child", "--discourage", "wmclass:Game", "--encourage", "wmclass:Notes",
@@ -54,6 +56,7 @@ final class ManagedExtensionTests: XCTestCase {
         try desktop.approve(with: guardianPassword, in: dialog) { !setup.isRunning }
         XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
         XCTAssertTrue(setup.outputLines.joined().contains("Homework discourages wmclass:Game"), setup.outputLines.joined())
+        return guardian
     }
 
     private var daemonLog: String { fixture.daemon?.standardError ?? "" }
@@ -138,6 +141,86 @@ final class ManagedExtensionTests: XCTestCase {
         let own = try desktop.runAsKid([fixture.program("screenward"), "extensions"])
         XCTAssertEqual(own.status, 0, own.error)
         XCTAssertTrue(own.output.contains("Homework (\(homework))") && own.output.contains("device-activity-monitor"), own.output)
+    }
+
+    /// An app's report extension drawing a managed user's report: the daemon gathers the
+    /// child's data with the app's tokens and runs the extension as the extensions' user,
+    /// in a network namespace of its own. The child gets their own report and a guardian
+    /// the child's; another user, and an app the guardian never approved, get nothing.
+    func testAReportExtensionDrawsTheChildsReportAsTheExtensionsUserWithNoNetwork() throws {
+        // A port on this machine's loopback that answers from outside.
+        let listener = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-u", "-m", "http.server", "--bind", "127.0.0.1", "0"], environment: [:])
+        defer { listener.stop() }
+        var port: String?
+        try desktop.waitFor("python's server to say its port", timeout: 10) {
+            let said = (listener.outputLines + [listener.standardError]).joined(separator: "\n")
+            port = said.components(separatedBy: " port ").dropFirst().first.map { String($0.prefix { $0.isNumber }) }.flatMap { $0.isEmpty ? nil : $0 }
+            return port != nil
+        }
+        let probe = "if (exec 3<>/dev/tcp/127.0.0.1/\(try XCTUnwrap(port))) 2>/dev/null; then echo reached; else echo unreachable; fi"
+        let outside = try fixture.users.run(as: fixture.extensionUser, ["/bin/bash", "-c", probe])
+        XCTAssertEqual(outside.output, "reached\n", "outside a report extension, the extensions' user reaches the port")
+
+        // The extension keeps what it was given in its own folder and says where it ran.
+        let extensionProgram = fixture.programs.appendingPathComponent("report-extension")
+        try Data(
+            """
+            #!/bin/bash
+            cat > "$HOME/request.json"
+            echo "report extension: uid $(id -u); network: $(\(probe)); interfaces: $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ' ')" >&2
+            echo '{"view":{"text":{"_0":"Homework time"}}}'
+            """.utf8
+        ).write(to: extensionProgram)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: extensionProgram.path)
+        try installHomework(report: [extensionProgram.path])
+        try fixture.installApp("org.example.unapproved", name: "Unapproved", executables: ["/bin/true"], extensions: ["device-activity-report": [extensionProgram.path]])
+        try desktop.startManagedSession()
+        let guardianName = try setUpHomework()
+
+        // The child's own: the PNG is drawn, by the extension, as the extensions' user, offline.
+        let png = "/tmp/screenward-kid-app-report-\(UUID().uuidString).png"
+        defer { try? FileManager.default.removeItem(atPath: png) }
+        let arguments = ["report", "--app", homework, "--context", "homework", "--png", png]
+        let own = try desktop.runAsKid([fixture.program("screenward")] + arguments)
+        XCTAssertEqual(own.status, 0, own.error)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: png), "the child's report was drawn")
+        let extensionUID = try uid(of: fixture.extensionUser)
+        try desktop.waitFor("the extension's word in the daemon's log") { daemonLog.contains("report extension: uid") }
+        XCTAssertTrue(daemonLog.contains("report extension: uid \(extensionUID); network: unreachable; interfaces: lo "), String(daemonLog.suffix(3000)))
+        XCTAssertTrue(daemonLog.contains("reports: \(homework)'s report extension drew \"homework\""), String(daemonLog.suffix(3000)))
+
+        // What it was given: the child's activity, with Homework's own tokens.
+        let kept = fixture.extensionsData.appendingPathComponent("\(desktop.uid)/\(homework)/request.json")
+        let request = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: kept)) as? [String: Any])
+        let data = try XCTUnwrap((request["data"] as? [[String: Any]])?.first, "\(request)")
+        let user = try XCTUnwrap(data["user"] as? [String: Any])
+        XCTAssertEqual(user["name"] as? String, desktop.kid)
+        XCTAssertEqual(user["role"] as? String, "child")
+        XCTAssertNotEqual(try desktop.runAsKid(["cat", kept.path]).status, 0, "the child read what the extension was given")
+
+        // A guardian's, for the child they name.
+        let guardianPNG = "/tmp/screenward-guardian-app-report-\(UUID().uuidString).png"
+        defer { try? FileManager.default.removeItem(atPath: guardianPNG) }
+        let guardian = try fixture.screenward(as: guardianName, ["report", "--user", desktop.kid, "--app", homework, "--context", "homework", "--png", guardianPNG])
+        XCTAssertEqual(guardian.status, 0, guardian.error)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: guardianPNG), "the guardian's report was drawn")
+
+        // Nobody else's: not another user's for the child, not the child's for root.
+        let nosyName = try fixture.users.add("nosy")
+        let nosy = try fixture.screenward(as: nosyName, ["report", "--user", desktop.kid, "--app", homework, "--context", "homework", "--png", "/tmp/screenward-nosy-\(UUID().uuidString).png"])
+        XCTAssertNotEqual(nosy.status, 0)
+        XCTAssertTrue(nosy.error.contains("only a guardian"), nosy.error)
+        let childForRoot = try desktop.runAsKid([fixture.program("screenward"), "report", "--user", "root", "--app", homework, "--context", "homework", "--png", png + ".2"])
+        XCTAssertNotEqual(childForRoot.status, 0)
+        XCTAssertTrue(childForRoot.error.contains("only a guardian"), childForRoot.error)
+
+        // An installed app no guardian approved is given nothing, and its extension never starts.
+        let drawnBefore = daemonLog.components(separatedBy: "report extension: uid").count
+        let unapproved = try desktop.runAsKid([fixture.program("screenward"), "report", "--app", "org.example.unapproved", "--context", "homework", "--png", png + ".3"])
+        XCTAssertNotEqual(unapproved.status, 0)
+        XCTAssertTrue(unapproved.error.contains("not authorised"), unapproved.error)
+        XCTAssertEqual(daemonLog.components(separatedBy: "report extension: uid").count, drawnBefore, "the unapproved app's extension ran")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: png + ".3"))
     }
 
     /// A monitor that forks without end is held by the process limit of the extensions'

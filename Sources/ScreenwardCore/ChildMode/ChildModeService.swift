@@ -123,6 +123,8 @@ public final class ChildModeService {
             guard let name else { throw ServiceError(.invalidArgument, "name the managed user whose \(what) to show (--user USER)") }
             user = try managedUser(named: name)
         case .unmanaged:
+            // Naming someone else is a guardian's to do; their own is their agent's.
+            if let name, name != caller.account.name { _ = try guardian(caller, doing: "\(what) --user \(name)") }
             throw ServiceError(.unauthorized, "the daemon keeps only managed users' \(what); \(caller.account.name)'s own are their agent's")
         }
         guard let owner = owner(user.uid) else { throw ServiceError(.internalFailure, "the daemon could not open \(user.name)'s ledger; its log says why") }
