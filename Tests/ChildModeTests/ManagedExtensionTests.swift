@@ -149,15 +149,9 @@ final class ManagedExtensionTests: XCTestCase {
     /// the child's; another user, and an app the guardian never approved, get nothing.
     func testAReportExtensionDrawsTheChildsReportAsTheExtensionsUserWithNoNetwork() throws {
         // A port on this machine's loopback that answers from outside.
-        let listener = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-u", "-m", "http.server", "--bind", "127.0.0.1", "0"], environment: [:])
+        let listener = try LoopbackListener()
         defer { listener.stop() }
-        var port: String?
-        try desktop.waitFor("python's server to say its port", timeout: 10) {
-            let said = (listener.outputLines + [listener.standardError]).joined(separator: "\n")
-            port = said.components(separatedBy: " port ").dropFirst().first.map { String($0.prefix { $0.isNumber }) }.flatMap { $0.isEmpty ? nil : $0 }
-            return port != nil
-        }
-        let probe = "if (exec 3<>/dev/tcp/127.0.0.1/\(try XCTUnwrap(port))) 2>/dev/null; then echo reached; else echo unreachable; fi"
+        let probe = listener.probe
         let outside = try fixture.users.run(as: fixture.extensionUser, ["/bin/bash", "-c", probe])
         XCTAssertEqual(outside.output, "reached\n", "outside a report extension, the extensions' user reaches the port")
 

@@ -121,21 +121,10 @@ final class ReportTests: XSessionTestCase {
 
     func testAReportExtensionHasNoNetwork() throws {
         _ = try startXSession()
-        let listener = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-u", "-m", "http.server", "--bind", "127.0.0.1", "0"], environment: [:])
+        let listener = try LoopbackListener()
         defer { listener.stop() }
-        let deadline = Date().addingTimeInterval(10)
-        var port: String?
-        while port == nil, Date() < deadline {
-            let said: String = (listener.outputLines + [listener.standardError]).joined(separator: "\n")
-            if let after = said.components(separatedBy: " port ").dropFirst().first {
-                let digits = String(after.prefix { $0.isNumber })
-                if !digits.isEmpty { port = digits }
-            }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        let open = try XCTUnwrap(port, "python's server did not say its port")
         // Outside the extension, the port answers.
-        let probe = "if (exec 3<>/dev/tcp/127.0.0.1/\(open)) 2>/dev/null; then echo reached; else echo unreachable; fi"
+        let probe = listener.probe
         let outside = try ChildProcess(URL(fileURLWithPath: "/bin/bash"), ["-c", probe], environment: [:])
         _ = outside.waitForExit(timeout: 10)
         XCTAssertEqual(outside.outputLines, ["reached"])
