@@ -52,6 +52,15 @@ public final class MainLoop {
                 G_PRIORITY_DEFAULT, seconds, fireRepeating, Unmanaged.passRetained(box).toOpaque(), releaseBox))
     }
 
+    /// Calls `action` every `interval` (millisecond resolution), not aligned with other timers.
+    @discardableResult
+    public func repeatEvery(_ interval: Duration, _ action: @escaping () -> Void) -> Registration {
+        let milliseconds = guint(max(1, min(Double(UInt32.max), interval.milliseconds.rounded(.up))))
+        let box = CallbackBox(action)
+        return Registration(
+            sourceID: g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, fireRepeating, Unmanaged.passRetained(box).toOpaque(), releaseBox))
+    }
+
     /// Calls `action` on the loop when the process receives `signal` (SIGTERM, SIGINT, SIGHUP…).
     @discardableResult
     public func onSignal(_ signal: Int32, _ action: @escaping () -> Void) -> Registration {
@@ -78,11 +87,19 @@ public final class MainLoop {
 
     /// Runs the loop until `condition` holds or `timeout` passes (for tools and tests).
     /// Returns whether the condition held.
+    ///
+    /// The condition is checked after every event and at least every `checkingEvery`:
+    /// it often reads what no event on this loop announces (pixels on the screen, another
+    /// process's log), and a loop with nothing to do would otherwise sleep to the deadline.
     @discardableResult
-    public func iterate(until condition: () -> Bool, timeout: Duration) -> Bool {
+    public func iterate(until condition: () -> Bool, timeout: Duration, checkingEvery: Duration = .milliseconds(50)) -> Bool {
         let deadline = ContinuousClock.now + timeout
         let wake = schedule(after: timeout) {}
-        defer { wake.cancel() }
+        let poll = repeatEvery(checkingEvery) {}
+        defer {
+            wake.cancel()
+            poll.cancel()
+        }
         while !condition() {
             if ContinuousClock.now >= deadline { return false }
             g_main_context_iteration(nil, 1)
