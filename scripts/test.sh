@@ -6,4 +6,16 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 . scripts/env.sh
 swift build --build-tests
-swift test --skip-build "$@"
+
+# The whole log goes by as usual; when something failed, its failures are said again at
+# the end, where a CI page that shows only the last lines of a long log still shows them.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+swift test --skip-build "$@" 2>&1 | tee "$log" || status=$?
+if [ "$status" -ne 0 ]; then
+  echo
+  echo "screenward: the tests failed (exit $status); what failed, again:"
+  grep -E "(: error: |^Test Case '.*' failed )" "$log" | cut -c1-700 | tail -n 60 || echo "(no XCTest failure lines: see the log above)"
+fi
+exit "$status"
