@@ -12,6 +12,11 @@ public final class ChildProcess: @unchecked Sendable {
     private var stdoutLines: [String] = []
     private var stderrText = ""
     private var partialStdout = Data()
+    /// Whether each pipe has reached its end (every writer closed it), and when either
+    /// last gave something: see `drainOutput`.
+    private var stdoutEnded = false
+    private var stderrEnded = false
+    private var lastOutput = Date()
 
     /// Starts `executable` with `arguments`; `environment` entries are added to ours.
     public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
@@ -22,30 +27,41 @@ public final class ChildProcess: @unchecked Sendable {
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
-        stdoutPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.appendStdout(data)
-        }
-        stderrPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            state.lock()
-            stderrText += String(decoding: data, as: UTF8.self)
-            state.broadcast()
-            state.unlock()
-        }
         try process.run()
+        Self.read(stdoutPipe.fileHandleForReading) { [weak self] in self?.appendStdout($0) }
+        Self.read(stderrPipe.fileHandleForReading) { [weak self] in self?.appendStderr($0) }
     }
 
     deinit {
-        stdoutPipe.fileHandleForReading.readabilityHandler = nil
-        stderrPipe.fileHandleForReading.readabilityHandler = nil
         if process.isRunning { process.terminate() }
+    }
+
+    /// Reads `handle` on a thread of its own until its end (an empty read), handing on each
+    /// piece and then the empty end. (Foundation's `readabilityHandler` was not called again
+    /// for an end that came together with the last output, so the end went unseen.)
+    private static func read(_ handle: FileHandle, _ deliver: @escaping @Sendable (Data) -> Void) {
+        Thread.detachNewThread {
+            while true {
+                let data = handle.availableData
+                deliver(data)
+                if data.isEmpty { return }
+            }
+        }
+    }
+
+    private func appendStderr(_ data: Data) {
+        state.lock()
+        defer { state.unlock() }
+        lastOutput = Date()
+        if data.isEmpty { stderrEnded = true } else { stderrText += String(decoding: data, as: UTF8.self) }
+        state.broadcast()
     }
 
     private func appendStdout(_ data: Data) {
         state.lock()
         defer { state.unlock() }
+        lastOutput = Date()
+        if data.isEmpty { stdoutEnded = true }
         partialStdout.append(data)
         while let newline = partialStdout.firstIndex(of: 10) {
             stdoutLines.append(String(decoding: partialStdout[partialStdout.startIndex..<newline], as: UTF8.self))
@@ -118,6 +134,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Waits for the child to exit; returns its status, or nil on timeout. A child a
     /// signal ended returns the signal's number: use `waitForTermination` to tell them apart.
+    /// Once it has, what it wrote before exiting has been read (`outputLines`, `standardError`).
     @discardableResult
     public func waitForExit(timeout: TimeInterval = 10) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
@@ -125,7 +142,25 @@ public final class ChildProcess: @unchecked Sendable {
             if Date() >= deadline { return nil }
             Thread.sleep(forTimeInterval: 0.01)
         }
+        drainOutput()
         return process.terminationStatus
+    }
+
+    /// After the exit, waits until both pipes have ended, so that a test reading the output
+    /// next sees all of it (the readers run on threads of their own, and may lag the exit).
+    /// A process the child started may hold a pipe open long after: then it waits only
+    /// until the pipes have been quiet for `quiet` seconds, and never past `limit`.
+    private func drainOutput(quiet: TimeInterval = 0.5, limit: TimeInterval = 3) {
+        let start = Date()
+        state.lock()
+        defer { state.unlock() }
+        while !(stdoutEnded && stderrEnded) {
+            let now = Date()
+            let quietUntil = max(lastOutput, start).addingTimeInterval(quiet)
+            let end = min(quietUntil, start.addingTimeInterval(limit))
+            if now >= end { return }
+            _ = state.wait(until: end)
+        }
     }
 
     /// How a child ended: it exited with a status, or a signal it did not handle ended it.
