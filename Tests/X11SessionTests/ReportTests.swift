@@ -104,7 +104,9 @@ final class ReportTests: XSessionTestCase {
             "chat.desktop": "[Desktop Entry]\nType=Application\nName=Chat\nExec=chat\nCategories=Network;InstantMessaging;\n"
         ])
         defer { scene.stop() }
+        // Windows of both open for the whole test: the report's data is their use.
         let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game", "chat.Chat"])
+        defer { withExtendedLifetime(apps) {} }
         let environment = scene.agent.environment.merging(["SCREENWARD_REPORT_TRACE": "1"]) { $1 }
         XCTAssertTrue(try runProject("worklog", ["install"], environment).contains("report extension"))
         _ = try runProject("worklog", ["setup"], environment)
