@@ -107,10 +107,11 @@ public final class ChildProcess: @unchecked Sendable {
                 throw HarnessError.timedOut("\(name): no \(what) within \(timeout) s; stderr: \(stderrText.suffix(2000))")
             }
             if !process.isRunning {
-                // Let the pipes deliver a dead child's last words before giving up.
+                // Its last words are all in once both pipes have ended; a pipe something it
+                // left behind still holds gets a moment to deliver them.
                 let noticed = exitNoticed ?? now
                 exitNoticed = noticed
-                if now.timeIntervalSince(noticed) > 0.3 {
+                if stdoutEnded && stderrEnded || now.timeIntervalSince(noticed) > 0.3 {
                     throw HarnessError.failed(
                         "\(name) exited (status \(process.terminationStatus)) before \(what); stderr: \(stderrText.suffix(2000))")
                 }
