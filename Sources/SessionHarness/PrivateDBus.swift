@@ -59,9 +59,14 @@ public final class PrivateLogindBus {
         _ = try logind.waitForOutputLines(1, timeout: 10)
     }
 
-    deinit {
+    deinit { stop() }
+
+    /// Ends the fake and its bus. A rig calls it from its tearDown: XCTest keeps every test
+    /// case, and what it holds, until the run ends, and a dbus-daemon outlives its parent.
+    public func stop() {
         logind.closeInput()
         logind.stop()
+        bus.stop()
     }
 
     /// Sends a query (`calls`, `sessions`) and returns its answer line.

@@ -225,6 +225,7 @@ public final class ManagedDesktopRig {
     public func tearDown() {
         fixture.stopDaemon()
         for process in processes.reversed() where process.isRunning { process.stop(grace: 2) }
+        bus.stop()
         fixture.tearDown()
     }
 }
