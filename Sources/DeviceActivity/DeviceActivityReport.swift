@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardIPC
 @_spi(Screenward) import ManagedSettings
 
 /// A report of device activity drawn by the app's report extension: the app names a
@@ -56,6 +57,7 @@ public struct DeviceActivityReport: Sendable {
         guard let app = ScreenwardApp.bundleIdentifier else { throw PresentationError.noBundleIdentifier }
         guard let program = Self.rendererPath() else { throw PresentationError.rendererMissing }
         let filterJSON = String(decoding: try JSONEncoder().encode(filter), as: UTF8.self)
+        StandardStreams.secure()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = ["--app", app, "--context", context.rawValue, "--filter-json", filterJSON] + extraArguments

@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardIPC
 
 /// One run of `screenward-picker --choose`: the ids ticked go in, the ids chosen come out.
 struct PickerRun {
@@ -17,6 +18,7 @@ struct PickerRun {
     private func run() throws -> SelectionRequest? {
         var arguments = ["--choose", "--selected-json", String(decoding: try JSONEncoder().encode(ticked), as: UTF8.self)]
         if let headerText { arguments += ["--header", headerText] }
+        StandardStreams.secure()
         let process = Process()
         process.executableURL = program
         process.arguments = arguments

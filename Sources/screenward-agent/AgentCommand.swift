@@ -6,6 +6,13 @@ import X11Session
 
 @main
 struct AgentCommand: ParsableCommand {
+    /// Closed standard streams are opened on /dev/null before anything else opens a file
+    /// (`StandardStreams`); then the command line runs as usual.
+    static func main() {
+        StandardStreams.secure()
+        main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "screenward-agent",
         abstract: "Track which application has the focus in this X session and keep the usage ledger.",

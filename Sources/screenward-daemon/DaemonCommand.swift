@@ -11,6 +11,13 @@ enum PAMServiceName {
 
 @main
 struct DaemonCommand: ParsableCommand {
+    /// Closed standard streams are opened on /dev/null before anything else opens a file
+    /// (`StandardStreams`); then the command line runs as usual.
+    static func main() {
+        StandardStreams.secure()
+        main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "screenward-daemon",
         abstract: "Screenward's system daemon: owns the limits of managed users (child mode).",

@@ -9,6 +9,13 @@ import ScreenwardIPC
 /// `FamilyActivityPicker` open.
 @main
 struct PickerCommand: ParsableCommand {
+    /// Closed standard streams are opened on /dev/null before anything else opens a file
+    /// (`StandardStreams`); then the command line runs as usual.
+    static func main() {
+        StandardStreams.secure()
+        main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "screenward-picker",
         abstract: "Choose applications and categories in a dialog (the activity picker).",

@@ -8,6 +8,13 @@ import ScreenwardIPC
 /// `screenward report`: where the time went, as charts, in a window or a PNG file.
 @main
 struct ReportCommand: ParsableCommand {
+    /// Closed standard streams are opened on /dev/null before anything else opens a file
+    /// (`StandardStreams`); then the command line runs as usual.
+    static func main() {
+        StandardStreams.secure()
+        main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "screenward report",
         abstract: "Show where the time went: a pie by category, bars by hour or day, and the applications.",

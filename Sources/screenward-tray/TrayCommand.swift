@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScreenwardCore
+import ScreenwardIPC
 import ShieldUI
 import TrayUI
 import X11Session
@@ -10,6 +11,13 @@ import X11Session
 /// rule in the menu, more time. For a guardian: each managed user, and their requests.
 @main
 struct TrayCommand: ParsableCommand {
+    /// Closed standard streams are opened on /dev/null before anything else opens a file
+    /// (`StandardStreams`); then the command line runs as usual.
+    static func main() {
+        StandardStreams.secure()
+        main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "screenward-tray", abstract: "Show Screenward's tray icon and menu in this desktop session.")
 

@@ -1,9 +1,17 @@
 import ArgumentParser
 import Foundation
 import ScreenwardCore
+import ScreenwardIPC
 
 @main
 struct ScreenwardCommand: ParsableCommand {
+    /// Closed standard streams are opened on /dev/null before anything else opens a file
+    /// (`StandardStreams`); then the command line runs as usual.
+    static func main() {
+        StandardStreams.secure()
+        main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "screenward",
         abstract: "Screen time for X11 desktops: see usage, shields and the agent's state.",
