@@ -23,7 +23,8 @@ final class Daemon {
     private var engines: [UInt32: OwnerEngine] = [:]
     private var sessions: ManagedSessions!
     private var apps: ManagedAppRequests!
-    private let timeZone = SystemTimeZone()
+    private let timeZone: SystemTimeZone
+    private let guardianGroup: String
     private let passwordChecks = Inbox<PasswordCheckDone>()
     private var passwordCallbacks: [UInt64: (PasswordCheck) -> Void] = [:]
     private var nextPasswordCheck: UInt64 = 1
@@ -64,10 +65,16 @@ final class Daemon {
         var warningLeads: [TimeInterval]
         /// A managed user's session bus; `%u` is their uid.
         var userBus: String
+        /// Whose members are guardians.
+        var guardianGroup: String
+        /// The link naming the system's zone (`/etc/localtime`).
+        var localtime: String
     }
 
     init(options: Options, log: DaemonLog) throws {
         self.log = log
+        timeZone = SystemTimeZone(localtime: options.localtime)
+        guardianGroup = options.guardianGroup
         rules = DaemonRules(
             warningLeads: options.warningLeads,
             notifier: SessionNotifier(
@@ -79,7 +86,8 @@ final class Daemon {
         try Self.makePrivate(options.stateDirectory)
         state = try DaemonState(url: options.stateDirectory.appendingPathComponent("daemon.sqlite"))
         homes = ChildHomes(stateDirectory: options.stateDirectory)
-        service = ChildModeService(state: state, accounts: SystemAccountDirectory(), homes: homes)
+        service = ChildModeService(
+            state: state, accounts: SystemAccountDirectory(), homes: homes, policy: GuardianPolicy(guardianGroup: options.guardianGroup))
         // The system's applications only: nothing a child installs in their home counts.
         catalog = ApplicationCatalog.loadFromEnvironment(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"]).0
         categories = try DataDirectory.categoryTable()
@@ -100,7 +108,7 @@ final class Daemon {
         }
         let approvals = GuardianApprovals(
             services: GuardianApprovals.Services(
-                guardianNames: { Self.guardianNames() },
+                guardianNames: { [guardianGroup] in Self.guardianNames(in: guardianGroup) },
                 isGuardian: { [service] name in service.isGuardian(named: name) },
                 show: { [unowned self] uid, ask in sessions.show(ask, uid: uid) },
                 close: { [unowned self] uid, ask in sessions.closeAsk(ask, uid: uid) },
@@ -141,8 +149,8 @@ final class Daemon {
     }
 
     /// The members of the guardians' group, then root (always a guardian).
-    private static func guardianNames() -> [String] {
-        let members = (try? UnixGroup.named(GuardianPolicy.guardianGroup))?.members ?? []
+    private static func guardianNames(in guardianGroup: String) -> [String] {
+        let members = (try? UnixGroup.named(guardianGroup))?.members ?? []
         return members.sorted() + ["root"]
     }
 
@@ -151,6 +159,7 @@ final class Daemon {
     /// PAM takes seconds on a wrong password: it runs on a thread of its own, and the
     /// verdict comes back to the loop.
     private func checkPassword(user: String, password: String, done: @escaping (PasswordCheck) -> Void) {
+        log.debug("checking a password for \(user)")
         let id = nextPasswordCheck
         nextPasswordCheck += 1
         passwordCallbacks[id] = done

@@ -63,6 +63,12 @@ struct DaemonCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A managed user's session bus, for their warnings (%u: their uid).", valueName: "address"))
     var userBus = "unix:path=/run/user/%u/bus"
 
+    @Option(help: ArgumentHelp("The group whose members are guardians (root always is one).", valueName: "group"))
+    var guardianGroup = GuardianPolicy.standardGuardianGroup
+
+    @Option(help: ArgumentHelp("The file that names the system's time zone, which managed users' days follow (whatever their TZ).", valueName: "path"))
+    var localtime = "/etc/localtime"
+
     @Flag(help: "Log each request.")
     var verbose = false
 
@@ -84,7 +90,8 @@ struct DaemonCommand: ParsableCommand {
             agentExecutable: agent.map { URL(fileURLWithPath: $0) } ?? me.deletingLastPathComponent().appendingPathComponent("screenward-agent"),
             agentUser: agentUser, appsDirectory: URL(fileURLWithPath: appsDirectory, isDirectory: true), pamService: pamService,
             extensionUser: extensionUser, extensionsDirectory: URL(fileURLWithPath: extensionsDirectory, isDirectory: true),
-            warningLeads: ruleWarnings.split(separator: ",").compactMap { TimeInterval(String($0)) }, userBus: userBus)
+            warningLeads: ruleWarnings.split(separator: ",").compactMap { TimeInterval(String($0)) }, userBus: userBus,
+            guardianGroup: guardianGroup, localtime: localtime)
         do {
             try Daemon(options: options, log: log).run()
         } catch {

@@ -81,7 +81,7 @@ final class ChildAttackTests: XCTestCase {
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(usage.output.utf8)) as? [String: Any])
         let since = try XCTUnwrap(report["since"] as? String)
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = SystemTimeZoneProbe.zone
+        calendar.timeZone = fixture.systemZone
         let midnight = calendar.startOfDay(for: Date())
         let parser = ISO8601DateFormatter()
         parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -107,17 +107,5 @@ final class ChildAttackTests: XCTestCase {
         let nosyReport = try desktop.runAsKid([fixture.program("screenward"), "report", "--user", "root", "--png", childPNG + ".2"])
         XCTAssertNotEqual(nosyReport.status, 0)
         XCTAssertTrue(nosyReport.error.contains("only a guardian"), nosyReport.error)
-    }
-}
-
-/// The system's zone as the daemon reads it.
-enum SystemTimeZoneProbe {
-    static var zone: TimeZone {
-        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime"), let range = target.range(of: "zoneinfo/"),
-            let zone = TimeZone(identifier: String(target[range.upperBound...]))
-        {
-            return zone
-        }
-        return TimeZone(identifier: "UTC")!
     }
 }

@@ -52,7 +52,7 @@ final class ChildAuthorizationTests: XCTestCase {
     }
 
     func testAGuardiansPasswordLetsHomeworkShieldTheGameAndNothingTheChildTriesUndoesIt() throws {
-        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: guardianPassword)
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup], password: guardianPassword)
         try desktop.startManagedSession()
 
         // Homework asks for .child from the child's session and waits for a guardian.
@@ -65,7 +65,7 @@ final class ChildAuthorizationTests: XCTestCase {
 
         // A wrong password keeps the dialog up and is recorded.
         desktop.screenshot("guardian-dialog.png")
-        try type("not the password", into: dialog)
+        try desktop.submit("not the password", into: dialog)
         try desktop.waitFor("the wrong password recorded", timeout: 15) { try events().contains("a wrong password for \(guardian)") }
         XCTAssertTrue(setup.isRunning, "Homework must still be waiting")
         desktop.screenshot("guardian-dialog-wrong-password.png")
@@ -132,7 +132,7 @@ final class ChildAuthorizationTests: XCTestCase {
     /// reaches them through it. The shield takes Homework's look, and "Ask for access"
     /// defers and redraws it as waiting.
     func testHomeworksOwnShieldIsDrawnAndItsAskForAccessRedrawsIt() throws {
-        _ = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: guardianPassword)
+        _ = try fixture.users.add("guard", groups: [fixture.guardianGroup], password: guardianPassword)
         try desktop.startManagedSession()
         let (setup, dialog) = try askingAGuardian(["shield", "--child", "--app", "wmclass:Game"])
         try desktop.approve(with: guardianPassword, in: dialog) { !setup.isRunning }
@@ -164,12 +164,12 @@ final class ChildAuthorizationTests: XCTestCase {
     }
 
     func testGuessingTheGuardiansPasswordIsSlowedDownAndRecorded() throws {
-        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: guardianPassword)
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup], password: guardianPassword)
         try desktop.startManagedSession()
         let (setup, dialog) = try askingAGuardian(["shield", "--child", "--app", "wmclass:Game"])
         func wrongAnswers() throws -> Int { try events().components(separatedBy: "a wrong password for \(guardian)").count - 1 }
         for attempt in 1...3 {
-            try type("guess \(attempt)", into: dialog)
+            try desktop.submit("guess \(attempt)", into: dialog)
             try desktop.waitFor("wrong answer \(attempt) recorded", timeout: 15) { try wrongAnswers() == attempt }
         }
         // The third started a 30 s wait: a fourth guess is not even checked (Approve is off,

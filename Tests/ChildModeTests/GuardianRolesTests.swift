@@ -30,7 +30,7 @@ final class GuardianRolesTests: XCTestCase {
     }
 
     func testAGuardianManagesAChildAndNobodyElseCan() throws {
-        let guardian = try users.add("guard", groups: [GuardianPolicy.guardianGroup])
+        let guardian = try users.add("guard", groups: [fixture.guardianGroup])
         let child = try users.add("kid")
         let other = try users.add("other")
 
@@ -53,7 +53,7 @@ final class GuardianRolesTests: XCTestCase {
         // Someone unmanaged cannot either (nothing to record: they are nobody's child).
         let otherLists = try screenward(as: other, ["child", "list"])
         XCTAssertNotEqual(otherLists.status, 0)
-        XCTAssertTrue(otherLists.error.contains("screenward-guardians"), otherLists.error)
+        XCTAssertTrue(otherLists.error.contains(fixture.guardianGroup), otherLists.error)
 
         let stillListed = try screenward(as: "root", ["child", "list", "--json"])
         XCTAssertEqual(stillListed.status, 0, stillListed.error)
@@ -75,8 +75,8 @@ final class GuardianRolesTests: XCTestCase {
     }
 
     func testAdministratorsGuardiansRootAndUnknownUsersCannotBeManaged() throws {
-        let guardian = try users.add("guard", groups: [GuardianPolicy.guardianGroup])
-        let otherGuardian = try users.add("guard2", groups: [GuardianPolicy.guardianGroup])
+        let guardian = try users.add("guard", groups: [fixture.guardianGroup])
+        let otherGuardian = try users.add("guard2", groups: [fixture.guardianGroup])
         let admin = try users.add("admin", groups: ["sudo"])
 
         let cases: [(String, String)] = [

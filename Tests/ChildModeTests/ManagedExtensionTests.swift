@@ -47,7 +47,7 @@ final class ManagedExtensionTests: XCTestCase {
     /// returns the guardian's login name.
     @discardableResult
     private func setUpHomework() throws -> String {
-        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: guardianPassword)
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup], password: guardianPassword)
         let now = Date()
         let (setup, dialog) = try desktop.askingAGuardian([
             fixture.program("homework"), "setup", "--child", "--discourage", "wmclass:Game", "--encourage", "wmclass:Notes",

@@ -33,7 +33,7 @@ final class ManagedRulesTests: XCTestCase {
     func testAGuardiansLimitShieldsTheChildsGameAndOnlyAGuardianCanChangeIt() throws {
         try desktop.startManagedSession()
         let kid = desktop.kid
-        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup])
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[1]]).status, 0)
 
         // The guardian, from their own account.
@@ -99,7 +99,7 @@ final class ManagedRulesTests: XCTestCase {
         defer { dunst.stop() }
         fixture.daemonArguments = ["--rule-warnings", "4,2", "--user-bus", address]
         try desktop.startManagedSession()
-        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup])
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[1]]).status, 0)
         let added = try fixture.screenward(as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "7s", "--user", desktop.kid])
         XCTAssertEqual(added.status, 0, added.error)
@@ -118,7 +118,7 @@ final class ManagedRulesTests: XCTestCase {
     func testAskForMoreTimeApprovedByAGuardianLiftsTheShieldUntilTheGrantIsUsed() throws {
         try desktop.startManagedSession()
         let kid = desktop.kid
-        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup])
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
         try limitTheGameToOneSecond(as: guardian)
         let log = { self.fixture.daemon?.standardError ?? "" }
         func lastLook() -> String { log().split(separator: "\n").last { $0.contains("look for wmclass:Game") }.map(String.init) ?? "" }
@@ -245,7 +245,7 @@ final class ManagedRulesTests: XCTestCase {
     func testAGuardianPausesTheLimitsAndLocksTheSession() throws {
         try desktop.startManagedSession()
         let kid = desktop.kid
-        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup])
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
         try limitTheGameToOneSecond(as: guardian)
 
         // The child cannot pause their own rules.
@@ -277,7 +277,7 @@ final class ManagedRulesTests: XCTestCase {
     func testTheChildsTrayAsksAGuardianAtTheDesktopForMoreTime() throws {
         let trayer = try requireProgram("trayer", package: "trayer")
         let password = "correct horse battery"
-        let guardian = try fixture.users.add("guard", groups: [GuardianPolicy.guardianGroup], password: password)
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup], password: password)
         try desktop.startManagedSession()
         let kid = desktop.kid
         try limitTheGameToOneSecond(as: guardian)

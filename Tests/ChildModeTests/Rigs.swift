@@ -50,6 +50,20 @@ extension ManagedDesktopRig {
 }
 
 extension ManagedDesktopRig {
+    /// Types `password` into the dialog and presses Enter until the daemon has it to check:
+    /// on a loaded machine xdotool can lose a key, Return among them, and then nothing reaches
+    /// the daemon. A try it never got is typed again; one it got is never sent twice (while it
+    /// checks, the dialog's Approve is off and Enter asks nothing).
+    func submit(_ password: String, into window: String) throws {
+        func checks() -> Int { (fixture.daemon?.standardError ?? "").components(separatedBy: "checking a password for").count }
+        for _ in 1...3 {
+            let before = checks()
+            try type(password, into: window)
+            if (try? waitFor("the daemon to check the password", timeout: 5, { checks() > before })) != nil { return }
+        }
+        XCTFail("three tries typed into the guardian's dialog never reached the daemon: \((fixture.daemon?.standardError ?? "").suffix(1500))")
+    }
+
     /// Types a guardian's right password into the dialog until `approved` holds. On a
     /// loaded machine xdotool can lose a key on the way (the daemon then records a wrong
     /// password and the dialog stays up): that is typed again, within the three tries the
@@ -58,7 +72,7 @@ extension ManagedDesktopRig {
         func wrongAnswers() -> Int { (fixture.daemon?.standardError ?? "").components(separatedBy: "a wrong password for").count }
         for _ in 1...3 {
             let wrongBefore = wrongAnswers()
-            try type(password, into: dialog)
+            try submit(password, into: dialog)
             let deadline = Date().addingTimeInterval(15)
             while Date() < deadline {
                 if approved() { return }

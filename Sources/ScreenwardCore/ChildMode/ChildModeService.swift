@@ -10,7 +10,7 @@ import ScreenwardIPC
 public final class ChildModeService {
     public let state: DaemonState
     let accounts: any AccountDirectory
-    let policy = GuardianPolicy()
+    let policy: GuardianPolicy
     let homes: ChildHomes
     let now: @Sendable () -> Date
     /// Called after the set of managed users changed (the daemon opens or closes their owners).
@@ -25,8 +25,12 @@ public final class ChildModeService {
         throw ServiceError(.unsupported, "this daemon starts no extensions")
     }
 
-    public init(state: DaemonState, accounts: any AccountDirectory, homes: ChildHomes, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        state: DaemonState, accounts: any AccountDirectory, homes: ChildHomes, policy: GuardianPolicy = GuardianPolicy(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.state = state
+        self.policy = policy
         self.accounts = accounts
         self.homes = homes
         self.now = now
@@ -211,7 +215,7 @@ public final class ChildModeService {
             throw ServiceError(.unauthorized, "only a guardian can do this (\(action)); ask one. The attempt was recorded.")
         case .unmanaged:
             throw ServiceError(
-                .unauthorized, "only a guardian can do this (\(action)): a guardian is root or a member of the group \(GuardianPolicy.guardianGroup)")
+                .unauthorized, "only a guardian can do this (\(action)): a guardian is root or a member of the group \(policy.guardianGroup)")
         }
     }
 

@@ -1,6 +1,7 @@
 /// What a local user may do with Screenward's system daemon.
 public enum Role: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// root, or a member of `screenward-guardians`: manages children from their own session.
+    /// root, or a member of the guardians' group (`screenward-guardians`): manages children
+    /// from their own session.
     case guardian
     /// A child whose limits the daemon owns: reads their own usage and shields, nothing else.
     case managed
@@ -19,25 +20,29 @@ public enum Role: Sendable, Hashable, Codable, CustomStringConvertible {
 /// Who is a guardian and who may be managed; decided from the account databases and
 /// the daemon's list of managed users, never from anything a client says about itself.
 public struct GuardianPolicy: Sendable {
-    /// Membership makes a guardian (root always is one).
-    public static let guardianGroup = "screenward-guardians"
+    /// The group whose membership makes a guardian (root always is one), unless the daemon
+    /// is told another (`--guardian-group`: tests run daemons with groups of their own).
+    public static let standardGuardianGroup = "screenward-guardians"
+    public let guardianGroup: String
     /// Administrators cannot be managed: they could undo it (malcontent refuses likewise).
     public static let administratorGroups: Set<String> = ["sudo", "wheel", "admin"]
     /// Below this, Debian's accounts are system accounts, not people.
     public static let firstLoginUID: UInt32 = 1000
 
-    public init() {}
+    public init(guardianGroup: String = GuardianPolicy.standardGuardianGroup) {
+        self.guardianGroup = guardianGroup
+    }
 
     public func role(of account: Account, isManaged: Bool) -> Role {
-        if account.uid == 0 || account.groups.contains(Self.guardianGroup) { return .guardian }
+        if account.uid == 0 || account.groups.contains(guardianGroup) { return .guardian }
         return isManaged ? .managed : .unmanaged
     }
 
     /// Why `account` cannot be made a managed user, or nil if it can.
     public func refusalToManage(_ account: Account) -> String? {
         if account.uid == 0 { return "\(account.name) has uid 0 (root): root cannot be a managed user" }
-        if account.groups.contains(Self.guardianGroup) {
-            return "\(account.name) is a guardian (in the group \(Self.guardianGroup)): a guardian cannot be a managed user; remove them from the group first"
+        if account.groups.contains(guardianGroup) {
+            return "\(account.name) is a guardian (in the group \(guardianGroup)): a guardian cannot be a managed user; remove them from the group first"
         }
         if let group = account.groups.first(where: Self.administratorGroups.contains) {
             return "\(account.name) is an administrator (in the group \(group)) and could undo any limit: an administrator cannot be a managed user"

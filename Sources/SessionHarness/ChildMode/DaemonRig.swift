@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ScreenwardCore
 
 /// A real `screenward-daemon` running as root for one test or benchmark, with its state, socket and
 /// runtime files in a private folder other users can traverse, and its session agents
@@ -31,12 +32,29 @@ public final class DaemonRig {
         return nil
     }
 
+    /// The group whose members this daemon takes for guardians: the run's own (created by
+    /// `users.add(_:groups:)` when a test first puts a guardian in it, removed after), never
+    /// the machine's `screenward-guardians`, which an installed Screenward uses.
+    public var guardianGroup: String { users.prefix + "guardians" }
+
+    /// The zone this daemon takes for the system's: the tests' `TZ` when it names one
+    /// (scripts/test-clocks.sh runs them in chosen zones), else the machine's.
+    public let systemZone: TimeZone
+
     public init() throws {
         work = URL(fileURLWithPath: "/tmp/screenward-daemon-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        systemZone = Self.testZone() ?? SystemTimeZone().zone()
+        try FileManager.default.createSymbolicLink(
+            atPath: work.appendingPathComponent("localtime").path, withDestinationPath: "/usr/share/zoneinfo/\(systemZone.identifier)")
         agentUser = try users.add("agent")
         extensionUser = try users.add("ext")
         try installPrograms()
+    }
+
+    private static func testZone() -> TimeZone? {
+        guard let name = ProcessInfo.processInfo.environment["TZ"], !name.isEmpty else { return nil }
+        return TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name)
     }
 
     /// Where the copies of the programs other users run are.
@@ -95,15 +113,20 @@ public final class DaemonRig {
     /// More options for the daemon (`--rule-warnings 4,2`), from the next start on.
     public var daemonArguments: [String] = []
 
+    /// The daemon's command line, its program first, as `startDaemon` runs it.
+    public func daemonCommand() throws -> [String] {
+        [
+            try ProjectPrograms.url(of: "screenward-daemon").path,
+            "--state-directory", state.path, "--socket", socket, "--runtime-directory", runtime.path,
+            "--agent-user", agentUser, "--agent", program("screenward-agent"), "--apps-directory", apps.path,
+            "--pam-service", try pamService(), "--extension-user", extensionUser, "--extensions-directory", extensionsData.path,
+            "--guardian-group", guardianGroup, "--localtime", work.appendingPathComponent("localtime").path, "--verbose",
+        ] + daemonArguments
+    }
+
     public func startDaemon(environment: [String: String] = [:]) throws {
-        let daemon = try ChildProcess(
-            try ProjectPrograms.url(of: "screenward-daemon"),
-            [
-                "--state-directory", state.path, "--socket", socket, "--runtime-directory", runtime.path,
-                "--agent-user", agentUser, "--agent", program("screenward-agent"), "--apps-directory", apps.path,
-                "--pam-service", try pamService(), "--extension-user", extensionUser, "--extensions-directory", extensionsData.path,
-                "--verbose",
-            ] + daemonArguments, environment: environment)
+        let command = try daemonCommand()
+        let daemon = try ChildProcess(URL(fileURLWithPath: command[0]), Array(command.dropFirst()), environment: environment)
         self.daemon = daemon
         try daemon.waitForStandardError(containing: "listening on", timeout: 10)
     }
