@@ -17,15 +17,18 @@ final class TrayTests: XSessionTestCase {
         let apps = try DemoApplications(display: display, windows: ["game.Game", "notes.Notes"])
         let game = id(apps.windows[0])
         _ = try scene.agent.cli(["limit", "add", "Games", "--app", "game.desktop", "--daily", "1s"])
-        _ = try scene.agent.cli(["downtime", "add", "Bedtime", "--from", "21:00", "--to", "07:00"])
+        // A downtime that has not started: from two hours from now to three (any hour of the day).
+        let now = Date()
+        let (from, to) = (Self.hourAndMinute(now.addingTimeInterval(2 * 3600)), Self.hourAndMinute(now.addingTimeInterval(3 * 3600)))
+        _ = try scene.agent.cli(["downtime", "add", "Bedtime", "--from", from, "--to", to])
         scene.connection.requestActivation(of: game)
         let shield = try scene.shield(over: game)
 
-        // The agent's catalog is the test's alone; GTK needs the system's data (the MIME
-        // database its image loading relies on), as in any session.
+        // The agent's environment: its catalog is the test's alone, over the machine's shared
+        // data (the MIME database GTK's image loading relies on), as in any session.
         let tray = try ChildProcess(
             try ProjectPrograms.url(of: "screenward-tray"), ["--refresh", "1"],
-            environment: scene.agent.environment.merging(["SCREENWARD_TRAY_TRACE": "1", "XDG_DATA_DIRS": "/usr/local/share:/usr/share"]) { $1 })
+            environment: scene.agent.environment.merging(["SCREENWARD_TRAY_TRACE": "1"]) { $1 })
         defer { tray.stop() }
         _ = try tray.waitForOutputLines(1, timeout: 15)
         XCTAssertEqual(tray.outputLines.first, "screenward-tray: showing your own rules (your agent)")
@@ -51,7 +54,7 @@ final class TrayTests: XSessionTestCase {
             return false
         }
         XCTAssertNotNil(place(of: "Games: used up until 00:00"), "\(tray.outputLines)")
-        XCTAssertNotNil(place(of: "Bedtime: downtime 21:00–07:00"), "\(tray.outputLines)")
+        XCTAssertNotNil(place(of: "Bedtime: downtime \(from)–\(to)"), "\(tray.outputLines)")
         screenshot("tray-own-menu.png", of: scene)
 
         // A real click on "15 more minutes: Games": the shield lifts.
