@@ -188,6 +188,10 @@ final class PickerWindow {
         GtkSignals.onNotification(search, "activate") { [unowned self] in close(with: choice) }
         GtkSignals.onNotification(done, "clicked") { [unowned self] in close(with: choice) }
         GtkSignals.onNotification(cancel, "clicked") { [unowned self] in close(with: nil) }
+        // A scroll moves the boxes: the trace says where they are once drawn there.
+        if let adjustment = gtk_scrolled_window_get_vadjustment(cast(scroller)) {
+            GtkSignals.onNotification(adjustment, "value-changed") { [unowned self] in traceRowsAfterNextDraw() }
+        }
         GtkSignals.onEvent(window, "delete-event") { [unowned self] _ in
             close(with: nil)
             return true

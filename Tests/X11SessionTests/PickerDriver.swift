@@ -37,8 +37,12 @@ final class PickerDriver {
         }
     }
 
-    /// A real click in the middle of `row` (`app chat.desktop`, `category Game`, `button Done`).
+    /// A real click in the middle of `row` (`app chat.desktop`, `category Game`, `button Done`),
+    /// which must be on the screen now (`reveal` brings a row there as a person would).
     func click(_ row: String) throws {
+        if !row.hasPrefix("button ") {
+            XCTAssertTrue(shownRows.contains(row), "\(row) is not on the screen: \(shownRows)")
+        }
         let place = try XCTUnwrap(PickerTraceLine.lastPlace(of: row, in: lines), "\(row) is not shown: \(shownRows)").place
         let ticks = lines.filter { $0.hasPrefix("picker tick: ") }.count
         try test.runTool("xdotool", ["mousemove", "\(place.centre.x)", "\(place.centre.y)", "click", "1"], display: display)
@@ -51,6 +55,41 @@ final class PickerDriver {
     func type(_ text: String) throws {
         try test.runTool("xdotool", ["type", "--delay", "40", text], display: display)
         try waitForList(after: "picker search: \"\(text)\"")
+    }
+
+    /// Brings `row` onto the screen as a person would: it is there already, or turns of the
+    /// mouse wheel over the list scroll it into view (at most `steps` of ten turns; with no
+    /// `row`, to the list's end). Returns whether it is shown.
+    @discardableResult
+    func scroll(to row: String? = nil, steps: Int = 60) throws -> Bool {
+        for _ in 0..<steps where row.map({ !shownRows.contains($0) }) ?? true {
+            let before = shownRows
+            guard let anyRow = before.first, let place = PickerTraceLine.lastPlace(of: anyRow, in: lines)?.place else { return false }
+            try test.runTool("xdotool", ["mousemove", "\(place.centre.x)", "\(place.centre.y)", "click", "--repeat", "10", "--delay", "20", "5"], display: display)
+            settle()
+            // At its end the list no longer moves.
+            if shownRows == before { break }
+        }
+        return row.map { shownRows.contains($0) } ?? true
+    }
+
+    /// Waits until the list has been still for a moment: GTK animates a scroll, and each of
+    /// its frames is traced; the places that count are the last ones.
+    private func settle(quiet: TimeInterval = 0.4, limit: TimeInterval = 5) {
+        func traces() -> Int { lines.filter { $0.hasPrefix("picker shown: ") }.count }
+        let end = Date().addingTimeInterval(limit)
+        var count = traces()
+        var quietSince = Date()
+        while Date() < end {
+            Thread.sleep(forTimeInterval: 0.05)
+            let now = traces()
+            if now != count {
+                count = now
+                quietSince = Date()
+            } else if Date().timeIntervalSince(quietSince) >= quiet {
+                return
+            }
+        }
     }
 
     func key(_ name: String) throws {

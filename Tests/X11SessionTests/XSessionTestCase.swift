@@ -23,7 +23,8 @@ class XSessionTestCase: XCTestCase {
         return try PrivateXSession(windowManager: windowManager)
     }
 
-    /// An isolated application catalog: only the desktop entries the test writes.
+    /// An isolated application catalog: only the desktop entries the test writes, over the
+    /// machine's shared data without its own entries or installed apps (`MachineSharedData`).
     func catalogEnvironment(entries: [String: String]) throws -> [String: String] {
         let dataHome = temporary.appendingPathComponent("data")
         let applications = dataHome.appendingPathComponent("applications")
@@ -31,9 +32,12 @@ class XSessionTestCase: XCTestCase {
         for (name, contents) in entries {
             try contents.write(to: applications.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
-        let empty = temporary.appendingPathComponent("no-system-data")
-        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-        return ["XDG_DATA_HOME": dataHome.path, "XDG_DATA_DIRS": empty.path]
+        return ["XDG_DATA_HOME": dataHome.path, "XDG_DATA_DIRS": try sharedData()]
+    }
+
+    /// `XDG_DATA_DIRS` for this test: `MachineSharedData`, made once per test.
+    func sharedData() throws -> String {
+        try MachineSharedData.withoutApplications(in: temporary.appendingPathComponent("machine-shared"))
     }
 
     var home: URL { temporary.appendingPathComponent("home") }

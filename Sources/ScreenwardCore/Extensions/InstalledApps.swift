@@ -25,9 +25,20 @@ public struct InstalledApps: Sendable {
     }
 
     /// The folders a person's apps are installed in, in order: their own, then the
-    /// system's (which wins when both name an app).
+    /// system's, `screenward/apps` in each of `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`),
+    /// root's files only. Later folders win when two name an app: the system's over the
+    /// person's, and the first of `$XDG_DATA_DIRS` over the others, as XDG orders them.
+    /// (A managed account's apps are the daemon's folder alone, whatever its environment says.)
     public static func forPerson(uid: UInt32, environment: [String: String] = ProcessInfo.processInfo.environment) -> [InstalledApps] {
-        [personal(environment: environment, uid: uid), InstalledApps(trust: .rootOnly)]
+        let shared = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
+            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        var seen = Set<String>()
+        let system = shared.compactMap { folder -> InstalledApps? in
+            let directory = URL(fileURLWithPath: folder, isDirectory: true).appendingPathComponent("screenward/apps", isDirectory: true).standardizedFileURL
+            guard seen.insert(directory.path).inserted else { return nil }
+            return InstalledApps(directory: directory, trust: .rootOnly)
+        }
+        return [personal(environment: environment, uid: uid)] + system.reversed()
     }
 
     /// Every app `folders` install, later folders winning, and the manifests skipped.
