@@ -8,6 +8,9 @@
 #   scripts/install.sh --uninstall --purge
 #                                         also remove /var/lib/screenward (every managed
 #                                         user's usage), the group and the system user
+#   --root DIR                            install into (or remove from) the system image in
+#                                         DIR as if it were /: its etc/passwd and etc/group
+#                                         get the users and the group; nothing runs or starts
 #
 # What it installs: screenward, screenward-agent and screenward-daemon in $PREFIX/bin
 # (default /usr/local), their data in $PREFIX/share/screenward, the documentation in
@@ -19,16 +22,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 prefix=/usr/local
+root=""
 binaries=""
 uninstall=false
 purge=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix="$2"; shift 2 ;;
+    --root) root="$(cd "$2" && pwd)"; shift 2 ;;
     --binaries) binaries="$2"; shift 2 ;;
     --uninstall) uninstall=true; shift ;;
     --purge) purge=true; shift ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -42,6 +47,7 @@ if $purge && ! $uninstall; then
 fi
 
 programs=(screenward screenward-agent screenward-daemon screenward-tray screenward-report screenward-picker)
+# Paths as the installed system sees them; files go to "$root$path" ($root is empty for /).
 unit=/etc/systemd/system/screenward-daemon.service
 pam=/etc/pam.d/screenward
 tmpfiles=/usr/lib/tmpfiles.d/screenward.conf
@@ -49,26 +55,31 @@ sysctl_snippet=/etc/sysctl.d/60-screenward.conf
 # The tray starts in every desktop session (XDG autostart).
 tray_autostart=/etc/xdg/autostart/screenward-tray.desktop
 apps=/usr/share/screenward/apps
-systemd_running() { [ -d /run/systemd/system ]; }
+# Into another system image nothing is started or applied.
+systemd_running() { [ -z "$root" ] && [ -d /run/systemd/system ]; }
+# Accounts of the system being installed into (useradd --prefix edits $root/etc/passwd).
+account_tool() { if [ -n "$root" ]; then "$1" --prefix "$root" "${@:2}"; else "$@"; fi; }
+has_user() { if [ -n "$root" ]; then grep -q "^$1:" "$root/etc/passwd"; else getent passwd "$1" >/dev/null; fi; }
+has_group() { if [ -n "$root" ]; then grep -q "^$1:" "$root/etc/group"; else getent group "$1" >/dev/null; fi; }
 
 if $uninstall; then
   if systemd_running; then
     systemctl disable --now screenward-daemon.service 2>/dev/null || true
   fi
-  for program in "${programs[@]}"; do rm -f "$prefix/bin/$program"; done
+  for program in "${programs[@]}"; do rm -f "$root$prefix/bin/$program"; done
   # Our data files only: with --prefix /usr the folder also holds apps' manifests.
-  rm -f "$prefix/share/screenward/categories.json" "$prefix/share/screenward/shield.json" "$prefix/share/screenward/rules.json"
-  rmdir "$prefix/share/screenward" 2>/dev/null || true
-  rm -rf "$prefix/share/doc/screenward"
-  rm -f "$unit" "$pam" "$tmpfiles" "$sysctl_snippet" "$tray_autostart"
+  rm -f "$root$prefix/share/screenward/categories.json" "$root$prefix/share/screenward/shield.json" "$root$prefix/share/screenward/rules.json"
+  rmdir "$root$prefix/share/screenward" 2>/dev/null || true
+  rm -rf "$root$prefix/share/doc/screenward"
+  rm -f "$root$unit" "$root$pam" "$root$tmpfiles" "$root$sysctl_snippet" "$root$tray_autostart"
   # Apps install their manifests here; the folder goes only once they are all gone.
-  rmdir "$apps" "$(dirname "$apps")" 2>/dev/null || true
-  systemd_running && systemctl daemon-reload
+  rmdir "$root$apps" "$(dirname "$root$apps")" 2>/dev/null || true
+  if systemd_running; then systemctl daemon-reload; fi
   if $purge; then
-    rm -rf /var/lib/screenward /var/lib/screenward-extensions /run/screenward
-    getent passwd screenward >/dev/null && userdel screenward
-    getent passwd screenward-extensions >/dev/null && userdel screenward-extensions
-    getent group screenward-guardians >/dev/null && groupdel screenward-guardians
+    rm -rf "$root/var/lib/screenward" "$root/var/lib/screenward-extensions" "$root/run/screenward"
+    if has_user screenward; then account_tool userdel screenward; fi
+    if has_user screenward-extensions; then account_tool userdel screenward-extensions; fi
+    if has_group screenward-guardians; then account_tool groupdel screenward-guardians; fi
     echo "Screenward removed, with its state, the group screenward-guardians and the users screenward and screenward-extensions."
   else
     echo "Screenward removed. Kept: /var/lib/screenward (managed users' usage and events),"
@@ -91,31 +102,37 @@ for program in "${programs[@]}"; do
   fi
 done
 
-install -d -m 0755 "$prefix/bin" "$prefix/share/screenward" "$prefix/share/doc/screenward"
-for program in "${programs[@]}"; do install -m 0755 "$binaries/$program" "$prefix/bin/$program"; done
-install -m 0644 data/categories.json data/shield.json data/rules.json "$prefix/share/screenward/"
-install -m 0644 docs/architecture.md docs/enforcement.md docs/extensions.md docs/rules.md "$prefix/share/doc/screenward/"
-sed "s|^Exec=screenward-tray|Exec=$prefix/bin/screenward-tray|" desktop/screenward-tray.desktop >"$tray_autostart"
-chmod 0644 "$tray_autostart"
-sed "s|/usr/local/bin/|$prefix/bin/|; s|/usr/local/share/|$prefix/share/|" desktop/system/screenward-daemon.service >"$unit"
-chmod 0644 "$unit"
-install -m 0644 desktop/pam/screenward "$pam"
-install -D -m 0644 desktop/system/screenward.tmpfiles "$tmpfiles"
-install -D -m 0644 desktop/sysctl/60-screenward.conf "$sysctl_snippet"
-install -d -m 0755 "$apps"
+install -d -m 0755 "$root$prefix/bin" "$root$prefix/share/screenward" "$root$prefix/share/doc/screenward"
+for program in "${programs[@]}"; do install -m 0755 "$binaries/$program" "$root$prefix/bin/$program"; done
+install -m 0644 data/categories.json data/shield.json data/rules.json "$root$prefix/share/screenward/"
+install -m 0644 docs/architecture.md docs/enforcement.md docs/extensions.md docs/rules.md "$root$prefix/share/doc/screenward/"
+install -d -m 0755 "$(dirname "$root$tray_autostart")" "$(dirname "$root$unit")" "$(dirname "$root$pam")"
+sed "s|^Exec=screenward-tray|Exec=$prefix/bin/screenward-tray|" desktop/screenward-tray.desktop >"$root$tray_autostart"
+chmod 0644 "$root$tray_autostart"
+sed "s|/usr/local/bin/|$prefix/bin/|; s|/usr/local/share/|$prefix/share/|" desktop/system/screenward-daemon.service >"$root$unit"
+chmod 0644 "$root$unit"
+install -m 0644 desktop/pam/screenward "$root$pam"
+install -D -m 0644 desktop/system/screenward.tmpfiles "$root$tmpfiles"
+install -D -m 0644 desktop/sysctl/60-screenward.conf "$root$sysctl_snippet"
+install -d -m 0755 "$root$apps"
 # -e: a kernel without Yama has no ptrace_scope. A container may not let us set it at all.
-if ! sysctl -e -q -p "$sysctl_snippet" 2>/dev/null; then
+if [ -z "$root" ] && ! sysctl -e -q -p "$sysctl_snippet" 2>/dev/null; then
   echo "install.sh: could not apply $sysctl_snippet now (a container?); it applies at the next boot" >&2
 fi
 
-getent group screenward-guardians >/dev/null || groupadd --system screenward-guardians
-getent passwd screenward >/dev/null ||
-  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --user-group screenward
+has_group screenward-guardians || account_tool groupadd --system screenward-guardians
+has_user screenward ||
+  account_tool useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --user-group screenward
 # Apps' extensions for managed users run as a user of their own: not the child, not root.
-getent passwd screenward-extensions >/dev/null ||
-  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --user-group screenward-extensions
+has_user screenward-extensions ||
+  account_tool useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --user-group screenward-extensions
 
-if systemd_running; then
+if [ -n "$root" ]; then
+  install -d -m 0700 "$root/var/lib/screenward"
+  install -d -m 0755 "$root/var/lib/screenward-extensions"
+  echo "Screenward installed into the system in $root (nothing started there)."
+  exit 0
+elif systemd_running; then
   systemd-tmpfiles --create "$tmpfiles"
   systemctl daemon-reload
   systemctl enable --now screenward-daemon.service
