@@ -123,7 +123,7 @@ let package = Package(
 
         // Private X sessions, child processes, local users, the system daemon and a managed
         // user's desktop (for the tests, the demo and the benchmarks).
-        .target(name: "SessionHarness", dependencies: ["X11Session", "ScreenwardCore", "ManagedSettings"], swiftSettings: safeSwift),
+        .target(name: "SessionHarness", dependencies: ["X11Session", "ScreenwardCore", "ScreenwardIPC", "ManagedSettings"], swiftSettings: safeSwift),
 
         .executableTarget(
             name: "screenward-agent",

@@ -20,7 +20,7 @@ int screenward_standard_streams_open(void) {
                 return -1;
             }
         }
-        opened++;
+        opened |= 1 << descriptor;
     }
     return opened;
 }

@@ -20,9 +20,17 @@ public enum StandardStreams {
         done.withLock { done in
             guard !done else { return }
             done = true
-            // If even /dev/null cannot be opened there is nothing better to do: the program
-            // goes on as it would have.
-            _ = screenward_standard_streams_open()
+            _ = reopenClosed()
         }
+    }
+
+    /// Opens /dev/null on each of descriptors 0, 1 and 2 that is closed now; returns which were.
+    /// (If even /dev/null cannot be opened there is nothing better to do: the program goes on
+    /// as it would have.)
+    @discardableResult
+    public static func reopenClosed() -> [Int32] {
+        let opened = screenward_standard_streams_open()
+        guard opened > 0 else { return [] }
+        return (0...2).filter { opened & (1 << $0) != 0 }
     }
 }

@@ -5,9 +5,9 @@ import Foundation
 public final class ChildProcess: @unchecked Sendable {
     public let process = Process()
     public let name: String
-    private let stdinPipe = Pipe()
-    private let stdoutPipe = Pipe()
-    private let stderrPipe = Pipe()
+    private let stdinPipe: Pipe
+    private let stdoutPipe: Pipe
+    private let stderrPipe: Pipe
     private let state = NSCondition()
     private var stdoutLines: [String] = []
     private var stderrText = ""
@@ -20,6 +20,9 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments`; `environment` entries are added to ours.
     public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
+        // Before the pipes are made: none of them may take a closed standard descriptor's number.
+        HarnessStreams.check(beforeStarting: executable.lastPathComponent)
+        (stdinPipe, stdoutPipe, stderrPipe) = (Pipe(), Pipe(), Pipe())
         name = executable.lastPathComponent
         process.executableURL = executable
         process.arguments = arguments

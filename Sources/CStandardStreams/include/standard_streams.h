@@ -5,7 +5,8 @@
 /// program started with them closed (by cron, a service manager, `prog <&- >&-`) needs:
 /// otherwise the next file or socket the program opens takes descriptor 0, 1 or 2, its
 /// log lines go into that file, and programs it starts inherit it as their stdio.
-/// Returns how many were opened (0 when all three were open), or -1 with errno.
+/// Returns which were opened, as bits (1 << descriptor; 0 when all three were open), or -1
+/// with errno.
 int screenward_standard_streams_open(void);
 
 #endif

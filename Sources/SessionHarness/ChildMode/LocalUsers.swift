@@ -62,6 +62,7 @@ public final class LocalUsers {
 
     @discardableResult
     public static func capture(_ program: String, _ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String, error: String) {
+        HarnessStreams.check(beforeStarting: program)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
