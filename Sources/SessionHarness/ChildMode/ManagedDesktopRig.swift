@@ -47,15 +47,25 @@ public final class ManagedDesktopRig {
         }
         self.uid = uid
         authority = "/home/\(kid)/.Xauthority"
-        display = (100...199).map { ":\($0)" }.first { !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0.dropFirst())") } ?? ":199"
         let cookie = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         bus = try PrivateLogindBus()
+        // The server reads its cookie from a file of the rig's (it takes every cookie there,
+        // whatever display an entry names) and picks a free display itself (-displayfd), so
+        // runs beside this one never race for a number; the child's own file then names it.
+        let serverAuthority = fixture.work.appendingPathComponent("xserver-\(kid).auth").path
+        guard try LocalUsers.capture("/usr/bin/xauth", ["-f", serverAuthority, "add", ":0", ".", cookie]).status == 0 else {
+            throw LocalUsersError(description: "xauth add failed for the child's X server")
+        }
+        let server = try ChildProcess(
+            Self.findProgram("Xvfb") ?? URL(fileURLWithPath: "/usr/bin/Xvfb"),
+            ["-displayfd", "1", "-auth", serverAuthority, "-nolisten", "tcp", "-screen", "0", "1024x768x24"])
+        processes.append(server)
+        let number = try server.waitForOutputLines(1, timeout: 20)[0].trimmingCharacters(in: .whitespaces)
+        guard Int(number) != nil else { throw LocalUsersError(description: "Xvfb printed \"\(number)\" instead of a display number") }
+        display = ":" + number
         guard try fixture.users.run(as: kid, ["xauth", "-f", authority, "add", display, ".", cookie]).status == 0 else {
             throw LocalUsersError(description: "xauth add failed for \(kid)")
         }
-        processes.append(
-            try ChildProcess(
-                Self.findProgram("Xvfb") ?? URL(fileURLWithPath: "/usr/bin/Xvfb"), [display, "-auth", authority, "-nolisten", "tcp", "-screen", "0", "1024x768x24"]))
         try waitFor("the child's X server") { fixture.users.runQuietly(as: kid, ["xdpyinfo"], environment: x) }
         processes.append(try startAsKid(["openbox", "--sm-disable"]))
         let windowProgram = try startAsKid([fixture.program("screenward-testwindow")] + windowSpecs.flatMap { ["--window", $0] })
