@@ -13,9 +13,18 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 swift test --skip-build "$@" 2>&1 | tee "$log" || status=$?
-if [ "$status" -ne 0 ]; then
+# The whole suite (no arguments): then the time-bound tests again at chosen clock times and
+# zones (scripts/test-clocks.sh), so that no test depends on the hour it runs at.
+clocks=0
+if [ $# -eq 0 ]; then
+  scripts/test-clocks.sh 2>&1 | tee -a "$log" || clocks=$?
+fi
+if [ "$status" -ne 0 ] || [ "$clocks" -ne 0 ]; then
   echo
-  echo "screenward: the tests failed (exit $status); what failed, again:"
+  echo "screenward: the tests failed (exit $status; at chosen clocks: exit $clocks); what failed, again:"
   grep -E "(: error: |^Test Case '.*' failed )" "$log" | cut -c1-700 | tail -n 60 || echo "(no XCTest failure lines: see the log above)"
+  # Which clocks those of the second part failed at (scripts/test-clocks.sh's own summary).
+  sed -n '/^screenward: time-bound tests failed at a chosen clock:/,$p' "$log"
+  [ "$status" -ne 0 ] || status=$clocks
 fi
 exit "$status"

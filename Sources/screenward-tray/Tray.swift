@@ -91,7 +91,9 @@ final class Tray {
                 if rule.isDowntimeNow {
                     items.append(.label(text("trayDowntimeNow", values.merging(["end": clock(interval.end)]) { $1 })))
                     tightest = (0, 1)
-                } else if rule.appliesToday {
+                } else if interval.start.timeIntervalSince(status.at) < 24 * 3600 {
+                    // The next one within a day, today's or tonight's after midnight: a clock
+                    // time alone names it without doubt.
                     items.append(.label(text("trayDowntimeAhead", values.merging(["start": clock(interval.start), "end": clock(interval.end)]) { $1 })))
                 }
             }

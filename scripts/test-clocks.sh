@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Runs the time-bound tests again at chosen clock times and time zones, to show that none of
+# them depends on the hour, the date or the zone it runs at. scripts/test.sh runs it after the
+# whole suite; it can also run alone (after `swift build --build-tests`):
+#
+#   scripts/test-clocks.sh                 every clock below, every time-bound test class
+#   scripts/test-clocks.sh RulesTests      every clock, the classes or modules named
+#
+# The clock is moved by Tests/Clock/test_clock.c, built here with the toolchain's clang and
+# preloaded (LD_PRELOAD) into the test program: it and every process it starts (Xvfb, the
+# agent, the daemon, the command line, runuser's children) see the real wall clock shifted by
+# one fixed offset, so they agree with each other and time goes on at its usual pace; the
+# monotonic clock is left alone. (Debian's libfaketime does the same, but under it Swift
+# programs see no command-line arguments.) Each test class starts at the clock's local time,
+# in the clock's zone (TZ; the child-mode rig gives its daemon that zone as the system's).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+
+# ZONE and a local time: HH:MM:SS (today there) or YYYY-MM-DD HH:MM:SS.
+clocks=(
+  # 40 s before midnight, 14 hours ahead of UTC: a test that crosses into the next day, and
+  # the local date is not UTC's.
+  "Pacific/Kiritimati|23:59:20"
+  # just before nine in the evening (a bedtime) in a zone with half an hour, behind UTC.
+  "America/St_Johns|20:59:40"
+  # 30 s before the spring change of daylight saving time: the day has 23 hours and 02:00
+  # to 03:00 does not exist.
+  "Europe/Berlin|2027-03-28 01:59:30"
+)
+
+# The test classes whose subject involves the calendar or the clock: days, schedules, limits,
+# downtimes, reports, usage "today". A new test of that kind belongs here (docs/testing.md).
+classes=(
+  ScreenwardCoreTests DeviceActivityTests ScreenTimeAPITests
+  RulesTests TrayTests TalkAppsTests ScreenTimeAgentTests ExtensionLaunchTests PickerTests ReportTests EnforcementTests
+)
+# Child mode's: in the first clock's zone (their daemon takes it for the system's), once, at
+# the real time.
+# The moved clock cannot reach into a managed session: the daemon starts agents, extensions
+# and notifications with clean environments, and refuses apps started with LD_PRELOAD, both
+# on purpose. Its rules are the same code as the agent's, which the classes above run moved.
+zone_only=(ManagedRulesTests ManagedExtensionTests ChildAttackTests)
+if [ $# -gt 0 ]; then
+  requested=("$@")
+  classes=()
+  kept_zone_only=()
+  for class in "${requested[@]}"; do
+    if [[ " ${zone_only[*]} " == *" $class "* ]]; then kept_zone_only+=("$class"); else classes+=("$class"); fi
+  done
+  zone_only=("${kept_zone_only[@]}")
+fi
+
+clock_library=.build/test-clock/libscreenward-test-clock.so
+mkdir -p "$(dirname "$clock_library")"
+compiler=$(command -v clang || command -v cc)
+"$compiler" -shared -fPIC -O2 -Wall -Werror -o "$clock_library" Tests/Clock/test_clock.c
+clock_library="$(pwd)/$clock_library"
+
+# The test program itself, run directly under the preloaded clock: each entry
+# above, a module or a class, becomes its test cases' "Module.Class" specifiers.
+tests=.build/debug/ScreenwardPackageTests.xctest
+if [ ! -x "$tests" ]; then
+  echo "screenward: $tests is not built: run swift build --build-tests first" >&2
+  exit 1
+fi
+listing=$("$tests" --list-tests | grep -E '^[A-Za-z0-9_]+\.[A-Za-z0-9_]+/' | cut -d/ -f1 | sort -u)
+specifiers() {
+  echo "$listing" | awk -F. -v name="$1" '$1 == name || $2 == name' | paste -sd, -
+}
+
+status=0
+failed=()
+first=true
+for clock in "${clocks[@]}"; do
+  zone="${clock%%|*}"
+  when="${clock#*|}"
+  these=("${classes[@]}")
+  if $first; then these+=("${zone_only[@]}"); fi
+  first=false
+  for class in "${these[@]}"; do
+    cases=$(specifiers "$class")
+    if [ -z "$cases" ]; then
+      echo "screenward: no test module or class is named $class" >&2
+      exit 2
+    fi
+    # The offset that puts "now" at the clock's local time, taken just before the class starts.
+    target=$(TZ="$zone" date -d "$when" +%s)
+    offset=$((target - $(date +%s)))
+    moved=(LD_PRELOAD="$clock_library" SCREENWARD_TEST_CLOCK_OFFSET="$offset")
+    label="$class at $when in $zone"
+    if [[ " ${zone_only[*]} " == *" $class "* ]]; then
+      moved=()
+      label="$class in $zone at the real time"
+      echo "=== screenward: $label"
+    else
+      echo "=== screenward: $label (clock moved by ${offset} s)"
+    fi
+    if ! env TZ="$zone" "${moved[@]}" "$tests" "$cases" 2>&1; then
+      status=1
+      failed+=("$label")
+    fi
+  done
+done
+if [ "$status" -ne 0 ]; then
+  echo
+  echo "screenward: time-bound tests failed at a chosen clock:"
+  printf '  %s\n' "${failed[@]}"
+fi
+exit "$status"
