@@ -19,9 +19,9 @@ cd "$(dirname "$0")/.."
 
 # ZONE and a local time: HH:MM:SS (today there) or YYYY-MM-DD HH:MM:SS.
 clocks=(
-  # 40 s before midnight, 14 hours ahead of UTC: a test that crosses into the next day, and
-  # the local date is not UTC's.
-  "Pacific/Kiritimati|23:59:20"
+  # 30 s before midnight, 14 hours ahead of UTC: tests that cross into the next day (those
+  # about one day's use start after it), and the local date is not UTC's.
+  "Pacific/Kiritimati|23:59:30"
   # just before nine in the evening (a bedtime) in a zone with half an hour, behind UTC.
   "America/St_Johns|20:59:40"
   # 30 s before the spring change of daylight saving time: the day has 23 hours and 02:00

@@ -15,6 +15,9 @@ final class ManagedRulesTests: XCTestCase {
     override func setUpWithError() throws {
         try ManagedDesktop.requirements()
         _ = try requireProgram("xdotool", package: "xdotool")
+        // Daily limits used up and given more time: one day's use (the daemon's zone is TZ's or
+        // the machine's, as TimeZone.current reads them).
+        startWithinOneDay(lasting: 60)
         desktop = try ManagedDesktop(fixture: try DaemonFixture(), windows: ["game.Game:Game", "notes.Notes:Notes"])
     }
 

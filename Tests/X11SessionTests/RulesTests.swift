@@ -1,12 +1,19 @@
 import Foundation
 import ScreenwardTesting
 import SessionHarness
+import TestSupport
 import X11Session
 import XCTest
 
 /// A person's own rules, set with `screenward limit|downtime|allow` and enforced by the
 /// built-in rules app in the real agent, over real windows.
 final class RulesTests: XSessionTestCase {
+    /// Daily limits used up within the test: one day's use.
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        startWithinOneDay(lasting: 60)
+    }
+
     /// The agent's log lines about one application's shield look.
     private func looks(of app: String, in scene: ShieldScene) -> [String] {
         scene.agent.process.standardError.split(separator: "\n").filter { $0.contains("look for \(app)") }.map(String.init)

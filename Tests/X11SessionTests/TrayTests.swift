@@ -1,12 +1,19 @@
 import Foundation
 import ScreenwardTesting
 import SessionHarness
+import TestSupport
 import X11Session
 import XCTest
 
 /// `screenward-tray` in a real XEmbed tray (trayer) under Xvfb + openbox, with the real
 /// agent: its icon is embedded, its menu opens on a real click and an item does what it says.
 final class TrayTests: XSessionTestCase {
+    /// Daily limits used up within the test: one day's use.
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        startWithinOneDay(lasting: 60)
+    }
+
     func testTheTrayMenuShowsTheRulesAndGivesFifteenMoreMinutesByRealClicks() throws {
         let trayer = try requireTool("trayer")
         let scene = try startShieldScene()
