@@ -39,6 +39,11 @@ struct AgentCommand: ParsableCommand {
     var daemonSocket = DaemonAddress.standardPath
 
     @Option(
+        name: .customLong("data-directories"),
+        help: ArgumentHelp("The system's shared data folders, with --managed-session (the daemon's).", visibility: .hidden))
+    var dataDirectories = "/usr/local/share:/usr/share"
+
+    @Option(
         name: .customLong("rule-warnings"),
         help: ArgumentHelp("Seconds before a limit runs out or a downtime starts that warnings come, comma-separated.", valueName: "seconds"))
     var ruleWarnings = "300,60"
@@ -58,7 +63,7 @@ struct AgentCommand: ParsableCommand {
         let log = AgentLog(verbose: verbose)
         if let managedSession {
             do {
-                try ManagedAgent(session: managedSession, daemonSocket: daemonSocket, displayName: display, log: log).run()
+                try ManagedAgent(session: managedSession, daemonSocket: daemonSocket, dataDirectories: dataDirectories, displayName: display, log: log).run()
             } catch {
                 log.error("\(error)")
                 throw ExitCode.failure

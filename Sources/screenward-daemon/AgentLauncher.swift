@@ -17,6 +17,8 @@ struct AgentLauncher {
     let agentAccount: Account
     let daemonSocket: String
     let runtimeDirectory: URL
+    /// The system's shared data folders, whose desktop entries name applications.
+    let dataDirectories: String
     let log: DaemonLog
 
     enum LaunchError: Error, CustomStringConvertible {
@@ -54,6 +56,7 @@ struct AgentLauncher {
         process.arguments = [
             "--reuid=\(agentAccount.uid)", "--regid=\(agentAccount.gid)", "--clear-groups", "--",
             agentExecutable.path, "--managed-session", session.id.rawValue, "--daemon-socket", daemonSocket, "--display", session.display,
+            "--data-directories", dataDirectories,
         ] + (log.verbose ? ["--verbose"] : [])
         var environment = [
             "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": directory.path, "XAUTHORITY": authority.path,

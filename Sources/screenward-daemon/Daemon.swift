@@ -69,6 +69,9 @@ final class Daemon {
         var guardianGroup: String
         /// The link naming the system's zone (`/etc/localtime`).
         var localtime: String
+        /// The system's shared data folders (`/usr/local/share:/usr/share`): their desktop
+        /// entries are the applications managed users' usage is filed under.
+        var dataDirectories: String
     }
 
     init(options: Options, log: DaemonLog) throws {
@@ -89,7 +92,7 @@ final class Daemon {
         service = ChildModeService(
             state: state, accounts: SystemAccountDirectory(), homes: homes, policy: GuardianPolicy(guardianGroup: options.guardianGroup))
         // The system's applications only: nothing a child installs in their home counts.
-        catalog = ApplicationCatalog.loadFromEnvironment(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"]).0
+        catalog = ApplicationCatalog.loadFromEnvironment(["XDG_DATA_DIRS": options.dataDirectories]).0
         categories = try DataDirectory.categoryTable()
         guard let agentAccount = try SystemAccountDirectory().account(named: options.agentUser) else {
             throw DaemonError("there is no user \(options.agentUser) for the session agents to run as: scripts/install.sh creates it")
@@ -100,7 +103,7 @@ final class Daemon {
         try FileManager.default.createDirectory(at: options.runtimeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let launcher = AgentLauncher(
             agentExecutable: options.agentExecutable, agentAccount: agentAccount, daemonSocket: options.socketPath,
-            runtimeDirectory: options.runtimeDirectory, log: log)
+            runtimeDirectory: options.runtimeDirectory, dataDirectories: options.dataDirectories, log: log)
         sessions = ManagedSessions(loop: loop, launcher: launcher, state: state, owner: { [unowned self] uid in owners[uid] }, log: log)
         let record: (ChildEvent, UInt32) -> Void = { [state, log] event, uid in
             log.info("\(event.kind): \(event.detail)")

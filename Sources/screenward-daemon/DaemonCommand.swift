@@ -69,6 +69,11 @@ struct DaemonCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The file that names the system's time zone, which managed users' days follow (whatever their TZ).", valueName: "path"))
     var localtime = "/etc/localtime"
 
+    @Option(help: ArgumentHelp(
+        "The system's shared data folders, colon-separated: their desktop entries name the applications managed users use (also their agents').",
+        valueName: "folders"))
+    var dataDirectories = "/usr/local/share:/usr/share"
+
     @Flag(help: "Log each request.")
     var verbose = false
 
@@ -91,7 +96,7 @@ struct DaemonCommand: ParsableCommand {
             agentUser: agentUser, appsDirectory: URL(fileURLWithPath: appsDirectory, isDirectory: true), pamService: pamService,
             extensionUser: extensionUser, extensionsDirectory: URL(fileURLWithPath: extensionsDirectory, isDirectory: true),
             warningLeads: ruleWarnings.split(separator: ",").compactMap { TimeInterval(String($0)) }, userBus: userBus,
-            guardianGroup: guardianGroup, localtime: localtime)
+            guardianGroup: guardianGroup, localtime: localtime, dataDirectories: dataDirectories)
         do {
             try Daemon(options: options, log: log).run()
         } catch {

@@ -120,7 +120,8 @@ public final class DaemonRig {
             "--state-directory", state.path, "--socket", socket, "--runtime-directory", runtime.path,
             "--agent-user", agentUser, "--agent", program("screenward-agent"), "--apps-directory", apps.path,
             "--pam-service", try pamService(), "--extension-user", extensionUser, "--extensions-directory", extensionsData.path,
-            "--guardian-group", guardianGroup, "--localtime", work.appendingPathComponent("localtime").path, "--verbose",
+            "--guardian-group", guardianGroup, "--localtime", work.appendingPathComponent("localtime").path,
+            "--data-directories", try MachineSharedData.withoutApplications(in: work.appendingPathComponent("shared")), "--verbose",
         ] + daemonArguments
     }
 

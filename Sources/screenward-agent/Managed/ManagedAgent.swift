@@ -37,15 +37,16 @@ final class ManagedAgent {
         case verdict(UInt64, GuardianVerdict)
     }
 
-    init(session: String, daemonSocket: String, displayName: String?, log: AgentLog) throws {
+    init(session: String, daemonSocket: String, dataDirectories: String, displayName: String?, log: AgentLog) throws {
         ShieldToolkit.disableGLUnlessChosen()
         self.log = log
         self.session = session
         link = DaemonLink(path: daemonSocket)
         attachment = try link.attach(session: session)
         connection = try XConnection(displayName: displayName)
-        // Only the system's applications: the child's own folders could rename anything.
-        let (catalog, problems) = ApplicationCatalog.loadFromEnvironment(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"])
+        // Only the system's applications (the daemon names their folders): the child's own
+        // folders could rename anything.
+        let (catalog, problems) = ApplicationCatalog.loadFromEnvironment(["XDG_DATA_DIRS": dataDirectories])
         for problem in problems.prefix(20) { log.warning("desktop entry skipped: \(problem)") }
         identities = Identities(resolver: AppResolver(catalog: catalog, processes: ProcfsInspector()))
         minter = TokenMinter(secret: DeviceSecret(bytes: attachment.deviceSecret))
