@@ -45,16 +45,18 @@ let package = Package(
         // An installed app's proof to the system daemon (non-dumpable, a secret in its own
         // memory): prctl is variadic, so it takes a few lines of C without pointers in its API.
         .target(name: "CAppProof"),
-        // Standard input, output and error opened on /dev/null when a program starts with
-        // them closed: open/fcntl/dup2 in a few lines of C, with no pointers in its API.
-        .target(name: "CStandardStreams"),
+        // What every program does first: standard input, output and error opened on /dev/null
+        // when it starts with them closed, and inherited descriptors made to fit its limit on
+        // open files (fcntl, open, dup2, getrlimit, /proc/self/fd: a few lines of C, with no
+        // pointers in its API).
+        .target(name: "CProgramStart"),
 
         // The local protocol between API clients (apps, their monitors, the CLI) and the
         // state owner (the agent, or the system daemon for a managed account):
         // newline-delimited JSON over a Unix socket.
         .target(
             name: "ScreenwardIPC",
-            dependencies: ["CAppProof", "CStandardStreams", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["CAppProof", "CProgramStart", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: safeSwift),
 
         // The public API, with Apple's names.

@@ -57,7 +57,7 @@ public struct DeviceActivityReport: Sendable {
         guard let app = ScreenwardApp.bundleIdentifier else { throw PresentationError.noBundleIdentifier }
         guard let program = Self.rendererPath() else { throw PresentationError.rendererMissing }
         let filterJSON = String(decoding: try JSONEncoder().encode(filter), as: UTF8.self)
-        StandardStreams.secure()
+        ProgramStart.prepare()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = ["--app", app, "--context", context.rawValue, "--filter-json", filterJSON] + extraArguments

@@ -18,7 +18,7 @@ struct PickerRun {
     private func run() throws -> SelectionRequest? {
         var arguments = ["--choose", "--selected-json", String(decoding: try JSONEncoder().encode(ticked), as: UTF8.self)]
         if let headerText { arguments += ["--header", headerText] }
-        StandardStreams.secure()
+        ProgramStart.prepare()
         let process = Process()
         process.executableURL = program
         process.arguments = arguments

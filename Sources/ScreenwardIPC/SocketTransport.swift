@@ -50,8 +50,8 @@ public final class SocketTransport: ServiceTransport {
     private let greeting: (@Sendable () throws -> Data)?
 
     public init(path: String, owner: Owner = .agent, greeting: (@Sendable () throws -> Data)? = nil) {
-        // An app's first use of the API: before its first socket (StandardStreams).
-        StandardStreams.secure()
+        // An app's first use of the API: before its first socket (ProgramStart).
+        ProgramStart.prepare()
         self.path = path
         self.owner = owner
         self.greeting = greeting

@@ -14,12 +14,21 @@ public final class AgentRun {
     ) throws {
         self.home = home
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        environment = ["SCREENWARD_HOME": home.path, "DISPLAY": display].merging(extra) { $1 }
+        // No system daemon: one installed on the machine would take a guardian's (root's)
+        // tray and commands for its own (`noSystemDaemon`).
+        environment = ["SCREENWARD_HOME": home.path, "DISPLAY": display, "SCREENWARD_DAEMON_SOCKET": Self.noSystemDaemon(beside: home)]
+            .merging(extra) { $1 }
         var arguments = ["--idle-threshold", String(idleThreshold)]
         if verbose { arguments.append("--verbose") }
         arguments += extraArguments
         process = try ChildProcess(try ProjectPrograms.url(of: "screenward-agent"), arguments, environment: environment)
         try process.waitForStandardError(containing: "tracking", timeout: 20)
+    }
+
+    /// A daemon socket that is not there, beside `home`: programs of an individual-mode test
+    /// then find no system daemon, whether or not the machine runs one.
+    public static func noSystemDaemon(beside home: URL) -> String {
+        home.deletingLastPathComponent().appendingPathComponent("no-system-daemon.sock").path
     }
 
     /// Runs `screenward` with `arguments` against the same home; returns its output (all

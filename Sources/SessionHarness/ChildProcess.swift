@@ -41,14 +41,18 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Reads `handle` on a thread of its own until its end (an empty read), handing on each
     /// piece and then the empty end. (Foundation's `readabilityHandler` was not called again
-    /// for an end that came together with the last output, so the end went unseen.)
+    /// for an end that came together with the last output, so the end went unseen.) At its end
+    /// the pipe is closed at once, not when this object goes: XCTest keeps every test case and
+    /// what it holds until the run ends, and the test process had 1,800 pipes open by then,
+    /// which its children inherited a number of (see `ProgramStart`).
     private static func read(_ handle: FileHandle, _ deliver: @escaping @Sendable (Data) -> Void) {
         Thread.detachNewThread {
             while true {
                 let data = handle.availableData
                 deliver(data)
-                if data.isEmpty { return }
+                if data.isEmpty { break }
             }
+            try? handle.close()
         }
     }
 
@@ -146,6 +150,8 @@ public final class ChildProcess: @unchecked Sendable {
             if Date() >= deadline { return nil }
             Thread.sleep(forTimeInterval: 0.01)
         }
+        // Nobody reads its input any more: that pipe goes now too.
+        closeInput()
         drainOutput()
         return process.terminationStatus
     }

@@ -5,10 +5,10 @@ import ScreenwardIPC
 
 @main
 struct ScreenwardCommand: ParsableCommand {
-    /// Closed standard streams are opened on /dev/null before anything else opens a file
-    /// (`StandardStreams`); then the command line runs as usual.
+    /// The descriptors it was handed made safe first (`ProgramStart`: closed standard streams
+    /// opened on /dev/null, inherited descriptors fitted to the limit); then the command line.
     static func main() {
-        StandardStreams.secure()
+        ProgramStart.prepare()
         main(nil)
     }
 

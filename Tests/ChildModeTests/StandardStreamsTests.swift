@@ -6,8 +6,9 @@ import XCTest
 
 /// Programs started with standard input, output and error closed, as cron, a service
 /// manager or a careless parent starts them: each opens /dev/null on them before anything
-/// else (`StandardStreams`), so its own files never take descriptors 0–2 (the daemon's log
-/// lines would go into its database) and the programs it starts get working ones.
+/// else (`ProgramStart`), so its own files never take descriptors 0–2 (the daemon's log
+/// lines would go into its database) and the programs it starts get working ones. And a
+/// program handed a descriptor above its limit on open files still starts its helpers.
 final class StandardStreamsTests: XCTestCase {
     private var fixture: DaemonFixture!
 
@@ -52,6 +53,20 @@ final class StandardStreamsTests: XCTestCase {
         for (descriptor, target) in Self.standardStreams(of: daemon.pid).enumerated() {
             XCTAssertFalse(target.hasSuffix(".sqlite"), "descriptor \(descriptor) is \(target)")
         }
+    }
+
+    /// A descriptor handed on above the program's soft limit on open files, as a test process
+    /// holding hundreds of files hands one on through runuser: Foundation's Process refused to
+    /// start anything (EBADF) until the program raised its soft limit first (`ProgramStart`).
+    func testTheCommandLineStartsItsReportProgramWithADescriptorInheritedAboveItsLimit() throws {
+        let person = try fixture.users.add("person")
+        let png = "/home/\(person)/report.png"
+        let inner = "ulimit -Sn 4096 && exec 3000</dev/null && ulimit -Sn 1024 && exec \"$@\""
+        let outer = "ulimit -n 4096 && exec /usr/sbin/runuser -u \"$1\" -- /usr/bin/env HOME=/home/$1 SCREENWARD_DAEMON_SOCKET=\"$2\" /bin/bash -c \"$3\" bash \"$4\" report --png \"$5\""
+        let report = try LocalUsers.capture("/bin/sh", ["-c", outer, "sh", person, fixture.socket, inner, fixture.program("screenward"), png])
+        XCTAssertEqual(report.status, 0, "screenward report with descriptor 3000 open and a soft limit of 1024: \(report.output) \(report.error)")
+        let drawn = try Data(contentsOf: URL(fileURLWithPath: png))
+        XCTAssertEqual(Array(drawn.prefix(4)), [0x89, 0x50, 0x4E, 0x47], "a PNG")
     }
 
     func testTheCommandLineWithoutStandardStreamsStartsItsReportProgram() throws {

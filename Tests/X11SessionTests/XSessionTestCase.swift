@@ -32,7 +32,10 @@ class XSessionTestCase: XCTestCase {
         for (name, contents) in entries {
             try contents.write(to: applications.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
-        return ["XDG_DATA_HOME": dataHome.path, "XDG_DATA_DIRS": try sharedData()]
+        return [
+            "XDG_DATA_HOME": dataHome.path, "XDG_DATA_DIRS": try sharedData(),
+            "SCREENWARD_DAEMON_SOCKET": AgentRun.noSystemDaemon(beside: home),
+        ]
     }
 
     /// `XDG_DATA_DIRS` for this test: `MachineSharedData`, made once per test.
