@@ -120,3 +120,32 @@ final class InstallTests: XCTestCase {
         throw LocalUsersError(description: "no scripts/install.sh above \(directory.path)")
     }
 }
+
+/// A run killed in the middle leaves its users, groups and folders behind; the next run's first
+/// rig removes them, and never what a run still running holds.
+final class TestLeftoversTests: XCTestCase {
+    func testWhatARunNoLongerRunningLeftIsRemovedAndALiveRunsIsKept() throws {
+        try DaemonFixture.requireRoot()
+        // Another run's, still running (this process), made first: its sweep is done by then.
+        let live = LocalUsers()
+        defer { live.removeAll() }
+        live.note("folder /tmp/screenward-still-in-use")
+        let ended = try ChildProcess(URL(fileURLWithPath: "/bin/true"), [])
+        XCTAssertEqual(ended.waitForExit(timeout: 10), 0)
+        let prefix = "swtgone" + String(UInt32.random(in: 0...0xFFFF), radix: 36)
+        let folder = "/tmp/screenward-leftover-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        XCTAssertEqual(try LocalUsers.capture("/usr/sbin/useradd", ["--create-home", "--user-group", prefix + "kid"]).status, 0)
+        try FileManager.default.createDirectory(at: TestLeftovers.folder, withIntermediateDirectories: true)
+        let record = TestLeftovers.folder.appendingPathComponent(prefix)
+        try Data("\(ended.pid) 12345\nfolder \(folder)\nuser \(prefix)kid\n".utf8).write(to: record)
+
+        let removed = TestLeftovers.removeWhatEndedRunsLeft()
+        XCTAssertEqual(Set(removed), ["folder \(folder)", "user \(prefix)kid"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder))
+        XCTAssertNotEqual(try LocalUsers.capture("/usr/bin/getent", ["passwd", prefix + "kid"]).status, 0, "the user is gone")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/home/\(prefix)kid"), "with their home")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: record.path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: TestLeftovers.folder.appendingPathComponent(live.prefix).path), "a live run's record stays")
+    }
+}

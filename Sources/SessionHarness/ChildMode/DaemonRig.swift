@@ -44,6 +44,7 @@ public final class DaemonRig {
     public init() throws {
         work = URL(fileURLWithPath: "/tmp/screenward-daemon-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        users.note("folder \(work.path)")
         systemZone = Self.testZone() ?? SystemTimeZone().zone()
         try FileManager.default.createSymbolicLink(
             atPath: work.appendingPathComponent("localtime").path, withDestinationPath: "/usr/share/zoneinfo/\(systemZone.identifier)")
@@ -148,6 +149,7 @@ public final class DaemonRig {
         let service = "screenward-test-\(users.prefix)"
         let path = "/etc/pam.d/\(service)"
         if !FileManager.default.fileExists(atPath: path) {
+            users.note("file \(path)")
             let source = try Self.dataFile("screenward", above: try ProjectPrograms.url(of: "screenward-daemon").deletingLastPathComponent(), folder: "desktop/pam")
             try FileManager.default.copyItem(at: source, to: URL(fileURLWithPath: path))
         }
@@ -157,7 +159,7 @@ public final class DaemonRig {
     public func tearDown() {
         try? FileManager.default.removeItem(atPath: "/etc/pam.d/screenward-test-\(users.prefix)")
         stopDaemon()
-        users.removeAll()
         try? FileManager.default.removeItem(at: work)
+        users.removeAll()
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// Real local accounts for tests that check what a user may do: created with
 /// useradd/groupadd (root only), removed with everything they own when the test ends.
-/// Names start with `swt` and a random part, so parallel runs and leftovers never clash.
+/// Names start with `swt` and a random part, so parallel runs and leftovers never clash; what
+/// a killed run left is removed by the next (`TestLeftovers`).
 public final class LocalUsers {
     public let prefix: String
     private var users: [String] = []
@@ -10,6 +11,13 @@ public final class LocalUsers {
 
     public init() {
         prefix = "swt" + String(UInt32.random(in: 0...0xFFFFF), radix: 36)
+        TestLeftovers.sweep()
+    }
+
+    /// Notes something else this run made for these users (`file PATH`, `folder PATH`), so
+    /// that a later run removes it should this one be killed first.
+    public func note(_ line: String) {
+        TestLeftovers.note(line, for: prefix)
     }
 
     deinit { removeAll() }
@@ -22,9 +30,11 @@ public final class LocalUsers {
         for group in extra where !Self.groupExists(group) {
             try Self.run("/usr/sbin/groupadd", [group])
             groups.append(group)
+            note("group \(group)")
         }
         var arguments = ["--create-home", "--shell", "/bin/bash", "--user-group"]
         if !extra.isEmpty { arguments += ["--groups", extra.joined(separator: ",")] }
+        note("user \(user)")
         try Self.run("/usr/sbin/useradd", arguments + [user])
         users.append(user)
         if let password { try Self.run("/usr/sbin/chpasswd", [], input: "\(user):\(password)\n") }
@@ -47,6 +57,7 @@ public final class LocalUsers {
         for group in groups.reversed() { _ = try? Self.capture("/usr/sbin/groupdel", [group]) }
         users = []
         groups = []
+        TestLeftovers.forget(prefix)
     }
 
     public static func groupExists(_ name: String) -> Bool {
