@@ -53,7 +53,11 @@ fi
 
 clock_library=.build/test-clock/libscreenward-test-clock.so
 mkdir -p "$(dirname "$clock_library")"
-compiler=$(command -v clang || command -v cc)
+compiler=$(command -v clang || command -v cc || true)
+if [ -z "$compiler" ]; then
+  echo "screenward: no C compiler (clang from the Swift toolchain, or cc) to build the test clock" >&2
+  exit 1
+fi
 "$compiler" -shared -fPIC -O2 -Wall -Werror -o "$clock_library" Tests/Clock/test_clock.c
 clock_library="$(pwd)/$clock_library"
 
