@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardCore
 
 /// The machine's shared data folders (`/usr/local/share`, `/usr/share`) as a test's
 /// `XDG_DATA_DIRS`: icon themes, the MIME database, GSettings schemas and themes, so a GTK
@@ -7,7 +8,7 @@ import Foundation
 /// applications a test's programs list are then only those the test installs in its
 /// `XDG_DATA_HOME`, however many the machine has.
 public enum MachineSharedData {
-    public static let folders = ["/usr/local/share", "/usr/share"]
+    public static let folders = SharedDataDirectories.from([:])
     /// What a test never sees of the machine's.
     public static let left = ["applications", "screenward"]
 

@@ -29,16 +29,22 @@ public final class PrivateXSession {
         guard let xvfb = Self.which("Xvfb") else {
             throw HarnessError.missingProgram("Xvfb is not installed (Debian: apt-get install xvfb)")
         }
-        server = try ChildProcess(xvfb, ["-displayfd", "1", "-screen", "0", screen, "-nolisten", "tcp", "-noreset"])
-        let number = try server.waitForOutputLines(1, timeout: 20)[0].trimmingCharacters(in: .whitespaces)
-        guard Int(number) != nil else { throw HarnessError.failed("Xvfb printed \"\(number)\" instead of a display number") }
-        display = ":" + number
+        (server, display) = try Self.startServer(xvfb, ["-screen", "0", screen, "-nolisten", "tcp", "-noreset"])
         if withWindowManager {
             try startWindowManager()
         }
     }
 
     deinit { stop() }
+
+    /// Starts `xvfb` with `arguments` on a display it picks itself (-displayfd: two servers
+    /// started at once never race for a number); returns it and its display (":N").
+    public static func startServer(_ xvfb: URL, _ arguments: [String]) throws -> (ChildProcess, String) {
+        let server = try ChildProcess(xvfb, ["-displayfd", "1"] + arguments)
+        let number = try server.waitForOutputLines(1, timeout: 20)[0].trimmingCharacters(in: .whitespaces)
+        guard Int(number) != nil else { throw HarnessError.failed("Xvfb printed \"\(number)\" instead of a display number") }
+        return (server, ":" + number)
+    }
 
     /// Starts openbox and waits until it announces itself (EWMH) on the root window and
     /// manages windows (a window mapped before that may never be managed).

@@ -41,7 +41,7 @@ struct AgentCommand: ParsableCommand {
     @Option(
         name: .customLong("data-directories"),
         help: ArgumentHelp("The system's shared data folders, with --managed-session (the daemon's).", visibility: .hidden))
-    var dataDirectories = "/usr/local/share:/usr/share"
+    var dataDirectories = SharedDataDirectories.standard
 
     @Option(
         name: .customLong("rule-warnings"),

@@ -72,7 +72,7 @@ struct DaemonCommand: ParsableCommand {
     @Option(help: ArgumentHelp(
         "The system's shared data folders, colon-separated: their desktop entries name the applications managed users use (also their agents').",
         valueName: "folders"))
-    var dataDirectories = "/usr/local/share:/usr/share"
+    var dataDirectories = SharedDataDirectories.standard
 
     @Flag(help: "Log each request.")
     var verbose = false

@@ -30,10 +30,8 @@ public struct InstalledApps: Sendable {
     /// person's, and the first of `$XDG_DATA_DIRS` over the others, as XDG orders them.
     /// (A managed account's apps are the daemon's folder alone, whatever its environment says.)
     public static func forPerson(uid: UInt32, environment: [String: String] = ProcessInfo.processInfo.environment) -> [InstalledApps] {
-        let shared = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
-            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
         var seen = Set<String>()
-        let system = shared.compactMap { folder -> InstalledApps? in
+        let system = SharedDataDirectories.from(environment).compactMap { folder -> InstalledApps? in
             let directory = URL(fileURLWithPath: folder, isDirectory: true).appendingPathComponent("screenward/apps", isDirectory: true).standardizedFileURL
             guard seen.insert(directory.path).inserted else { return nil }
             return InstalledApps(directory: directory, trust: .rootOnly)

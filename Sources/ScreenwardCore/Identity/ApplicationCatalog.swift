@@ -188,8 +188,7 @@ extension ApplicationCatalog {
         } else if let home = env["HOME"], !home.isEmpty {
             dataDirectories.append(home + "/.local/share")
         }
-        let system = env["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
-        dataDirectories += system.split(separator: ":").map(String.init)
+        dataDirectories += SharedDataDirectories.from(env)
 
         var seen: Set<String> = []
         // The base directory spec says relative paths are invalid and must be ignored.

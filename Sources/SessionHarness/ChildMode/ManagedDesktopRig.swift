@@ -56,13 +56,11 @@ public final class ManagedDesktopRig {
         guard try LocalUsers.capture("/usr/bin/xauth", ["-f", serverAuthority, "add", ":0", ".", cookie]).status == 0 else {
             throw LocalUsersError(description: "xauth add failed for the child's X server")
         }
-        let server = try ChildProcess(
+        let (server, display) = try PrivateXSession.startServer(
             Self.findProgram("Xvfb") ?? URL(fileURLWithPath: "/usr/bin/Xvfb"),
-            ["-displayfd", "1", "-auth", serverAuthority, "-nolisten", "tcp", "-screen", "0", "1024x768x24"])
+            ["-auth", serverAuthority, "-nolisten", "tcp", "-screen", "0", "1024x768x24"])
         processes.append(server)
-        let number = try server.waitForOutputLines(1, timeout: 20)[0].trimmingCharacters(in: .whitespaces)
-        guard Int(number) != nil else { throw LocalUsersError(description: "Xvfb printed \"\(number)\" instead of a display number") }
-        display = ":" + number
+        self.display = display
         guard try fixture.users.run(as: kid, ["xauth", "-f", authority, "add", display, ".", cookie]).status == 0 else {
             throw LocalUsersError(description: "xauth add failed for \(kid)")
         }
