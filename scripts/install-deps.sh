@@ -11,7 +11,9 @@ packages=(
   # run and test: a private X server, a window manager, input and screenshots
   xvfb openbox xdotool x11-utils xauth imagemagick dbus-daemon
   # child mode's tests: what a child tries (a debugger, a tracer, a script) and real users
-  gdb strace python3 passwd util-linux
+  gdb strace python3 passwd util-linux procps
+  # gdbus, for the child calling logind (SetLockedHint) in child-mode tests
+  libglib2.0-bin
   # the shield: Korean glyphs (Vietnamese is in the default fonts); wmctrl for the full-screen test
   fonts-nanum wmctrl
   # the rules' warnings: a real notification server (dunst) on the tests' private session bus;

@@ -12,7 +12,8 @@ import X11Session
 /// State, Remote, Leader, Class, Seat, LockedHint). Adding and removing sessions emits
 /// `SessionNew`/`SessionRemoved`, changing them `PropertiesChanged`. `LockSession` sets
 /// LockedHint and emits the session's `Lock`; `TerminateSession` removes the session;
-/// both are recorded in `calls`. It also emits on request what logind emits for the
+/// both are recorded in `calls`, as are a session's `SetLockedHint` and `SetIdleHint` (which
+/// its owner may call on real logind; the fake sets LockedHint for anyone). It also emits on request what logind emits for the
 /// first session and the machine: PropertiesChanged for LockedHint, `Lock`/`Unlock`,
 /// `PrepareForSleep`. Method calls arrive on the thread-default main context of the
 /// thread that created it.
@@ -217,8 +218,20 @@ public final class FakeLogindService {
 
     // MARK: Serving
 
-    fileprivate func methodCall(_ method: String, parameters: VariantRef, invocation: OpaquePointer) {
+    fileprivate func methodCall(_ method: String, path: String, parameters: VariantRef, invocation: OpaquePointer) {
         switch method {
+        case "SetLockedHint", "SetIdleHint":
+            // A session's owner may set these on real logind; the fake lets anyone.
+            let value = parameters.child(0)?.bool ?? false
+            guard let index = sessions.firstIndex(where: { $0.objectPath == path }) else {
+                return g_dbus_method_invocation_return_dbus_error(invocation, "org.freedesktop.DBus.Error.UnknownObject", path)
+            }
+            calls.append("\(method) \(sessions[index].id) \(value)")
+            g_dbus_method_invocation_return_value(invocation, VariantBuilder.tuple([]))
+            if method == "SetLockedHint", sessions[index].lockedHint != value {
+                sessions[index].lockedHint = value
+                announce(sessions[index], changed: ["LockedHint"])
+            }
         case "GetSessionByPID":
             let pid = parameters.child(0)?.uint32 ?? 0
             lookups.append("GetSessionByPID \(pid)")
@@ -383,15 +396,15 @@ private let releaseFakeTarget: GDestroyNotify = { data in
     Unmanaged<FakeTarget>.fromOpaque(data).release()
 }
 
-private let fakeMethodCall: GDBusInterfaceMethodCallFunc = { _, _, _, _, method, parameters, invocation, data in
+private let fakeMethodCall: GDBusInterfaceMethodCallFunc = { _, _, path, _, method, parameters, invocation, data in
     guard let invocation else { return }
-    guard let data, let method, let parameters,
+    guard let data, let method, let parameters, let path,
         let service = Unmanaged<FakeTarget>.fromOpaque(data).takeUnretainedValue().service
     else {
         g_dbus_method_invocation_return_dbus_error(invocation, "org.freedesktop.DBus.Error.Failed", "gone")
         return
     }
-    service.methodCall(String(cString: method), parameters: VariantRef(retaining: parameters), invocation: invocation)
+    service.methodCall(String(cString: method), path: String(cString: path), parameters: VariantRef(retaining: parameters), invocation: invocation)
 }
 
 private let fakeGetProperty: GDBusInterfaceGetPropertyFunc = { _, _, path, _, name, error, data in

@@ -176,6 +176,8 @@ extension FakeLogindService {
             <property name="Class" type="s" access="read"/>
             <property name="Seat" type="\(malformed ? "s" : "(so)")" access="read"/>
             <property name="LockedHint" type="\(malformed ? "s" : "b")" access="read"/>
+            <method name="SetLockedHint"><arg name="locked" type="b" direction="in"/></method>
+            <method name="SetIdleHint"><arg name="idle" type="b" direction="in"/></method>
             <signal name="Lock"/>
             <signal name="Unlock"/>
           </interface>

@@ -53,9 +53,13 @@ public final class PrivateLogindBus {
 
     public static func canStart() -> Bool { PrivateDBus.canStart() }
 
-    public init() throws {
+    /// `outsideSessions`: the test process and what it starts are in no session, as a
+    /// system daemon and the agents it starts are (GetSessionByPID fails; an agent finds
+    /// its session by $XDG_SESSION_ID).
+    public init(outsideSessions: Bool = false) throws {
         bus = try PrivateDBus()
-        logind = try ChildProcess(try ProjectPrograms.url(of: "screenward-fake-logind"), ["--address", bus.address])
+        logind = try ChildProcess(
+            try ProjectPrograms.url(of: "screenward-fake-logind"), ["--address", bus.address] + (outsideSessions ? ["--no-session-by-pid"] : []))
         _ = try logind.waitForOutputLines(1, timeout: 10)
     }
 

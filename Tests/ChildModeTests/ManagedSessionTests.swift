@@ -74,4 +74,33 @@ final class ManagedSessionTests: XCTestCase {
         let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid, "--json"]).output
         XCTAssertTrue(events.contains("session-ended"), events)
     }
+
+    /// LockedHint is the session owner's to set (logind lets the child call SetLockedHint):
+    /// the managed agent must not stop counting on it while the child keeps typing.
+    func testTheChildsOwnLockedHintDoesNotStopTheCount() throws {
+        try desktop.startManagedSession("c9")
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", "--sync", desktop.windows[0]]).status, 0)
+        try desktop.waitFor("the game counted") { try desktop.usageSeconds(of: "wmclass:Game") > 0.5 }
+
+        let hint = try desktop.runAsKid(
+            ["gdbus", "call", "--system", "--dest", "org.freedesktop.login1", "--object-path", "/org/freedesktop/login1/session/c9",
+             "--method", "org.freedesktop.login1.Session.SetLockedHint", "true"],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": desktop.bus.address])
+        XCTAssertEqual(hint.status, 0, hint.error)
+        XCTAssertTrue(try desktop.logindCalls().contains("SetLockedHint c9 true"))
+        try desktop.waitFor("the agent to hear the hint") {
+            (fixture.daemon?.standardError ?? "").contains("logind says the session is locked: ignored")
+        }
+
+        let before = try desktop.usageSeconds(of: "wmclass:Game")
+        let start = Date()
+        // The child keeps using the game: a key every half second, for four seconds.
+        while Date().timeIntervalSince(start) < 4 {
+            _ = try desktop.runAsKid(["xdotool", "key", "--window", desktop.windows[0], "shift"])
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        try desktop.waitFor("the count to reach the daemon", timeout: 5) { try desktop.usageSeconds(of: "wmclass:Game") - before >= elapsed - 1.5 }
+        print("with the child's LockedHint set: \(try desktop.usageSeconds(of: "wmclass:Game") - before) s counted in \(elapsed) s")
+    }
 }

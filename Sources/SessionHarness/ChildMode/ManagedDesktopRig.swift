@@ -48,7 +48,7 @@ public final class ManagedDesktopRig {
         self.uid = uid
         authority = "/home/\(kid)/.Xauthority"
         let cookie = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-        bus = try PrivateLogindBus()
+        bus = try PrivateLogindBus(outsideSessions: true)
         // The server reads its cookie from a file of the rig's (it takes every cookie there,
         // whatever display an entry names) and picks a free display itself (-displayfd), so
         // runs beside this one never race for a number; the child's own file then names it.

@@ -83,11 +83,18 @@ final class ManagedAgent {
         }
         do {
             try logind.start { [self] event in
+                // LockedHint (and Lock/Unlock) are the session owner's to set: the child
+                // could stop the count while playing. A locked screen takes no input, so
+                // the X server's idle time stops it instead. Suspend is the machine's.
+                guard case .sleeping = event else {
+                    if case .locked(true) = event { log.info("logind says the session is locked: ignored (the child may set LockedHint; idle time counts)") }
+                    return
+                }
                 accountant.take(event, at: connection.timeSource.now())
                 stateChanged()
             }
         } catch {
-            log.info("no logind for session \(session): screen lock is not detected (\(error))")
+            log.info("no logind for session \(session): suspend is not detected (\(error))")
         }
         startShields()
         listenForGuardianAsks()
