@@ -1,6 +1,7 @@
 #include "program_start.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -58,4 +59,14 @@ int screenward_inherited_descriptors_fit(void) {
         if (close((int)descriptor) == 0) closed++;
     }
     return closed;
+}
+
+long screenward_open_files_limit_raise(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+    if (limit.rlim_cur != limit.rlim_max) {
+        limit.rlim_cur = limit.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+    }
+    return limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > (rlim_t)LONG_MAX ? LONG_MAX : (long)limit.rlim_cur;
 }

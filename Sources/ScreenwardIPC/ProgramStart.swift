@@ -34,6 +34,16 @@ public enum ProgramStart {
     }
 }
 
+extension ProgramStart {
+    /// Raises the soft limit on open files to the hard one (a server's, so that clients'
+    /// connections cannot take the descriptors it needs for its own work). Returns the
+    /// limit now, or nil when it could not be read or raised.
+    public static func raiseOpenFilesLimit() -> Int? {
+        let limit = screenward_open_files_limit_raise()
+        return limit < 0 ? nil : limit
+    }
+}
+
 /// Standard input, output and error.
 public enum StandardStreams {
     /// Opens /dev/null on each of descriptors 0, 1 and 2 that is closed now; returns which were.

@@ -7,7 +7,9 @@ import NIOPosix
 /// `RefusalFrame` and ends that connection. The socket file gets the mode `access`
 /// says (owner-only unless told otherwise) and is removed on `close`. With an
 /// `identify` reader, every peer carries its kernel-reported credentials; a connection
-/// whose credentials cannot be read is closed before anything it sent is read.
+/// whose credentials cannot be read is closed before anything it sent is read. With a
+/// `limit` (which needs `identify`), a user's connection over it is told so in a
+/// `RefusalFrame` and closed before anything it sent is read; the handler hears of it.
 public final class SocketServer: Sendable {
     public let path: String
     private let listener: any Channel
@@ -17,7 +19,7 @@ public final class SocketServer: Sendable {
     /// With `acceptingReports`, clients may also send push lines (reports; see `RefusalFrame`).
     public init(
         path: String, access: SocketAccess = .ownerOnly, identify: PeerIdentifier? = nil, acceptingReports: Bool = false,
-        handler: any ServiceRequestHandler
+        limit: ConnectionLimit? = nil, handler: any ServiceRequestHandler
     ) throws {
         guard path.utf8.count <= AgentAddress.maximumSocketPathLength else {
             throw ServiceError(.invalidArgument, "the socket path is too long for a Unix socket (\(path.utf8.count) bytes): \(path)")
@@ -33,6 +35,13 @@ public final class SocketServer: Sendable {
                 }
                 // Reading the option on the channel's own loop completes at once.
                 return identify(channel).flatMapThrowing { credentials in
+                    if let limit {
+                        guard limit.admit(uid: credentials.uid) else {
+                            Self.turnAway(channel, credentials: credentials, handler: handler)
+                            return
+                        }
+                        channel.closeFuture.whenComplete { _ in limit.release(uid: credentials.uid) }
+                    }
                     try Self.addHandlers(to: channel, credentials: credentials, acceptingReports: acceptingReports, handler: handler)
                 }
             }
@@ -57,6 +66,17 @@ public final class SocketServer: Sendable {
         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
         try channel.pipeline.syncOperations.addHandler(
             ServerFrameHandler(channel: channel, credentials: credentials, acceptingReports: acceptingReports, handler: handler))
+    }
+
+    /// A connection over its user's limit: one line saying so, then closed. Nothing it
+    /// sends is read (no decoder is added), so it costs no more than its descriptor, briefly.
+    private static func turnAway(_ channel: any Channel, credentials: PeerCredentials, handler: any ServiceRequestHandler) {
+        handler.refused(ServicePeer(credentials: credentials, send: { _ in }, isConnected: { false }), because: ConnectionLimit.refusal)
+        let refusal = RefusalFrame(id: nil, error: ServiceError(.limitExceeded, ConnectionLimit.refusal))
+        var buffer = channel.allocator.buffer(capacity: 128)
+        buffer.writeBytes(refusal.line)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        channel.writeAndFlush(buffer).whenComplete { _ in channel.close(promise: nil) }
     }
 
     public func close() {

@@ -102,19 +102,57 @@ struct AgentLauncher {
     }
 
     /// The child names these files and owns their folders: read them with the child's
-    /// own rights (a symbolic link to /etc/shadow then reads nothing), at most 64 KiB.
+    /// own rights (a symbolic link to /etc/shadow then reads nothing), at most 64 KiB, and
+    /// never wait on them. The child may have put a FIFO or a device there, or may stop
+    /// the reader (it runs as them): it opens without blocking, writes into a file of the
+    /// daemon's rather than a pipe the daemon would wait on, and root's `timeout` kills
+    /// it after half a second. What it read counts only if it is an X authority file.
     private func readAsUser(_ user: SessionUser, _ path: String) -> Data? {
+        // In the daemon's own folder, where no user can put anything in its way.
+        let output = runtimeDirectory.appendingPathComponent("cookie-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: output.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+            let sink = try? FileHandle(forWritingTo: output)
+        else { return nil }
+        defer { try? FileManager.default.removeItem(at: output) }
         let reader = Process()
-        reader.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        reader.arguments = ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--", "/usr/bin/head", "-c", "65536", "--", path]
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        reader.arguments = [
+            "-s", "KILL", "0.5", "/usr/bin/setpriv", "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--",
+            "/usr/bin/dd", "if=\(path)", "iflag=nonblock", "bs=65536", "count=1", "status=none",
+        ]
         reader.environment = ["PATH": "/usr/bin:/bin"]
-        let output = Pipe()
-        reader.standardOutput = output
+        reader.standardOutput = sink
         reader.standardError = FileHandle.nullDevice
         reader.standardInput = FileHandle.nullDevice
         guard (try? reader.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
         reader.waitUntilExit()
-        return reader.terminationStatus == 0 ? data : nil
+        try? sink.close()
+        guard reader.terminationReason == .exit, reader.terminationStatus == 0,
+            let read = try? FileHandle(forReadingFrom: output),
+            let data = try? read.read(upToCount: 65536)
+        else { return nil }
+        try? read.close()
+        return Self.isAuthorityFile(data) ? data : nil
+    }
+
+    /// Whether `data` is a whole X authority file (what xauth writes): one or more entries
+    /// of a 16-bit family and four 16-bit-length-prefixed fields (address, display number,
+    /// name, data), big-endian, with nothing left over.
+    static func isAuthorityFile(_ data: Data) -> Bool {
+        let bytes = [UInt8](data)
+        var index = 0
+        var entries = 0
+        while index < bytes.count {
+            guard index + 2 <= bytes.count else { return false }
+            index += 2  // the family
+            for _ in 0..<4 {
+                guard index + 2 <= bytes.count else { return false }
+                let length = Int(bytes[index]) << 8 | Int(bytes[index + 1])
+                index += 2 + length
+                guard index <= bytes.count else { return false }
+            }
+            entries += 1
+        }
+        return entries > 0
     }
 }

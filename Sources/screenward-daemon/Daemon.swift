@@ -40,6 +40,15 @@ final class Daemon {
     private var extensionPeers: [ServicePeer: DaemonExtensions.Launch] = [:]
     /// Managed users' rules (`screenward limit … --user`).
     private let rules: DaemonRules
+    /// The agents' system user: its connections are never limited.
+    private let agentUID: UInt32
+    /// Refused connections, recorded once a minute per child.
+    private var attempts = AttemptRecorder()
+
+    /// How many connections one user may hold open at once (root, the agents' and the
+    /// extensions' users are not limited). A child's programs need a handful; a guardian's
+    /// tray and command line fewer.
+    static let connectionsPerUser = 32
 
     private struct PasswordCheckDone: Sendable {
         var id: UInt64
@@ -97,6 +106,7 @@ final class Daemon {
         guard let agentAccount = try SystemAccountDirectory().account(named: options.agentUser) else {
             throw DaemonError("there is no user \(options.agentUser) for the session agents to run as: scripts/install.sh creates it")
         }
+        agentUID = agentAccount.uid
         guard FileManager.default.isExecutableFile(atPath: options.agentExecutable.path) else {
             throw DaemonError("the session agent \(options.agentExecutable.path) is missing")
         }
@@ -105,10 +115,7 @@ final class Daemon {
             agentExecutable: options.agentExecutable, agentAccount: agentAccount, daemonSocket: options.socketPath,
             runtimeDirectory: options.runtimeDirectory, dataDirectories: options.dataDirectories, log: log)
         sessions = ManagedSessions(loop: loop, launcher: launcher, state: state, owner: { [unowned self] uid in owners[uid] }, log: log)
-        let record: (ChildEvent, UInt32) -> Void = { [state, log] event, uid in
-            log.info("\(event.kind): \(event.detail)")
-            do { try state.record(event, uid: uid) } catch { log.error("could not record an event (\(error)): \(event.detail)") }
-        }
+        let record: (ChildEvent, UInt32) -> Void = { [state, log] event, uid in Self.record(event, uid: uid, in: state, log: log) }
         let approvals = GuardianApprovals(
             services: GuardianApprovals.Services(
                 guardianNames: { [guardianGroup] in Self.guardianNames(in: guardianGroup) },
@@ -149,6 +156,11 @@ final class Daemon {
         if let extensions { service.extensionsListing = { owner, runs in try extensions.listing(for: owner, runs: runs) } }
         for user in try state.managedUsers() { open(user) }
         service.onManagedUsersChanged = { [unowned self] in managedUsersChanged() }
+    }
+
+    private static func record(_ event: ChildEvent, uid: UInt32, in state: DaemonState, log: DaemonLog) {
+        log.info("\(event.kind): \(event.detail)")
+        do { try state.record(event, uid: uid) } catch { log.error("could not record an event (\(error)): \(event.detail)") }
     }
 
     /// The members of the guardians' group, then root (always a guardian).
@@ -257,7 +269,9 @@ final class Daemon {
         let socketDirectory = URL(fileURLWithPath: socketPath).deletingLastPathComponent()
         // Every local user must reach the socket (children read their usage, guardians act).
         try FileManager.default.createDirectory(at: socketDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        server = try SocketServer(path: socketPath, access: .everyone, identify: PeerCredentialReader.read, acceptingReports: true, handler: handler)
+        let limit = ConnectionLimit(perUser: Self.connectionsPerUser, exempt: Set([0, agentUID] + (extensions.map { [$0.uid] } ?? [])))
+        server = try SocketServer(
+            path: socketPath, access: .everyone, identify: PeerCredentialReader.read, acceptingReports: true, limit: limit, handler: handler)
         loop.onSignal(SIGTERM) { [unowned self] in stop("SIGTERM") }
         loop.onSignal(SIGINT) { [unowned self] in stop("SIGINT") }
         sessions.start()
@@ -290,6 +304,17 @@ final class Daemon {
 
     private func handle(_ arrival: Arrival) {
         switch arrival {
+        case .refused(let peer, let reason) where reason == ConnectionLimit.refusal:
+            guard let uid = peer.credentials?.uid, owners[uid] != nil else {
+                return log.warning("\(peer.credentials.map { "\($0)" } ?? "a peer"): \(reason)")
+            }
+            let (record, skipped) = attempts.shouldRecord("connections", uid: uid)
+            guard record else { return }
+            let more = skipped > 0 ? " (\(skipped) more in the minute before)" : ""
+            let event = ChildEvent(
+                at: Date(), kind: .refused, actor: (try? UnixAccount.withID(UserID(rawValue: uid)))?.name ?? "uid \(uid)",
+                detail: "connections over \(Self.connectionsPerUser) at once were turned away\(more)")
+            Self.record(event, uid: uid, in: state, log: log)
         case .refused(let peer, let reason):
             if let pid = peer.credentials?.pid, peer.credentials?.uid == extensions?.uid {
                 extensions?.misbehaved(pid: pid, "it sent a line that is not a message: \(reason)")

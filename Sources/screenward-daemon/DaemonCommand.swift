@@ -15,6 +15,9 @@ struct DaemonCommand: ParsableCommand {
     /// opened on /dev/null, inherited descriptors fitted to the limit); then the command line.
     static func main() {
         ProgramStart.prepare()
+        // Enough descriptors that no user's connections take the last ones it needs (the
+        // unit asks for LimitNOFILE=65536; each user holds at most 32 connections).
+        _ = ProgramStart.raiseOpenFilesLimit()
         main(nil)
     }
 

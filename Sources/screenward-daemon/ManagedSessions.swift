@@ -21,6 +21,9 @@ final class ManagedSessions {
         /// Whether the last agent got as far as attaching (a killed agent did; one that
         /// cannot start in this session did not).
         var lastAgentAttached = false
+        /// Whether an agent failure was recorded since the last attach: one that keeps
+        /// failing the same way (a cookie that is not one) is one event, not one a second.
+        var failureRecorded = false
     }
 
     private let loop: MainLoop
@@ -135,7 +138,7 @@ final class ManagedSessions {
                 tracked[id]?.process = nil
                 agentGone(id)
                 tracked[id]?.peer = nil
-                record(.agentFailed, "the agent of session \(id) stopped reporting; it was replaced", uid: entry.session.uid)
+                recordFailure("the agent of session \(id) stopped reporting; it was replaced", session: id)
                 launch(id)
             case .lockSession:
                 do {
@@ -189,7 +192,7 @@ final class ManagedSessions {
             tracked[id]?.supervision.agentStarted(at: Date())
             log.info("session \(id): agent started (pid \(process.processIdentifier))")
         } catch {
-            record(.agentFailed, "the agent of session \(id) could not be started: \(error)", uid: session.uid)
+            recordFailure("the agent of session \(id) could not be started: \(error)", session: id)
             // Counted as a failure; the next try waits a second, so a lasting cause
             // (no X authority) locks the session after three instead of spinning.
             let actions = tracked[id]?.supervision.agentEnded(at: Date()) ?? []
@@ -204,7 +207,7 @@ final class ManagedSessions {
         guard let entry = tracked[exit.session], entry.process?.processIdentifier == exit.pid else { return }
         tracked[exit.session]?.process = nil
         agentGone(exit.session)
-        record(.agentFailed, "the agent of session \(exit.session) ended (status \(exit.status)); starting another", uid: entry.session.uid)
+        recordFailure("the agent of session \(exit.session) ended (status \(exit.status)); starting another", session: exit.session)
         perform(tracked[exit.session]!.supervision.agentEnded(at: Date()), for: exit.session)
     }
 
@@ -216,6 +219,15 @@ final class ManagedSessions {
             guard let self, tracked[id] != nil else { return }
             perform(tracked[id]!.supervision.check(at: Date()), for: id)
         }
+    }
+
+    /// An agent failure goes to the child's events once until an agent attaches again; the
+    /// repeats are logged only (the lock and the end that may follow are recorded).
+    private func recordFailure(_ detail: String, session id: SessionID) {
+        guard let entry = tracked[id] else { return }
+        guard !entry.failureRecorded else { return log.info(detail + " (again; recorded once until an agent attaches)") }
+        tracked[id]?.failureRecorded = true
+        record(.agentFailed, detail, uid: entry.session.uid)
     }
 
     private func record(_ kind: ChildEvent.Kind, _ detail: String, uid: UInt32) {
@@ -243,6 +255,7 @@ final class ManagedSessions {
         let log = log
         tracked[id]?.peer = peer
         tracked[id]?.lastAgentAttached = true
+        tracked[id]?.failureRecorded = false
         tracked[id]?.intervals = owner.intervals(continuing: entry.handover) { problem in log.warning("session \(id): \(problem)") }
         tracked[id]?.handover = nil
         // Attached is not yet enforcing: its first report (once its shields are up) is.

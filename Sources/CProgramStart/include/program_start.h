@@ -19,4 +19,10 @@ int screenward_standard_streams_open(void);
 /// of descriptors closed (0 usually), or -1 with errno.
 int screenward_inherited_descriptors_fit(void);
 
+/// Raises the soft limit on open files to the hard one, for a program that serves many
+/// clients (the system daemon): a user's idle connections must not be able to take the
+/// last descriptor it needs to start an agent. Returns the soft limit now (capped at
+/// LONG_MAX), or -1 with errno.
+long screenward_open_files_limit_raise(void);
+
 #endif
