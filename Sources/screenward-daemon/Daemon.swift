@@ -40,6 +40,8 @@ final class Daemon {
     private var extensionPeers: [ServicePeer: DaemonExtensions.Launch] = [:]
     /// Managed users' rules (`screenward limit … --user`).
     private let rules: DaemonRules
+    /// What the managed users' programs are; their covered processes held.
+    private var programGuard: ProgramGuard!
     /// The agents' system user: its connections are never limited.
     private let agentUID: UInt32
     /// Refused connections, recorded once a minute per child.
@@ -133,7 +135,17 @@ final class Daemon {
                 delivery.send()
                 if let uid = delivery.peer.credentials?.uid { appsHeard(uid: uid) }
             })
+        programGuard = ProgramGuard(
+            installed: InstalledPrograms(catalog: catalog), loop: loop, sessions: sessions, owner: { [unowned self] uid in owners[uid] },
+            allowed: { [unowned self] uid in owners[uid]?.allowedExecutables() ?? [] },
+            record: { [state, log] uid, kind, detail in
+                Self.record(ChildEvent(at: Date(), kind: kind, actor: "screenward-daemon", detail: detail), uid: uid, in: state, log: log)
+            })
+        sessions.extraStores = { [unowned self] uid in programGuard.extraStores(of: uid) }
+        sessions.onClients = { [unowned self] uid, pids in programGuard.clients(pids, of: uid) }
+        sessions.onCloseProgram = { [unowned self] uid, pid in programGuard.close(pid, of: uid) }
         sessions.onCovered = { [unowned self] uid, covered in
+            programGuard.covered(covered, of: uid)
             // A shield of an app with a data source installed: start it; it redraws the
             // shield when it attaches (the agents hear of it).
             for app in Set(covered.map(\.owner)) { extensions?.wantShieldExtension(.shieldConfiguration, of: app, uid: uid) }
@@ -247,6 +259,7 @@ final class Daemon {
             engines[uid] = nil
         }
         for user in managed where owners[user.uid] == nil { open(user) }
+        programGuard.manage(managed)
         sessions.managedUsersChanged()
     }
 
@@ -275,6 +288,8 @@ final class Daemon {
         loop.onSignal(SIGTERM) { [unowned self] in stop("SIGTERM") }
         loop.onSignal(SIGINT) { [unowned self] in stop("SIGINT") }
         sessions.start()
+        programGuard.start(managing: (try? state.managedUsers()) ?? [])
+        log.info("covered programs of managed users are \(programGuard.holdMethod)")
         warnAboutTracing()
         log.info("listening on \(socketPath); \(owners.count) managed user(s)")
         loop.run()
@@ -296,6 +311,7 @@ final class Daemon {
     private func stop(_ reason: String) {
         log.info("stopping (\(reason))")
         sessions.stopAll()
+        programGuard.stop()
         extensions?.stopAll()
         server?.close()
         for owner in owners.values { owner.close(reason: reason) }
@@ -348,6 +364,7 @@ final class Daemon {
                 let result = Result { try sessions.attach(try AgentLinkMethods.attach.request(from: frame).body, from: peer) }
                 peer.send(AgentLinkMethods.attach.replyFrame(id: id, result.mapError { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }))
                 if case .success(let attachment) = result {
+                    programGuard.agentAttached(peer, uid: attachment.uid)
                     sessions.sendShields(to: peer)
                     owners[attachment.uid]?.shieldRelay.tell([peer]).forEach { $0.send() }
                     apps.approvals.agentAttached(uid: attachment.uid)

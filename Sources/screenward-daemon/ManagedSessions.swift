@@ -39,6 +39,12 @@ final class ManagedSessions {
     var onFocusChanged: ((_ uid: UInt32) -> Void)?
     /// An agent reported the shields it shows (the daemon starts their apps' data sources).
     var onCovered: ((_ uid: UInt32, _ covered: [CoveredWindow]) -> Void)?
+    /// An agent asks about the processes of windows it does not know.
+    var onClients: ((_ uid: UInt32, _ pids: [Int32]) -> Void)?
+    /// An agent asks to end a covered process (a shield's Close).
+    var onCloseProgram: ((_ uid: UInt32, _ pid: Int32) -> Void)?
+    /// Stores the daemon adds to a user's own (the programs the system did not install).
+    var extraStores: ((_ uid: UInt32) -> [StoreSettings])?
     private var tracked: [SessionID: Tracked] = [:]
     private let exits = Inbox<ProcessExit>()
     private var exitWakeup: LoopWakeup?
@@ -267,7 +273,7 @@ final class ManagedSessions {
     /// After the attach reply: the shields that count now.
     func sendShields(to peer: ServicePeer) {
         guard let entry = tracked.values.first(where: { $0.peer == peer }), let owner = owner(entry.session.uid),
-            let frame = try? AgentLinkMethods.shields.frame(owner.stores)
+            let frame = try? AgentLinkMethods.shields.frame(owner.stores + (extraStores?(entry.session.uid) ?? []))
         else { return }
         peer.send(frame)
     }
@@ -302,6 +308,12 @@ final class ManagedSessions {
             if let covered = try? AgentLinkMethods.covered.body(from: frame) {
                 log.debug("session \(id): \(covered.count) window(s) covered")
                 if let uid = tracked[id]?.session.uid { onCovered?(uid, covered) }
+            }
+        case AgentLinkMethods.clients.name:
+            if let pids = try? AgentLinkMethods.clients.body(from: frame), let uid = tracked[id]?.session.uid { onClients?(uid, pids) }
+        case AgentLinkMethods.closeProgram.name:
+            if let close = try? AgentLinkMethods.closeProgram.body(from: frame), let uid = tracked[id]?.session.uid {
+                onCloseProgram?(uid, close.pid)
             }
         default:
             log.warning("session \(id)'s agent sent an unknown report \(kind)")

@@ -54,6 +54,13 @@ public final class ManagedUserOwner {
         AgentIntervals(sink: usage, continuing: handover, report: report)
     }
 
+    /// The programs the system did not install that a guardian allows this user anyway
+    /// (`screenward allow exe:PATH --user`), by path, from when the allowance counts.
+    public func allowedExecutables(at time: Date = Date()) -> Set<String> {
+        let allowed = (try? ledger.allowedApplications()) ?? []
+        return Set(allowed.filter { $0.effectiveAt <= time && $0.id.hasPrefix("exe:") }.map { String($0.id.dropFirst(4)) })
+    }
+
     /// The stores that count for this user now (pushed to their session's agent).
     public var stores: [StoreSettings] { service.effectiveShields.stores }
 

@@ -84,6 +84,10 @@ public struct ApplicationCatalog: Sendable {
     ///
     /// Shells, interpreters and runtimes (`python3`, `java`, `wine`, …) are not
     /// indexed: one `Exec=python3 tool.py` entry must not claim every Python window.
+    /// The executables entries are for (their `Exec` or `TryExec` programs, shared
+    /// runtimes left out), symbolic links resolved.
+    public var programPaths: [String] { Array(byExecutable.keys) }
+
     public func entries(executablePath path: String) -> [DesktopEntry] {
         (byExecutable[Self.canonical(path)] ?? []).compactMap { byID[$0] }
     }

@@ -17,10 +17,13 @@ public struct CoveredWindow: Hashable, Codable, Sendable {
     public var frame: ScreenRect
     /// False while the covered window is minimized (the shield is hidden with it).
     public var visible: Bool
+    /// The covered window's client process, as the X server knows it (nil when unknown):
+    /// in a managed session the daemon holds it while it is covered.
+    public var pid: Int32?
 
     public init(
         window: String, shieldWindow: String, application: String, name: String, owner: String, store: String, frame: ScreenRect,
-        visible: Bool
+        visible: Bool, pid: Int32? = nil
     ) {
         self.window = window
         self.shieldWindow = shieldWindow
@@ -30,10 +33,11 @@ public struct CoveredWindow: Hashable, Codable, Sendable {
         self.store = store
         self.frame = frame
         self.visible = visible
+        self.pid = pid
     }
 
     enum CodingKeys: String, CodingKey {
-        case window, application, name, owner, store, frame, visible
+        case window, application, name, owner, store, frame, visible, pid
         case shieldWindow = "shield_window"
     }
 }

@@ -111,6 +111,30 @@ public final class DaemonRig {
         throw LocalUsersError(description: "no \(subfolder)/\(name) above \(directory.path)")
     }
 
+    /// Desktop entries of the machine's (`debian-xterm.desktop`) the daemon is to see as
+    /// installed applications, from the next start on; by default it sees none.
+    public var machineApplications: [String] = []
+
+    /// The daemon's shared data: the machine's without its applications, and before them a
+    /// folder with the `machineApplications` copied in.
+    private func dataDirectories() throws -> String {
+        let machine = try MachineSharedData.withoutApplications(in: work.appendingPathComponent("shared"))
+        guard !machineApplications.isEmpty else { return machine }
+        let chosen = work.appendingPathComponent("chosen-share")
+        let applications = chosen.appendingPathComponent("applications")
+        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        for name in machineApplications {
+            let target = applications.appendingPathComponent(name)
+            guard !FileManager.default.fileExists(atPath: target.path) else { continue }
+            let source = MachineSharedData.folders.map { "\($0)/applications/\(name)" }.first { FileManager.default.fileExists(atPath: $0) }
+            guard let source else { throw LocalUsersError(description: "no desktop entry \(name) on this machine (is its package installed?)") }
+            try FileManager.default.copyItem(atPath: source, toPath: target.path)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: target.path)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: chosen.path)
+        return chosen.path + ":" + machine
+    }
+
     /// More options for the daemon (`--rule-warnings 4,2`), from the next start on.
     public var daemonArguments: [String] = []
 
@@ -122,7 +146,7 @@ public final class DaemonRig {
             "--agent-user", agentUser, "--agent", program("screenward-agent"), "--apps-directory", apps.path,
             "--pam-service", try pamService(), "--extension-user", extensionUser, "--extensions-directory", extensionsData.path,
             "--guardian-group", guardianGroup, "--localtime", work.appendingPathComponent("localtime").path,
-            "--data-directories", try MachineSharedData.withoutApplications(in: work.appendingPathComponent("shared")), "--verbose",
+            "--data-directories", try dataDirectories(), "--verbose",
         ] + daemonArguments
     }
 

@@ -34,6 +34,10 @@ final class DaemonLink: Sendable {
             guard let answer = try? AgentLinkMethods.shieldAnswer.body(from: frame) else { return }
             extensions.answered(answer)
         }
+        transport.setPushReceiver(forKind: AgentLinkMethods.programs.name) { [programs] frame in
+            guard let table = try? AgentLinkMethods.programs.body(from: frame) else { return }
+            programs.replace(with: table)
+        }
         let deliver: @Sendable (DialogPush) -> Void = { [dialogs] push in dialogs.deliver(push) }
         transport.setPushReceiver(forKind: AgentLinkMethods.askGuardian.name) { frame in
             if let ask = try? AgentLinkMethods.askGuardian.body(from: frame) { deliver(.show(ask)) }
@@ -52,6 +56,9 @@ final class DaemonLink: Sendable {
         guard let frame = try? kind.frame(body) else { return }
         try? transport.post(frame)
     }
+
+    /// The child's processes, as the daemon last told.
+    let programs = DaemonPrograms()
 
     var currentStores: [StoreSettings] { pushed.stores.withLock { $0 } }
 
@@ -164,6 +171,11 @@ final class DaemonShieldState: ShieldStateOwner, Sendable {
     }
 
     var effectiveShields: EffectiveShields { EffectiveShields(stores: link.currentStores) }
+
+    func closeHeldProcess(_ pid: Int32) -> Bool {
+        link.post(AgentLinkMethods.closeProgram, AgentCloseProgram(pid: pid))
+        return true
+    }
 
     func onShieldsChanged(_ handler: @escaping @Sendable () -> Void) {
         link.onStoresChanged(handler)

@@ -17,6 +17,14 @@ final class ManagedAgent {
     private let connection: XConnection
     private let loop = MainLoop()
     private let identities: Identities
+    private let catalog: ApplicationCatalog
+    /// Clients asked about since the daemon last told the programs, and when.
+    private var asked: [Int32: ContinuousClock.Instant] = [:]
+    /// How long a client's windows wait for the daemon's word before their claim is taken
+    /// (a process not the child's is never in its table).
+    private static let patience: Duration = .milliseconds(500)
+    private var programsWakeup: LoopWakeup?
+    private var lastFocus: FocusObservation?
     private let minter: TokenMinter
     private let categories: CategoryTable
     private let accountant: UsageAccountant
@@ -48,7 +56,9 @@ final class ManagedAgent {
         // folders could rename anything.
         let (catalog, problems) = ApplicationCatalog.loadFromEnvironment(["XDG_DATA_DIRS": dataDirectories])
         for problem in problems.prefix(20) { log.warning("desktop entry skipped: \(problem)") }
-        identities = Identities(resolver: AppResolver(catalog: catalog, processes: ProcfsInspector()))
+        self.catalog = catalog
+        // The child's processes as the daemon reads them: the agent's user may not.
+        identities = Identities(resolver: AppResolver(catalog: catalog, processes: link.programs))
         minter = TokenMinter(secret: DeviceSecret(bytes: attachment.deviceSecret))
         categories = try DataDirectory.categoryTable()
         let link = link
@@ -98,9 +108,10 @@ final class ManagedAgent {
         }
         startShields()
         listenForGuardianAsks()
+        listenForPrograms()
         focus.start { [self] observation in
-            let onShield = observation.window.map { presenter?.isShield($0) ?? false } ?? false
-            let app = onShield ? nil : observation.facts.map(identity(for:))
+            lastFocus = observation
+            let app = countedIdentity(of: observation)
             log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")")
             accountant.focusChanged(to: app, at: observation.time)
             stateChanged()
@@ -191,8 +202,51 @@ final class ManagedAgent {
         aliveTimer = loop.schedule(after: AgentLinkMethods.aliveInterval) { [self] in sayAlive() }
     }
 
+    /// What the window claims, narrowed to what its process is (`ProgramNarrowing`). A
+    /// client the daemon has not told of yet is asked about; its windows are identified
+    /// again when the answer comes (within milliseconds).
     private func identity(for facts: WindowFacts) -> AppIdentity {
-        identities.identity(for: facts)
+        let claimed = identities.identity(for: facts)
+        guard let pid = facts.pid, pid != getpid() else { return claimed }
+        guard let program = link.programs.facts(pid: pid) else {
+            if asked[pid] == nil {
+                asked[pid] = .now
+                link.post(AgentLinkMethods.clients, [pid])
+                // Not the child's (never in the table): its claim stands once patience ends.
+                loop.schedule(after: Self.patience) { [weak self] in self?.programsWakeup?.fire() }
+            }
+            return claimed
+        }
+        return ProgramNarrowing.identity(claimed: claimed, program: program, catalog: catalog)
+    }
+
+    /// The focused window's application for the count: none while its client waits for the
+    /// daemon's word (its first milliseconds are not counted rather than counted as what it
+    /// claims), none for a shield.
+    private func countedIdentity(of observation: FocusObservation) -> AppIdentity? {
+        guard let window = observation.window, !(presenter?.isShield(window) ?? false), let facts = observation.facts else { return nil }
+        let app = identity(for: facts)
+        if let pid = facts.pid, link.programs.facts(pid: pid) == nil, let since = asked[pid], ContinuousClock.now - since < Self.patience {
+            return nil
+        }
+        return app
+    }
+
+    /// The daemon told the child's programs anew: every window is identified again.
+    private func listenForPrograms() {
+        let wakeup = LoopWakeup { [unowned self] in
+            identities.reload(identities.resolver)
+            // A client the daemon does not answer for is not the child's: not asked again
+            // for a minute.
+            asked = asked.filter { ContinuousClock.now - $0.value < .seconds(60) }
+            presenter?.identitiesChanged()
+            if let observation = lastFocus {
+                accountant.focusChanged(to: countedIdentity(of: observation), at: connection.timeSource.now())
+                stateChanged()
+            }
+        }
+        programsWakeup = wakeup
+        link.programs.onChange { wakeup.fire() }
     }
 
     private func stateChanged() {

@@ -333,6 +333,12 @@ final class ShieldPresenter {
 
     // MARK: Settings
 
+    /// What windows are changed (a managed session's agent learned their processes anew):
+    /// each is decided again.
+    func identitiesChanged() {
+        for window in watcher.windows.values { update(window) }
+    }
+
     private func settingsChanged() {
         shields = stateOwner.effectiveShields
         for window in watcher.windows.values { update(window) }
@@ -392,6 +398,10 @@ final class ShieldPresenter {
     }
 
     private func close(_ window: WindowID, pid: Int32?, of decision: ShieldDecision) {
+        if let pid, pid != ownPID, stateOwner.closeHeldProcess(pid) {
+            log.info("shield: asked the state owner to end \(decision.identity.publicID) (pid \(pid)), which it holds")
+            return
+        }
         guard closing.insert(window).inserted else { return }
         closer.close(window, pid: pid) { [log] step in
             log.info("shield: closing \(window) of \(decision.identity.publicID): \(step.rawValue)")
@@ -424,7 +434,7 @@ final class ShieldPresenter {
             CoveredWindow(
                 window: "\(cover.target.id)", shieldWindow: "\(cover.shieldID)", application: cover.decision.identity.publicID,
                 name: cover.decision.identity.displayName, owner: cover.decision.owner, store: cover.decision.store,
-                frame: cover.target.frame, visible: cover.surface.isVisible)
+                frame: cover.target.frame, visible: cover.surface.isVisible, pid: cover.target.pid)
         }.sorted { $0.window < $1.window }
         stateOwner.publishCoveredWindows(covered)
     }

@@ -22,6 +22,14 @@ protocol ShieldStateOwner: AnyObject {
     func cancelShieldRequest(_ id: ShieldRequestID)
     /// What is covered now (`screenward shields` shows it).
     func publishCoveredWindows(_ covered: [CoveredWindow])
+    /// Ends a covered window's process for the presenter, when the owner holds it (child
+    /// mode: the daemon holds it stopped, and the agent may not signal the child's
+    /// processes). False when the presenter closes it itself.
+    func closeHeldProcess(_ pid: Int32) -> Bool
+}
+
+extension ShieldStateOwner {
+    func closeHeldProcess(_ pid: Int32) -> Bool { false }
 }
 
 extension ServiceHost: ShieldStateOwner {

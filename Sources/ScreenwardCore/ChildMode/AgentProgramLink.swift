@@ -1,0 +1,40 @@
+import Foundation
+import ScreenwardIPC
+@_spi(Screenward) import ManagedSettings
+
+/// What the daemon and a managed session's agent say about the child's programs. The
+/// agent, as the agents' system user, may not read the child's processes; the daemon
+/// reads them as root and tells the agent what each is (`programs`); a window whose
+/// client the agent does not find there is asked about (`clients`), and answered at
+/// once. The agent cannot signal the child's processes: a shield's Close goes to the
+/// daemon (`closeProgram`), which ends the process only if it is the child's and covered.
+extension AgentLinkMethods {
+    /// Daemon → agent: every process of the managed user now, after each change.
+    public static let programs = PushKind<[ProgramFacts]>("agent.programs")
+    /// Agent → daemon: X clients (pids) of the session the agent does not know yet.
+    public static let clients = PushKind<[Int32]>("agent.clients")
+    /// Agent → daemon: end this covered process (a shield's Close).
+    public static let closeProgram = PushKind<AgentCloseProgram>("agent.close-program")
+}
+
+public struct AgentCloseProgram: Sendable, Hashable, Codable {
+    public var pid: Int32
+    public init(pid: Int32) { self.pid = pid }
+}
+
+/// The store the daemon adds to a managed user's shields for the programs the system did
+/// not install (`application.denyAppInstallation`, on for managed users): each such program
+/// of theirs that is not allowed by a guardian, by its executable's identity.
+public enum NotInstalledPrograms {
+    public static let owner = "org.screenward.child-mode"
+    public static let store = "not-installed"
+
+    public static func store(for programs: [ProgramFacts], allowed: Set<String>, minter: TokenMinter) -> StoreSettings? {
+        let executables = Set(programs.filter { !$0.installed && !allowed.contains($0.executable) }.map(\.executable))
+        guard !executables.isEmpty else { return nil }
+        let tokens = executables.sorted().map { path in
+            minter.applicationToken(for: AppIdentity(key: .executable(path), displayName: ExecCommand.fileName(path)))
+        }
+        return StoreSettings(owner: owner, name: store, shield: ShieldSettings(applications: Set(tokens)))
+    }
+}

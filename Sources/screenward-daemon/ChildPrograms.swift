@@ -1,0 +1,110 @@
+import Foundation
+import ScreenwardCore
+import SystemAccounts
+
+/// The programs each managed user runs, read from /proc as root a few times a second and
+/// whenever an agent asks about a window's client: what their agents identify windows by,
+/// and what tells the programs the system did not install.
+///
+/// Each process's executable is read again at every scan (a process may exec another
+/// program under the same pid); its owner is read once (a process cannot change its real
+/// uid back to the child's from another's).
+final class ChildPrograms {
+    private let installed: InstalledPrograms
+    private var origins: [UInt32: ProgramOrigins] = [:]
+    /// pid → the real uid it runs as, for every process seen.
+    private var owners: [Int32: UInt32] = [:]
+    /// uid → pid → what it is.
+    private(set) var tables: [UInt32: [Int32: ProgramFacts]] = [:]
+    private let procRoot: String
+
+    init(installed: InstalledPrograms, procRoot: String = "/proc") {
+        self.installed = installed
+        self.procRoot = procRoot
+    }
+
+    /// The managed users now: the others' tables are dropped.
+    func manage(_ users: [(uid: UInt32, gid: UInt32, name: String)]) {
+        let uids = Set(users.map(\.uid))
+        for uid in tables.keys where !uids.contains(uid) { tables[uid] = nil }
+        for uid in origins.keys where !uids.contains(uid) { origins[uid] = nil }
+        for user in users where origins[user.uid] == nil {
+            var groups: Set<UInt32> = [user.gid]
+            if let account = try? UnixAccount.withID(UserID(rawValue: user.uid)), let supplementary = try? supplementaryGroups(of: account) {
+                groups.formUnion(supplementary.map(\.gid.rawValue))
+            }
+            origins[user.uid] = ProgramOrigins(uid: user.uid, groups: groups)
+            tables[user.uid] = [:]
+        }
+    }
+
+    /// Reads every process; returns the users whose table changed.
+    func scan() -> Set<UInt32> {
+        let pids = ((try? FileManager.default.contentsOfDirectory(atPath: procRoot)) ?? []).compactMap(Int32.init)
+        let alive = Set(pids)
+        for pid in owners.keys where !alive.contains(pid) { owners[pid] = nil }
+        var fresh: [UInt32: [Int32: ProgramFacts]] = tables.mapValues { _ in [:] }
+        for pid in pids {
+            guard let uid = owner(of: pid), fresh[uid] != nil, let facts = facts(of: pid, uid: uid) else { continue }
+            fresh[uid]?[pid] = facts
+        }
+        var changed: Set<UInt32> = []
+        for (uid, table) in fresh where tables[uid] != table {
+            tables[uid] = table
+            changed.insert(uid)
+        }
+        return changed
+    }
+
+    /// Reads these processes now (an agent asks about new windows' clients); returns
+    /// whether the user's table changed.
+    func inspect(_ pids: [Int32], of uid: UInt32) -> Bool {
+        guard tables[uid] != nil else { return false }
+        var changed = false
+        for pid in pids.prefix(64) where owner(of: pid) == uid {
+            let facts = facts(of: pid, uid: uid)
+            if tables[uid]?[pid] != facts {
+                tables[uid]?[pid] = facts
+                changed = true
+            }
+        }
+        return changed
+    }
+
+    /// The process, if it is `uid`'s now.
+    func facts(pid: Int32, of uid: UInt32) -> ProgramFacts? {
+        guard owner(of: pid) == uid else { return nil }
+        return facts(of: pid, uid: uid)
+    }
+
+    private func owner(of pid: Int32) -> UInt32? {
+        if let known = owners[pid] { return known }
+        // The real uid, from status: a process that made itself non-dumpable is root's in
+        // /proc's listing, but its status still says whose it is.
+        guard let status = try? String(contentsOfFile: "\(procRoot)/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") }),
+            let uid = line.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first.flatMap({ UInt32($0) })
+        else { return nil }
+        owners[pid] = uid
+        return uid
+    }
+
+    private var applicationsByExecutable: [String: [String]] = [:]
+
+    private func facts(of pid: Int32, uid: UInt32) -> ProgramFacts? {
+        // A kernel thread or a zombie has no executable.
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(procRoot)/\(pid)/exe"),
+            let origins = origins[uid]
+        else { return nil }
+        if let known = tables[uid]?[pid], known.executable == executable { return known }
+        let isInstalled = !origins.userControls(executable: executable)
+        let applications: [String]
+        if let cached = applicationsByExecutable[executable] {
+            applications = cached
+        } else {
+            applications = isInstalled ? installed.applications(forExecutable: executable) : []
+            if isInstalled { applicationsByExecutable[executable] = applications }
+        }
+        return ProgramFacts(pid: pid, executable: executable, installed: isInstalled, applications: applications)
+    }
+}

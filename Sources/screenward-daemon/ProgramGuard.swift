@@ -1,0 +1,124 @@
+import Foundation
+import Glibc
+import ScreenwardCore
+import ScreenwardIPC
+import SystemAccounts
+import X11Session
+
+/// Child mode's hold on the managed users' programs, on the daemon's loop:
+/// - their agents learn what each process of theirs is (`ChildPrograms`), so a window is
+///   identified by its process, not by what it says;
+/// - a program the system did not install and no guardian allowed is shielded, by an extra
+///   store (`NotInstalledPrograms`) beside the user's own;
+/// - the processes of covered windows are held (`ProcessHolds`), and a shield's Close ends
+///   one through here, since the agent may not signal the child.
+final class ProgramGuard {
+    private let programs: ChildPrograms
+    private let holds: ProcessHolds
+    private let loop: MainLoop
+    private let sessions: ManagedSessions
+    private let owner: (UInt32) -> ManagedUserOwner?
+    /// The executables a guardian allowed for the user (`screenward allow exe:PATH --user`).
+    private let allowed: (UInt32) -> Set<String>
+    private var timer: MainLoop.Registration?
+    private var notInstalled: [UInt32: StoreSettings] = [:]
+    static let scanInterval: Duration = .milliseconds(250)
+
+    init(
+        installed: InstalledPrograms, loop: MainLoop, sessions: ManagedSessions, owner: @escaping (UInt32) -> ManagedUserOwner?,
+        allowed: @escaping (UInt32) -> Set<String>, record: @escaping (_ uid: UInt32, _ kind: ChildEvent.Kind, _ detail: String) -> Void
+    ) {
+        programs = ChildPrograms(installed: installed)
+        holds = ProcessHolds(freezer: CgroupFreezer.find())
+        self.loop = loop
+        self.sessions = sessions
+        self.owner = owner
+        self.allowed = allowed
+        self.record = record
+        holds.onEvent = record
+    }
+
+    private let record: (_ uid: UInt32, _ kind: ChildEvent.Kind, _ detail: String) -> Void
+
+    /// How covered processes are held, for the log.
+    var holdMethod: String { holds.method }
+
+    func start(managing users: [ManagedUser]) {
+        manage(users)
+        scan()
+    }
+
+    func stop() {
+        timer?.cancel()
+        holds.releaseAll()
+    }
+
+    func manage(_ users: [ManagedUser]) {
+        programs.manage(users.map { user in
+            (user.uid, (try? UnixAccount.withID(UserID(rawValue: user.uid)))??.gid.rawValue ?? user.uid, user.name)
+        })
+        let uids = Set(users.map(\.uid))
+        for uid in notInstalled.keys where !uids.contains(uid) { notInstalled[uid] = nil }
+        for uid in holds.heldUsers where !uids.contains(uid) { holds.releaseAll(of: uid) }
+    }
+
+    /// The store that shields the user's programs the system did not install, if any runs.
+    func extraStores(of uid: UInt32) -> [StoreSettings] {
+        notInstalled[uid].map { [$0] } ?? []
+    }
+
+    /// An agent attached: it learns the user's programs at once.
+    func agentAttached(_ peer: ServicePeer, uid: UInt32) {
+        if let frame = try? AgentLinkMethods.programs.frame(table(of: uid)) { peer.send(frame) }
+    }
+
+    /// An agent met windows of clients it does not know: read those now, answer at once.
+    func clients(_ pids: [Int32], of uid: UInt32) {
+        guard programs.inspect(pids, of: uid) else { return }
+        push(uid)
+        refreshStore(uid)
+    }
+
+    /// What the user's agent covers now: those processes are held.
+    func covered(_ covered: [CoveredWindow], of uid: UInt32) {
+        holds.cover(Set(covered.compactMap(\.pid)), of: uid) { [programs] pid in programs.facts(pid: pid, of: uid) }
+    }
+
+    /// A shield's Close, or a window of a shielded app that cannot be covered: the process
+    /// ends if it is the user's (the agent may not signal it; only the attached agent's
+    /// connection gets here).
+    func close(_ pid: Int32, of uid: UInt32) {
+        guard !holds.close(pid, of: uid), let program = programs.facts(pid: pid, of: uid) else { return }
+        kill(pid, SIGKILL)
+        record(uid, "program-closed", "\(program.executable) (pid \(pid)) was closed by its session's agent (a window of a shielded app it could not cover)")
+    }
+
+    private func scan() {
+        let changed = programs.scan()
+        for uid in programs.tables.keys {
+            if changed.contains(uid) { push(uid) }
+            // Every scan: a guardian's allowance takes effect within one.
+            refreshStore(uid)
+        }
+        holds.check()
+        timer = loop.schedule(after: Self.scanInterval) { [weak self] in self?.scan() }
+    }
+
+    private func table(of uid: UInt32) -> [ProgramFacts] {
+        (programs.tables[uid] ?? [:]).values.sorted { $0.pid < $1.pid }
+    }
+
+    private func push(_ uid: UInt32) {
+        guard let frame = try? AgentLinkMethods.programs.frame(table(of: uid)) else { return }
+        for peer in sessions.agents(of: uid) { peer.send(frame) }
+    }
+
+    private func refreshStore(_ uid: UInt32) {
+        guard let owner = owner(uid) else { return }
+        let store = NotInstalledPrograms.store(for: table(of: uid), allowed: allowed(uid), minter: TokenMinter(secret: owner.secret))
+        if notInstalled[uid] != store {
+            notInstalled[uid] = store
+            sessions.shieldsChanged(uid: uid)
+        }
+    }
+}

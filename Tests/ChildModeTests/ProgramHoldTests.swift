@@ -1,0 +1,143 @@
+import Foundation
+import Glibc
+import SessionHarness
+import TestSupport
+import XCTest
+
+/// In a managed session an application is what its process is, and what is shielded is
+/// held: a window is identified by its X client's executable (the daemon reads /proc as
+/// root), whatever class it claims; the process of a covered window is stopped, so no key
+/// reaches it by any path; a program the system did not install is shielded until a
+/// guardian allows it by name. Each as the real child against the real daemon, with
+/// Debian's xterm, and a positive control (the same program, unshielded, takes keys).
+final class ProgramHoldTests: XCTestCase {
+    private var desktop: ManagedDesktop!
+    private var fixture: DaemonFixture { desktop.fixture }
+    private var home: String { "/home/\(desktop.kid)" }
+
+    override func setUpWithError() throws {
+        try ManagedDesktop.requirements()
+        _ = try requireProgram("xterm", package: "xterm")
+        _ = try requireProgram("xdotool", package: "xdotool")
+        startWithinOneDay(lasting: 90)
+        let fixture = try DaemonFixture()
+        fixture.machineApplications = ["debian-xterm.desktop", "debian-uxterm.desktop", "org.xfce.mousepad.desktop"]
+        desktop = try ManagedDesktop(fixture: fixture)
+    }
+
+    override func tearDown() {
+        _ = try? desktop?.fixture.users.run(as: "root", ["pkill", "-KILL", "-u", desktop.kid, "xterm"])
+        desktop?.tearDown()
+    }
+
+    /// Starts `program` (xterm or a copy) as the child, reading one line into `file`, with the
+    /// window names given, and synthetic events taken (so that `xdotool type --window` is a
+    /// real path in). Returns the window and the pid.
+    private func startTerminal(_ program: String = "xterm", name: String, windowClass: String, into file: String) throws -> (window: String, pid: Int32) {
+        _ = try desktop.startAsKid([
+            program, "-name", name, "-class", windowClass, "-xrm", "*allowSendEvents: true", "-e", "sh", "-c", "read line; echo \"$line\" > \(file)",
+        ])
+        var window = ""
+        try desktop.waitFor("the \(windowClass) window") {
+            window = try desktop.runAsKid(["xdotool", "search", "--classname", "^\(name)$"]).output
+                .split(separator: "\n").last.map(String.init) ?? ""
+            return !window.isEmpty
+        }
+        let pid = try desktop.runAsKid(["xdotool", "getwindowpid", window]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return (window, try XCTUnwrap(Int32(pid), "no pid for \(window)"))
+    }
+
+    /// Types `text` with real key events (XTEST) on the focused window, then Return, or if
+    /// `synthetic`, `text` and a newline as synthetic events (XSendEvent) straight to
+    /// `window`, which pass any grab. (Return on a focused shield would press its button.)
+    private func type(_ text: String, into window: String, synthetic: Bool = false) throws {
+        _ = try desktop.runAsKid(["xdotool", "windowactivate", "--sync", window])
+        _ = try desktop.runAsKid(["xdotool", "type", "--delay", "30", text])
+        if synthetic {
+            _ = try desktop.runAsKid(["xdotool", "type", "--window", window, "--delay", "30", text + "\n"])
+        } else {
+            _ = try desktop.runAsKid(["xdotool", "key", "Return"])
+        }
+    }
+
+    /// Whether the daemon holds the process: frozen in a cgroup of its own, or stopped
+    /// where there is no cgroup v2 it may write.
+    private func isHeld(_ pid: Int32) -> Bool {
+        let cgroup = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
+        return cgroup.contains("screenward-held-") || processState(pid) == "T"
+    }
+
+    private func processState(_ pid: Int32) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.range(of: ")", options: .backwards) else {
+            return nil
+        }
+        return stat[close.upperBound...].trimmingCharacters(in: .whitespaces).first.map(String.init)
+    }
+
+    private var daemonLog: String { fixture.daemon?.standardError ?? "" }
+
+    func testAShieldedAppClaimingToBeAnotherIsCoveredAsItselfAndHeld() throws {
+        try desktop.startManagedSession()
+        // The control: xterm claiming to be Mousepad, nothing shielded, takes the keys typed.
+        let control = try startTerminal(name: "mousepad", windowClass: "Mousepad", into: "\(home)/control")
+        try type("before", into: control.window)
+        try desktop.waitFor("the keys in the unshielded xterm") { (try? String(contentsOfFile: "\(home)/control", encoding: .utf8)) == "before\n" }
+        // Counted as what it is.
+        try desktop.waitFor("its use counted as XTerm") { try desktop.usageSeconds(of: "debian-xterm.desktop") > 0 }
+        XCTAssertEqual(try desktop.usageSeconds(of: "org.xfce.mousepad.desktop"), 0, "a window's class does not make it Mousepad")
+
+        // XTerm's daily limit is used up.
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
+        let limited = try fixture.screenward(as: guardian, ["limit", "add", "Terminal", "--app", "debian-xterm.desktop", "--daily", "1s", "--user", desktop.kid])
+        XCTAssertEqual(limited.status, 0, limited.error)
+
+        // The same disguise now: covered as XTerm, its process stopped, no key reaches it.
+        let disguised = try startTerminal(name: "mousepad", windowClass: "Mousepad", into: "\(home)/typed")
+        let windowID = String(format: "0x%x", UInt32(disguised.window) ?? 0)
+        try desktop.waitFor("the disguised xterm covered as XTerm") { daemonLog.contains("covering \(windowID) of debian-xterm.desktop") }
+        try desktop.waitFor("the disguised xterm held") { isHeld(disguised.pid) }
+        try type("after", into: disguised.window, synthetic: true)
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(home)/typed"), "no key may reach a shielded app, by XTEST or XSendEvent")
+
+        // The child continues it: frozen, it stays so (stopped, it is closed), and it reads nothing.
+        XCTAssertEqual(try fixture.users.run(as: desktop.kid, ["kill", "-CONT", "\(disguised.pid)"]).status, 0)
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertTrue(isHeld(disguised.pid) || processState(disguised.pid) == nil, "SIGCONT must not give the child the app back")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(home)/typed"), "it must not have read the keys typed while held")
+        let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
+        XCTAssertTrue(events.contains("program-held"), events)
+    }
+
+    func testAProgramTheSystemDidNotInstallIsShieldedUntilAGuardianAllowsIt() throws {
+        try desktop.startManagedSession()
+        // The child's own copy of xterm, in their home, under a class of its own.
+        let copy = "\(home)/myterm"
+        XCTAssertEqual(try desktop.runAsKid(["cp", "/usr/bin/xterm", copy]).status, 0)
+        let mine = try startTerminal(copy, name: "homework", windowClass: "Homework", into: "\(home)/typed")
+        let windowID = String(format: "0x%x", UInt32(mine.window) ?? 0)
+        try desktop.waitFor("the copy covered as a program not installed") { daemonLog.contains("covering \(windowID) of exe:\(copy)") }
+        try desktop.waitFor("the copy held") { isHeld(mine.pid) }
+        // (Synthetic events sent now would wait in its connection and be read once it is
+        // allowed: the test above shows they are not read while it is shielded.)
+        _ = try desktop.runAsKid(["xdotool", "windowactivate", "--sync", mine.window])
+        _ = try desktop.runAsKid(["xdotool", "type", "--delay", "30", "blocked"])
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(home)/typed"))
+
+        // The child's own programs without a window still run: a copy of sleep.
+        XCTAssertEqual(try desktop.runAsKid(["cp", "/usr/bin/sleep", "\(home)/mysleep"]).status, 0)
+        XCTAssertEqual(try desktop.runAsKid(["\(home)/mysleep", "0.1"]).status, 0)
+
+        // A guardian allows it by name: the shield comes down, the process runs, keys reach it.
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
+        let allowed = try fixture.screenward(as: guardian, ["allow", "exe:\(copy)", "--user", desktop.kid])
+        XCTAssertEqual(allowed.status, 0, allowed.error)
+        try desktop.waitFor("the copy uncovered", timeout: 10) { daemonLog.contains("uncovered \(windowID) of exe:\(copy)") }
+        try desktop.waitFor("the copy running again") { !isHeld(mine.pid) }
+        try type("allowed", into: mine.window)
+        try desktop.waitFor("the keys in the allowed copy") {
+            (try? String(contentsOfFile: "\(home)/typed", encoding: .utf8))?.hasPrefix("allowed") == true
+        }
+    }
+}
