@@ -6,12 +6,15 @@ set -euo pipefail
 packages=(
   # build: X11, XScreenSaver, XSync (Xext), X-Resource, GLib/GIO, GTK 3, SQLite
   libx11-dev libxss-dev libxext-dev libxres-dev libglib2.0-dev libgtk-3-dev libsqlite3-dev pkg-config
-  # build: PAM, for the daemon's check of a guardian's password; the tray (AppIndicator)
+  # build: PAM (SystemAccounts' password checks); the tray (AppIndicator)
   libpam0g-dev libayatana-appindicator3-dev
+  # run: the QR code `screenward guardian enroll` shows for a guardian's authenticator app
+  qrencode
   # run and test: a private X server, a window manager, input and screenshots
   xvfb openbox xdotool x11-utils xauth imagemagick dbus-daemon
-  # child mode's tests: what a child tries (a debugger, a tracer, a script) and real users
-  gdb strace python3 passwd util-linux procps
+  # child mode's tests: what a child tries (a debugger, a tracer, a script) and real users;
+  # a guardian's authenticator app (oathtool: RFC 6238 codes, independent of Screenward's)
+  gdb strace python3 passwd util-linux procps oathtool
   # gdbus, for the child calling logind (SetLockedHint) in child-mode tests
   libglib2.0-bin
   # the shield: Korean glyphs (Vietnamese is in the default fonts); wmctrl for the full-screen test

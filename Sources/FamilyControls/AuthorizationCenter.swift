@@ -11,7 +11,7 @@ import ScreenwardIPC
 ///
 /// `.child`: a guardian manages this account (`screenward child add`). The request goes
 /// to the system daemon, which checks that the app is installed for every user and
-/// runs untampered, and asks a guardian for their password in the session; approval
+/// runs untampered, and asks a guardian for a one-time code in the session; approval
 /// is remembered, and revoking needs a guardian again. At most one app holds it per
 /// managed account (`authorizationConflict`); outside a managed account it throws
 /// `invalidAccountType`.
@@ -22,7 +22,7 @@ public final class AuthorizationCenter: Sendable {
 
     public func requestAuthorization(for member: FamilyControlsMember) async throws {
         do {
-            // .child may wait for a guardian to come and type their password.
+            // .child may wait for a guardian to come and type a code from their authenticator app.
             let status = try await ScreenwardApp.client.call(AuthorizationMethods.request, member, timeout: ServiceClient.guardianTimeout)
             guard status == .approved else { throw FamilyControlsError.authorizationCanceled }
         } catch let error as ServiceError {

@@ -1,31 +1,37 @@
 import CGtk
 import Foundation
+import ScreenwardCore
 
 /// The dialog a managed session's agent shows when an app asks a guardian: the
 /// question ("Homework wants to manage kid's screen time"), the guardians' accounts to
-/// choose from, a password field, Cancel and Approve. It runs in the agent (not the
-/// child's uid), so the child cannot trace it or read the field; the password leaves
-/// for the daemon, which checks it with PAM, and the field is emptied at once.
+/// choose from, a field for a one-time code from the guardian's authenticator app,
+/// Cancel and Approve. It runs in the agent (not the child's uid), so the child cannot
+/// trace it; but any X client of the child's display can read the keys typed into it, so
+/// it never asks for a password: a code works once, and the daemon checks it.
 ///
-/// A wrong password keeps the dialog up with the daemon's message (and, when too many
-/// came in a row, Approve stays off until the wait is over).
+/// What is not six digits is not sent (a login password typed by habit goes nowhere);
+/// a wrong code keeps the dialog up with the daemon's message (and, when too many came
+/// in a row, Approve stays off until the wait is over).
 public final class GuardianDialog {
     private let window: UnsafeMutablePointer<GtkWidget>
     private let accounts: UnsafeMutablePointer<GtkWidget>
-    private let password: UnsafeMutablePointer<GtkWidget>
+    private let code: UnsafeMutablePointer<GtkWidget>
     private let message: UnsafeMutablePointer<GtkWidget>
     private let approve: UnsafeMutablePointer<GtkWidget>
     private var reenable: guint = 0
     private var closed = false
-    private let onAnswer: (_ guardian: String, _ password: String) -> Void
+    private let texts: GuardianDialogTexts
+    private let onAnswer: (_ guardian: String, _ code: String) -> Void
     private let onCancel: () -> Void
 
     /// Its X window title, for tests and window rules.
     public static let title = "Screenward: a guardian's approval"
 
     public init(
-        question: String, guardians: [String], onAnswer: @escaping (String, String) -> Void, onCancel: @escaping () -> Void
+        question: String, guardians: [String], texts: GuardianDialogTexts, onAnswer: @escaping (String, String) -> Void,
+        onCancel: @escaping () -> Void
     ) {
+        self.texts = texts
         self.onAnswer = onAnswer
         self.onCancel = onCancel
         window = gtk_window_new(GTK_WINDOW_TOPLEVEL)
@@ -50,16 +56,19 @@ public final class GuardianDialog {
             gtk_label_set_markup(cast(heading), "<big><b>\(String(cString: escaped))</b></big>")
             g_free(escaped)
         }
-        let explanation = gtk_label_new("A guardian approves with their own password.")!
-        gtk_label_set_xalign(cast(explanation), 0)
+        let explanation = Self.paragraph(texts.explanation)
+        let hint = Self.paragraph(texts.notEnrolledHint)
+        gtk_style_context_add_class(gtk_widget_get_style_context(hint), "dim-label")
         accounts = gtk_combo_box_text_new()
         for name in guardians { gtk_combo_box_text_append_text(cast(accounts), name) }
         gtk_combo_box_set_active(cast(accounts), 0)
-        password = gtk_entry_new()
-        gtk_entry_set_visibility(cast(password), 0)
-        gtk_entry_set_input_purpose(cast(password), GTK_INPUT_PURPOSE_PASSWORD)
-        gtk_entry_set_placeholder_text(cast(password), "Password")
-        gtk_entry_set_activates_default(cast(password), 1)
+        code = gtk_entry_new()
+        // Shown as typed: a code is spent once used, so reading it off the screen is
+        // worth nothing. The cap keeps a pasted novel out; the daemon checks it anyway.
+        gtk_entry_set_input_purpose(cast(code), GTK_INPUT_PURPOSE_DIGITS)
+        gtk_entry_set_max_length(cast(code), 12)
+        gtk_entry_set_placeholder_text(cast(code), texts.codePlaceholder)
+        gtk_entry_set_activates_default(cast(code), 1)
         message = gtk_label_new("")
         gtk_label_set_line_wrap(cast(message), 1)
         gtk_label_set_max_width_chars(cast(message), 40)
@@ -67,15 +76,15 @@ public final class GuardianDialog {
 
         let buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
         gtk_widget_set_halign(buttons, GTK_ALIGN_END)
-        let cancel = gtk_button_new_with_label("Cancel")!
-        approve = gtk_button_new_with_label("Approve")
+        let cancel = gtk_button_new_with_label(texts.cancel)!
+        approve = gtk_button_new_with_label(texts.approve)
         gtk_widget_set_can_default(approve, 1)
         gtk_container_add(cast(buttons), cancel)
         gtk_container_add(cast(buttons), approve)
 
-        let accountLabel = Self.fieldLabel("Guardian", for: accounts)
-        let passwordLabel = Self.fieldLabel("Password", for: password)
-        for widget in [heading, explanation, accountLabel, accounts, passwordLabel, password, message, buttons] {
+        let accountLabel = Self.fieldLabel(texts.guardian, for: accounts)
+        let codeLabel = Self.fieldLabel(texts.code, for: code)
+        for widget in [heading, explanation, hint, accountLabel, accounts, codeLabel, code, message, buttons] {
             gtk_container_add(cast(column), widget)
         }
         gtk_container_add(cast(window), column)
@@ -100,7 +109,7 @@ public final class GuardianDialog {
             onCancel()
         }
         gtk_widget_show_all(window)
-        gtk_widget_grab_focus(password)
+        gtk_widget_grab_focus(code)
         gtk_window_present(toplevel)
     }
 
@@ -112,7 +121,7 @@ public final class GuardianDialog {
         return UInt(gdk_x11_window_get_xid(gdkWindow))
     }
 
-    /// The daemon's word on the last answer: wrong password (with a wait, maybe).
+    /// The daemon's word on the last answer: a wrong code (with a wait, maybe).
     public func showProblem(_ text: String, notBefore: Date?) {
         guard !closed else { return }
         gtk_label_set_text(cast(message), text)
@@ -132,7 +141,15 @@ public final class GuardianDialog {
                 Unmanaged<TimeoutBox>.fromOpaque(data).release()
             }
         }
-        gtk_widget_grab_focus(password)
+        gtk_widget_grab_focus(code)
+    }
+
+    private static func paragraph(_ text: String) -> UnsafeMutablePointer<GtkWidget> {
+        let label = gtk_label_new(text)!
+        gtk_label_set_line_wrap(cast(label), 1)
+        gtk_label_set_max_width_chars(cast(label), 40)
+        gtk_label_set_xalign(cast(label), 0)
+        return label
     }
 
     private static func fieldLabel(_ text: String, for field: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkWidget> {
@@ -153,17 +170,21 @@ public final class GuardianDialog {
     private func submit() {
         guard !closed, gtk_widget_get_sensitive(approve) != 0 else { return }
         guard let chosen = gtk_combo_box_text_get_active_text(cast(accounts)) else {
-            gtk_label_set_text(cast(message), "Choose a guardian's account.")
+            gtk_label_set_text(cast(message), texts.chooseGuardian)
             return
         }
         let guardian = String(cString: chosen)
         g_free(chosen)
-        let typed = String(cString: gtk_entry_get_text(cast(password)))
-        // The field forgets it at once; the copy leaves for the daemon.
-        gtk_entry_set_text(cast(password), "")
-        gtk_label_set_text(cast(message), "Checking…")
+        let typed = String(cString: gtk_entry_get_text(cast(code)))
+        // The field forgets it at once, code or not.
+        gtk_entry_set_text(cast(code), "")
+        guard let digits = try? OneTimeCodeInput.digits(of: typed) else {
+            gtk_label_set_text(cast(message), texts.notACode)
+            return
+        }
+        gtk_label_set_text(cast(message), texts.checking)
         gtk_widget_set_sensitive(approve, 0)
-        onAnswer(guardian, typed)
+        onAnswer(guardian, digits)
     }
 
     private func cancelled() {

@@ -25,12 +25,7 @@ final class Daemon {
     private var apps: ManagedAppRequests!
     private let timeZone: SystemTimeZone
     private let guardianGroup: String
-    private let passwordChecks = Inbox<PasswordCheckDone>()
-    private var passwordCallbacks: [UInt64: (PasswordCheck) -> Void] = [:]
-    private var nextPasswordCheck: UInt64 = 1
-    private var passwordWakeup: LoopWakeup?
     private var askExpiry: MainLoop.Registration?
-    private let pamService: String
     private var server: SocketServer?
     private let socketPath: String
     private let inbox = Inbox<Arrival>()
@@ -52,11 +47,6 @@ final class Daemon {
     /// tray and command line fewer.
     static let connectionsPerUser = 32
 
-    private struct PasswordCheckDone: Sendable {
-        var id: UInt64
-        var check: PasswordCheck
-    }
-
     enum Arrival: Sendable {
         case frame(Data, ServicePeer)
         case gone(ServicePeer)
@@ -70,7 +60,6 @@ final class Daemon {
         var agentExecutable: URL
         var agentUser: String
         var appsDirectory: URL
-        var pamService: String
         var extensionUser: String
         var extensionsDirectory: URL
         var warningLeads: [TimeInterval]
@@ -96,7 +85,6 @@ final class Daemon {
                 log: log),
             log: log)
         socketPath = options.socketPath
-        pamService = options.pamService
         try Self.makePrivate(options.stateDirectory)
         state = try DaemonState(url: options.stateDirectory.appendingPathComponent("daemon.sqlite"))
         homes = ChildHomes(stateDirectory: options.stateDirectory)
@@ -124,7 +112,12 @@ final class Daemon {
                 isGuardian: { [service] name in service.isGuardian(named: name) },
                 show: { [unowned self] uid, ask in sessions.show(ask, uid: uid) },
                 close: { [unowned self] uid, ask in sessions.closeAsk(ask, uid: uid) },
-                verify: { [unowned self] user, password, done in checkPassword(user: user, password: password, done: done) },
+                checkCode: { [unowned self] guardian, code in
+                    // Said so that the log (and the tests) show each code that reached
+                    // the daemon; the code itself never is.
+                    log.debug("checking a code for \(guardian)")
+                    return service.checkGuardianCode(named: guardian, code: code)
+                },
                 record: record))
         apps = ManagedAppRequests(
             services: ManagedAppRequests.Services(
@@ -179,34 +172,6 @@ final class Daemon {
     private static func guardianNames(in guardianGroup: String) -> [String] {
         let members = (try? UnixGroup.named(guardianGroup))?.members ?? []
         return members.sorted() + ["root"]
-    }
-
-    // MARK: Passwords
-
-    /// PAM takes seconds on a wrong password: it runs on a thread of its own, and the
-    /// verdict comes back to the loop.
-    private func checkPassword(user: String, password: String, done: @escaping (PasswordCheck) -> Void) {
-        log.debug("checking a password for \(user)")
-        let id = nextPasswordCheck
-        nextPasswordCheck += 1
-        passwordCallbacks[id] = done
-        let inbox = passwordChecks
-        let wakeup = passwordWakeup
-        let service = pamService
-        Thread.detachNewThread {
-            let check: PasswordCheck
-            do {
-                switch try PAMAuthenticator().verify(user: user, password: password, service: service) {
-                case .accepted: check = .accepted
-                case .rejected: check = .rejected
-                case .accountUnusable(let reason): check = .unusable(reason)
-                }
-            } catch {
-                check = .unusable("\(error)")
-            }
-            inbox.put(PasswordCheckDone(id: id, check: check))
-            wakeup?.fire()
-        }
     }
 
     /// Creates the state directory owned by root, mode 0700, and makes an existing one so:
@@ -274,10 +239,6 @@ final class Daemon {
         let handler = DaemonRequests { arrival in
             inbox.put(arrival)
             wakeup.fire()
-        }
-        let checks = passwordChecks
-        passwordWakeup = LoopWakeup { [unowned self] in
-            for done in checks.take() { passwordCallbacks.removeValue(forKey: done.id)?(done.check) }
         }
         let socketDirectory = URL(fileURLWithPath: socketPath).deletingLastPathComponent()
         // Every local user must reach the socket (children read their usage, guardians act).
@@ -462,7 +423,7 @@ final class Daemon {
 
     /// A managed user's tray asks for a guardian's action at their desktop: the guardian's
     /// dialog comes up in the session (as for an app's `.child`), and the action is done
-    /// once a guardian's password approved it. The reply waits for that.
+    /// once a guardian's one-time code approved it. The reply waits for that.
     private func guardianAction(_ frame: Data, id: UInt64, from peer: ServicePeer) {
         let spec = RulesMethods.guardianAction
         do {

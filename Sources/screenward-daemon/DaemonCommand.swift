@@ -5,10 +5,6 @@ import ScreenwardCore
 import ScreenwardIPC
 import SystemAccounts
 
-enum PAMServiceName {
-    static let standard = PAMAuthenticator.defaultService
-}
-
 @main
 struct DaemonCommand: ParsableCommand {
     /// The descriptors it was handed made safe first (`ProgramStart`: closed standard streams
@@ -55,9 +51,6 @@ struct DaemonCommand: ParsableCommand {
     @Option(help: "Where each extension gets a folder of its own, per managed user (created mode 0755, root's).")
     var extensionsDirectory = "/var/lib/screenward-extensions"
 
-    @Option(help: "The PAM service guardians' passwords are checked with (a file in /etc/pam.d).")
-    var pamService = PAMServiceName.standard
-
     @Option(
         name: .customLong("rule-warnings"),
         help: ArgumentHelp("Seconds before a limit runs out or a downtime starts that managed users are warned, comma-separated.", valueName: "seconds"))
@@ -96,7 +89,7 @@ struct DaemonCommand: ParsableCommand {
             stateDirectory: URL(fileURLWithPath: stateDirectory, isDirectory: true), socketPath: socket,
             runtimeDirectory: URL(fileURLWithPath: runtimeDirectory, isDirectory: true),
             agentExecutable: agent.map { URL(fileURLWithPath: $0) } ?? me.deletingLastPathComponent().appendingPathComponent("screenward-agent"),
-            agentUser: agentUser, appsDirectory: URL(fileURLWithPath: appsDirectory, isDirectory: true), pamService: pamService,
+            agentUser: agentUser, appsDirectory: URL(fileURLWithPath: appsDirectory, isDirectory: true),
             extensionUser: extensionUser, extensionsDirectory: URL(fileURLWithPath: extensionsDirectory, isDirectory: true),
             warningLeads: ruleWarnings.split(separator: ",").compactMap { TimeInterval(String($0)) }, userBus: userBus,
             guardianGroup: guardianGroup, localtime: localtime, dataDirectories: dataDirectories)

@@ -114,7 +114,7 @@ final class Tray {
             items += source == .managed ? [.submenu(text("trayAskMore"), more)] : more
         }
         if source == .managed {
-            // Behind a guardian's password, in a dialog the daemon puts up in this session;
+            // Behind a guardian's one-time code, in a dialog the daemon puts up in this session;
             // the answer may take minutes, so it is awaited off the menu's thread.
             let notifications = notifications
             let actions: [TrayMenuItem] = GuardianAction.allCases.map { action in

@@ -7,13 +7,16 @@ import TestSupport
 import XCTest
 
 /// `.child` for real: Homework, installed for every user, asks from the child's
-/// session; the session agent's dialog takes a guardian's password (typed with xdotool);
-/// the daemon checks it with PAM, rate-limits wrong ones, and records what happened.
-/// Then the child tries to undo it every way the issue lists, as a real user.
+/// session; the session agent's dialog takes a one-time code from the guardian's
+/// authenticator (set up with `screenward guardian enroll`, computed here by oathtool,
+/// typed with xdotool), never their login password; the daemon checks it, takes it once,
+/// rate-limits wrong ones, and records what happened. Then the child tries to undo it
+/// every way the issue lists, as a real user.
 final class ChildAuthorizationTests: XCTestCase {
     private var desktop: ManagedDesktop!
     private var fixture: DaemonFixture { desktop.fixture }
     private let homework = "org.example.homework"
+    /// The guardian's login password: never asked for at the child's desk.
     private let guardianPassword = "correct horse battery"
 
     override func setUpWithError() throws {
@@ -51,9 +54,10 @@ final class ChildAuthorizationTests: XCTestCase {
         return try Ledger(url: home.ledgerURL).storeContents(client: homework, name: "homework")
     }
 
-    func testAGuardiansPasswordLetsHomeworkShieldTheGameAndNothingTheChildTriesUndoesIt() throws {
+    func testAGuardiansOneTimeCodeLetsHomeworkShieldTheGameAndNothingTheChildTriesUndoesIt() throws {
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup], password: guardianPassword)
         try desktop.startManagedSession()
+        let authenticator = try TestAuthenticator.enroll(guardian, with: fixture)
 
         // Homework asks for .child from the child's session and waits for a guardian.
         let (setup, dialog) = try askingAGuardian(["shield", "--child", "--app", "wmclass:Game"])
@@ -63,16 +67,28 @@ final class ChildAuthorizationTests: XCTestCase {
         let traced = try String(contentsOfFile: "/proc/\(setup.pid)/status", encoding: .utf8)
         XCTAssertTrue(traced.contains("TracerPid:\t0"), "gdb as the child attached: \(attach.output) \(attach.error)")
 
-        // A wrong password keeps the dialog up and is recorded.
+        // The guardian's login password, typed by habit into the code field, goes nowhere:
+        // the dialog sends only six digits, and nothing is checked or recorded.
         desktop.screenshot("guardian-dialog.png")
-        try desktop.submit("not the password", into: dialog)
-        try desktop.waitFor("the wrong password recorded", timeout: 15) { try events().contains("a wrong password for \(guardian)") }
+        let checkedBefore = desktop.codesChecked()
+        let eventsBefore = try events()
+        try type(guardianPassword, into: dialog)
+        Thread.sleep(forTimeInterval: 2)
+        XCTAssertEqual(desktop.codesChecked(), checkedBefore, "the password reached the daemon")
+        XCTAssertEqual(try events(), eventsBefore)
+        XCTAssertFalse((fixture.daemon?.standardError ?? "").contains(guardianPassword), "the password is in the daemon's log")
         XCTAssertTrue(setup.isRunning, "Homework must still be waiting")
-        desktop.screenshot("guardian-dialog-wrong-password.png")
+        desktop.screenshot("guardian-dialog-not-a-code.png")
+
+        // A wrong code keeps the dialog up and is recorded.
+        try desktop.submit(try authenticator.wrongCode(), into: dialog)
+        try desktop.waitFor("the wrong code recorded", timeout: 15) { try events().contains("a wrong code for \(guardian)") }
+        XCTAssertTrue(setup.isRunning, "Homework must still be waiting")
+        desktop.screenshot("guardian-dialog-wrong-code.png")
 
         // The right one approves: Homework's shield goes over the game.
         let reportsBefore = desktop.coverReports(1)
-        try desktop.approve(with: guardianPassword, in: dialog) { !setup.isRunning }
+        let usedCode = try desktop.approve(with: authenticator, in: dialog) { !setup.isRunning }
         XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
         XCTAssertTrue(setup.outputLines.joined().contains("Homework shields wmclass:Game"), setup.outputLines.joined())
         try desktop.waitFor("the shield over the game") { desktop.coverReports(1) > reportsBefore }
@@ -112,8 +128,13 @@ final class ChildAuthorizationTests: XCTestCase {
         XCTAssertTrue((debugged.output + debugged.error).contains("being traced"), debugged.output + debugged.error)
         XCTAssertEqual(try homeworkStore()?.shield.applications?.count, 1, "the store must still shield the game")
 
-        // Revoking needs a guardian too: the child cancels the dialog; nothing changes.
+        // Revoking needs a guardian too. The code that approved, read off the keyboard by the
+        // child and typed again, is refused (still in its window: once is once) and recorded.
         let (revoke, revocationDialog) = try askingAGuardian(["revoke"])
+        try desktop.submit(usedCode, into: revocationDialog)
+        try desktop.waitFor("the spent code refused", timeout: 15) { try events().contains("a code of \(guardian)'s that was already used") }
+        XCTAssertTrue(revoke.isRunning, "a spent code approves nothing")
+        // The child cancels the dialog; nothing changes.
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", "--sync", revocationDialog, "key", "Escape"]).status, 0)
         let revoked = revoke.waitForExit(timeout: 20)
         XCTAssertNotNil(revoked, "the cancelled revocation must end")
@@ -132,10 +153,11 @@ final class ChildAuthorizationTests: XCTestCase {
     /// reaches them through it. The shield takes Homework's look, and "Ask for access"
     /// defers and redraws it as waiting.
     func testHomeworksOwnShieldIsDrawnAndItsAskForAccessRedrawsIt() throws {
-        _ = try fixture.users.add("guard", groups: [fixture.guardianGroup], password: guardianPassword)
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
         try desktop.startManagedSession()
+        let authenticator = try TestAuthenticator.enroll(guardian, with: fixture)
         let (setup, dialog) = try askingAGuardian(["shield", "--child", "--app", "wmclass:Game"])
-        try desktop.approve(with: guardianPassword, in: dialog) { !setup.isRunning }
+        try desktop.approve(with: authenticator, in: dialog) { !setup.isRunning }
         XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
         try desktop.waitFor("the shield over the game") { desktop.coverReports(1) >= 1 }
 
@@ -163,20 +185,34 @@ final class ChildAuthorizationTests: XCTestCase {
         XCTAssertEqual(stillThere.status, 0, "a deferral keeps the game: \(stillThere.error)")
     }
 
-    func testGuessingTheGuardiansPasswordIsSlowedDownAndRecorded() throws {
+    func testAGuardianWithoutAnAuthenticatorIsToldWhatToDoAndGuessedCodesAreSlowedDownAndRecorded() throws {
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup], password: guardianPassword)
         try desktop.startManagedSession()
         let (setup, dialog) = try askingAGuardian(["shield", "--child", "--app", "wmclass:Game"])
-        func wrongAnswers() throws -> Int { try events().components(separatedBy: "a wrong password for \(guardian)").count - 1 }
+
+        // Not enrolled yet: any code is answered with what to do instead, and recorded;
+        // it costs no try.
+        try desktop.submit("123456", into: dialog)
+        try desktop.waitFor("the missing authenticator recorded", timeout: 15) {
+            try events().contains("\(guardian) has no authenticator set up to approve at \(desktop.kid)'s desk")
+        }
+        XCTAssertTrue((fixture.daemon?.standardError ?? "").contains("has no authenticator set up"))
+        desktop.screenshot("guardian-dialog-not-enrolled.png")
+
+        // The guardian enrolls from their own account; now a child guessing codes is slowed down.
+        let authenticator = try TestAuthenticator.enroll(guardian, with: fixture)
+        func wrongAnswers() throws -> Int { try events().components(separatedBy: "a wrong code for \(guardian)").count - 1 }
         for attempt in 1...3 {
-            try desktop.submit("guess \(attempt)", into: dialog)
+            try desktop.submit(try authenticator.wrongCode(), into: dialog)
             try desktop.waitFor("wrong answer \(attempt) recorded", timeout: 15) { try wrongAnswers() == attempt }
         }
-        // The third started a 30 s wait: a fourth guess is not even checked (Approve is off,
-        // and Enter in the field asks nothing).
+        // The third started a 30 s wait: a fourth try is not even checked (Approve is off,
+        // and Enter in the field asks nothing), not even the right code.
         desktop.screenshot("guardian-dialog-wait.png")
-        try type("guess 4", into: dialog)
+        let checkedBefore = desktop.codesChecked()
+        try type(try authenticator.code(), into: dialog)
         Thread.sleep(forTimeInterval: 3)
+        XCTAssertEqual(desktop.codesChecked(), checkedBefore)
         XCTAssertEqual(try wrongAnswers(), 3)
         XCTAssertTrue(setup.isRunning, "Homework still waits for a guardian")
         XCTAssertNil(try homeworkStore(), "nothing was approved")

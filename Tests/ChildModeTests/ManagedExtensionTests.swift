@@ -13,7 +13,6 @@ final class ManagedExtensionTests: XCTestCase {
     private var desktop: ManagedDesktop!
     private var fixture: DaemonFixture { desktop.fixture }
     private let homework = "org.example.homework"
-    private let guardianPassword = "correct horse battery"
 
     override func setUpWithError() throws {
         try ManagedDesktop.requirements()
@@ -43,17 +42,18 @@ final class ManagedExtensionTests: XCTestCase {
         try fixture.installApp(homework, name: "Homework", executables: [program], extensions: extensions)
     }
 
-    /// `homework setup --child …` in the child's session, approved by a guardian's password;
+    /// `homework setup --child …` in the child's session, approved by a guardian's one-time code;
     /// returns the guardian's login name.
     @discardableResult
     private func setUpHomework() throws -> String {
-        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup], password: guardianPassword)
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
+        let authenticator = try TestAuthenticator.enroll(guardian, with: fixture)
         let now = Date()
         let (setup, dialog) = try desktop.askingAGuardian([
             fixture.program("homework"), "setup", "--child", "--discourage", "wmclass:Game", "--encourage", "wmclass:Notes",
             "--threshold", "3s", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until", Self.clock(now.addingTimeInterval(3600)),
         ])
-        try desktop.approve(with: guardianPassword, in: dialog) { !setup.isRunning }
+        try desktop.approve(with: authenticator, in: dialog) { !setup.isRunning }
         XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
         XCTAssertTrue(setup.outputLines.joined().contains("Homework discourages wmclass:Game"), setup.outputLines.joined())
         return guardian

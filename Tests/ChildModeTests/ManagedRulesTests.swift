@@ -275,13 +275,13 @@ final class ManagedRulesTests: XCTestCase {
     }
 
     /// The child's own tray, in the child's session: the time used up on its icon and menu,
-    /// and "Guardian… › Add 15 minutes" by real clicks, approved with a guardian's password
-    /// in the dialog the daemon puts up there: the shield lifts.
+    /// and "Guardian… › Add 15 minutes" by real clicks, approved with a one-time code from
+    /// the guardian's authenticator in the dialog the daemon puts up there: the shield lifts.
     func testTheChildsTrayAsksAGuardianAtTheDesktopForMoreTime() throws {
         let trayer = try requireProgram("trayer", package: "trayer")
-        let password = "correct horse battery"
-        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup], password: password)
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
         try desktop.startManagedSession()
+        let authenticator = try TestAuthenticator.enroll(guardian, with: fixture)
         let kid = desktop.kid
         try limitTheGameToOneSecond(as: guardian)
 
@@ -320,7 +320,7 @@ final class ManagedRulesTests: XCTestCase {
             return dialog != nil
         }
         let uncoveredBefore = desktop.coverReports(0)
-        try desktop.approve(with: password, in: try XCTUnwrap(dialog)) { desktop.coverReports(0) > uncoveredBefore }
+        try desktop.approve(with: authenticator, in: try XCTUnwrap(dialog)) { desktop.coverReports(0) > uncoveredBefore }
         let events = try fixture.screenward(as: guardian, ["child", "events", kid]).output
         XCTAssertTrue(events.contains("\(guardian) gave 15 min more on Games at the child's desktop"), events)
     }

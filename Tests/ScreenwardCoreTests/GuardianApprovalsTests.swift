@@ -3,15 +3,15 @@ import ScreenwardIPC
 @testable import ScreenwardCore
 import XCTest
 
-/// The waiting room for guardians' answers, with a scripted PAM and clock: one outcome
-/// per ask, wrong passwords counted per guardian and per child, waits enforced, dialogs
-/// taken down when the app leaves or time runs out.
+/// The waiting room for guardians' answers, with scripted code checks and clock: one
+/// outcome per ask, wrong codes counted per guardian and per child, waits enforced,
+/// dialogs taken down when the app leaves or time runs out.
 final class GuardianApprovalsTests: XCTestCase {
     private var shown: [(UInt32, GuardianAsk)] = []
     private var closed: [UInt64] = []
     private var recorded: [ChildEvent] = []
     private var checks: [(String, String)] = []
-    private var verdict: PasswordCheck = .accepted
+    private var verdict: CodeCheck = .accepted
     private var now = Date(timeIntervalSince1970: 1_800_000_000)
     private var agentAttached = true
 
@@ -26,9 +26,9 @@ final class GuardianApprovalsTests: XCTestCase {
                     return true
                 },
                 close: { [unowned self] _, id in closed.append(id) },
-                verify: { [unowned self] user, password, done in
-                    checks.append((user, password))
-                    done(verdict)
+                checkCode: { [unowned self] user, code in
+                    checks.append((user, code))
+                    return verdict
                 },
                 record: { [unowned self] event, _ in recorded.append(event) },
                 now: { [unowned self] in now }))
@@ -37,7 +37,7 @@ final class GuardianApprovalsTests: XCTestCase {
     private let app = InstalledApp(bundleIdentifier: "org.example.homework", displayName: "Homework", executables: ["/usr/bin/homework"])
     private let peer = ServicePeer(send: { _ in }, isConnected: { true })
 
-    func testTheRightPasswordApprovesOnce() throws {
+    func testTheRightCodeApprovesOnce() throws {
         let approvals = approvals()
         var outcomes: [GuardianApprovals.Outcome] = []
         try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { outcomes.append($0) }
@@ -46,13 +46,13 @@ final class GuardianApprovalsTests: XCTestCase {
         XCTAssertEqual(ask.guardians, ["mum", "root"])
 
         var verdicts: [GuardianVerdict] = []
-        approvals.answer(GuardianAnswer(ask: ask.id, guardian: "mum", password: "pw"), fromAgentOf: 1001) { verdicts.append($0) }
+        approvals.answer(GuardianAnswer(ask: ask.id, guardian: "mum", code: "123456"), fromAgentOf: 1001) { verdicts.append($0) }
         XCTAssertEqual(verdicts, [.approved])
         XCTAssertEqual(outcomes, [.approved(by: "mum")])
         XCTAssertEqual(closed, [ask.id])
         XCTAssertEqual(recorded.map(\.kind), [.approved])
         // Answered: a second answer finds nothing.
-        approvals.answer(GuardianAnswer(ask: ask.id, guardian: "mum", password: "pw"), fromAgentOf: 1001) { verdicts.append($0) }
+        approvals.answer(GuardianAnswer(ask: ask.id, guardian: "mum", code: "123456"), fromAgentOf: 1001) { verdicts.append($0) }
         XCTAssertEqual(verdicts.last, .closed)
         XCTAssertEqual(outcomes.count, 1)
     }
@@ -61,34 +61,57 @@ final class GuardianApprovalsTests: XCTestCase {
         let approvals = approvals()
         try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { _ in XCTFail("no outcome expected") }
         var verdicts: [GuardianVerdict] = []
-        approvals.answer(GuardianAnswer(ask: shown[0].1.id, guardian: "mum", password: "pw"), fromAgentOf: 1002) { verdicts.append($0) }
+        approvals.answer(GuardianAnswer(ask: shown[0].1.id, guardian: "mum", code: "123456"), fromAgentOf: 1002) { verdicts.append($0) }
         XCTAssertEqual(verdicts, [.closed])
         XCTAssertTrue(checks.isEmpty)
     }
 
-    func testWrongPasswordsAreCountedAndThenMustWaitWhicheverGuardianIsChosen() throws {
+    func testWrongCodesAreCountedAndThenMustWaitWhicheverGuardianIsChosen() throws {
         let approvals = approvals()
-        verdict = .rejected
+        verdict = .wrong
         try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { _ in }
         let id = shown[0].1.id
         var verdicts: [GuardianVerdict] = []
         for _ in 0..<3 {
-            approvals.answer(GuardianAnswer(ask: id, guardian: "mum", password: "guess"), fromAgentOf: 1001) { verdicts.append($0) }
+            approvals.answer(GuardianAnswer(ask: id, guardian: "mum", code: "654321"), fromAgentOf: 1001) { verdicts.append($0) }
         }
         XCTAssertEqual(checks.count, 3)
         guard case .tryAgain(_, let notBefore) = verdicts.last else { return XCTFail("\(verdicts)") }
         XCTAssertEqual(notBefore, now.addingTimeInterval(30))
         // During the wait nothing is checked, not even for another guardian's name.
-        approvals.answer(GuardianAnswer(ask: id, guardian: "root", password: "guess"), fromAgentOf: 1001) { verdicts.append($0) }
+        approvals.answer(GuardianAnswer(ask: id, guardian: "root", code: "654321"), fromAgentOf: 1001) { verdicts.append($0) }
         XCTAssertEqual(checks.count, 3)
-        // Someone who is no guardian counts as wrong without asking PAM.
+        // Someone who is no guardian counts as wrong without any code looked up.
         now = now.addingTimeInterval(31)
-        approvals.answer(GuardianAnswer(ask: id, guardian: "kid", password: "guess"), fromAgentOf: 1001) { verdicts.append($0) }
+        approvals.answer(GuardianAnswer(ask: id, guardian: "kid", code: "654321"), fromAgentOf: 1001) { verdicts.append($0) }
         XCTAssertEqual(checks.count, 3)
         guard case .tryAgain(_, let longer) = verdicts.last else { return XCTFail("\(verdicts)") }
         XCTAssertEqual(longer, now.addingTimeInterval(60), "the fourth wrong answer in a row doubles the wait")
         XCTAssertEqual(recorded.filter { $0.kind == .notApproved }.count, 4)
-        XCTAssertFalse(recorded.contains { $0.detail.contains("guess") }, "a password is never recorded")
+        XCTAssertFalse(recorded.contains { $0.detail.contains("654321") }, "a code is never recorded")
+    }
+
+    func testASpentCodeCountsAsWrongWhileNotACodeAndNoAuthenticatorCostNoTry() throws {
+        let approvals = approvals()
+        var outcomes: [GuardianApprovals.Outcome] = []
+        try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { outcomes.append($0) }
+        let id = shown[0].1.id
+        var verdicts: [GuardianVerdict] = []
+        verdict = .reused
+        approvals.answer(GuardianAnswer(ask: id, guardian: "mum", code: "123456"), fromAgentOf: 1001) { verdicts.append($0) }
+        XCTAssertEqual(approvals.limiter.consecutiveFailures("mum"), 1)
+        XCTAssertTrue(recorded.last?.detail.contains("already used") ?? false, "\(recorded)")
+
+        verdict = .malformed("A code has only digits.")
+        approvals.answer(GuardianAnswer(ask: id, guardian: "mum", code: "hunter2"), fromAgentOf: 1001) { verdicts.append($0) }
+        XCTAssertEqual(verdicts.last, .tryAgain(message: "A code has only digits.", notBefore: nil))
+        verdict = .notEnrolled
+        approvals.answer(GuardianAnswer(ask: id, guardian: "mum", code: "123456"), fromAgentOf: 1001) { verdicts.append($0) }
+        XCTAssertEqual(verdicts.last, .tryAgain(message: GuardianApprovals.notEnrolledAdvice("mum"), notBefore: nil))
+        XCTAssertTrue(GuardianApprovals.notEnrolledAdvice("mum").contains("screenward guardian enroll"))
+        XCTAssertTrue(recorded.last?.detail.contains("mum has no authenticator set up") ?? false, "\(recorded)")
+        XCTAssertEqual(approvals.limiter.consecutiveFailures("mum"), 1, "neither a non-code nor a missing authenticator is a guess")
+        XCTAssertTrue(outcomes.isEmpty, "the ask still waits")
     }
 
     func testCancelTheAppLeavingAndTimeEachEndTheAsk() throws {

@@ -81,4 +81,10 @@ public enum ChildMethods {
     /// Guardians only: lock a managed user's sessions now (through logind); the reply
     /// says how many were locked.
     public static let lock = ServiceMethod<UserName, Int>("child.lock")
+    /// Guardians only, for their own account: a new authenticator secret (replacing any
+    /// earlier one), for approving at a child's desk with one-time codes. Shown once.
+    public static let enrollGuardian = ServiceMethod<Empty, GuardianEnrollment>("guardian.enroll")
+    /// Guardians only, for their own account: forget their authenticator secret; the
+    /// reply says whether there was one.
+    public static let unenrollGuardian = ServiceMethod<Empty, Bool>("guardian.unenroll")
 }

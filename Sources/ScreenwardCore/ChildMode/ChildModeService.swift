@@ -41,6 +41,7 @@ public final class ChildModeService {
         [
             ChildMethods.whoAmI.name, ChildMethods.add.name, ChildMethods.remove.name, ChildMethods.list.name, ChildMethods.events.name,
             ChildMethods.usage.name, ChildMethods.report.name, ChildMethods.shields.name, ChildMethods.extensions.name,
+            ChildMethods.enrollGuardian.name, ChildMethods.unenrollGuardian.name,
         ].contains(method)
     }
 
@@ -100,6 +101,10 @@ public final class ChildModeService {
             return answer(ChildMethods.extensions) { caller, query in
                 try extensionsListing(try readableOwner(query.user, for: caller, reading: "extensions"), min(max(1, query.runs), 1000))
             }
+        case ChildMethods.enrollGuardian.name:
+            return answer(ChildMethods.enrollGuardian) { caller, _ in try enrollGuardian(try guardian(caller, doing: "guardian enroll")) }
+        case ChildMethods.unenrollGuardian.name:
+            return answer(ChildMethods.unenrollGuardian) { caller, _ in try unenrollGuardian(try guardian(caller, doing: "guardian unenroll")) }
         default:
             return errorLine(id: id, ServiceError(.unknownMethod, "the daemon does not know the method \(method)"))
         }

@@ -46,6 +46,7 @@ public final class DaemonState: Sendable {
                 CREATE INDEX childEventByUser ON childEvent(uid, at);
                 """)
         }
+        registerGuardianCodeMigration(&migrator)
         return migrator
     }
 

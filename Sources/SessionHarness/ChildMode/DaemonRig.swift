@@ -144,7 +144,7 @@ public final class DaemonRig {
             try ProjectPrograms.url(of: "screenward-daemon").path,
             "--state-directory", state.path, "--socket", socket, "--runtime-directory", runtime.path,
             "--agent-user", agentUser, "--agent", program("screenward-agent"), "--apps-directory", apps.path,
-            "--pam-service", try pamService(), "--extension-user", extensionUser, "--extensions-directory", extensionsData.path,
+            "--extension-user", extensionUser, "--extensions-directory", extensionsData.path,
             "--guardian-group", guardianGroup, "--localtime", work.appendingPathComponent("localtime").path,
             "--data-directories", try dataDirectories(), "--verbose",
         ] + daemonArguments
@@ -168,20 +168,7 @@ public final class DaemonRig {
         try users.run(as: user, [program("screenward")] + arguments, environment: ["SCREENWARD_DAEMON_SOCKET": socket])
     }
 
-    /// The repository's PAM service file, installed under a name of this test's own.
-    private func pamService() throws -> String {
-        let service = "screenward-test-\(users.prefix)"
-        let path = "/etc/pam.d/\(service)"
-        if !FileManager.default.fileExists(atPath: path) {
-            users.note("file \(path)")
-            let source = try Self.dataFile("screenward", above: try ProjectPrograms.url(of: "screenward-daemon").deletingLastPathComponent(), folder: "desktop/pam")
-            try FileManager.default.copyItem(at: source, to: URL(fileURLWithPath: path))
-        }
-        return service
-    }
-
     public func tearDown() {
-        try? FileManager.default.removeItem(atPath: "/etc/pam.d/screenward-test-\(users.prefix)")
         stopDaemon()
         try? FileManager.default.removeItem(at: work)
         users.removeAll()

@@ -145,8 +145,7 @@ final class DaemonLink: Sendable {
         }
     }
 
-    /// Sends the guardian's answer and waits for the daemon's verdict (seconds, while
-    /// PAM checks): call it off the loop.
+    /// Sends the guardian's answer and waits for the daemon's verdict: call it off the loop.
     func answer(_ answer: GuardianAnswer) throws -> GuardianVerdict {
         try client.call(AgentLinkMethods.answerGuardian, answer)
     }

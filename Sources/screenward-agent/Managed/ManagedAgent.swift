@@ -167,8 +167,8 @@ final class ManagedAgent {
             guard presenter != nil, dialogs[ask.id] == nil else { return }
             log.info("a guardian is asked: \(ask.question)")
             dialogs[ask.id] = GuardianDialog(
-                question: ask.question, guardians: ask.guardians,
-                onAnswer: { [unowned self] guardian, password in send(GuardianAnswer(ask: ask.id, guardian: guardian, password: password)) },
+                question: ask.question, guardians: ask.guardians, texts: .forLanguage(ShieldDefaults.language()),
+                onAnswer: { [unowned self] guardian, code in send(GuardianAnswer(ask: ask.id, guardian: guardian, code: code)) },
                 onCancel: { [unowned self] in
                     dialogs[ask.id] = nil
                     send(.cancelled(ask.id))
@@ -183,7 +183,8 @@ final class ManagedAgent {
         }
     }
 
-    /// The answer goes to the daemon off the loop (PAM takes seconds on a wrong password).
+    /// The answer goes to the daemon off the loop (it may be slow to answer, and the
+    /// loop draws the shields).
     private func send(_ answer: GuardianAnswer) {
         let link = link
         let events = dialogEvents

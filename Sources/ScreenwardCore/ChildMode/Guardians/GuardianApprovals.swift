@@ -1,18 +1,11 @@
 import Foundation
 import ScreenwardIPC
 
-/// What checking a guardian's password said (the daemon asks PAM, off its loop).
-public enum PasswordCheck: Sendable, Equatable {
-    case accepted
-    case rejected
-    /// The account cannot log in (locked, expired) or PAM failed: the message says why.
-    case unusable(String)
-}
-
 /// The requests waiting for a guardian, on the daemon's loop: each is shown by an agent
-/// of the managed user's session; the agent sends back the guardian's answer, whose
-/// password is checked with PAM (off the loop, by `verify`) behind a limiter; the
-/// outcome goes to whoever began the request. Passwords pass through and are dropped.
+/// of the managed user's session; the agent sends back the guardian's answer, a one-time
+/// code from their authenticator app (never their login password: the child's X clients
+/// can read every key typed in that session), checked by `checkCode` behind a limiter;
+/// the outcome goes to whoever began the request. Codes pass through and are dropped.
 public final class GuardianApprovals {
     public enum Outcome: Sendable, Equatable {
         case approved(by: String)
@@ -29,21 +22,21 @@ public final class GuardianApprovals {
         /// Shows `ask` on an agent of user `uid`'s session; false when none is attached.
         public var show: (_ uid: UInt32, GuardianAsk) -> Bool
         public var close: (_ uid: UInt32, _ ask: UInt64) -> Void
-        /// Checks a password off the loop; calls back on the loop.
-        public var verify: (_ user: String, _ password: String, _ done: @escaping (PasswordCheck) -> Void) -> Void
+        /// Checks a guardian's one-time code, and spends it if right (`GuardianCodes`).
+        public var checkCode: (_ guardian: String, _ code: String) -> CodeCheck
         public var record: (ChildEvent, _ uid: UInt32) -> Void
         public var now: () -> Date
 
         public init(
             guardianNames: @escaping () -> [String], isGuardian: @escaping (String) -> Bool, show: @escaping (UInt32, GuardianAsk) -> Bool,
-            close: @escaping (UInt32, UInt64) -> Void, verify: @escaping (String, String, @escaping (PasswordCheck) -> Void) -> Void,
+            close: @escaping (UInt32, UInt64) -> Void, checkCode: @escaping (String, String) -> CodeCheck,
             record: @escaping (ChildEvent, UInt32) -> Void, now: @escaping () -> Date = { Date() }
         ) {
             self.guardianNames = guardianNames
             self.isGuardian = isGuardian
             self.show = show
             self.close = close
-            self.verify = verify
+            self.checkCode = checkCode
             self.record = record
             self.now = now
         }
@@ -54,14 +47,14 @@ public final class GuardianApprovals {
         var uid: UInt32
         var requester: ServicePeer
         var began: Date
-        var checking = false
         var decide: (Outcome) -> Void
     }
 
     private let services: Services
     private var pending: [UInt64: Pending] = [:]
     private var nextID: UInt64 = 1
-    /// Keyed by guardian and by child: a child cycling through guardians' names gets no more tries.
+    /// Keyed by guardian and by child: a child cycling through guardians' names gets no
+    /// more tries. Wrong codes are limited as wrong passwords were: three free, then a wait.
     public private(set) var limiter: PasswordAttemptLimiter
 
     public init(services: Services, limiter: PasswordAttemptLimiter = PasswordAttemptLimiter()) {
@@ -90,43 +83,55 @@ public final class GuardianApprovals {
     }
 
     /// The guardian's answer from the dialog of an agent of user `uid`; `reply` gets the
-    /// verdict for the dialog (now, or once PAM has answered).
-    public func answer(_ answer: GuardianAnswer, fromAgentOf uid: UInt32, reply: @escaping (GuardianVerdict) -> Void) {
+    /// verdict for the dialog.
+    public func answer(_ answer: GuardianAnswer, fromAgentOf uid: UInt32, reply: (GuardianVerdict) -> Void) {
         guard let entry = pending[answer.ask], entry.uid == uid else { return reply(.closed) }
-        guard let guardian = answer.guardian, let password = answer.password else {
+        guard let guardian = answer.guardian, let code = answer.code else {
             finish(answer.ask, .notApproved("the dialog was cancelled in \(entry.ask.child)'s session"))
             return reply(.cancelled)
         }
-        guard !entry.checking else { return reply(.tryAgain(message: "Still checking the last password…", notBefore: nil)) }
         let now = services.now()
         let childKey = "child:\(uid)"
         for key in [guardian, childKey] {
             if case .wait(let until) = limiter.check(key, now: now) {
-                return reply(.tryAgain(message: "Too many wrong passwords. Try again at \(Self.clock(until)).", notBefore: until))
+                return reply(.tryAgain(message: "Too many wrong codes. Try again at \(Self.clock(until)).", notBefore: until))
             }
         }
         guard services.isGuardian(guardian) else {
-            // Not a guardian's account: counted like a wrong password, and no PAM call
-            // (which would reveal nothing, but costs time and could lock the account).
+            // Not a guardian's account: counted like a wrong code, and nothing looked up.
             return reply(wrong(guardian: guardian, childKey: childKey, entry: entry, why: "\(guardian) is not a guardian"))
         }
-        pending[answer.ask]?.checking = true
-        services.verify(guardian, password) { [weak self] check in
-            guard let self else { return }
-            pending[answer.ask]?.checking = false
-            guard let entry = pending[answer.ask] else { return reply(.closed) }
-            switch check {
-            case .accepted:
-                limiter.recordSuccess(guardian)
-                limiter.recordSuccess(childKey)
-                finish(answer.ask, .approved(by: guardian))
-                reply(.approved)
-            case .rejected:
-                reply(wrong(guardian: guardian, childKey: childKey, entry: entry, why: "a wrong password for \(guardian)"))
-            case .unusable(let why):
-                reply(wrong(guardian: guardian, childKey: childKey, entry: entry, why: "\(guardian)'s account cannot approve (\(why))"))
-            }
+        switch services.checkCode(guardian, code) {
+        case .accepted:
+            limiter.recordSuccess(guardian)
+            limiter.recordSuccess(childKey)
+            finish(answer.ask, .approved(by: guardian))
+            reply(.approved)
+        case .wrong:
+            reply(wrong(guardian: guardian, childKey: childKey, entry: entry, why: "a wrong code for \(guardian)"))
+        case .reused:
+            // Someone read it off the screen, or the keyboard, and typed it again.
+            reply(wrong(guardian: guardian, childKey: childKey, entry: entry, why: "a code of \(guardian)'s that was already used"))
+        case .malformed(let why):
+            // Not a code: it cannot match, so it costs no try (a guardian who typed their
+            // password by habit is told, not locked out); it is not recorded either.
+            reply(.tryAgain(message: why, notBefore: nil))
+        case .notEnrolled:
+            services.record(
+                ChildEvent(
+                    at: now, kind: .notApproved, actor: entry.ask.child,
+                    detail: "\(entry.ask.appName) (\(entry.ask.bundleIdentifier)): \(guardian) has no authenticator set up to approve at \(entry.ask.child)'s desk"),
+                entry.uid)
+            reply(.tryAgain(message: Self.notEnrolledAdvice(guardian), notBefore: nil))
+        case .unavailable(let why):
+            reply(.tryAgain(message: "The daemon could not check the code (\(why)); approve from your own account instead.", notBefore: nil))
         }
+    }
+
+    /// What a guardian without an authenticator is told at the child's desk.
+    public static func notEnrolledAdvice(_ guardian: String) -> String {
+        "\(guardian) has no authenticator app set up for Screenward, so cannot approve here. Approve from your own account "
+            + "(your Screenward tray, or `screenward request approve`), or set one up there with `screenward guardian enroll`."
     }
 
     private func wrong(guardian: String, childKey: String, entry: Pending, why: String) -> GuardianVerdict {
@@ -136,8 +141,8 @@ public final class GuardianApprovals {
             ChildEvent(at: now, kind: .notApproved, actor: entry.ask.child, detail: "\(entry.ask.appName) (\(entry.ask.bundleIdentifier)): \(why)"),
             entry.uid)
         let until = decisions.compactMap { decision -> Date? in if case .wait(let until) = decision { until } else { nil } }.max()
-        if let until { return .tryAgain(message: "Wrong password. Too many tries: wait until \(Self.clock(until)).", notBefore: until) }
-        return .tryAgain(message: "Wrong password. Try again.", notBefore: nil)
+        if let until { return .tryAgain(message: "Wrong code. Too many tries: wait until \(Self.clock(until)).", notBefore: until) }
+        return .tryAgain(message: "Wrong code. Try again with the code your authenticator app shows now.", notBefore: nil)
     }
 
     /// A new agent attached for user `uid` (the last one died or was killed, dialog and

@@ -43,21 +43,22 @@ public struct GuardianAsk: Sendable, Hashable, Codable {
     }
 }
 
-/// A guardian's answer typed into the agent's dialog. The password is passed to PAM
-/// and dropped: never logged, never stored, never printed (`description` hides it).
+/// A guardian's answer typed into the agent's dialog: their account and a one-time code
+/// from their authenticator app. The code is checked and dropped: never logged, never
+/// stored, never printed (`description` hides it); once used it is worth nothing anyway.
 public struct GuardianAnswer: Sendable, Hashable, Codable, CustomStringConvertible {
     public var ask: UInt64
     /// nil: the dialog was cancelled.
     public var guardian: String?
-    public var password: String?
+    public var code: String?
 
-    public init(ask: UInt64, guardian: String?, password: String?) {
+    public init(ask: UInt64, guardian: String?, code: String?) {
         self.ask = ask
         self.guardian = guardian
-        self.password = password
+        self.code = code
     }
 
-    public static func cancelled(_ ask: UInt64) -> GuardianAnswer { GuardianAnswer(ask: ask, guardian: nil, password: nil) }
+    public static func cancelled(_ ask: UInt64) -> GuardianAnswer { GuardianAnswer(ask: ask, guardian: nil, code: nil) }
 
     public var description: String { guardian.map { "answer to ask \(ask) by \($0)" } ?? "ask \(ask) cancelled" }
 }
@@ -65,8 +66,8 @@ public struct GuardianAnswer: Sendable, Hashable, Codable, CustomStringConvertib
 /// What the daemon made of an answer; the dialog closes on anything but `.tryAgain`.
 public enum GuardianVerdict: Sendable, Hashable, Codable {
     case approved
-    /// A wrong password (or an account that is not a guardian's); with a wait when
-    /// too many came in a row.
+    /// A wrong, spent or malformed code (or an account that is not a guardian's, or one
+    /// with no authenticator); with a wait when too many wrong ones came in a row.
     case tryAgain(message: String, notBefore: Date?)
     case cancelled
     /// The ask is over (the app went away, or it timed out).

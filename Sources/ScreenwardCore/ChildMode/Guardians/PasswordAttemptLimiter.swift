@@ -1,10 +1,10 @@
 import Foundation
 
-/// Slows down guessing of a guardian's password from a child's session. Per key (the
-/// guardian's account name): three wrong passwords in a row are free, the third one
-/// starts a 30 s wait, and each further wrong one doubles it (60 s, 120 s, …) up to an
-/// hour, so a guardian who mistypes is never locked out for long while a child guessing
-/// gets a few dozen tries a day. A right password clears the key.
+/// Slows down guessing of a guardian's one-time code (once, their password) from a
+/// child's session. Per key (the guardian's account name): three wrong answers in a row
+/// are free, the third one starts a 30 s wait, and each further wrong one doubles it
+/// (60 s, 120 s, …) up to an hour, so a guardian who mistypes is never locked out for long
+/// while a child guessing gets a few dozen tries a day. A right answer clears the key.
 ///
 /// Plain value: the owner (the daemon) keeps it behind its own lock or actor and passes
 /// the time in, so tests control the clock. Counts are not persisted: they live as long
