@@ -137,6 +137,15 @@ final class Daemon {
         sessions.extraStores = { [unowned self] uid in programGuard.extraStores(of: uid) }
         sessions.onClients = { [unowned self] uid, pids in programGuard.clients(pids, of: uid) }
         sessions.onCloseProgram = { [unowned self] uid, pid in programGuard.close(pid, of: uid) }
+        sessions.onShieldTampered = { [unowned self] uid, tampering in
+            let (record, skipped) = attempts.shouldRecord("shield", uid: uid)
+            guard record else { return }
+            let more = skipped > 0 ? " (\(skipped) more in the minute before)" : ""
+            let event = ChildEvent(
+                at: Date(), kind: .shieldTampered, actor: "screenward-daemon",
+                detail: "the shield over \(tampering.application) was \(tampering.problem); it was put back\(more)")
+            Self.record(event, uid: uid, in: state, log: log)
+        }
         sessions.onCovered = { [unowned self] uid, covered in
             programGuard.covered(covered, of: uid)
             // A shield of an app with a data source installed: start it; it redraws the

@@ -43,6 +43,8 @@ final class ManagedSessions {
     var onClients: ((_ uid: UInt32, _ pids: [Int32]) -> Void)?
     /// An agent asks to end a covered process (a shield's Close).
     var onCloseProgram: ((_ uid: UInt32, _ pid: Int32) -> Void)?
+    /// An agent put back a shield someone tampered with.
+    var onShieldTampered: ((_ uid: UInt32, _ tampering: AgentShieldTampered) -> Void)?
     /// Stores the daemon adds to a user's own (the programs the system did not install).
     var extraStores: ((_ uid: UInt32) -> [StoreSettings])?
     private var tracked: [SessionID: Tracked] = [:]
@@ -311,6 +313,10 @@ final class ManagedSessions {
             }
         case AgentLinkMethods.clients.name:
             if let pids = try? AgentLinkMethods.clients.body(from: frame), let uid = tracked[id]?.session.uid { onClients?(uid, pids) }
+        case AgentLinkMethods.shieldTampered.name:
+            if let tampering = try? AgentLinkMethods.shieldTampered.body(from: frame), let uid = tracked[id]?.session.uid {
+                onShieldTampered?(uid, tampering)
+            }
         case AgentLinkMethods.closeProgram.name:
             if let close = try? AgentLinkMethods.closeProgram.body(from: frame), let uid = tracked[id]?.session.uid {
                 onCloseProgram?(uid, close.pid)

@@ -48,13 +48,13 @@ final class ProcessHolds {
             if let freezer {
                 do { entry.cgroups = try freezer.freeze(pid, uid: uid) } catch {
                     guard kill(pid, SIGSTOP) == 0 else { continue }
-                    onEvent?(uid, "program-held", "\(program.executable) (pid \(pid)) could not be frozen (\(error)); it is stopped instead")
+                    onEvent?(uid, .programHeld, "\(program.executable) (pid \(pid)) could not be frozen (\(error)); it is stopped instead")
                 }
             } else {
                 guard kill(pid, SIGSTOP) == 0 else { continue }
             }
             now[pid] = entry
-            onEvent?(uid, "program-held", "\(program.executable) (pid \(pid)) is held while its shield is up")
+            onEvent?(uid, .programHeld, "\(program.executable) (pid \(pid)) is held while its shield is up")
         }
         held[uid] = now
     }
@@ -67,7 +67,7 @@ final class ProcessHolds {
         guard let entry = held[uid]?[pid] else { return false }
         held[uid]?[pid] = nil
         end(pid, entry)
-        onEvent?(uid, "program-closed", "\(entry.executable) (pid \(pid)) was closed from its shield")
+        onEvent?(uid, .programClosed, "\(entry.executable) (pid \(pid)) was closed from its shield")
         return true
     }
 
@@ -91,7 +91,7 @@ final class ProcessHolds {
                 guard !stillHeld else { continue }
                 held[uid]?[pid] = nil
                 end(pid, entry)
-                onEvent?(uid, "program-closed", "\(entry.executable) (pid \(pid)) ran again while shielded (continued, traced or moved): it was closed")
+                onEvent?(uid, .programClosed, "\(entry.executable) (pid \(pid)) ran again while shielded (continued, traced or moved): it was closed")
             }
         }
     }

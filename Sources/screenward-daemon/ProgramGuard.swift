@@ -90,7 +90,7 @@ final class ProgramGuard {
     func close(_ pid: Int32, of uid: UInt32) {
         guard !holds.close(pid, of: uid), let program = programs.facts(pid: pid, of: uid) else { return }
         kill(pid, SIGKILL)
-        record(uid, "program-closed", "\(program.executable) (pid \(pid)) was closed by its session's agent (a window of a shielded app it could not cover)")
+        record(uid, .programClosed, "\(program.executable) (pid \(pid)) was closed by its session's agent (a window of a shielded app it could not cover)")
     }
 
     private func scan() {

@@ -93,8 +93,10 @@ struct ChildCommand: ParsableCommand {
                 return
             }
             if events.isEmpty { print("No events for \(user).") }
+            // One column for the kinds, as wide as the longest (never cut: "shield-tampered").
+            let width = max(14, events.map(\.kind.rawValue.count).max() ?? 0)
             for event in events {
-                print("\(iso8601(event.at))  \(event.kind.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0))  \(event.detail)")
+                print("\(iso8601(event.at))  \(event.kind.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  \(event.detail)")
             }
         }
     }

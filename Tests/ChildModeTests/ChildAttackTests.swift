@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ScreenwardCore
 import SessionHarness
 import TestSupport
 import XCTest
@@ -107,5 +108,49 @@ final class ChildAttackTests: XCTestCase {
         let nosyReport = try desktop.runAsKid([fixture.program("screenward"), "report", "--user", "root", "--png", childPNG + ".2"])
         XCTAssertNotEqual(nosyReport.status, 0)
         XCTAssertTrue(nosyReport.error.contains("only a guardian"), nosyReport.error)
+    }
+
+    /// The shields on screen now exactly where `place` is.
+    private func shields(at place: ScreenRect) throws -> [String] {
+        try desktop.runAsKid(["xdotool", "search", "--onlyvisible", "--class", "Screenward"]).output.split(separator: "\n").map(String.init)
+            .filter { (try? desktop.geometry(of: $0)) == place }
+    }
+
+    /// What any X client may do to another's window, done to the shield by the child: it is
+    /// back over the game within a second each time (the game is held meanwhile), and the
+    /// tampering is recorded.
+    func testAShieldMovedHiddenOrMinimizedIsBackWithinASecond() throws {
+        try desktop.startSessionWithTheGameShielded()
+        var place = ScreenRect(x: 0, y: 0, width: 0, height: 0)
+        try desktop.waitFor("the shield over the game") {
+            guard let shield = try visibleShield() else { return false }
+            place = try desktop.geometry(of: shield)
+            return true
+        }
+        let attacks: [(String, (String) -> [[String]])] = [
+            ("moved", { [["xdotool", "windowmove", $0, "700", "500"]] }),
+            ("resized", { [["xdotool", "windowsize", $0, "20", "20"]] }),
+            ("unmapped", { [["xdotool", "windowunmap", $0]] }),
+            ("minimized", { [["xdotool", "windowminimize", $0]] }),
+            ("made override-redirect", { [["xdotool", "windowunmap", $0], ["xdotool", "set_window", "--overrideredirect", "1", $0], ["xdotool", "windowmap", $0]] }),
+        ]
+        for (what, steps) in attacks {
+            let shield = try XCTUnwrap(try shields(at: place).first, "no shield over the game before it is \(what)")
+            for step in steps(shield) { XCTAssertEqual(try desktop.runAsKid(step).status, 0, "\(step)") }
+            let done = Date()
+            // The attack takes (no shield where it was), then the shield is back; or the
+            // shield never leaves (the agent undoes a minimize as the window manager reports it).
+            var seenGone = false
+            try desktop.waitFor("the shield back after it was \(what)", timeout: 5) {
+                let there = try shields(at: place)
+                if there.isEmpty { seenGone = true }
+                return !there.isEmpty && (seenGone || Date().timeIntervalSince(done) > 1.5)
+            }
+            let back = seenGone ? Date().timeIntervalSince(done) : 0
+            print("shield \(what) by the child → \(seenGone ? "back over the game in \(Int(back * 1000)) ms" : "never left the game")")
+            XCTAssertLessThan(back, 1.5, "back within a second (and an audit's quarter)")
+        }
+        let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
+        XCTAssertTrue(events.contains("shield-tampered"), events)
     }
 }

@@ -15,6 +15,18 @@ extension AgentLinkMethods {
     public static let clients = PushKind<[Int32]>("agent.clients")
     /// Agent → daemon: end this covered process (a shield's Close).
     public static let closeProgram = PushKind<AgentCloseProgram>("agent.close-program")
+    /// Agent → daemon: a shield's picture was tampered with and put back (the daemon records it).
+    public static let shieldTampered = PushKind<AgentShieldTampered>("agent.shield-tampered")
+}
+
+public struct AgentShieldTampered: Sendable, Hashable, Codable {
+    /// The shielded application's public id, and what was done to its shield.
+    public var application: String
+    public var problem: String
+    public init(application: String, problem: String) {
+        self.application = application
+        self.problem = problem
+    }
 }
 
 public struct AgentCloseProgram: Sendable, Hashable, Codable {

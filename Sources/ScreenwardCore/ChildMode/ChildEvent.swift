@@ -27,6 +27,12 @@ public struct ChildEvent: Sendable, Hashable, Codable {
         public static let sessionEnded: Kind = "session-ended"
         /// A guardian changed the managed user's rules (limits, downtime, always allowed).
         public static let rulesChanged: Kind = "rules-changed"
+        /// A process of a covered window is held (frozen or stopped) while its shield is up.
+        public static let programHeld: Kind = "program-held"
+        /// A held process was ended: from its shield, or because it ran again.
+        public static let programClosed: Kind = "program-closed"
+        /// Someone moved, hid or took a shield from the window manager; it was put back.
+        public static let shieldTampered: Kind = "shield-tampered"
     }
 
     public var at: Date

@@ -129,6 +129,10 @@ final class ManagedAgent {
             let presenter = try ShieldPresenter.forSession(
                 displayName: connection.displayName, loop: loop, stateOwner: state, minter: minter, categories: categories,
                 identify: { [unowned self] facts in identity(for: facts) }, log: log)
+            let link = link
+            presenter.onShieldReplaced = { application, problem in
+                link.post(AgentLinkMethods.shieldTampered, AgentShieldTampered(application: application, problem: problem))
+            }
             presenter.start()
             self.presenter = presenter
             shieldState = state

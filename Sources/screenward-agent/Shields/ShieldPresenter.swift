@@ -18,7 +18,11 @@ final class ShieldPresenter {
     private final class Cover {
         var target: ClientWindow
         var decision: ShieldDecision
-        let surface: ShieldWindow
+        var surface: ShieldWindow
+        /// When its shield was last shown: the window manager takes a moment to map it.
+        var shownAt = ContinuousClock.now
+        /// Audits in a row that found its shield wrong.
+        var strikes = 0
 
         init(target: ClientWindow, decision: ShieldDecision, surface: ShieldWindow) {
             self.target = target
@@ -153,7 +157,53 @@ final class ShieldPresenter {
         }
         publish()
         onSettingsChanged?(shields)
+        auditTimer = loop.schedule(after: Self.auditInterval) { [weak self] in self?.audit() }
     }
+
+    // MARK: The shields' picture
+
+    static let auditInterval: Duration = .milliseconds(250)
+    private var auditTimer: MainLoop.Registration?
+
+    /// Any client may move, resize, unmap, minimize or destroy a shield, or make it
+    /// override-redirect (which takes it from the window manager): its app stays held, and
+    /// the picture comes back here. A shield found wrong at two audits in a row (so not
+    /// while the window manager is still placing it) is replaced by a fresh one.
+    private func audit() {
+        for cover in covers.values where cover.surface.isVisible && cover.target.isViewable {
+            guard ContinuousClock.now - cover.shownAt > .milliseconds(500) else { continue }
+            let seen = watcher.windows[cover.shieldID]
+            let problem: String? =
+                if let seen {
+                    !seen.isViewable ? "unmapped or minimized" : seen.frame != cover.target.frame ? "moved or resized (\(seen.frame))" : nil
+                } else {
+                    "taken from the window manager or destroyed"
+                }
+            guard let problem else {
+                cover.strikes = 0
+                continue
+            }
+            cover.strikes += 1
+            if cover.strikes >= 2 { replaceShield(of: cover, because: problem) }
+        }
+        auditTimer = loop.schedule(after: Self.auditInterval) { [weak self] in self?.audit() }
+    }
+
+    private func replaceShield(of cover: Cover, because problem: String) {
+        log.warning("shield: the shield over \(cover.target.id) of \(cover.decision.identity.publicID) was \(problem): it is replaced")
+        let old = cover.surface
+        shieldIDs.remove(cover.shieldID)
+        awaitingFocus.remove(cover.shieldID)
+        cover.surface = spare ?? makeSurface()
+        spare = nil
+        old.destroy()
+        show(cover)
+        publish()
+        onShieldReplaced?(cover.decision.identity.publicID, problem)
+    }
+
+    /// Hears of each shield replaced (the managed agent tells the daemon, which records it).
+    var onShieldReplaced: ((_ application: String, _ problem: String) -> Void)?
 
     // MARK: Window events
 
@@ -260,6 +310,8 @@ final class ShieldPresenter {
 
     private func show(_ cover: Cover) {
         let started = ContinuousClock.now
+        cover.shownAt = started
+        cover.strikes = 0
         cover.surface.show(looks.look(for: cover.decision), covering: cover.target.frame)
         log.debug("shield: shown over \(cover.target.id) in \(ContinuousClock.now - started)")
         stacking.follow(shield: cover.shieldID, toDesktopOf: cover.target)
