@@ -2,7 +2,7 @@
 # Builds in release mode and runs the benchmarks (all of them, or the one named with
 # its options); figures and verdicts are printed and written to bench-results/<name>.json.
 #   scripts/bench.sh                       tracking, thresholds, launch, monitor, shield, rules, picker and, as
-#                                          root, agent-kill (child mode: makes a user)
+#                                          root, agent-kill and child-boundary (child mode: makes users)
 #   scripts/bench.sh thresholds --apps 2   one benchmark with its options
 # Exit status: non-zero when a benchmark missed a target (2) or could not run;
 # with all of them, each runs, and the script then says which failed.
@@ -18,9 +18,9 @@ fi
 failed=()
 benchmarks=(tracking thresholds launch monitor shield rules report picker)
 if [ "$(id -u)" -eq 0 ]; then
-    benchmarks+=(agent-kill)
+    benchmarks+=(agent-kill child-boundary)
 else
-    echo "scripts/bench.sh: agent-kill needs root (it creates a managed user and runs the system daemon): skipped"
+    echo "scripts/bench.sh: agent-kill and child-boundary need root (they create a managed user and run the system daemon): skipped"
 fi
 for benchmark in "${benchmarks[@]}"; do
     status=0

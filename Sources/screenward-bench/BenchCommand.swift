@@ -14,7 +14,7 @@ struct BenchCommand: ParsableCommand {
             benchmark could not run.
             """,
         subcommands: [
-            TrackingBenchmark.self, ThresholdBenchmark.self, LaunchBenchmark.self, MonitorBenchmark.self, ShieldBenchmark.self, AgentKillBenchmark.self,
+            TrackingBenchmark.self, ThresholdBenchmark.self, LaunchBenchmark.self, MonitorBenchmark.self, ShieldBenchmark.self, AgentKillBenchmark.self, ChildBoundaryBenchmark.self,
             RulesBenchmark.self, ReportBenchmark.self, PickerBenchmark.self,
             LaunchMonitorCommand.self,
         ],

@@ -56,6 +56,11 @@ public final class ExtensionSupervisor {
         var owedSince: Date?
     }
     private var running: [ExtensionKey: Running] = [:]
+    /// A monitor killed or crashed is started again only after this: what it started dies
+    /// with it, but the kernel counts a dying process against the user's process limit
+    /// until it is reaped, and a retry started at once could not fork.
+    static let restartPause: TimeInterval = 0.5
+    private var notBefore: [ExtensionKey: Date] = [:]
 
     public struct ExtensionKey: Hashable, Sendable {
         public var app: String
@@ -80,6 +85,11 @@ public final class ExtensionSupervisor {
         for app in services.monitorsWanted().sorted() {
             let key = ExtensionKey(app: app, point: .deviceActivityMonitor)
             guard running[key] == nil, let installed = apps[app], let monitor = installed.extensions[.deviceActivityMonitor] else { continue }
+            if let pause = notBefore[key], pause > time {
+                services.checkAgain(.milliseconds(Int64(pause.timeIntervalSince(time) * 1000) + 10))
+                continue
+            }
+            notBefore[key] = nil
             start(monitor, of: installed, key: key)
         }
         for (key, entry) in running where key.point == .deviceActivityMonitor {
@@ -154,6 +164,7 @@ public final class ExtensionSupervisor {
             detail = "exited when idle"
         }
         try? ledger.endExtensionRun(entry.run, at: now(), outcome: outcome, detail: detail)
+        if outcome == .killed || outcome == .crashed { notBefore[key] = now().addingTimeInterval(Self.restartPause) }
         services.log("\(process.app)'s \(process.point) extension (pid \(process.pid)) \(detail)")
         // A monitor that left callbacks unacknowledged failed them, however it ended.
         if process.point == .deviceActivityMonitor, outcome != .exited || !services.callbacksOwed(process.app).isEmpty {

@@ -108,19 +108,24 @@ public final class ManagedDesktopRig {
     /// an app a guardian authorised would hold it (written while the daemon is stopped;
     /// ChildAuthorizationTests asks a guardian for real).
     public func startSessionWithTheGameShielded(_ session: String = "c9") throws {
+        try startSession(session, shielding: [AppIdentity(key: .windowClass("Game"), displayName: "Game")])
+        try waitFor("the shield over the game") { coverReports(1) >= 1 }
+    }
+
+    /// Starts the managed session with `applications` shielded by a store of the child's.
+    public func startSession(_ session: String = "c9", shielding applications: [AppIdentity]) throws {
         try startManagedSession(session) {
             fixture.stopDaemon()
             let home = ChildHomes(stateDirectory: fixture.state).home(for: uid)
             let minter = TokenMinter(secret: try DeviceSecret.loadOrCreate(at: home.deviceSecretURL))
-            let game = minter.applicationToken(for: AppIdentity(key: .windowClass("Game"), displayName: "Game"))
+            let tokens = Set(applications.map(minter.applicationToken(for:)))
             let ledger = try Ledger(url: home.ledgerURL)
             _ = try ledger.authorize(client: "org.example.family", member: "child", grantKey: "test", at: Date())
             try ledger.saveStore(
                 client: "org.example.family", name: "games",
-                contents: StoreContents(shield: ShieldSettings(applications: [game]), application: .init()), at: Date())
+                contents: StoreContents(shield: ShieldSettings(applications: tokens), application: .init()), at: Date())
             try fixture.startDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         }
-        try waitFor("the shield over the game") { coverReports(1) >= 1 }
     }
 
     /// What the fake logind was asked to do (LockSession, TerminateSession).
