@@ -11,8 +11,10 @@ import X11Session
 /// /proc and answers the agent); and a guardian's `child.list` answered by the daemon while
 /// the child holds 1,000 connections to it. Everything real but logind. Needs root.
 ///
-/// The shield's time is the X server's record (`ShieldSpan`: from the window entering
-/// `_NET_CLIENT_LIST` to its shield mapped with its frame and focused). Whether the process
+/// The shield's time is the X server's record: from the window entering
+/// `_NET_CLIENT_LIST` to a shield viewable with its frame, read as soon as the record shows
+/// it (an upper bound). Openbox does not focus a window started this way, so its shield is
+/// shown without the focus, as the agent does for a window in the background. Whether the process
 /// is held is read from /proc by this program after that, so its time is an upper bound.
 /// The guardian's calls are made by a real guardian account (a script run with runuser,
 /// one connection, one request after another), each timed from its write to its answer.
@@ -22,7 +24,7 @@ struct ChildBoundaryBenchmark: ParsableCommand {
         abstract: "A disguised window of a shielded app → covered (identity from its process); a guardian's call during a flood (root).")
 
     enum Targets {
-        static let newWindow = Target(figure: "disguised new window of a shielded app → its shield focused, p99", limit: 20, unit: "ms", digits: 0)
+        static let newWindow = Target(figure: "disguised new window of a shielded app → its shield over it, p99", limit: 20, unit: "ms", digits: 0)
         static let guardian = Target(figure: "a guardian's child.list while the child floods the daemon, p99", limit: 100, unit: "ms", digits: 1)
     }
 
@@ -55,26 +57,36 @@ struct ChildBoundaryBenchmark: ParsableCommand {
 
         var shielded: [Double] = []
         var held: [Double] = []
-        for index in 0..<windows {
+        // One more first, not counted but printed: the session's first shield (GTK's first
+        // map, the first identity asked) is the slowest; the figures are the steady state.
+        var first: Double = 0
+        for index in 0...windows {
             try driver.activate(desktop.windows[0])
             try settleClientList(driver)
             var pid: Int32 = 0
-            var started = Date()
-            let span = try measureShieldSpan(driver: driver, record: record, fromClientList: true) {
-                started = Date()
-                let name = "disguise\(index)"
-                _ = try desktop.startAsKid(["xterm", "-name", name, "-class", "Mousepad", "-e", "sleep", "600"])
-                var found = ""
-                try desktop.waitFor("the disguised xterm's window") {
-                    found = try desktop.runAsKid(["xdotool", "search", "--classname", "^\(name)$"]).output.split(separator: "\n").last.map(String.init) ?? ""
-                    return !found.isEmpty
-                }
-                pid = Int32(try desktop.runAsKid(["xdotool", "getwindowpid", found]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-                return try windowID(String(format: "0x%x", UInt32(found) ?? 0))
-            }
-            shielded.append(span.milliseconds)
+            let started = Date()
+            driver.log.poll()
+            record.update()
+            let firstClientListChange = driver.log.clientListChangeTimes.count
+            let name = "disguise\(index)"
+            _ = try desktop.startAsKid(["xterm", "-name", name, "-class", "Mousepad", "-e", "sleep", "600"])
+            // Read from the record (event by event), not by searching: a search as the
+            // child takes longer than what is measured.
+            let target = try record.waitForWindow(instance: name) { driver.log.poll() }
+            let end = try record.waitUntilShown(over: target) { driver.log.poll() }
+            driver.log.poll()
+            guard driver.log.clientListChangeTimes.count > firstClientListChange else { throw HarnessError.failed("no client list change for \(target)") }
+            let managedAt = driver.log.clientListChangeTimes[firstClientListChange]
+            let span = ShieldSpan(start: managedAt, end: end, shield: target, stamped: false)
+            let found = String(UInt(target.rawValue))
+            pid = Int32(try desktop.runAsKid(["xdotool", "getwindowpid", found]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
             try desktop.waitFor("the disguised xterm held") { Self.isHeld(pid) }
-            held.append(Date().timeIntervalSince(started) * 1000)
+            if index == 0 {
+                first = span.milliseconds
+            } else {
+                shielded.append(span.milliseconds)
+                held.append(Date().timeIntervalSince(started) * 1000)
+            }
             kill(pid, SIGKILL)
         }
 
@@ -87,7 +99,7 @@ struct ChildBoundaryBenchmark: ParsableCommand {
         var verdicts = Verdicts()
         print("")
         for (name, label, samples) in [
-            ("new_window", "disguised new window managed → its shield mapped and focused", shielded),
+            ("new_window", "disguised new window managed → its shield mapped over it (upper bound: read when seen)", shielded),
             ("held", "…and its process held, read from /proc (upper bound: includes starting xterm as the child)", held),
             ("guardian_list", "a guardian's child.list during the flood (1,000 connections of the child's)", answered),
         ] {
@@ -95,10 +107,12 @@ struct ChildBoundaryBenchmark: ParsableCommand {
             func percentile(_ p: Double) -> Double { screenward_bench.percentile(p, of: sorted) }
             let digits = name == "guardian_list" ? 1 : 0
             print("  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), digits)), p99 \(format(percentile(0.99), digits)), max \(format(sorted.last!, digits))")
-            figures[name] = ["count": sorted.count, "p50_ms": percentile(0.5), "p99_ms": percentile(0.99), "max_ms": sorted.last!]
+            figures[name] = ["count": sorted.count, "p50_ms": percentile(0.5), "p99_ms": percentile(0.99), "max_ms": sorted.last!, "samples_ms": samples]
             if name == "new_window" { verdicts.check(Targets.newWindow, percentile(0.99)) }
             if name == "guardian_list" { verdicts.check(Targets.guardian, percentile(0.99)) }
         }
+        print("  the session's first disguised window (not counted above): \(format(first, 0)) ms")
+        figures["first_window_ms"] = first
         verdicts.printLines()
         verdicts.record(in: &figures)
         let url = try writeFigures(figures, name: "child-boundary", to: output)

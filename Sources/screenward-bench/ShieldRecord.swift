@@ -103,6 +103,34 @@ final class ShieldRecord {
         return try serverTime()
     }
 
+    /// Reads events until a managed window whose WM_CLASS instance is `instance` appears;
+    /// returns it.
+    func waitForWindow(instance: String, timeout: Duration = .seconds(10), meanwhile: () -> Void = {}) throws -> WindowID {
+        var found: WindowID?
+        guard loop.iterate(until: {
+            meanwhile()
+            found = windows.values.first { $0.facts.wmInstance == instance }?.id
+            return found != nil
+        }, timeout: timeout), let found else {
+            throw HarnessError.timedOut("no window of instance \(instance) within \(timeout)")
+        }
+        return found
+    }
+
+    /// Reads events until a shield is viewable with `target`'s frame, focused or not (a
+    /// window the window manager did not focus gets its shield in the background); returns
+    /// the server time when that was first seen (an upper bound: a map has no time stamp).
+    func waitUntilShown(over target: WindowID, timeout: Duration = .seconds(10), meanwhile: () -> Void = {}) throws -> UInt32 {
+        func shown() -> Bool {
+            guard let window = windows[target] else { return false }
+            return windows.values.contains { Self.isShield($0) && $0.isViewable && $0.frame == window.frame }
+        }
+        guard loop.iterate(until: { meanwhile(); return shown() }, timeout: timeout) else {
+            throw HarnessError.timedOut("no shield shown over \(target) within \(timeout) (\(describe(target)))")
+        }
+        return try serverTime()
+    }
+
     /// Reads events until no viewable shield has `target`'s frame any more; returns the
     /// server time when that was first seen (an upper bound: an unmap has no time stamp).
     func waitUntilUncovered(_ target: WindowID, timeout: Duration = .seconds(10)) throws -> UInt32 {

@@ -118,6 +118,7 @@ final class ProgramHoldTests: XCTestCase {
         let windowID = String(format: "0x%x", UInt32(mine.window) ?? 0)
         try desktop.waitFor("the copy covered as a program not installed") { daemonLog.contains("covering \(windowID) of exe:\(copy)") }
         try desktop.waitFor("the copy held") { isHeld(mine.pid) }
+        desktop.screenshot("not-installed-program.png")
         // (Synthetic events sent now would wait in its connection and be read once it is
         // allowed: the test above shows they are not read while it is shielded.)
         _ = try desktop.runAsKid(["xdotool", "windowactivate", "--sync", mine.window])

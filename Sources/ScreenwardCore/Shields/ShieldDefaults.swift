@@ -31,6 +31,10 @@ public struct ShieldDefaults: Hashable, Sendable {
         case secondaryButton
         /// The shield window's title, which names the covered application.
         case windowTitle
+        /// Optional: the title and subtitle of a managed user's program the system did not
+        /// install (child mode shields it until a guardian allows it).
+        case notInstalledTitle
+        case notInstalledSubtitle
 
         /// The texts every file must give (in `en` at least).
         public static let required: [Text] = [.title, .subtitle, .subtitleInCategory, .primaryButton, .windowTitle]

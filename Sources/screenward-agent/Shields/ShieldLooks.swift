@@ -48,7 +48,19 @@ final class ShieldLooks {
     }
 
     func defaultLook(for decision: ShieldDecision) -> ResolvedShield {
-        defaults.resolve(ShieldConfiguration(), for: decision.subject, language: language)
+        var configuration = ShieldConfiguration()
+        // The daemon's own shield of a program the system did not install says so: no limit
+        // was set on it, and a guardian can allow it.
+        if decision.owner == NotInstalledPrograms.owner {
+            let values = ["app": decision.identity.displayName]
+            if let title = defaults.text(.notInstalledTitle, language: language, values: values) {
+                configuration.title = ShieldConfiguration.Label(text: title, color: defaults.look.titleColor)
+            }
+            if let subtitle = defaults.text(.notInstalledSubtitle, language: language, values: values) {
+                configuration.subtitle = ShieldConfiguration.Label(text: subtitle, color: defaults.look.subtitleColor)
+            }
+        }
+        return defaults.resolve(configuration, for: decision.subject, language: language)
     }
 
     /// Asks the owner's data source (again, for `.defer`). Without a data source the
