@@ -91,8 +91,8 @@ struct ChildBoundaryBenchmark: ParsableCommand {
         }
 
         let guardian = try rig.users.add("guard", groups: [rig.guardianGroup])
-        let flood = try startFlood(desktop: desktop, rig: rig)
-        defer { flood.signal(SIGKILL) }
+        let flood = try ConnectionFlood(desktop: desktop)
+        defer { flood.stop() }
         let answered = try guardianCalls(as: guardian, rig: rig)
 
         var figures: [String: Any] = ["date": ISO8601DateFormatter().string(from: Date())]
@@ -127,34 +127,6 @@ struct ChildBoundaryBenchmark: ParsableCommand {
             return false
         }
         return stat[close.upperBound...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
-    }
-
-    /// The child opens 1,000 connections (600 holding an unended line of almost 1 MiB) and keeps them.
-    private func startFlood(desktop: ManagedDesktopRig, rig: DaemonRig) throws -> ChildProcess {
-        let script = rig.work.appendingPathComponent("flood.py")
-        try """
-            import socket, sys, time
-            held = []
-            for _ in range(1000):
-                s = socket.socket(socket.AF_UNIX)
-                try:
-                    s.connect(sys.argv[1])
-                    held.append(s)
-                except OSError:
-                    pass
-            for s in held[:600]:
-                s.setblocking(False)
-                try:
-                    s.send(b"x" * ((1 << 20) - 64))
-                except OSError:
-                    pass
-            print("flooding", len(held), flush=True)
-            time.sleep(600)
-            """.write(to: script, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: script.path)
-        let flood = try desktop.startAsKid(["python3", script.path, rig.socket])
-        _ = try flood.waitForOutputLines(1, timeout: 60)
-        return flood
     }
 
     /// `calls` child.list requests on one connection of a guardian's, each timed.

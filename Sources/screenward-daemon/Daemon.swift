@@ -138,13 +138,9 @@ final class Daemon {
         sessions.onClients = { [unowned self] uid, pids in programGuard.clients(pids, of: uid) }
         sessions.onCloseProgram = { [unowned self] uid, pid in programGuard.close(pid, of: uid) }
         sessions.onShieldTampered = { [unowned self] uid, tampering in
-            let (record, skipped) = attempts.shouldRecord("shield", uid: uid)
-            guard record else { return }
-            let more = skipped > 0 ? " (\(skipped) more in the minute before)" : ""
-            let event = ChildEvent(
-                at: Date(), kind: .shieldTampered, actor: "screenward-daemon",
-                detail: "the shield over \(tampering.application) was \(tampering.problem); it was put back\(more)")
-            Self.record(event, uid: uid, in: state, log: log)
+            recordAttempt(
+                .shieldTampered, uid: uid, actor: "screenward-daemon",
+                detail: "the shield over \(tampering.application) was \(tampering.problem); it was put back")
         }
         sessions.onCovered = { [unowned self] uid, covered in
             programGuard.covered(covered, of: uid)
@@ -170,6 +166,15 @@ final class Daemon {
         if let extensions { service.extensionsListing = { owner, runs in try extensions.listing(for: owner, runs: runs) } }
         for user in try state.managedUsers() { open(user) }
         service.onManagedUsersChanged = { [unowned self] in managedUsersChanged() }
+    }
+
+    /// An attempt that may repeat many times a second: recorded once a minute per kind and
+    /// user (`AttemptRecorder`), saying how many more came in between.
+    private func recordAttempt(_ kind: ChildEvent.Kind, uid: UInt32, actor: String, detail: String) {
+        let (record, skipped) = attempts.shouldRecord(kind.rawValue, uid: uid)
+        guard record else { return }
+        let more = skipped > 0 ? " (\(skipped) more in the minute before)" : ""
+        Self.record(ChildEvent(at: Date(), kind: kind, actor: actor, detail: detail + more), uid: uid, in: state, log: log)
     }
 
     private static func record(_ event: ChildEvent, uid: UInt32, in state: DaemonState, log: DaemonLog) {
@@ -294,13 +299,9 @@ final class Daemon {
             guard let uid = peer.credentials?.uid, owners[uid] != nil else {
                 return log.warning("\(peer.credentials.map { "\($0)" } ?? "a peer"): \(reason)")
             }
-            let (record, skipped) = attempts.shouldRecord("connections", uid: uid)
-            guard record else { return }
-            let more = skipped > 0 ? " (\(skipped) more in the minute before)" : ""
-            let event = ChildEvent(
-                at: Date(), kind: .refused, actor: (try? UnixAccount.withID(UserID(rawValue: uid)))?.name ?? "uid \(uid)",
-                detail: "connections over \(Self.connectionsPerUser) at once were turned away\(more)")
-            Self.record(event, uid: uid, in: state, log: log)
+            recordAttempt(
+                .refused, uid: uid, actor: (try? UnixAccount.withID(UserID(rawValue: uid)))?.name ?? "uid \(uid)",
+                detail: "connections over \(Self.connectionsPerUser) at once were turned away")
         case .refused(let peer, let reason):
             if let pid = peer.credentials?.pid, peer.credentials?.uid == extensions?.uid {
                 extensions?.misbehaved(pid: pid, "it sent a line that is not a message: \(reason)")

@@ -21,48 +21,6 @@ final class DaemonStarvationTests: XCTestCase {
         desktop?.tearDown()
     }
 
-    /// Opens `count` connections to the daemon as the child, sends an unended line of
-    /// almost 1 MiB on the first `heavy`, then says how many were turned away.
-    private static let flood = #"""
-        import socket, sys, time
-        path, count, heavy = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-        held = []
-        for _ in range(count):
-            s = socket.socket(socket.AF_UNIX)
-            try:
-                s.connect(path)
-                held.append(s)
-            except OSError:
-                pass
-        for s in held[:heavy]:
-            s.setblocking(False)
-            try:
-                s.send(b"x" * ((1 << 20) - 64))
-            except OSError:
-                pass
-        # Count the refusals as they come, until none has come for 1.5 s (a loaded
-        # machine answers 968 connections more slowly).
-        for s in held:
-            s.setblocking(False)
-        refusedAt = set()
-        deadline = time.time() + 20
-        quiet = time.time()
-        while time.time() < deadline and time.time() - quiet < 1.5:
-            for i, s in enumerate(held):
-                if i in refusedAt:
-                    continue
-                try:
-                    if b"too many connections" in s.recv(4096):
-                        refusedAt.add(i)
-                        quiet = time.time()
-                except OSError:
-                    pass
-            time.sleep(0.1)
-        refused = len(refusedAt)
-        print("connected", len(held), "refused", refused, flush=True)
-        time.sleep(120)
-        """#
-
     func testAChildsFloodOfConnectionsLeavesGuardiansAndAgentsAnswered() throws {
         try desktop.startSessionWithTheGameShielded("c9")
         let daemon = try XCTUnwrap(fixture.daemon?.pid)
@@ -70,12 +28,9 @@ final class DaemonStarvationTests: XCTestCase {
         XCTAssertEqual(try desktop.runAsKid([fixture.program("screenward"), "usage"]).status, 0)
         let memoryBefore = try Self.residentKiB(of: daemon)
 
-        let script = fixture.work.appendingPathComponent("flood.py")
-        try Self.flood.write(to: script, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: script.path)
-        let flood = try desktop.startAsKid(["python3", script.path, fixture.socket, "1000", "600"])
-        defer { flood.signal(SIGKILL); _ = try? fixture.users.run(as: "root", ["pkill", "-KILL", "-u", desktop.kid, "python3"]) }
-        let line = try XCTUnwrap(try flood.waitForOutputLines(1, timeout: 90).first)
+        let flood = try ConnectionFlood(desktop: desktop)
+        defer { flood.stop() }
+        let line = flood.report
         print("the child's flood: \(line)")
         XCTAssertEqual(line, "connected 1000 refused 968", "32 connections held, every other one turned away")
 
