@@ -19,6 +19,8 @@ packages=(
   libglib2.0-bin
   # the shield: Korean glyphs (Vietnamese is in the default fonts); wmctrl for the full-screen test
   fonts-nanum wmctrl
+  # a nested X server the child runs in the child-mode tests
+  xserver-xephyr
   # the rules' warnings: a real notification server (dunst) on the tests' private session bus;
   # the tray's tests: a real XEmbed tray (trayer)
   dunst dbus-bin trayer

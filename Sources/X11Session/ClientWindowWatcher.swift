@@ -100,6 +100,9 @@ public final class ClientWindowWatcher {
     /// The window manager's own X client (resource base and mask), to leave its
     /// override-redirect frames and menus out of `.unmanagedMapped`.
     private var windowManagerClient: (base: UInt, mask: UInt)?
+    /// The window manager's check window: its destruction says the window manager is gone
+    /// (killed, crashed), which no root property says.
+    private var windowManagerCheck: Window?
 
     private static let clientMask = StructureNotifyMask | PropertyChangeMask | FocusChangeMask
     private static let identityProperties = [
@@ -182,9 +185,21 @@ public final class ClientWindowWatcher {
             found = supported.contains(UInt(atoms.clientList))
             check = candidate
         }
-        _ = connection.errors(since: mark)
         usesWindowManager = found
+        windowManagerCheck = found ? check : nil
+        if let check = windowManagerCheck { connection.selectInput(check, mask: StructureNotifyMask) }
+        _ = connection.errors(since: mark)
         windowManagerClient = check.flatMap { connection.resourceClient(of: $0) }
+    }
+
+    /// The window manager went away: its clients, put back on the root by the server, are
+    /// followed as the mapped top levels until another one starts (its root properties stay
+    /// behind, naming a check window that no longer exists).
+    private func windowManagerGone() {
+        detectWindowManager()
+        guard !usesWindowManager else { return }
+        active = nil
+        syncClients()
     }
 
     /// Brings the tracked set in line with the window manager's client list (or,
@@ -356,7 +371,12 @@ public final class ClientWindowWatcher {
                 remove(unmap.window)
             }
         case DestroyNotify:
-            remove(event.xdestroywindow.window)
+            let destroyed = event.xdestroywindow.window
+            if destroyed == windowManagerCheck {
+                windowManagerCheck = nil
+                windowManagerGone()
+            }
+            remove(destroyed)
         case ReparentNotify:
             let reparent = event.xreparent
             if reparent.event == reparent.window, tracked[reparent.window] != nil {
@@ -419,15 +439,59 @@ public final class ClientWindowWatcher {
         }
     }
 
+    /// Whether an override-redirect top level is an application's own (not the window
+    /// manager's, not a frame, not this connection's).
+    private func isApplicationsUnmanaged(_ window: Window) -> Bool {
+        if let wm = windowManagerClient, UInt(window) & ~wm.mask == wm.base { return false }
+        if tracked.values.contains(where: { $0.topLevel == window }) { return false }  // a frame
+        return window != connection.timeProbeWindow
+    }
+
     private func unmanagedMapped(_ window: Window) {
-        if let wm = windowManagerClient, UInt(window) & ~wm.mask == wm.base { return }
-        if tracked.values.contains(where: { $0.topLevel == window }) { return }  // a frame
-        if window == connection.timeProbeWindow { return }
+        guard isApplicationsUnmanaged(window) else { return }
         let facts = connection.readFacts(of: window)
         let mark = connection.beginErrorWatch()
         let pid = facts?.windowID == UInt(window) ? facts?.pid : connection.processID(of: window)
         _ = connection.errors(since: mark)
         handler(.unmanagedMapped(WindowID(UInt(window)), facts: facts, pid: pid))
+    }
+
+    // MARK: Asked by the shields' audit
+
+    /// Whether `upper` is stacked above `lower` (their top levels among the root's
+    /// children, bottom to top); nil when either is not there. Asks the server.
+    public func isStacked(_ upper: WindowID, above lower: WindowID) -> Bool? {
+        let mark = connection.beginErrorWatch()
+        defer { _ = connection.errors(since: mark) }
+        guard let top = connection.topLevelAncestor(of: Window(upper.rawValue)),
+            let bottom = connection.topLevelAncestor(of: Window(lower.rawValue)), top != bottom
+        else { return nil }
+        let order = connection.topLevelWindows()
+        guard let upperIndex = order.firstIndex(of: top), let lowerIndex = order.firstIndex(of: bottom) else { return nil }
+        return upperIndex > lowerIndex
+    }
+
+    /// The applications' mapped override-redirect windows now (menus, popups, windows that
+    /// bypass the window manager), with what they say and their clients' processes.
+    public func unmanagedWindows() -> [(id: WindowID, facts: WindowFacts?, pid: Int32?)] {
+        let mark = connection.beginErrorWatch()
+        defer { _ = connection.errors(since: mark) }
+        return connection.topLevelWindows().compactMap { window in
+            guard let attributes = connection.attributes(of: window), attributes.mapped, attributes.overrideRedirect,
+                isApplicationsUnmanaged(window)
+            else { return nil }
+            let facts = connection.readFacts(of: window)
+            return (WindowID(UInt(window)), facts, facts?.windowID == UInt(window) ? facts?.pid : connection.processID(of: window))
+        }
+    }
+
+    /// Unmaps another client's window (any client may): an override-redirect window of a
+    /// shielded application, which no shield can cover.
+    public func unmap(_ id: WindowID) {
+        let mark = connection.beginErrorWatch()
+        XUnmapWindow(connection.display, Window(id.rawValue))
+        connection.sync()
+        _ = connection.errors(since: mark)
     }
 }
 

@@ -41,6 +41,15 @@ public final class ShieldStacking {
         XFlush(connection.display)
     }
 
+    /// Takes `window` out of the window manager's layers above the normal one
+    /// (`_NET_WM_STATE` remove `_NET_WM_STATE_ABOVE`): a covered application put there
+    /// would be stacked over its shield.
+    public func takeOutOfAboveLayer(_ window: WindowID) {
+        // 0 = _NET_WM_STATE_REMOVE; source 2.
+        sendToRoot(Window(window.rawValue), "_NET_WM_STATE", [0, CLong(connection.atom("_NET_WM_STATE_ABOVE")), 0, 2])
+        XFlush(connection.display)
+    }
+
     /// Moves the shield to the target's desktop only (follows `_NET_WM_DESKTOP` changes).
     public func follow(shield: WindowID, toDesktopOf target: ClientWindow) {
         guard let desktop = target.desktop else { return }

@@ -52,6 +52,19 @@ extension XConnection {
         return Int32(pid)
     }
 
+    /// The processes of every client of this display now (X-Resource; one round trip),
+    /// those the server could tell: a local client's, not one across the network.
+    public func clientProcessIDs() -> Set<Int32> {
+        guard hasXRes else { return [] }
+        // Client 0: every client.
+        var spec = XResClientIdSpec(client: 0, mask: UInt32(XRES_CLIENT_ID_PID_MASK.rawValue))
+        var count: Int = 0
+        var values: UnsafeMutablePointer<XResClientIdValue>?
+        guard XResQueryClientIds(display, 1, &spec, &count, &values) == Success, let values else { return [] }
+        defer { XResClientIdsDestroy(count, values) }
+        return Set((0..<count).map { XResGetClientPid(values.advanced(by: $0)) }.filter { $0 > 0 })
+    }
+
     /// Asked once per connection: the answer cannot change while it lives.
     var hasXRes: Bool {
         if let known = xResAvailable { return known }

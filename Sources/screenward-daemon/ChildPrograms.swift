@@ -96,7 +96,13 @@ final class ChildPrograms {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(procRoot)/\(pid)/exe"),
             let origins = origins[uid]
         else { return nil }
-        if let known = tables[uid]?[pid], known.executable == executable { return known }
+        if let known = tables[uid]?[pid], known.executable == executable {
+            // A program may load a display library late (dlopen): read again until it has.
+            guard !known.installed, !known.usesDisplay else { return known }
+            var again = known
+            again.usesDisplay = Self.usesDisplay(pid, procRoot: procRoot)
+            return again
+        }
         let isInstalled = !origins.userControls(executable: executable)
         let applications: [String]
         if let cached = applicationsByExecutable[executable] {
@@ -105,6 +111,27 @@ final class ChildPrograms {
             applications = isInstalled ? installed.applications(forExecutable: executable) : []
             if isInstalled { applicationsByExecutable[executable] = applications }
         }
-        return ProgramFacts(pid: pid, executable: executable, installed: isInstalled, applications: applications)
+        return ProgramFacts(
+            pid: pid, executable: executable, installed: isInstalled, applications: applications,
+            usesDisplay: !isInstalled && Self.usesDisplay(pid, procRoot: procRoot))
+    }
+
+    private static let displayLibraries = ["/libxcb.so", "/libX11.so", "/libwayland-client.so"]
+    /// More than this of /proc/PID/maps is read as drawing: a program must not hide its
+    /// display library behind a flood of mappings.
+    private static let mapsLimit = 4 << 20
+
+    /// Whether the process has a display's client library mapped (/proc/PID/maps, as root).
+    static func usesDisplay(_ pid: Int32, procRoot: String = "/proc") -> Bool {
+        guard let file = FileHandle(forReadingAtPath: "\(procRoot)/\(pid)/maps") else { return false }
+        defer { try? file.close() }
+        var maps = Data()
+        while maps.count <= mapsLimit {
+            guard let chunk = try? file.read(upToCount: 256 << 10), !chunk.isEmpty else { break }
+            maps.append(chunk)
+        }
+        if maps.count > mapsLimit { return true }
+        let text = String(decoding: maps, as: UTF8.self)
+        return displayLibraries.contains { text.contains($0) }
     }
 }

@@ -137,6 +137,7 @@ final class Daemon {
         sessions.extraStores = { [unowned self] uid in programGuard.extraStores(of: uid) }
         sessions.onClients = { [unowned self] uid, pids in programGuard.clients(pids, of: uid) }
         sessions.onCloseProgram = { [unowned self] uid, pid in programGuard.close(pid, of: uid) }
+        sessions.onHeldElsewhere = { [unowned self] uid, pids in programGuard.heldElsewhere(pids, of: uid) }
         sessions.onShieldTampered = { [unowned self] uid, tampering in
             recordAttempt(
                 .shieldTampered, uid: uid, actor: "screenward-daemon",

@@ -35,8 +35,9 @@ final class ProcessHolds {
     }
 
     /// What `uid`'s agent covers now: those processes are held, the others let go.
+    /// `elsewhere` are those of shielded apps with no window on the session's display.
     /// `programs` is the user's table, so that only their own processes are touched.
-    func cover(_ pids: Set<Int32>, of uid: UInt32, programs: (Int32) -> ProgramFacts?) {
+    func cover(_ pids: Set<Int32>, of uid: UInt32, elsewhere: Set<Int32> = [], programs: (Int32) -> ProgramFacts?) {
         var now = held[uid] ?? [:]
         for (pid, entry) in now where !pids.contains(pid) {
             now[pid] = nil
@@ -54,7 +55,8 @@ final class ProcessHolds {
                 guard kill(pid, SIGSTOP) == 0 else { continue }
             }
             now[pid] = entry
-            onEvent?(uid, .programHeld, "\(program.executable) (pid \(pid)) is held while its shield is up")
+            let why = elsewhere.contains(pid) ? "is held while its app is shielded (it has no window on the session's display)" : "is held while its shield is up"
+            onEvent?(uid, .programHeld, "\(program.executable) (pid \(pid)) \(why)")
         }
         held[uid] = now
     }

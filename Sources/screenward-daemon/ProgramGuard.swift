@@ -22,6 +22,9 @@ final class ProgramGuard {
     private let allowed: (UInt32) -> Set<String>
     private var timer: MainLoop.Registration?
     private var notInstalled: [UInt32: StoreSettings] = [:]
+    /// uid → the processes of its covered windows, and of shielded apps drawing elsewhere.
+    private var coveredPIDs: [UInt32: Set<Int32>] = [:]
+    private var elsewherePIDs: [UInt32: Set<Int32>] = [:]
     static let scanInterval: Duration = .milliseconds(250)
 
     init(
@@ -59,6 +62,8 @@ final class ProgramGuard {
         })
         let uids = Set(users.map(\.uid))
         for uid in notInstalled.keys where !uids.contains(uid) { notInstalled[uid] = nil }
+        coveredPIDs = coveredPIDs.filter { uids.contains($0.key) }
+        elsewherePIDs = elsewherePIDs.filter { uids.contains($0.key) }
         for uid in holds.heldUsers where !uids.contains(uid) { holds.releaseAll(of: uid) }
     }
 
@@ -81,7 +86,20 @@ final class ProgramGuard {
 
     /// What the user's agent covers now: those processes are held.
     func covered(_ covered: [CoveredWindow], of uid: UInt32) {
-        holds.cover(Set(covered.compactMap(\.pid)), of: uid) { [programs] pid in programs.facts(pid: pid, of: uid) }
+        coveredPIDs[uid] = Set(covered.compactMap(\.pid))
+        hold(uid)
+    }
+
+    /// Processes of shielded apps with no window on the session's display (drawing on a
+    /// nested display server, say): held too.
+    func heldElsewhere(_ pids: [Int32], of uid: UInt32) {
+        elsewherePIDs[uid] = Set(pids.prefix(4096))
+        hold(uid)
+    }
+
+    private func hold(_ uid: UInt32) {
+        let elsewhere = elsewherePIDs[uid] ?? []
+        holds.cover((coveredPIDs[uid] ?? []).union(elsewhere), of: uid, elsewhere: elsewhere) { [programs] pid in programs.facts(pid: pid, of: uid) }
     }
 
     /// A shield's Close, or a window of a shielded app that cannot be covered: the process

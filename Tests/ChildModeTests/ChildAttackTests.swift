@@ -154,4 +154,94 @@ final class ChildAttackTests: XCTestCase {
         let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
         XCTAssertTrue(events.contains("shield-tampered"), events)
     }
+
+    /// Window ids as numbers, whether xdotool or xprop wrote them (decimal or hex).
+    private func windowNumber(_ id: String) -> UInt? {
+        let trimmed = id.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.hasPrefix("0x") ? UInt(trimmed.dropFirst(2), radix: 16) : UInt(trimmed)
+    }
+
+    /// Whether `upper` is stacked above `lower` in the window manager's stacking list.
+    private func isStacked(_ upper: String, above lower: String) throws -> Bool {
+        let listed = try desktop.runAsKid(["xprop", "-root", "_NET_CLIENT_LIST_STACKING"]).output
+        let order = listed.split(separator: "#").last.map { $0.split(separator: ",").compactMap { windowNumber(String($0)) } } ?? []
+        guard let top = windowNumber(upper).flatMap(order.firstIndex), let bottom = windowNumber(lower).flatMap(order.firstIndex) else { return false }
+        return top > bottom
+    }
+
+    /// What the child may ask of the window manager's layers: the shield put in the layer
+    /// below, the game put in the layer above. The game is under its shield again within a
+    /// second each time, and it is recorded.
+    func testAShieldPutUnderItsAppByTheLayersIsBackOnTop() throws {
+        _ = try requireProgram("wmctrl", package: "wmctrl")
+        try desktop.startSessionWithTheGameShielded()
+        let game = desktop.windows[0]
+        var shield = ""
+        try desktop.waitFor("the shield over the game") {
+            shield = try visibleShield() ?? ""
+            guard !shield.isEmpty else { return false }
+            return try isStacked(shield, above: game)
+        }
+        let attacks: [(String, [String])] = [
+            ("the shield put in the layer below", ["wmctrl", "-i", "-r", shield, "-b", "add,below"]),
+            // Above, and raised there over the shield (which is in that layer too).
+            ("the game put in the layer above", ["wmctrl", "-i", "-r", game, "-b", "add,above"]),
+            ("the game raised", ["xdotool", "windowraise", game]),
+        ]
+        for (what, attack) in attacks {
+            XCTAssertEqual(try desktop.runAsKid(attack).status, 0, what)
+            // The game is put above without taking; the raise that follows shows it.
+            if what.hasSuffix("layer above") { continue }
+            let done = Date()
+            var seenUnder = false
+            try desktop.waitFor("the shield over the game again after \(what)", timeout: 5) {
+                guard let current = try visibleShield() else { return false }
+                let onTop = try isStacked(current, above: game)
+                if !onTop { seenUnder = true }
+                return onTop && (seenUnder || Date().timeIntervalSince(done) > 1.5)
+            }
+            XCTAssertTrue(seenUnder, "\(what) did not take: the test proves nothing")
+            print("\(what) by the child → the shield back on top in \(Int(Date().timeIntervalSince(done) * 1000)) ms")
+        }
+        let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
+        XCTAssertTrue(events.contains("stacked under its window"), events)
+    }
+
+    /// The child kills their window manager: windows mapped then are no client list's, and
+    /// a new window of the shielded game is covered and held all the same.
+    func testWithTheWindowManagerKilledANewWindowOfAShieldedAppIsCovered() throws {
+        try desktop.startSessionWithTheGameShielded()
+        try desktop.waitFor("the shield over the game") { try visibleShield() != nil }
+        XCTAssertEqual(try desktop.runAsKid(["pkill", "-KILL", "-x", "openbox"]).status, 0)
+        try desktop.waitFor("the window manager gone") {
+            try desktop.runAsKid(["pgrep", "-x", "openbox"]).status != 0
+        }
+        let another = try desktop.startAsKid([fixture.program("screenward-testwindow"), "--window", "game.Game:Another game"])
+        let window = try XCTUnwrap(try another.waitForOutputLines(1, timeout: 20).first)
+        let id = String(format: "0x%x", windowNumber(window) ?? 0)
+        try desktop.waitFor("the new game window covered") { (fixture.daemon?.standardError ?? "").contains("covering \(id) of") }
+        let place = try desktop.geometry(of: window)
+        try desktop.waitFor("a shield over the new game window") {
+            try desktop.runAsKid(["xdotool", "search", "--onlyvisible", "--class", "Screenward"]).output.split(separator: "\n")
+                .contains { (try? desktop.geometry(of: String($0))) == place }
+        }
+        desktop.screenshot("shield-without-window-manager.png")
+    }
+
+    /// A menu (an override-redirect window, which no shield can cover) the game has open
+    /// when it becomes shielded is taken down; another app's stays (the control).
+    func testAnOverrideRedirectWindowOpenWhenItsAppIsShieldedIsTakenDown() throws {
+        let menus = try desktop.startAsKid([
+            fixture.program("screenward-testwindow"), "--override-redirect", "--window", "game.Game:Game menu", "--window", "notes.Notes:Notes menu",
+        ])
+        let ids = try menus.waitForOutputLines(2, timeout: 20)
+        func isMapped(_ id: String) throws -> Bool {
+            try desktop.runAsKid(["xwininfo", "-id", id]).output.contains("IsViewable")
+        }
+        try desktop.waitFor("both menus on screen") { try isMapped(ids[0]) && isMapped(ids[1]) }
+        try desktop.startSessionWithTheGameShielded()
+        try desktop.waitFor("the game's menu taken down") { try !isMapped(ids[0]) }
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertTrue(try isMapped(ids[1]), "an unshielded app's menu must stay")
+    }
 }

@@ -107,6 +107,85 @@ final class ProgramHoldTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: "\(home)/typed"), "it must not have read the keys typed while held")
         let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
         XCTAssertTrue(events.contains("program-held"), events)
+
+        // The child takes the covered window from its shield: withdraws it and puts it in a
+        // window of their own. It is no longer covered, and still held.
+        let own = desktop.windows[0]
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowunmap", disguised.window]).status, 0)
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowreparent", disguised.window, own]).status, 0)
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowmap", disguised.window]).status, 0)
+        try desktop.waitFor("the taken window uncovered") { daemonLog.contains("uncovered \(windowID) of debian-xterm.desktop") }
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertTrue(isHeld(disguised.pid) || processState(disguised.pid) == nil, "a shielded app's window taken from its shield must stay held")
+        _ = try desktop.runAsKid(["xdotool", "type", "--window", disguised.window, "--delay", "30", "taken\n"])
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(home)/typed"), "no key may reach a shielded app taken from its shield")
+    }
+
+    /// A display number free on this machine, for the child's nested X server.
+    private func freeDisplayNumber() -> Int {
+        (40..<400).first { !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)") && !FileManager.default.fileExists(atPath: "/tmp/.X\($0)-lock") } ?? 399
+    }
+
+    /// The child runs XTerm inside a nested X server (Xephyr) of their own, where no shield of
+    /// the session's display can be: once XTerm is limited, it is held there too, and keys
+    /// typed into the nested display reach it no more. Before the limit they do (the control).
+    func testAShieldedAppIsHeldOnANestedDisplayServer() throws {
+        _ = try requireProgram("Xephyr", package: "xserver-xephyr")
+        try desktop.startManagedSession()
+        let number = freeDisplayNumber()
+        _ = try desktop.startAsKid(["Xephyr", ":\(number)", "-screen", "640x480", "-nolisten", "tcp", "-ac"])
+        let nested = ["DISPLAY": ":\(number)"]
+        try desktop.waitFor("the child's nested X server") { (try? desktop.runAsKid(["xdpyinfo"], environment: nested).status) == 0 }
+        var started: Set<Int32> = []
+        func startNested(into file: String) throws -> Int32 {
+            // It stays open once it has read its line.
+            _ = try desktop.startAsKid(["xterm", "-e", "sh", "-c", "read line; echo \"$line\" > \(file); exec sleep 600"], environment: nested)
+            var pid: Int32 = 0
+            try desktop.waitFor("xterm on the nested display") {
+                let all = try desktop.runAsKid(["pgrep", "-u", desktop.kid, "-x", "xterm"]).output.split(separator: "\n").compactMap { Int32($0) }
+                pid = all.first { !started.contains($0) } ?? 0
+                return pid > 0
+            }
+            started.insert(pid)
+            return pid
+        }
+        func typeNested(_ text: String) throws {
+            // The nested server's own XTEST; without a window manager there, its focus
+            // follows the pointer, put in xterm's window.
+            var window = ""
+            try desktop.waitFor("an xterm window on the nested display") {
+                window = try desktop.runAsKid(["xdotool", "search", "--class", "XTerm"], environment: nested).output
+                    .split(separator: "\n").last.map(String.init) ?? ""
+                return !window.isEmpty
+            }
+            _ = try desktop.runAsKid(["xdotool", "mousemove", "--window", window, "20", "20"], environment: nested)
+            _ = try desktop.runAsKid(["xdotool", "type", "--delay", "30", text], environment: nested)
+            _ = try desktop.runAsKid(["xdotool", "key", "Return"], environment: nested)
+        }
+        let control = try startNested(into: "\(home)/control")
+        try typeNested("before")
+        try desktop.waitFor("the keys in the nested xterm") { (try? String(contentsOfFile: "\(home)/control", encoding: .utf8)) == "before\n" }
+        XCTAssertFalse(isHeld(control))
+
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
+        let limited = try fixture.screenward(as: guardian, ["limit", "add", "Terminal", "--app", "debian-xterm.desktop", "--daily", "1s", "--user", desktop.kid])
+        XCTAssertEqual(limited.status, 0, limited.error)
+        // The limit needs a second of XTerm on the session's display to be used up.
+        let counted = try startTerminal(name: "counted", windowClass: "XTerm", into: "\(home)/unused")
+        started.insert(counted.pid)
+        try desktop.waitFor("XTerm covered on the session's display", timeout: 30) { isHeld(counted.pid) }
+
+        try desktop.waitFor("the xterm started on the nested display before the limit held", timeout: 10) { isHeld(control) }
+        // One xterm on the nested display, so that the keys typed there go to it.
+        XCTAssertEqual(try desktop.runAsKid(["kill", "-KILL", "\(control)"]).status, 0)
+        let nestedTerminal = try startNested(into: "\(home)/typed")
+        try desktop.waitFor("the xterm started on the nested display after the limit held", timeout: 10) { isHeld(nestedTerminal) }
+        try typeNested("after")
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(home)/typed"), "no key may reach a shielded app on another display")
+        let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
+        XCTAssertTrue(events.contains("no window on the session's display"), events)
     }
 
     func testAProgramTheSystemDidNotInstallIsShieldedUntilAGuardianAllowsIt() throws {

@@ -13,6 +13,9 @@ extension AgentLinkMethods {
     public static let programs = PushKind<[ProgramFacts]>("agent.programs")
     /// Agent → daemon: X clients (pids) of the session the agent does not know yet.
     public static let clients = PushKind<[Int32]>("agent.clients")
+    /// Agent → daemon: processes of shielded apps that draw on no window of the session's
+    /// display (on a nested display server, or none yet): held too, wherever they draw.
+    public static let heldElsewhere = PushKind<[Int32]>("agent.held-elsewhere")
     /// Agent → daemon: end this covered process (a shield's Close).
     public static let closeProgram = PushKind<AgentCloseProgram>("agent.close-program")
     /// Agent → daemon: a shield's picture was tampered with and put back (the daemon records it).

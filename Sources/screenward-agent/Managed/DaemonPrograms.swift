@@ -23,6 +23,9 @@ final class DaemonPrograms: ProcessInspector, Sendable {
         changed.withLock { $0 = handler }
     }
 
+    /// Every process of the user the daemon told of last.
+    var all: [ProgramFacts] { table.withLock { Array($0.values) } }
+
     func facts(pid: Int32) -> ProgramFacts? {
         table.withLock { $0[pid] }
     }

@@ -37,6 +37,8 @@ final class ManagedAgent {
     private var presenter: ShieldPresenter?
     private var shieldState: DaemonShieldState?
     private var dialogs: [UInt64: GuardianDialog] = [:]
+    private var elsewhere = ShieldedElsewhere()
+    private var elsewhereTimer: MainLoop.Registration?
     private let dialogEvents = Inbox<DialogEvent>()
 
     private enum DialogEvent: Sendable {
@@ -133,15 +135,41 @@ final class ManagedAgent {
             presenter.onShieldReplaced = { application, problem in
                 link.post(AgentLinkMethods.shieldTampered, AgentShieldTampered(application: application, problem: problem))
             }
-            presenter.start()
+            presenter.onCoversChanged = { [unowned self] processes in
+                elsewhere.covered(processes)
+                holdShieldedElsewhere()
+            }
             self.presenter = presenter
+            presenter.start()
             shieldState = state
+            elsewhereTimer = loop.schedule(after: ShieldedElsewhere.interval) { [weak self] in self?.holdShieldedElsewhereNow() }
         } catch {
             // Without shields the session is not enforced: say so and stop, so that the
             // daemon counts a failure (and locks the session if it keeps failing).
             log.error("shields cannot be shown: \(error)")
             loop.quit()
         }
+    }
+
+    // MARK: Shielded wherever it draws
+
+    /// The processes of shielded apps that draw on no window of this display are held too
+    /// (by the daemon): on a nested display server, or a window taken away from its shield.
+    private func holdShieldedElsewhere() {
+        guard let presenter else { return }
+        let held = elsewhere.held(
+            programs: link.programs.all, isShielded: { [catalog] program in
+                ProgramNarrowing.identity(of: program, catalog: catalog).map(presenter.isShielded) ?? false
+            },
+            displayClients: { [connection] in connection.clientProcessIDs() })
+        guard let held else { return }
+        log.info("processes of shielded apps with no window here, held: \(held.isEmpty ? "none" : held.map(String.init).joined(separator: " "))")
+        link.post(AgentLinkMethods.heldElsewhere, held)
+    }
+
+    private func holdShieldedElsewhereNow() {
+        holdShieldedElsewhere()
+        elsewhereTimer = loop.schedule(after: ShieldedElsewhere.interval) { [weak self] in self?.holdShieldedElsewhereNow() }
     }
 
     // MARK: A guardian's approval

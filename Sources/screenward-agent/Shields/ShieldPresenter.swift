@@ -118,6 +118,12 @@ final class ShieldPresenter {
     /// hides blocked applications from menus with it).
     var onSettingsChanged: ((EffectiveShields) -> Void)?
 
+    /// Whether an application is shielded or blocked now (a managed session's agent holds
+    /// its processes wherever they draw).
+    func isShielded(_ identity: AppIdentity) -> Bool {
+        decider.decide(identity, in: shields) != nil || !decider.blockingStores(of: identity, in: shields).isEmpty
+    }
+
     /// Whether `window` is one of the agent's shields (its focus is nobody's usage).
     func isShield(_ window: WindowID) -> Bool { shieldIDs.contains(window) }
 
@@ -175,7 +181,11 @@ final class ShieldPresenter {
             let seen = watcher.windows[cover.shieldID]
             let problem: String? =
                 if let seen {
-                    !seen.isViewable ? "unmapped or minimized" : seen.frame != cover.target.frame ? "moved or resized (\(seen.frame))" : nil
+                    !seen.isViewable
+                        ? "unmapped or minimized"
+                        : seen.frame != cover.target.frame
+                            ? "moved or resized (\(seen.frame))"
+                            : watcher.isStacked(cover.shieldID, above: cover.target.id) == false ? Self.underItsWindow : nil
                 } else {
                     "taken from the window manager or destroyed"
                 }
@@ -184,10 +194,16 @@ final class ShieldPresenter {
                 continue
             }
             cover.strikes += 1
-            if cover.strikes >= 2 { replaceShield(of: cover, because: problem) }
+            guard cover.strikes >= 2 else { continue }
+            // Put in a lower layer, or the app in a higher one: the app comes down to the
+            // normal layer, and a fresh shield goes over it in the one above.
+            if problem == Self.underItsWindow { stacking.takeOutOfAboveLayer(cover.target.id) }
+            replaceShield(of: cover, because: problem)
         }
         auditTimer = loop.schedule(after: Self.auditInterval) { [weak self] in self?.audit() }
     }
+
+    private static let underItsWindow = "stacked under its window (a layer changed)"
 
     private func replaceShield(of cover: Cover, because problem: String) {
         log.warning("shield: the shield over \(cover.target.id) of \(cover.decision.identity.publicID) was \(problem): it is replaced")
@@ -297,6 +313,7 @@ final class ShieldPresenter {
             log.warning("shield: the input of \(window.id) of \(decision.identity.publicID) cannot be held (\(error)); it cannot be covered reliably, so it is closed")
             close(window.id, pid: window.pid, of: decision)
         }
+        takeDownUnmanagedWindows()
         if window.isViewable { show(cover) }
         looks.ask(decision)
         publish()
@@ -371,6 +388,19 @@ final class ShieldPresenter {
         publish()
     }
 
+    /// The override-redirect windows a shielded app had open when it became so (a menu, a
+    /// popup) cannot be covered: they are unmapped. (Its processes are held, so it maps no
+    /// new one; one mapped while it is shielded closes the app, below.)
+    private func takeDownUnmanagedWindows() {
+        let coveredProcesses = Set(covers.values.compactMap(\.target.pid))
+        for unmanaged in watcher.unmanagedWindows() where unmanaged.pid != ownPID {
+            let shielded = unmanaged.pid.map(coveredProcesses.contains) == true || unmanaged.facts.map { isShielded(identify($0)) } == true
+            guard shielded else { continue }
+            log.warning("shield: a shielded app has a window that bypasses the window manager (\(unmanaged.id)) open; it is unmapped")
+            watcher.unmap(unmanaged.id)
+        }
+    }
+
     /// A window the shield cannot cover reliably (override-redirect: menus, popups,
     /// games that bypass the window manager) belongs to a shielded application:
     /// the application is closed instead.
@@ -389,12 +419,14 @@ final class ShieldPresenter {
     /// each is decided again.
     func identitiesChanged() {
         for window in watcher.windows.values { update(window) }
+        if !covers.isEmpty { takeDownUnmanagedWindows() }
     }
 
     private func settingsChanged() {
         shields = stateOwner.effectiveShields
         for window in watcher.windows.values { update(window) }
         for id in covers.keys where watcher.windows[id] == nil { uncover(id) }
+        takeDownUnmanagedWindows()
         onSettingsChanged?(shields)
     }
 
@@ -481,7 +513,12 @@ final class ShieldPresenter {
 
     // MARK: State for `screenward shields`
 
+    /// Hears the processes of the covered windows before the state owner does (a managed
+    /// session's agent keeps holding one whose window was taken away while still shielded).
+    var onCoversChanged: ((Set<Int32>) -> Void)?
+
     private func publish() {
+        onCoversChanged?(Set(covers.values.compactMap(\.target.pid)).subtracting([ownPID]))
         let covered = covers.values.map { cover in
             CoveredWindow(
                 window: "\(cover.target.id)", shieldWindow: "\(cover.shieldID)", application: cover.decision.identity.publicID,

@@ -13,12 +13,17 @@ public struct ProgramFacts: Sendable, Hashable, Codable {
     /// The shown desktop entries whose program this executable is (the same file, or a
     /// file of the same Debian package), the best match first.
     public var applications: [String]
+    /// Whether the process has a display's client library loaded (Xlib, XCB or Wayland's):
+    /// read for programs the system did not install only, where it tells a program that
+    /// may draw from one that does not (which runs unshielded).
+    public var usesDisplay: Bool
 
-    public init(pid: Int32, executable: String, installed: Bool, applications: [String]) {
+    public init(pid: Int32, executable: String, installed: Bool, applications: [String], usesDisplay: Bool = false) {
         self.pid = pid
         self.executable = executable
         self.installed = installed
         self.applications = applications
+        self.usesDisplay = usesDisplay
     }
 
     /// The identity of a program the system did not install: its executable, by path.
@@ -36,12 +41,20 @@ public enum ProgramNarrowing {
         guard let program else { return claimed }
         guard program.installed else { return program.notInstalledIdentity }
         if case .desktopEntry(let id) = claimed.key, program.applications.contains(id) { return claimed }
-        if let first = program.applications.first, let entry = catalog.entry(id: first) {
-            return AppIdentity(key: .desktopEntry(entry.id), displayName: entry.name, iconName: entry.iconName, categories: entry.categories)
-        }
+        if let own = identity(of: program, catalog: catalog) { return own }
         // An installed program no entry is for: it cannot be any entry's application. A
         // class of its own it may keep (it names no installed app; see docs/architecture.md).
         if case .desktopEntry = claimed.key { return AppIdentity(key: .executable(program.executable), displayName: ExecCommand.fileName(program.executable)) }
         return claimed
+    }
+
+    /// What a process is without any window to go by: the application its program is
+    /// installed for, or a program the system did not install that may draw. Nil for the
+    /// others (an installed program no entry is for, a program that cannot draw): those
+    /// are known by their windows only.
+    public static func identity(of program: ProgramFacts, catalog: ApplicationCatalog) -> AppIdentity? {
+        guard program.installed else { return program.usesDisplay ? program.notInstalledIdentity : nil }
+        guard let first = program.applications.first, let entry = catalog.entry(id: first) else { return nil }
+        return AppIdentity(key: .desktopEntry(entry.id), displayName: entry.name, iconName: entry.iconName, categories: entry.categories)
     }
 }
