@@ -50,7 +50,7 @@ open class ManagedSettingsStore {
         }
     }
 
-    /// Settings about applications (`blockedApplications`).
+    /// Settings about applications (`blockedApplications`, `denyAppInstallation`).
     public var application: ApplicationSettings {
         get { contents().application }
         set { write { $0.application = newValue } }

@@ -49,8 +49,15 @@ extension ShieldSettings.ActivityCategoryPolicy {
 public struct ApplicationSettings: Hashable, Codable, Sendable {
     /// Applications that may not run at all (they are closed, not shielded).
     public var blockedApplications: Set<Application>?
+    /// Whether programs the person did not get from the system may run as applications
+    /// (Apple: "prevent installing apps"). Honoured for a managed user (child mode), where
+    /// it is on unless a store says `false` and none says `true`: a program the child put
+    /// in their home, /tmp or on a stick is shielded until a guardian allows it. A person's
+    /// own agent refuses `true`: everything in their account is theirs to run.
+    public var denyAppInstallation: Bool?
 
-    public init(blockedApplications: Set<Application>? = nil) {
+    public init(blockedApplications: Set<Application>? = nil, denyAppInstallation: Bool? = nil) {
         self.blockedApplications = blockedApplications
+        self.denyAppInstallation = denyAppInstallation
     }
 }

@@ -30,6 +30,7 @@ import ScreenwardIPC
         case shieldWebDomains(Set<WebDomainToken>?)
         case shieldWebDomainCategories(ShieldSettings.ActivityCategoryPolicy<WebDomain>?)
         case blockedApplications(Set<Application>?)
+        case denyAppInstallation(Bool?)
     }
 
     public var name: String
@@ -53,6 +54,9 @@ import ScreenwardIPC
         if old.application.blockedApplications != new.application.blockedApplications {
             changed.append(.blockedApplications(new.application.blockedApplications))
         }
+        if old.application.denyAppInstallation != new.application.denyAppInstallation {
+            changed.append(.denyAppInstallation(new.application.denyAppInstallation))
+        }
         return changed
     }
 }
@@ -66,8 +70,11 @@ extension StoreContents {
         case .shieldWebDomains(let value): shield.webDomains = value
         case .shieldWebDomainCategories(let value): shield.webDomainCategories = value
         case .blockedApplications(let value): application.blockedApplications = value
+        case .denyAppInstallation(let value): application.denyAppInstallation = value
         }
     }
 
-    @_spi(Screenward) public var isEmpty: Bool { shield.isEmpty && application.blockedApplications == nil }
+    @_spi(Screenward) public var isEmpty: Bool {
+        shield.isEmpty && application.blockedApplications == nil && application.denyAppInstallation == nil
+    }
 }

@@ -458,17 +458,17 @@ public final class ClientWindowWatcher {
 
     // MARK: Asked by the shields' audit
 
-    /// Whether `upper` is stacked above `lower` (their top levels among the root's
-    /// children, bottom to top); nil when either is not there. Asks the server.
-    public func isStacked(_ upper: WindowID, above lower: WindowID) -> Bool? {
-        let mark = connection.beginErrorWatch()
-        defer { _ = connection.errors(since: mark) }
-        guard let top = connection.topLevelAncestor(of: Window(upper.rawValue)),
-            let bottom = connection.topLevelAncestor(of: Window(lower.rawValue)), top != bottom
-        else { return nil }
+    /// Where each client window is in the stacking order now: its top level's place among
+    /// the root's children, bottom to top (one round trip; the top levels are followed from
+    /// reparent events).
+    public func stackingPositions() -> [WindowID: Int] {
         let order = connection.topLevelWindows()
-        guard let upperIndex = order.firstIndex(of: top), let lowerIndex = order.firstIndex(of: bottom) else { return nil }
-        return upperIndex > lowerIndex
+        let place = Dictionary(order.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        var positions: [WindowID: Int] = [:]
+        for (window, state) in tracked {
+            if let position = place[state.topLevel] { positions[WindowID(UInt(window))] = position }
+        }
+        return positions
     }
 
     /// The applications' mapped override-redirect windows now (menus, popups, windows that

@@ -133,7 +133,9 @@ final class ProgramGuard {
 
     private func refreshStore(_ uid: UInt32) {
         guard let owner = owner(uid) else { return }
-        let store = NotInstalledPrograms.store(for: table(of: uid), allowed: allowed(uid), minter: TokenMinter(secret: owner.secret))
+        let store =
+            owner.deniesAppInstallation
+            ? NotInstalledPrograms.store(for: table(of: uid), allowed: allowed(uid), minter: TokenMinter(secret: owner.secret)) : nil
         if notInstalled[uid] != store {
             notInstalled[uid] = store
             sessions.shieldsChanged(uid: uid)

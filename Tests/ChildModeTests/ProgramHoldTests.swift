@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ManagedSettings
 import SessionHarness
 import TestSupport
 import XCTest
@@ -120,6 +121,19 @@ final class ProgramHoldTests: XCTestCase {
         _ = try desktop.runAsKid(["xdotool", "type", "--window", disguised.window, "--delay", "30", "taken\n"])
         Thread.sleep(forTimeInterval: 1)
         XCTAssertFalse(FileManager.default.fileExists(atPath: "\(home)/typed"), "no key may reach a shielded app taken from its shield")
+    }
+
+    /// An app a guardian authorised turns `application.denyAppInstallation` off: the child's
+    /// own copy of xterm then runs as an application of its own, uncovered.
+    func testAnAppsStoreMayLetProgramsTheSystemDidNotInstallRun() throws {
+        try desktop.startSession(shielding: [], settings: ApplicationSettings(denyAppInstallation: false))
+        let copy = "\(home)/myterm"
+        XCTAssertEqual(try desktop.runAsKid(["cp", "/usr/bin/xterm", copy]).status, 0)
+        let mine = try startTerminal(copy, name: "homework", windowClass: "Homework", into: "\(home)/typed")
+        try type("mine", into: mine.window)
+        try desktop.waitFor("the keys in the child's own xterm") { (try? String(contentsOfFile: "\(home)/typed", encoding: .utf8)) == "mine\n" }
+        XCTAssertFalse(daemonLog.contains("of exe:\(copy)"), "it must not have been covered")
+        XCTAssertFalse(isHeld(mine.pid))
     }
 
     /// A display number free on this machine, for the child's nested X server.

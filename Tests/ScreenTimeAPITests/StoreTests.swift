@@ -64,4 +64,31 @@ final class StoreTests: XCTestCase {
         XCTAssertNil(read.shield.webDomains)
         XCTAssertEqual(world.problems.all, [])
     }
+
+    /// `application.denyAppInstallation` is child mode's (on for a managed user); a person's
+    /// own agent refuses it with a message that says so, and keeps the store as it was.
+    func testDenyingAppInstallationIsRefusedInAPersonsOwnAccount() async throws {
+        let world = try InProcessWorld(test: self)
+        world.use("org.example.strict")
+        try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+        let store = ManagedSettingsStore(named: .init("installs"))
+        store.application.denyAppInstallation = true
+        XCTAssertEqual(world.problems(containing: "denyAppInstallation is enforced for managed users (child mode) only").count, 1)
+        XCTAssertNil(store.application.denyAppInstallation)
+        // Saying it is off (as it is here) is accepted, and read back.
+        store.application.denyAppInstallation = false
+        XCTAssertEqual(store.application.denyAppInstallation, false)
+        XCTAssertEqual(world.problems.all.count, 1)
+    }
+
+    func testAnyStoreDenyingAppInstallationWinsOverOneAllowingIt() {
+        func stores(_ values: [Bool?]) -> EffectiveShields {
+            EffectiveShields(stores: values.enumerated().map { StoreSettings(owner: "app\($0.offset)", name: "default", application: .init(denyAppInstallation: $0.element)) })
+        }
+        XCTAssertTrue(stores([]).deniesAppInstallation(default: true), "a managed user's default")
+        XCTAssertFalse(stores([]).deniesAppInstallation(default: false))
+        XCTAssertFalse(stores([false, nil]).deniesAppInstallation(default: true), "turned off by an app's store")
+        XCTAssertTrue(stores([false, true]).deniesAppInstallation(default: true), "the most restrictive store wins")
+        XCTAssertTrue(stores([nil, true]).deniesAppInstallation(default: false))
+    }
 }

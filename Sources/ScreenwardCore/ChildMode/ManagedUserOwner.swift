@@ -61,6 +61,10 @@ public final class ManagedUserOwner {
         return Set(allowed.filter { $0.effectiveAt <= time && $0.id.hasPrefix("exe:") }.map { String($0.id.dropFirst(4)) })
     }
 
+    /// Whether the programs the system did not install are shielded for this user: on
+    /// unless an app's store turns it off (`application.denyAppInstallation = false`).
+    public var deniesAppInstallation: Bool { service.effectiveShields.deniesAppInstallation(default: true) }
+
     /// The stores that count for this user now (pushed to their session's agent).
     public var stores: [StoreSettings] { service.effectiveShields.stores }
 

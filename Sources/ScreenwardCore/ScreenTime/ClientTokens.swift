@@ -70,6 +70,7 @@ struct ClientTokens {
         case .shieldApplicationCategories(let policy): .shieldApplicationCategories(try policy.map { try toDevice($0, .application) })
         case .shieldWebDomains(let tokens): .shieldWebDomains(try tokens.map { try toDevice($0, .webDomain) })
         case .shieldWebDomainCategories(let policy): .shieldWebDomainCategories(try policy.map { try toDevice($0, .webDomain) })
+        case .denyAppInstallation(let value): .denyAppInstallation(value)
         case .blockedApplications(let apps):
             .blockedApplications(try apps.map { apps in
                 Set(try apps.map { app in

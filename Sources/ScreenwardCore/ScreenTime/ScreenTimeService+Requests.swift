@@ -254,6 +254,12 @@ extension ScreenTimeService {
         // before each of its tokens is looked up.
         var requested = StoreContents(shield: .init(), application: .init())
         for setting in change.settings { requested.apply(setting) }
+        if requested.application.denyAppInstallation == true, tokens.grant.member == FamilyControlsMember.individual.rawValue {
+            throw ServiceError(
+                .unsupported,
+                "application.denyAppInstallation is enforced for managed users (child mode) only: in a person's own account "
+                    + "every program is theirs to run; shield or block the applications instead")
+        }
         if let problem = ManagedSettingsStore.limitProblem(requested) { throw ServiceError(.limitExceeded, problem) }
         let existing = try ledger.storeContents(client: client, name: change.name)
         if existing == nil, try ledger.storeNames(client: client).count >= Self.maximumStoresPerClient {

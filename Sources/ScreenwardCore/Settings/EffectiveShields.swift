@@ -96,6 +96,14 @@ public struct EffectiveShields: Sendable {
         }
     }
 
+    /// Whether programs the system did not install are shielded (`application.denyAppInstallation`):
+    /// when any store says so; otherwise not when any store says not; otherwise `default`
+    /// (on for a managed user).
+    public func deniesAppInstallation(default deniedByDefault: Bool) -> Bool {
+        let said = stores.compactMap(\.application.denyAppInstallation)
+        return said.contains(true) || (!said.contains(false) && deniedByDefault)
+    }
+
     /// Whether any store blocks an application at all (cheap: no token is made).
     public var blocksAnything: Bool {
         stores.contains { !($0.application.blockedApplications ?? []).isEmpty }

@@ -112,8 +112,9 @@ public final class ManagedDesktopRig {
         try waitFor("the shield over the game") { coverReports(1) >= 1 }
     }
 
-    /// Starts the managed session with `applications` shielded by a store of the child's.
-    public func startSession(_ session: String = "c9", shielding applications: [AppIdentity]) throws {
+    /// Starts the managed session with `applications` shielded by a store of the child's,
+    /// which holds `settings` too.
+    public func startSession(_ session: String = "c9", shielding applications: [AppIdentity], settings: ApplicationSettings = .init()) throws {
         try startManagedSession(session) {
             fixture.stopDaemon()
             let home = ChildHomes(stateDirectory: fixture.state).home(for: uid)
@@ -123,7 +124,7 @@ public final class ManagedDesktopRig {
             _ = try ledger.authorize(client: "org.example.family", member: "child", grantKey: "test", at: Date())
             try ledger.saveStore(
                 client: "org.example.family", name: "games",
-                contents: StoreContents(shield: ShieldSettings(applications: tokens), application: .init()), at: Date())
+                contents: StoreContents(shield: ShieldSettings(applications: tokens.isEmpty ? nil : tokens), application: settings), at: Date())
             try fixture.startDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         }
     }

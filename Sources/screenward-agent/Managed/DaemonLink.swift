@@ -176,6 +176,8 @@ final class DaemonShieldState: ShieldStateOwner, Sendable {
         return true
     }
 
+    var holdsCoveredProcesses: Bool { true }
+
     func onShieldsChanged(_ handler: @escaping @Sendable () -> Void) {
         link.onStoresChanged(handler)
     }

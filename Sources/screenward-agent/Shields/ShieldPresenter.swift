@@ -176,7 +176,9 @@ final class ShieldPresenter {
     /// the picture comes back here. A shield found wrong at two audits in a row (so not
     /// while the window manager is still placing it) is replaced by a fresh one.
     private func audit() {
-        for cover in covers.values where cover.surface.isVisible && cover.target.isViewable {
+        let shown = covers.values.filter { $0.surface.isVisible && $0.target.isViewable }
+        let positions = shown.isEmpty ? [:] : watcher.stackingPositions()
+        for cover in shown {
             guard ContinuousClock.now - cover.shownAt > .milliseconds(500) else { continue }
             let seen = watcher.windows[cover.shieldID]
             let problem: String? =
@@ -185,7 +187,7 @@ final class ShieldPresenter {
                         ? "unmapped or minimized"
                         : seen.frame != cover.target.frame
                             ? "moved or resized (\(seen.frame))"
-                            : watcher.isStacked(cover.shieldID, above: cover.target.id) == false ? Self.underItsWindow : nil
+                            : Self.isUnder(cover, in: positions) ? Self.underItsWindow : nil
                 } else {
                     "taken from the window manager or destroyed"
                 }
@@ -204,6 +206,11 @@ final class ShieldPresenter {
     }
 
     private static let underItsWindow = "stacked under its window (a layer changed)"
+
+    private static func isUnder(_ cover: Cover, in positions: [WindowID: Int]) -> Bool {
+        guard let shield = positions[cover.shieldID], let target = positions[cover.target.id] else { return false }
+        return shield < target
+    }
 
     private func replaceShield(of cover: Cover, because problem: String) {
         log.warning("shield: the shield over \(cover.target.id) of \(cover.decision.identity.publicID) was \(problem): it is replaced")
@@ -313,8 +320,8 @@ final class ShieldPresenter {
             log.warning("shield: the input of \(window.id) of \(decision.identity.publicID) cannot be held (\(error)); it cannot be covered reliably, so it is closed")
             close(window.id, pid: window.pid, of: decision)
         }
-        takeDownUnmanagedWindows()
         if window.isViewable { show(cover) }
+        takeDownUnmanagedWindowsSoon()
         looks.ask(decision)
         publish()
         // The next window to cover gets a ready shield, made once this one is up and
@@ -389,13 +396,29 @@ final class ShieldPresenter {
     }
 
     /// The override-redirect windows a shielded app had open when it became so (a menu, a
-    /// popup) cannot be covered: they are unmapped. (Its processes are held, so it maps no
-    /// new one; one mapped while it is shielded closes the app, below.)
+    /// popup) cannot be covered. Where its processes are held (child mode) they are unmapped:
+    /// it cannot map them again. Elsewhere the app is closed, as when it maps one.
+    private var unmanagedScan: MainLoop.Registration?
+
+    /// Once, a moment after the shields that changed are up (the scan asks the server about
+    /// every top level: not on the way to a shield).
+    private func takeDownUnmanagedWindowsSoon() {
+        guard unmanagedScan == nil else { return }
+        unmanagedScan = loop.schedule(after: .milliseconds(50)) { [weak self] in
+            self?.unmanagedScan = nil
+            self?.takeDownUnmanagedWindows()
+        }
+    }
+
     private func takeDownUnmanagedWindows() {
         let coveredProcesses = Set(covers.values.compactMap(\.target.pid))
-        for unmanaged in watcher.unmanagedWindows() where unmanaged.pid != ownPID {
+        for unmanaged in watcher.unmanagedWindows() where unmanaged.pid != ownPID && !closing.contains(unmanaged.id) {
             let shielded = unmanaged.pid.map(coveredProcesses.contains) == true || unmanaged.facts.map { isShielded(identify($0)) } == true
             guard shielded else { continue }
+            guard stateOwner.holdsCoveredProcesses else {
+                closeUncoverable(unmanaged.id, facts: unmanaged.facts, pid: unmanaged.pid)
+                continue
+            }
             log.warning("shield: a shielded app has a window that bypasses the window manager (\(unmanaged.id)) open; it is unmapped")
             watcher.unmap(unmanaged.id)
         }
@@ -419,14 +442,14 @@ final class ShieldPresenter {
     /// each is decided again.
     func identitiesChanged() {
         for window in watcher.windows.values { update(window) }
-        if !covers.isEmpty { takeDownUnmanagedWindows() }
+        if !covers.isEmpty { takeDownUnmanagedWindowsSoon() }
     }
 
     private func settingsChanged() {
         shields = stateOwner.effectiveShields
         for window in watcher.windows.values { update(window) }
         for id in covers.keys where watcher.windows[id] == nil { uncover(id) }
-        takeDownUnmanagedWindows()
+        takeDownUnmanagedWindowsSoon()
         onSettingsChanged?(shields)
     }
 

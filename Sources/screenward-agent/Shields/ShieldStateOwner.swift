@@ -26,10 +26,14 @@ protocol ShieldStateOwner: AnyObject {
     /// mode: the daemon holds it stopped, and the agent may not signal the child's
     /// processes). False when the presenter closes it itself.
     func closeHeldProcess(_ pid: Int32) -> Bool
+    /// Whether the owner holds the processes of covered windows (child mode's daemon), so
+    /// that a shielded app cannot map a new window.
+    var holdsCoveredProcesses: Bool { get }
 }
 
 extension ShieldStateOwner {
     func closeHeldProcess(_ pid: Int32) -> Bool { false }
+    var holdsCoveredProcesses: Bool { false }
 }
 
 extension ServiceHost: ShieldStateOwner {
