@@ -25,7 +25,7 @@ public final class ShieldWindow {
     nonisolated(unsafe) private static var windowCount = 0
 
     /// Whether the window waits managed but minimized (see `init`).
-    private let standsBy: Bool
+    private var standsBy: Bool
     private var isShown = false
 
     /// Creates and realizes the window, unmapped, so that showing it later costs only a
@@ -149,6 +149,17 @@ public final class ShieldWindow {
         place(frame)
         gtk_widget_queue_draw(canvas)
         flush()
+    }
+
+    /// Stops standing by: without a window manager, nothing minimizes a window, so a hidden
+    /// shield must be unmapped (a standing-by one not shown is unmapped now).
+    public func stopStandingBy() {
+        guard standsBy, !isDestroyed else { return }
+        standsBy = false
+        if !isShown {
+            gtk_widget_hide(window)
+            flush()
+        }
     }
 
     /// Unmaps; the window can be shown again.

@@ -200,7 +200,11 @@ public final class ClientWindowWatcher {
         guard !usesWindowManager else { return }
         active = nil
         syncClients()
+        onWindowManagerGone?()
     }
+
+    /// Hears that the window manager went away (after the clients are followed without it).
+    public var onWindowManagerGone: (() -> Void)?
 
     /// Brings the tracked set in line with the window manager's client list (or,
     /// without one, the mapped top levels): `.added` and `.removed` for the difference.

@@ -216,16 +216,22 @@ final class ChildAttackTests: XCTestCase {
         try desktop.waitFor("the window manager gone") {
             try desktop.runAsKid(["pgrep", "-x", "openbox"]).status != 0
         }
-        let another = try desktop.startAsKid([fixture.program("screenward-testwindow"), "--window", "game.Game:Another game"])
-        let window = try XCTUnwrap(try another.waitForOutputLines(1, timeout: 20).first)
+        // Its second window, away from the first game's: the first is an unshielded one.
+        let another = try desktop.startAsKid([fixture.program("screenward-testwindow"), "--window", "notes.Notes:Notes", "--window", "game.Game:Another game"])
+        let window = try XCTUnwrap(try another.waitForOutputLines(2, timeout: 20).last)
         let id = String(format: "0x%x", windowNumber(window) ?? 0)
         try desktop.waitFor("the new game window covered") { (fixture.daemon?.standardError ?? "").contains("covering \(id) of") }
         let place = try desktop.geometry(of: window)
-        try desktop.waitFor("a shield over the new game window") {
+        func shieldShown() throws -> Bool {
             try desktop.runAsKid(["xdotool", "search", "--onlyvisible", "--class", "Screenward"]).output.split(separator: "\n")
                 .contains { (try? desktop.geometry(of: String($0))) == place }
         }
+        try desktop.waitFor("a shield over the new game window") { try shieldShown() }
         desktop.screenshot("shield-without-window-manager.png")
+        // Its app closed, its shield goes (nothing minimizes it without a window manager).
+        // (runuser, root's, matches too and is not the child's to signal.)
+        _ = try desktop.runAsKid(["pkill", "-KILL", "-u", desktop.kid, "-f", "Another game"])
+        try desktop.waitFor("the shield gone with its window") { try !shieldShown() }
     }
 
     /// A menu (an override-redirect window, which no shield can cover) the game has open

@@ -154,8 +154,16 @@ final class ShieldPresenter {
         hold.onInputCaught = { [unowned self] id in
             if let cover = covers[id], cover.surface.isVisible { focus(cover) }
         }
-        spare = makeSurface()
+        watcher.onWindowManagerGone = { [unowned self] in
+            log.warning("shield: the window manager is gone; windows are followed without it, and hidden shields unmapped")
+            spare?.stopStandingBy()
+            for cover in covers.values { cover.surface.stopStandingBy() }
+        }
+        // Made before the watcher starts (the first shields are quick), as if a window
+        // manager runs; told otherwise at once if none does.
+        spare = makeSurface(standingBy: true)
         watcher.start { [unowned self] event in handle(event) }
+        if !watcher.usesWindowManager { spare?.stopStandingBy() }
         // Windows covered now are held again; any other an agent killed earlier left
         // without input gets it back.
         for window in hold.releaseLeftovers(among: Array(watcher.windows.keys)) {
@@ -463,9 +471,10 @@ final class ShieldPresenter {
 
     // MARK: Buttons
 
-    private func makeSurface() -> ShieldWindow {
+    /// A new shield window; standing by (mapped minimized) needs a window manager to minimize it.
+    private func makeSurface(standingBy: Bool? = nil) -> ShieldWindow {
         var created: ShieldWindow?
-        let surface = ShieldWindow(standingBy: true) { [unowned self] action in
+        let surface = ShieldWindow(standingBy: standingBy ?? watcher.usesWindowManager) { [unowned self] action in
             guard let created, let cover = covers.values.first(where: { $0.surface === created }) else { return }
             pressed(action, on: cover)
         }
