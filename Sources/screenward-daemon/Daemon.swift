@@ -138,6 +138,11 @@ final class Daemon {
         sessions.onClients = { [unowned self] uid, pids in programGuard.clients(pids, of: uid) }
         sessions.onCloseProgram = { [unowned self] uid, pid in programGuard.close(pid, of: uid) }
         sessions.onHeldElsewhere = { [unowned self] uid, pids in programGuard.heldElsewhere(pids, of: uid) }
+        sessions.onWindowManagerGone = { [unowned self] uid in
+            recordAttempt(
+                .windowManagerStopped, uid: uid, actor: "screenward-daemon",
+                detail: "the window manager of the session stopped (killed or crashed); its windows are followed and covered without it")
+        }
         sessions.onShieldTampered = { [unowned self] uid, tampering in
             recordAttempt(
                 .shieldTampered, uid: uid, actor: "screenward-daemon",

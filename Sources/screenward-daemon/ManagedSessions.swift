@@ -41,6 +41,8 @@ final class ManagedSessions {
     var onCovered: ((_ uid: UInt32, _ covered: [CoveredWindow]) -> Void)?
     /// An agent asks about the processes of windows it does not know.
     var onClients: ((_ uid: UInt32, _ pids: [Int32]) -> Void)?
+    /// An agent saw its session's window manager go away.
+    var onWindowManagerGone: ((_ uid: UInt32) -> Void)?
     /// An agent names the processes of shielded apps that have no window on its display.
     var onHeldElsewhere: ((_ uid: UInt32, _ pids: [Int32]) -> Void)?
     /// An agent asks to end a covered process (a shield's Close).
@@ -315,6 +317,8 @@ final class ManagedSessions {
             }
         case AgentLinkMethods.clients.name:
             if let pids = try? AgentLinkMethods.clients.body(from: frame), let uid = tracked[id]?.session.uid { onClients?(uid, pids) }
+        case AgentLinkMethods.windowManagerGone.name:
+            if let uid = tracked[id]?.session.uid { onWindowManagerGone?(uid) }
         case AgentLinkMethods.heldElsewhere.name:
             if let pids = try? AgentLinkMethods.heldElsewhere.body(from: frame), let uid = tracked[id]?.session.uid { onHeldElsewhere?(uid, pids) }
         case AgentLinkMethods.shieldTampered.name:

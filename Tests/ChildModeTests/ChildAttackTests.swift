@@ -208,8 +208,10 @@ final class ChildAttackTests: XCTestCase {
     }
 
     /// The child kills their window manager: windows mapped then are no client list's, and
-    /// a new window of the shielded game is covered and held all the same.
-    func testWithTheWindowManagerKilledANewWindowOfAShieldedAppIsCovered() throws {
+    /// a new window of the shielded game is covered and held all the same, and again once
+    /// another window manager runs.
+    func testWithTheWindowManagerKilledOrReplacedANewWindowOfAShieldedAppIsCovered() throws {
+        _ = try requireProgram("wmctrl", package: "wmctrl")
         try desktop.startSessionWithTheGameShielded()
         try desktop.waitFor("the shield over the game") { try visibleShield() != nil }
         XCTAssertEqual(try desktop.runAsKid(["pkill", "-KILL", "-x", "openbox"]).status, 0)
@@ -232,6 +234,34 @@ final class ChildAttackTests: XCTestCase {
         // (runuser, root's, matches too and is not the child's to signal.)
         _ = try desktop.runAsKid(["pkill", "-KILL", "-u", desktop.kid, "-f", "Another game"])
         try desktop.waitFor("the shield gone with its window") { try !shieldShown() }
+        let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
+        XCTAssertTrue(events.contains("window-manager-stopped"), events)
+
+        // Another window manager (openbox again): windows are its clients again, and a new
+        // game window is covered as ever.
+        _ = try desktop.startAsKid(["openbox", "--sm-disable"])
+        try desktop.waitFor("a window manager again") {
+            // (The killed one's root properties stay behind, naming a window that is gone.)
+            let manager = try desktop.runAsKid(["wmctrl", "-m"])
+            return manager.status == 0 && manager.output.contains("Openbox")
+        }
+        let third = try desktop.startAsKid([fixture.program("screenward-testwindow"), "--window", "game.Game:Third game"])
+        let thirdWindow = try XCTUnwrap(try third.waitForOutputLines(1, timeout: 20).first)
+        let thirdID = String(format: "0x%x", windowNumber(thirdWindow) ?? 0)
+        try desktop.waitFor("the game window covered under the new window manager") {
+            (fixture.daemon?.standardError ?? "").contains("covering \(thirdID) of")
+        }
+        // Managed again, the game has a frame, which its shield covers too (kept on the
+        // screen by the window manager, where the game may reach past its edge).
+        let thirdPlace = try desktop.geometry(of: thirdWindow)
+        let middle = (x: thirdPlace.x + thirdPlace.width / 2, y: thirdPlace.y + thirdPlace.height / 2)
+        try desktop.waitFor("a shield over it") {
+            try desktop.runAsKid(["xdotool", "search", "--onlyvisible", "--class", "Screenward"]).output.split(separator: "\n").contains { shield in
+                guard let place = try? desktop.geometry(of: String(shield)) else { return false }
+                return place.x <= middle.x && middle.x < place.x + place.width && place.y <= middle.y && middle.y < place.y + place.height
+            }
+        }
+        desktop.screenshot("shield-after-window-manager-replaced.png")
     }
 
     /// A menu (an override-redirect window, which no shield can cover) the game has open

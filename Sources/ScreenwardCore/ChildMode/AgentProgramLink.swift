@@ -18,6 +18,8 @@ extension AgentLinkMethods {
     public static let heldElsewhere = PushKind<[Int32]>("agent.held-elsewhere")
     /// Agent → daemon: end this covered process (a shield's Close).
     public static let closeProgram = PushKind<AgentCloseProgram>("agent.close-program")
+    /// Agent → daemon: the session's window manager went away (the daemon records it).
+    public static let windowManagerGone = PushKind<Empty>("agent.window-manager-gone")
     /// Agent → daemon: a shield's picture was tampered with and put back (the daemon records it).
     public static let shieldTampered = PushKind<AgentShieldTampered>("agent.shield-tampered")
 }

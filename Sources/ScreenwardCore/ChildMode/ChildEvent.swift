@@ -33,6 +33,9 @@ public struct ChildEvent: Sendable, Hashable, Codable {
         public static let programClosed: Kind = "program-closed"
         /// Someone moved, hid or took a shield from the window manager; it was put back.
         public static let shieldTampered: Kind = "shield-tampered"
+        /// The window manager of the child's session stopped (killed, or crashed); the agent
+        /// follows the windows without it.
+        public static let windowManagerStopped: Kind = "window-manager-stopped"
     }
 
     public var at: Date

@@ -135,6 +135,7 @@ final class ManagedAgent {
             presenter.onShieldReplaced = { application, problem in
                 link.post(AgentLinkMethods.shieldTampered, AgentShieldTampered(application: application, problem: problem))
             }
+            presenter.onWindowManagerGone = { link.post(AgentLinkMethods.windowManagerGone, Empty()) }
             presenter.onCoversChanged = { [unowned self] processes in
                 elsewhere.covered(processes)
                 holdShieldedElsewhere()

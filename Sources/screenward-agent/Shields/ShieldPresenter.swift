@@ -158,6 +158,7 @@ final class ShieldPresenter {
             log.warning("shield: the window manager is gone; windows are followed without it, and hidden shields unmapped")
             spare?.stopStandingBy()
             for cover in covers.values { cover.surface.stopStandingBy() }
+            onWindowManagerGone?()
         }
         // Made before the watcher starts (the first shields are quick), as if a window
         // manager runs; told otherwise at once if none does.
@@ -232,6 +233,9 @@ final class ShieldPresenter {
         publish()
         onShieldReplaced?(cover.decision.identity.publicID, problem)
     }
+
+    /// Hears that the session's window manager went away (the managed agent tells the daemon).
+    var onWindowManagerGone: (() -> Void)?
 
     /// Hears of each shield replaced (the managed agent tells the daemon, which records it).
     var onShieldReplaced: ((_ application: String, _ problem: String) -> Void)?
@@ -549,14 +553,20 @@ final class ShieldPresenter {
     /// session's agent keeps holding one whose window was taken away while still shielded).
     var onCoversChanged: ((Set<Int32>) -> Void)?
 
+    private var lastPublished: [CoveredWindow]?
+
+    /// Tells what is covered, when that changed (windows are decided again whenever the
+    /// child's processes come and go).
     private func publish() {
-        onCoversChanged?(Set(covers.values.compactMap(\.target.pid)).subtracting([ownPID]))
         let covered = covers.values.map { cover in
             CoveredWindow(
                 window: "\(cover.target.id)", shieldWindow: "\(cover.shieldID)", application: cover.decision.identity.publicID,
                 name: cover.decision.identity.displayName, owner: cover.decision.owner, store: cover.decision.store,
                 frame: cover.target.frame, visible: cover.surface.isVisible, pid: cover.target.pid)
         }.sorted { $0.window < $1.window }
+        guard covered != lastPublished else { return }
+        lastPublished = covered
+        onCoversChanged?(Set(covers.values.compactMap(\.target.pid)).subtracting([ownPID]))
         stateOwner.publishCoveredWindows(covered)
     }
 }
