@@ -145,6 +145,21 @@ public final class ExtensionProcess: Sendable {
 }
 
 extension ExtensionProcess {
+    /// Whether any process of process group `group` is left, a zombie included (field 5 of
+    /// /proc/PID/stat, after the command's closing parenthesis).
+    public static func groupRemains(_ group: Int32) -> Bool {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries where entry.first?.isNumber == true {
+            guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.range(of: ")", options: .backwards)
+            else { continue }
+            let fields = stat[close.upperBound...].split(separator: " ")
+            // state, ppid, pgrp
+            if fields.count > 2, Int32(fields[2]) == group { return true }
+        }
+        return false
+    }
+
     /// The number of processes and threads `uid` runs now (what RLIMIT_NPROC counts).
     public static func taskCount(of uid: UInt32) -> Int {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

@@ -25,11 +25,14 @@ public final class ExtensionSupervisor {
         /// Calls the supervisor's `check()` again after this long.
         public var checkAgain: (Duration) -> Void
         public var log: (String) -> Void
+        /// Whether any process of this process group is left (a zombie included): what a
+        /// killed extension started still counts against its user's process limit.
+        public var groupRemains: (Int32) -> Bool
 
         public init(
             apps: @escaping () -> [String: InstalledApp], monitorsWanted: @escaping () -> Set<String>, callbacksOwed: @escaping (String) -> [Int64],
             start: @escaping (AppExtension, InstalledApp, Int64) throws -> ExtensionProcess, checkAgain: @escaping (Duration) -> Void,
-            log: @escaping (String) -> Void
+            log: @escaping (String) -> Void, groupRemains: @escaping (Int32) -> Bool = ExtensionProcess.groupRemains
         ) {
             self.apps = apps
             self.monitorsWanted = monitorsWanted
@@ -37,6 +40,7 @@ public final class ExtensionSupervisor {
             self.start = start
             self.checkAgain = checkAgain
             self.log = log
+            self.groupRemains = groupRemains
         }
     }
 
@@ -56,11 +60,15 @@ public final class ExtensionSupervisor {
         var owedSince: Date?
     }
     private var running: [ExtensionKey: Running] = [:]
-    /// A monitor killed or crashed is started again only after this: what it started dies
+    /// A monitor killed or crashed is started again only after this, and once nothing of
+    /// its process group is left (or `leftoverPatience` has passed): what it started dies
     /// with it, but the kernel counts a dying process against the user's process limit
-    /// until it is reaped, and a retry started at once could not fork.
+    /// until it is reaped, and a retry started before could not fork.
     static let restartPause: TimeInterval = 0.5
+    static let leftoverPatience: TimeInterval = 10
     private var notBefore: [ExtensionKey: Date] = [:]
+    /// The process group of the run that was killed or crashed, and when it ended.
+    private var leftovers: [ExtensionKey: (group: Int32, since: Date)] = [:]
 
     public struct ExtensionKey: Hashable, Sendable {
         public var app: String
@@ -90,6 +98,11 @@ public final class ExtensionSupervisor {
                 continue
             }
             notBefore[key] = nil
+            if let left = leftovers[key], time.timeIntervalSince(left.since) < Self.leftoverPatience, services.groupRemains(left.group) {
+                services.checkAgain(.milliseconds(100))
+                continue
+            }
+            leftovers[key] = nil
             start(monitor, of: installed, key: key)
         }
         for (key, entry) in running where key.point == .deviceActivityMonitor {
@@ -164,7 +177,10 @@ public final class ExtensionSupervisor {
             detail = "exited when idle"
         }
         try? ledger.endExtensionRun(entry.run, at: now(), outcome: outcome, detail: detail)
-        if outcome == .killed || outcome == .crashed { notBefore[key] = now().addingTimeInterval(Self.restartPause) }
+        if outcome == .killed || outcome == .crashed {
+            notBefore[key] = now().addingTimeInterval(Self.restartPause)
+            leftovers[key] = (process.pid, now())
+        }
         services.log("\(process.app)'s \(process.point) extension (pid \(process.pid)) \(detail)")
         // A monitor that left callbacks unacknowledged failed them, however it ended.
         if process.point == .deviceActivityMonitor, outcome != .exited || !services.callbacksOwed(process.app).isEmpty {
