@@ -216,7 +216,7 @@ final class ChildAttackTests: XCTestCase {
         try desktop.waitFor("the shield over the game") { try visibleShield() != nil }
         XCTAssertEqual(try desktop.runAsKid(["pkill", "-KILL", "-x", "openbox"]).status, 0)
         try desktop.waitFor("the window manager gone") {
-            try desktop.runAsKid(["pgrep", "-x", "openbox"]).status != 0
+            try desktop.runAsKid(["pgrep", "-u", desktop.kid, "-x", "openbox"]).status != 0
         }
         // Its second window, away from the first game's: the first is an unshielded one.
         let another = try desktop.startAsKid([fixture.program("screenward-testwindow"), "--window", "notes.Notes:Notes", "--window", "game.Game:Another game"])
