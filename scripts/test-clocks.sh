@@ -60,6 +60,16 @@ if [ -z "$compiler" ]; then
 fi
 "$compiler" -shared -fPIC -O2 -Wall -Werror -o "$clock_library" Tests/Clock/test_clock.c
 clock_library="$(pwd)/$clock_library"
+# First, that the clock keeps every kind of wait for a wall-clock instant, a year back and a
+# year ahead (a wait it misses ends at once, or hangs: hence the timeout).
+clock_check=.build/test-clock/test-clock-check
+"$compiler" -O2 -Wall -Werror -pthread -o "$clock_check" Tests/Clock/test_clock_check.c
+for year in -31536000 31536000; do
+  if ! LD_PRELOAD="$clock_library" SCREENWARD_TEST_CLOCK_OFFSET="$year" timeout 30 "$clock_check"; then
+    echo "screenward: the test clock does not keep waits for a wall-clock instant (offset $year s): fix Tests/Clock/test_clock.c" >&2
+    exit 1
+  fi
+done
 
 # The test program itself, run directly under the preloaded clock: each entry
 # above, a module or a class, becomes its test cases' "Module.Class" specifiers.

@@ -5,12 +5,17 @@
 // Wall-clock timers (a timerfd on CLOCK_REALTIME armed for an absolute instant, as the
 // agent's WallClockTimer is) are armed for the instant on the kernel's clock, so they fire
 // when the moved clock says, and so are waits on a condition variable until a wall-clock
-// instant (Foundation's NSCondition.wait(until:)).
+// instant (Foundation's NSCondition.wait(until:)), on a semaphore (libdispatch's
+// DispatchSemaphore.wait(timeout:) on Linux), on a mutex, or a sleep until a wall-clock instant:
+// the kernel takes those deadlines on its own clock, so each is moved back by the offset before
+// it gets there. (A deadline left moved is an offset in the past or the future: a wait of ten
+// seconds that ends at once, or in a year.) Tests/Clock/test_clock_check.c proves each of them.
 // scripts/test-clocks.sh builds and uses it. (Debian's libfaketime does the same but
 // empties Swift's CommandLine.arguments, and the tests take their arguments from there.)
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <sys/time.h>
 #include <sys/timerfd.h>
@@ -147,4 +152,49 @@ int pthread_cond_clockwait(pthread_cond_t *restrict condition, pthread_mutex_t *
     struct timespec moved = *deadline;
     moved.tv_sec -= offset_seconds();
     return real(condition, mutex, clock, &moved);
+}
+
+// A wall-clock deadline as the kernel's clock has it.
+static struct timespec unmoved(const struct timespec *deadline) {
+    struct timespec moved = *deadline;
+    moved.tv_sec -= offset_seconds();
+    return moved;
+}
+
+int sem_timedwait(sem_t *restrict semaphore, const struct timespec *restrict deadline) {
+    static int (*real)(sem_t *restrict, const struct timespec *restrict);
+    if (!real) real = (int (*)(sem_t *restrict, const struct timespec *restrict))dlsym(RTLD_NEXT, "sem_timedwait");
+    struct timespec moved = unmoved(deadline);
+    return real(semaphore, &moved);
+}
+
+int sem_clockwait(sem_t *restrict semaphore, clockid_t clock, const struct timespec *restrict deadline) {
+    static int (*real)(sem_t *restrict, clockid_t, const struct timespec *restrict);
+    if (!real) real = (int (*)(sem_t *restrict, clockid_t, const struct timespec *restrict))dlsym(RTLD_NEXT, "sem_clockwait");
+    if (!is_wall_clock(clock)) return real(semaphore, clock, deadline);
+    struct timespec moved = unmoved(deadline);
+    return real(semaphore, clock, &moved);
+}
+
+int pthread_mutex_timedlock(pthread_mutex_t *restrict mutex, const struct timespec *restrict deadline) {
+    static int (*real)(pthread_mutex_t *restrict, const struct timespec *restrict);
+    if (!real) real = (int (*)(pthread_mutex_t *restrict, const struct timespec *restrict))dlsym(RTLD_NEXT, "pthread_mutex_timedlock");
+    struct timespec moved = unmoved(deadline);
+    return real(mutex, &moved);
+}
+
+int pthread_mutex_clocklock(pthread_mutex_t *restrict mutex, clockid_t clock, const struct timespec *restrict deadline) {
+    static int (*real)(pthread_mutex_t *restrict, clockid_t, const struct timespec *restrict);
+    if (!real) real = (int (*)(pthread_mutex_t *restrict, clockid_t, const struct timespec *restrict))dlsym(RTLD_NEXT, "pthread_mutex_clocklock");
+    if (!is_wall_clock(clock)) return real(mutex, clock, deadline);
+    struct timespec moved = unmoved(deadline);
+    return real(mutex, clock, &moved);
+}
+
+int clock_nanosleep(clockid_t clock, int flags, const struct timespec *request, struct timespec *remaining) {
+    static int (*real)(clockid_t, int, const struct timespec *, struct timespec *);
+    if (!real) real = (int (*)(clockid_t, int, const struct timespec *, struct timespec *))dlsym(RTLD_NEXT, "clock_nanosleep");
+    if (!(flags & TIMER_ABSTIME) || !is_wall_clock(clock)) return real(clock, flags, request, remaining);
+    struct timespec moved = unmoved(request);
+    return real(clock, flags, &moved, remaining);
 }

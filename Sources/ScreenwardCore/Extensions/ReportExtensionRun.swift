@@ -56,8 +56,8 @@ public struct ReportExtensionRun: Sendable {
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
+        let ended = Mutex(false)
+        process.terminationHandler = { _ in ended.withLock { $0 = true } }
         do {
             try process.run()
         } catch {
@@ -84,11 +84,10 @@ public struct ReportExtensionRun: Sendable {
             try? stdin.fileHandleForWriting.write(contentsOf: input)
             try? stdin.fileHandleForWriting.close()
         }
-        let deadline = DispatchTime.now() + .milliseconds(Int(patience.components.seconds * 1000 + patience.components.attoseconds / 1_000_000_000_000_000))
-        if ended.wait(timeout: deadline) == .timedOut {
+        if !Self.wait(for: ended, atMost: patience) {
             _ = Glibc.kill(-pid, SIGKILL)
             _ = Glibc.kill(pid, SIGKILL)
-            ended.wait()
+            process.waitUntilExit()
             reading.wait()
             throw Failure("\(app)'s report extension did not answer in \(patience) and was killed")
         }
@@ -108,6 +107,21 @@ public struct ReportExtensionRun: Sendable {
         guard let view = reply.view else { throw Failure("\(app)'s report extension answered neither a view nor an error") }
         try ReportViewLimits.check(view)
         return view
+    }
+}
+
+extension ReportExtensionRun {
+    /// Whether `flag` became true within `patience`, measured on the monotonic clock. Not a
+    /// semaphore's timed wait: on Linux libdispatch turns that into a wall-clock instant, so a
+    /// clock set back during the wait would stretch it by as much.
+    static func wait(for flag: borrowing Mutex<Bool>, atMost patience: Duration) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + patience
+        while !flag.withLock({ $0 }) {
+            if clock.now >= deadline { return false }
+            usleep(5_000)  // relative, on the kernel's clock (Foundation's sleep reckons with the wall clock)
+        }
+        return true
     }
 }
 
