@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "screenward-tray", targets: ["screenward-tray"]),
         .executable(name: "screenward-report", targets: ["screenward-report"]),
         .executable(name: "screenward-picker", targets: ["screenward-picker"]),
+        .executable(name: "screenward-web-host", targets: ["screenward-web-host"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -72,6 +73,8 @@ let package = Package(
                 "ManagedSettings", "ManagedSettingsUI", "FamilyControls", "DeviceActivity", "ScreenwardIPC",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // RSA, to sign the browser extension's CRX3 package.
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: safeSwift),
 
@@ -149,6 +152,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
+        // The browsers' native-messaging host: relays the Screenward extension's reports
+        // (the active tab of each window) to the state owner.
+        .executableTarget(
+            name: "screenward-web-host",
+            dependencies: ["ScreenwardCore", "ScreenwardIPC"],
+            swiftSettings: safeSwift),
         // The talks' two demo apps, in Examples/: what an app developer writes against the API.
         // What both examples' programs share: installing their manifest.
         .target(name: "ExampleSupport", path: "Examples/Shared/ExampleSupport", swiftSettings: safeSwift),
@@ -221,7 +230,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
-        .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore", "SessionHarness"]),
+        .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore", "SessionHarness", "TestSupport"]),
         // Child mode tried by real users (useradd, runuser) against the real daemon, as root.
         .testTarget(name: "ChildModeTests", dependencies: ["ScreenwardCore", "ManagedSettings", "SessionHarness", "TestSupport"]),
         // Real accounts and real PAM: creates users and groups, so most of it needs root.

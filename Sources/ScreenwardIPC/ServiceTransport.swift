@@ -39,10 +39,11 @@ public final class ServiceClient: Sendable {
     /// The client this process uses unless told otherwise, with the bundle identifier
     /// from `SCREENWARD_BUNDLE_ID` or the main bundle: in an account a guardian manages,
     /// the system daemon's socket, each connection opened with this process's
-    /// `AppProof`; otherwise the person's own agent's socket.
-    public static func standard() -> ServiceClient {
+    /// `AppProof`; otherwise the person's own agent's socket. A program of Screenward's own
+    /// names itself with `bundleIdentifier`.
+    public static func standard(bundleIdentifier: String? = nil) -> ServiceClient {
         let env = ProcessInfo.processInfo.environment
-        let declared = env["SCREENWARD_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? Bundle.main.bundleIdentifier
+        let declared = bundleIdentifier ?? env["SCREENWARD_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? Bundle.main.bundleIdentifier
         if let daemon = DaemonAddress.socketManagingThisAccount(environment: env) {
             let transport = SocketTransport(path: daemon, owner: .daemon) { try AppProof.push.frame(try AppProof.ofThisProcess()) }
             return ServiceClient(transport: transport, bundleIdentifier: declared)

@@ -42,6 +42,8 @@ final class Agent {
     private var rules: AgentRules?
     private let directory: ItemDirectory
     private let warningLeads: [TimeInterval]
+    /// The focused window's facts, for the website it shows (a browser's active tab).
+    private var focusedFacts: WindowFacts?
 
     init(displayName: String?, idleThreshold: Duration, warningLeads: [TimeInterval], log: AgentLog) throws {
         ShieldToolkit.disableGLUnlessChosen()  // before any thread starts: see there
@@ -83,6 +85,11 @@ final class Agent {
     private static func makeService(ledger: Ledger, usage: SharedLiveUsage, directory: ItemDirectory, log: AgentLog) throws -> sending ScreenTimeService {
         let service = try ScreenTimeService(ledger: ledger, usage: usage, directory: directory)
         service.report = { [log] problem in log.warning(problem) }
+        do {
+            service.browserTabs = BrowserTabs(addresses: WebAddresses(suffixes: try PublicSuffixList.load()))
+        } catch {
+            log.warning("websites are not counted: \(error)")
+        }
         service.onCallbacks = { [log] callbacks in
             for callback in callbacks { log.info("monitor: \(callback)") }
         }
@@ -134,14 +141,22 @@ final class Agent {
             // Time in front of a shield is nobody's usage.
             let onShield = observation.window.map { presenter?.isShield($0) ?? false } ?? false
             let app = onShield ? nil : observation.facts.map(identity(for:))
-            log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-") (\(observation.cause)\(observation.serverTime.map { ", server time \($0)" } ?? ""))")
-            accountant.focusChanged(to: app, at: observation.time)
+            focusedFacts = onShield ? nil : observation.facts
+            let site = siteOnFocusedWindow()
+            log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")\(site.map { " on \($0)" } ?? "") (\(observation.cause)\(observation.serverTime.map { ", server time \($0)" } ?? ""))")
+            accountant.focusChanged(to: app, site: site, at: observation.time)
             stateChanged()
         }
         log.info(
             "tracking \(connection.displayName) (\(focus.usesWindowManager ? "EWMH window manager" : "no window manager: following the input focus"), idle after \(Int(idleThreshold.seconds)) s); ledger \(home.ledgerURL.path)"
         )
         loop.run()
+    }
+
+    /// The website the focused window shows, from its browser's latest report.
+    private func siteOnFocusedWindow() -> Website? {
+        guard let facts = focusedFacts else { return nil }
+        return host.withService { $0.browserTabs?.site(windowPID: facts.pid, title: facts.title) }
     }
 
     private static func loadResolver(log: AgentLog) -> AppResolver {
@@ -195,6 +210,15 @@ final class Agent {
             extensions?.supervisor.check()
         }
         host.afterRequest = { rearm.fire() }
+        // A browser's tabs changed: the focused window may show another website now.
+        let tabsChanged = LoopWakeup { [self] in
+            let site = siteOnFocusedWindow()
+            guard site != accountant.site else { return }
+            log.debug("website: \(site.map { "\($0)" } ?? "none") on the focused window")
+            accountant.siteChanged(to: site, at: connection.timeSource.now())
+            stateChanged()
+        }
+        host.withService { $0.onBrowserTabsChanged = { tabsChanged.fire() } }
         let path = home.socketPath()
         extensions = AgentExtensions(ledger: ledger, host: host, socketPath: path, loop: loop, log: log)
         var rulesProblem = "the rules did not start"

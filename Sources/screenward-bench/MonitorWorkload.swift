@@ -114,7 +114,7 @@ extension SplitMix {
 final class DiscardingSink: UsageSink, Sendable {
     private let nextID = Atomic<Int64>(1)
 
-    func intervalOpened(app: AppIdentity, token: ApplicationToken, at start: Date) throws -> Int64 {
+    func intervalOpened(app: AppIdentity, token: ApplicationToken, site: Website?, at start: Date) throws -> Int64 {
         nextID.add(1, ordering: .relaxed).oldValue
     }
 

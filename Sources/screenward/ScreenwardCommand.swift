@@ -23,6 +23,7 @@ struct ScreenwardCommand: ParsableCommand {
         subcommands: [
             UsageCommand.self, ReportCommand.self, StatusCommand.self, ShieldsCommand.self, ShieldCommand.self, BlockCommand.self, SelectCommand.self, PickCommand.self,
             LimitCommand.self, DowntimeCommand.self, AllowCommand.self, PauseCommand.self, RequestCommand.self, ChildCommand.self, GuardianCommand.self, ExtensionsCommand.self, NotifyCommand.self,
+            BrowsersCommand.self,
         ])
 }
 

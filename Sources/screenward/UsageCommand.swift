@@ -6,10 +6,13 @@ import ScreenwardIPC
 struct UsageCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "usage",
-        abstract: "Show time spent in each application.",
+        abstract: "Show time spent in each application, and on each website under its browser.",
         discussion: """
             Times: now, today, yesterday, an ISO-8601 date (2026-11-21) or date-time \
-            (2026-11-21T14:30, 2026-11-21T14:30:00Z). The open interval counts up to now.
+            (2026-11-21T14:30, 2026-11-21T14:30:00Z). The open interval counts up to now. \
+            A website is its registrable domain (www.youtube.com and m.youtube.com are youtube.com); \
+            its time is part of its browser's. Websites are counted in Chromium and Firefox ESR with \
+            Screenward's extension (`sudo screenward browsers install`).
             """)
 
     @Option(help: "Start of the range (default: today).")
@@ -21,8 +24,11 @@ struct UsageCommand: ParsableCommand {
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
 
-    @Flag(help: "Print CSV (RFC 4180: a header, then id, name, token, seconds per application) instead of a table.")
+    @Flag(help: "Print CSV (RFC 4180: a header, then id, name, token, seconds, website: a row per application, then one per website it showed) instead of a table.")
     var csv = false
+
+    @Flag(help: "Websites on their own, whichever browser showed them (with --csv: website, seconds).")
+    var web = false
 
     @Option(help: "A managed user's usage, from the system daemon (guardians).")
     var user: String?
@@ -64,23 +70,55 @@ struct UsageCommand: ParsableCommand {
 
     private func output(_ report: UsageReport) throws {
         if json {
+            if web { return try printJSON(WebUsageJSON(report)) }
             try printJSON(UsageJSON(report))
         } else if csv {
-            print(Self.csv(report), terminator: "")
+            print(web ? Self.webCSV(report) : Self.csv(report), terminator: "")
+        } else if web {
+            printWebTable(report)
         } else {
             printTable(report)
         }
     }
 
+    private static func field(_ text: String) -> String {
+        text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+            ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    }
+
+    static func webCSV(_ report: UsageReport) -> String {
+        var lines = ["website,seconds"]
+        for site in report.websites { lines.append([field(site.readableDomain), String(format: "%.3f", site.seconds)].joined(separator: ",")) }
+        return lines.map { $0 + "\r\n" }.joined()
+    }
+
+    private func printWebTable(_ report: UsageReport) {
+        let formatter = DateFormatter()
+        formatter.dateStyle = .medium
+        formatter.timeStyle = .short
+        print("Websites from \(formatter.string(from: report.since)) to \(formatter.string(from: report.until))")
+        let sites = report.websites
+        guard !sites.isEmpty else {
+            print("  (no website recorded: is Screenward's extension in the browser? `screenward browsers install`)")
+            return
+        }
+        let width = min(40, max(7, sites.map(\.readableDomain.count).max() ?? 0))
+        for site in sites { print("  \(Self.pad(site.readableDomain, width))  \(formatDuration(site.seconds))") }
+        print("  \(Self.pad("Total", width))  \(formatDuration(sites.reduce(0) { $0 + $1.seconds }))")
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
+    }
+
     /// RFC 4180: CRLF line ends, fields with a comma, quote or line end in quotes.
     static func csv(_ report: UsageReport) -> String {
-        func field(_ text: String) -> String {
-            text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-                ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
-        }
-        var lines = ["id,name,token,seconds"]
+        var lines = ["id,name,token,seconds,website"]
         for app in report.apps {
-            lines.append([field(app.id), field(app.name), field(app.token), String(format: "%.3f", app.seconds)].joined(separator: ","))
+            lines.append([field(app.id), field(app.name), field(app.token), String(format: "%.3f", app.seconds), ""].joined(separator: ","))
+            for site in app.websites {
+                lines.append([field(app.id), field(app.name), field(app.token), String(format: "%.3f", site.seconds), field(site.readableDomain)].joined(separator: ","))
+            }
         }
         return lines.map { $0 + "\r\n" }.joined()
     }
@@ -101,6 +139,10 @@ struct UsageCommand: ParsableCommand {
         }
         for app in report.apps {
             print("  \(pad(app.name, nameWidth))  \(pad(app.id, idWidth))  \(formatDuration(app.seconds))")
+            for site in app.websites.prefix(10) {
+                print("    \(pad(site.readableDomain, nameWidth - 2))  \(pad("", idWidth))  \(formatDuration(site.seconds))")
+            }
+            if app.websites.count > 10 { print("    … and \(app.websites.count - 10) more websites (--web lists them all)") }
         }
         print("  \(pad("Total", nameWidth))  \(pad("", idWidth))  \(formatDuration(report.totalSeconds))")
     }
@@ -113,6 +155,7 @@ struct UsageJSON: Encodable {
         var name: String
         var token: String
         var seconds: Double
+        var websites: [WebUsageJSON.Site]
     }
 
     var since: String
@@ -129,6 +172,42 @@ struct UsageJSON: Encodable {
         since = iso8601(report.since)
         until = iso8601(report.until)
         totalSeconds = report.totalSeconds
-        apps = report.apps.map { App(id: $0.id, name: $0.name, token: $0.token, seconds: $0.seconds) }
+        apps = report.apps.map { App(id: $0.id, name: $0.name, token: $0.token, seconds: $0.seconds, websites: $0.websites.map(WebUsageJSON.Site.init)) }
+    }
+}
+
+/// The JSON shape of `screenward usage --web --json`, and of each browser's `websites`.
+struct WebUsageJSON: Encodable {
+    struct Site: Encodable {
+        /// As a person reads it (`bücher.de`), and in ASCII as browsers write it.
+        var name: String
+        var domain: String
+        var seconds: Double
+        var hosts: [UsageReport.HostUsage]
+
+        init(_ site: UsageReport.SiteUsage) {
+            name = site.readableDomain
+            domain = site.domain
+            seconds = site.seconds
+            hosts = site.hosts
+        }
+    }
+
+    var since: String
+    var until: String
+    var totalSeconds: Double
+    var websites: [Site]
+
+    enum CodingKeys: String, CodingKey {
+        case since, until, websites
+        case totalSeconds = "total_seconds"
+    }
+
+    init(_ report: UsageReport) {
+        since = iso8601(report.since)
+        until = iso8601(report.until)
+        let sites = report.websites
+        totalSeconds = sites.reduce(0) { $0 + $1.seconds }
+        websites = sites.map(Site.init)
     }
 }

@@ -18,7 +18,7 @@ final class RecordingSink: UsageSink {
     var refuses = false
     private var nextID: Int64 = 100
 
-    func intervalOpened(app: AppIdentity, token: ApplicationToken, at start: Date) throws -> Int64 {
+    func intervalOpened(app: AppIdentity, token: ApplicationToken, site: Website?, at start: Date) throws -> Int64 {
         calls.append(.opened(app, token, start))
         if refuses { throw Refused() }
         defer { nextID += 1 }

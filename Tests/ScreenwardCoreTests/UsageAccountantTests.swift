@@ -164,7 +164,7 @@ final class FlakySink: UsageSink {
     private var nextID: Int64 = 1
     struct Refused: Error {}
 
-    func intervalOpened(app: AppIdentity, token: ApplicationToken, at start: Date) throws -> Int64 {
+    func intervalOpened(app: AppIdentity, token: ApplicationToken, site: Website?, at start: Date) throws -> Int64 {
         if failing { throw Refused() }
         defer { nextID += 1 }
         opened[nextID] = start

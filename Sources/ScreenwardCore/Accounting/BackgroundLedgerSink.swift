@@ -30,14 +30,19 @@ public final class BackgroundLedgerSink: UsageSink, Sendable {
         state = Mutex(State(nextID: try ledger.nextIntervalID()))
     }
 
-    public func intervalOpened(app: AppIdentity, token: ApplicationToken, at start: Date) -> Int64 {
+    public func intervalOpened(app: AppIdentity, token: ApplicationToken, site: Website?, at start: Date) -> Int64 {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
         }
         let (ledger, sessionID) = (self.ledger, self.sessionID)
-        enqueue { try ledger.openInterval(id: id, sessionID: sessionID, app: app, token: token, startingAt: start) }
+        enqueue { try ledger.openInterval(id: id, sessionID: sessionID, app: app, token: token, site: site, startingAt: start) }
         return id
+    }
+
+    /// An interval on no website (this sink never throws).
+    public func intervalOpened(app: AppIdentity, token: ApplicationToken, at start: Date) -> Int64 {
+        intervalOpened(app: app, token: token, site: nil, at: start)
     }
 
     public func intervalCheckpointed(_ id: Int64, duration: Duration) {

@@ -15,6 +15,7 @@ public final class UsageAccountant {
     public struct OpenInterval: Sendable {
         public var id: Int64
         public var app: AppIdentity
+        public var site: Website?
         public var start: ClockReading
         /// The latest reading the interval has been checked against.
         var lastSeen: ClockReading
@@ -24,6 +25,8 @@ public final class UsageAccountant {
     public static let clockDisagreementTolerance: Duration = .seconds(1)
 
     public private(set) var focused: AppIdentity?
+    /// The website on the focused window (the active tab of a focused browser window).
+    public private(set) var site: Website?
     public private(set) var isIdle = false
     public private(set) var isLocked = false
     public private(set) var isAsleep = false
@@ -52,14 +55,25 @@ public final class UsageAccountant {
 
     // MARK: Events
 
-    /// The focus moved to `app` (nil: no window has the focus).
-    public func focusChanged(to app: AppIdentity?, at time: ClockReading) {
-        if app?.key == focused?.key {
+    /// The focus moved to `app` (nil: no window has the focus), showing `site` (a browser
+    /// window's active tab).
+    public func focusChanged(to app: AppIdentity?, site: Website? = nil, at time: ClockReading) {
+        if app?.key == focused?.key, site == self.site {
             focused = app  // same application, perhaps a new name: keep the interval
             return
         }
-        closeOpenInterval(at: time, reason: .focusChange)
+        closeOpenInterval(at: time, reason: app?.key == focused?.key ? .siteChange : .focusChange)
         focused = app
+        self.site = app == nil ? nil : site
+        openIfCounting(at: time)
+    }
+
+    /// The focused window now shows `site` (the browser's active tab changed, or it went
+    /// to another website); the application is the same.
+    public func siteChanged(to site: Website?, at time: ClockReading) {
+        guard focused != nil, site != self.site else { return }
+        closeOpenInterval(at: time, reason: .siteChange)
+        self.site = site
         openIfCounting(at: time)
     }
 
@@ -115,6 +129,7 @@ public final class UsageAccountant {
         closeOpenInterval(at: time, reason: reason)
         retryFailedCloses()
         focused = nil
+        site = nil
     }
 
     // MARK: Intervals
@@ -125,8 +140,8 @@ public final class UsageAccountant {
         if let boundary = lastBoundary, boundary.monotonic > time.monotonic { time = boundary }
         lastBoundary = time
         do {
-            let id = try sink.intervalOpened(app: app, token: minter.applicationToken(for: app), at: time.wall)
-            openInterval = OpenInterval(id: id, app: app, start: time, lastSeen: time)
+            let id = try sink.intervalOpened(app: app, token: minter.applicationToken(for: app), site: site, at: time.wall)
+            openInterval = OpenInterval(id: id, app: app, site: site, start: time, lastSeen: time)
         } catch {
             report("could not start an interval for \(app.publicID): \(error)")
         }

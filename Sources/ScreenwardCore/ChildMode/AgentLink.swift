@@ -6,7 +6,7 @@ import ScreenwardIPC
 /// writes, numbered by the agent (so it never waits for a reply), sent as they happen.
 /// The daemon writes them to the managed user's ledger (see `AgentIntervals`).
 public enum AgentUsageReport: Sendable, Hashable, Codable {
-    case opened(interval: Int64, app: AppIdentity, token: ApplicationToken, start: Date)
+    case opened(interval: Int64, app: AppIdentity, token: ApplicationToken, start: Date, site: Website? = nil)
     case checkpointed(interval: Int64, duration: Duration)
     case closed(interval: Int64, duration: Duration, reason: IntervalEndReason)
 }
@@ -57,7 +57,7 @@ public final class AgentIntervals {
     public func apply(_ usage: AgentUsageReport, at now: ContinuousClock.Instant) {
         do {
             switch usage {
-            case .opened(let interval, let app, let token, var start):
+            case .opened(let interval, let app, let token, var start, let site):
                 guard open[interval] == nil else { return report("the agent opened interval \(interval) twice; the second is ignored") }
                 if let handover, handover.app == app, handover.token == token, start >= handover.cutAt,
                     start.timeIntervalSince(handover.cutAt) <= Self.handoverWindow
@@ -65,7 +65,7 @@ public final class AgentIntervals {
                     start = handover.cutAt
                 }
                 handover = nil
-                let id = try sink.intervalOpened(app: app, token: token, at: start)
+                let id = try sink.intervalOpened(app: app, token: token, site: site, at: start)
                 open[interval] = Open(ledgerID: id, app: app, token: token, start: start, duration: .zero, heardAt: now)
             case .checkpointed(let interval, let duration):
                 guard var entry = open[interval] else { return report("the agent checkpointed interval \(interval), which is not open") }
@@ -114,9 +114,9 @@ public final class AgentReportSink: UsageSink {
         self.send = send
     }
 
-    public func intervalOpened(app: AppIdentity, token: ApplicationToken, at start: Date) -> Int64 {
+    public func intervalOpened(app: AppIdentity, token: ApplicationToken, site: Website?, at start: Date) -> Int64 {
         defer { nextInterval += 1 }
-        send(.opened(interval: nextInterval, app: app, token: token, start: start))
+        send(.opened(interval: nextInterval, app: app, token: token, start: start, site: site))
         return nextInterval
     }
 

@@ -82,6 +82,8 @@ public enum LedgerError: Error, CustomStringConvertible {
 /// Why an interval of usage ended.
 public enum IntervalEndReason: String, Sendable, Codable, CaseIterable {
     case focusChange = "focus-change"
+    /// The same browser window went to another website, or another tab.
+    case siteChange = "site-change"
     case idle
     case locked
     case suspend
@@ -129,7 +131,7 @@ extension Ledger {
     /// `BackgroundLedgerSink`); without, SQLite picks one.
     @discardableResult
     public func openInterval(
-        id: Int64? = nil, sessionID: Int64, app: AppIdentity, token: ApplicationToken, startingAt start: Date
+        id: Int64? = nil, sessionID: Int64, app: AppIdentity, token: ApplicationToken, site: Website? = nil, startingAt start: Date
     ) throws -> Int64 {
         try database.write { db in
             let now = start.timeIntervalSince1970
@@ -147,10 +149,10 @@ extension Ledger {
                 ])
             try db.execute(
                 sql: """
-                    INSERT INTO usageInterval (id, token, sessionID, startedAt, endedAt, duration, isOpen)
-                    VALUES (?, ?, ?, ?, ?, 0, 1)
+                    INSERT INTO usageInterval (id, token, sessionID, startedAt, endedAt, duration, isOpen, webDomain, webHost)
+                    VALUES (?, ?, ?, ?, ?, 0, 1, ?, ?)
                     """,
-                arguments: [id, token.opaqueValue, sessionID, now, now])
+                arguments: [id, token.opaqueValue, sessionID, now, now, site?.domain, site?.host])
             return db.lastInsertedRowID
         }
     }

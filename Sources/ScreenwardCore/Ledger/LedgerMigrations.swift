@@ -223,6 +223,16 @@ enum LedgerMigrations {
             // day of a year-long ledger reads a day of rows.
             try db.execute(sql: "CREATE INDEX usageInterval_byDuration ON usageInterval(duration)")
         }
+        migrator.registerMigration("v8: the website an interval of a browser's use was on") { db in
+            // The registrable domain (youtube.com) and the host (m.youtube.com), in ASCII;
+            // NULL for every interval on no website. A browser's time is still its own
+            // intervals', with or without a website: nothing is counted twice.
+            try db.execute(
+                sql: """
+                    ALTER TABLE usageInterval ADD COLUMN webDomain TEXT;
+                    ALTER TABLE usageInterval ADD COLUMN webHost TEXT;
+                    """)
+        }
         return migrator
     }
 }

@@ -10,11 +10,39 @@ public struct UsageReport: Sendable, Equatable, Codable {
         /// The application's opaque token (its text form).
         public var token: String
         public var seconds: Double
+        /// The websites the application (a browser) showed, most used first: part of its time.
+        public var websites: [SiteUsage]
 
-        public init(id: String, name: String, token: String, seconds: Double) {
+        public init(id: String, name: String, token: String, seconds: Double, websites: [SiteUsage] = []) {
             self.id = id
             self.name = name
             self.token = token
+            self.seconds = seconds
+            self.websites = websites
+        }
+    }
+
+    /// Time on one website (a registrable domain), and on each of its hosts.
+    public struct SiteUsage: Sendable, Equatable, Codable {
+        /// In ASCII (`xn--bcher-kva.de`); `Website.readableDomain` is how a person reads it.
+        public var domain: String
+        public var seconds: Double
+        public var hosts: [HostUsage]
+
+        public init(domain: String, seconds: Double, hosts: [HostUsage]) {
+            self.domain = domain
+            self.seconds = seconds
+            self.hosts = hosts
+        }
+
+        public var readableDomain: String { HostName.readable(domain) }
+    }
+
+    public struct HostUsage: Sendable, Equatable, Codable {
+        public var host: String
+        public var seconds: Double
+        public init(host: String, seconds: Double) {
+            self.host = host
             self.seconds = seconds
         }
     }
@@ -23,6 +51,26 @@ public struct UsageReport: Sendable, Equatable, Codable {
     public var until: Date
     public var apps: [AppUsage]
     public var totalSeconds: Double { apps.reduce(0) { $0 + $1.seconds } }
+
+    /// Every website in every browser, most used first.
+    public var websites: [SiteUsage] {
+        var byDomain: [String: [String: Double]] = [:]
+        for app in apps {
+            for site in app.websites {
+                for host in site.hosts { byDomain[site.domain, default: [:]][host.host, default: 0] += host.seconds }
+            }
+        }
+        return Self.sites(byDomain)
+    }
+
+    static func sites(_ byDomain: [String: [String: Double]]) -> [SiteUsage] {
+        byDomain.map { domain, hosts in
+            SiteUsage(
+                domain: domain, seconds: hosts.values.reduce(0, +),
+                hosts: hosts.map { HostUsage(host: $0.key, seconds: $0.value) }.sorted { ($0.seconds, $1.host) > ($1.seconds, $0.host) })
+        }
+        .sorted { ($0.seconds, $1.domain) > ($1.seconds, $0.domain) }
+    }
 
     enum CodingKeys: String, CodingKey { case since, until, apps }
 
@@ -62,8 +110,39 @@ extension Ledger {
                     "since": since.timeIntervalSince1970, "until": until.timeIntervalSince1970,
                 ])
         }
+        // The same clipping, per application, website and host.
+        let siteRows = try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    WITH effective AS (
+                      SELECT token, webDomain, webHost, startedAt,
+                             CASE WHEN isOpen AND sessionID IS :live THEN MAX(endedAt, :now) ELSE endedAt END AS endedAt
+                      FROM usageInterval
+                      WHERE startedAt < :until AND webDomain IS NOT NULL
+                    )
+                    SELECT token, webDomain, webHost,
+                           SUM(MAX(0, MIN(endedAt, :until) - MAX(startedAt, :since))) AS seconds
+                    FROM effective
+                    WHERE endedAt > :since
+                    GROUP BY token, webDomain, webHost
+                    HAVING seconds > 0
+                    """,
+                arguments: [
+                    "live": liveSessionID, "now": now.timeIntervalSince1970,
+                    "since": since.timeIntervalSince1970, "until": until.timeIntervalSince1970,
+                ])
+        }
+        var sitesByToken: [String: [String: [String: Double]]] = [:]
+        for row in siteRows {
+            let token: String = row["token"], domain: String = row["webDomain"], host: String = row["webHost"] ?? domain
+            sitesByToken[token, default: [:]][domain, default: [:]][host, default: 0] += row["seconds"]
+        }
         let apps = rows.map { row in
-            UsageReport.AppUsage(id: row["publicID"], name: row["displayName"], token: row["token"], seconds: row["seconds"])
+            let token: String = row["token"]
+            return UsageReport.AppUsage(
+                id: row["publicID"], name: row["displayName"], token: token, seconds: row["seconds"],
+                websites: UsageReport.sites(sitesByToken[token] ?? [:]))
         }
         return UsageReport(since: since, until: until, apps: apps)
     }

@@ -103,8 +103,8 @@ public final class LiveUsage: UsageSink, EventUsageSource {
 
     // MARK: UsageSink
 
-    public func intervalOpened(app: AppIdentity, token: ApplicationToken, at start: Date) throws -> Int64 {
-        let id = try sink.intervalOpened(app: app, token: token, at: start)
+    public func intervalOpened(app: AppIdentity, token: ApplicationToken, site: Website?, at start: Date) throws -> Int64 {
+        let id = try sink.intervalOpened(app: app, token: token, site: site, at: start)
         let startSeconds = start.timeIntervalSinceReferenceDate
         // The accountant closes before it opens; should a close ever be missing, the
         // old interval ends where the new one starts rather than running on.

@@ -130,6 +130,11 @@ extension ScreenTimeService {
                 acceptShieldAnswer(.action(ShieldRequestID(rawValue: answer.id), answer.response), owner: client, peer: peer)
                 return Empty()
             }
+        case WebHostMethods.windows.name:
+            reply = answer(WebHostMethods.windows) { _, report in
+                try takeBrowserWindows(report, from: peer)
+                return Empty()
+            }
         default:
             reply = errorLine(id: id, ServiceError(.unknownMethod, "the agent knows no request \"\(method.prefix(80))\" (is the agent older than the app?)"))
         }

@@ -31,6 +31,13 @@ public final class ScreenTimeService {
     /// Problems that are not any one client's fault (a damaged store, a failed write).
     public var report: @Sendable (String) -> Void = { _ in }
 
+    /// Every browser's tabs, as their hosts report them (nil: no Public Suffix List, so
+    /// websites cannot be told apart and reports are refused).
+    public var browserTabs: BrowserTabs?
+    /// Called when a browser's tabs changed (on the thread that received the report, under
+    /// the host's lock: only hop).
+    public var onBrowserTabsChanged: (@Sendable () -> Void)?
+
     private var cachedShields: EffectiveShields?
     /// What the agent's shield presenter covers now (nil: no presenter runs).
     public var coveredWindows: [CoveredWindow]?
@@ -143,5 +150,24 @@ public final class ScreenTimeService {
     public func disconnected(_ peer: ServicePeer) {
         monitors.detach(peer)
         shieldExtensions.detach(peer)
+        if browserTabs?.isEmpty == false {
+            browserTabs?.forget(connection: peer.number)
+            onBrowserTabsChanged?()
+        }
+    }
+
+    // MARK: Websites
+
+    func takeBrowserWindows(_ report: BrowserWindowsReport, from peer: ServicePeer) throws {
+        guard browserTabs != nil else {
+            throw ServiceError(.unsupported, "websites are not counted here: the Public Suffix List (Debian's publicsuffix package) could not be read")
+        }
+        guard report.windows.count <= BrowserWindowsReport.maximumWindows,
+            report.windows.allSatisfy({ ($0.tab?.title.count ?? 0) <= BrowserWindowsReport.maximumTitleLength && ($0.tab?.url.utf8.count ?? 0) <= WebAddresses.maximumURLLength })
+        else {
+            throw ServiceError(.limitExceeded, "a browser report with more than \(BrowserWindowsReport.maximumWindows) windows, or a title or URL too long to be a page's")
+        }
+        browserTabs?.update(report, from: peer.number)
+        onBrowserTabsChanged?()
     }
 }

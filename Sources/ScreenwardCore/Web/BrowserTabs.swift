@@ -1,0 +1,94 @@
+import Foundation
+import ScreenwardIPC
+
+/// What `screenward-web-host` tells the state owner, relaying its browser's extension:
+/// the active tab of each window and which window the browser has focused.
+public struct BrowserWindowsReport: Sendable, Hashable, Codable {
+    public struct Tab: Sendable, Hashable, Codable {
+        public var url: String
+        public var title: String
+        public init(url: String, title: String) {
+            self.url = url
+            self.title = title
+        }
+    }
+
+    public struct Window: Sendable, Hashable, Codable {
+        public var id: Int
+        public var incognito: Bool
+        public var tab: Tab?
+        public init(id: Int, incognito: Bool, tab: Tab?) {
+            self.id = id
+            self.incognito = incognito
+            self.tab = tab
+        }
+    }
+
+    /// The browser's main process: the host's parent, and the process that owns the
+    /// browser's X windows.
+    public var browserPID: Int32
+    /// The window the browser says has the focus (nil: none of its windows).
+    public var focusedWindow: Int?
+    public var windows: [Window]
+
+    public init(browserPID: Int32, focusedWindow: Int?, windows: [Window]) {
+        self.browserPID = browserPID
+        self.focusedWindow = focusedWindow
+        self.windows = windows
+    }
+
+    /// Bounds on a report: a browser with more is not one a person uses.
+    public static let maximumWindows = 512
+    public static let maximumTitleLength = 1024
+}
+
+public enum WebHostMethods {
+    /// Host → owner, at each change; the reply is empty.
+    public static let windows = ServiceMethod<BrowserWindowsReport, Empty>("web.windows")
+}
+
+/// The owner's view of every browser's tabs, one report per connected host, and the website
+/// a focused X window shows.
+///
+/// The X window is matched to the browser's window by its process (the browser's main
+/// process owns its windows) and its title (a browser titles its window after the active
+/// tab: `Page — Mozilla Firefox`, `Page - Chromium`): of the browser's windows whose active
+/// tab's title begins the X window's, the one the browser says is focused is preferred. A
+/// window no report matches shows no website: its time is the browser's alone.
+public struct BrowserTabs: Sendable {
+    private var reports: [UInt64: BrowserWindowsReport] = [:]
+    public let addresses: WebAddresses
+
+    public init(addresses: WebAddresses) {
+        self.addresses = addresses
+    }
+
+    public var isEmpty: Bool { reports.isEmpty }
+
+    /// The latest report from the host on connection `connection`.
+    public mutating func update(_ report: BrowserWindowsReport, from connection: UInt64) {
+        reports[connection] = report
+    }
+
+    /// The host on `connection` is gone (its browser ended).
+    public mutating func forget(connection: UInt64) {
+        reports[connection] = nil
+    }
+
+    /// The website the X window owned by `pid` and titled `title` shows, if any.
+    public func site(windowPID pid: Int32?, title: String?) -> Website? {
+        guard let pid, let title else { return nil }
+        var best: (tab: BrowserWindowsReport.Tab, focused: Bool)?
+        for report in reports.values where report.browserPID == pid {
+            for window in report.windows {
+                guard let tab = window.tab, !tab.title.isEmpty, title.hasPrefix(tab.title) else { continue }
+                let focused = window.id == report.focusedWindow
+                if best == nil || (focused && !(best?.focused ?? false)) || (focused == best?.focused && tab.title.count > (best?.tab.title.count ?? 0)) {
+                    best = (tab, focused)
+                }
+            }
+        }
+        guard let tab = best?.tab else { return nil }
+        return try? addresses.website(forURL: tab.url)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// A message from Screenward's browser extension (data/web-extension/background.js), as
+/// `screenward-web-host` reads it: JSON with a `kind`.
+///
+/// - `hello`: the extension started (its version).
+/// - `windows`: the active tab of each window and the focused window, at each change.
+///
+/// Anything else, or a message that breaks the bounds, is refused with a reason for the
+/// host's log; the host then drops it and goes on.
+public enum ExtensionMessage: Equatable, Sendable {
+    case hello(version: String)
+    case windows(focused: Int?, windows: [BrowserWindowsReport.Window])
+
+    public struct Refusal: Error, Equatable, CustomStringConvertible {
+        public var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    private struct Wire: Decodable {
+        var kind: String
+        var extension_: String?
+        var focused: Int?
+        var windows: [WireWindow]?
+        enum CodingKeys: String, CodingKey {
+            case kind, focused, windows
+            case extension_ = "extension"
+        }
+    }
+
+    private struct WireWindow: Decodable {
+        var id: Int
+        var incognito: Bool?
+        var tab: WireTab?
+    }
+
+    private struct WireTab: Decodable {
+        var url: String
+        var title: String
+    }
+
+    public static func decode(_ data: Data) throws(Refusal) -> ExtensionMessage {
+        let wire: Wire
+        do {
+            wire = try JSONDecoder().decode(Wire.self, from: data)
+        } catch {
+            throw Refusal("not a message of Screenward's extension (\(Self.reason(error)))")
+        }
+        switch wire.kind {
+        case "hello":
+            return .hello(version: String((wire.extension_ ?? "?").prefix(40)))
+        case "windows":
+            guard let windows = wire.windows else { throw Refusal("a windows message without windows") }
+            guard windows.count <= BrowserWindowsReport.maximumWindows else {
+                throw Refusal("a windows message with \(windows.count) windows (at most \(BrowserWindowsReport.maximumWindows))")
+            }
+            var seen: Set<Int> = []
+            var result: [BrowserWindowsReport.Window] = []
+            for window in windows {
+                guard seen.insert(window.id).inserted else { throw Refusal("window \(window.id) named twice") }
+                if let tab = window.tab {
+                    guard tab.title.count <= BrowserWindowsReport.maximumTitleLength else {
+                        throw Refusal("a tab title of \(tab.title.count) characters (at most \(BrowserWindowsReport.maximumTitleLength))")
+                    }
+                    // A data: URL can be megabytes: only its scheme matters, for it is no website.
+                    let url = tab.url.utf8.count > WebAddresses.maximumURLLength ? String(tab.url.prefix(64)) : tab.url
+                    result.append(.init(id: window.id, incognito: window.incognito ?? false, tab: .init(url: url, title: tab.title)))
+                } else {
+                    result.append(.init(id: window.id, incognito: window.incognito ?? false, tab: nil))
+                }
+            }
+            let focused = wire.focused.flatMap { $0 < 0 ? nil : $0 }
+            return .windows(focused: focused, windows: result)
+        default:
+            throw Refusal("a message of unknown kind \(WebAddresses.excerpt(wire.kind))")
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted: "not JSON"
+        case DecodingError.keyNotFound(let key, _): "no \(key.stringValue)"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type"
+        default: "unreadable"
+        }
+    }
+}

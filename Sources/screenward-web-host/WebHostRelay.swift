@@ -1,0 +1,70 @@
+import Foundation
+import ScreenwardCore
+import ScreenwardIPC
+
+/// Reads the extension's messages and relays its reports, one at a time, in order.
+final class WebHostRelay {
+    /// Chromium passes the extension's origin, Firefox the manifest's path and the extension's ID.
+    let browser: String
+    /// The browser's main process: it starts the host and owns the browser's windows.
+    let browserPID: Int32
+    private let client = ServiceClient.standard(bundleIdentifier: "org.screenward.web-host")
+    private var decoder = NativeMessaging.Decoder()
+    /// The report the owner has not taken yet (it was away): sent again with the next message.
+    private var unsent: BrowserWindowsReport?
+    private var ownerAway = false
+
+    init(arguments: [String], browserPID: Int32) {
+        browser =
+            arguments.contains { $0.hasPrefix("chrome-extension://") } ? "chromium"
+            : arguments.contains(BrowserInstallation.firefoxExtensionID) ? "firefox" : "an unknown browser"
+        self.browserPID = browserPID
+    }
+
+    func log(_ line: String) {
+        FileHandle.standardError.write(Data("screenward-web-host (\(browser), pid \(browserPID)): \(line)\n".utf8))
+    }
+
+    func run() {
+        log("started")
+        while true {
+            let chunk = FileHandle.standardInput.availableData
+            if chunk.isEmpty { break }  // the browser closed the port
+            for event in decoder.feed(chunk) { take(event) }
+        }
+        if decoder.isInsideAMessage { log("the browser closed the port inside a message; it is dropped") }
+        log("the browser closed the port")
+    }
+
+    private func take(_ event: NativeMessaging.Event) {
+        switch event {
+        case .dropped(let why):
+            log("dropped \(why)")
+        case .message(let data):
+            do {
+                switch try ExtensionMessage.decode(data) {
+                case .hello(let version):
+                    log("the extension \(version) is connected")
+                    if let unsent { send(unsent) }
+                case .windows(let focused, let windows):
+                    send(BrowserWindowsReport(browserPID: browserPID, focusedWindow: focused, windows: windows))
+                }
+            } catch {
+                log("dropped \(error)")
+            }
+        }
+    }
+
+    private func send(_ report: BrowserWindowsReport) {
+        do {
+            _ = try client.call(WebHostMethods.windows, report)
+            if ownerAway { log("the state owner answers again") }
+            ownerAway = false
+            unsent = nil
+        } catch {
+            if !ownerAway { log("the report did not reach the state owner (\(error)); it goes with the next change") }
+            ownerAway = true
+            unsent = report
+        }
+    }
+}

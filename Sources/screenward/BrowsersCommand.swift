@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import Glibc
+import ScreenwardCore
+
+struct BrowsersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "browsers",
+        abstract: "Install or remove Screenward's extension in Chromium and Firefox ESR, for every user (as root).",
+        discussion: """
+            The extension tells Screenward which website each browser window shows, so time is counted per \
+            website (`screenward usage --web`). It is installed by the browsers' enterprise policies \
+            (/etc/chromium/policies/managed/screenward.json and /etc/firefox/policies/policies.json, where \
+            Screenward's entries are added to the administrator's), with each browser's native-messaging \
+            manifest for screenward-web-host. A browser that is running takes it at its next start. \
+            scripts/install.sh runs `screenward browsers install`; docs/websites.md says what each file does.
+            """,
+        subcommands: [Install.self, Remove.self])
+
+    struct Install: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Pack the extension and install it with the policies and manifests.")
+
+        @Option(help: "Where Screenward is installed: its programs are in PREFIX/bin, its data in PREFIX/share/screenward.")
+        var prefix: String?
+
+        @Option(help: "The extension's folder (default: web-extension in Screenward's data folder).")
+        var extensionSource: String?
+
+        @Option(help: "Install into the system image in this folder as if it were /.")
+        var root = "/"
+
+        func run() throws {
+            try requireRoot("install")
+            let prefix = prefix ?? installedPrefix()
+            let source = try extensionSource.map { URL(fileURLWithPath: $0) } ?? DataDirectory.url(of: "web-extension")
+            let installation = BrowserInstallation(root: URL(fileURLWithPath: root), prefix: prefix)
+            let installed = try installation.install(extensionSource: source)
+            print("Screenward's extension is installed for Chromium (ID \(installed.chromiumExtensionID)) and Firefox ESR (\(BrowserInstallation.firefoxExtensionID)):")
+            for file in installed.files { print("  \(file)") }
+            if !FileManager.default.isExecutableFile(atPath: URL(fileURLWithPath: root).appendingPathComponent(String(installation.hostProgram.dropFirst())).path) {
+                print("Note: \(installation.hostProgram) is not installed yet; the browsers start it for the extension.")
+            }
+            print("Browsers that are running take it when they start again.")
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove the extension, its policies and manifests (the administrator's other policies stay).")
+
+        @Option(help: "Where Screenward is installed.")
+        var prefix: String?
+
+        @Option(help: "Remove from the system image in this folder as if it were /.")
+        var root = "/"
+
+        func run() throws {
+            try requireRoot("remove")
+            try BrowserInstallation(root: URL(fileURLWithPath: root), prefix: prefix ?? installedPrefix()).remove()
+            print("Screenward's extension is removed from Chromium's and Firefox's policies; browsers drop it when they start again.")
+        }
+    }
+}
+
+private func requireRoot(_ verb: String) throws {
+    guard geteuid() == 0 else {
+        throw ValidationError("only root can \(verb) the browsers' policies (they are the machine's, for every user): sudo screenward browsers \(verb)")
+    }
+}
+
+/// The prefix this program is installed under (`/usr/local` for /usr/local/bin/screenward).
+private func installedPrefix() -> String {
+    URL(fileURLWithPath: CommandLine.arguments.first ?? "/usr/local/bin/screenward").resolvingSymlinksInPath()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+}

@@ -1,0 +1,85 @@
+import Foundation
+import XCTest
+
+@testable import ScreenwardCore
+import TestSupport
+
+/// The website a focused X window shows, from its browser's reports; and the extension's
+/// messages, hostile ones included.
+final class BrowserTabsTests: XCTestCase {
+    private var tabs: BrowserTabs!
+
+    override func setUpWithError() throws {
+        do {
+            tabs = BrowserTabs(addresses: WebAddresses(suffixes: try PublicSuffixList.load()))
+        } catch {
+            try cannotRun("\(error)")
+        }
+    }
+
+    private func window(_ id: Int, _ url: String, _ title: String) -> BrowserWindowsReport.Window {
+        .init(id: id, incognito: false, tab: .init(url: url, title: title))
+    }
+
+    func testTheFocusedXWindowIsMatchedByProcessAndTitle() {
+        tabs.update(
+            BrowserWindowsReport(browserPID: 100, focusedWindow: 2, windows: [
+                window(1, "https://www.youtube.com/watch", "Cats"), window(2, "https://en.wikipedia.org/wiki/Cat", "Cat - Wikipedia"),
+            ]), from: 1)
+        tabs.update(BrowserWindowsReport(browserPID: 200, focusedWindow: 7, windows: [window(7, "https://example.org/", "Cats")]), from: 2)
+        XCTAssertEqual(tabs.site(windowPID: 100, title: "Cat - Wikipedia — Mozilla Firefox")?.domain, "wikipedia.org")
+        XCTAssertEqual(tabs.site(windowPID: 100, title: "Cats - Chromium")?.domain, "youtube.com", "the other window of the same browser")
+        XCTAssertEqual(tabs.site(windowPID: 200, title: "Cats - Chromium")?.domain, "example.org", "the same title in another browser")
+        XCTAssertNil(tabs.site(windowPID: 300, title: "Cats"), "a window of no reporting browser")
+        XCTAssertNil(tabs.site(windowPID: 100, title: "Downloads"), "a browser window no tab explains (a dialog)")
+        XCTAssertNil(tabs.site(windowPID: nil, title: "Cats"))
+    }
+
+    func testOfTwoWindowsWithTheSameTitleTheFocusedOneCounts() {
+        tabs.update(
+            BrowserWindowsReport(browserPID: 100, focusedWindow: 2, windows: [
+                window(1, "https://a.example.com/", "Home"), window(2, "https://b.example.net/", "Home"),
+            ]), from: 1)
+        XCTAssertEqual(tabs.site(windowPID: 100, title: "Home - Chromium")?.domain, "example.net")
+    }
+
+    func testPagesOfNoWebsiteAndAGoneBrowserShowNone() {
+        tabs.update(BrowserWindowsReport(browserPID: 100, focusedWindow: 1, windows: [window(1, "about:blank", "New Tab")]), from: 1)
+        XCTAssertNil(tabs.site(windowPID: 100, title: "New Tab - Chromium"))
+        tabs.update(BrowserWindowsReport(browserPID: 100, focusedWindow: 1, windows: [window(1, "https://example.com/", "Example")]), from: 1)
+        XCTAssertEqual(tabs.site(windowPID: 100, title: "Example - Chromium")?.domain, "example.com")
+        tabs.forget(connection: 1)
+        XCTAssertNil(tabs.site(windowPID: 100, title: "Example - Chromium"))
+        XCTAssertTrue(tabs.isEmpty)
+    }
+
+    func testTheExtensionsMessagesAreRead() throws {
+        XCTAssertEqual(try ExtensionMessage.decode(Data(#"{"kind":"hello","extension":"1.0.0"}"#.utf8)), .hello(version: "1.0.0"))
+        let message = try ExtensionMessage.decode(Data(#"""
+            {"kind":"windows","focused":3,"windows":[{"id":3,"incognito":true,"tab":{"id":9,"url":"https://x.org/","title":"X"}},{"id":4,"incognito":false,"tab":null}]}
+            """#.utf8))
+        XCTAssertEqual(message, .windows(focused: 3, windows: [.init(id: 3, incognito: true, tab: .init(url: "https://x.org/", title: "X")), .init(id: 4, incognito: false, tab: nil)]))
+        XCTAssertEqual(try ExtensionMessage.decode(Data(#"{"kind":"windows","focused":-1,"windows":[]}"#.utf8)), .windows(focused: nil, windows: []))
+        // A data: URL of megabytes is cut to its beginning: it is no website either way.
+        let huge = #"{"kind":"windows","focused":1,"windows":[{"id":1,"tab":{"url":"data:text/html,"# + String(repeating: "a", count: 200_000) + #"","title":"t"}}]}"#
+        guard case .windows(_, let windows) = try ExtensionMessage.decode(Data(huge.utf8)) else { return XCTFail() }
+        XCTAssertEqual(windows.first?.tab?.url.count, 64)
+    }
+
+    func testHostileMessagesAreRefusedWithAReason() {
+        let manyWindows = "[" + (0...BrowserWindowsReport.maximumWindows).map { #"{"id":\#($0)}"# }.joined(separator: ",") + "]"
+        for (text, reason) in [
+            ("", "not JSON"), ("null", "not a message"), ("[1,2]", "not a message"), (#"{"kind":"x"}"#, "unknown kind x"),
+            (#"{"kind":"windows"}"#, "without windows"), (#"{"kind":"windows","windows":[{"id":"1"}]}"#, "wrong type"),
+            (#"{"kind":"windows","windows":[{"id":1},{"id":1}]}"#, "named twice"),
+            (#"{"kind":"windows","windows":\#(manyWindows)}"#, "at most \(BrowserWindowsReport.maximumWindows)"),
+            (#"{"kind":"windows","windows":[{"id":1,"tab":{"url":"https://a.b/","title":"\#(String(repeating: "t", count: 5000))"}}]}"#, "at most 1024"),
+            (#"{"kind":"\u0000\u202e"}"#, "unknown kind ??"), ("\u{FF}\u{FE}garbage", "not JSON"),
+        ] {
+            XCTAssertThrowsError(try ExtensionMessage.decode(Data(text.utf8)), text.prefix(40).description) { error in
+                XCTAssertTrue("\(error)".contains(reason), "\(error) (wanted: \(reason))")
+                XCTAssertLessThan("\(error)".count, 200)
+            }
+        }
+    }
+}
