@@ -230,7 +230,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
-        .testTarget(name: "ScreenwardCoreTests", dependencies: ["ScreenwardCore", "SessionHarness", "TestSupport"]),
+        .testTarget(
+            name: "ScreenwardCoreTests",
+            dependencies: [
+                "ScreenwardCore", "SessionHarness", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]),
         // Child mode tried by real users (useradd, runuser) against the real daemon, as root.
         .testTarget(name: "ChildModeTests", dependencies: ["ScreenwardCore", "ManagedSettings", "SessionHarness", "TestSupport"]),
         // Real accounts and real PAM: creates users and groups, so most of it needs root.

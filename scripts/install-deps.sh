@@ -21,8 +21,9 @@ packages=(
   fonts-nanum wmctrl
   # a nested X server the child runs in the child-mode tests
   xserver-xephyr
-  # websites: the Public Suffix List (a website is its registrable domain)
-  publicsuffix
+  # websites: the Public Suffix List (a website is its registrable domain); the two browsers
+  # Debian ships, whose time per website the tests count (about 170 MB of downloads)
+  publicsuffix chromium firefox-esr
   # the rules' warnings: a real notification server (dunst) on the tests' private session bus;
   # the tray's tests: a real XEmbed tray (trayer)
   dunst dbus-bin trayer

@@ -16,7 +16,8 @@
 # (default /usr/local), their data in $PREFIX/share/screenward, the documentation in
 # $PREFIX/share/doc/screenward, the daemon's systemd unit, its PAM service file, its
 # tmpfiles snippet and its sysctl snippet (ptrace for root only), the folder of installed
-# apps' manifests (/usr/share/screenward/apps); it creates the group screenward-guardians and the system user
+# apps' manifests (/usr/share/screenward/apps), the browsers' extension with its policies and
+# native-messaging manifests (`screenward browsers install`); it creates the group screenward-guardians and the system user
 # screenward (the account child-mode session agents run as), and starts the daemon.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +47,7 @@ if $purge && ! $uninstall; then
   exit 2
 fi
 
-programs=(screenward screenward-agent screenward-daemon screenward-tray screenward-report screenward-picker)
+programs=(screenward screenward-agent screenward-daemon screenward-tray screenward-report screenward-picker screenward-web-host)
 # Paths as the installed system sees them; files go to "$root$path" ($root is empty for /).
 unit=/etc/systemd/system/screenward-daemon.service
 pam=/etc/pam.d/screenward
@@ -66,9 +67,14 @@ if $uninstall; then
   if systemd_running; then
     systemctl disable --now screenward-daemon.service 2>/dev/null || true
   fi
+  # The browsers' extension, its policies and manifests (the administrator's other policies stay).
+  if [ -x "$root$prefix/bin/screenward" ]; then
+    "$root$prefix/bin/screenward" browsers remove --prefix "$prefix" --root "${root:-/}" || true
+  fi
   for program in "${programs[@]}"; do rm -f "$root$prefix/bin/$program"; done
   # Our data files only: with --prefix /usr the folder also holds apps' manifests.
   rm -f "$root$prefix/share/screenward/categories.json" "$root$prefix/share/screenward/shield.json" "$root$prefix/share/screenward/rules.json"
+  rm -rf "$root$prefix/share/screenward/web-extension"
   rmdir "$root$prefix/share/screenward" 2>/dev/null || true
   rm -rf "$root$prefix/share/doc/screenward"
   rm -f "$root$unit" "$root$pam" "$root$tmpfiles" "$root$sysctl_snippet" "$root$tray_autostart"
@@ -105,6 +111,8 @@ done
 install -d -m 0755 "$root$prefix/bin" "$root$prefix/share/screenward" "$root$prefix/share/doc/screenward"
 for program in "${programs[@]}"; do install -m 0755 "$binaries/$program" "$root$prefix/bin/$program"; done
 install -m 0644 data/categories.json data/shield.json data/rules.json "$root$prefix/share/screenward/"
+install -d -m 0755 "$root$prefix/share/screenward/web-extension"
+install -m 0644 data/web-extension/* "$root$prefix/share/screenward/web-extension/"
 install -m 0644 docs/architecture.md docs/enforcement.md docs/extensions.md docs/rules.md "$root$prefix/share/doc/screenward/"
 install -d -m 0755 "$(dirname "$root$tray_autostart")" "$(dirname "$root$unit")" "$(dirname "$root$pam")"
 sed "s|^Exec=screenward-tray|Exec=$prefix/bin/screenward-tray|" desktop/screenward-tray.desktop >"$root$tray_autostart"
@@ -126,6 +134,9 @@ has_user screenward ||
 # Apps' extensions for managed users run as a user of their own: not the child, not root.
 has_user screenward-extensions ||
   account_tool useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --user-group screenward-extensions
+
+# The browsers' extension: packed with this machine's key, force-installed by policy.
+"$binaries/screenward" browsers install --prefix "$prefix" --root "${root:-/}" --extension-source data/web-extension
 
 if [ -n "$root" ]; then
   install -d -m 0700 "$root/var/lib/screenward"

@@ -36,7 +36,7 @@ final class InstallTests: XCTestCase {
 
         let installed = try LocalUsers.capture(script, ["--binaries", binaries.path, "--root", root.path])
         XCTAssertEqual(installed.status, 0, installed.error)
-        for program in ["screenward", "screenward-agent", "screenward-daemon", "screenward-tray", "screenward-report", "screenward-picker"] {
+        for program in ["screenward", "screenward-agent", "screenward-daemon", "screenward-tray", "screenward-report", "screenward-picker", "screenward-web-host"] {
             XCTAssertTrue(FileManager.default.isExecutableFile(atPath: inRoot("\(prefix)/bin/\(program)")), program)
         }
         for file in Self.systemFiles + [
@@ -45,12 +45,21 @@ final class InstallTests: XCTestCase {
         ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: inRoot(file)), file)
         }
+        // The browsers' extension, force-installed by their policies.
+        let browserFiles = [
+            "/etc/chromium/policies/managed/screenward.json", "/etc/chromium/native-messaging-hosts/org.screenward.web.json",
+            "/etc/firefox/policies/policies.json", "/usr/lib/mozilla/native-messaging-hosts/org.screenward.web.json",
+            "\(prefix)/share/screenward/web/screenward.crx", "\(prefix)/share/screenward/web/screenward.xpi",
+        ]
+        for file in browserFiles { XCTAssertTrue(FileManager.default.fileExists(atPath: inRoot(file)), file) }
+        let hostManifest = try String(contentsOfFile: inRoot(browserFiles[1]), encoding: .utf8)
+        XCTAssertTrue(hostManifest.contains("\"path\" : \"\(prefix)/bin/screenward-web-host\""), hostManifest)
         // The image's files name the paths the installed system will see, not the image's folder.
         let unit = try String(contentsOfFile: inRoot(Self.systemFiles[0]), encoding: .utf8)
         XCTAssertTrue(unit.contains("ExecStart=\(prefix)/bin/screenward-daemon"), unit)
         let autostart = try String(contentsOfFile: inRoot("/etc/xdg/autostart/screenward-tray.desktop"), encoding: .utf8)
         XCTAssertTrue(autostart.contains("Exec=\(prefix)/bin/screenward-tray"), autostart)
-        XCTAssertFalse(unit.contains(root.path) || autostart.contains(root.path))
+        XCTAssertFalse(unit.contains(root.path) || autostart.contains(root.path) || hostManifest.contains(root.path))
         let accounts = try Self.accounts(in: root)
         XCTAssertNotNil(accounts.groups["screenward-guardians"], "the guardians' group")
         XCTAssertEqual(accounts.users["screenward"]?.hasSuffix(":/usr/sbin/nologin"), true, "the agents' account has no login: \(accounts.users["screenward"] ?? "none")")
@@ -80,7 +89,7 @@ final class InstallTests: XCTestCase {
 
         let removed = try LocalUsers.capture(script, ["--uninstall", "--purge", "--root", root.path])
         XCTAssertEqual(removed.status, 0, removed.error)
-        for file in Self.systemFiles + ["\(prefix)/bin/screenward-daemon", "\(prefix)/share/screenward", "/var/lib/screenward", "/usr/share/screenward"] {
+        for file in Self.systemFiles + browserFiles + ["\(prefix)/bin/screenward-daemon", "\(prefix)/share/screenward", "/var/lib/screenward", "/usr/share/screenward"] {
             XCTAssertFalse(FileManager.default.fileExists(atPath: inRoot(file)), "\(file) is left after --uninstall --purge")
         }
         let purged = try Self.accounts(in: root)

@@ -1,0 +1,240 @@
+import Foundation
+import SessionHarness
+import TestSupport
+import X11Session
+import XCTest
+
+/// Time per website in Debian's real Chromium and Firefox ESR, under Xvfb with openbox (not
+/// headless), with Screenward's extension installed the way an administrator installs it
+/// (`screenward browsers install`: policies and native-messaging manifests in /etc), pages
+/// from a local HTTP server under several host names (/etc/hosts), and the real agent.
+final class WebsiteTimeTests: XSessionTestCase {
+    private var rig: BrowserRig?
+
+    override func tearDownWithError() throws {
+        rig?.remove()
+        try super.tearDownWithError()
+    }
+
+    func testTimePerWebsiteFollowsTabsAndWindowsAcrossBothBrowsers() throws {
+        let rig = try BrowserRig(temporary: temporary)
+        self.rig = rig
+        let session = try startXSession()
+        let xdotool = try requireTool("xdotool")
+        let catalog = try catalogEnvironment(entries: [:])
+        let sentinel = try DemoApplications(display: session.display, windows: ["sentinel.Sentinel"])
+        let driver = try FocusDriver(display: session.display)
+        try driver.activate(sentinel.windows[0])
+        let agent = try AgentRun(display: session.display, home: home, environment: catalog, verbose: true)
+        defer { agent.stop() }
+
+        // Chromium with two tabs, Firefox with two; each window is named by its active tab.
+        // The browsers start the host, which finds the agent as every program of the session
+        // does: by the session's environment (here the test agent's home).
+        let chromium = try rig.chromium(environment: agent.environment, urls: ["http://www.videos.test:\(rig.port)/video.html", "http://en.wiki.test:\(rig.port)/wiki.html"])
+        let chromiumWindow = try rig.window(titled: "Video page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        let firefox = try rig.firefox(environment: agent.environment, urls: ["http://news.test:\(rig.port)/news.html", "http://m.videos.test:\(rig.port)/video.html"])
+        let firefoxWindow = try rig.window(titled: "News page — Mozilla Firefox", display: session.display, xdotool: xdotool, or: firefox)
+
+        func key(_ keys: String, expecting title: String) throws {
+            let press = try ChildProcess(xdotool, ["key", keys], environment: ["DISPLAY": session.display])
+            press.closeInput()
+            XCTAssertEqual(press.waitForExit(timeout: 10), 0)
+            _ = try rig.window(titled: title, display: session.display, xdotool: xdotool, or: nil)
+        }
+        // The agent's log names the website a window shows (`on news.test`, `website: videos.test (www.videos.test)`).
+        func waitForWebsite(_ site: String) {
+            let seen = { agent.process.standardError.contains(" on \(site)") || agent.process.standardError.contains("website: \(site)") }
+            let deadline = Date().addingTimeInterval(30)
+            while !seen(), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            XCTAssertTrue(seen(), "the agent never saw \(site): \(agent.process.standardError.suffix(3000))")
+        }
+        // Before the timeline: each browser reports (its extension is installed and connected).
+        try driver.activate(chromiumWindow)
+        waitForWebsite("videos.test (www.videos.test)")
+        try driver.activate(firefoxWindow)
+        waitForWebsite("news.test")
+        try driver.activate(sentinel.windows[0])
+        Thread.sleep(forTimeInterval: 0.3)
+        _ = try agent.cli(["usage"])  // the time so far is the baseline
+        let before = try webUsage(agent)
+
+        // The timeline: the test's own clock says what each site had.
+        var truth: [String: Double] = [:]
+        var hostTruth: [String: Double] = [:]
+        var last = (site: "", host: "", at: Date())
+        func now(_ site: String, _ host: String) {
+            let at = Date()
+            if !last.site.isEmpty {
+                truth[last.site, default: 0] += at.timeIntervalSince(last.at)
+                hostTruth[last.host, default: 0] += at.timeIntervalSince(last.at)
+            }
+            last = (site, host, at)
+        }
+        try driver.activate(chromiumWindow)
+        now("videos.test", "www.videos.test")
+        Thread.sleep(forTimeInterval: 2)
+        try key("ctrl+2", expecting: "Wiki page - Chromium")
+        now("wiki.test", "en.wiki.test")
+        Thread.sleep(forTimeInterval: 1.5)
+        try driver.activate(firefoxWindow)
+        now("news.test", "news.test")
+        Thread.sleep(forTimeInterval: 1.5)
+        try key("ctrl+Tab", expecting: "Video page — Mozilla Firefox")
+        now("videos.test", "m.videos.test")
+        Thread.sleep(forTimeInterval: 1)
+        try driver.activate(chromiumWindow)
+        now("wiki.test", "en.wiki.test")
+        Thread.sleep(forTimeInterval: 1)
+        try driver.activate(sentinel.windows[0])
+        now("", "")
+        Thread.sleep(forTimeInterval: 0.3)
+
+        let after = try webUsage(agent)
+        for (site, seconds) in truth {
+            let measured = (after.sites[site] ?? 0) - (before.sites[site] ?? 0)
+            print("\(site): agent \(measured) s, timeline \(seconds) s")
+            // Each switch waits for the window's new title, a few tens of milliseconds after
+            // the agent saw it: the timeline is that much late on each side.
+            XCTAssertEqual(measured, seconds, accuracy: 0.25, "\(site): agent \(measured) s, timeline \(seconds) s; \(agent.process.standardError.suffix(3000))")
+        }
+        for (host, seconds) in hostTruth {
+            XCTAssertEqual((after.hosts[host] ?? 0) - (before.hosts[host] ?? 0), seconds, accuracy: 0.25, host)
+        }
+        // The browsers' own time holds their websites' and nothing is counted twice.
+        let usage = try agent.usage()
+        let browsersTime = usage.apps.filter { $0.id.lowercased().contains("chromium") || $0.id.lowercased().contains("firefox") }.reduce(0) { $0 + $1.seconds }
+        XCTAssertGreaterThanOrEqual(browsersTime + 0.01, after.total, "\(usage.apps.map(\.id))")
+        // CSV lines end in CR LF, which `cli` (a Swift string, where "\r\n" is one character) would not split.
+        let csvRun = try ChildProcess(try ProjectPrograms.url(of: "screenward"), ["usage", "--csv", "--since", "2000-01-01"], environment: agent.environment)
+        csvRun.closeInput()
+        XCTAssertEqual(csvRun.waitForExit(timeout: 30), 0, csvRun.standardError)
+        let csv = csvRun.outputLines
+        XCTAssertEqual(csv.first, "id,name,token,seconds,website\r", "\(csv)")
+        XCTAssertTrue(csv.contains { $0.hasSuffix(",videos.test\r") } && csv.contains { $0.hasSuffix(",news.test\r") }, "\(csv)")
+        let table = try agent.cli(["usage", "--web", "--since", "2000-01-01"])
+        XCTAssertTrue(table.contains("videos.test") && table.contains("wiki.test"), table)
+    }
+
+    private struct WebUsage {
+        var sites: [String: Double] = [:]
+        var hosts: [String: Double] = [:]
+        var total = 0.0
+    }
+
+    private func webUsage(_ agent: AgentRun) throws -> WebUsage {
+        let text = try agent.cli(["usage", "--web", "--json", "--since", "2000-01-01"])
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], let sites = object["websites"] as? [[String: Any]] else {
+            throw HarnessError.failed("not the JSON of usage --web: \(text)")
+        }
+        var usage = WebUsage(total: object["total_seconds"] as? Double ?? 0)
+        for site in sites {
+            usage.sites[site["domain"] as? String ?? "?"] = site["seconds"] as? Double
+            for host in site["hosts"] as? [[String: Any]] ?? [] { usage.hosts[host["host"] as? String ?? "?"] = host["seconds"] as? Double }
+        }
+        return usage
+    }
+}
+
+/// The machine made ready for the browsers: host names for a local HTTP server, and
+/// Screenward's extension installed for both browsers as root installs it. Everything it
+/// changes outside its folder (/etc/hosts, the policies, the manifests) it changes back.
+final class BrowserRig {
+    static let hostNames = ["www.videos.test", "m.videos.test", "en.wiki.test", "news.test"]
+    private static let hostsMarker = "# screenward-test"
+    let folder: URL
+    let port: Int
+    private let server: ChildProcess
+    private let prefix: URL
+    private var browsers: [ChildProcess] = []
+
+    init(temporary: URL) throws {
+        guard geteuid() == 0 else { try cannotRun("the browsers' policies and /etc/hosts are root's to change") }
+        _ = try requireProgram("chromium", package: "chromium")
+        _ = try requireProgram("firefox-esr", package: "firefox-esr")
+        let python = try requireProgram("python3", package: "python3")
+        folder = temporary.appendingPathComponent("web")
+        let pages = folder.appendingPathComponent("pages")
+        try FileManager.default.createDirectory(at: pages, withIntermediateDirectories: true)
+        for (file, title) in [("video.html", "Video page"), ("wiki.html", "Wiki page"), ("news.html", "News page")] {
+            try "<!doctype html><html><head><title>\(title)</title></head><body><h1>\(title)</h1></body></html>\n"
+                .write(to: pages.appendingPathComponent(file), atomically: true, encoding: .utf8)
+        }
+        server = try ChildProcess(python, ["-c", """
+            import functools, http.server, sys
+            handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+            print(server.server_address[1], flush=True)
+            server.serve_forever()
+            """, pages.path])
+        guard let line = try server.waitForOutputLines(1, timeout: 10).first, let port = Int(line) else {
+            throw HarnessError.failed("the HTTP server did not start: \(server.standardError)")
+        }
+        self.port = port
+        try Self.removeHostNames()
+        let hosts = try String(contentsOfFile: "/etc/hosts", encoding: .utf8)
+        try (hosts + (hosts.hasSuffix("\n") ? "" : "\n") + "127.0.0.1 \(Self.hostNames.joined(separator: " ")) \(Self.hostsMarker)\n")
+            .write(toFile: "/etc/hosts", atomically: false, encoding: .utf8)
+        // An installation whose programs are this build's.
+        prefix = folder.appendingPathComponent("prefix")
+        try FileManager.default.createDirectory(at: prefix.appendingPathComponent("bin"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            at: prefix.appendingPathComponent("bin/screenward-web-host"), withDestinationURL: try ProjectPrograms.url(of: "screenward-web-host"))
+        try run(["browsers", "install", "--prefix", prefix.path])
+    }
+
+    func chromium(environment: [String: String], urls: [String]) throws -> ChildProcess {
+        // As root Chromium runs only without its sandbox; the tests run as root.
+        let browser = try ChildProcess(
+            try requireProgram("chromium", package: "chromium"),
+            ["--no-sandbox", "--user-data-dir=\(folder.appendingPathComponent("chromium").path)", "--no-first-run", "--no-default-browser-check",
+             "--disable-gpu", "--password-store=basic"] + urls,
+            environment: environment)
+        browsers.append(browser)
+        return browser
+    }
+
+    func firefox(environment: [String: String], urls: [String]) throws -> ChildProcess {
+        let profile = folder.appendingPathComponent("firefox")
+        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+        let browser = try ChildProcess(
+            try requireProgram("firefox-esr", package: "firefox-esr"), ["--profile", profile.path, "--no-remote"] + urls,
+            environment: environment.merging(["MOZ_CRASHREPORTER_DISABLE": "1"]) { $1 })
+        browsers.append(browser)
+        return browser
+    }
+
+    /// The window titled exactly `title`, waited for (browsers take seconds to start).
+    func window(titled title: String, display: String, xdotool: URL, or browser: ChildProcess?) throws -> String {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let search = try ChildProcess(xdotool, ["search", "--name", "^\(NSRegularExpression.escapedPattern(for: title))$"], environment: ["DISPLAY": display])
+            search.closeInput()
+            _ = search.waitForExit(timeout: 10)
+            if let id = search.outputLines.first, let number = UInt(id) { return "0x" + String(number, radix: 16) }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        throw HarnessError.timedOut("no window titled \(title)\(browser.map { ": \($0.standardError.suffix(2000))" } ?? "")")
+    }
+
+    private func run(_ arguments: [String]) throws {
+        let command = try ChildProcess(try ProjectPrograms.url(of: "screenward"), arguments)
+        command.closeInput()
+        guard command.waitForExit(timeout: 60) == 0 else { throw HarnessError.failed("screenward \(arguments): \(command.standardError)") }
+    }
+
+    func remove() {
+        for browser in browsers { browser.stop(grace: 3) }
+        server.stop(grace: 1)
+        try? run(["browsers", "remove", "--prefix", prefix.path])
+        try? Self.removeHostNames()
+    }
+
+    private static func removeHostNames() throws {
+        let hosts = try String(contentsOfFile: "/etc/hosts", encoding: .utf8)
+        let kept = hosts.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasSuffix(hostsMarker) }
+        if kept.count != hosts.split(separator: "\n", omittingEmptySubsequences: false).count {
+            try kept.joined(separator: "\n").write(toFile: "/etc/hosts", atomically: false, encoding: .utf8)
+        }
+    }
+}
