@@ -27,6 +27,19 @@ final class WebHostRelay {
 
     func run() {
         log("started")
+        // What to shield comes from the owner unasked; it goes on to the extension as it is.
+        client.transport.setPushReceiver(forKind: WebHostMethods.shields.name) { [browser, browserPID] frame in
+            let log = { (line: String) in FileHandle.standardError.write(Data("screenward-web-host (\(browser), pid \(browserPID)): \(line)\n".utf8)) }
+            do {
+                let shields = try WebHostMethods.shields.body(from: frame)
+                guard let framed = NativeMessaging.frame(try ExtensionMessage.encodeShields(shields)) else {
+                    return log("the shields are too many for one message to the browser; it keeps the ones it had")
+                }
+                FileHandle.standardOutput.write(framed)
+            } catch {
+                log("dropped the owner's shields (\(error))")
+            }
+        }
         while true {
             let chunk = FileHandle.standardInput.availableData
             if chunk.isEmpty { break }  // the browser closed the port
@@ -46,6 +59,8 @@ final class WebHostRelay {
                 case .hello(let version):
                     log("the extension \(version) is connected")
                     if let unsent { send(unsent) }
+                case .problem(let text):
+                    log("the extension: \(text)")
                 case .windows(let focused, let windows):
                     send(BrowserWindowsReport(browserPID: browserPID, focusedWindow: focused, windows: windows))
                 }

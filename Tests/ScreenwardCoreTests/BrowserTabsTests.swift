@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Screenward) import ManagedSettings
 import XCTest
 
 @testable import ScreenwardCore
@@ -81,5 +82,25 @@ final class BrowserTabsTests: XCTestCase {
                 XCTAssertLessThan("\(error)".count, 200)
             }
         }
+    }
+
+    func testWhatTheBrowsersShieldIsTheUnionOfTheStores() {
+        let video = WebDomainToken(opaqueValue: "video"), wiki = WebDomainToken(opaqueValue: "wiki"), news = WebDomainToken(opaqueValue: "news")
+        let names = ["video": "videos.test", "wiki": "wiki.test", "news": "news.test"]
+        let none = WebShields(shields: EffectiveShields(stores: []), names: names)
+        XCTAssertEqual(none, WebShields(domains: [], allExcept: nil))
+        let listed = EffectiveShields(stores: [
+            StoreSettings(owner: "org.example.a", name: "one", shield: .init(webDomains: [video])),
+            StoreSettings(owner: "org.example.b", name: "two", shield: .init(webDomains: [news, video])),
+        ])
+        XCTAssertEqual(WebShields(shields: listed, names: names), WebShields(domains: ["news.test", "videos.test"], allExcept: nil))
+        // Every website but the spared; a website another store lists is not spared.
+        let all = EffectiveShields(stores: [
+            StoreSettings(owner: "org.example.a", name: "one", shield: .init(webDomainCategories: .all(except: [wiki, news]))),
+            StoreSettings(owner: "org.example.b", name: "two", shield: .init(webDomains: [news])),
+        ])
+        XCTAssertEqual(WebShields(shields: all, names: names), WebShields(domains: [], allExcept: ["wiki.test"]))
+        let message = try? JSONSerialization.jsonObject(with: ExtensionMessage.encodeShields(WebShields(domains: ["a.b"]))) as? NSDictionary
+        XCTAssertEqual(message, ["kind": "shields", "domains": ["a.b"], "allExcept": NSNull()] as NSDictionary, "allExcept is null, not absent")
     }
 }

@@ -1,4 +1,7 @@
+@_spi(Screenward) import FamilyControls
 import Foundation
+@_spi(Screenward) import ManagedSettings
+import ScreenwardIPC
 import SessionHarness
 import TestSupport
 import X11Session
@@ -116,6 +119,53 @@ final class WebsiteTimeTests: XSessionTestCase {
         XCTAssertTrue(table.contains("videos.test") && table.contains("wiki.test"), table)
     }
 
+    /// A website an app's store shields shows the shield page in a tab already open on it and
+    /// in every tab that goes there, in both browsers, without one request reaching the website;
+    /// unshielded, the tabs have their pages back.
+    func testAShieldedWebsiteShowsTheShieldPageInBothBrowsers() throws {
+        let rig = try BrowserRig(temporary: temporary)
+        self.rig = rig
+        let session = try startXSession()
+        let xdotool = try requireTool("xdotool")
+        let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: [:]), verbose: true)
+        defer { agent.stop() }
+        let chromium = try rig.chromium(environment: agent.environment, urls: ["http://www.videos.test:\(rig.port)/video.html"])
+        _ = try rig.window(titled: "Video page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        let firefox = try rig.firefox(environment: agent.environment, urls: ["http://m.videos.test:\(rig.port)/video.html"])
+        _ = try rig.window(titled: "Video page — Mozilla Firefox", display: session.display, xdotool: xdotool, or: firefox)
+        // Both extensions are connected to their hosts.
+        let connected = { ["chromium", "firefox"].allSatisfy { browser in rig.hostLines.split(separator: "\n").contains { $0.hasPrefix("screenward-web-host (\(browser)") && $0.hasSuffix("is connected") } } }
+        let deadline = Date().addingTimeInterval(30)
+        while !connected(), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        XCTAssertTrue(connected(), rig.hostLines)
+
+        // An app shields videos.test through its store, as Worklog shields its websites.
+        let client = ServiceClient(transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path), bundleIdentifier: "org.example.focus")
+        ScreenwardApp.client = client
+        _ = try client.call(AuthorizationMethods.request, .individual)
+        let selection = try client.call(AuthorizationMethods.issueSelection, SelectionRequest(webDomains: ["videos.test"]))
+        let store = ManagedSettingsStore(named: .init("focus"))
+        store.shield.webDomains = selection.webDomainTokens
+        let requestsBefore = rig.requests(for: "/video.html")
+
+        // The open tabs are covered.
+        _ = try rig.window(titled: "videos.test is restricted - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        _ = try rig.window(titled: "videos.test is restricted — Mozilla Firefox", display: session.display, xdotool: xdotool, or: firefox)
+        // Another website loads; going to a shielded one (another host of it) shows the shield.
+        let chromiumWindow = try rig.window(titled: "videos.test is restricted - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        try rig.navigate(chromiumWindow, to: "http://en.wiki.test:\(rig.port)/wiki.html", display: session.display, xdotool: xdotool)
+        _ = try rig.window(titled: "Wiki page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        try rig.navigate(chromiumWindow, to: "http://m.videos.test:\(rig.port)/video.html", display: session.display, xdotool: xdotool)
+        _ = try rig.window(titled: "videos.test is restricted - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        XCTAssertEqual(rig.requests(for: "/video.html"), requestsBefore, "a shielded website was asked for a page")
+
+        // Unshielded: the tabs show their pages again.
+        store.shield.webDomains = nil
+        _ = try rig.window(titled: "Video page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        _ = try rig.window(titled: "Video page — Mozilla Firefox", display: session.display, xdotool: xdotool, or: firefox)
+        XCTAssertGreaterThan(rig.requests(for: "/video.html"), requestsBefore)
+    }
+
     private struct WebUsage {
         var sites: [String: Double] = [:]
         var hosts: [String: Double] = [:]
@@ -144,6 +194,9 @@ final class BrowserRig {
     private static let hostsMarker = "# screenward-test"
     let folder: URL
     let port: Int
+    /// What the hosts both browsers started wrote to their standard error.
+    let hostLog: URL
+    var hostLines: String { (try? String(contentsOf: hostLog, encoding: .utf8)) ?? "" }
     private let server: ChildProcess
     private let prefix: URL
     private var browsers: [ChildProcess] = []
@@ -178,8 +231,11 @@ final class BrowserRig {
         // An installation whose programs are this build's.
         prefix = folder.appendingPathComponent("prefix")
         try FileManager.default.createDirectory(at: prefix.appendingPathComponent("bin"), withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(
-            at: prefix.appendingPathComponent("bin/screenward-web-host"), withDestinationURL: try ProjectPrograms.url(of: "screenward-web-host"))
+        // The host as built, its log kept in a file (Firefox keeps no host's standard error).
+        hostLog = folder.appendingPathComponent("host.log")
+        let wrapper = prefix.appendingPathComponent("bin/screenward-web-host")
+        try "#!/bin/sh\nexec '\(try ProjectPrograms.url(of: "screenward-web-host").path)' \"$@\" 2>>'\(hostLog.path)'\n".write(to: wrapper, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper.path)
         try run(["browsers", "install", "--prefix", prefix.path])
     }
 
@@ -214,7 +270,22 @@ final class BrowserRig {
             if let id = search.outputLines.first, let number = UInt(id) { return "0x" + String(number, radix: 16) }
             Thread.sleep(forTimeInterval: 0.02)
         }
-        throw HarnessError.timedOut("no window titled \(title)\(browser.map { ": \($0.standardError.suffix(2000))" } ?? "")")
+        throw HarnessError.timedOut("no window titled \(title); the hosts said: \(hostLines.suffix(2000))\(browser.map { "; the browser: \($0.standardError.suffix(1000))" } ?? "")")
+    }
+
+    /// How many requests for `path` the HTTP server has answered.
+    func requests(for path: String) -> Int {
+        server.standardError.components(separatedBy: "\"GET \(path) ").count - 1
+    }
+
+    /// Types `url` into the address bar of `window` (activated first) and goes there.
+    func navigate(_ window: String, to url: String, display: String, xdotool: URL) throws {
+        for (step, pause) in [(["windowactivate", "--sync", window], 0.2), (["key", "ctrl+l"], 0.3), (["type", "--delay", "5", url], 0.1), (["key", "Return"], 0)] {
+            let keys = try ChildProcess(xdotool, step, environment: ["DISPLAY": display])
+            keys.closeInput()
+            guard keys.waitForExit(timeout: 30) == 0 else { throw HarnessError.failed("xdotool \(step): \(keys.standardError)") }
+            Thread.sleep(forTimeInterval: pause)
+        }
     }
 
     private func run(_ arguments: [String]) throws {

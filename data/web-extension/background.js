@@ -3,6 +3,9 @@
 // only then: no timer runs while nothing changes. The host relays it to the person's agent
 // (or, in an account a guardian manages, to the system daemon), which counts the time on the
 // X window it sees focused, so the extension never measures time itself.
+// The host passes on what the owner shields; the extension keeps one declarativeNetRequest
+// rule that sends a shielded website's pages to its shield page before any of their content
+// loads, and moves open tabs on such a website to the shield page (and back, once unshielded).
 // One source for Chromium (a service worker) and Firefox (a background script).
 "use strict";
 
@@ -14,6 +17,11 @@ let queue = Promise.resolve();
 
 function connect() {
   port = chrome.runtime.connectNative(host);
+  port.onMessage.addListener((message) => {
+    if (message && message.kind === "shields") {
+      shieldsQueue = shieldsQueue.then(() => applyShields(message)).catch((error) => problem(`shields not applied: ${error}`));
+    }
+  });
   port.onDisconnect.addListener(() => {
     port = null;
     lastSent = "";
@@ -23,6 +31,12 @@ function connect() {
   });
   port.postMessage({ kind: "hello", extension: chrome.runtime.getManifest().version });
   changed();
+}
+
+// What went wrong here goes to the host's log (the browser keeps it).
+function problem(text) {
+  console.error("screenward:", text);
+  if (port) port.postMessage({ kind: "problem", text: String(text).slice(0, 500) });
 }
 
 function describe(tab) {
@@ -50,7 +64,84 @@ async function report() {
 }
 
 function changed() {
-  queue = queue.then(report, report).catch((error) => console.error("screenward:", error));
+  queue = queue.then(report, report).catch((error) => problem(`no report: ${error}`));
+}
+
+// Shields.
+
+let shields = { domains: [], allExcept: null };
+let shieldsQueue = Promise.resolve();
+const shieldPage = chrome.runtime.getURL("shield.html");
+
+function hostOf(url) {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.hostname : null;
+  } catch (error) {
+    return null;
+  }
+}
+
+function covers(domain, host) {
+  return host === domain || host.endsWith("." + domain);
+}
+
+// The website a page is shielded as (the name its store gave), or null.
+function shieldedAs(url) {
+  const host = hostOf(url);
+  if (!host) return null;
+  if (shields.allExcept) return shields.allExcept.some((domain) => covers(domain, host)) ? null : host;
+  return shields.domains.find((domain) => covers(domain, host)) || null;
+}
+
+// A shield page's address: the website it shields, then the page it stands for.
+function shieldAddress(site, url) {
+  return `${shieldPage}?site=${encodeURIComponent(site)}&url=${url}`;
+}
+
+// The page a shield page stands for, from its own address; null for any other page.
+function shieldedAddress(url) {
+  if (!url.startsWith(shieldPage + "?site=")) return null;
+  const start = url.indexOf("&url=");
+  return start < 0 ? "" : url.slice(start + 5);
+}
+
+async function applyShields(message) {
+  shields = {
+    domains: Array.isArray(message.domains) ? message.domains : [],
+    allExcept: Array.isArray(message.allExcept) ? message.allExcept : null,
+  };
+  // One rule per shielded website, each sending its pages' main frames to the shield page
+  // before a byte of them loads; with every website shielded, one rule for all but the spared.
+  const redirect = (site) => ({ type: "redirect", redirect: { regexSubstitution: shieldAddress(site, "\\0") } });
+  const rules = [];
+  if (shields.allExcept) {
+    const condition = { regexFilter: "^https?://([^/:]+).*", resourceTypes: ["main_frame"] };
+    if (shields.allExcept.length > 0) condition.excludedRequestDomains = shields.allExcept;
+    rules.push({ id: 1, priority: 1, condition, action: { type: "redirect", redirect: { regexSubstitution: `${shieldPage}?site=\\1&url=\\0` } } });
+  } else {
+    shields.domains.forEach((site, index) => {
+      rules.push({ id: index + 1, priority: 1, condition: { regexFilter: "^https?://.*", requestDomains: [site], resourceTypes: ["main_frame"] }, action: redirect(site) });
+    });
+  }
+  try {
+    const old = (await chrome.declarativeNetRequest.getDynamicRules()).map((rule) => rule.id);
+    await chrome.declarativeNetRequest.updateDynamicRules({ removeRuleIds: old, addRules: rules });
+  } catch (error) {
+    // Open tabs are still covered below; new navigations are not until this is fixed.
+    problem(`the shield rule was refused: ${error}`);
+  }
+  // Open tabs: covered, or given back their page.
+  for (const tab of await chrome.tabs.query({})) {
+    const url = tab.url || tab.pendingUrl || "";
+    const behind = shieldedAddress(url);
+    const site = behind === null ? shieldedAs(url) : null;
+    if (behind !== null && behind !== "" && shieldedAs(behind) === null) {
+      await chrome.tabs.update(tab.id, { url: behind });
+    } else if (site !== null) {
+      await chrome.tabs.update(tab.id, { url: shieldAddress(site, url) });
+    }
+  }
 }
 
 chrome.windows.onFocusChanged.addListener(changed);

@@ -38,6 +38,9 @@ public final class ScreenTimeService {
     /// the host's lock: only hop).
     public var onBrowserTabsChanged: (@Sendable () -> Void)?
 
+    /// The hosts that reported, to push `WebShields` to.
+    var webHosts: [UInt64: ServicePeer] = [:]
+
     private var cachedShields: EffectiveShields?
     /// What the agent's shield presenter covers now (nil: no presenter runs).
     public var coveredWindows: [CoveredWindow]?
@@ -143,6 +146,24 @@ public final class ScreenTimeService {
     func storesChanged() {
         cachedShields = nil
         onShieldsChanged?()
+        pushWebShields(to: Array(webHosts.values))
+    }
+
+    /// What the browsers must shield now.
+    public var webShields: WebShields {
+        let names: [String: String]
+        do {
+            names = try ledger.labels(kind: .webDomain)
+        } catch {
+            report("could not read the websites' names (\(error)); the browsers keep their shields")
+            names = [:]
+        }
+        return WebShields(shields: effectiveShields, names: names)
+    }
+
+    func pushWebShields(to hosts: [ServicePeer]) {
+        guard !hosts.isEmpty, let frame = try? WebHostMethods.shields.frame(webShields) else { return }
+        for host in hosts { host.send(frame) }
     }
 
     // MARK: Connections
@@ -150,6 +171,7 @@ public final class ScreenTimeService {
     public func disconnected(_ peer: ServicePeer) {
         monitors.detach(peer)
         shieldExtensions.detach(peer)
+        webHosts[peer.number] = nil
         if browserTabs?.isEmpty == false {
             browserTabs?.forget(connection: peer.number)
             onBrowserTabsChanged?()
@@ -169,5 +191,6 @@ public final class ScreenTimeService {
         }
         browserTabs?.update(report, from: peer.number)
         onBrowserTabsChanged?()
+        if webHosts.updateValue(peer, forKey: peer.number) == nil { pushWebShields(to: [peer]) }
     }
 }

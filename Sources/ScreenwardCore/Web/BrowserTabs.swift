@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Screenward) import ManagedSettings
 import ScreenwardIPC
 
 /// What `screenward-web-host` tells the state owner, relaying its browser's extension:
@@ -91,4 +92,42 @@ public struct BrowserTabs: Sendable {
         guard let tab = best?.tab else { return nil }
         return try? addresses.website(forURL: tab.url)
     }
+}
+
+/// What the browsers' extension must shield now: the owner pushes it to every host (and the
+/// host to its extension) at the host's first report and after each store change.
+public struct WebShields: Sendable, Hashable, Codable {
+    /// Websites shielded, by the name a store's token was issued for (`youtube.com` covers
+    /// `www.youtube.com` and `m.youtube.com`), sorted.
+    public var domains: [String]
+    /// Set when every website is shielded (`webDomainCategories = .all(except:)`): the
+    /// websites that are not.
+    public var allExcept: [String]?
+
+    public init(domains: [String], allExcept: [String]? = nil) {
+        self.domains = domains
+        self.allExcept = allExcept
+    }
+
+    /// From the union of the stores, with the names tokens were issued for (device token → name).
+    public init(shields: EffectiveShields, names: [String: String]) {
+        // A token no one holds: shielded only by a policy for every website.
+        let everything = !shields.reasons(forWebDomain: WebDomainToken(opaqueValue: "screenward-no-website"), categories: []).isEmpty
+        var shielded: Set<String> = []
+        var spared: Set<String> = []
+        for (token, name) in names {
+            if shields.reasons(forWebDomain: WebDomainToken(opaqueValue: token), categories: []).isEmpty {
+                spared.insert(name)
+            } else {
+                shielded.insert(name)
+            }
+        }
+        domains = everything ? [] : shielded.sorted()
+        allExcept = everything ? spared.subtracting(shielded).sorted() : nil
+    }
+}
+
+extension WebHostMethods {
+    /// Owner → host: what to shield now.
+    public static let shields = PushKind<WebShields>("web.shields")
 }

@@ -10,6 +10,8 @@ import Foundation
 /// host's log; the host then drops it and goes on.
 public enum ExtensionMessage: Equatable, Sendable {
     case hello(version: String)
+    /// Something went wrong in the extension (a line for the host's log).
+    case problem(String)
     case windows(focused: Int?, windows: [BrowserWindowsReport.Window])
 
     public struct Refusal: Error, Equatable, CustomStringConvertible {
@@ -20,10 +22,11 @@ public enum ExtensionMessage: Equatable, Sendable {
     private struct Wire: Decodable {
         var kind: String
         var extension_: String?
+        var text: String?
         var focused: Int?
         var windows: [WireWindow]?
         enum CodingKeys: String, CodingKey {
-            case kind, focused, windows
+            case kind, focused, windows, text
             case extension_ = "extension"
         }
     }
@@ -49,6 +52,8 @@ public enum ExtensionMessage: Equatable, Sendable {
         switch wire.kind {
         case "hello":
             return .hello(version: String((wire.extension_ ?? "?").prefix(40)))
+        case "problem":
+            return .problem(WebAddresses.excerpt(wire.text ?? "?", limit: 300))
         case "windows":
             guard let windows = wire.windows else { throw Refusal("a windows message without windows") }
             guard windows.count <= BrowserWindowsReport.maximumWindows else {
@@ -74,6 +79,24 @@ public enum ExtensionMessage: Equatable, Sendable {
         default:
             throw Refusal("a message of unknown kind \(WebAddresses.excerpt(wire.kind))")
         }
+    }
+
+    /// The message that tells the extension what to shield: `{"kind": "shields", "domains":
+    /// [...], "allExcept": [...] or null}`.
+    public static func encodeShields(_ shields: WebShields) throws -> Data {
+        struct Shields: Encodable {
+            var kind = "shields"
+            var domains: [String]
+            var allExcept: [String]?
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(kind, forKey: .kind)
+                try container.encode(domains, forKey: .domains)
+                try container.encode(allExcept, forKey: .allExcept)  // null, not absent
+            }
+            enum CodingKeys: String, CodingKey { case kind, domains, allExcept }
+        }
+        return try JSONEncoder().encode(Shields(domains: shields.domains, allExcept: shields.allExcept))
     }
 
     private static func reason(_ error: any Error) -> String {

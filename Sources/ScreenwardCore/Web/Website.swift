@@ -102,8 +102,8 @@ public struct WebAddresses: Sendable {
     }
 
     /// A piece of hostile input fit for a log line.
-    static func excerpt(_ text: String) -> String {
-        let cut = text.prefix(80).map { $0.isASCII && !$0.isNewline && $0 != "\u{7f}" && ($0.asciiValue ?? 0) >= 32 ? String($0) : "?" }.joined()
-        return text.count > 80 ? cut + "…" : cut
+    static func excerpt(_ text: String, limit: Int = 80) -> String {
+        let cut = text.prefix(limit).map { $0.isASCII && !$0.isNewline && $0 != "\u{7f}" && ($0.asciiValue ?? 0) >= 32 ? String($0) : "?" }.joined()
+        return text.count > limit ? cut + "…" : cut
     }
 }
