@@ -158,6 +158,8 @@ final class WebsiteTimeTests: XSessionTestCase {
         try rig.navigate(chromiumWindow, to: "http://m.videos.test:\(rig.port)/video.html", display: session.display, xdotool: xdotool)
         _ = try rig.window(titled: "videos.test is restricted - Chromium", display: session.display, xdotool: xdotool, or: chromium)
         XCTAssertEqual(rig.requests(for: "/video.html"), requestsBefore, "a shielded website was asked for a page")
+        Thread.sleep(forTimeInterval: 0.5)  // the page drawn
+        screenshot("web-shield-chromium.png", on: session.display)
 
         // Unshielded: the tabs show their pages again.
         store.shield.webDomains = nil
