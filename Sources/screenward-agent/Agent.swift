@@ -70,7 +70,7 @@ final class Agent {
         minter = TokenMinter(secret: secret)
         categories = try DataDirectory.categoryTable()
         // The accountant writes through the live usage (the engine's view) to the ledger.
-        usage = SharedLiveUsage(forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter))
+        usage = SharedLiveUsage(forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter), websites: WebsiteTokens(minter: minter))
         try usage.seed(from: ledger, now: Date())
         accountant = UsageAccountant(sink: usage, minter: minter) { [log] problem in
             log.error(problem)

@@ -57,3 +57,22 @@ public struct ApplicationCategories: Sendable {
         resolve(application)
     }
 }
+
+/// The device-wide token of a website (its registrable domain), as events and stores hold
+/// them: the agent's mints them; `none` tracks no website (tests about applications).
+public struct WebsiteTokens: Sendable {
+    private let mint: (@Sendable (String) -> WebDomainToken)?
+
+    public init(minter: TokenMinter) {
+        mint = { minter.webDomainToken(forDomain: $0) }
+    }
+
+    public init(_ mint: @escaping @Sendable (String) -> WebDomainToken) {
+        self.mint = mint
+    }
+
+    private init() { mint = nil }
+    public static let none = WebsiteTokens()
+
+    public func token(of domain: String) -> WebDomainToken? { mint?(domain) }
+}

@@ -37,12 +37,15 @@ struct EventMembers {
 
     mutating func focusedSeconds(in source: LiveUsage, from: Date, to: Date) -> TimeInterval {
         refresh(from: source)
-        return source.focusedSeconds(ofMembers: members, focusIsMember: focusIsMember(in: source), from: from, to: to)
+        let isMember = isMember
+        return source.focusedSeconds(
+            ofMembers: members, isMember: { $0 < isMember.count && isMember[$0] }, websites: event.webDomains, focusIsMember: focusIsMember(in: source),
+            from: from, to: to)
     }
 
     mutating func accrualRate(in source: LiveUsage, at now: Date) -> Double {
         refresh(from: source)
-        return source.accrualRate(focusIsMember: focusIsMember(in: source), at: now)
+        return source.accrualRate(focusIsMember: focusIsMember(in: source), websites: event.webDomains, at: now)
     }
 
     private func focusIsMember(in source: LiveUsage) -> Bool {

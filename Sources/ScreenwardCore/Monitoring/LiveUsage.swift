@@ -14,9 +14,10 @@ import Foundation
 ///
 /// Membership: an application belongs to an event when its token is among the
 /// event's applications, or one of its category tokens among the event's
-/// categories. Web domains never accrue: there is no browser integration yet, so
-/// nothing knows which site has the focus. An application's categories are the
-/// ones it has now, for its whole history.
+/// categories. A website (its registrable domain's token) belongs to an event when it is
+/// among the event's web domains; its time is part of its browser's, so a browser's
+/// time on a website counts once for an event that has both. An application's
+/// categories are the ones it has now, for its whole history.
 ///
 /// Time: an interval covers `[start, start + duration)`, with the accountant's wall
 /// start and monotonic duration (it splits an interval when the clocks disagree,
@@ -33,6 +34,7 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     public let horizon: TimeInterval
     private let sink: any UsageSink
     private let categories: ApplicationCategories
+    private let websites: WebsiteTokens
 
     private struct Application {
         var facts: ApplicationFacts
@@ -44,8 +46,18 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     private struct Focus {
         var id: Int64
         var application: Int
+        var website: WebDomainToken?
         var start: Double
     }
+
+    /// A website's time in one application (a browser).
+    private struct WebsiteKey: Hashable {
+        var website: WebDomainToken
+        var application: Int
+    }
+    private var websiteHistories: [WebsiteKey: FocusHistory] = [:]
+    /// The applications each website was seen in.
+    private var applicationsByWebsite: [WebDomainToken: [Int]] = [:]
 
     private var applications: [Application] = []
     private var indexByToken: [ApplicationToken: Int] = [:]
@@ -57,9 +69,12 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     ///   - sink: where every call goes on to (the agent's `BackgroundLedgerSink`).
     ///   - categories: which category tokens an application has.
     ///   - horizon: how far back questions may reach; older intervals are dropped.
-    public init(forwardingTo sink: any UsageSink, categories: ApplicationCategories, horizon: TimeInterval = defaultHorizon) {
+    public init(
+        forwardingTo sink: any UsageSink, categories: ApplicationCategories, websites: WebsiteTokens = .none, horizon: TimeInterval = defaultHorizon
+    ) {
         self.sink = sink
         self.categories = categories
+        self.websites = websites
         self.horizon = horizon
     }
 
@@ -81,6 +96,9 @@ public final class LiveUsage: UsageSink, EventUsageSource {
                 ?? application(for: ApplicationFacts(token: interval.token, desktopID: nil, entryCategories: []))
             let start = interval.startedAt.timeIntervalSinceReferenceDate
             applications[index].history.add(start: start, end: start + interval.duration)
+            if let website = interval.webDomain.flatMap(websites.token(of:)) {
+                addWebsite(website, application: index, start: start, end: start + interval.duration)
+            }
         }
     }
 
@@ -90,6 +108,9 @@ public final class LiveUsage: UsageSink, EventUsageSource {
         let seconds = cutoff.timeIntervalSinceReferenceDate
         for index in applications.indices {
             applications[index].history.forget(endingBy: seconds)
+        }
+        for key in websiteHistories.keys {
+            websiteHistories[key]?.forget(endingBy: seconds)
         }
     }
 
@@ -109,7 +130,9 @@ public final class LiveUsage: UsageSink, EventUsageSource {
         // The accountant closes before it opens; should a close ever be missing, the
         // old interval ends where the new one starts rather than running on.
         if let open = focus { close(open, at: max(open.start, startSeconds)) }
-        focus = Focus(id: id, application: application(for: ApplicationFacts(token: token, identity: app)), start: startSeconds)
+        focus = Focus(
+            id: id, application: application(for: ApplicationFacts(token: token, identity: app)), website: site.flatMap { websites.token(of: $0.domain) },
+            start: startSeconds)
         if startSeconds >= nextTrim {
             nextTrim = startSeconds + Self.trimEvery
             forget(before: start.addingTimeInterval(-horizon))
@@ -137,12 +160,14 @@ public final class LiveUsage: UsageSink, EventUsageSource {
 
     public func focusedSeconds(of event: DeviceActivityEvent, from: Date, to: Date) -> TimeInterval {
         let members = members(of: event)
-        return focusedSeconds(ofMembers: members, focusIsMember: focus.map { members.contains($0.application) } ?? false, from: from, to: to)
+        return focusedSeconds(
+            ofMembers: members, isMember: { members.contains($0) }, websites: event.webDomains, focusIsMember: focus.map { members.contains($0.application) } ?? false,
+            from: from, to: to)
     }
 
     public func accrualRate(of event: DeviceActivityEvent, at now: Date) -> Double {
         guard let open = focus else { return 0 }
-        return accrualRate(focusIsMember: isMember(open.application, of: event), at: now)
+        return accrualRate(focusIsMember: isMember(open.application, of: event), websites: event.webDomains, at: now)
     }
 
     /// The engine's way in: the event's members are worked out once, and again only
@@ -174,9 +199,12 @@ public final class LiveUsage: UsageSink, EventUsageSource {
         return Array(Set(members)).sorted()
     }
 
-    /// Focused seconds of `members` (distinct application indices) in `[from, to)`;
-    /// the open interval counts up to `to` when its application is among them.
-    func focusedSeconds(ofMembers members: [Int], focusIsMember: Bool, from: Date, to: Date) -> TimeInterval {
+    /// Focused seconds of `members` (distinct application indices) and of `websites` in
+    /// applications that are not members, in `[from, to)`; the open interval counts up to
+    /// `to` when its application is a member or its website one of `websites`.
+    func focusedSeconds(
+        ofMembers members: [Int], isMember: (Int) -> Bool, websites events: Set<WebDomainToken>, focusIsMember: Bool, from: Date, to: Date
+    ) -> TimeInterval {
         let from = from.timeIntervalSinceReferenceDate
         let to = to.timeIntervalSinceReferenceDate
         guard to > from else { return 0 }
@@ -184,15 +212,21 @@ public final class LiveUsage: UsageSink, EventUsageSource {
         for index in members {
             total += applications[index].history.seconds(from: from, to: to)
         }
-        if focusIsMember, let open = focus {
+        for website in events {
+            for application in applicationsByWebsite[website] ?? [] where !isMember(application) {
+                total += websiteHistories[WebsiteKey(website: website, application: application)]?.seconds(from: from, to: to) ?? 0
+            }
+        }
+        if let open = focus, focusIsMember || open.website.map(events.contains) == true {
             total += max(0, to - max(from, open.start))
         }
         return total
     }
 
-    /// 1 while the open interval's application is a member, from its start on.
-    func accrualRate(focusIsMember: Bool, at now: Date) -> Double {
-        guard focusIsMember, let open = focus, now.timeIntervalSinceReferenceDate >= open.start else { return 0 }
+    /// 1 while the open interval's application is a member or its website one of
+    /// `websites`, from its start on.
+    func accrualRate(focusIsMember: Bool, websites: Set<WebDomainToken>, at now: Date) -> Double {
+        guard let open = focus, focusIsMember || open.website.map(websites.contains) == true, now.timeIntervalSinceReferenceDate >= open.start else { return 0 }
         return 1
     }
 
@@ -206,7 +240,17 @@ public final class LiveUsage: UsageSink, EventUsageSource {
 
     private func close(_ open: Focus, at end: Double) {
         applications[open.application].history.add(start: open.start, end: end)
+        if let website = open.website { addWebsite(website, application: open.application, start: open.start, end: end) }
         focus = nil
+    }
+
+    private func addWebsite(_ website: WebDomainToken, application: Int, start: Double, end: Double) {
+        let key = WebsiteKey(website: website, application: application)
+        if websiteHistories[key] == nil {
+            websiteHistories[key] = FocusHistory()
+            applicationsByWebsite[website, default: []].append(application)
+        }
+        websiteHistories[key]?.add(start: start, end: end)
     }
 
     /// The application's index, registering it (or updating its categories when

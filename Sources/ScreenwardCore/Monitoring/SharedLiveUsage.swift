@@ -9,8 +9,11 @@ import Synchronization
 public final class SharedLiveUsage: UsageSink, EventUsageSource, Sendable {
     private let usage: Mutex<LiveUsage>
 
-    public init(forwardingTo sink: any UsageSink & Sendable, categories: ApplicationCategories, horizon: TimeInterval = LiveUsage.defaultHorizon) {
-        usage = Mutex(LiveUsage(forwardingTo: sink, categories: categories, horizon: horizon))
+    public init(
+        forwardingTo sink: any UsageSink & Sendable, categories: ApplicationCategories, websites: WebsiteTokens = .none,
+        horizon: TimeInterval = LiveUsage.defaultHorizon
+    ) {
+        usage = Mutex(LiveUsage(forwardingTo: sink, categories: categories, websites: websites, horizon: horizon))
     }
 
     public func seed(from ledger: Ledger, now: Date) throws {
