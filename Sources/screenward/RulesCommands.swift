@@ -106,6 +106,13 @@ struct LimitCommand: ParsableCommand {
         var categories: [String] = []
 
         @Option(
+            name: .customLong("site"),
+            help: ArgumentHelp(
+                "A website: youtube.com (www.youtube.com and m.youtube.com are youtube.com), in Chromium and Firefox with Screenward's extension (repeatable).",
+                valueName: "domain"))
+        var websites: [String] = []
+
+        @Option(
             help: ArgumentHelp(
                 "A FamilyActivitySelection (JSON) of org.screenward.rules's tokens (`screenward select --for org.screenward.rules`).",
                 valueName: "file"))
@@ -114,6 +121,18 @@ struct LimitCommand: ParsableCommand {
         func items() throws -> RuleItems {
             var seen: Set<String> = []
             var items = RuleItems(applications: applications.filter { seen.insert($0).inserted }, categories: categories.filter { seen.insert($0).inserted })
+            if !websites.isEmpty {
+                let addresses: WebAddresses
+                do { addresses = WebAddresses(suffixes: try PublicSuffixList.load()) } catch { throw ValidationError("\(error)") }
+                for name in websites {
+                    do {
+                        let domain = try addresses.website(named: name).domain
+                        if seen.insert(domain).inserted { items.websites.append(domain) }
+                    } catch {
+                        throw ValidationError("--site \(name): \(error)")
+                    }
+                }
+            }
             if let selection {
                 let data: Data
                 do { data = try Data(contentsOf: URL(fileURLWithPath: selection)) } catch {
@@ -126,7 +145,7 @@ struct LimitCommand: ParsableCommand {
                 items.applicationTokens = decoded.applicationTokens.map(\.opaqueValue).sorted()
                 items.categoryTokens = decoded.categoryTokens.map(\.opaqueValue).sorted()
             }
-            guard !items.isEmpty else { throw ValidationError("name what the limit counts: --app ID, --category ID or --selection FILE") }
+            guard !items.isEmpty else { throw ValidationError("name what the limit counts: --app ID, --category ID, --site DOMAIN or --selection FILE") }
             return items
         }
     }

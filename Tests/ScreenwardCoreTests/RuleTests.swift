@@ -105,3 +105,17 @@ final class RuleTextsTests: XCTestCase {
         XCTAssertEqual(texts.text("trayLeft", language: "fr", ["rule": "Games", "left": "5 min"]), "Games: 5 min left", "English when a language is missing")
     }
 }
+
+final class RuleWebsiteTests: XCTestCase {
+    func testRulesStoredBeforeWebsitesStillRead() throws {
+        let old = #"{"applications":["game.desktop"],"categories":[],"applicationTokens":[],"categoryTokens":[]}"#
+        let items = try JSONDecoder().decode(RuleItems.self, from: Data(old.utf8))
+        XCTAssertEqual(items, RuleItems(applications: ["game.desktop"]))
+        let sites = RuleItems(websites: ["videos.test"])
+        XCTAssertEqual(try JSONDecoder().decode(RuleItems.self, from: JSONEncoder().encode(sites)), sites)
+        XCTAssertFalse(sites.isEmpty)
+        XCTAssertNil(Rule.limit("Videos", items: sites, daily: 3600).problem)
+        XCTAssertTrue(RuleItems(applications: ["a"], websites: ["x.test", "y.test"]).contains(RuleItems(websites: ["y.test"])))
+        XCTAssertFalse(RuleItems(applications: ["a"]).contains(RuleItems(websites: ["y.test"])))
+    }
+}

@@ -168,6 +168,35 @@ final class WebsiteTimeTests: XSessionTestCase {
         XCTAssertGreaterThan(rig.requests(for: "/video.html"), requestsBefore)
     }
 
+    /// `screenward limit add --site`: a website's daily limit counts its time in the
+    /// browser and, used up, shields it there; another website stays open.
+    func testALimitOnAWebsiteShieldsItOnceUsedUp() throws {
+        let rig = try BrowserRig(temporary: temporary)
+        self.rig = rig
+        let session = try startXSession()
+        let xdotool = try requireTool("xdotool")
+        let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: [:]), verbose: true)
+        defer { agent.stop() }
+        let added = try agent.cli(["limit", "add", "Videos", "--site", "https://www.videos.test/", "--daily", "3s"])
+        XCTAssertTrue(added.contains("Videos"), added)
+        let chromium = try rig.chromium(environment: agent.environment, urls: ["http://en.wiki.test:\(rig.port)/wiki.html"])
+        let window = try rig.window(titled: "Wiki page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        // Wikipedia is not limited: time there is not the limit's.
+        Thread.sleep(forTimeInterval: 3.5)
+        try rig.navigate(window, to: "http://www.videos.test:\(rig.port)/video.html", display: session.display, xdotool: xdotool)
+        _ = try rig.window(titled: "Video page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        let start = Date()
+        _ = try rig.window(titled: "videos.test is restricted - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        let after = Date().timeIntervalSince(start)
+        XCTAssertEqual(after, 3, accuracy: 1, "the limit of 3 s was reached after \(after) s on the website")
+        let list = try agent.cli(["limit", "list"])
+        XCTAssertTrue(list.contains("videos.test"), list)
+        // Another website still loads.
+        try rig.navigate(window, to: "http://en.wiki.test:\(rig.port)/wiki.html", display: session.display, xdotool: xdotool)
+        _ = try rig.window(titled: "Wiki page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        XCTAssertThrowsError(try agent.cli(["limit", "add", "Bad", "--site", "not a website", "--daily", "1h"]))
+    }
+
     private struct WebUsage {
         var sites: [String: Double] = [:]
         var hosts: [String: Double] = [:]

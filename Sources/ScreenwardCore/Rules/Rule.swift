@@ -51,7 +51,7 @@ public struct Rule: Codable, Hashable, Sendable {
         if let lockedFor, lockedFor < 1 || lockedFor > 30 * 86_400 { return "a rule can be locked for 1 second to 30 days" }
         switch kind {
         case .limit:
-            guard let items, !items.isEmpty else { return "the limit \(name) names no application or category" }
+            guard let items, !items.isEmpty else { return "the limit \(name) names no application, category or website" }
             guard let daily, daily >= 1 else { return "a limit of 0 means nothing: give at least 1s" }
             guard daily < 86_400 else { return "a daily limit must be shorter than a day" }
         case .downtime:
@@ -106,19 +106,37 @@ public struct RuleItems: Codable, Hashable, Sendable {
     /// Tokens of the rules app from a `FamilyActivitySelection` file.
     public var applicationTokens: [String]
     public var categoryTokens: [String]
+    /// Websites (registrable domains in ASCII: `youtube.com`), in any browser.
+    public var websites: [String]
 
-    public init(applications: [String] = [], categories: [String] = [], applicationTokens: [String] = [], categoryTokens: [String] = []) {
+    public init(
+        applications: [String] = [], categories: [String] = [], applicationTokens: [String] = [], categoryTokens: [String] = [], websites: [String] = []
+    ) {
         self.applications = applications
         self.categories = categories
         self.applicationTokens = applicationTokens
         self.categoryTokens = categoryTokens
+        self.websites = websites
     }
 
-    public var isEmpty: Bool { applications.isEmpty && categories.isEmpty && applicationTokens.isEmpty && categoryTokens.isEmpty }
-    public var count: Int { applications.count + categories.count + applicationTokens.count + categoryTokens.count }
+    // Rules stored before websites came have none.
+    enum CodingKeys: String, CodingKey { case applications, categories, applicationTokens, categoryTokens, websites }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        applications = try container.decode([String].self, forKey: .applications)
+        categories = try container.decode([String].self, forKey: .categories)
+        applicationTokens = try container.decode([String].self, forKey: .applicationTokens)
+        categoryTokens = try container.decode([String].self, forKey: .categoryTokens)
+        websites = try container.decodeIfPresent([String].self, forKey: .websites) ?? []
+    }
+
+    public var isEmpty: Bool { applications.isEmpty && categories.isEmpty && applicationTokens.isEmpty && categoryTokens.isEmpty && websites.isEmpty }
+    public var count: Int { applications.count + categories.count + applicationTokens.count + categoryTokens.count + websites.count }
 
     func contains(_ other: RuleItems) -> Bool {
         Set(applications).isSuperset(of: other.applications) && Set(categories).isSuperset(of: other.categories)
             && Set(applicationTokens).isSuperset(of: other.applicationTokens) && Set(categoryTokens).isSuperset(of: other.categoryTokens)
+            && Set(websites).isSuperset(of: other.websites)
     }
 }

@@ -122,6 +122,7 @@ extension RulesCore {
                     let applications = event.applications.subtracting(allowed)
                     if !applications.isEmpty { shield.applications = applications }
                     if !event.categories.isEmpty { shield.applicationCategories = .specific(event.categories, except: allowed) }
+                    if !event.webDomains.isEmpty { shield.webDomains = event.webDomains }
                 }
             case .downtime:
                 if downtimeState(rule, at: time).isActive {

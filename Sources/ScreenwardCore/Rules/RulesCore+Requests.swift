@@ -232,6 +232,7 @@ extension RulesCore {
             + items.categories.map { owner.directory.categories.displayName(of: $0, language: language) }
             + (items.applicationTokens.isEmpty ? [] : ["\(items.applicationTokens.count) selected application(s)"])
             + (items.categoryTokens.isEmpty ? [] : ["\(items.categoryTokens.count) selected categories"])
+            + items.websites.map(HostName.readable)
     }
 
     func listing() throws -> RulesListing {

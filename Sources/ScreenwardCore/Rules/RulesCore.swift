@@ -31,6 +31,7 @@ final class RulesCore {
     /// The app's own tokens for application and category ids (stable: the grant keeps them).
     var applicationTokens: [String: ApplicationToken] = [:]
     var categoryTokens: [String: ActivityCategoryToken] = [:]
+    var websiteTokens: [String: WebDomainToken] = [:]
     /// Our stores as last read or written.
     var written: [String: StoreContents] = [:]
     /// Our activities as registered.
@@ -113,6 +114,14 @@ final class RulesCore {
         return Dictionary(ids.compactMap { id in categoryTokens[id].map { (id, $0) } }, uniquingKeysWith: { a, _ in a })
     }
 
+    func tokens(websites names: [String]) throws -> [String: WebDomainToken] {
+        for name in names where websiteTokens[name] == nil {
+            let selection = try client.call(AuthorizationMethods.issueSelection, SelectionRequest(webDomains: [name]))
+            websiteTokens[name] = selection.webDomainTokens.first
+        }
+        return Dictionary(names.compactMap { name in websiteTokens[name].map { (name, $0) } }, uniquingKeysWith: { a, _ in a })
+    }
+
     /// What a limit counts, in the app's tokens.
     func event(for items: RuleItems, threshold: TimeInterval) throws -> DeviceActivityEvent {
         var applications = Set(try tokens(applications: items.applications).values)
@@ -120,7 +129,8 @@ final class RulesCore {
         var categories = Set(try tokens(categories: items.categories).values)
         categories.formUnion(items.categoryTokens.map { ActivityCategoryToken(opaqueValue: $0) })
         return DeviceActivityEvent(
-            applications: applications, categories: categories, threshold: Self.components(threshold), includesPastActivity: true)
+            applications: applications, categories: categories, webDomains: Set(try tokens(websites: items.websites).values),
+            threshold: Self.components(threshold), includesPastActivity: true)
     }
 
     static func components(_ seconds: TimeInterval) -> DateComponents {
