@@ -132,6 +132,11 @@ public final class ChildProcess: @unchecked Sendable {
         stdinPipe.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
+    /// Writes bytes as they are (a binary protocol).
+    public func write(_ bytes: Data) {
+        stdinPipe.fileHandleForWriting.write(bytes)
+    }
+
     public func closeInput() {
         try? stdinPipe.fileHandleForWriting.close()
     }

@@ -76,6 +76,10 @@ final class WebHostRelay {
             if ownerAway { log("the state owner answers again") }
             ownerAway = false
             unsent = nil
+        } catch let error as ServiceError where error.code != .agentUnavailable {
+            // The owner read it and said no: sending it again would say no again.
+            log("the state owner refused the report: \(error)")
+            unsent = nil
         } catch {
             if !ownerAway { log("the report did not reach the state owner (\(error)); it goes with the next change") }
             ownerAway = true

@@ -104,7 +104,7 @@ public enum ExtensionMessage: Equatable, Sendable {
         case DecodingError.dataCorrupted: "not JSON"
         case DecodingError.keyNotFound(let key, _): "no \(key.stringValue)"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type"
+            "\(context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")) has the wrong type"
         default: "unreadable"
         }
     }
