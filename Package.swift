@@ -244,7 +244,7 @@ let package = Package(
             name: "X11SessionTests",
             dependencies: [
                 "X11Session", "ScreenwardTesting", "ScreenwardCore", "SessionHarness", "TestSupport",
-                "ScreenwardIPC", "FamilyControls", "ManagedSettings", "DeviceActivity",
+                "ScreenwardIPC", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity",
             ]),
         // The shield window, driven through screenward-shieldview (GTK starts once per process).
         .testTarget(name: "ShieldUITests", dependencies: ["ScreenwardCore", "SessionHarness", "X11Session", "ScreenwardTesting", "ManagedSettingsUI", "TestSupport"]),

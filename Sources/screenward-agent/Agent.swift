@@ -36,6 +36,8 @@ final class Agent {
     private var zoneCheckedAt = Date.distantPast
     /// Shields over shielded applications, on an X connection of their own.
     private var presenter: ShieldPresenter?
+    /// The browsers' shield pages: their looks and buttons.
+    private var webShieldPages: WebShieldPages?
     /// Apps' extensions, started when needed.
     private var extensions: AgentExtensions?
     /// The person's own rules (`screenward limit`, `downtime`, `allow`).
@@ -243,9 +245,18 @@ final class Agent {
     /// Starts covering shielded applications. Without GTK on this display the agent
     /// still tracks and runs the API, and says plainly that nothing is shielded on screen.
     private func startShields() {
+        let stateOwner = LaunchingShieldState(host: host, extensions: extensions)
+        do {
+            let pages = WebShieldPages(
+                host: host, stateOwner: stateOwner, defaults: try ShieldDefaults.load(), language: ShieldDefaults.language(), minter: minter, log: log)
+            pages.start()
+            webShieldPages = pages
+        } catch {
+            log.error("the browsers' shield pages keep their built-in look: \(error)")
+        }
         do {
             let presenter = try ShieldPresenter.forSession(
-                displayName: connection.displayName, loop: loop, stateOwner: LaunchingShieldState(host: host, extensions: extensions),
+                displayName: connection.displayName, loop: loop, stateOwner: stateOwner,
                 minter: minter, categories: categories, identify: { [unowned self] facts in identity(for: facts) }, log: log)
             presenter.onSettingsChanged = { [unowned self] shields in hideBlockedFromMenus(shields) }
             presenter.start()

@@ -27,18 +27,28 @@ final class WebHostRelay {
 
     func run() {
         log("started")
-        // What to shield comes from the owner unasked; it goes on to the extension as it is.
-        client.transport.setPushReceiver(forKind: WebHostMethods.shields.name) { [browser, browserPID] frame in
-            let log = { (line: String) in FileHandle.standardError.write(Data("screenward-web-host (\(browser), pid \(browserPID)): \(line)\n".utf8)) }
+        // What to shield, and the shield pages' looks and closing, come from the owner
+        // unasked; they go on to the extension. (Pushes come one at a time, in order: the
+        // standard output has one writer.)
+        let prefix = "screenward-web-host (\(browser), pid \(browserPID))"
+        let forward = { @Sendable (what: String, message: () throws -> Data) in
             do {
-                let shields = try WebHostMethods.shields.body(from: frame)
-                guard let framed = NativeMessaging.frame(try ExtensionMessage.encodeShields(shields)) else {
-                    return log("the shields are too many for one message to the browser; it keeps the ones it had")
+                guard let framed = NativeMessaging.frame(try message()) else {
+                    return FileHandle.standardError.write(Data("\(prefix): \(what) is too long for one message to the browser; dropped\n".utf8))
                 }
                 FileHandle.standardOutput.write(framed)
             } catch {
-                log("dropped the owner's shields (\(error))")
+                FileHandle.standardError.write(Data("\(prefix): dropped the owner's \(what) (\(error))\n".utf8))
             }
+        }
+        client.transport.setPushReceiver(forKind: WebHostMethods.shields.name) { frame in
+            forward("shields") { try ExtensionMessage.encodeShields(try WebHostMethods.shields.body(from: frame)) }
+        }
+        client.transport.setPushReceiver(forKind: WebHostMethods.shieldLook.name) { frame in
+            forward("shield look") { try ExtensionMessage.encode(kind: "shield-look", try WebHostMethods.shieldLook.body(from: frame)) }
+        }
+        client.transport.setPushReceiver(forKind: WebHostMethods.shieldClose.name) { frame in
+            forward("shield close") { try ExtensionMessage.encode(kind: "shield-close", try WebHostMethods.shieldClose.body(from: frame)) }
         }
         while true {
             let chunk = FileHandle.standardInput.availableData
@@ -59,6 +69,12 @@ final class WebHostRelay {
                 case .hello(let version):
                     log("the extension \(version) is connected")
                     if let unsent { send(unsent) }
+                case .shield(let event):
+                    do {
+                        _ = try client.call(WebHostMethods.shieldEvent, event)
+                    } catch {
+                        log("the shield page's \(event.kind) did not reach the state owner (\(error))")
+                    }
                 case .problem(let text):
                     log("the extension: \(text)")
                 case .windows(let focused, let windows):

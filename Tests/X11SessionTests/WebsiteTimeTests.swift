@@ -1,7 +1,9 @@
 @_spi(Screenward) import FamilyControls
 import Foundation
 @_spi(Screenward) import ManagedSettings
+@_spi(Screenward) import ManagedSettingsUI
 import ScreenwardIPC
+import Synchronization
 import SessionHarness
 import TestSupport
 import X11Session
@@ -143,21 +145,32 @@ final class WebsiteTimeTests: XSessionTestCase {
         let client = ServiceClient(transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path), bundleIdentifier: "org.example.focus")
         ScreenwardApp.client = client
         _ = try client.call(AuthorizationMethods.request, .individual)
+        // Its shield extensions: the look of its websites' shield, and what its buttons do.
+        let pressed = Pressed()
+        let configuration = try ShieldConfigurationAttachment.attach(VideosShield(), client: client)
+        let actions = try ShieldActionAttachment.attach(VideosActions(pressed: pressed), client: client)
+        defer { _ = (configuration, actions) }
         let selection = try client.call(AuthorizationMethods.issueSelection, SelectionRequest(webDomains: ["videos.test"]))
         let store = ManagedSettingsStore(named: .init("focus"))
         store.shield.webDomains = selection.webDomainTokens
         let requestsBefore = rig.requests(for: "/video.html")
 
         // The open tabs are covered.
-        _ = try rig.window(titled: "videos.test is restricted - Chromium", display: session.display, xdotool: xdotool, or: chromium)
-        _ = try rig.window(titled: "videos.test is restricted — Mozilla Firefox", display: session.display, xdotool: xdotool, or: firefox)
+        _ = try rig.window(titled: "videos.test (restricted) - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        _ = try rig.window(titled: "videos.test (restricted) — Mozilla Firefox", display: session.display, xdotool: xdotool, or: firefox)
         // Another website loads; going to a shielded one (another host of it) shows the shield.
-        let chromiumWindow = try rig.window(titled: "videos.test is restricted - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        let chromiumWindow = try rig.window(titled: "videos.test (restricted) - Chromium", display: session.display, xdotool: xdotool, or: chromium)
         try rig.navigate(chromiumWindow, to: "http://en.wiki.test:\(rig.port)/wiki.html", display: session.display, xdotool: xdotool)
         _ = try rig.window(titled: "Wiki page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
         try rig.navigate(chromiumWindow, to: "http://m.videos.test:\(rig.port)/video.html", display: session.display, xdotool: xdotool)
-        _ = try rig.window(titled: "videos.test is restricted - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        _ = try rig.window(titled: "videos.test (restricted) - Chromium", display: session.display, xdotool: xdotool, or: chromium)
         XCTAssertEqual(rig.requests(for: "/video.html"), requestsBefore, "a shielded website was asked for a page")
+        // The app's look reached the pages.
+        let looked = Date().addingTimeInterval(10)
+        while !agent.process.standardError.contains("web shield: the look for videos.test: \"No videos before homework\""), Date() < looked {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        XCTAssertTrue(agent.process.standardError.contains("web shield: the look for videos.test: \"No videos before homework\""), agent.process.standardError.suffix(3000).description)
         Thread.sleep(forTimeInterval: 0.5)  // the page drawn
         screenshot("web-shield-chromium.png", on: session.display)
 
@@ -166,6 +179,18 @@ final class WebsiteTimeTests: XSessionTestCase {
         _ = try rig.window(titled: "Video page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
         _ = try rig.window(titled: "Video page — Mozilla Firefox", display: session.display, xdotool: xdotool, or: firefox)
         XCTAssertGreaterThan(rig.requests(for: "/video.html"), requestsBefore)
+
+        // Shielded again: the page's second button goes to the app's delegate, whose `.close`
+        // closes the tab (and so Chromium's window, its only tab).
+        store.shield.webDomains = selection.webDomainTokens
+        let shieldWindow = try rig.window(titled: "videos.test (restricted) - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        try rig.pressSecondaryButton(in: shieldWindow, display: session.display, xdotool: xdotool)
+        let closed = Date().addingTimeInterval(10)
+        while pressed.actions.isEmpty || rig.hasWindow(titled: "videos.test (restricted) - Chromium", display: session.display, xdotool: xdotool), Date() < closed {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        XCTAssertEqual(pressed.actions, [.secondaryButtonPressed], "the delegate heard the button: \(agent.process.standardError.suffix(2000))")
+        XCTAssertFalse(rig.hasWindow(titled: "videos.test (restricted) - Chromium", display: session.display, xdotool: xdotool), "the delegate's .close closed the tab")
     }
 
     /// `screenward limit add --site`: a website's daily limit counts its time in the
@@ -186,11 +211,21 @@ final class WebsiteTimeTests: XSessionTestCase {
         try rig.navigate(window, to: "http://www.videos.test:\(rig.port)/video.html", display: session.display, xdotool: xdotool)
         _ = try rig.window(titled: "Video page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
         let start = Date()
-        _ = try rig.window(titled: "videos.test is restricted - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        _ = try rig.window(titled: "videos.test (restricted) - Chromium", display: session.display, xdotool: xdotool, or: chromium)
         let after = Date().timeIntervalSince(start)
         XCTAssertEqual(after, 3, accuracy: 1, "the limit of 3 s was reached after \(after) s on the website")
         let list = try agent.cli(["limit", "list"])
         XCTAssertTrue(list.contains("videos.test"), list)
+        // The rules' own shield says which limit it is, and offers its "15 more minutes",
+        // which lifts the shield: the tab has its page back.
+        let said = "web shield: the look for videos.test: \"Time's up: Videos\""
+        let looked = Date().addingTimeInterval(10)
+        while !agent.process.standardError.contains(said), Date() < looked { Thread.sleep(forTimeInterval: 0.05) }
+        XCTAssertTrue(agent.process.standardError.contains(said), agent.process.standardError.suffix(3000).description)
+        try rig.pressSecondaryButton(in: window, display: session.display, xdotool: xdotool)
+        _ = try rig.window(titled: "Video page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        let status = try agent.cli(["status"])
+        XCTAssertTrue(status.contains("(with 15m 00s extra)"), "the extra time is the rule's: \(status)")
         // Another website still loads.
         try rig.navigate(window, to: "http://en.wiki.test:\(rig.port)/wiki.html", display: session.display, xdotool: xdotool)
         _ = try rig.window(titled: "Wiki page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
@@ -214,6 +249,37 @@ final class WebsiteTimeTests: XSessionTestCase {
             for host in site["hosts"] as? [[String: Any]] ?? [] { usage.hosts[host["host"] as? String ?? "?"] = host["seconds"] as? Double }
         }
         return usage
+    }
+}
+
+/// The look of the app's websites' shield.
+private final class VideosShield: ShieldConfigurationDataSource {
+    override func configuration(shielding webDomain: WebDomain) -> ShieldConfiguration {
+        ShieldConfiguration(
+            title: .init(text: "No videos before homework", color: ShieldColor(red: 1, green: 1, blue: 1)),
+            secondaryButtonLabel: .init(text: "Close this tab", color: ShieldColor(red: 0.04, green: 0.52, blue: 1)))
+    }
+}
+
+/// What the app's delegate heard.
+private final class Pressed: Sendable {
+    private let list = Mutex<[ShieldAction]>([])
+    var actions: [ShieldAction] { list.withLock { $0 } }
+    func add(_ action: ShieldAction) { list.withLock { $0.append(action) } }
+}
+
+/// The app's delegate: the second button closes the tab.
+private final class VideosActions: ShieldActionDelegate {
+    private var pressed: Pressed?
+
+    convenience init(pressed: Pressed) {
+        self.init()
+        self.pressed = pressed
+    }
+
+    override func handle(action: ShieldAction, for webDomain: WebDomainToken, completionHandler: @escaping (ShieldActionResponse) -> Void) {
+        pressed?.add(action)
+        completionHandler(action == .secondaryButtonPressed ? .close : .none)
     }
 }
 
@@ -302,6 +368,25 @@ final class BrowserRig {
             Thread.sleep(forTimeInterval: 0.02)
         }
         throw HarnessError.timedOut("no window titled \(title); the hosts said: \(hostLines.suffix(2000))\(browser.map { "; the browser: \($0.standardError.suffix(1000))" } ?? "")")
+    }
+
+    /// Presses the shield page's second button from the keyboard: a click on the page's
+    /// empty left edge gives it the focus, then Tab, Tab (the first button, the second), Return.
+    func pressSecondaryButton(in window: String, display: String, xdotool: URL) throws {
+        Thread.sleep(forTimeInterval: 0.5)  // the page's look drawn
+        for step in [["windowactivate", "--sync", window], ["mousemove", "--window", window, "5", "400"], ["click", "1"], ["key", "Tab"], ["key", "Tab"], ["key", "Return"]] {
+            let keys = try ChildProcess(xdotool, step, environment: ["DISPLAY": display])
+            keys.closeInput()
+            guard keys.waitForExit(timeout: 10) == 0 else { throw HarnessError.failed("xdotool \(step): \(keys.standardError)") }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+    }
+
+    func hasWindow(titled title: String, display: String, xdotool: URL) -> Bool {
+        guard let search = try? ChildProcess(xdotool, ["search", "--name", "^\(NSRegularExpression.escapedPattern(for: title))$"], environment: ["DISPLAY": display]) else { return false }
+        search.closeInput()
+        _ = search.waitForExit(timeout: 10)
+        return !search.outputLines.isEmpty
     }
 
     /// How many requests for `path` the HTTP server has answered.

@@ -18,8 +18,15 @@ let queue = Promise.resolve();
 function connect() {
   port = chrome.runtime.connectNative(host);
   port.onMessage.addListener((message) => {
-    if (message && message.kind === "shields") {
+    if (!message) return;
+    if (message.kind === "shields") {
       shieldsQueue = shieldsQueue.then(() => applyShields(message)).catch((error) => problem(`shields not applied: ${error}`));
+    } else if (message.kind === "shield-look" && typeof message.site === "string") {
+      looks.set(message.site, message.look);
+      // The open shield pages of that website redraw (none listening is no error).
+      chrome.runtime.sendMessage({ kind: "shield-look", site: message.site, look: message.look }).catch(() => {});
+    } else if (message.kind === "shield-close" && typeof message.site === "string") {
+      closeShieldPages(message.site).catch((error) => problem(`shield pages not closed: ${error}`));
     }
   });
   port.onDisconnect.addListener(() => {
@@ -105,6 +112,30 @@ function shieldedAddress(url) {
   const start = url.indexOf("&url=");
   return start < 0 ? "" : url.slice(start + 5);
 }
+
+// The looks the owner gave each website's shield page (the app's configuration).
+const looks = new Map();
+
+// The website a shield page's address names, or null for any other page.
+function shieldSiteOf(url) {
+  if (!url.startsWith(shieldPage + "?site=")) return null;
+  return decodeURIComponent(url.slice(shieldPage.length + 6).split("&url=")[0]);
+}
+
+async function closeShieldPages(site) {
+  for (const tab of await chrome.tabs.query({})) {
+    if (shieldSiteOf(tab.url || "") === site) await chrome.tabs.remove(tab.id);
+  }
+}
+
+// A shield page says it is shown (and gets the look known so far), or that a button was
+// pressed: the owner decides what happens. Without the host, OK closes the page itself.
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  if (!message || message.kind !== "shield" || typeof message.site !== "string") return false;
+  if (port) port.postMessage({ kind: "shield", event: message.event, site: message.site });
+  sendResponse({ look: looks.get(message.site) || null, handled: port !== null });
+  return false;
+});
 
 async function applyShields(message) {
   shields = {

@@ -7,16 +7,17 @@ import ScreenwardIPC
 extension RulesCore {
     /// The rule whose store covers `subject` now: a used-up limit first, else a downtime.
     func coveringRule(_ subject: ShieldRequestSubject) -> Rule? {
-        let (application, category): (ApplicationToken?, ActivityCategoryToken?) =
+        let (application, category, website): (ApplicationToken?, ActivityCategoryToken?, WebDomainToken?) =
             switch subject {
-            case .application(let app): (app.token, nil)
-            case .applicationInCategory(let app, let category): (app.token, category.token)
-            case .webDomain, .webDomainInCategory: (nil, nil)
+            case .application(let app): (app.token, nil, nil)
+            case .applicationInCategory(let app, let category): (app.token, category.token, nil)
+            case .webDomain(let domain), .webDomainInCategory(let domain, _): (nil, nil, domain.token)
             }
         let rules = (try? storedRules()) ?? []
         for rule in rules where rule.kind == .limit {
             guard let shield = written[Self.storeName(rule.name)]?.shield else { continue }
             if let application, shield.applications?.contains(application) == true { return rule }
+            if let website, shield.webDomains?.contains(website) == true { return rule }
             if let category, case .specific(let categories, _) = shield.applicationCategories, categories.contains(category) { return rule }
         }
         return rules.first { $0.kind == .downtime && written[Self.storeName($0.name)]?.shield.applicationCategories != nil }

@@ -130,6 +130,15 @@ extension ScreenTimeService {
                 acceptShieldAnswer(.action(ShieldRequestID(rawValue: answer.id), answer.response), owner: client, peer: peer)
                 return Empty()
             }
+        case WebHostMethods.shieldEvent.name:
+            reply = answer(WebHostMethods.shieldEvent) { _, event in
+                guard event.site.utf8.count <= HostName.maximumLength + 2, !event.site.isEmpty else {
+                    throw ServiceError(.invalidArgument, "not a website: \(event.site.prefix(80))")
+                }
+                webShieldEvents.append((event, peer))
+                onWebShieldEvent?()
+                return Empty()
+            }
         case WebHostMethods.windows.name:
             reply = answer(WebHostMethods.windows) { _, report in
                 try takeBrowserWindows(report, from: peer)

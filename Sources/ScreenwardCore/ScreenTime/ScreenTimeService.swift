@@ -38,6 +38,16 @@ public final class ScreenTimeService {
     /// the host's lock: only hop).
     public var onBrowserTabsChanged: (@Sendable () -> Void)?
 
+    /// Shield pages shown and buttons pressed in the browsers, for the agent's loop.
+    var webShieldEvents: [(WebShieldEvent, ServicePeer)] = []
+    /// Called when one came (under the host's lock: only hop).
+    public var onWebShieldEvent: (@Sendable () -> Void)?
+
+    public func takeWebShieldEvents() -> [(WebShieldEvent, ServicePeer)] {
+        defer { webShieldEvents.removeAll() }
+        return webShieldEvents
+    }
+
     /// The hosts that reported, to push `WebShields` to.
     var webHosts: [UInt64: ServicePeer] = [:]
 

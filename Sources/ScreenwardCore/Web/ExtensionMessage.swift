@@ -10,6 +10,8 @@ import Foundation
 /// host's log; the host then drops it and goes on.
 public enum ExtensionMessage: Equatable, Sendable {
     case hello(version: String)
+    /// A shield page was shown, or one of its buttons pressed.
+    case shield(WebShieldEvent)
     /// Something went wrong in the extension (a line for the host's log).
     case problem(String)
     case windows(focused: Int?, windows: [BrowserWindowsReport.Window])
@@ -23,10 +25,12 @@ public enum ExtensionMessage: Equatable, Sendable {
         var kind: String
         var extension_: String?
         var text: String?
+        var event: String?
+        var site: String?
         var focused: Int?
         var windows: [WireWindow]?
         enum CodingKeys: String, CodingKey {
-            case kind, focused, windows, text
+            case kind, focused, windows, text, event, site
             case extension_ = "extension"
         }
     }
@@ -52,6 +56,11 @@ public enum ExtensionMessage: Equatable, Sendable {
         switch wire.kind {
         case "hello":
             return .hello(version: String((wire.extension_ ?? "?").prefix(40)))
+        case "shield":
+            let kinds: [String: WebShieldEvent.Kind] = ["shown": .shown, "primary": .primaryButtonPressed, "secondary": .secondaryButtonPressed]
+            guard let event = wire.event.flatMap({ kinds[$0] }) else { throw Refusal("a shield message without a known event") }
+            guard let site = wire.site, !site.isEmpty, site.utf8.count <= HostName.maximumLength + 2 else { throw Refusal("a shield message without a website") }
+            return .shield(WebShieldEvent(kind: event, site: site))
         case "problem":
             return .problem(WebAddresses.excerpt(wire.text ?? "?", limit: 300))
         case "windows":
@@ -97,6 +106,15 @@ public enum ExtensionMessage: Equatable, Sendable {
             enum CodingKeys: String, CodingKey { case kind, domains, allExcept }
         }
         return try JSONEncoder().encode(Shields(domains: shields.domains, allExcept: shields.allExcept))
+    }
+
+    /// A message to the extension: `body`'s fields with `"kind": kind`.
+    public static func encode(kind: String, _ body: some Encodable) throws -> Data {
+        guard var object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(body)) as? [String: Any] else {
+            throw Refusal("\(kind) is not an object")
+        }
+        object["kind"] = kind
+        return try JSONSerialization.data(withJSONObject: object)
     }
 
     private static func reason(_ error: any Error) -> String {

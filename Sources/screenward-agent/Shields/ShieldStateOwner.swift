@@ -1,5 +1,6 @@
 import ManagedSettings
 import ScreenwardCore
+import Synchronization
 
 /// What the shield presenter needs of the state owner, wherever that owner runs: in
 /// this process (individual mode: `ServiceHost`), or in the system daemon (child mode,
@@ -59,19 +60,25 @@ extension ServiceHost: ShieldStateOwner {
 /// The individual agent's state owner for shields: the host, and apps' shield extensions
 /// started when needed. A data source not running yet leaves the default look until it
 /// attaches (its look then replaces it); a button press waits for the delegate started for it.
+/// Two take its answers and attachments: the windows' shields and the browsers' shield
+/// pages, each ignoring what it did not ask.
 final class LaunchingShieldState: ShieldStateOwner {
     private let host: ServiceHost
     private let extensions: AgentExtensions?
+    private let answerListeners = Listeners<ShieldAnswer>()
+    private let attachListeners = Listeners<String>()
 
     init(host: ServiceHost, extensions: AgentExtensions?) {
         self.host = host
         self.extensions = extensions
+        host.onShieldAnswer { [answerListeners] answer in answerListeners.call(answer) }
+        host.onShieldDataSourceAttached { [attachListeners] bundle in attachListeners.call(bundle) }
     }
 
     var effectiveShields: EffectiveShields { host.effectiveShields }
     func onShieldsChanged(_ handler: @escaping @Sendable () -> Void) { host.onShieldsChanged(handler) }
-    func onShieldDataSourceAttached(_ handler: @escaping @Sendable (String) -> Void) { host.onShieldDataSourceAttached(handler) }
-    func onShieldAnswer(_ handler: @escaping @Sendable (ShieldAnswer) -> Void) { host.onShieldAnswer(handler) }
+    func onShieldDataSourceAttached(_ handler: @escaping @Sendable (String) -> Void) { attachListeners.add(handler) }
+    func onShieldAnswer(_ handler: @escaping @Sendable (ShieldAnswer) -> Void) { answerListeners.add(handler) }
     func cancelShieldRequest(_ id: ShieldRequestID) { host.cancelShieldRequest(id) }
     func publishCoveredWindows(_ covered: [CoveredWindow]) { host.publishCoveredWindows(covered) }
 
@@ -87,5 +94,18 @@ final class LaunchingShieldState: ShieldStateOwner {
         let id = host.requestShieldActionWhenAttached(owner: owner, action: action, item: item)
         supervisor.wantShieldExtension(.shieldAction, of: owner)
         return id
+    }
+}
+
+/// Handlers that all hear each value, from any thread.
+final class Listeners<Value>: Sendable {
+    private let handlers = Mutex<[@Sendable (Value) -> Void]>([])
+
+    func add(_ handler: @escaping @Sendable (Value) -> Void) {
+        handlers.withLock { $0.append(handler) }
+    }
+
+    func call(_ value: Value) {
+        for handler in handlers.withLock({ $0 }) { handler(value) }
     }
 }
