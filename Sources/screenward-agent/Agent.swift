@@ -72,7 +72,7 @@ final class Agent {
         minter = TokenMinter(secret: secret)
         categories = try DataDirectory.categoryTable()
         // The accountant writes through the live usage (the engine's view) to the ledger.
-        usage = SharedLiveUsage(forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter), websites: WebsiteTokens(minter: minter))
+        usage = SharedLiveUsage(forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter), websites: WebsiteTokens(minter: minter, table: categories))
         try usage.seed(from: ledger, now: Date())
         accountant = UsageAccountant(sink: usage, minter: minter) { [log] problem in
             log.error(problem)
@@ -248,7 +248,7 @@ final class Agent {
         let stateOwner = LaunchingShieldState(host: host, extensions: extensions)
         do {
             let pages = WebShieldPages(
-                host: host, stateOwner: stateOwner, defaults: try ShieldDefaults.load(), language: ShieldDefaults.language(), minter: minter, log: log)
+                host: host, stateOwner: stateOwner, defaults: try ShieldDefaults.load(), language: ShieldDefaults.language(), minter: minter, categories: categories, log: log)
             pages.start()
             webShieldPages = pages
         } catch {

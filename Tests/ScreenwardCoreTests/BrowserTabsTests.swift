@@ -86,20 +86,27 @@ final class BrowserTabsTests: XCTestCase {
 
     func testWhatTheBrowsersShieldIsTheUnionOfTheStores() {
         let video = WebDomainToken(opaqueValue: "video"), wiki = WebDomainToken(opaqueValue: "wiki"), news = WebDomainToken(opaqueValue: "news")
-        let names = ["video": "videos.test", "wiki": "wiki.test", "news": "news.test"]
-        let none = WebShields(shields: EffectiveShields(stores: []), names: names)
+        let names = [video: "videos.test", wiki: "wiki.test", news: "news.test"].map { WebShields.Candidate(name: $1, token: $0) }
+        let none = WebShields(shields: EffectiveShields(stores: []), candidates: names)
         XCTAssertEqual(none, WebShields(domains: [], allExcept: nil))
         let listed = EffectiveShields(stores: [
             StoreSettings(owner: "org.example.a", name: "one", shield: .init(webDomains: [video])),
             StoreSettings(owner: "org.example.b", name: "two", shield: .init(webDomains: [news, video])),
         ])
-        XCTAssertEqual(WebShields(shields: listed, names: names), WebShields(domains: ["news.test", "videos.test"], allExcept: nil))
+        XCTAssertEqual(WebShields(shields: listed, candidates: names), WebShields(domains: ["news.test", "videos.test"], allExcept: nil))
         // Every website but the spared; a website another store lists is not spared.
         let all = EffectiveShields(stores: [
             StoreSettings(owner: "org.example.a", name: "one", shield: .init(webDomainCategories: .all(except: [wiki, news]))),
             StoreSettings(owner: "org.example.b", name: "two", shield: .init(webDomains: [news])),
         ])
-        XCTAssertEqual(WebShields(shields: all, names: names), WebShields(domains: [], allExcept: ["wiki.test"]))
+        XCTAssertEqual(WebShields(shields: all, candidates: names), WebShields(domains: [], allExcept: ["wiki.test"]))
+        // A category's websites, as the table puts them in it.
+        let games = ActivityCategoryToken(opaqueValue: "games")
+        let byCategory = EffectiveShields(stores: [StoreSettings(owner: "org.example.worklog", name: "gaming", shield: .init(webDomainCategories: .specific([games])))])
+        let inCategories = [
+            WebShields.Candidate(name: "videos.test", token: video, categories: [games]), WebShields.Candidate(name: "wiki.test", token: wiki),
+        ]
+        XCTAssertEqual(WebShields(shields: byCategory, candidates: inCategories), WebShields(domains: ["videos.test"], allExcept: nil))
         let message = try? JSONSerialization.jsonObject(with: ExtensionMessage.encodeShields(WebShields(domains: ["a.b"]))) as? NSDictionary
         XCTAssertEqual(message, ["kind": "shields", "domains": ["a.b"], "allExcept": NSNull()] as NSDictionary, "allExcept is null, not absent")
     }

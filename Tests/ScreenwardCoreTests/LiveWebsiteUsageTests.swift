@@ -67,4 +67,18 @@ final class LiveWebsiteUsageTests: XCTestCase {
         let videos = DeviceActivityEvent(webDomains: [videoToken], threshold: DateComponents(minute: 1))
         XCTAssertEqual(live.focusedSeconds(of: videos, from: at(0), to: at(60)), 4, accuracy: 1e-9)
     }
+
+    func testACategoryEventCountsItsWebsitesToo() throws {
+        let games = ActivityCategoryToken(opaqueValue: "games")
+        let live = LiveUsage(
+            forwardingTo: RecordingSink(), categories: .none,
+            websites: WebsiteTokens({ WebDomainToken(opaqueValue: "web-\($0)") }, categories: { $0 == "videos.test" ? [games] : [] }))
+        try focus(live, chromium, chromiumApp, video, 0, 4)
+        try focus(live, chromium, chromiumApp, wiki, 4, 6)
+        _ = try live.intervalOpened(app: firefox, token: firefoxApp, site: video, at: at(6))
+        let gaming = DeviceActivityEvent(categories: [games], threshold: DateComponents(minute: 1))
+        XCTAssertEqual(live.focusedSeconds(of: gaming, from: at(0), to: at(10)), 4 + 4, accuracy: 1e-9)
+        XCTAssertEqual(live.accrualRate(of: gaming, at: at(7)), 1)
+        XCTAssertEqual(live.usage(of: gaming).focusedSeconds(from: at(0), to: at(10)), 8, accuracy: 1e-9)
+    }
 }

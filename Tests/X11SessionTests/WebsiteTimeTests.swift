@@ -2,6 +2,7 @@
 import Foundation
 @_spi(Screenward) import ManagedSettings
 @_spi(Screenward) import ManagedSettingsUI
+import ScreenwardCore
 import ScreenwardIPC
 import Synchronization
 import SessionHarness
@@ -232,6 +233,35 @@ final class WebsiteTimeTests: XSessionTestCase {
         XCTAssertThrowsError(try agent.cli(["limit", "add", "Bad", "--site", "not a website", "--daily", "1h"]))
     }
 
+    /// Worklog's gaming store: `webDomainCategories = .specific([games])` shields the websites
+    /// the category table puts in Games, and no other.
+    func testAStoreShieldingACategoryShieldsItsWebsites() throws {
+        let rig = try BrowserRig(temporary: temporary)
+        self.rig = rig
+        let session = try startXSession()
+        let xdotool = try requireTool("xdotool")
+        let data = try rig.dataDirectory(websites: ["videos.test": "Game", "wiki.test": "Education"])
+        let agent = try AgentRun(
+            display: session.display, home: home, environment: try catalogEnvironment(entries: [:]).merging(["SCREENWARD_DATA_DIR": data.path]) { $1 },
+            verbose: true)
+        defer { agent.stop() }
+        let chromium = try rig.chromium(environment: agent.environment, urls: ["http://www.videos.test:\(rig.port)/video.html"])
+        let window = try rig.window(titled: "Video page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+
+        let client = ServiceClient(transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path), bundleIdentifier: "org.example.worklog")
+        ScreenwardApp.client = client
+        _ = try client.call(AuthorizationMethods.request, .individual)
+        let games = try client.call(AuthorizationMethods.issueSelection, SelectionRequest(categories: ["Game"])).categoryTokens
+        let gaming = ManagedSettingsStore(named: .init("gaming"))
+        gaming.shield.webDomainCategories = .specific(games)
+        _ = try rig.window(titled: "videos.test (restricted) - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        let shields = try agent.cli(["shields"])
+        XCTAssertTrue(shields.contains("org.example.worklog"), shields)
+        try rig.navigate(window, to: "http://en.wiki.test:\(rig.port)/wiki.html", display: session.display, xdotool: xdotool)
+        _ = try rig.window(titled: "Wiki page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        gaming.shield.webDomainCategories = nil
+    }
+
     private struct WebUsage {
         var sites: [String: Double] = [:]
         var hosts: [String: Double] = [:]
@@ -387,6 +417,20 @@ final class BrowserRig {
         search.closeInput()
         _ = search.waitForExit(timeout: 10)
         return !search.outputLines.isEmpty
+    }
+
+    /// Screenward's data folder (for SCREENWARD_DATA_DIR) with these websites' categories added.
+    func dataDirectory(websites: [String: String]) throws -> URL {
+        let shipped = try DataDirectory.url(of: "categories.json").deletingLastPathComponent()
+        let folder = self.folder.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for file in ["shield.json", "rules.json"] {
+            try FileManager.default.copyItem(at: shipped.appendingPathComponent(file), to: folder.appendingPathComponent(file))
+        }
+        var table = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: shipped.appendingPathComponent("categories.json"))) as? [String: Any])
+        table["websites"] = (table["websites"] as? [String: String] ?? [:]).merging(websites) { $1 }
+        try JSONSerialization.data(withJSONObject: table).write(to: folder.appendingPathComponent("categories.json"))
+        return folder
     }
 
     /// How many requests for `path` the HTTP server has answered.

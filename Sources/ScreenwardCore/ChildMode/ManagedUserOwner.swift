@@ -41,7 +41,7 @@ public final class ManagedUserOwner {
         }
         sink = try BackgroundLedgerSink(ledger: ledger, sessionID: runID, report: report)
         let minter = TokenMinter(secret: secret)
-        usage = SharedLiveUsage(forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter), websites: WebsiteTokens(minter: minter))
+        usage = SharedLiveUsage(forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter), websites: WebsiteTokens(minter: minter, table: categories))
         try usage.seed(from: ledger, now: Date())
         service = try ScreenTimeService(
             ledger: ledger, usage: usage, directory: ItemDirectory(minter: minter, catalog: catalog, categories: categories), calendar: calendar)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Which activity category an application belongs to, from its desktop entry and
-/// the table in `data/categories.json` (a file distributions may change).
+/// Which activity category an application or a website belongs to, from its desktop entry
+/// and the table in `data/categories.json` (a file distributions may change).
 public struct CategoryTable: Sendable, Decodable {
     public struct Category: Sendable, Decodable, Hashable {
         /// A freedesktop main category name, or Social / Other.
@@ -13,6 +13,27 @@ public struct CategoryTable: Sendable, Decodable {
     public var categories: [Category]
     public var additionalCategories: [String: String]
     public var applications: [String: String]
+    /// Websites' categories, by registrable domain in ASCII (`youtube.com`). A website not
+    /// listed has no category.
+    public var websites: [String: String]
+
+    enum CodingKeys: String, CodingKey { case categories, additionalCategories, applications, websites }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        categories = try container.decode([Category].self, forKey: .categories)
+        additionalCategories = try container.decode([String: String].self, forKey: .additionalCategories)
+        applications = try container.decode([String: String].self, forKey: .applications)
+        // Tables from before websites have none; names are kept as browsers write them.
+        var websites: [String: String] = [:]
+        for (name, category) in try container.decodeIfPresent([String: String].self, forKey: .websites) ?? [:] {
+            guard let ascii = HostName.ascii(name) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.websites], debugDescription: "\(name.prefix(80)) is not a website's name"))
+            }
+            websites[ascii] = category
+        }
+        self.websites = websites
+    }
 
     public static let other = "Other"
     /// The freedesktop main categories, as the menu specification lists them.
@@ -42,7 +63,7 @@ public struct CategoryTable: Sendable, Decodable {
             throw LoadError.unreadable(path: url.path, reason: "\(error)")
         }
         let known = Set(table.categories.map(\.id))
-        for (key, category) in table.additionalCategories.merging(table.applications, uniquingKeysWith: { a, _ in a })
+        for (key, category) in table.additionalCategories.merging(table.applications, uniquingKeysWith: { a, _ in a }).merging(table.websites, uniquingKeysWith: { a, _ in a })
         where !known.contains(category) {
             throw LoadError.unknownCategory(path: url.path, category: category, usedBy: key)
         }
@@ -61,6 +82,12 @@ public struct CategoryTable: Sendable, Decodable {
             if known.contains(folded) { return folded }
         }
         return Self.other
+    }
+
+    /// The category of a website (its registrable domain), or nil: websites not in the table
+    /// belong to no category.
+    public func category(ofWebsite domain: String) -> String? {
+        websites[domain]
     }
 
     /// The display name of a category in `language` (falling back to English, then its id).

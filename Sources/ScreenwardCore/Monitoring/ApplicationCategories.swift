@@ -62,17 +62,25 @@ public struct ApplicationCategories: Sendable {
 /// them: the agent's mints them; `none` tracks no website (tests about applications).
 public struct WebsiteTokens: Sendable {
     private let mint: (@Sendable (String) -> WebDomainToken)?
+    private let resolveCategories: @Sendable (String) -> [ActivityCategoryToken]
 
-    public init(minter: TokenMinter) {
+    /// The agent's: the minter's tokens, and the categories the table gives websites.
+    public init(minter: TokenMinter, table: CategoryTable) {
         mint = { minter.webDomainToken(forDomain: $0) }
+        resolveCategories = { domain in table.category(ofWebsite: domain).map { [minter.categoryToken(forCategory: $0)] } ?? [] }
     }
 
-    public init(_ mint: @escaping @Sendable (String) -> WebDomainToken) {
+    public init(_ mint: @escaping @Sendable (String) -> WebDomainToken, categories: @escaping @Sendable (String) -> [ActivityCategoryToken] = { _ in [] }) {
         self.mint = mint
+        resolveCategories = categories
     }
 
-    private init() { mint = nil }
+    private init() {
+        mint = nil
+        resolveCategories = { _ in [] }
+    }
     public static let none = WebsiteTokens()
 
     public func token(of domain: String) -> WebDomainToken? { mint?(domain) }
+    public func categories(of domain: String) -> [ActivityCategoryToken] { resolveCategories(domain) }
 }

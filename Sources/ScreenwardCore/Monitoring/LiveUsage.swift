@@ -15,7 +15,8 @@ import Foundation
 /// Membership: an application belongs to an event when its token is among the
 /// event's applications, or one of its category tokens among the event's
 /// categories. A website (its registrable domain's token) belongs to an event when it is
-/// among the event's web domains; its time is part of its browser's, so a browser's
+/// among the event's web domains, or its category among the event's categories; its time
+/// is part of its browser's, so a browser's
 /// time on a website counts once for an event that has both. An application's
 /// categories are the ones it has now, for its whole history.
 ///
@@ -58,6 +59,8 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     private var websiteHistories: [WebsiteKey: FocusHistory] = [:]
     /// The applications each website was seen in.
     private var applicationsByWebsite: [WebDomainToken: [Int]] = [:]
+    /// Each website's categories (data/categories.json), from when it was first seen.
+    private var websiteCategories: [WebDomainToken: [ActivityCategoryToken]] = [:]
 
     private var applications: [Application] = []
     private var indexByToken: [ApplicationToken: Int] = [:]
@@ -96,7 +99,7 @@ public final class LiveUsage: UsageSink, EventUsageSource {
                 ?? application(for: ApplicationFacts(token: interval.token, desktopID: nil, entryCategories: []))
             let start = interval.startedAt.timeIntervalSinceReferenceDate
             applications[index].history.add(start: start, end: start + interval.duration)
-            if let website = interval.webDomain.flatMap(websites.token(of:)) {
+            if let domain = interval.webDomain, let website = websiteToken(domain) {
                 addWebsite(website, application: index, start: start, end: start + interval.duration)
             }
         }
@@ -131,7 +134,7 @@ public final class LiveUsage: UsageSink, EventUsageSource {
         // old interval ends where the new one starts rather than running on.
         if let open = focus { close(open, at: max(open.start, startSeconds)) }
         focus = Focus(
-            id: id, application: application(for: ApplicationFacts(token: token, identity: app)), website: site.flatMap { websites.token(of: $0.domain) },
+            id: id, application: application(for: ApplicationFacts(token: token, identity: app)), website: site.flatMap { websiteToken($0.domain) },
             start: startSeconds)
         if startSeconds >= nextTrim {
             nextTrim = startSeconds + Self.trimEvery
@@ -161,13 +164,21 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     public func focusedSeconds(of event: DeviceActivityEvent, from: Date, to: Date) -> TimeInterval {
         let members = members(of: event)
         return focusedSeconds(
-            ofMembers: members, isMember: { members.contains($0) }, websites: event.webDomains, focusIsMember: focus.map { members.contains($0.application) } ?? false,
+            ofMembers: members, isMember: { members.contains($0) }, websites: websites(of: event), focusIsMember: focus.map { members.contains($0.application) } ?? false,
             from: from, to: to)
     }
 
     public func accrualRate(of event: DeviceActivityEvent, at now: Date) -> Double {
         guard let open = focus else { return 0 }
-        return accrualRate(focusIsMember: isMember(open.application, of: event), websites: event.webDomains, at: now)
+        return accrualRate(focusIsMember: isMember(open.application, of: event), websites: websites(of: event), at: now)
+    }
+
+    /// The websites that belong to `event`: its web domains, and those of its categories.
+    func websites(of event: DeviceActivityEvent) -> Set<WebDomainToken> {
+        guard !event.categories.isEmpty else { return event.webDomains }
+        var members = event.webDomains
+        for (website, categories) in websiteCategories where categories.contains(where: event.categories.contains) { members.insert(website) }
+        return members
     }
 
     /// The engine's way in: the event's members are worked out once, and again only
@@ -242,6 +253,13 @@ public final class LiveUsage: UsageSink, EventUsageSource {
         applications[open.application].history.add(start: open.start, end: end)
         if let website = open.website { addWebsite(website, application: open.application, start: open.start, end: end) }
         focus = nil
+    }
+
+    /// A website's token, its categories noted the first time.
+    private func websiteToken(_ domain: String) -> WebDomainToken? {
+        guard let token = websites.token(of: domain) else { return nil }
+        if websiteCategories[token] == nil { websiteCategories[token] = websites.categories(of: domain) }
+        return token
     }
 
     private func addWebsite(_ website: WebDomainToken, application: Int, start: Double, end: Double) {

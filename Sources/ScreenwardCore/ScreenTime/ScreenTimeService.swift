@@ -168,7 +168,16 @@ public final class ScreenTimeService {
             report("could not read the websites' names (\(error)); the browsers keep their shields")
             names = [:]
         }
-        return WebShields(shields: effectiveShields, names: names)
+        let table = directory.categories
+        func categories(_ name: String) -> Set<ActivityCategoryToken> {
+            Set(table.category(ofWebsite: name).map { [directory.minter.categoryToken(forCategory: $0)] } ?? [])
+        }
+        var candidates = names.map { WebShields.Candidate(name: $1, token: WebDomainToken(opaqueValue: $0), categories: categories($1)) }
+        let named = Set(names.values)
+        for domain in table.websites.keys where !named.contains(domain) {
+            candidates.append(WebShields.Candidate(name: domain, token: directory.minter.webDomainToken(forDomain: domain), categories: categories(domain)))
+        }
+        return WebShields(shields: effectiveShields, candidates: candidates)
     }
 
     func pushWebShields(to hosts: [ServicePeer]) {

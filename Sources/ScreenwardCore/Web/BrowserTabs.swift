@@ -109,17 +109,31 @@ public struct WebShields: Sendable, Hashable, Codable {
         self.allExcept = allExcept
     }
 
-    /// From the union of the stores, with the names tokens were issued for (device token → name).
-    public init(shields: EffectiveShields, names: [String: String]) {
-        // A token no one holds: shielded only by a policy for every website.
+    /// A website the stores may name: by a token issued for it, or by its category.
+    public struct Candidate: Sendable, Hashable {
+        public var name: String
+        public var token: WebDomainToken
+        public var categories: Set<ActivityCategoryToken>
+        public init(name: String, token: WebDomainToken, categories: Set<ActivityCategoryToken> = []) {
+            self.name = name
+            self.token = token
+            self.categories = categories
+        }
+    }
+
+    /// From the union of the stores, over the websites they can name: those tokens were issued
+    /// for, and those the category table puts in a category (a store shielding a category
+    /// shields its websites).
+    public init(shields: EffectiveShields, candidates: [Candidate]) {
+        // A token no one holds, in no category: shielded only by a policy for every website.
         let everything = !shields.reasons(forWebDomain: WebDomainToken(opaqueValue: "screenward-no-website"), categories: []).isEmpty
         var shielded: Set<String> = []
         var spared: Set<String> = []
-        for (token, name) in names {
-            if shields.reasons(forWebDomain: WebDomainToken(opaqueValue: token), categories: []).isEmpty {
-                spared.insert(name)
+        for candidate in candidates {
+            if shields.reasons(forWebDomain: candidate.token, categories: candidate.categories).isEmpty {
+                spared.insert(candidate.name)
             } else {
-                shielded.insert(name)
+                shielded.insert(candidate.name)
             }
         }
         domains = everything ? [] : shielded.sorted()

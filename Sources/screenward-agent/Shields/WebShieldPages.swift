@@ -16,6 +16,7 @@ final class WebShieldPages {
     private let defaults: ShieldDefaults
     private let language: String
     private let minter: TokenMinter
+    private let categories: CategoryTable
     private let log: AgentLog
     private struct Pending {
         var site: String
@@ -26,7 +27,11 @@ final class WebShieldPages {
     /// Far more than the pages a person has open; beyond it the oldest questions are let go.
     private static let maximumPending = 256
 
-    init(host: ServiceHost, stateOwner: any ShieldStateOwner, defaults: ShieldDefaults, language: String, minter: TokenMinter, log: AgentLog) {
+    init(
+        host: ServiceHost, stateOwner: any ShieldStateOwner, defaults: ShieldDefaults, language: String, minter: TokenMinter, categories: CategoryTable,
+        log: AgentLog
+    ) {
+        self.categories = categories
         self.host = host
         self.stateOwner = stateOwner
         self.defaults = defaults
@@ -52,8 +57,18 @@ final class WebShieldPages {
     /// Who shields `site`, and how the app's extensions are asked about it.
     private func shielding(_ site: String) -> (owner: String, item: ShieldedItem, subject: ShieldSubject)? {
         let token = minter.webDomainToken(forDomain: site)
-        guard let reason = stateOwner.effectiveShields.reasons(forWebDomain: token, categories: []).first else { return nil }
-        return (reason.owner, .webDomain(token, domain: site), ShieldSubject(name: HostName.readable(site)))
+        let category = categories.category(ofWebsite: site)
+        let categoryToken = category.map { minter.categoryToken(forCategory: $0) }
+        guard let reason = stateOwner.effectiveShields.reasons(forWebDomain: token, categories: Set(categoryToken.map { [$0] } ?? [])).first else { return nil }
+        let name = HostName.readable(site)
+        if case .category = reason.rule, let category, let categoryToken {
+            let categoryName = categories.displayName(of: category, language: language)
+            return (
+                reason.owner, .webDomainInCategory(token, domain: site, category: categoryToken, categoryName: categoryName),
+                ShieldSubject(name: name, categoryName: categoryName)
+            )
+        }
+        return (reason.owner, .webDomain(token, domain: site), ShieldSubject(name: name))
     }
 
     private func handle(_ event: WebShieldEvent, from peer: ServicePeer) {
