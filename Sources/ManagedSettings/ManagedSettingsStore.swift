@@ -62,6 +62,19 @@ open class ManagedSettingsStore {
         }
     }
 
+    /// Settings about web content (`blockedByFilter`): enforced in Chromium and Firefox with
+    /// Screenward's extension.
+    public var webContent: WebContentSettings {
+        get { contents().webContent }
+        set { write { $0.webContent = newValue } }
+        _modify {
+            let old = contents()
+            var new = old
+            yield &new.webContent
+            send(from: old, to: new)
+        }
+    }
+
     /// Removes every setting of this store.
     public func clearAllSettings() {
         do {

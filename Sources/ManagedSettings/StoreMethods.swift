@@ -15,9 +15,21 @@ import ScreenwardIPC
 @_spi(Screenward) public struct StoreContents: Codable, Hashable, Sendable {
     public var shield: ShieldSettings
     public var application: ApplicationSettings
-    public init(shield: ShieldSettings, application: ApplicationSettings) {
+    public var webContent: WebContentSettings
+    public init(shield: ShieldSettings, application: ApplicationSettings, webContent: WebContentSettings = WebContentSettings()) {
         self.shield = shield
         self.application = application
+        self.webContent = webContent
+    }
+
+    enum CodingKeys: String, CodingKey { case shield, application, webContent }
+
+    // Stores kept before web content have none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        shield = try container.decode(ShieldSettings.self, forKey: .shield)
+        application = try container.decode(ApplicationSettings.self, forKey: .application)
+        webContent = try container.decodeIfPresent(WebContentSettings.self, forKey: .webContent) ?? WebContentSettings()
     }
 }
 
@@ -31,6 +43,7 @@ import ScreenwardIPC
         case shieldWebDomainCategories(ShieldSettings.ActivityCategoryPolicy<WebDomain>?)
         case blockedApplications(Set<Application>?)
         case denyAppInstallation(Bool?)
+        case webContentBlockedByFilter(WebContentSettings.FilterPolicy?)
     }
 
     public var name: String
@@ -57,6 +70,9 @@ import ScreenwardIPC
         if old.application.denyAppInstallation != new.application.denyAppInstallation {
             changed.append(.denyAppInstallation(new.application.denyAppInstallation))
         }
+        if old.webContent.blockedByFilter != new.webContent.blockedByFilter {
+            changed.append(.webContentBlockedByFilter(new.webContent.blockedByFilter))
+        }
         return changed
     }
 }
@@ -71,10 +87,11 @@ extension StoreContents {
         case .shieldWebDomainCategories(let value): shield.webDomainCategories = value
         case .blockedApplications(let value): application.blockedApplications = value
         case .denyAppInstallation(let value): application.denyAppInstallation = value
+        case .webContentBlockedByFilter(let value): webContent.blockedByFilter = value
         }
     }
 
     @_spi(Screenward) public var isEmpty: Bool {
-        shield.isEmpty && application.blockedApplications == nil && application.denyAppInstallation == nil
+        shield.isEmpty && application.blockedApplications == nil && application.denyAppInstallation == nil && webContent.blockedByFilter == nil
     }
 }

@@ -108,6 +108,8 @@ final class BrowserTabsTests: XCTestCase {
         ]
         XCTAssertEqual(WebShields(shields: byCategory, candidates: inCategories), WebShields(domains: ["videos.test"], allExcept: nil))
         let message = try? JSONSerialization.jsonObject(with: ExtensionMessage.encodeShields(WebShields(domains: ["a.b"]))) as? NSDictionary
-        XCTAssertEqual(message, ["kind": "shields", "domains": ["a.b"], "allExcept": NSNull()] as NSDictionary, "allExcept is null, not absent")
+        XCTAssertEqual(
+            message, ["kind": "shields", "domains": ["a.b"], "allExcept": NSNull(), "filtered": [], "filteredAllExcept": NSNull()] as NSDictionary,
+            "allExcept is null, not absent")
     }
 }

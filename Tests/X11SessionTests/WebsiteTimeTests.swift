@@ -262,6 +262,54 @@ final class WebsiteTimeTests: XSessionTestCase {
         gaming.shield.webDomainCategories = nil
     }
 
+    /// `webContent.blockedByFilter` in its three forms: the websites named, every website but
+    /// the spared, and the administrator's lists in /etc/screenward/web-filter.d (`.auto`).
+    func testTheWebContentFilterInItsThreeForms() throws {
+        let rig = try BrowserRig(temporary: temporary)
+        self.rig = rig
+        let session = try startXSession()
+        let xdotool = try requireTool("xdotool")
+        let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: [:]), verbose: true)
+        defer { agent.stop() }
+        let chromium = try rig.chromium(environment: agent.environment, urls: ["http://news.test:\(rig.port)/news.html"])
+        let window = try rig.window(titled: "News page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        let client = ServiceClient(transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path), bundleIdentifier: "org.example.filter")
+        ScreenwardApp.client = client
+        _ = try client.call(AuthorizationMethods.request, .individual)
+        let store = ManagedSettingsStore(named: .init("filter"))
+        func go(_ url: String, expecting title: String) throws {
+            try rig.navigate(window, to: url, display: session.display, xdotool: xdotool)
+            _ = try rig.window(titled: title, display: session.display, xdotool: xdotool, or: chromium)
+        }
+
+        // .specific: the open tab on it is blocked.
+        store.webContent.blockedByFilter = .specific([WebDomain(domain: "news.test")])
+        _ = try rig.window(titled: "news.test (blocked) - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        // .all(except:): only the spared website loads; the rest is blocked by host.
+        store.webContent.blockedByFilter = .all(except: [WebDomain(domain: "wiki.test")])
+        try go("http://en.wiki.test:\(rig.port)/wiki.html", expecting: "Wiki page - Chromium")
+        try go("http://www.videos.test:\(rig.port)/video.html", expecting: "www.videos.test (blocked) - Chromium")
+        // .auto: the administrator's list (none is shipped; this one is the test's).
+        let list = URL(fileURLWithPath: WebFilter.listsFolder).appendingPathComponent("screenward-test-\(UUID().uuidString).list")
+        try FileManager.default.createDirectory(at: list.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "# the test's list\nvideos.test\n".write(to: list, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: list) }
+        store.webContent.blockedByFilter = .auto()
+        _ = try rig.window(titled: "videos.test (blocked) - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        try go("http://en.wiki.test:\(rig.port)/wiki.html", expecting: "Wiki page - Chromium")
+        try go("http://m.videos.test:\(rig.port)/video.html", expecting: "videos.test (blocked) - Chromium")
+        // No filter: the blocked tab has its page back.
+        store.webContent.blockedByFilter = nil
+        _ = try rig.window(titled: "Video page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        // A website named by token only is refused, with the reason.
+        let problems = Mutex<[String]>([])
+        let reporting = ScreenwardApp.problemHandler
+        defer { ScreenwardApp.problemHandler = reporting }
+        ScreenwardApp.problemHandler = { problem in problems.withLock { $0.append(problem) } }
+        store.webContent.blockedByFilter = .specific([WebDomain(token: WebDomainToken(opaqueValue: "abc"))])
+        XCTAssertTrue(problems.withLock { $0 }.contains { $0.contains("by domain") }, "\(problems.withLock { $0 })")
+    }
+
     private struct WebUsage {
         var sites: [String: Double] = [:]
         var hosts: [String: Double] = [:]

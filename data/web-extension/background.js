@@ -76,7 +76,7 @@ function changed() {
 
 // Shields.
 
-let shields = { domains: [], allExcept: null };
+let shields = { domains: [], allExcept: null, filtered: [], filteredAllExcept: null };
 let shieldsQueue = Promise.resolve();
 const shieldPage = chrome.runtime.getURL("shield.html");
 
@@ -93,17 +93,28 @@ function covers(domain, host) {
   return host === domain || host.endsWith("." + domain);
 }
 
-// The website a page is shielded as (the name its store gave), or null.
-function shieldedAs(url) {
+// The website a page is held back as, by a list or by "all but": the name the owner gave
+// it, or its host; null when the page may load.
+function matching(url, domains, allExcept) {
   const host = hostOf(url);
   if (!host) return null;
-  if (shields.allExcept) return shields.allExcept.some((domain) => covers(domain, host)) ? null : host;
-  return shields.domains.find((domain) => covers(domain, host)) || null;
+  if (allExcept) return allExcept.some((domain) => covers(domain, host)) ? null : host;
+  return domains.find((domain) => covers(domain, host)) || null;
 }
 
-// A shield page's address: the website it shields, then the page it stands for.
-function shieldAddress(site, url) {
-  return `${shieldPage}?site=${encodeURIComponent(site)}&url=${url}`;
+// What a page shows instead of itself: the filter's page (a filter blocks it), the shield
+// (a store shields it), or nothing.
+function replacementFor(url) {
+  const filtered = matching(url, shields.filtered, shields.filteredAllExcept);
+  if (filtered !== null) return { site: filtered, filter: true };
+  const shielded = matching(url, shields.domains, shields.allExcept);
+  return shielded !== null ? { site: shielded, filter: false } : null;
+}
+
+// A shield page's address: the website it shields (and whether a filter blocks it), then
+// the page it stands for.
+function shieldAddress(site, url, filter = false) {
+  return `${shieldPage}?site=${encodeURIComponent(site)}${filter ? "&filter=1" : ""}&url=${url}`;
 }
 
 // The page a shield page stands for, from its own address; null for any other page.
@@ -116,10 +127,17 @@ function shieldedAddress(url) {
 // The looks the owner gave each website's shield page (the app's configuration).
 const looks = new Map();
 
-// The website a shield page's address names, or null for any other page.
-function shieldSiteOf(url) {
+// What a shield page's address names (its website, whether a filter blocks it), or null
+// for any other page.
+function shieldOf(url) {
   if (!url.startsWith(shieldPage + "?site=")) return null;
-  return decodeURIComponent(url.slice(shieldPage.length + 6).split("&url=")[0]);
+  const query = new URLSearchParams(url.slice(shieldPage.length).split("&url=")[0]);
+  return { site: query.get("site"), filter: query.get("filter") === "1" };
+}
+
+function shieldSiteOf(url) {
+  const shield = shieldOf(url);
+  return shield && !shield.filter ? shield.site : null;
 }
 
 async function closeShieldPages(site) {
@@ -141,20 +159,31 @@ async function applyShields(message) {
   shields = {
     domains: Array.isArray(message.domains) ? message.domains : [],
     allExcept: Array.isArray(message.allExcept) ? message.allExcept : null,
+    filtered: Array.isArray(message.filtered) ? message.filtered : [],
+    filteredAllExcept: Array.isArray(message.filteredAllExcept) ? message.filteredAllExcept : null,
   };
   // One rule per shielded website, each sending its pages' main frames to the shield page
   // before a byte of them loads; with every website shielded, one rule for all but the spared.
-  const redirect = (site) => ({ type: "redirect", redirect: { regexSubstitution: shieldAddress(site, "\\0") } });
+  // The filter's rules come first (a higher priority): a page both blocked and shielded
+  // shows the filter's page.
   const rules = [];
-  if (shields.allExcept) {
-    const condition = { regexFilter: "^https?://([^/:]+).*", resourceTypes: ["main_frame"] };
-    if (shields.allExcept.length > 0) condition.excludedRequestDomains = shields.allExcept;
-    rules.push({ id: 1, priority: 1, condition, action: { type: "redirect", redirect: { regexSubstitution: `${shieldPage}?site=\\1&url=\\0` } } });
-  } else {
-    shields.domains.forEach((site, index) => {
-      rules.push({ id: index + 1, priority: 1, condition: { regexFilter: "^https?://.*", requestDomains: [site], resourceTypes: ["main_frame"] }, action: redirect(site) });
-    });
-  }
+  const add = (domains, allExcept, filter, firstID, priority) => {
+    const marker = filter ? "&filter=1" : "";
+    if (allExcept) {
+      const condition = { regexFilter: "^https?://([^/:]+).*", resourceTypes: ["main_frame"] };
+      if (allExcept.length > 0) condition.excludedRequestDomains = allExcept;
+      rules.push({ id: firstID, priority, condition, action: { type: "redirect", redirect: { regexSubstitution: `${shieldPage}?site=\\1${marker}&url=\\0` } } });
+    } else {
+      domains.forEach((site, index) => {
+        rules.push({
+          id: firstID + index, priority, condition: { regexFilter: "^https?://.*", requestDomains: [site], resourceTypes: ["main_frame"] },
+          action: { type: "redirect", redirect: { regexSubstitution: shieldAddress(site, "\\0", filter) } },
+        });
+      });
+    }
+  };
+  add(shields.domains, shields.allExcept, false, 1, 1);
+  add(shields.filtered, shields.filteredAllExcept, true, 100000, 2);
   try {
     const old = (await chrome.declarativeNetRequest.getDynamicRules()).map((rule) => rule.id);
     await chrome.declarativeNetRequest.updateDynamicRules({ removeRuleIds: old, addRules: rules });
@@ -166,11 +195,18 @@ async function applyShields(message) {
   for (const tab of await chrome.tabs.query({})) {
     const url = tab.url || tab.pendingUrl || "";
     const behind = shieldedAddress(url);
-    const site = behind === null ? shieldedAs(url) : null;
-    if (behind !== null && behind !== "" && shieldedAs(behind) === null) {
-      await chrome.tabs.update(tab.id, { url: behind });
-    } else if (site !== null) {
-      await chrome.tabs.update(tab.id, { url: shieldAddress(site, url) });
+    if (behind === null) {
+      const replacement = replacementFor(url);
+      if (replacement) await chrome.tabs.update(tab.id, { url: shieldAddress(replacement.site, url, replacement.filter) });
+    } else if (behind !== "") {
+      // A shield page: given back its page, or redrawn for what holds it back now.
+      const now = replacementFor(behind);
+      const shown = shieldOf(url);
+      if (now === null) {
+        await chrome.tabs.update(tab.id, { url: behind });
+      } else if (shown.site !== now.site || shown.filter !== now.filter) {
+        await chrome.tabs.update(tab.id, { url: shieldAddress(now.site, behind, now.filter) });
+      }
     }
   }
 }

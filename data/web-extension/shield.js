@@ -5,7 +5,10 @@
 "use strict";
 
 const query = location.search;
-const site = new URLSearchParams(query.split("&url=")[0]).get("site") || "This website";
+const parameters = new URLSearchParams(query.split("&url=")[0]);
+const site = parameters.get("site") || "This website";
+// Blocked by a web content filter: a page of its own, whose one button closes the tab.
+const filtered = parameters.get("filter") === "1";
 const title = document.getElementById("title");
 const subtitle = document.getElementById("subtitle");
 const primary = document.getElementById("primary");
@@ -23,9 +26,11 @@ function label(element, value, fallbackText) {
 }
 
 // The built-in look, until the owner's comes (the default shield's English texts).
-document.title = `${site} (restricted)`;
-title.textContent = `${site} is restricted`;
-subtitle.textContent = `You can't use ${site} right now because a limit has been set on it.`;
+document.title = filtered ? `${site} (blocked)` : `${site} (restricted)`;
+title.textContent = filtered ? `${site} is blocked` : `${site} is restricted`;
+subtitle.textContent = filtered
+  ? "A web content filter set on this computer blocks this website."
+  : `You can't use ${site} right now because a limit has been set on it.`;
 
 function draw(look) {
   if (!look) return;
@@ -48,6 +53,7 @@ chrome.runtime.onMessage.addListener((message) => {
 });
 
 async function tell(event) {
+  if (filtered) return null;  // no app's delegate: the filter is the system's
   try {
     return await chrome.runtime.sendMessage({ kind: "shield", event, site });
   } catch (error) {

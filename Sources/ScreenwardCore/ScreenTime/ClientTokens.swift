@@ -71,6 +71,7 @@ struct ClientTokens {
         case .shieldWebDomains(let tokens): .shieldWebDomains(try tokens.map { try toDevice($0, .webDomain) })
         case .shieldWebDomainCategories(let policy): .shieldWebDomainCategories(try policy.map { try toDevice($0, .webDomain) })
         case .denyAppInstallation(let value): .denyAppInstallation(value)
+        case .webContentBlockedByFilter(let policy): .webContentBlockedByFilter(try policy.map(WebFilter.checked))
         case .blockedApplications(let apps):
             .blockedApplications(try apps.map { apps in
                 Set(try apps.map { app in

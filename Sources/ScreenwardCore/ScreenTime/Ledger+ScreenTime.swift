@@ -142,7 +142,7 @@ extension Ledger {
             let (client, name, contents): (String, String, String) = (row["client"], row["name"], row["contents"])
             do {
                 let decoded = try JSONDecoder().decode(StoreContents.self, from: Data(contents.utf8))
-                return StoreSettings(owner: client, name: name, shield: decoded.shield, application: decoded.application)
+                return StoreSettings(owner: client, name: name, shield: decoded.shield, application: decoded.application, webContent: decoded.webContent)
             } catch {
                 problems.append("the settings store \(client)/\(name) cannot be read (\(error)); it is ignored")
                 return nil

@@ -8,12 +8,27 @@ public struct StoreSettings: Hashable, Codable, Sendable {
     public var name: String
     public var shield: ShieldSettings
     public var application: ApplicationSettings
+    public var webContent: WebContentSettings
 
-    public init(owner: String, name: String, shield: ShieldSettings = .init(), application: ApplicationSettings = .init()) {
+    public init(
+        owner: String, name: String, shield: ShieldSettings = .init(), application: ApplicationSettings = .init(), webContent: WebContentSettings = .init()
+    ) {
         self.owner = owner
         self.name = name
         self.shield = shield
         self.application = application
+        self.webContent = webContent
+    }
+
+    enum CodingKeys: String, CodingKey { case owner, name, shield, application, webContent }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        owner = try container.decode(String.self, forKey: .owner)
+        name = try container.decode(String.self, forKey: .name)
+        shield = try container.decode(ShieldSettings.self, forKey: .shield)
+        application = try container.decode(ApplicationSettings.self, forKey: .application)
+        webContent = try container.decodeIfPresent(WebContentSettings.self, forKey: .webContent) ?? WebContentSettings()
     }
 }
 

@@ -103,10 +103,13 @@ public struct WebShields: Sendable, Hashable, Codable {
     /// Set when every website is shielded (`webDomainCategories = .all(except:)`): the
     /// websites that are not.
     public var allExcept: [String]?
+    /// What the stores' web content filters block (`webContent.blockedByFilter`).
+    public var filter: WebFilter.Combined
 
-    public init(domains: [String], allExcept: [String]? = nil) {
+    public init(domains: [String], allExcept: [String]? = nil, filter: WebFilter.Combined = .init()) {
         self.domains = domains
         self.allExcept = allExcept
+        self.filter = filter
     }
 
     /// A website the stores may name: by a token issued for it, or by its category.
@@ -138,6 +141,7 @@ public struct WebShields: Sendable, Hashable, Codable {
         }
         domains = everything ? [] : shielded.sorted()
         allExcept = everything ? spared.subtracting(shielded).sorted() : nil
+        filter = WebFilter.combine(shields.stores.compactMap(\.webContent.blockedByFilter))
     }
 }
 

@@ -97,15 +97,20 @@ public enum ExtensionMessage: Equatable, Sendable {
             var kind = "shields"
             var domains: [String]
             var allExcept: [String]?
+            var filtered: [String]
+            var filteredAllExcept: [String]?
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encode(kind, forKey: .kind)
                 try container.encode(domains, forKey: .domains)
                 try container.encode(allExcept, forKey: .allExcept)  // null, not absent
+                try container.encode(filtered, forKey: .filtered)
+                try container.encode(filteredAllExcept, forKey: .filteredAllExcept)
             }
-            enum CodingKeys: String, CodingKey { case kind, domains, allExcept }
+            enum CodingKeys: String, CodingKey { case kind, domains, allExcept, filtered, filteredAllExcept }
         }
-        return try JSONEncoder().encode(Shields(domains: shields.domains, allExcept: shields.allExcept))
+        return try JSONEncoder().encode(
+            Shields(domains: shields.domains, allExcept: shields.allExcept, filtered: shields.filter.blocked, filteredAllExcept: shields.filter.allExcept))
     }
 
     /// A message to the extension: `body`'s fields with `"kind": kind`.
