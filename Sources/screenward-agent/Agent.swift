@@ -44,8 +44,10 @@ final class Agent {
     private var rules: AgentRules?
     private let directory: ItemDirectory
     private let warningLeads: [TimeInterval]
-    /// The focused window's facts, for the website it shows (a browser's active tab).
+    /// The focused window's facts and application, for the website it shows (a browser's
+    /// active tab).
     private var focusedFacts: WindowFacts?
+    private var focusedApp: AppIdentity?
 
     init(displayName: String?, idleThreshold: Duration, warningLeads: [TimeInterval], log: AgentLog) throws {
         ShieldToolkit.disableGLUnlessChosen()  // before any thread starts: see there
@@ -142,9 +144,9 @@ final class Agent {
         focus.start { [self] observation in
             // Time in front of a shield is nobody's usage.
             let onShield = observation.window.map { presenter?.isShield($0) ?? false } ?? false
-            let app = onShield ? nil : observation.facts.map(identity(for:))
+            focusedApp = onShield ? nil : observation.facts.map(identity(for:))
             focusedFacts = onShield ? nil : observation.facts
-            let site = siteOnFocusedWindow()
+            let (app, site) = counted()
             log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")\(site.map { " on \($0)" } ?? "") (\(observation.cause)\(observation.serverTime.map { ", server time \($0)" } ?? ""))")
             accountant.focusChanged(to: app, site: site, at: observation.time)
             stateChanged()
@@ -155,10 +157,15 @@ final class Agent {
         loop.run()
     }
 
-    /// The website the focused window shows, from its browser's latest report.
-    private func siteOnFocusedWindow() -> Website? {
-        guard let facts = focusedFacts else { return nil }
-        return host.withService { $0.browserTabs?.site(windowPID: facts.pid, title: facts.title) }
+    /// What counts now: the focused application and the website its window shows (from its
+    /// browser's latest report); nothing in front of a browser's shield page.
+    private func counted() -> (app: AppIdentity?, site: Website?) {
+        guard let facts = focusedFacts, let app = focusedApp else { return (nil, nil) }
+        switch host.withService({ $0.browserTabs?.showing(windowPID: facts.pid, title: facts.title) }) ?? .other {
+        case .website(let site): return (app, site)
+        case .shield: return (nil, nil)
+        case .other: return (app, nil)
+        }
     }
 
     private static func loadResolver(log: AgentLog) -> AppResolver {
@@ -214,10 +221,10 @@ final class Agent {
         host.afterRequest = { rearm.fire() }
         // A browser's tabs changed: the focused window may show another website now.
         let tabsChanged = LoopWakeup { [self] in
-            let site = siteOnFocusedWindow()
-            guard site != accountant.site else { return }
-            log.debug("website: \(site.map { "\($0)" } ?? "none") on the focused window")
-            accountant.siteChanged(to: site, at: connection.timeSource.now())
+            let (app, site) = counted()
+            guard app?.key != accountant.focused?.key || site != accountant.site else { return }
+            log.debug("website: \(site.map { "\($0)" } ?? (app == nil && focusedApp != nil ? "a shield page" : "none")) on the focused window")
+            accountant.focusChanged(to: app, site: site, at: connection.timeSource.now())
             stateChanged()
         }
         host.withService { $0.onBrowserTabsChanged = { tabsChanged.fire() } }

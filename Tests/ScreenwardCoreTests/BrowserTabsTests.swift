@@ -54,6 +54,19 @@ final class BrowserTabsTests: XCTestCase {
         XCTAssertTrue(tabs.isEmpty)
     }
 
+    func testTimeInFrontOfTheShieldPageIsNobodys() {
+        tabs.update(
+            BrowserWindowsReport(browserPID: 100, focusedWindow: 1, windows: [
+                window(1, "chrome-extension://kcjmpdfdmamjfgmkicnailjlhckajpph/shield.html?site=videos.test&url=https://www.videos.test/", "videos.test (restricted)"),
+                window(2, "moz-extension://0d6f4b8a/shield.html?site=news.test&filter=1&url=http://news.test/", "news.test (blocked)"),
+                window(3, "chrome-extension://abc/options.html", "Options"),
+            ]), from: 1)
+        XCTAssertEqual(tabs.showing(windowPID: 100, title: "videos.test (restricted) - Chromium"), .shield)
+        XCTAssertEqual(tabs.showing(windowPID: 100, title: "news.test (blocked) — Mozilla Firefox"), .shield)
+        XCTAssertEqual(tabs.showing(windowPID: 100, title: "Options - Chromium"), .other)
+        XCTAssertNil(tabs.site(windowPID: 100, title: "videos.test (restricted) - Chromium"))
+    }
+
     func testTheExtensionsMessagesAreRead() throws {
         XCTAssertEqual(try ExtensionMessage.decode(Data(#"{"kind":"hello","extension":"1.0.0"}"#.utf8)), .hello(version: "1.0.0"))
         let message = try ExtensionMessage.decode(Data(#"""

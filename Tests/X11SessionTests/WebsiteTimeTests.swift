@@ -217,6 +217,14 @@ final class WebsiteTimeTests: XSessionTestCase {
         XCTAssertEqual(after, 3, accuracy: 1, "the limit of 3 s was reached after \(after) s on the website")
         let list = try agent.cli(["limit", "list"])
         XCTAssertTrue(list.contains("videos.test"), list)
+        // Time in front of the shield page counts for nothing, not even the browser.
+        func browserSeconds() throws -> Double {
+            try agent.usage().apps.filter { $0.id.lowercased().contains("chromium") }.reduce(0) { $0 + $1.seconds }
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        let before = try browserSeconds()
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertEqual(try browserSeconds(), before, accuracy: 0.05, "the browser's time grew in front of the shield page")
         // The rules' own shield says which limit it is, and offers its "15 more minutes",
         // which lifts the shield: the tab has its page back.
         let said = "web shield: the look for videos.test: \"Time's up: Videos\""

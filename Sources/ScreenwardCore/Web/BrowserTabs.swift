@@ -76,8 +76,37 @@ public struct BrowserTabs: Sendable {
         reports[connection] = nil
     }
 
+    /// What a focused browser window shows, for counting.
+    public enum Showing: Equatable, Sendable {
+        /// A website.
+        case website(Website)
+        /// Screenward's shield (or filter) page: time in front of it counts for nothing, as in
+        /// front of a window's shield.
+        case shield
+        /// Anything else (a page of the browser's own, a window no report explains).
+        case other
+    }
+
+    /// What the X window owned by `pid` and titled `title` shows.
+    public func showing(windowPID pid: Int32?, title: String?) -> Showing {
+        guard let tab = tab(windowPID: pid, title: title) else { return .other }
+        if Self.isShieldPage(tab.url) { return .shield }
+        return (try? addresses.website(forURL: tab.url)).map(Showing.website) ?? .other
+    }
+
+    /// Screenward's extension's shield page (`chrome-extension://ID/shield.html?site=…`,
+    /// `moz-extension://UUID/shield.html?site=…`).
+    static func isShieldPage(_ url: String) -> Bool {
+        (url.hasPrefix("chrome-extension://") || url.hasPrefix("moz-extension://")) && url.contains("/shield.html?site=")
+    }
+
     /// The website the X window owned by `pid` and titled `title` shows, if any.
     public func site(windowPID pid: Int32?, title: String?) -> Website? {
+        if case .website(let website) = showing(windowPID: pid, title: title) { return website }
+        return nil
+    }
+
+    private func tab(windowPID pid: Int32?, title: String?) -> BrowserWindowsReport.Tab? {
         guard let pid, let title else { return nil }
         var best: (tab: BrowserWindowsReport.Tab, focused: Bool)?
         for report in reports.values where report.browserPID == pid {
@@ -89,8 +118,7 @@ public struct BrowserTabs: Sendable {
                 }
             }
         }
-        guard let tab = best?.tab else { return nil }
-        return try? addresses.website(forURL: tab.url)
+        return best?.tab
     }
 }
 
