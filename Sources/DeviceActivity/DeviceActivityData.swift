@@ -59,7 +59,9 @@ public struct DeviceActivityData: Codable, Sendable {
         public var category: ActivityCategory
         public var totalActivityDuration: TimeInterval
         public var applications: DeviceActivityResults<ApplicationActivity>
-        /// Web use is not recorded yet: always empty.
+        /// The websites of this category (data/categories.json) used in Chromium and Firefox
+        /// with Screenward's extension. Their time is part of their browser's, so the
+        /// category's `totalActivityDuration` counts its applications only.
         public var webDomains: DeviceActivityResults<WebDomainActivity>
 
         public init(

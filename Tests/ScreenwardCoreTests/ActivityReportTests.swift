@@ -1,4 +1,5 @@
 import Foundation
+import DeviceActivity
 import GRDB
 import SessionHarness
 @_spi(Screenward) import ManagedSettings
@@ -210,5 +211,73 @@ final class ActivityReportTests: XCTestCase {
                 segmentation, range: DateInterval(start: from, end: to), calendar: calendar, filter: filter, categories: categories,
                 liveSessionID: nil, now: to)
         }
+    }
+}
+
+/// Websites in reports: each segment's websites (part of their browser's time), the built-in
+/// report's table of them, and what an app's report extension is given.
+final class WebsiteReportTests: XCTestCase {
+    func testSegmentsCarryTheirWebsitesAndTheBuiltInReportListsThem() throws {
+        let world = try ActivityReportTests.LedgerWorld()
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        let day = calendar.date(from: DateComponents(year: 2026, month: 11, day: 23))!
+        let browser = AppIdentity(key: .windowClass("browser"), displayName: "Browser")
+        func use(_ site: Website?, from offset: TimeInterval, seconds: Double) throws {
+            let id = try world.ledger.openInterval(
+                sessionID: world.session, app: browser, token: .init(opaqueValue: "token-browser"), site: site, startingAt: day.addingTimeInterval(offset))
+            try world.ledger.closeInterval(id, duration: .seconds(seconds), reason: .siteChange)
+        }
+        // 08:59:30 to 09:00:30 on YouTube (across an hour), then Wikipedia, then a page of no website.
+        try use(Website(domain: "youtube.com", host: "www.youtube.com"), from: 9 * 3600 - 30, seconds: 60)
+        try use(Website(domain: "wikipedia.org", host: "en.wikipedia.org"), from: 9 * 3600 + 30, seconds: 20)
+        try use(nil, from: 9 * 3600 + 50, seconds: 10)
+        let report = try world.report(.hourly, day, day.addingTimeInterval(86_400))
+        XCTAssertEqual(report.totalSeconds, 90, accuracy: 1e-6, "the browser's time is all of it")
+        XCTAssertEqual(report.secondsByWebsite.map(\.domain), ["youtube.com", "wikipedia.org"])
+        XCTAssertEqual(report.secondsByWebsite.map(\.seconds), [60, 20])
+        let eight = try XCTUnwrap(report.segments.first { calendar.component(.hour, from: $0.start) == 8 })
+        XCTAssertEqual(eight.websites, [.init(domain: "youtube.com", seconds: 30)])
+        let nine = try XCTUnwrap(report.segments.first { calendar.component(.hour, from: $0.start) == 9 })
+        XCTAssertEqual(nine.websites, [.init(domain: "youtube.com", seconds: 30), .init(domain: "wikipedia.org", seconds: 20)])
+
+        let view = BuiltInReport(report: report, categories: world.categories, language: "en").view
+        let text = String(describing: view)
+        XCTAssertTrue(text.contains("Websites") && text.contains("youtube.com") && text.contains("Entertainment"), text)
+        // A report's JSON from before websites still reads.
+        let old = #"{"start":0,"end":3600,"totalSeconds":5,"pickups":1,"applications":[]}"#
+        XCTAssertEqual(try JSONDecoder().decode(ActivityReport.Segment.self, from: Data(old.utf8)).websites, [])
+        // Without websites, no table of them.
+        let plain = BuiltInReport(report: try world.report(.hourly, day.addingTimeInterval(-86_400), day), categories: world.categories, language: "en")
+        XCTAssertFalse(String(describing: plain.view).contains("Websites"))
+    }
+}
+
+extension WebsiteReportTests {
+    /// A report extension gets web-domain activity as Apple's does: in its category, with the
+    /// app's own token and the name.
+    func testAReportExtensionIsGivenTheWebsitesInTheirCategories() throws {
+        let world = try ActivityReportTests.LedgerWorld()
+        let calendar = Calendar(identifier: .gregorian)
+        let start = Date().addingTimeInterval(-600)
+        let browser = AppIdentity(key: .windowClass("browser"), displayName: "Browser")
+        let id = try world.ledger.openInterval(
+            sessionID: world.session, app: browser, token: .init(opaqueValue: "token-browser"), site: Website(domain: "youtube.com", host: "m.youtube.com"),
+            startingAt: start)
+        try world.ledger.closeInterval(id, duration: .seconds(42), reason: .siteChange)
+        _ = try world.ledger.authorize(client: "org.example.reports", member: "individual", grantKey: "k", at: start)
+        let minter = TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 5, count: 32)))
+        let directory = ItemDirectory(minter: minter, catalog: ApplicationCatalog(entries: []), categories: world.categories)
+        let data = try AppReportData(
+            ledger: world.ledger, directory: directory, calendar: calendar, liveSessionID: nil, user: .init(name: "sam", role: .individual), language: "en"
+        ).data(for: "org.example.reports", filter: DeviceActivityFilter(segment: .daily(during: DateInterval(start: start.addingTimeInterval(-60), end: Date()))), now: Date())
+        let categories = data.flatMap(\.activitySegments.elements).flatMap(\.categories.elements)
+        let entertainment = try XCTUnwrap(categories.first { $0.category.localizedDisplayName == "Entertainment" })
+        let website = try XCTUnwrap(entertainment.webDomains.elements.first)
+        XCTAssertEqual(website.webDomain.domain, "youtube.com")
+        XCTAssertEqual(website.totalActivityDuration, 42, accuracy: 1e-6)
+        XCTAssertNotNil(website.webDomain.token, "the app's own token")
+        XCTAssertEqual(entertainment.totalActivityDuration, 0, "a website's time is its browser's")
+        XCTAssertEqual(try world.ledger.labels(kind: .webDomain).values.sorted(), ["youtube.com"], "the token was issued to the app")
     }
 }

@@ -120,6 +120,11 @@ final class WebsiteTimeTests: XSessionTestCase {
         XCTAssertTrue(csv.contains { $0.hasSuffix(",videos.test\r") } && csv.contains { $0.hasSuffix(",news.test\r") }, "\(csv)")
         let table = try agent.cli(["usage", "--web", "--since", "2000-01-01"])
         XCTAssertTrue(table.contains("videos.test") && table.contains("wiki.test"), table)
+        // The built-in report draws its table of websites.
+        let folder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"] ?? temporary.path)
+        let png = folder.appendingPathComponent("report-websites.png")
+        _ = try agent.cli(["report", "--png", png.path])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: png.path))
     }
 
     /// A website an app's store shields shows the shield page in a tab already open on it and

@@ -48,6 +48,18 @@ public struct ActivityReport: Codable, Sendable, Equatable {
         }
     }
 
+    /// A website's time within a segment (part of its browser's).
+    public struct WebsiteUse: Codable, Sendable, Equatable {
+        /// The registrable domain, in ASCII.
+        public var domain: String
+        public var seconds: Double
+
+        public init(domain: String, seconds: Double) {
+            self.domain = domain
+            self.seconds = seconds
+        }
+    }
+
     public struct Segment: Codable, Sendable, Equatable {
         public var start: Date
         public var end: Date
@@ -59,10 +71,12 @@ public struct ActivityReport: Codable, Sendable, Equatable {
         public var longestActivity: DateInterval?
         /// Most used first.
         public var applications: [ApplicationUse]
+        /// The websites the included browsers showed, most used first.
+        public var websites: [WebsiteUse]
 
         public init(
             start: Date, end: Date, totalSeconds: Double, pickups: Int, firstPickup: Date?, longestActivity: DateInterval?,
-            applications: [ApplicationUse]
+            applications: [ApplicationUse], websites: [WebsiteUse] = []
         ) {
             self.start = start
             self.end = end
@@ -71,6 +85,21 @@ public struct ActivityReport: Codable, Sendable, Equatable {
             self.firstPickup = firstPickup
             self.longestActivity = longestActivity
             self.applications = applications
+            self.websites = websites
+        }
+
+        enum CodingKeys: String, CodingKey { case start, end, totalSeconds, pickups, firstPickup, longestActivity, applications, websites }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            start = try container.decode(Date.self, forKey: .start)
+            end = try container.decode(Date.self, forKey: .end)
+            totalSeconds = try container.decode(Double.self, forKey: .totalSeconds)
+            pickups = try container.decode(Int.self, forKey: .pickups)
+            firstPickup = try container.decodeIfPresent(Date.self, forKey: .firstPickup)
+            longestActivity = try container.decodeIfPresent(DateInterval.self, forKey: .longestActivity)
+            applications = try container.decode([ApplicationUse].self, forKey: .applications)
+            websites = try container.decodeIfPresent([WebsiteUse].self, forKey: .websites) ?? []
         }
     }
 
@@ -110,6 +139,15 @@ public struct ActivityReport: Codable, Sendable, Equatable {
         }
         return applications.compactMap { app in totals[app.id].map { (app, $0) } }
             .sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.application.name < $1.application.name }
+    }
+
+    /// Seconds per website over every segment, most used first.
+    public var secondsByWebsite: [(domain: String, seconds: Double)] {
+        var totals: [String: Double] = [:]
+        for segment in segments {
+            for use in segment.websites { totals[use.domain, default: 0] += use.seconds }
+        }
+        return totals.map { ($0.key, $0.value) }.sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.domain < $1.domain }
     }
 
     /// Seconds per category id over every segment, most used first.

@@ -7,12 +7,15 @@ public struct RecordedUse: Sendable, Equatable {
     public var start: Date
     public var end: Date
     public var endReason: IntervalEndReason?
+    /// The website (registrable domain) the application's window showed, if any.
+    public var webDomain: String?
 
-    public init(token: String, start: Date, end: Date, endReason: IntervalEndReason?) {
+    public init(token: String, start: Date, end: Date, endReason: IntervalEndReason?, webDomain: String? = nil) {
         self.token = token
         self.start = start
         self.end = end
         self.endReason = endReason
+        self.webDomain = webDomain
     }
 }
 
@@ -80,6 +83,7 @@ public struct ActivityReportBuilder: Sendable {
                 let seconds = min(use.end, bound.end).timeIntervalSince(max(use.start, bound.start))
                 if seconds > 0 {
                     segments[index].seconds[application.id, default: 0] += seconds
+                    if let domain = use.webDomain { segments[index].websites[domain, default: 0] += seconds }
                     used[application.id] = application
                 }
                 if isPickup, bound.start <= use.start, use.start < bound.end {
@@ -126,6 +130,7 @@ private struct SegmentTally {
     let bounds: DateInterval
     var seconds: [String: Double] = [:]
     var pickups: [String: Int] = [:]
+    var websites: [String: Double] = [:]
     var firstPickup: Date?
     var longest: DateInterval?
 
@@ -144,6 +149,8 @@ private struct SegmentTally {
             .sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.application < $1.application }
         return ActivityReport.Segment(
             start: bounds.start, end: bounds.end, totalSeconds: uses.reduce(0) { $0 + $1.seconds },
-            pickups: pickups.values.reduce(0, +), firstPickup: firstPickup, longestActivity: longest, applications: uses)
+            pickups: pickups.values.reduce(0, +), firstPickup: firstPickup, longestActivity: longest, applications: uses,
+            websites: websites.map { ActivityReport.WebsiteUse(domain: $0.key, seconds: $0.value) }
+                .sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.domain < $1.domain })
     }
 }

@@ -68,9 +68,18 @@ public struct AppReportData: Sendable {
             issued.append(token)
             applicationTokens[app.id] = ApplicationToken(opaqueValue: token.token)
         }
+        // Websites, in the category the table gives them (Other when it gives none).
+        var websiteTokens: [String: WebDomainToken] = [:]
+        var websiteCategory: [String: String] = [:]
+        for (domain, _) in report.secondsByWebsite {
+            let token = tokens.issue(.webDomain, deviceToken: directory.minter.webDomainToken(forDomain: domain).opaqueValue, label: domain)
+            issued.append(token)
+            websiteTokens[domain] = WebDomainToken(opaqueValue: token.token)
+            websiteCategory[domain] = directory.categories.category(ofWebsite: domain) ?? CategoryTable.other
+        }
         var categoryTokens: [String: ActivityCategoryToken] = [:]
         let deviceCategoryTokens = directory.categoryTokensByID()
-        for category in Set(report.applications.map(\.category)) {
+        for category in Set(report.applications.map(\.category)).union(websiteCategory.values) {
             guard let device = deviceCategoryTokens[category] else { continue }
             let token = tokens.issue(.category, deviceToken: device.opaqueValue, label: category)
             issued.append(token)
@@ -88,16 +97,30 @@ public struct AppReportData: Sendable {
                         application: Application(token: applicationTokens[app.id], bundleIdentifier: app.id, localizedDisplayName: app.name),
                         category: category, totalActivityDuration: use.seconds, numberOfPickups: use.pickups, numberOfNotifications: 0))
             }
-            let categories = byCategory.map { id, apps in
-                DeviceActivityData.CategoryActivity(
-                    category: ActivityCategory(token: categoryTokens[id], localizedDisplayName: categoryName(id)),
-                    totalActivityDuration: apps.reduce(0) { $0 + $1.totalActivityDuration }, applications: DeviceActivityResults(apps),
-                    webDomains: DeviceActivityResults([]))
-            }.sorted { $0.totalActivityDuration > $1.totalActivityDuration }
+            var websitesByCategory: [String: [DeviceActivityData.WebDomainActivity]] = [:]
+            for use in segment.websites {
+                var domain = WebDomain(token: websiteTokens[use.domain] ?? WebDomainToken(opaqueValue: "unknown"))
+                domain.domain = HostName.readable(use.domain)
+                websitesByCategory[websiteCategory[use.domain] ?? CategoryTable.other, default: []].append(
+                    DeviceActivityData.WebDomainActivity(webDomain: domain, totalActivityDuration: use.seconds))
+            }
+            // A website's time is part of its browser's: a category's total is its applications'.
+            let ids: [String] = Set(byCategory.keys).union(websitesByCategory.keys).sorted()
+            var categories: [(id: String, activity: DeviceActivityData.CategoryActivity)] = []
+            for id in ids {
+                let apps = byCategory[id] ?? []
+                let total: TimeInterval = apps.reduce(0) { $0 + $1.totalActivityDuration }
+                categories.append(
+                    (id, DeviceActivityData.CategoryActivity(
+                        category: ActivityCategory(token: categoryTokens[id], localizedDisplayName: categoryName(id)), totalActivityDuration: total,
+                        applications: DeviceActivityResults(apps), webDomains: DeviceActivityResults(websitesByCategory[id] ?? []))))
+            }
+            // Most used first, then by id.
+            categories.sort { ($1.activity.totalActivityDuration, $0.id) < ($0.activity.totalActivityDuration, $1.id) }
             return DeviceActivityData.ActivitySegment(
                 dateInterval: DateInterval(start: segment.start, end: segment.end), totalActivityDuration: segment.totalSeconds,
                 longestActivity: segment.longestActivity, firstPickup: segment.firstPickup, totalPickups: segment.pickups,
-                totalPickupsWithoutApplicationActivity: 0, categories: DeviceActivityResults(categories))
+                totalPickupsWithoutApplicationActivity: 0, categories: DeviceActivityResults(categories.map(\.activity)))
         }
         return DeviceActivityData(
             user: user, device: DeviceActivityData.Device(name: ProcessInfo.processInfo.hostName), lastUpdatedDate: report.lastUpdated,

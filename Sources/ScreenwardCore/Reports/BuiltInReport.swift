@@ -27,13 +27,30 @@ public struct BuiltInReport {
     /// The table's rows: the most used applications, then the rest summed up.
     public static let tableRows = 15
 
+    /// The websites' table's rows.
+    public static let websiteRows = 10
+
     public var view: ReportView {
-        .column([
-            .title(title),
-            .text(summary),
-            .row([pieChart, barChart]),
-            table,
-        ])
+        var parts: [ReportView] = [.title(title), .text(summary), .row([pieChart, barChart]), table]
+        if let websites { parts.append(websites) }
+        return .column(parts)
+    }
+
+    /// The most used websites (their time is part of their browsers'), when any was recorded.
+    var websites: ReportView? {
+        let sites = report.secondsByWebsite
+        guard !sites.isEmpty else { return nil }
+        var rows = sites.prefix(Self.websiteRows).map { site, seconds in
+            let category = categories.category(ofWebsite: site)
+            return ReportTable.Row(
+                swatch: category.map(ReportPalette.color(forCategory:)),
+                cells: [.text(HostName.readable(site)), .text(category.map { categories.displayName(of: $0, language: language) } ?? ""), .duration(seconds)])
+        }
+        if sites.count > Self.websiteRows {
+            let rest = sites.dropFirst(Self.websiteRows)
+            rows.append(ReportTable.Row(cells: [.text("\(rest.count) more"), .text(""), .duration(rest.reduce(0) { $0 + $1.seconds })]))
+        }
+        return .table(ReportTable(title: "Websites", columns: ["Website", "Category", "Time"], rows: rows))
     }
 
     var title: String {

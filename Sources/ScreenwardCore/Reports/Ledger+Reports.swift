@@ -24,7 +24,7 @@ extension Ledger {
                 sql: """
                     SELECT token, startedAt,
                            CASE WHEN isOpen AND sessionID IS :live THEN MAX(endedAt, :now) ELSE endedAt END AS endedAt,
-                           endReason
+                           endReason, webDomain
                     FROM usageInterval
                     WHERE startedAt >= :earliest AND startedAt < :until
                     ORDER BY startedAt, id
@@ -36,7 +36,8 @@ extension Ledger {
                 uses.append(
                     RecordedUse(
                         token: row["token"], start: Date(timeIntervalSince1970: row["startedAt"]),
-                        end: Date(timeIntervalSince1970: row["endedAt"]), endReason: reason.flatMap(IntervalEndReason.init(rawValue:))))
+                        end: Date(timeIntervalSince1970: row["endedAt"]), endReason: reason.flatMap(IntervalEndReason.init(rawValue:)),
+                        webDomain: row["webDomain"]))
             }
             return uses
         }
