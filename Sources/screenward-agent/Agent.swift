@@ -93,6 +93,7 @@ final class Agent {
             service.browserTabs = BrowserTabs(addresses: WebAddresses(suffixes: try PublicSuffixList.load()))
         } catch {
             log.warning("websites are not counted: \(error)")
+            service.browserTabsMissing = "websites are not counted: \(error)"
         }
         service.onCallbacks = { [log] callbacks in
             for callback in callbacks { log.info("monitor: \(callback)") }

@@ -13,6 +13,7 @@ final class WebHostRelay {
     /// The report the owner has not taken yet (it was away): sent again with the next message.
     private var unsent: BrowserWindowsReport?
     private var ownerAway = false
+    private var lastRefusal: String?
 
     init(arguments: [String], browserPID: Int32) {
         browser =
@@ -21,8 +22,13 @@ final class WebHostRelay {
         self.browserPID = browserPID
     }
 
+    /// Writes without Foundation's trap on a failed write (a browser gone away).
+    static func write(_ handle: FileHandle, _ data: Data) {
+        try? handle.write(contentsOf: data)
+    }
+
     func log(_ line: String) {
-        FileHandle.standardError.write(Data("screenward-web-host (\(browser), pid \(browserPID)): \(line)\n".utf8))
+        Self.write(FileHandle.standardError, Data("screenward-web-host (\(browser), pid \(browserPID)): \(line)\n".utf8))
     }
 
     func run() {
@@ -34,11 +40,11 @@ final class WebHostRelay {
         let forward = { @Sendable (what: String, message: () throws -> Data) in
             do {
                 guard let framed = NativeMessaging.frame(try message()) else {
-                    return FileHandle.standardError.write(Data("\(prefix): \(what) is too long for one message to the browser; dropped\n".utf8))
+                    return Self.write(FileHandle.standardError, Data("\(prefix): \(what) is too long for one message to the browser; dropped\n".utf8))
                 }
-                FileHandle.standardOutput.write(framed)
+                Self.write(FileHandle.standardOutput, framed)
             } catch {
-                FileHandle.standardError.write(Data("\(prefix): dropped the owner's \(what) (\(error))\n".utf8))
+                Self.write(FileHandle.standardError, Data("\(prefix): dropped the owner's \(what) (\(error))\n".utf8))
             }
         }
         client.transport.setPushReceiver(forKind: WebHostMethods.shields.name) { frame in
@@ -51,8 +57,8 @@ final class WebHostRelay {
             forward("shield close") { try ExtensionMessage.encode(kind: "shield-close", try WebHostMethods.shieldClose.body(from: frame)) }
         }
         while true {
-            let chunk = FileHandle.standardInput.availableData
-            if chunk.isEmpty { break }  // the browser closed the port
+            // Nil or empty: the browser closed the port (or the pipe failed, which ends it too).
+            guard let chunk = try? FileHandle.standardInput.read(upToCount: 65_536), !chunk.isEmpty else { break }
             for event in decoder.feed(chunk) { take(event) }
         }
         if decoder.isInsideAMessage { log("the browser closed the port inside a message; it is dropped") }
@@ -93,8 +99,10 @@ final class WebHostRelay {
             ownerAway = false
             unsent = nil
         } catch let error as ServiceError where error.code != .agentUnavailable {
-            // The owner read it and said no: sending it again would say no again.
-            log("the state owner refused the report: \(error)")
+            // The owner read it and said no: sending it again would say no again (and saying
+            // so once is enough).
+            if lastRefusal != error.message { log("the state owner refused the report: \(error)") }
+            lastRefusal = error.message
             unsent = nil
         } catch {
             if !ownerAway { log("the report did not reach the state owner (\(error)); it goes with the next change") }

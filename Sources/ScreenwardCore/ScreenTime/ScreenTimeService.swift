@@ -31,9 +31,10 @@ public final class ScreenTimeService {
     /// Problems that are not any one client's fault (a damaged store, a failed write).
     public var report: @Sendable (String) -> Void = { _ in }
 
-    /// Every browser's tabs, as their hosts report them (nil: no Public Suffix List, so
-    /// websites cannot be told apart and reports are refused).
+    /// Every browser's tabs, as their hosts report them (nil: this owner does not take
+    /// them, and says why with `browserTabsMissing`).
     public var browserTabs: BrowserTabs?
+    public var browserTabsMissing = "websites are not counted in an account a guardian manages yet: the system daemon does not take the browsers' reports"
     /// Called when a browser's tabs changed (on the thread that received the report, under
     /// the host's lock: only hop).
     public var onBrowserTabsChanged: (@Sendable () -> Void)?
@@ -200,9 +201,7 @@ public final class ScreenTimeService {
     // MARK: Websites
 
     func takeBrowserWindows(_ report: BrowserWindowsReport, from peer: ServicePeer) throws {
-        guard browserTabs != nil else {
-            throw ServiceError(.unsupported, "websites are not counted here: the Public Suffix List (Debian's publicsuffix package) could not be read")
-        }
+        guard browserTabs != nil else { throw ServiceError(.unsupported, browserTabsMissing) }
         guard report.windows.count <= BrowserWindowsReport.maximumWindows,
             report.windows.allSatisfy({ ($0.tab?.title.count ?? 0) <= BrowserWindowsReport.maximumTitleLength && ($0.tab?.url.utf8.count ?? 0) <= WebAddresses.maximumURLLength })
         else {
