@@ -57,8 +57,10 @@ final class WebHostRelay {
             forward("shield close") { try ExtensionMessage.encode(kind: "shield-close", try WebHostMethods.shieldClose.body(from: frame)) }
         }
         while true {
-            // Nil or empty: the browser closed the port (or the pipe failed, which ends it too).
-            guard let chunk = try? FileHandle.standardInput.read(upToCount: 65_536), !chunk.isEmpty else { break }
+            // What the pipe holds now (`read(upToCount:)` would wait for the whole count, and a
+            // message may be a few bytes); empty: the browser closed the port.
+            let chunk = FileHandle.standardInput.availableData
+            if chunk.isEmpty { break }
             for event in decoder.feed(chunk) { take(event) }
         }
         if decoder.isInsideAMessage { log("the browser closed the port inside a message; it is dropped") }

@@ -62,4 +62,17 @@ final class WebHostInputTests: XSessionTestCase {
         XCTAssertTrue(log.contains("the extension after is connected"), "the stream stayed in step: \(log)")
         XCTAssertTrue(log.contains("closed the port inside a message"), log)
     }
+
+    /// A message is taken as soon as it is whole, while the browser keeps the port open (the
+    /// host must not wait for more bytes than the pipe holds).
+    func testAMessageIsTakenWhileThePortStaysOpen() throws {
+        let host = try ChildProcess(try ProjectPrograms.url(of: "screenward-web-host"), ["chrome-extension://abcdefghijklmnopabcdefghijklmnop/"],
+            environment: ["SCREENWARD_HOME": home.path, "SCREENWARD_DAEMON_SOCKET": AgentRun.noSystemDaemon(beside: home)])
+        host.write(framed(#"{"kind":"hello","extension":"open"}"#))
+        let deadline = Date().addingTimeInterval(10)
+        while !host.standardError.contains("the extension open is connected"), Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        XCTAssertTrue(host.standardError.contains("the extension open is connected"), host.standardError)
+        host.closeInput()
+        XCTAssertEqual(host.waitForExit(timeout: 10), 0)
+    }
 }
