@@ -92,11 +92,16 @@ struct UsageCommand: ParsableCommand {
         return lines.map { $0 + "\r\n" }.joined()
     }
 
-    private func printWebTable(_ report: UsageReport) {
+    /// "Usage from … to …": the table's first line.
+    private static func heading(_ what: String, _ report: UsageReport) -> String {
         let formatter = DateFormatter()
         formatter.dateStyle = .medium
         formatter.timeStyle = .short
-        print("Websites from \(formatter.string(from: report.since)) to \(formatter.string(from: report.until))")
+        return "\(what) from \(formatter.string(from: report.since)) to \(formatter.string(from: report.until))"
+    }
+
+    private func printWebTable(_ report: UsageReport) {
+        print(Self.heading("Websites", report))
         let sites = report.websites
         guard !sites.isEmpty else {
             print("  (no website recorded: is Screenward's extension in the browser? `screenward browsers install`)")
@@ -124,19 +129,14 @@ struct UsageCommand: ParsableCommand {
     }
 
     private func printTable(_ report: UsageReport) {
-        let formatter = DateFormatter()
-        formatter.dateStyle = .medium
-        formatter.timeStyle = .short
-        print("Usage from \(formatter.string(from: report.since)) to \(formatter.string(from: report.until))")
+        print(Self.heading("Usage", report))
         guard !report.apps.isEmpty else {
             print("  (nothing recorded)")
             return
         }
         let nameWidth = min(32, max(11, report.apps.map(\.name.count).max() ?? 0))
         let idWidth = min(40, max(2, report.apps.map(\.id.count).max() ?? 0))
-        func pad(_ text: String, _ width: Int) -> String {
-            text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
-        }
+        let pad = Self.pad
         for app in report.apps {
             print("  \(pad(app.name, nameWidth))  \(pad(app.id, idWidth))  \(formatDuration(app.seconds))")
             for site in app.websites.prefix(10) {

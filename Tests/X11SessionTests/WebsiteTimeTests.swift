@@ -452,10 +452,7 @@ final class BrowserRig {
     func window(titled title: String, display: String, xdotool: URL, or browser: ChildProcess?) throws -> String {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            let search = try ChildProcess(xdotool, ["search", "--name", "^\(NSRegularExpression.escapedPattern(for: title))$"], environment: ["DISPLAY": display])
-            search.closeInput()
-            _ = search.waitForExit(timeout: 10)
-            if let id = search.outputLines.first, let number = UInt(id) { return "0x" + String(number, radix: 16) }
+            if let id = windowID(titled: title, display: display, xdotool: xdotool) { return id }
             Thread.sleep(forTimeInterval: 0.02)
         }
         throw HarnessError.timedOut("no window titled \(title); the hosts said: \(hostLines.suffix(2000))\(browser.map { "; the browser: \($0.standardError.suffix(1000))" } ?? "")")
@@ -465,19 +462,31 @@ final class BrowserRig {
     /// empty left edge gives it the focus, then Tab, Tab (the first button, the second), Return.
     func pressSecondaryButton(in window: String, display: String, xdotool: URL) throws {
         Thread.sleep(forTimeInterval: 0.5)  // the page's look drawn
-        for step in [["windowactivate", "--sync", window], ["mousemove", "--window", window, "5", "400"], ["click", "1"], ["key", "Tab"], ["key", "Tab"], ["key", "Return"]] {
+        let steps = [["windowactivate", "--sync", window], ["mousemove", "--window", window, "5", "400"], ["click", "1"], ["key", "Tab"], ["key", "Tab"], ["key", "Return"]]
+        try drive(steps.map { ($0, 0.2) }, display: display, xdotool: xdotool)
+    }
+
+    /// Runs xdotool once per step, pausing after each.
+    private func drive(_ steps: [([String], TimeInterval)], display: String, xdotool: URL) throws {
+        for (step, pause) in steps {
             let keys = try ChildProcess(xdotool, step, environment: ["DISPLAY": display])
             keys.closeInput()
-            guard keys.waitForExit(timeout: 10) == 0 else { throw HarnessError.failed("xdotool \(step): \(keys.standardError)") }
-            Thread.sleep(forTimeInterval: 0.2)
+            guard keys.waitForExit(timeout: 30) == 0 else { throw HarnessError.failed("xdotool \(step): \(keys.standardError)") }
+            Thread.sleep(forTimeInterval: pause)
         }
     }
 
-    func hasWindow(titled title: String, display: String, xdotool: URL) -> Bool {
-        guard let search = try? ChildProcess(xdotool, ["search", "--name", "^\(NSRegularExpression.escapedPattern(for: title))$"], environment: ["DISPLAY": display]) else { return false }
+    /// The id (`0x…`) of a window titled exactly `title`, if there is one now.
+    private func windowID(titled title: String, display: String, xdotool: URL) -> String? {
+        guard let search = try? ChildProcess(xdotool, ["search", "--name", "^\(NSRegularExpression.escapedPattern(for: title))$"], environment: ["DISPLAY": display])
+        else { return nil }
         search.closeInput()
         _ = search.waitForExit(timeout: 10)
-        return !search.outputLines.isEmpty
+        return search.outputLines.first.flatMap { UInt($0) }.map { "0x" + String($0, radix: 16) }
+    }
+
+    func hasWindow(titled title: String, display: String, xdotool: URL) -> Bool {
+        windowID(titled: title, display: display, xdotool: xdotool) != nil
     }
 
     /// Screenward's data folder (for SCREENWARD_DATA_DIR) with these websites' categories added.
@@ -501,12 +510,7 @@ final class BrowserRig {
 
     /// Types `url` into the address bar of `window` (activated first) and goes there.
     func navigate(_ window: String, to url: String, display: String, xdotool: URL) throws {
-        for (step, pause) in [(["windowactivate", "--sync", window], 0.2), (["key", "ctrl+l"], 0.3), (["type", "--delay", "5", url], 0.1), (["key", "Return"], 0)] {
-            let keys = try ChildProcess(xdotool, step, environment: ["DISPLAY": display])
-            keys.closeInput()
-            guard keys.waitForExit(timeout: 30) == 0 else { throw HarnessError.failed("xdotool \(step): \(keys.standardError)") }
-            Thread.sleep(forTimeInterval: pause)
-        }
+        try drive([(["windowactivate", "--sync", window], 0.2), (["key", "ctrl+l"], 0.3), (["type", "--delay", "5", url], 0.1), (["key", "Return"], 0)], display: display, xdotool: xdotool)
     }
 
     private func run(_ arguments: [String]) throws {
