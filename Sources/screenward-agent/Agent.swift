@@ -255,8 +255,10 @@ final class Agent {
     private func startShields() {
         let stateOwner = LaunchingShieldState(host: host, extensions: extensions)
         do {
-            let pages = WebShieldPages(
-                host: host, stateOwner: stateOwner, defaults: try ShieldDefaults.load(), language: ShieldDefaults.language(), minter: minter, categories: categories, log: log)
+            let answers = WebShieldPageAnswers(
+                questions: stateOwner, defaults: try ShieldDefaults.load(), language: ShieldDefaults.language(), minter: minter, categories: categories
+            ) { [log] line in log.info(line) }
+            let pages = WebShieldPages(host: host, stateOwner: stateOwner, answers: answers)
             pages.start()
             webShieldPages = pages
         } catch {

@@ -19,6 +19,9 @@ final class Daemon {
     private let homes: ChildHomes
     private let catalog: ApplicationCatalog
     private let categories: CategoryTable
+    /// What makes a browser's tab a website (nil: the browsers' reports are not taken).
+    private let webAddresses: WebAddresses?
+    private let shieldDefaults: ShieldDefaults?
     private var owners: [UInt32: ManagedUserOwner] = [:]
     private var engines: [UInt32: OwnerEngine] = [:]
     private var sessions: ManagedSessions!
@@ -58,6 +61,8 @@ final class Daemon {
         var socketPath: String
         var runtimeDirectory: URL
         var agentExecutable: URL
+        /// The browsers' native-messaging host (`screenward-web-host`) as installed.
+        var webHost: URL
         var agentUser: String
         var appsDirectory: URL
         var extensionUser: String
@@ -93,6 +98,24 @@ final class Daemon {
         // The system's applications only: nothing a child installs in their home counts.
         catalog = ApplicationCatalog.loadFromEnvironment(["XDG_DATA_DIRS": options.dataDirectories]).0
         categories = try DataDirectory.categoryTable()
+        var webHost: ManagedAppRequests.WebHostTrust?
+        do {
+            webAddresses = WebAddresses(suffixes: try PublicSuffixList.load())
+            if FileManager.default.isExecutableFile(atPath: options.webHost.path) {
+                webHost = ManagedAppRequests.WebHostTrust(executable: options.webHost.path)
+            } else {
+                log.warning("there is no \(options.webHost.path): managed users' browsers are not followed (scripts/install.sh installs it)")
+            }
+        } catch {
+            webAddresses = nil
+            log.warning("managed users' websites are not counted or shielded: \(error)")
+        }
+        do {
+            shieldDefaults = try ShieldDefaults.load()
+        } catch {
+            shieldDefaults = nil
+            log.warning("the browsers' shield pages keep their built-in look: \(error)")
+        }
         guard let agentAccount = try SystemAccountDirectory().account(named: options.agentUser) else {
             throw DaemonError("there is no user \(options.agentUser) for the session agents to run as: scripts/install.sh creates it")
         }
@@ -122,7 +145,7 @@ final class Daemon {
         apps = ManagedAppRequests(
             services: ManagedAppRequests.Services(
                 owner: { [unowned self] uid in owners[uid] }, apps: InstalledApps(directory: options.appsDirectory), vetting: ProcessVetting(),
-                record: record),
+                record: record, webHost: webHost),
             approvals: approvals,
             send: { [unowned self] delivery in
                 delivery.send()
@@ -207,12 +230,18 @@ final class Daemon {
         do {
             let log = log
             let owner = try ManagedUserOwner(
-                user: user, homes: homes, catalog: catalog, categories: categories, calendar: { [timeZone] in timeZone.calendar() }
+                user: user, homes: homes, catalog: catalog, categories: categories, calendar: { [timeZone] in timeZone.calendar() },
+                addresses: webAddresses, shieldDefaults: shieldDefaults, note: { line in log.info(line) }
             ) { problem in log.warning(problem) }
             let changed = LoopWakeup { [unowned self] in sessions.shieldsChanged(uid: user.uid) }
             if let extensions {
                 owner.shieldRelay.canStartAction = { app in extensions.isInstalled(.shieldAction, of: app) }
                 owner.shieldRelay.startableActions = { extensions.apps(with: .shieldAction) }
+                owner.webShieldQuestions.startAction = { app in
+                    guard extensions.isInstalled(.shieldAction, of: app) else { return false }
+                    extensions.wantShieldExtension(.shieldAction, of: app, uid: user.uid)
+                    return true
+                }
             }
             owner.service.onShieldsChanged = { changed.fire() }
             owner.service.onCallbacks = { callbacks in
@@ -344,6 +373,7 @@ final class Daemon {
                     programGuard.agentAttached(peer, uid: attachment.uid)
                     sessions.sendShields(to: peer)
                     owners[attachment.uid]?.shieldRelay.tell([peer]).forEach { $0.send() }
+                    owners[attachment.uid]?.browserTabsLines(to: [peer]).forEach { $0.send() }
                     apps.approvals.agentAttached(uid: attachment.uid)
                 }
             case AgentLinkMethods.answerGuardian.name:
@@ -541,6 +571,7 @@ final class Daemon {
         }
         engines[uid]?.run()
         owners[uid]?.shieldRelay.afterApps(agents: sessions.agents(of: uid)).forEach { $0.send() }
+        owners[uid]?.afterBrowsers(agents: sessions.agents(of: uid)).forEach { $0.send() }
     }
 
     /// An agent's question for an app's shield extension, or its cancellation: only an

@@ -39,6 +39,11 @@ struct DaemonCommand: ParsableCommand {
     @Option(help: "The session agent to start in managed users' sessions (default: screenward-agent beside this program).")
     var agent: String?
 
+    @Option(help: ArgumentHelp(
+        "The browsers' native-messaging host whose reports count for managed users (default: screenward-web-host beside the agent).",
+        valueName: "path"))
+    var webHost: String?
+
     @Option(help: "The system user session agents run as (never the managed user).")
     var agentUser = "screenward"
 
@@ -85,10 +90,12 @@ struct DaemonCommand: ParsableCommand {
         }
         let log = DaemonLog(verbose: verbose)
         let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let agentExecutable = agent.map { URL(fileURLWithPath: $0) } ?? me.deletingLastPathComponent().appendingPathComponent("screenward-agent")
         let options = Daemon.Options(
             stateDirectory: URL(fileURLWithPath: stateDirectory, isDirectory: true), socketPath: socket,
             runtimeDirectory: URL(fileURLWithPath: runtimeDirectory, isDirectory: true),
-            agentExecutable: agent.map { URL(fileURLWithPath: $0) } ?? me.deletingLastPathComponent().appendingPathComponent("screenward-agent"),
+            agentExecutable: agentExecutable,
+            webHost: webHost.map { URL(fileURLWithPath: $0) } ?? agentExecutable.deletingLastPathComponent().appendingPathComponent("screenward-web-host"),
             agentUser: agentUser, appsDirectory: URL(fileURLWithPath: appsDirectory, isDirectory: true),
             extensionUser: extensionUser, extensionsDirectory: URL(fileURLWithPath: extensionsDirectory, isDirectory: true),
             warningLeads: ruleWarnings.split(separator: ",").compactMap { TimeInterval(String($0)) }, userBus: userBus,

@@ -8,7 +8,7 @@ final class WebHostRelay {
     let browser: String
     /// The browser's main process: it starts the host and owns the browser's windows.
     let browserPID: Int32
-    private let client = ServiceClient.standard(bundleIdentifier: "org.screenward.web-host")
+    private let client = ServiceClient.standard(bundleIdentifier: BrowserInstallation.hostBundleIdentifier)
     private var decoder = NativeMessaging.Decoder()
     /// The report the owner has not taken yet (it was away): sent again with the next message.
     private var unsent: BrowserWindowsReport?

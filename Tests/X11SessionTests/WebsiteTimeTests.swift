@@ -22,9 +22,15 @@ final class WebsiteTimeTests: XSessionTestCase {
         try super.tearDownWithError()
     }
 
-    func testTimePerWebsiteFollowsTabsAndWindowsAcrossBothBrowsers() throws {
+    private func makeRig() throws -> BrowserRig {
+        if let missing = BrowserRig.missingRequirement() { try cannotRun(missing) }
         let rig = try BrowserRig(temporary: temporary)
         self.rig = rig
+        return rig
+    }
+
+    func testTimePerWebsiteFollowsTabsAndWindowsAcrossBothBrowsers() throws {
+        let rig = try makeRig()
         let session = try startXSession()
         let xdotool = try requireTool("xdotool")
         let catalog = try catalogEnvironment(entries: [:])
@@ -131,8 +137,7 @@ final class WebsiteTimeTests: XSessionTestCase {
     /// in every tab that goes there, in both browsers, without one request reaching the website;
     /// unshielded, the tabs have their pages back.
     func testAShieldedWebsiteShowsTheShieldPageInBothBrowsers() throws {
-        let rig = try BrowserRig(temporary: temporary)
-        self.rig = rig
+        let rig = try makeRig()
         let session = try startXSession()
         let xdotool = try requireTool("xdotool")
         let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: [:]), verbose: true)
@@ -202,8 +207,7 @@ final class WebsiteTimeTests: XSessionTestCase {
     /// `screenward limit add --site`: a website's daily limit counts its time in the
     /// browser and, used up, shields it there; another website stays open.
     func testALimitOnAWebsiteShieldsItOnceUsedUp() throws {
-        let rig = try BrowserRig(temporary: temporary)
-        self.rig = rig
+        let rig = try makeRig()
         let session = try startXSession()
         let xdotool = try requireTool("xdotool")
         let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: [:]), verbose: true)
@@ -249,8 +253,7 @@ final class WebsiteTimeTests: XSessionTestCase {
     /// Worklog's gaming store: `webDomainCategories = .specific([games])` shields the websites
     /// the category table puts in Games, and no other.
     func testAStoreShieldingACategoryShieldsItsWebsites() throws {
-        let rig = try BrowserRig(temporary: temporary)
-        self.rig = rig
+        let rig = try makeRig()
         let session = try startXSession()
         let xdotool = try requireTool("xdotool")
         let data = try rig.dataDirectory(websites: ["videos.test": "Game", "wiki.test": "Education"])
@@ -278,8 +281,7 @@ final class WebsiteTimeTests: XSessionTestCase {
     /// `webContent.blockedByFilter` in its three forms: the websites named, every website but
     /// the spared, and the administrator's lists in /etc/screenward/web-filter.d (`.auto`).
     func testTheWebContentFilterInItsThreeForms() throws {
-        let rig = try BrowserRig(temporary: temporary)
-        self.rig = rig
+        let rig = try makeRig()
         let session = try startXSession()
         let xdotool = try requireTool("xdotool")
         let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: [:]), verbose: true)
@@ -371,166 +373,5 @@ private final class VideosActions: ShieldActionDelegate {
     override func handle(action: ShieldAction, for webDomain: WebDomainToken, completionHandler: @escaping (ShieldActionResponse) -> Void) {
         pressed?.add(action)
         completionHandler(action == .secondaryButtonPressed ? .close : .none)
-    }
-}
-
-/// The machine made ready for the browsers: host names for a local HTTP server, and
-/// Screenward's extension installed for both browsers as root installs it. Everything it
-/// changes outside its folder (/etc/hosts, the policies, the manifests) it changes back.
-final class BrowserRig {
-    static let hostNames = ["www.videos.test", "m.videos.test", "en.wiki.test", "news.test"]
-    private static let hostsMarker = "# screenward-test"
-    let folder: URL
-    let port: Int
-    /// What the hosts both browsers started wrote to their standard error.
-    let hostLog: URL
-    var hostLines: String { (try? String(contentsOf: hostLog, encoding: .utf8)) ?? "" }
-    private let server: ChildProcess
-    private let prefix: URL
-    private var browsers: [ChildProcess] = []
-
-    init(temporary: URL) throws {
-        guard geteuid() == 0 else { try cannotRun("the browsers' policies and /etc/hosts are root's to change") }
-        _ = try requireProgram("chromium", package: "chromium")
-        _ = try requireProgram("firefox-esr", package: "firefox-esr")
-        let python = try requireProgram("python3", package: "python3")
-        folder = temporary.appendingPathComponent("web")
-        let pages = folder.appendingPathComponent("pages")
-        try FileManager.default.createDirectory(at: pages, withIntermediateDirectories: true)
-        for (file, title) in [("video.html", "Video page"), ("wiki.html", "Wiki page"), ("news.html", "News page")] {
-            try "<!doctype html><html><head><title>\(title)</title></head><body><h1>\(title)</h1></body></html>\n"
-                .write(to: pages.appendingPathComponent(file), atomically: true, encoding: .utf8)
-        }
-        server = try ChildProcess(python, ["-c", """
-            import functools, http.server, sys
-            handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-            print(server.server_address[1], flush=True)
-            server.serve_forever()
-            """, pages.path])
-        guard let line = try server.waitForOutputLines(1, timeout: 10).first, let port = Int(line) else {
-            throw HarnessError.failed("the HTTP server did not start: \(server.standardError)")
-        }
-        self.port = port
-        try Self.removeHostNames()
-        let hosts = try String(contentsOfFile: "/etc/hosts", encoding: .utf8)
-        try (hosts + (hosts.hasSuffix("\n") ? "" : "\n") + "127.0.0.1 \(Self.hostNames.joined(separator: " ")) \(Self.hostsMarker)\n")
-            .write(toFile: "/etc/hosts", atomically: false, encoding: .utf8)
-        // An installation whose programs are this build's.
-        prefix = folder.appendingPathComponent("prefix")
-        try FileManager.default.createDirectory(at: prefix.appendingPathComponent("bin"), withIntermediateDirectories: true)
-        // The host as built, its log kept in a file (Firefox keeps no host's standard error).
-        hostLog = folder.appendingPathComponent("host.log")
-        let wrapper = prefix.appendingPathComponent("bin/screenward-web-host")
-        try "#!/bin/sh\nexec '\(try ProjectPrograms.url(of: "screenward-web-host").path)' \"$@\" 2>>'\(hostLog.path)'\n".write(to: wrapper, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper.path)
-        try run(["browsers", "install", "--prefix", prefix.path])
-    }
-
-    func chromium(environment: [String: String], urls: [String]) throws -> ChildProcess {
-        // As root Chromium runs only without its sandbox; the tests run as root.
-        let browser = try ChildProcess(
-            try requireProgram("chromium", package: "chromium"),
-            ["--no-sandbox", "--user-data-dir=\(folder.appendingPathComponent("chromium").path)", "--no-first-run", "--no-default-browser-check",
-             "--disable-gpu", "--password-store=basic"] + urls,
-            environment: environment)
-        browsers.append(browser)
-        return browser
-    }
-
-    func firefox(environment: [String: String], urls: [String]) throws -> ChildProcess {
-        let profile = folder.appendingPathComponent("firefox")
-        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        let browser = try ChildProcess(
-            try requireProgram("firefox-esr", package: "firefox-esr"), ["--profile", profile.path, "--no-remote"] + urls,
-            environment: environment.merging(["MOZ_CRASHREPORTER_DISABLE": "1"]) { $1 })
-        browsers.append(browser)
-        return browser
-    }
-
-    /// The window titled exactly `title`, waited for (browsers take seconds to start).
-    func window(titled title: String, display: String, xdotool: URL, or browser: ChildProcess?) throws -> String {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if let id = windowID(titled: title, display: display, xdotool: xdotool) { return id }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        throw HarnessError.timedOut("no window titled \(title); the hosts said: \(hostLines.suffix(2000))\(browser.map { "; the browser: \($0.standardError.suffix(1000))" } ?? "")")
-    }
-
-    /// Presses the shield page's second button from the keyboard: a click on the page's
-    /// empty left edge gives it the focus, then Tab, Tab (the first button, the second), Return.
-    func pressSecondaryButton(in window: String, display: String, xdotool: URL) throws {
-        Thread.sleep(forTimeInterval: 0.5)  // the page's look drawn
-        let steps = [["windowactivate", "--sync", window], ["mousemove", "--window", window, "5", "400"], ["click", "1"], ["key", "Tab"], ["key", "Tab"], ["key", "Return"]]
-        try drive(steps.map { ($0, 0.2) }, display: display, xdotool: xdotool)
-    }
-
-    /// Runs xdotool once per step, pausing after each.
-    private func drive(_ steps: [([String], TimeInterval)], display: String, xdotool: URL) throws {
-        for (step, pause) in steps {
-            let keys = try ChildProcess(xdotool, step, environment: ["DISPLAY": display])
-            keys.closeInput()
-            guard keys.waitForExit(timeout: 30) == 0 else { throw HarnessError.failed("xdotool \(step): \(keys.standardError)") }
-            Thread.sleep(forTimeInterval: pause)
-        }
-    }
-
-    /// The id (`0x…`) of a window titled exactly `title`, if there is one now.
-    private func windowID(titled title: String, display: String, xdotool: URL) -> String? {
-        guard let search = try? ChildProcess(xdotool, ["search", "--name", "^\(NSRegularExpression.escapedPattern(for: title))$"], environment: ["DISPLAY": display])
-        else { return nil }
-        search.closeInput()
-        _ = search.waitForExit(timeout: 10)
-        return search.outputLines.first.flatMap { UInt($0) }.map { "0x" + String($0, radix: 16) }
-    }
-
-    func hasWindow(titled title: String, display: String, xdotool: URL) -> Bool {
-        windowID(titled: title, display: display, xdotool: xdotool) != nil
-    }
-
-    /// Screenward's data folder (for SCREENWARD_DATA_DIR) with these websites' categories added.
-    func dataDirectory(websites: [String: String]) throws -> URL {
-        let shipped = try DataDirectory.url(of: "categories.json").deletingLastPathComponent()
-        let folder = self.folder.appendingPathComponent("data")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        for file in ["shield.json", "rules.json"] {
-            try FileManager.default.copyItem(at: shipped.appendingPathComponent(file), to: folder.appendingPathComponent(file))
-        }
-        var table = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: shipped.appendingPathComponent("categories.json"))) as? [String: Any])
-        table["websites"] = (table["websites"] as? [String: String] ?? [:]).merging(websites) { $1 }
-        try JSONSerialization.data(withJSONObject: table).write(to: folder.appendingPathComponent("categories.json"))
-        return folder
-    }
-
-    /// How many requests for `path` the HTTP server has answered.
-    func requests(for path: String) -> Int {
-        server.standardError.components(separatedBy: "\"GET \(path) ").count - 1
-    }
-
-    /// Types `url` into the address bar of `window` (activated first) and goes there.
-    func navigate(_ window: String, to url: String, display: String, xdotool: URL) throws {
-        try drive([(["windowactivate", "--sync", window], 0.2), (["key", "ctrl+l"], 0.3), (["type", "--delay", "5", url], 0.1), (["key", "Return"], 0)], display: display, xdotool: xdotool)
-    }
-
-    private func run(_ arguments: [String]) throws {
-        let command = try ChildProcess(try ProjectPrograms.url(of: "screenward"), arguments)
-        command.closeInput()
-        guard command.waitForExit(timeout: 60) == 0 else { throw HarnessError.failed("screenward \(arguments): \(command.standardError)") }
-    }
-
-    func remove() {
-        for browser in browsers { browser.stop(grace: 3) }
-        server.stop(grace: 1)
-        try? run(["browsers", "remove", "--prefix", prefix.path])
-        try? Self.removeHostNames()
-    }
-
-    private static func removeHostNames() throws {
-        let hosts = try String(contentsOfFile: "/etc/hosts", encoding: .utf8)
-        let kept = hosts.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasSuffix(hostsMarker) }
-        if kept.count != hosts.split(separator: "\n", omittingEmptySubsequences: false).count {
-            try kept.joined(separator: "\n").write(toFile: "/etc/hosts", atomically: false, encoding: .utf8)
-        }
     }
 }

@@ -169,6 +169,9 @@ public enum AgentLinkMethods {
     public static let covered = PushKind<[CoveredWindow]>("agent.covered")
     /// Daemon → agent: every store that counts for the managed user, at attach and after each change.
     public static let shields = PushKind<[StoreSettings]>("agent.shields")
+    /// Daemon → agent: the browsers' tabs, as the vetted hosts of the user's browsers reported
+    /// them last (at the attach and after each change).
+    public static let browserTabs = PushKind<[BrowserWindowsReport]>("agent.browser-tabs")
     /// How often the agent says it is alive.
     public static let aliveInterval: Duration = .seconds(1)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ManagedSettings
 import ScreenwardIPC
 
 /// A managed user's app shield extensions attach to the daemon, where the user's
@@ -26,6 +27,8 @@ public final class AgentShieldRelay {
     public var canStartAction: (String) -> Bool = { _ in false }
     /// The apps whose action delegate can be started, as told to the agents.
     public var startableActions: () -> Set<String> = { [] }
+    /// Answers to questions no agent asked (the browsers' shield pages').
+    public var otherAnswer: (ShieldAnswer) -> [Delivery] = { _ in [] }
 
     public init(service: ScreenTimeService) {
         self.service = service
@@ -75,9 +78,11 @@ public final class AgentShieldRelay {
     public func afterApps(agents: [ServicePeer]) -> [Delivery] {
         var deliveries: [Delivery] = []
         for answer in service.takeShieldAnswers() {
-            guard let asker = askers.removeValue(forKey: answer.id),
-                let line = try? AgentLinkMethods.shieldAnswer.frame(answer.answering(asker.id))
-            else { continue }
+            guard let asker = askers.removeValue(forKey: answer.id) else {
+                deliveries += otherAnswer(answer)
+                continue
+            }
+            guard let line = try? AgentLinkMethods.shieldAnswer.frame(answer.answering(asker.id)) else { continue }
             deliveries.append(Delivery(peer: asker.agent, line: line))
         }
         return deliveries + tell(agents)
@@ -102,5 +107,44 @@ public final class AgentShieldRelay {
             askers.removeValue(forKey: id)
             service.cancelShieldRequest(id)
         }
+    }
+}
+
+/// A managed user's shield questions asked straight of their service, on the daemon's loop:
+/// the browsers' shield pages ask so (a window's shield asks through the session's agent and
+/// `AgentShieldRelay`), and their answers come back through the relay's `otherAnswer`.
+public final class ServiceShieldQuestions: ShieldQuestions {
+    private let service: ScreenTimeService
+    /// Starts `app`'s shield action delegate for a press that needs it, when it is installed
+    /// (the daemon sets this); false when it cannot be started.
+    public var startAction: (String) -> Bool = { _ in false }
+
+    init(service: ScreenTimeService) {
+        self.service = service
+    }
+
+    public var effectiveShields: EffectiveShields { service.effectiveShields }
+
+    public func requestShieldConfiguration(owner: String, item: ShieldedItem) -> ShieldRequestID? {
+        guard let (id, delivery) = service.requestShieldConfiguration(owner: owner, item: item) else { return nil }
+        delivery.send()
+        return id
+    }
+
+    public func requestShieldAction(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID? {
+        if let (id, delivery) = service.requestShieldAction(owner: owner, action: action, item: item) {
+            delivery.send()
+            return id
+        }
+        let id = service.requestShieldActionWhenAttached(owner: owner, action: action, item: item)
+        guard startAction(owner) else {
+            service.cancelShieldRequest(id)
+            return nil
+        }
+        return id
+    }
+
+    public func cancelShieldRequest(_ id: ShieldRequestID) {
+        service.cancelShieldRequest(id)
     }
 }

@@ -1,5 +1,6 @@
 import DeviceActivity
 import Foundation
+import ScreenwardIPC
 
 /// One managed user's state owner inside the daemon: the same pieces a person's agent
 /// owns in individual mode (ledger, device secret, live usage, the Screen Time service),
@@ -21,12 +22,21 @@ public final class ManagedUserOwner {
     let usage: SharedLiveUsage
     /// This daemon run, as the ledger records runs.
     let runID: Int64
+    /// The browsers' shield pages (nil without the shields' defaults).
+    public private(set) var webShieldPages: WebShieldPageAnswers?
+    /// The questions those pages ask of the apps' extensions.
+    public let webShieldQuestions: ServiceShieldQuestions
+    /// `service.browserTabsChanges` when the agents were last told of the tabs.
+    private var browserTabsTold = 0
 
     /// Opens (creating if needed) the managed user's home. Intervals a previous run of
     /// the daemon left open are closed at their last checkpoint.
+    /// `addresses` (the Public Suffix List's) lets the owner take the browsers' reports;
+    /// `shieldDefaults` draws their shield pages.
     public init(
         user: ManagedUser, homes: ChildHomes, catalog: ApplicationCatalog, categories: CategoryTable,
-        calendar: @escaping @Sendable () -> Calendar, report: @escaping @Sendable (String) -> Void
+        calendar: @escaping @Sendable () -> Calendar, addresses: WebAddresses? = nil, shieldDefaults: ShieldDefaults? = nil,
+        note: @escaping @Sendable (String) -> Void = { _ in }, report: @escaping @Sendable (String) -> Void
     ) throws {
         self.user = user
         self.calendar = calendar
@@ -47,6 +57,42 @@ public final class ManagedUserOwner {
             ledger: ledger, usage: usage, directory: ItemDirectory(minter: minter, catalog: catalog, categories: categories), calendar: calendar)
         service.report = report
         shieldRelay = AgentShieldRelay(service: service)
+        webShieldQuestions = ServiceShieldQuestions(service: service)
+        if let addresses {
+            service.browserTabs = BrowserTabs(addresses: addresses)
+        } else {
+            service.browserTabsMissing = "websites are not counted in accounts a guardian manages: the daemon has no Public Suffix List (apt-get install publicsuffix)"
+        }
+        if let shieldDefaults {
+            let pages = WebShieldPageAnswers(
+                questions: webShieldQuestions, defaults: shieldDefaults, language: ShieldDefaults.language(), minter: minter, categories: categories,
+                log: { line in note("\(user.name): \(line)") })
+            webShieldPages = pages
+            shieldRelay.otherAnswer = { answer in pages.received(answer) }
+        }
+    }
+
+    // MARK: Browsers
+
+    /// After the user's apps were heard from: the browsers' shield pages answered, and the
+    /// session's agents told of the browsers' tabs when they changed (they match them to the
+    /// focused window).
+    public func afterBrowsers(agents: [ServicePeer]) -> [Delivery] {
+        var deliveries: [Delivery] = []
+        for (event, peer) in service.takeWebShieldEvents() {
+            deliveries += webShieldPages?.handle(event, from: peer) ?? []
+        }
+        if service.browserTabsChanges != browserTabsTold {
+            browserTabsTold = service.browserTabsChanges
+            deliveries += browserTabsLines(to: agents)
+        }
+        return deliveries
+    }
+
+    /// The browsers' tabs as the hosts reported them last, for `agents`.
+    public func browserTabsLines(to agents: [ServicePeer]) -> [Delivery] {
+        guard let tabs = service.browserTabs, let line = try? AgentLinkMethods.browserTabs.frame(tabs.latestReports) else { return [] }
+        return agents.map { Delivery(peer: $0, line: line) }
     }
 
     /// Where an attached agent's usage reports go.

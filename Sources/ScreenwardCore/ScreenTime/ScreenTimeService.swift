@@ -34,10 +34,12 @@ public final class ScreenTimeService {
     /// Every browser's tabs, as their hosts report them (nil: this owner does not take
     /// them, and says why with `browserTabsMissing`).
     public var browserTabs: BrowserTabs?
-    public var browserTabsMissing = "websites are not counted in an account a guardian manages yet: the system daemon does not take the browsers' reports"
+    public var browserTabsMissing = "websites are not counted: this state owner does not take the browsers' reports"
     /// Called when a browser's tabs changed (on the thread that received the report, under
     /// the host's lock: only hop).
     public var onBrowserTabsChanged: (@Sendable () -> Void)?
+    /// Goes up at each change of a browser's tabs (the daemon passes the news on when it moved).
+    public private(set) var browserTabsChanges = 0
 
     /// Shield pages shown and buttons pressed in the browsers, for the agent's loop.
     var webShieldEvents: [(WebShieldEvent, ServicePeer)] = []
@@ -194,12 +196,15 @@ public final class ScreenTimeService {
         webHosts[peer.number] = nil
         if browserTabs?.isEmpty == false {
             browserTabs?.forget(connection: peer.number)
+            browserTabsChanges += 1
             onBrowserTabsChanged?()
         }
     }
 
     // MARK: Websites
 
+    /// A host's report. (In a managed account the daemon has put the browser it vetted in
+    /// `browserPID`.)
     func takeBrowserWindows(_ report: BrowserWindowsReport, from peer: ServicePeer) throws {
         guard browserTabs != nil else { throw ServiceError(.unsupported, browserTabsMissing) }
         guard report.windows.count <= BrowserWindowsReport.maximumWindows,
@@ -208,6 +213,7 @@ public final class ScreenTimeService {
             throw ServiceError(.limitExceeded, "a browser report with more than \(BrowserWindowsReport.maximumWindows) windows, or a title or URL too long to be a page's")
         }
         browserTabs?.update(report, from: peer.number)
+        browserTabsChanges += 1
         onBrowserTabsChanged?()
         if webHosts.updateValue(peer, forKey: peer.number) == nil { pushWebShields(to: [peer]) }
     }

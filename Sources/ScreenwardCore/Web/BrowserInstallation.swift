@@ -15,6 +15,11 @@ public struct BrowserInstallation: Sendable {
     public static let hostName = "org.screenward.web"
     /// The extension's ID in Firefox (its manifest's `browser_specific_settings`).
     public static let firefoxExtensionID = "web@screenward.org"
+    /// What `screenward-web-host` calls itself to the state owner.
+    public static let hostBundleIdentifier = "org.screenward.web-host"
+    /// The browsers' main executables, as Debian installs them: the only parents the daemon
+    /// takes a managed user's host from.
+    public static let browserExecutables: Set<String> = ["/usr/lib/chromium/chromium", "/usr/lib/firefox-esr/firefox-esr"]
 
     /// Everything is written under `root` (`/`, or a system image being built).
     public var root: URL

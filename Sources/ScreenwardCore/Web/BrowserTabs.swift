@@ -76,6 +76,17 @@ public struct BrowserTabs: Sendable {
         reports[connection] = nil
     }
 
+    /// Every host's latest report, in the order the hosts connected (the daemon passes them
+    /// on to a managed session's agent, which sees the windows).
+    public var latestReports: [BrowserWindowsReport] {
+        reports.sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    /// Takes `reports` for every host's latest (as `latestReports` gave them elsewhere).
+    public mutating func replace(with reports: [BrowserWindowsReport]) {
+        self.reports = Dictionary(uniqueKeysWithValues: reports.enumerated().map { (UInt64($0.offset), $0.element) })
+    }
+
     /// What a focused browser window shows, for counting.
     public enum Showing: Equatable, Sendable {
         /// A website.

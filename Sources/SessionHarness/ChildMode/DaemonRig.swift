@@ -66,7 +66,7 @@ public final class DaemonRig {
     private func installPrograms() throws {
         let manager = FileManager.default
         try manager.createDirectory(at: programs, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        for name in ["screenward", "screenward-agent", "screenward-testwindow", "homework", "screenward-tray", "screenward-report", "screenward-picker"] {
+        for name in ["screenward", "screenward-agent", "screenward-web-host", "screenward-testwindow", "homework", "screenward-tray", "screenward-report", "screenward-picker"] {
             try manager.copyItem(at: try ProjectPrograms.url(of: name), to: programs.appendingPathComponent(name))
         }
         // The agent finds its data in ../share/screenward beside its folder.

@@ -34,6 +34,10 @@ final class DaemonLink: Sendable {
             guard let answer = try? AgentLinkMethods.shieldAnswer.body(from: frame) else { return }
             extensions.answered(answer)
         }
+        transport.setPushReceiver(forKind: AgentLinkMethods.browserTabs.name) { [browsers] frame in
+            guard let reports = try? AgentLinkMethods.browserTabs.body(from: frame) else { return }
+            browsers.received(reports)
+        }
         transport.setPushReceiver(forKind: AgentLinkMethods.programs.name) { [programs] frame in
             guard let table = try? AgentLinkMethods.programs.body(from: frame) else { return }
             programs.replace(with: table)
@@ -59,6 +63,25 @@ final class DaemonLink: Sendable {
 
     /// The child's processes, as the daemon last told.
     let programs = DaemonPrograms()
+
+    /// The child's browsers' tabs, as the daemon last told (from the hosts it vetted).
+    let browsers = BrowserNews()
+
+    final class BrowserNews: Sendable {
+        private let reports = Mutex<[BrowserWindowsReport]>([])
+        private let handler = Mutex<(@Sendable () -> Void)?>(nil)
+
+        var current: [BrowserWindowsReport] { reports.withLock { $0 } }
+
+        func onChange(_ handler: @escaping @Sendable () -> Void) {
+            self.handler.withLock { $0 = handler }
+        }
+
+        fileprivate func received(_ now: [BrowserWindowsReport]) {
+            reports.withLock { $0 = now }
+            handler.withLock { $0 }?()
+        }
+    }
 
     var currentStores: [StoreSettings] { pushed.stores.withLock { $0 } }
 

@@ -40,6 +40,10 @@ final class ManagedAgent {
     private var elsewhere = ShieldedElsewhere()
     private var elsewhereTimer: MainLoop.Registration?
     private let dialogEvents = Inbox<DialogEvent>()
+    /// The child's browsers' tabs, as the daemon passes them on (nil: websites are not told
+    /// apart here, for want of the Public Suffix List).
+    private var browserTabs: BrowserTabs?
+    private var browsersWakeup: LoopWakeup?
 
     private enum DialogEvent: Sendable {
         case show(GuardianAsk)
@@ -70,6 +74,11 @@ final class ManagedAgent {
         focus = FocusTracker(connection: connection, loop: loop)
         idle = try IdleWatcher(connection: connection, threshold: .milliseconds(Int64(attachment.idleThresholdSeconds * 1000)))
         checkpoints = CheckpointTimer(loop: loop) { [unowned self] in accountant.checkpoint(at: connection.timeSource.now()) }
+        do {
+            browserTabs = BrowserTabs(addresses: WebAddresses(suffixes: try PublicSuffixList.load()))
+        } catch {
+            log.warning("websites are not counted: \(error)")
+        }
     }
 
     func run() throws {
@@ -111,11 +120,12 @@ final class ManagedAgent {
         startShields()
         listenForGuardianAsks()
         listenForPrograms()
+        listenForBrowsers()
         focus.start { [self] observation in
             lastFocus = observation
-            let app = countedIdentity(of: observation)
-            log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")")
-            accountant.focusChanged(to: app, at: observation.time)
+            let (app, site) = counted(observation)
+            log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")\(site.map { " on \($0)" } ?? "")")
+            accountant.focusChanged(to: app, site: site, at: observation.time)
             stateChanged()
         }
         aliveTimer = loop.schedule(after: AgentLinkMethods.aliveInterval) { [self] in sayAlive() }
@@ -266,6 +276,32 @@ final class ManagedAgent {
         return app
     }
 
+    /// What counts for the focused window: its application, and the website it shows (from
+    /// its browser's latest report); nothing in front of a browser's shield page.
+    private func counted(_ observation: FocusObservation) -> (app: AppIdentity?, site: Website?) {
+        guard let app = countedIdentity(of: observation), let facts = observation.facts else { return (nil, nil) }
+        switch browserTabs?.showing(windowPID: facts.pid, title: facts.title) ?? .other {
+        case .website(let site): return (app, site)
+        case .shield: return (nil, nil)
+        case .other: return (app, nil)
+        }
+    }
+
+    /// The daemon told of the browsers' tabs anew: the focused window's website may be another.
+    private func listenForBrowsers() {
+        let wakeup = LoopWakeup { [unowned self] in
+            browserTabs?.replace(with: link.browsers.current)
+            guard let observation = lastFocus else { return }
+            let (app, site) = counted(observation)
+            guard app?.key != accountant.focused?.key || site != accountant.site else { return }
+            log.debug("website: \(site.map { "\($0)" } ?? "none") on the focused window")
+            accountant.focusChanged(to: app, site: site, at: connection.timeSource.now())
+            stateChanged()
+        }
+        browsersWakeup = wakeup
+        link.browsers.onChange { wakeup.fire() }
+    }
+
     /// The daemon told the child's programs anew: every window is identified again.
     private func listenForPrograms() {
         let wakeup = LoopWakeup { [unowned self] in
@@ -275,7 +311,8 @@ final class ManagedAgent {
             asked = asked.filter { ContinuousClock.now - $0.value < .seconds(60) }
             presenter?.identitiesChanged()
             if let observation = lastFocus {
-                accountant.focusChanged(to: countedIdentity(of: observation), at: connection.timeSource.now())
+                let (app, site) = counted(observation)
+                accountant.focusChanged(to: app, site: site, at: connection.timeSource.now())
                 stateChanged()
             }
         }

@@ -7,20 +7,13 @@ import Synchronization
 /// over its socket). The presenter never reaches past this.
 ///
 /// Handlers may be called on any thread: the presenter hops onto its loop.
-protocol ShieldStateOwner: AnyObject {
-    /// The union of every store that counts now.
-    var effectiveShields: EffectiveShields { get }
+protocol ShieldStateOwner: ShieldQuestions {
     /// Called after any store changed.
     func onShieldsChanged(_ handler: @escaping @Sendable () -> Void)
     /// Called with the app's bundle identifier when its shield configuration data source attaches.
     func onShieldDataSourceAttached(_ handler: @escaping @Sendable (String) -> Void)
     /// Called with each answer of an app's shield extension.
     func onShieldAnswer(_ handler: @escaping @Sendable (ShieldAnswer) -> Void)
-    /// Nil when the owner has no data source attached (draw the default at once).
-    func requestShieldConfiguration(owner: String, item: ShieldedItem) -> ShieldRequestID?
-    /// Nil when the owner has no delegate attached (use the default response).
-    func requestShieldAction(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID?
-    func cancelShieldRequest(_ id: ShieldRequestID)
     /// What is covered now (`screenward shields` shows it).
     func publishCoveredWindows(_ covered: [CoveredWindow])
     /// Ends a covered window's process for the presenter, when the owner holds it (child
@@ -38,7 +31,7 @@ extension ShieldStateOwner {
 }
 
 extension ServiceHost: ShieldStateOwner {
-    var effectiveShields: EffectiveShields { withService { $0.effectiveShields } }
+    public var effectiveShields: EffectiveShields { withService { $0.effectiveShields } }
 
     func onShieldsChanged(_ handler: @escaping @Sendable () -> Void) {
         withService { $0.onShieldsChanged = handler }

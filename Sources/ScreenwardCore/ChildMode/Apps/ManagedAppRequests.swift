@@ -15,16 +15,33 @@ public final class ManagedAppRequests {
         public var vetting: ProcessVetting
         public var record: (ChildEvent, _ uid: UInt32) -> Void
         public var now: () -> Date
+        /// The installed `screenward-web-host` and the browsers it is taken from (nil: the
+        /// daemon takes no browser's reports, and says why to a host that connects).
+        public var webHost: WebHostTrust?
 
         public init(
             owner: @escaping (UInt32) -> ManagedUserOwner?, apps: InstalledApps, vetting: ProcessVetting,
-            record: @escaping (ChildEvent, UInt32) -> Void, now: @escaping () -> Date = { Date() }
+            record: @escaping (ChildEvent, UInt32) -> Void, now: @escaping () -> Date = { Date() }, webHost: WebHostTrust? = nil
         ) {
             self.owner = owner
             self.apps = apps
             self.vetting = vetting
             self.record = record
             self.now = now
+            self.webHost = webHost
+        }
+    }
+
+    /// Which `screenward-web-host` a managed user's browsers start, and which browsers.
+    public struct WebHostTrust: Sendable {
+        /// The host as a built-in app: its one executable (canonical path).
+        public var app: InstalledApp
+        public var browsers: Set<String>
+
+        public init(executable: String, browsers: Set<String> = BrowserInstallation.browserExecutables) {
+            let canonical = URL(fileURLWithPath: executable).resolvingSymlinksInPath().path
+            app = InstalledApp(bundleIdentifier: BrowserInstallation.hostBundleIdentifier, displayName: "Screenward's browser host", executables: [canonical])
+            self.browsers = Set(browsers.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path })
         }
     }
 
@@ -33,6 +50,8 @@ public final class ManagedAppRequests {
     private var proofs: [ServicePeer: AppProof] = [:]
     private var vetted: [ServicePeer: Set<String>] = [:]
     private var recordedRefusals: [ServicePeer: Set<String>] = [:]
+    /// The browser each vetted host connection was started by.
+    private var browsers: [ServicePeer: Int32] = [:]
     /// Sends lines that are ready later (a guardian's decision).
     private let send: (Delivery) -> Void
 
@@ -52,6 +71,7 @@ public final class ManagedAppRequests {
         proofs[peer] = nil
         vetted[peer] = nil
         recordedRefusals[peer] = nil
+        browsers[peer] = nil
         approvals.requesterGone(peer)
         if let uid = peer.credentials?.uid { services.owner(uid)?.service.disconnected(peer) }
     }
@@ -71,6 +91,13 @@ public final class ManagedAppRequests {
         } catch {
             return reply(Self.serviceError(error))
         }
+        let fromBrowser = [WebHostMethods.windows.name, WebHostMethods.shieldEvent.name].contains(method)
+        if fromBrowser != (client == BrowserInstallation.hostBundleIdentifier) {
+            return reply(
+                ServiceError(
+                    .unauthorized,
+                    fromBrowser ? "only Screenward's browser host, started by a browser, speaks for a browser" : "Screenward's browser host only speaks for a browser"))
+        }
         switch method {
         case AuthorizationMethods.request.name:
             guard let member = try? AuthorizationMethods.request.request(from: frame).body else {
@@ -89,6 +116,14 @@ public final class ManagedAppRequests {
                 try owner.service.revokeAuthorization(of: client)
                 return Empty()
             }
+        case WebHostMethods.windows.name:
+            // The browser's process is the one vetted, whatever the report says.
+            guard var report = try? WebHostMethods.windows.request(from: frame).body, let browser = browsers[peer] else {
+                return reply(ServiceError(.malformedMessage, "the browser report is malformed"))
+            }
+            report.browserPID = browser
+            let result = Result { try owner.service.takeBrowserWindows(report, from: peer) }.map { Empty() }.mapError(Self.serviceError)
+            return [Delivery(peer: peer, line: WebHostMethods.windows.replyFrame(id: id, result))]
         default:
             return owner.service.handle(frame: frame, from: peer)
         }
@@ -144,15 +179,31 @@ public final class ManagedAppRequests {
     private func vet(_ client: String, peer: ServicePeer, user: Account) throws -> InstalledApp {
         try BundleIdentifier.validate(client)
         let app: InstalledApp
-        do {
-            app = try services.apps.app(client)
-        } catch {
-            throw refuse("\(error)", client: client, peer: peer, user: user)
+        let isWebHost = client == BrowserInstallation.hostBundleIdentifier
+        if isWebHost {
+            guard let webHost = services.webHost else {
+                throw ServiceError(.unsupported, "this daemon takes no browser's reports (it has no Public Suffix List: apt-get install publicsuffix)")
+            }
+            app = webHost.app
+        } else {
+            do {
+                app = try services.apps.app(client)
+            } catch {
+                throw refuse("\(error)", client: client, peer: peer, user: user)
+            }
         }
         if vetted[peer]?.contains(client) == true { return app }
         guard let credentials = peer.credentials else { throw ServiceError(.unauthorized, "the daemon could not tell who is calling") }
         if let refusal = services.vetting.refusal(pid: credentials.pid, uid: credentials.uid, app: app, proof: proofs[peer]) {
             throw refuse("a request claiming to be \(app.displayName) (\(client)) was refused: \(refusal)", client: client, peer: peer, user: user)
+        }
+        if isWebHost, let webHost = services.webHost {
+            // Its word on the browser's tabs counts only when a real browser started it.
+            switch services.vetting.browser(startingHost: credentials.pid, uid: credentials.uid, browsers: webHost.browsers) {
+            case .success(let browser): browsers[peer] = browser
+            case .failure(let refusal):
+                throw refuse("a report of a browser's tabs was refused: \(refusal)", client: client, peer: peer, user: user)
+            }
         }
         vetted[peer, default: []].insert(client)
         return app

@@ -75,6 +75,42 @@ public struct ProcessVetting: Sendable {
         return nil
     }
 
+    /// The browser that started `screenward-web-host` (process `pid`, already vetted as the
+    /// installed host): its parent, which must run one of `browsers` (canonical paths, root's
+    /// files) as the same user, untraced, started without the loader's variables. A browser
+    /// runs code it compiles (its JIT), so its memory map is not checked, and it stays
+    /// dumpable: with `kernel.yama.ptrace_scope` below 2, a debugger of the child's could
+    /// change what its extension reports (docs/architecture.md).
+    public func browser(startingHost pid: Int32, uid: UInt32, browsers: Set<String>) -> Result<Int32, VettingRefusal> {
+        guard let status = text("\(procRoot)/\(pid)/status", limit: 16 * 1024), let parent = Self.field("PPid", in: status).flatMap({ Int32($0) }), parent > 1 else {
+            return .failure(VettingRefusal("process \(pid) has no parent that could be a browser"))
+        }
+        let base = "\(procRoot)/\(parent)"
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(base)/exe") else {
+            return .failure(VettingRefusal("its parent, process \(parent), is gone or unreadable"))
+        }
+        guard browsers.contains(executable) else {
+            return .failure(VettingRefusal("its parent, process \(parent), runs \(executable), which is not a browser Screenward supports (\(browsers.sorted().joined(separator: ", ")))"))
+        }
+        if let problem = FileTrust.problem(executable, trust: .rootOnly, ancestors: true) {
+            return .failure(VettingRefusal("its parent runs \(executable): \(problem)"))
+        }
+        guard let parentStatus = text("\(base)/status", limit: 16 * 1024) else { return .failure(VettingRefusal("its parent's status is unreadable")) }
+        let tracer = Self.field("TracerPid", in: parentStatus)
+        guard tracer == "0" else { return .failure(VettingRefusal("its parent, the browser \(parent), is being traced (by pid \(tracer ?? "?"))")) }
+        if let real = Self.field("Uid", in: parentStatus)?.split(whereSeparator: \.isWhitespace).first, real != "\(uid)" {
+            return .failure(VettingRefusal("its parent, the browser \(parent), runs as uid \(real), not the caller's \(uid)"))
+        }
+        guard let environ = data("\(base)/environ", limit: 512 * 1024) else { return .failure(VettingRefusal("its parent's environment is unreadable")) }
+        for record in environ.split(separator: 0) {
+            let entry = String(decoding: record.prefix(32), as: UTF8.self)
+            if let variable = Self.loaderVariables.first(where: { entry.hasPrefix("\($0)=") }) {
+                return .failure(VettingRefusal("its parent, the browser \(parent), was started with \(variable) set"))
+            }
+        }
+        return .success(parent)
+    }
+
     /// Executable mappings that are not the system's code: anonymous ones (code written
     /// at run time) or files someone other than root could have written.
     static func foreignCode(in maps: String) -> String? {
@@ -106,4 +142,10 @@ public struct ProcessVetting: Sendable {
     private func text(_ path: String, limit: Int) -> String? {
         data(path, limit: limit).map { String(decoding: $0, as: UTF8.self) }
     }
+}
+
+/// Why a process is not what it claims, in words for the guardians' record.
+public struct VettingRefusal: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

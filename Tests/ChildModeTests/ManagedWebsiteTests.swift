@@ -1,0 +1,97 @@
+import Foundation
+import Glibc
+import ScreenwardCore
+import SessionHarness
+import TestSupport
+import XCTest
+
+/// A managed child's websites, in Debian's real Chromium run by the child (a real user) in
+/// their own X session: the daemon takes the reports of the host the browser starts only
+/// after vetting it, counts the child's time per website, shields a website a guardian
+/// limits, and refuses (and records) what a child's script claims in the host's name.
+final class ManagedWebsiteTests: XCTestCase {
+    private var desktop: ManagedDesktop!
+    private var rig: BrowserRig?
+    private var fixture: DaemonFixture { desktop.fixture }
+
+    override func setUpWithError() throws {
+        try ManagedDesktop.requirements()
+        if let missing = BrowserRig.missingRequirement() { try cannotRun(missing) }
+        let fixture = try DaemonFixture()
+        // Chromium is one of the system's applications (the daemon sees none unless told).
+        fixture.machineApplications = ["chromium.desktop"]
+        desktop = try ManagedDesktop(fixture: fixture)
+        // The browsers start the daemon's copy of the host (root's, as installed).
+        let rig = try BrowserRig(temporary: fixture.work, host: URL(fileURLWithPath: fixture.program("screenward-web-host")))
+        rig.xAuthority = desktop.authority
+        self.rig = rig
+    }
+
+    override func tearDown() {
+        rig?.remove()
+        desktop?.tearDown()
+    }
+
+    func testTheDaemonCountsAndLimitsAChildsWebsitesAndRefusesAForgedHost() throws {
+        let rig = try XCTUnwrap(rig)
+        let xdotool = try requireProgram("xdotool", package: "xdotool")
+        try desktop.startManagedSession()
+        let kid = desktop.kid
+        let chromium = try desktop.startAsKid(
+            try BrowserRig.chromiumCommand(profile: "/home/\(kid)/chromium", urls: ["http://en.wiki.test:\(rig.port)/wiki.html"]))
+        let window = try rig.window(titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
+        try desktop.waitFor("the child's browser's host to connect", timeout: 60) { rig.hostLines.contains("is connected") }
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", window]).status, 0)
+
+        // The child's time on the website is counted by the daemon, under the browser.
+        try desktop.waitFor("time on wiki.test", timeout: 30) { try self.websiteSeconds()["wiki.test"] ?? 0 >= 2 }
+        XCTAssertFalse(rig.hostLines.contains("refused"), rig.hostLines)
+
+        // A guardian limits a website to 2 s a day: once used up, the tab shows the rules' shield page.
+        let added = try fixture.screenward(as: "root", ["limit", "add", "Videos", "--site", "videos.test", "--daily", "2s", "--user", kid])
+        XCTAssertEqual(added.status, 0, added.error)
+        try rig.navigate(window, to: "http://www.videos.test:\(rig.port)/video.html", display: desktop.display, xdotool: xdotool)
+        _ = try rig.window(titled: "videos.test (restricted) - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
+        let said = "web shield: the look for videos.test: \"Time's up: Videos\""
+        try desktop.waitFor("the rules' look for the page", timeout: 10) { self.fixture.daemon?.standardError.contains(said) ?? false }
+        desktop.screenshot("managed-web-shield.png")
+        XCTAssertEqual(try websiteSeconds()["videos.test"] ?? 0, 2, accuracy: 1)
+
+        // A child's script speaks as the host: refused, recorded, and nothing counted.
+        let claim = #"{"kind":"windows","focused":1,"windows":[{"id":1,"incognito":false,"tab":{"url":"https://en.wiki.test/","title":"Wiki page"}}]}"#
+        let copy = "/home/\(kid)/host"
+        XCTAssertEqual(try desktop.runAsKid(["cp", fixture.program("screenward-web-host"), copy]).status, 0)
+        let attempts: [(what: String, command: [String], refusal: String)] = [
+            ("the installed host started from a shell", [fixture.program("screenward-web-host")], "which is not a browser Screenward supports"),
+            ("a copy of the host", [copy], "which is not one of org.screenward.web-host's installed executables"),
+            ("the host with LD_PRELOAD", ["env", "LD_PRELOAD=/lib/x86_64-linux-gnu/libm.so.6", fixture.program("screenward-web-host")], "was started with LD_PRELOAD set"),
+        ]
+        let before = try websiteSeconds()
+        for attempt in attempts {
+            let forged = try desktop.runAsKid(["sh", "-c", "\(Self.framing(claim)) | \(attempt.command.map { "'\($0)'" }.joined(separator: " ")) chrome-extension://forged/"])
+            XCTAssertTrue(forged.error.contains("refused"), "\(attempt.what): \(forged.error)")
+            XCTAssertTrue(forged.error.contains(attempt.refusal), "\(attempt.what): \(forged.error)")
+        }
+        let events = try fixture.screenward(as: "root", ["child", "events", kid]).output
+        for attempt in attempts { XCTAssertTrue(events.contains(attempt.refusal), "\(attempt.what) is not in the record: \(events)") }
+        XCTAssertEqual(try websiteSeconds()["wiki.test"] ?? 0, before["wiki.test"] ?? 0, accuracy: 0.01, "a forged report counted")
+    }
+
+    /// The child's time per website, as a guardian reads it.
+    private func websiteSeconds() throws -> [String: Double] {
+        let result = try fixture.screenward(as: "root", ["usage", "--user", desktop.kid, "--web", "--json", "--since", "2000-01-01", "--until", "now"])
+        guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
+            let sites = object["websites"] as? [[String: Any]]
+        else { throw HarnessError.failed("screenward usage --user --web: \(result.output) \(result.error)") }
+        var seconds: [String: Double] = [:]
+        for site in sites { seconds[site["domain"] as? String ?? "?"] = site["seconds"] as? Double }
+        return seconds
+    }
+
+    /// A shell command that writes `message` as one native-messaging message.
+    private static func framing(_ message: String) -> String {
+        let length = message.utf8.count
+        let bytes = (0..<4).map { String(format: "\\%03o", (length >> (8 * $0)) & 0xFF) }.joined()
+        return "{ printf '\(bytes)'; printf '%s' '\(message)'; }"
+    }
+}
