@@ -171,6 +171,11 @@ final class Daemon {
                 .shieldTampered, uid: uid, actor: "screenward-daemon",
                 detail: "the shield over \(tampering.application) was \(tampering.problem); it was put back")
         }
+        sessions.onUnsupportedBrowser = { [unowned self] uid, browser in
+            recordAttempt(
+                .unsupportedBrowser, uid: uid, actor: "screenward-daemon",
+                detail: "\(browser.browser) (\(browser.executable), pid \(browser.pid)) had the focus with no report of Screenward's extension; its windows are shielded as not supported")
+        }
         sessions.onCovered = { [unowned self] uid, covered in
             programGuard.covered(covered, of: uid)
             // A shield of an app with a data source installed: start it; it redraws the

@@ -49,6 +49,7 @@ final class ManagedSessions {
     var onCloseProgram: ((_ uid: UInt32, _ pid: Int32) -> Void)?
     /// An agent put back a shield someone tampered with.
     var onShieldTampered: ((_ uid: UInt32, _ tampering: AgentShieldTampered) -> Void)?
+    var onUnsupportedBrowser: ((_ uid: UInt32, _ browser: AgentUnsupportedBrowser) -> Void)?
     /// Stores the daemon adds to a user's own (the programs the system did not install).
     var extraStores: ((_ uid: UInt32) -> [StoreSettings])?
     private var tracked: [SessionID: Tracked] = [:]
@@ -324,6 +325,10 @@ final class ManagedSessions {
         case AgentLinkMethods.shieldTampered.name:
             if let tampering = try? AgentLinkMethods.shieldTampered.body(from: frame), let uid = tracked[id]?.session.uid {
                 onShieldTampered?(uid, tampering)
+            }
+        case AgentLinkMethods.unsupportedBrowser.name:
+            if let browser = try? AgentLinkMethods.unsupportedBrowser.body(from: frame), let uid = tracked[id]?.session.uid {
+                onUnsupportedBrowser?(uid, browser)
             }
         case AgentLinkMethods.closeProgram.name:
             if let close = try? AgentLinkMethods.closeProgram.body(from: frame), let uid = tracked[id]?.session.uid {

@@ -17,14 +17,21 @@ final class ManagedWebsiteTests: XCTestCase {
     override func setUpWithError() throws {
         try ManagedDesktop.requirements()
         if let missing = BrowserRig.missingRequirement() { try cannotRun(missing) }
+    }
+
+    /// The child's desktop with `windows` (screenward-testwindow's), the system's
+    /// applications `applications` and the browsers ready.
+    private func start(windows: [String] = ["game.Game:Game"], applications: (DaemonFixture) -> [String: String] = { _ in [:] }) throws -> BrowserRig {
         let fixture = try DaemonFixture()
         // Chromium is one of the system's applications (the daemon sees none unless told).
         fixture.machineApplications = ["chromium.desktop"]
-        desktop = try ManagedDesktop(fixture: fixture)
+        fixture.testApplications = applications(fixture)
+        desktop = try ManagedDesktop(fixture: fixture, windows: windows)
         // The browsers start the daemon's copy of the host (root's, as installed).
         let rig = try BrowserRig(temporary: fixture.work, host: URL(fileURLWithPath: fixture.program("screenward-web-host")))
         rig.xAuthority = desktop.authority
         self.rig = rig
+        return rig
     }
 
     override func tearDown() {
@@ -33,7 +40,7 @@ final class ManagedWebsiteTests: XCTestCase {
     }
 
     func testTheDaemonCountsAndLimitsAChildsWebsitesAndRefusesAForgedHost() throws {
-        let rig = try XCTUnwrap(rig)
+        let rig = try start()
         let xdotool = try requireProgram("xdotool", package: "xdotool")
         try desktop.startManagedSession()
         let kid = desktop.kid
@@ -75,6 +82,38 @@ final class ManagedWebsiteTests: XCTestCase {
         let events = try fixture.screenward(as: "root", ["child", "events", kid]).output
         for attempt in attempts { XCTAssertTrue(events.contains(attempt.refusal), "\(attempt.what) is not in the record: \(events)") }
         XCTAssertEqual(try websiteSeconds()["wiki.test"] ?? 0, before["wiki.test"] ?? 0, accuracy: 0.01, "a forged report counted")
+        // The browser the extension reports for was never taken for an unsupported one.
+        XCTAssertFalse(events.contains("unsupported-browser"), events)
+    }
+
+    /// Failing closed: a program whose desktop entry says it is a web browser, and that cannot
+    /// run Screenward's extension, is shielded as not supported within 2 s of having the
+    /// focus, and recorded; Chromium started with its extensions off is shielded too.
+    func testABrowserNoExtensionReportsForIsShieldedAsNotSupported() throws {
+        let rig = try start(
+            windows: ["rogue.Rogue:Rogue page"],
+            applications: { fixture in
+                ["rogue-browser.desktop": "[Desktop Entry]\nType=Application\nName=Rogue Browser\nExec=\(fixture.program("screenward-testwindow"))\nCategories=Network;WebBrowser;\n"]
+            })
+        let xdotool = try requireProgram("xdotool", package: "xdotool")
+        try desktop.startManagedSession()
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
+        let focused = Date()
+        try desktop.waitFor("the shield over the unsupported browser", timeout: 10) { self.desktop.currentAgentCovers(1) }
+        XCTAssertLessThan(Date().timeIntervalSince(focused), 3, "shielded within 2 s (and the daemon's word)")
+        desktop.screenshot("managed-unsupported-browser.png")
+        let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
+        XCTAssertTrue(events.contains("unsupported-browser"), events)
+        XCTAssertTrue(events.contains("Rogue Browser"), events)
+
+        // Chromium with its extensions turned off by the child: no report, so shielded (after
+        // the time a browser has at its start to load the extension).
+        let chromium = try desktop.startAsKid(
+            try BrowserRig.chromiumCommand(profile: "/home/\(desktop.kid)/chromium", urls: ["http://en.wiki.test:\(rig.port)/wiki.html"]) + ["--disable-extensions"])
+        let window = try rig.window(titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", window]).status, 0)
+        try desktop.waitFor("the shield over Chromium without its extensions", timeout: 20) { self.desktop.currentAgentCovers(2) }
+        XCTAssertFalse(rig.hostLines.contains("is connected"), "the extension ran after all: \(rig.hostLines)")
     }
 
     /// The child's time per website, as a guardian reads it.

@@ -22,6 +22,8 @@ extension AgentLinkMethods {
     public static let windowManagerGone = PushKind<Empty>("agent.window-manager-gone")
     /// Agent → daemon: a shield's picture was tampered with and put back (the daemon records it).
     public static let shieldTampered = PushKind<AgentShieldTampered>("agent.shield-tampered")
+    /// Agent → daemon: a browser's process is shielded as not supported (`UnsupportedBrowsers`).
+    public static let unsupportedBrowser = PushKind<AgentUnsupportedBrowser>("agent.unsupported-browser")
 }
 
 public struct AgentShieldTampered: Sendable, Hashable, Codable {
@@ -31,6 +33,18 @@ public struct AgentShieldTampered: Sendable, Hashable, Codable {
     public init(application: String, problem: String) {
         self.application = application
         self.problem = problem
+    }
+}
+
+public struct AgentUnsupportedBrowser: Sendable, Hashable, Codable {
+    public var pid: Int32
+    /// The browser's name and its executable.
+    public var browser: String
+    public var executable: String
+    public init(pid: Int32, browser: String, executable: String) {
+        self.pid = pid
+        self.browser = browser
+        self.executable = executable
     }
 }
 

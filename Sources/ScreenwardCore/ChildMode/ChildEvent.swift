@@ -36,6 +36,9 @@ public struct ChildEvent: Sendable, Hashable, Codable {
         /// The window manager of the child's session stopped (killed, or crashed); the agent
         /// follows the windows without it.
         public static let windowManagerStopped: Kind = "window-manager-stopped"
+        /// A browser's window had the focus while no report of Screenward's extension named
+        /// its process: its windows are shielded as not supported.
+        public static let unsupportedBrowser: Kind = "unsupported-browser"
     }
 
     public var at: Date

@@ -35,6 +35,10 @@ public struct ShieldDefaults: Hashable, Sendable {
         /// install (child mode shields it until a guardian allows it).
         case notInstalledTitle
         case notInstalledSubtitle
+        /// Optional: the title and subtitle of a managed user's browser that Screenward's
+        /// extension does not report for (child mode shields it as not supported).
+        case unsupportedBrowserTitle
+        case unsupportedBrowserSubtitle
 
         /// The texts every file must give (in `en` at least).
         public static let required: [Text] = [.title, .subtitle, .subtitleInCategory, .primaryButton, .windowTitle]

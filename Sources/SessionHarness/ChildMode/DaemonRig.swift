@@ -115,11 +115,14 @@ public final class DaemonRig {
     /// installed applications, from the next start on; by default it sees none.
     public var machineApplications: [String] = []
 
+    /// Desktop entries of the test's own (file name → contents), installed beside those.
+    public var testApplications: [String: String] = [:]
+
     /// The daemon's shared data: the machine's without its applications, and before them a
     /// folder with the `machineApplications` copied in.
     private func dataDirectories() throws -> String {
         let machine = try MachineSharedData.withoutApplications(in: work.appendingPathComponent("shared"))
-        guard !machineApplications.isEmpty else { return machine }
+        guard !machineApplications.isEmpty || !testApplications.isEmpty else { return machine }
         let chosen = work.appendingPathComponent("chosen-share")
         let applications = chosen.appendingPathComponent("applications")
         try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
@@ -129,6 +132,11 @@ public final class DaemonRig {
             let source = MachineSharedData.folders.map { "\($0)/applications/\(name)" }.first { FileManager.default.fileExists(atPath: $0) }
             guard let source else { throw LocalUsersError(description: "no desktop entry \(name) on this machine (is its package installed?)") }
             try FileManager.default.copyItem(atPath: source, toPath: target.path)
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: target.path)
+        }
+        for (name, contents) in testApplications {
+            let target = applications.appendingPathComponent(name)
+            try contents.write(to: target, atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: target.path)
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: chosen.path)

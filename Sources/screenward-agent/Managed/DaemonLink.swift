@@ -187,12 +187,24 @@ final class DaemonLink: Sendable {
 final class DaemonShieldState: ShieldStateOwner, Sendable {
     private let link: DaemonLink
     private let lastQuestion = Mutex<UInt64>(0)
+    /// Stores of the agent's own, beside the daemon's (child mode's shield of unsupported browsers).
+    private let local = Mutex<[StoreSettings]>([])
+    private let changed = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(link: DaemonLink) {
         self.link = link
     }
 
-    var effectiveShields: EffectiveShields { EffectiveShields(stores: link.currentStores) }
+    var effectiveShields: EffectiveShields { EffectiveShields(stores: link.currentStores + local.withLock { $0 }) }
+
+    /// Sets the agent's own stores; the presenter redraws.
+    func setLocalStores(_ stores: [StoreSettings]) {
+        guard local.withLock({ current in
+            defer { current = stores }
+            return current != stores
+        }) else { return }
+        changed.withLock { $0 }?()
+    }
 
     func closeHeldProcess(_ pid: Int32) -> Bool {
         link.post(AgentLinkMethods.closeProgram, AgentCloseProgram(pid: pid))
@@ -202,6 +214,7 @@ final class DaemonShieldState: ShieldStateOwner, Sendable {
     var holdsCoveredProcesses: Bool { true }
 
     func onShieldsChanged(_ handler: @escaping @Sendable () -> Void) {
+        changed.withLock { $0 = handler }
         link.onStoresChanged(handler)
     }
 

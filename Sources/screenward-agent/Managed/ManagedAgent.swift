@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Screenward) import ManagedSettings
 import ScreenwardCore
 import ScreenwardIPC
 import ShieldUI
@@ -44,6 +45,9 @@ final class ManagedAgent {
     /// apart here, for want of the Public Suffix List).
     private var browserTabs: BrowserTabs?
     private var browsersWakeup: LoopWakeup?
+    /// Browsers the extension does not report for, shielded as not supported.
+    private var unsupportedBrowsers = UnsupportedBrowsers()
+    private var unsupportedWake: MainLoop.Registration?
 
     private enum DialogEvent: Sendable {
         case show(GuardianAsk)
@@ -127,6 +131,7 @@ final class ManagedAgent {
             log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")\(site.map { " on \($0)" } ?? "")")
             accountant.focusChanged(to: app, site: site, at: observation.time)
             stateChanged()
+            checkBrowsers()
         }
         aliveTimer = loop.schedule(after: AgentLinkMethods.aliveInterval) { [self] in sayAlive() }
         link.post(AgentLinkMethods.alive, Empty())
@@ -261,6 +266,7 @@ final class ManagedAgent {
             }
             return claimed
         }
+        if let browser = unsupportedBrowsers.unsupported[pid] { return UnsupportedBrowsers.identity(of: browser, executable: program.executable) }
         return ProgramNarrowing.identity(claimed: claimed, program: program, catalog: catalog)
     }
 
@@ -287,10 +293,64 @@ final class ManagedAgent {
         }
     }
 
+    // MARK: Browsers the extension does not report for
+
+    /// Child mode fails closed for a browser Screenward cannot see into (`UnsupportedBrowsers`):
+    /// told what has the focus and which browsers report, it says what to shield, lift and record.
+    private func checkBrowsers() {
+        let before = unsupportedBrowsers.unsupported
+        unsupportedBrowsers.forgetEnded { FileManager.default.fileExists(atPath: "/proc/\($0)") }
+        var focused: (pid: Int32, browser: AppIdentity, started: ContinuousClock.Instant?)?
+        if let observation = lastFocus, let window = observation.window, !(presenter?.isShield(window) ?? false), let facts = observation.facts,
+            let pid = facts.pid, let program = link.programs.facts(pid: pid), unsupportedBrowsers.unsupported[pid] == nil
+        {
+            let app = identity(for: facts)
+            if UnsupportedBrowsers.isBrowser(app, executable: program.executable) {
+                let canRunTheExtension = BrowserInstallation.browserExecutables.contains(program.executable)
+                focused = (pid, app, canRunTheExtension ? Self.started(pid) : nil)
+            }
+        }
+        let now = ContinuousClock.now
+        for action in unsupportedBrowsers.observe(focused: focused, reported: Set(link.browsers.current.map(\.browserPID)), now: now) {
+            switch action {
+            case .wake(let at):
+                unsupportedWake?.cancel()
+                unsupportedWake = loop.schedule(after: max(at - now, .milliseconds(1))) { [weak self] in self?.checkBrowsers() }
+            case .shield(let pid, let browser):
+                log.info("\(browser.displayName) (pid \(pid)) had the focus with no report of Screenward's extension: shielded as not supported")
+            case .lift(let pid):
+                log.info("the browser of pid \(pid) reports now: no longer shielded")
+            case .record(let pid, let browser):
+                let executable = link.programs.facts(pid: pid)?.executable ?? "?"
+                link.post(AgentLinkMethods.unsupportedBrowser, AgentUnsupportedBrowser(pid: pid, browser: browser.displayName, executable: executable))
+            }
+        }
+        guard unsupportedBrowsers.unsupported != before else { return }
+        let tokens = unsupportedBrowsers.unsupported.compactMap { pid, browser in
+            link.programs.facts(pid: pid).map { minter.applicationToken(for: UnsupportedBrowsers.identity(of: browser, executable: $0.executable)) }
+        }
+        shieldState?.setLocalStores(
+            tokens.isEmpty ? [] : [StoreSettings(owner: NotInstalledPrograms.owner, name: UnsupportedBrowsers.store, shield: ShieldSettings(applications: Set(tokens)))])
+        presenter?.identitiesChanged()
+    }
+
+    /// When process `pid` started, on the monotonic clock (now, when /proc does not say).
+    private static func started(_ pid: Int32) -> ContinuousClock.Instant {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.range(of: ")", options: .backwards),
+            let uptime = try? String(contentsOfFile: "/proc/uptime", encoding: .utf8), let up = Double(uptime.split(separator: " ").first ?? "")
+        else { return .now }
+        // Field 22 (starttime, in clock ticks since boot); the fields after the name start at 3.
+        let fields = stat[close.upperBound...].split(separator: " ")
+        guard fields.count > 19, let ticks = Double(fields[19]) else { return .now }
+        let age = max(0, up - ticks / Double(sysconf(Int32(_SC_CLK_TCK))))
+        return .now - .milliseconds(Int64(age * 1000))
+    }
+
     /// The daemon told of the browsers' tabs anew: the focused window's website may be another.
     private func listenForBrowsers() {
         let wakeup = LoopWakeup { [unowned self] in
             browserTabs?.replace(with: link.browsers.current)
+            checkBrowsers()
             guard let observation = lastFocus else { return }
             let (app, site) = counted(observation)
             guard app?.key != accountant.focused?.key || site != accountant.site else { return }
@@ -310,6 +370,7 @@ final class ManagedAgent {
             // for a minute.
             asked = asked.filter { ContinuousClock.now - $0.value < .seconds(60) }
             presenter?.identitiesChanged()
+            checkBrowsers()
             if let observation = lastFocus {
                 let (app, site) = counted(observation)
                 accountant.focusChanged(to: app, site: site, at: connection.timeSource.now())

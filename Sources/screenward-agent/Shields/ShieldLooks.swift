@@ -49,14 +49,16 @@ final class ShieldLooks {
 
     func defaultLook(for decision: ShieldDecision) -> ResolvedShield {
         var configuration = ShieldConfiguration()
-        // The daemon's own shield of a program the system did not install says so: no limit
-        // was set on it, and a guardian can allow it.
+        // Child mode's own shields say why: a program the system did not install (no limit
+        // was set on it, and a guardian can allow it), or a browser the extension does not
+        // report for.
         if decision.owner == NotInstalledPrograms.owner {
             let values = ["app": decision.identity.displayName]
-            if let title = defaults.text(.notInstalledTitle, language: language, values: values) {
+            let unsupported = decision.store == UnsupportedBrowsers.store
+            if let title = defaults.text(unsupported ? .unsupportedBrowserTitle : .notInstalledTitle, language: language, values: values) {
                 configuration.title = ShieldConfiguration.Label(text: title, color: defaults.look.titleColor)
             }
-            if let subtitle = defaults.text(.notInstalledSubtitle, language: language, values: values) {
+            if let subtitle = defaults.text(unsupported ? .unsupportedBrowserSubtitle : .notInstalledSubtitle, language: language, values: values) {
                 configuration.subtitle = ShieldConfiguration.Label(text: subtitle, color: defaults.look.subtitleColor)
             }
         }
