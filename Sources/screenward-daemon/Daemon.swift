@@ -280,6 +280,19 @@ final class Daemon {
         for user in managed where owners[user.uid] == nil { open(user) }
         programGuard.manage(managed)
         sessions.managedUsersChanged()
+        restrictBrowsers(forChildren: !managed.isEmpty)
+    }
+
+    /// The browsers' restrictions for managed users (no private windows, guests, other
+    /// extensions…) are machine-wide: on while the computer has a managed user.
+    private func restrictBrowsers(forChildren children: Bool) {
+        do {
+            if try BrowserInstallation().setChildRestrictions(children) {
+                log.info("the browsers' policies for managed users are \(children ? "on" : "off") (machine-wide; running browsers take them at their next start)")
+            }
+        } catch {
+            log.error("the browsers' policies for managed users could not be set \(children ? "on" : "off"): \(error)")
+        }
     }
 
     // MARK: Running
@@ -304,6 +317,7 @@ final class Daemon {
         loop.onSignal(SIGINT) { [unowned self] in stop("SIGINT") }
         sessions.start()
         programGuard.start(managing: (try? state.managedUsers()) ?? [])
+        restrictBrowsers(forChildren: !owners.isEmpty)
         log.info("covered programs of managed users are \(programGuard.holdMethod)")
         warnAboutTracing()
         log.info("listening on \(socketPath); \(owners.count) managed user(s)")

@@ -116,6 +116,35 @@ final class ManagedWebsiteTests: XCTestCase {
         XCTAssertFalse(rig.hostLines.contains("is connected"), "the extension ran after all: \(rig.hostLines)")
     }
 
+    /// With a managed user the browsers' policies close their ways around the extension,
+    /// machine-wide: asked for a private window, Firefox shows that it is blocked and Chromium
+    /// opens an ordinary one.
+    func testWithAManagedUserThePrivateWindowsDoNotOpen() throws {
+        let rig = try start()
+        let xdotool = try requireProgram("xdotool", package: "xdotool")
+        try desktop.startManagedSession()
+        try desktop.waitFor("the browsers' policies for managed users") {
+            self.fixture.daemon?.standardError.contains("the browsers' policies for managed users are on") ?? false
+        }
+        let kid = desktop.kid
+        let wiki = "http://en.wiki.test:\(rig.port)/wiki.html"
+
+        XCTAssertEqual(try desktop.runAsKid(["mkdir", "-p", "/home/\(kid)/firefox"]).status, 0)
+        let firefox = try desktop.startAsKid(
+            try BrowserRig.firefoxCommand(profile: "/home/\(kid)/firefox", urls: ["--private-window", wiki]), environment: ["MOZ_CRASHREPORTER_DISABLE": "1"])
+        // Firefox says the private window is blocked, in an ordinary one.
+        _ = try rig.window(titled: "Blocked Page — Mozilla Firefox", display: desktop.display, xdotool: xdotool, or: firefox)
+        XCTAssertFalse(rig.hasWindow(titled: "Wiki page — Mozilla Firefox Private Browsing", display: desktop.display, xdotool: xdotool))
+        firefox.stop(grace: 5)
+
+        // Chromium opens an ordinary window instead, whose tab the extension sees (a fresh
+        // profile's extension is not allowed in private windows): its time is counted.
+        let chromium = try desktop.startAsKid(try BrowserRig.chromiumCommand(profile: "/home/\(kid)/chromium-private", urls: ["--incognito", wiki]))
+        let chromiumWindow = try rig.window(titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", chromiumWindow]).status, 0)
+        try desktop.waitFor("time on wiki.test in the window Chromium opened", timeout: 30) { try self.websiteSeconds()["wiki.test"] ?? 0 >= 1 }
+    }
+
     /// The child's time per website, as a guardian reads it.
     private func websiteSeconds() throws -> [String: Double] {
         let result = try fixture.screenward(as: "root", ["usage", "--user", desktop.kid, "--web", "--json", "--since", "2000-01-01", "--until", "now"])

@@ -94,6 +94,54 @@ final class BrowserInstallationTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("/usr/share/screenward/web").path))
     }
 
+    /// A computer with managed users: no private windows, guests, new profiles, DNS over
+    /// HTTPS, other extensions or developer mode, in both browsers; the administrator's own
+    /// Firefox entries stay theirs; an installation again keeps the restrictions; off, only
+    /// what Screenward added goes.
+    func testTheRestrictionsForManagedUsersGoOnAndOffKeepingTheAdministrators() throws {
+        let policies = file("/etc/firefox/policies/policies.json")
+        try FileManager.default.createDirectory(at: policies.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try #"{"policies": {"DisableSafeMode": false}}"#.write(to: policies, atomically: true, encoding: .utf8)
+        let installation = BrowserInstallation(root: root, prefix: "/usr")
+        XCTAssertFalse(try installation.setChildRestrictions(true), "nothing to restrict before Screenward's policies are installed")
+        _ = try installation.install(extensionSource: source)
+        let before = try Data(contentsOf: policies)
+        XCTAssertTrue(try installation.setChildRestrictions(true))
+        XCTAssertFalse(try installation.setChildRestrictions(true), "already on")
+        func read(_ path: String) throws -> [String: Any] { try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: file(path))) as? [String: Any]) }
+        func check() throws {
+            let chromium = try read("/etc/chromium/policies/managed/screenward.json")
+            XCTAssertEqual(chromium["IncognitoModeAvailability"] as? Int, 1)
+            XCTAssertEqual(chromium["BrowserGuestModeEnabled"] as? Bool, false)
+            XCTAssertEqual(chromium["BrowserAddPersonEnabled"] as? Bool, false)
+            XCTAssertEqual(chromium["DnsOverHttpsMode"] as? String, "off")
+            XCTAssertEqual(chromium["ExtensionDeveloperModeSettings"] as? Int, 1)
+            let chromiumExtensions = try XCTUnwrap(chromium["ExtensionSettings"] as? [String: Any])
+            XCTAssertEqual((chromiumExtensions["*"] as? [String: Any])?["installation_mode"] as? String, "blocked")
+            XCTAssertEqual(chromiumExtensions.count, 2, "Screenward's, forced, and every other, blocked")
+            let firefox = try XCTUnwrap(try read("/etc/firefox/policies/policies.json")["policies"] as? [String: Any])
+            XCTAssertEqual(firefox["DisablePrivateBrowsing"] as? Bool, true)
+            XCTAssertEqual((firefox["DNSOverHTTPS"] as? [String: Any])?["Locked"] as? Bool, true)
+            XCTAssertEqual(firefox["DisableDeveloperTools"] as? Bool, true)
+            XCTAssertEqual(firefox["DisableSafeMode"] as? Bool, false, "the administrator's own entry wins")
+            let firefoxExtensions = try XCTUnwrap(firefox["ExtensionSettings"] as? [String: Any])
+            XCTAssertEqual((firefoxExtensions["*"] as? [String: Any])?["installation_mode"] as? String, "blocked")
+            XCTAssertNotNil(firefoxExtensions[BrowserInstallation.firefoxExtensionID])
+        }
+        try check()
+        _ = try installation.install(extensionSource: source)
+        try check()
+        XCTAssertTrue(try installation.setChildRestrictions(false))
+        XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(contentsOf: policies)) as? NSDictionary, try JSONSerialization.jsonObject(with: before) as? NSDictionary)
+        let chromium = try read("/etc/chromium/policies/managed/screenward.json")
+        XCTAssertEqual(Set(chromium.keys), ["ExtensionSettings"])
+        // Removing Screenward with the restrictions on takes them away too.
+        XCTAssertTrue(try installation.setChildRestrictions(true))
+        try installation.remove()
+        XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(contentsOf: policies)) as? NSDictionary, ["policies": ["DisableSafeMode": false]] as NSDictionary)
+        XCTAssertFalse(installation.childRestrictionsAreOn)
+    }
+
     func testAPolicyFileThatIsNotJSONIsNeverOverwritten() throws {
         let policies = file("/etc/firefox/policies/policies.json")
         try FileManager.default.createDirectory(at: policies.deletingLastPathComponent(), withIntermediateDirectories: true)

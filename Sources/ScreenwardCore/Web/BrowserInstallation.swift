@@ -103,6 +103,8 @@ public struct BrowserInstallation: Sendable {
         entries["Preferences"] = preferences
         policies["policies"] = entries
         try write(json(policies), to: Self.firefoxPolicies)
+        // Installed again on a computer with managed users: their restrictions stay on.
+        if childRestrictionsAreOn { try applyChildRestrictions(true) }
         return Installed(
             chromiumExtensionID: id,
             files: [crxPath, xpiPath, updatesPath, Self.chromiumPolicy, Self.chromiumHostManifest, Self.firefoxHostManifest, Self.firefoxPolicies])
@@ -111,6 +113,7 @@ public struct BrowserInstallation: Sendable {
     /// Removes what `install` wrote; the key stays (with the state) so a new installation
     /// is the same extension. Firefox's policies keep every entry that is not Screenward's.
     public func remove() throws {
+        try setChildRestrictions(false)
         for path in ["\(packageDirectory)/screenward.crx", "\(packageDirectory)/screenward.xpi", "\(packageDirectory)/updates.xml", Self.chromiumPolicy, Self.chromiumHostManifest, Self.firefoxHostManifest] {
             try? FileManager.default.removeItem(at: onDisk(path))
         }
@@ -134,20 +137,20 @@ public struct BrowserInstallation: Sendable {
 
     // MARK: Pieces
 
-    private func onDisk(_ path: String) -> URL { root.appendingPathComponent(String(path.drop { $0 == "/" })) }
+    func onDisk(_ path: String) -> URL { root.appendingPathComponent(String(path.drop { $0 == "/" })) }
 
-    private func write(_ data: Data, to path: String) throws {
+    func write(_ data: Data, to path: String, mode: Int = 0o644) throws {
         let url = onDisk(path)
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
             try data.write(to: url, options: .atomic)
-            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
         } catch {
             throw Failure(description: "\(url.path) could not be written: \(error.localizedDescription)")
         }
     }
 
-    private func json(_ value: Any) throws -> Data {
+    func json(_ value: Any) throws -> Data {
         try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) + Data("\n".utf8)
     }
 
@@ -193,6 +196,17 @@ public struct BrowserInstallation: Sendable {
             throw Failure(description: "\(url.path) could not be written: \(error.localizedDescription)")
         }
         return key
+    }
+
+    /// A policy file as an object (nil when there is none). A file that is not a JSON
+    /// object is the administrator's to fix: it is never overwritten.
+    func jsonObject(at path: String) throws -> [String: Any]? {
+        let url = onDisk(path)
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw Failure(description: "\(url.path) is not a JSON object: fix or remove it (the browser ignores it too), then try again")
+        }
+        return object
     }
 
     /// Firefox's one policy file, as an object (empty when there is none). A file that is
