@@ -61,8 +61,22 @@ final class ManagedWebsiteTests: XCTestCase {
         _ = try rig.window(titled: "videos.test (restricted) - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
         let said = "web shield: the look for videos.test: \"Time's up: Videos\""
         try desktop.waitFor("the rules' look for the page", timeout: 10) { self.fixture.daemon?.standardError.contains(said) ?? false }
-        desktop.screenshot("managed-web-shield.png")
         XCTAssertEqual(try websiteSeconds()["videos.test"] ?? 0, 2, accuracy: 1)
+
+        // "Ask for more time" on the page: the request reaches the guardians, the page says it
+        // waits, and once a guardian approves the tab has its page back.
+        try rig.pressSecondaryButton(in: window, display: desktop.display, xdotool: xdotool)
+        try desktop.waitFor("the child's request", timeout: 15) {
+            (try? self.fixture.screenward(as: "root", ["request", "list"]).output.contains("\(kid)/1  videos.test on Videos")) == true
+        }
+        let waiting = "web shield: the look for videos.test: \"Time's up: Videos\""
+        try desktop.waitFor("the page redrawn as waiting", timeout: 10) {
+            (self.fixture.daemon?.standardError.components(separatedBy: waiting).count ?? 0) > 2
+        }
+        desktop.screenshot("managed-web-shield.png")
+        let approved = try fixture.screenward(as: "root", ["request", "approve", "\(kid)/1", "--seconds", "60"])
+        XCTAssertEqual(approved.status, 0, approved.error)
+        _ = try rig.window(titled: "Video page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
 
         // A child's script speaks as the host: refused, recorded, and nothing counted.
         let claim = #"{"kind":"windows","focused":1,"windows":[{"id":1,"incognito":false,"tab":{"url":"https://en.wiki.test/","title":"Wiki page"}}]}"#

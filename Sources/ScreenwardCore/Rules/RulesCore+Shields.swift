@@ -80,11 +80,12 @@ extension RulesCore {
         }
     }
 
-    /// The app's own token for the shielded application.
+    /// The app's own token for the shielded application or website (a request for more
+    /// time names it).
     static func token(of subject: ShieldRequestSubject) -> String? {
         switch subject {
         case .application(let app), .applicationInCategory(let app, _): app.token?.opaqueValue
-        case .webDomain, .webDomainInCategory: nil
+        case .webDomain(let domain), .webDomainInCategory(let domain, _): domain.token?.opaqueValue
         }
     }
 
