@@ -83,42 +83,65 @@ specifiers() {
   echo "$listing" | awk -F. -v name="$1" '$1 == name || $2 == name' | paste -sd, -
 }
 
-status=0
-failed=()
-first=true
-for clock in "${clocks[@]}"; do
-  zone="${clock%%|*}"
-  when="${clock#*|}"
-  these=("${classes[@]}")
-  if $first; then these+=("${zone_only[@]}"); fi
-  first=false
-  for class in "${these[@]}"; do
+# Each clock's classes run in order, and the clocks side by side (each test starts its own
+# X server, agent and folders, so they share nothing; most of their time is waiting). Each
+# lane's output is kept apart and shown whole, lane after lane, once all have ended.
+run_clock() {
+  local zone="$1" when="$2" failures="$3"
+  shift 3
+  local class cases target offset label
+  for class in "$@"; do
     cases=$(specifiers "$class")
-    if [ -z "$cases" ]; then
-      echo "screenward: no test module or class is named $class" >&2
-      exit 2
-    fi
     # The offset that puts "now" at the clock's local time, taken just before the class starts.
     target=$(TZ="$zone" date -d "$when" +%s)
     offset=$((target - $(date +%s)))
-    moved=(LD_PRELOAD="$clock_library" SCREENWARD_TEST_CLOCK_OFFSET="$offset")
+    local moved=(LD_PRELOAD="$clock_library" SCREENWARD_TEST_CLOCK_OFFSET="$offset") class_zone="$zone"
     label="$class at $when in $zone"
     if [[ " ${zone_only[*]} " == *" $class "* ]]; then
       moved=()
-      label="$class in $zone at the real time"
+      class_zone="${clocks[0]%%|*}"
+      label="$class in $class_zone at the real time"
       echo "=== screenward: $label"
     else
       echo "=== screenward: $label (clock moved by ${offset} s)"
     fi
-    if ! env TZ="$zone" "${moved[@]}" "$tests" "$cases" 2>&1; then
-      status=1
-      failed+=("$label")
+    if ! env TZ="$class_zone" "${moved[@]}" "$tests" "$cases" 2>&1; then
+      echo "$label" >> "$failures"
     fi
   done
+}
+
+for class in "${classes[@]}" "${zone_only[@]}"; do
+  if [ -z "$(specifiers "$class")" ]; then
+    echo "screenward: no test module or class is named $class" >&2
+    exit 2
+  fi
 done
-if [ "$status" -ne 0 ]; then
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pids=()
+lanes=0
+for clock in "${clocks[@]}"; do
+  if [ "${#classes[@]}" -gt 0 ]; then
+    run_clock "${clock%%|*}" "${clock#*|}" "$work/failed" "${classes[@]}" > "$work/lane-$lanes.log" 2>&1 &
+    pids+=($!)
+    lanes=$((lanes + 1))
+  fi
+done
+# Child mode's classes in a lane of their own, one after another: their rigs share the
+# machine's session names and processes, so two of them never run at once.
+if [ "${#zone_only[@]}" -gt 0 ]; then
+  run_clock "${clocks[0]%%|*}" "${clocks[0]#*|}" "$work/failed" "${zone_only[@]}" > "$work/lane-$lanes.log" 2>&1 &
+  pids+=($!)
+  lanes=$((lanes + 1))
+fi
+for pid in "${pids[@]}"; do wait "$pid" || true; done
+for ((lane = 0; lane < lanes; lane++)); do cat "$work/lane-$lane.log"; done
+status=0
+if [ -s "$work/failed" ]; then
+  status=1
   echo
   echo "screenward: time-bound tests failed at a chosen clock:"
-  printf '  %s\n' "${failed[@]}"
+  sed 's/^/  /' "$work/failed"
 fi
 exit "$status"

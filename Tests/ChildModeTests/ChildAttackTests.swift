@@ -42,7 +42,14 @@ final class ChildAttackTests: XCTestCase {
         XCTAssertEqual(desktop.agentPID(), first)
 
         // xkill closes the agent's X connection (any X client may): a new agent covers again.
-        let shield = try XCTUnwrap(try visibleShield(), "no shield on screen")
+        // (The agent says it covers the game as it maps the shield: on a busy machine the
+        // window manager shows it a moment later.)
+        var visible: String?
+        try desktop.waitFor("the shield on screen", timeout: 10) {
+            visible = try self.visibleShield()
+            return visible != nil
+        }
+        let shield = try XCTUnwrap(visible, "no shield on screen")
         let before = desktop.coverReports(1)
         let killed = Date()
         XCTAssertEqual(try desktop.runAsKid(["xkill", "-id", shield]).status, 0)
