@@ -121,18 +121,7 @@ struct LimitCommand: ParsableCommand {
         func items() throws -> RuleItems {
             var seen: Set<String> = []
             var items = RuleItems(applications: applications.filter { seen.insert($0).inserted }, categories: categories.filter { seen.insert($0).inserted })
-            if !websites.isEmpty {
-                let addresses: WebAddresses
-                do { addresses = WebAddresses(suffixes: try PublicSuffixList.load()) } catch { throw ValidationError("\(error)") }
-                for name in websites {
-                    do {
-                        let domain = try addresses.website(named: name).domain
-                        if seen.insert(domain).inserted { items.websites.append(domain) }
-                    } catch {
-                        throw ValidationError("--site \(name): \(error)")
-                    }
-                }
-            }
+            for domain in try registrableDomains(websites) where seen.insert(domain).inserted { items.websites.append(domain) }
             if let selection {
                 let data: Data
                 do { data = try Data(contentsOf: URL(fileURLWithPath: selection)) } catch {
@@ -300,25 +289,43 @@ struct DowntimeCommand: ParsableCommand {
     }
 }
 
+/// Each `--site` as its registrable domain (`https://www.youtube.com/x` is `youtube.com`).
+func registrableDomains(_ names: [String]) throws -> [String] {
+    guard !names.isEmpty else { return [] }
+    let addresses: WebAddresses
+    do { addresses = WebAddresses(suffixes: try PublicSuffixList.load()) } catch { throw ValidationError("\(error)") }
+    return try names.map { name in
+        do { return try addresses.website(named: name).domain } catch { throw ValidationError("--site \(name): \(error)") }
+    }
+}
+
 // MARK: screenward allow
 
 struct AllowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "allow",
-        abstract: "Always-allowed applications: never shielded by limits or downtime.",
+        abstract: "Always-allowed applications and websites: never shielded by limits or downtime.",
+        discussion: """
+            A website allowed (--site wikipedia.org) stays open in Chromium and Firefox during a \
+            downtime, and the browsers with it, for that website only: every other website shows \
+            the downtime's shield. Listed as site:DOMAIN.
+            """,
         subcommands: [Add.self, List.self, Remove.self], defaultSubcommand: Add.self)
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Always allow applications (while a rule is locked, after its delay).")
         @Argument(help: "Application ids, as `screenward usage` shows them.") var applications: [String] = []
+        @Option(name: .customLong("site"), help: ArgumentHelp("A website (its registrable domain counts: repeatable).", valueName: "domain"))
+        var websites: [String] = []
         @OptionGroup var options: RulesOptions
 
         func validate() throws {
-            guard !applications.isEmpty else { throw ValidationError("name at least one application id") }
+            guard !applications.isEmpty || !websites.isEmpty else { throw ValidationError("name at least one application id or --site") }
         }
 
         func run() throws {
-            try options.change(RulesMethods.allow, AllowanceEdit(user: options.user, applications: applications))
+            let sites = try registrableDomains(websites).map { AllowedApplication.sitePrefix + $0 }
+            try options.change(RulesMethods.allow, AllowanceEdit(user: options.user, applications: applications + sites))
         }
     }
 
@@ -330,7 +337,7 @@ struct AllowCommand: ParsableCommand {
         func run() throws {
             let listing = try RulesConnection(user: options.user).call(RulesMethods.list, RulesQuery(user: options.user, language: ShieldDefaults.language()))
             if json { return try printJSON(listing.allowed) }
-            guard !listing.allowed.isEmpty else { return print("No application is always allowed.") }
+            guard !listing.allowed.isEmpty else { return print("No application or website is always allowed.") }
             for allowed in listing.allowed {
                 let waiting = allowed.effectiveAt > Date() ? "  (from \(iso8601(allowed.effectiveAt)): a rule is locked)" : ""
                 print("\(allowed.id)  \(listing.allowedNames[allowed.id] ?? "")\(waiting)")
@@ -340,15 +347,18 @@ struct AllowCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Stop always allowing applications (at once).")
-        @Argument(help: "Application ids.") var applications: [String] = []
+        @Argument(help: "Application ids (and site:DOMAIN).") var applications: [String] = []
+        @Option(name: .customLong("site"), help: ArgumentHelp("A website (repeatable).", valueName: "domain"))
+        var websites: [String] = []
         @OptionGroup var options: RulesOptions
 
         func validate() throws {
-            guard !applications.isEmpty else { throw ValidationError("name at least one application id") }
+            guard !applications.isEmpty || !websites.isEmpty else { throw ValidationError("name at least one application id or --site") }
         }
 
         func run() throws {
-            try options.change(RulesMethods.disallow, AllowanceEdit(user: options.user, applications: applications))
+            let sites = try registrableDomains(websites).map { AllowedApplication.sitePrefix + $0 }
+            try options.change(RulesMethods.disallow, AllowanceEdit(user: options.user, applications: applications + sites))
         }
     }
 }

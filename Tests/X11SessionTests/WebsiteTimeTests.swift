@@ -250,6 +250,48 @@ final class WebsiteTimeTests: XSessionTestCase {
         XCTAssertThrowsError(try agent.cli(["limit", "add", "Bad", "--site", "not a website", "--daily", "1h"]))
     }
 
+    /// A downtime with a website always allowed (`allow --site`): the browser stays open for
+    /// that website, and only for it (another shows the downtime's shield page), while another
+    /// application is shielded.
+    func testDowntimeLeavesTheBrowserOpenForTheAllowedWebsiteOnly() throws {
+        let rig = try makeRig()
+        let session = try startXSession()
+        let xdotool = try requireTool("xdotool")
+        let catalog = try catalogEnvironment(entries: [
+            "chromium.desktop": "[Desktop Entry]\nType=Application\nName=Chromium\nExec=chromium %U\nStartupWMClass=chromium\nCategories=Network;WebBrowser;\n",
+            "game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nStartupWMClass=Game\nCategories=Game;\n",
+        ])
+        let game = try DemoApplications(display: session.display, windows: ["game.Game"])
+        let agent = try AgentRun(display: session.display, home: home, environment: catalog, verbose: true)
+        defer { agent.stop() }
+        XCTAssertTrue(try agent.cli(["allow", "--site", "https://en.wiki.test/wiki"]).contains("Always allowed: site:wiki.test"))
+        XCTAssertTrue(try agent.cli(["allow", "list"]).contains("site:wiki.test  wiki.test"))
+        let now = Date()
+        _ = try agent.cli(["downtime", "add", "Bedtime", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--to", Self.hourAndMinute(now.addingTimeInterval(3600))])
+
+        let chromium = try rig.chromium(environment: agent.environment, urls: ["http://en.wiki.test:\(rig.port)/wiki.html"])
+        let window = try rig.window(titled: "Wiki page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        try rig.navigate(window, to: "http://news.test:\(rig.port)/news.html", display: session.display, xdotool: xdotool)
+        _ = try rig.window(titled: "news.test (restricted) - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        let said = "web shield: the look for news.test: \"Downtime: Bedtime\""
+        let looked = Date().addingTimeInterval(10)
+        while !agent.process.standardError.contains(said), Date() < looked { Thread.sleep(forTimeInterval: 0.05) }
+        XCTAssertTrue(agent.process.standardError.contains(said), agent.process.standardError.suffix(3000).description)
+        try rig.navigate(window, to: "http://en.wiki.test:\(rig.port)/wiki.html", display: session.display, xdotool: xdotool)
+        _ = try rig.window(titled: "Wiki page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        // The game's window is covered, the browser's is not.
+        var covered = ""
+        let deadline = Date().addingTimeInterval(10)
+        repeat {
+            covered = try agent.cli(["shields"]).components(separatedBy: "Covered now").dropFirst().joined()
+            if covered.contains("Game") { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        } while Date() < deadline
+        XCTAssertTrue(covered.contains("Game"), covered)
+        XCTAssertFalse(covered.contains("Chromium"), covered)
+        XCTAssertTrue(game.process.isRunning)
+    }
+
     /// Worklog's gaming store: `webDomainCategories = .specific([games])` shields the websites
     /// the category table puts in Games, and no other.
     func testAStoreShieldingACategoryShieldsItsWebsites() throws {

@@ -18,10 +18,17 @@ public struct PendingRuleChange: Sendable, Hashable, Codable {
 
 /// An application our rules never shield.
 public struct AllowedApplication: Sendable, Hashable, Codable {
+    /// An application's id, or `site:DOMAIN` for a website.
     public var id: String
     public var addedAt: Date
     /// When the allowance counts (later than `addedAt` while a locked rule holds).
     public var effectiveAt: Date
+
+    /// How an allowed website's id begins.
+    public static let sitePrefix = "site:"
+
+    /// The website this allowance is for (nil: an application).
+    public var website: String? { id.hasPrefix(Self.sitePrefix) ? String(id.dropFirst(Self.sitePrefix.count)) : nil }
 }
 
 /// Extra time on a rule, for the interval it was given in.

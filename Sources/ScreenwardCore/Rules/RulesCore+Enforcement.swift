@@ -84,7 +84,7 @@ extension RulesCore {
 
     /// The always-allowed applications that count at `time`.
     func allowedTokens(at time: Date) -> Set<ApplicationToken> {
-        let ids = ((try? ledger.allowedApplications()) ?? []).filter { $0.effectiveAt <= time }.map(\.id)
+        let ids = ((try? ledger.allowedApplications()) ?? []).filter { $0.effectiveAt <= time && $0.website == nil }.map(\.id)
         var tokens: Set<ApplicationToken> = []
         for id in ids {
             do { tokens.formUnion(try self.tokens(applications: [id]).values) } catch {
@@ -92,6 +92,22 @@ extension RulesCore {
             }
         }
         return tokens
+    }
+
+    /// The always-allowed websites that count at `time`.
+    func allowedWebsites(at time: Date) -> Set<WebDomainToken> {
+        let sites = ((try? ledger.allowedApplications()) ?? []).filter { $0.effectiveAt <= time }.compactMap(\.website)
+        do { return Set(try tokens(websites: sites).values) } catch {
+            report("rules: the always-allowed websites could not be named (\(error)); none is allowed now")
+            return []
+        }
+    }
+
+    /// The browsers installed (their desktop entries say `WebBrowser`): open during a downtime
+    /// when a website is always allowed, for that website only.
+    func browserTokens() -> Set<ApplicationToken> {
+        let ids = owner.directory.catalog.entries.filter { !$0.noDisplay && $0.categories.contains("WebBrowser") }.map(\.id)
+        return Set(((try? tokens(applications: ids)) ?? [:]).values)
     }
 
     // MARK: Stores
@@ -107,6 +123,7 @@ extension RulesCore {
     /// What each rule's store must hold now.
     func desiredStores(at time: Date) throws -> [String: StoreContents] {
         let allowed = allowedTokens(at: time)
+        let allowedSites = allowedWebsites(at: time)
         let paused = try pausedUntil(at: time) != nil
         var stores: [String: StoreContents] = [:]
         for rule in try storedRules() {
@@ -122,12 +139,18 @@ extension RulesCore {
                     let applications = event.applications.subtracting(allowed)
                     if !applications.isEmpty { shield.applications = applications }
                     if !event.categories.isEmpty { shield.applicationCategories = .specific(event.categories, except: allowed) }
-                    if !event.webDomains.isEmpty { shield.webDomains = event.webDomains }
+                    let websites = event.webDomains.subtracting(allowedSites)
+                    if !websites.isEmpty { shield.webDomains = websites }
                 }
             case .downtime:
                 if downtimeState(rule, at: time).isActive {
                     let freed = try runningDowntimeGrants(rule, at: time).compactMap(\.application).map(ApplicationToken.init(opaqueValue:))
-                    let exceptions = allowed.union(freed)
+                    var exceptions = allowed.union(freed)
+                    if !allowedSites.isEmpty {
+                        // The browsers stay open for the allowed websites, and only for them.
+                        exceptions.formUnion(browserTokens())
+                        shield.webDomainCategories = .all(except: allowedSites)
+                    }
                     shield.applicationCategories = .all(except: exceptions)
                 }
             }

@@ -137,7 +137,9 @@ extension RulesCore {
 
     func allow(_ ids: [String]) throws -> RuleOutcome {
         guard !ids.isEmpty else { throw ServiceError(.invalidArgument, "name at least one application to allow") }
-        _ = try tokens(applications: ids)
+        let sites = ids.filter { $0.hasPrefix(AllowedApplication.sitePrefix) }.map { String($0.dropFirst(AllowedApplication.sitePrefix.count)) }
+        _ = try tokens(applications: ids.filter { !$0.hasPrefix(AllowedApplication.sitePrefix) })
+        _ = try tokens(websites: sites)
         let time = now
         // Allowing an application relaxes every rule: a locked rule makes it wait.
         let lock = try storedRules().compactMap(\.lockedFor).max()
@@ -243,7 +245,9 @@ extension RulesCore {
                 pending: pending.first { $0.name.caseInsensitiveCompare(stored.rule.name) == .orderedSame }, itemNames: stored.rule.items.map { itemNames($0) } ?? [])
         }
         let allowed = try ledger.allowedApplications()
-        let names = Dictionary(allowed.map { ($0.id, owner.directory.application(publicID: $0.id)?.displayName ?? $0.id) }, uniquingKeysWith: { a, _ in a })
+        let names = Dictionary(
+            allowed.map { ($0.id, $0.website.map(HostName.readable) ?? owner.directory.application(publicID: $0.id)?.displayName ?? $0.id) },
+            uniquingKeysWith: { a, _ in a })
         return RulesListing(rules: entries, allowed: allowed, allowedNames: names)
     }
 
