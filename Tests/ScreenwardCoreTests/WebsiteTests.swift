@@ -66,6 +66,18 @@ final class WebsiteTests: XCTestCase {
         XCTAssertEqual(try addresses.website(named: "例子.公司.cn").domain, "xn--fsqu00a.xn--55qx5d.cn")
     }
 
+    /// What an app names (`WebDomain(domain:)`) is kept as the browsers report it, so a token
+    /// issued for an international name is the token its time and shields are filed under.
+    func testAnAppsDomainIsKeptAsTheBrowsersReportIt() throws {
+        XCTAssertEqual(ItemDirectory.normalizedDomain("Bücher.DE."), "xn--bcher-kva.de")
+        XCTAssertEqual(ItemDirectory.normalizedDomain("xn--bcher-kva.de"), "xn--bcher-kva.de")
+        XCTAssertEqual(ItemDirectory.normalizedDomain(" News.Example.org "), "news.example.org")
+        XCTAssertEqual(try addresses.website(forURL: "https://www.bücher.de/").domain, ItemDirectory.normalizedDomain("bücher.de"))
+        for bad in ["bücher", "", "a..b", "-a.com", "xn--zz-.com", "exa mple.com", String(repeating: "a", count: 64) + ".com"] {
+            XCTAssertNil(ItemDirectory.normalizedDomain(bad), bad)
+        }
+    }
+
     func testPunycodeAgreesWithRFC3492AndBrowsers() {
         for (unicode, ascii) in [
             ("bücher", "xn--bcher-kva"), ("münchen", "xn--mnchen-3ya"), ("пример", "xn--e1afmkfd"),

@@ -46,15 +46,11 @@ public struct ItemDirectory: Sendable {
         Dictionary(uniqueKeysWithValues: categories.categories.map { ($0.id, minter.categoryToken(forCategory: $0.id)) })
     }
 
-    /// A domain name as people type it, lowercased; nil when it is not one.
+    /// A domain name as people type it, as Screenward keeps host names (lower case, ASCII:
+    /// `Bücher.DE` is `xn--bcher-kva.de`, as the browsers report it); nil when it is not one.
     public static func normalizedDomain(_ text: String) -> String? {
-        let domain = text.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: ". "))
-        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
-        guard domain.count <= 253, labels.count >= 2,
-            labels.allSatisfy({ label in
-                !label.isEmpty && label.count <= 63 && !label.hasPrefix("-") && !label.hasSuffix("-")
-                    && label.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }
-            })
+        guard let domain = HostName.ascii(text.trimmingCharacters(in: CharacterSet(charactersIn: ". "))),
+            domain.split(separator: ".").count >= 2
         else { return nil }
         return domain
     }
