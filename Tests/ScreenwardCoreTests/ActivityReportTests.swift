@@ -280,4 +280,51 @@ extension WebsiteReportTests {
         XCTAssertEqual(entertainment.totalActivityDuration, 0, "a website's time is its browser's")
         XCTAssertEqual(try world.ledger.labels(kind: .webDomain).values.sorted(), ["youtube.com"], "the token was issued to the app")
     }
+
+    /// A report filter naming websites (`DeviceActivityFilter.webDomains`, the app's own tokens):
+    /// their time in any browser, and nothing else; with an application named too, both.
+    func testAReportFilterNamingWebsitesGivesTheirTimeOnly() throws {
+        let world = try ActivityReportTests.LedgerWorld()
+        let calendar = Calendar(identifier: .gregorian)
+        let start = Date().addingTimeInterval(-600)
+        let browser = AppIdentity(key: .windowClass("browser"), displayName: "Browser")
+        let editor = AppIdentity(key: .windowClass("editor"), displayName: "Editor")
+        var at = start
+        func use(_ app: AppIdentity, _ site: Website?, seconds: Double) throws {
+            let id = try world.ledger.openInterval(
+                sessionID: world.session, app: app, token: .init(opaqueValue: "token-\(app.displayName)"), site: site, startingAt: at)
+            try world.ledger.closeInterval(id, duration: .seconds(seconds), reason: .siteChange)
+            at = at.addingTimeInterval(seconds)
+        }
+        try use(browser, Website(domain: "youtube.com", host: "m.youtube.com"), seconds: 42)
+        try use(browser, Website(domain: "wikipedia.org", host: "en.wikipedia.org"), seconds: 20)
+        try use(editor, nil, seconds: 30)
+        _ = try world.ledger.authorize(client: "org.example.reports", member: "individual", grantKey: "k", at: start)
+        let minter = TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 5, count: 32)))
+        let directory = ItemDirectory(minter: minter, catalog: ApplicationCatalog(entries: []), categories: world.categories)
+        let reports = AppReportData(
+            ledger: world.ledger, directory: directory, calendar: calendar, liveSessionID: nil, user: .init(name: "sam", role: .individual), language: "en")
+        let range = DeviceActivityFilter.SegmentInterval.daily(during: DateInterval(start: start.addingTimeInterval(-60), end: Date()))
+        func segments(_ filter: DeviceActivityFilter) throws -> [DeviceActivityData.ActivitySegment] {
+            try reports.data(for: "org.example.reports", filter: filter, now: Date()).flatMap(\.activitySegments.elements)
+        }
+        // The app's own tokens, from an unfiltered report.
+        let everything = try segments(DeviceActivityFilter(segment: range))
+        XCTAssertEqual(everything.reduce(0) { $0 + $1.totalActivityDuration }, 92, accuracy: 1e-6)
+        let websites = everything.flatMap(\.categories.elements).flatMap(\.webDomains.elements)
+        let youtube = try XCTUnwrap(websites.first { $0.webDomain.domain == "youtube.com" }?.webDomain.token)
+        let editorToken = try XCTUnwrap(everything.flatMap(\.categories.elements).flatMap(\.applications.elements).first { $0.application.localizedDisplayName == "Editor" }?.application.token)
+
+        let onlyYouTube = try segments(DeviceActivityFilter(segment: range, webDomains: [youtube]))
+        XCTAssertEqual(onlyYouTube.reduce(0) { $0 + $1.totalActivityDuration }, 42, accuracy: 1e-6)
+        let categories = onlyYouTube.flatMap(\.categories.elements)
+        XCTAssertEqual(categories.flatMap(\.webDomains.elements).map(\.webDomain.domain), ["youtube.com"])
+        XCTAssertEqual(categories.flatMap(\.applications.elements).count, 0, "no application's time")
+
+        let both = try segments(DeviceActivityFilter(segment: range, applications: [editorToken], webDomains: [youtube]))
+        XCTAssertEqual(both.reduce(0) { $0 + $1.totalActivityDuration }, 72, accuracy: 1e-6)
+        XCTAssertEqual(both.flatMap(\.categories.elements).flatMap(\.applications.elements).map(\.application.localizedDisplayName), ["Editor"])
+        // A stored filter from before websites still reads.
+        XCTAssertEqual(try JSONDecoder().decode(ActivityReportFilter.self, from: Data(#"{"applications":[],"categories":["Game"]}"#.utf8)), ActivityReportFilter(categories: ["Game"]))
+    }
 }

@@ -164,15 +164,34 @@ public struct ActivityReport: Codable, Sendable, Equatable {
 public struct ActivityReportFilter: Codable, Sendable, Equatable {
     public var applications: Set<String>
     public var categories: Set<String>
+    /// Websites (registrable domains): their time in any browser is included, and only
+    /// they are listed as websites.
+    public var websites: Set<String>
 
-    public init(applications: Set<String> = [], categories: Set<String> = []) {
+    public init(applications: Set<String> = [], categories: Set<String> = [], websites: Set<String> = []) {
         self.applications = applications
         self.categories = categories
+        self.websites = websites
     }
 
-    public var includesEverything: Bool { applications.isEmpty && categories.isEmpty }
+    public var includesEverything: Bool { applications.isEmpty && categories.isEmpty && websites.isEmpty }
 
     public func includes(_ application: ActivityReport.Application) -> Bool {
         includesEverything || applications.contains(application.id) || categories.contains(application.category)
+    }
+
+    /// Whether a use on `website` counts for it (without a website named, every one does).
+    public func lists(website: String) -> Bool {
+        websites.isEmpty || websites.contains(website)
+    }
+
+    // Filters stored before websites came have none.
+    enum CodingKeys: String, CodingKey { case applications, categories, websites }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        applications = try container.decode(Set<String>.self, forKey: .applications)
+        categories = try container.decode(Set<String>.self, forKey: .categories)
+        websites = try container.decodeIfPresent(Set<String>.self, forKey: .websites) ?? []
     }
 }

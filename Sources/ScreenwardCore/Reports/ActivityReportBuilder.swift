@@ -68,7 +68,11 @@ public struct ActivityReportBuilder: Sendable {
         for use in uses {
             let isPickup = Self.startsPickup(use, after: previous)
             previous = use
-            guard let application = applications[use.token], filter.includes(application) else { continue }
+            guard let application = applications[use.token] else { continue }
+            // A use counts for its application when the filter includes it, else for its
+            // website alone when the filter names it (a website's time, not its browser's).
+            let forApplication = filter.includes(application)
+            guard forApplication || use.webDomain.map({ filter.websites.contains($0) }) == true else { continue }
             let continuesRun = !isPickup && lastIncludedEnd.map { use.start.timeIntervalSince($0) <= Self.pickupGap } == true
             if continuesRun, let current = run {
                 run = DateInterval(start: current.start, end: max(current.end, use.end))
@@ -82,14 +86,22 @@ public struct ActivityReportBuilder: Sendable {
                 let bound = bounds[index]
                 let seconds = min(use.end, bound.end).timeIntervalSince(max(use.start, bound.start))
                 if seconds > 0 {
-                    segments[index].seconds[application.id, default: 0] += seconds
-                    if let domain = use.webDomain { segments[index].websites[domain, default: 0] += seconds }
-                    used[application.id] = application
+                    if let domain = use.webDomain, filter.lists(website: domain) { segments[index].websites[domain, default: 0] += seconds }
+                    if forApplication {
+                        segments[index].seconds[application.id, default: 0] += seconds
+                        used[application.id] = application
+                    } else {
+                        segments[index].websiteOnlySeconds += seconds
+                    }
                 }
                 if isPickup, bound.start <= use.start, use.start < bound.end {
-                    segments[index].pickups[application.id, default: 0] += 1
+                    if forApplication {
+                        segments[index].pickups[application.id, default: 0] += 1
+                        used[application.id] = application
+                    } else {
+                        segments[index].websiteOnlyPickups += 1
+                    }
                     segments[index].firstPickup = min(segments[index].firstPickup ?? use.start, use.start)
-                    used[application.id] = application
                 }
             }
         }
@@ -131,6 +143,9 @@ private struct SegmentTally {
     var seconds: [String: Double] = [:]
     var pickups: [String: Int] = [:]
     var websites: [String: Double] = [:]
+    /// Time and pickups of websites a filter names, in applications it does not include.
+    var websiteOnlySeconds: Double = 0
+    var websiteOnlyPickups = 0
     var firstPickup: Date?
     var longest: DateInterval?
 
@@ -148,8 +163,8 @@ private struct SegmentTally {
         let uses = ids.map { ActivityReport.ApplicationUse(application: $0, seconds: seconds[$0] ?? 0, pickups: pickups[$0] ?? 0) }
             .sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.application < $1.application }
         return ActivityReport.Segment(
-            start: bounds.start, end: bounds.end, totalSeconds: uses.reduce(0) { $0 + $1.seconds },
-            pickups: pickups.values.reduce(0, +), firstPickup: firstPickup, longestActivity: longest, applications: uses,
+            start: bounds.start, end: bounds.end, totalSeconds: uses.reduce(0) { $0 + $1.seconds } + websiteOnlySeconds,
+            pickups: pickups.values.reduce(0, +) + websiteOnlyPickups, firstPickup: firstPickup, longestActivity: longest, applications: uses,
             websites: websites.map { ActivityReport.WebsiteUse(domain: $0.key, seconds: $0.value) }
                 .sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.domain < $1.domain })
     }

@@ -32,8 +32,9 @@ public struct AppReportData: Sendable {
         let applications = try ledger.reportApplications(categories: directory.categories)
         let included = ActivityReportFilter(
             applications: Set(try tokens.toDevice(filter.applications, .application).compactMap { applications[$0.opaqueValue]?.id }),
-            categories: Set(try categoryIDs(tokens.toDevice(filter.categories, .category))))
-        guard filter.applications.isEmpty && filter.categories.isEmpty || !included.includesEverything else {
+            categories: Set(try categoryIDs(tokens.toDevice(filter.categories, .category))),
+            websites: Set(try websiteNames(tokens.toDevice(filter.webDomains, .webDomain))))
+        guard filter.applications.isEmpty && filter.categories.isEmpty && filter.webDomains.isEmpty || !included.includesEverything else {
             // Every token named was valid, but none names an application seen in use: nothing is included.
             return [try convert(emptyReport(filter, now: now), tokens: tokens, filter: filter)]
         }
@@ -42,6 +43,13 @@ public struct AppReportData: Sendable {
             segmentation, range: filter.segmentInterval.interval, calendar: calendar, filter: included, categories: directory.categories,
             liveSessionID: liveSessionID, now: now)
         return [try convert(report, tokens: tokens, filter: filter)]
+    }
+
+    /// The websites the device's tokens were issued for (a token names the name it was issued
+    /// for; one for a host names its registrable domain's time only when issued for it).
+    private func websiteNames(_ deviceTokens: Set<WebDomainToken>) throws -> [String] {
+        let names = try ledger.labels(kind: .webDomain)
+        return deviceTokens.compactMap { names[$0.opaqueValue] }
     }
 
     private func categoryIDs(_ deviceTokens: Set<ActivityCategoryToken>) -> [String] {
