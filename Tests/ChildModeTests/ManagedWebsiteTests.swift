@@ -159,6 +159,37 @@ final class ManagedWebsiteTests: XCTestCase {
         try desktop.waitFor("time on wiki.test in the window Chromium opened", timeout: 30) { try self.websiteSeconds()["wiki.test"] ?? 0 >= 1 }
     }
 
+    /// The extension is the browsers' by policy, not the child's: removed from the child's
+    /// profile (as a child with a shell can), it is back at the browser's next start, and
+    /// reports again.
+    func testTheChildCannotRemoveTheExtension() throws {
+        let rig = try start()
+        let xdotool = try requireProgram("xdotool", package: "xdotool")
+        try desktop.startManagedSession()
+        let kid = desktop.kid
+        let profile = "/home/\(kid)/chromium"
+        let connections = { rig.hostLines.components(separatedBy: "is connected").count - 1 }
+        let browser = "^/usr/lib/chromium/chromium .*--user-data-dir=\(profile)"
+        func run() throws -> String {
+            let chromium = try desktop.startAsKid(try BrowserRig.chromiumCommand(profile: profile, urls: ["http://en.wiki.test:\(rig.port)/wiki.html"]))
+            return try rig.window(titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
+        }
+        _ = try run()
+        try desktop.waitFor("the extension to connect", timeout: 60) { connections() >= 1 }
+        XCTAssertEqual(try desktop.runAsKid(["pkill", "-TERM", "-u", kid, "-f", browser]).status, 0)
+        try desktop.waitFor("Chromium to end", timeout: 30) { try self.desktop.runAsKid(["pgrep", "-u", kid, "-f", browser]).status != 0 }
+
+        // The child takes the extension out of their profile.
+        let removed = try desktop.runAsKid(["sh", "-c", "ls '\(profile)/Default/Extensions' && rm -rf '\(profile)/Default/Extensions'"])
+        XCTAssertEqual(removed.status, 0, removed.error)
+        XCTAssertFalse(removed.output.isEmpty, "the extension was in the profile")
+        let window = try run()
+        try desktop.waitFor("the extension back", timeout: 60) { connections() >= 2 }
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", window]).status, 0)
+        let before = try websiteSeconds()["wiki.test"] ?? 0
+        try desktop.waitFor("time on wiki.test again", timeout: 30) { try self.websiteSeconds()["wiki.test"] ?? 0 >= before + 1 }
+    }
+
     /// The child's time per website, as a guardian reads it.
     private func websiteSeconds() throws -> [String: Double] {
         let result = try fixture.screenward(as: "root", ["usage", "--user", desktop.kid, "--web", "--json", "--since", "2000-01-01", "--until", "now"])
