@@ -162,11 +162,7 @@ final class Agent {
     /// browser's latest report); nothing in front of a browser's shield page.
     private func counted() -> (app: AppIdentity?, site: Website?) {
         guard let facts = focusedFacts, let app = focusedApp else { return (nil, nil) }
-        switch host.withService({ $0.browserTabs?.showing(windowPID: facts.pid, title: facts.title) }) ?? .other {
-        case .website(let site): return (app, site)
-        case .shield: return (nil, nil)
-        case .other: return (app, nil)
-        }
+        return host.withService { $0.browserTabs?.counted(app, windowPID: facts.pid, title: facts.title) } ?? (app, nil)
     }
 
     private static func loadResolver(log: AgentLog) -> AppResolver {

@@ -105,6 +105,16 @@ public struct BrowserTabs: Sendable {
         return (try? addresses.website(forURL: tab.url)).map(Showing.website) ?? .other
     }
 
+    /// What counts while a window of `app`, owned by `pid` and titled `title`, has the focus:
+    /// the application and the website it shows; nothing in front of a shield page.
+    public func counted(_ app: AppIdentity, windowPID pid: Int32?, title: String?) -> (app: AppIdentity?, site: Website?) {
+        switch showing(windowPID: pid, title: title) {
+        case .website(let site): (app, site)
+        case .shield: (nil, nil)
+        case .other: (app, nil)
+        }
+    }
+
     /// Screenward's extension's shield page (`chrome-extension://ID/shield.html?site=…`,
     /// `moz-extension://UUID/shield.html?site=…`).
     static func isShieldPage(_ url: String) -> Bool {

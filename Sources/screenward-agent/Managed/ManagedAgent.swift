@@ -286,11 +286,7 @@ final class ManagedAgent {
     /// its browser's latest report); nothing in front of a browser's shield page.
     private func counted(_ observation: FocusObservation) -> (app: AppIdentity?, site: Website?) {
         guard let app = countedIdentity(of: observation), let facts = observation.facts else { return (nil, nil) }
-        switch browserTabs?.showing(windowPID: facts.pid, title: facts.title) ?? .other {
-        case .website(let site): return (app, site)
-        case .shield: return (nil, nil)
-        case .other: return (app, nil)
-        }
+        return browserTabs?.counted(app, windowPID: facts.pid, title: facts.title) ?? (app, nil)
     }
 
     // MARK: Browsers the extension does not report for

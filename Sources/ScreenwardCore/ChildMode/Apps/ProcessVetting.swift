@@ -39,11 +39,7 @@ public struct ProcessVetting: Sendable {
             return "process \(pid) runs \(executable), which is not one of \(app.bundleIdentifier)'s installed executables"
         }
         guard let status = text("\(base)/status", limit: 16 * 1024) else { return "process \(pid)'s status is unreadable" }
-        let tracer = Self.field("TracerPid", in: status)
-        guard tracer == "0" else { return "process \(pid) is being traced (by pid \(tracer ?? "?"))" }
-        if let real = Self.field("Uid", in: status)?.split(whereSeparator: \.isWhitespace).first, real != "\(uid)" {
-            return "process \(pid) runs as uid \(real), not the caller's \(uid)"
-        }
+        if let problem = Self.tracedOrAnotherUser(status, uid: uid, subject: "process \(pid)") { return problem }
         if uid != 0 {
             // The kernel gives a non-dumpable process's files (not its folder) to root.
             let owner = (try? FileManager.default.attributesOfItem(atPath: "\(base)/status"))?[.ownerAccountID] as? NSNumber
@@ -52,12 +48,7 @@ public struct ProcessVetting: Sendable {
             }
         }
         guard let environ = data("\(base)/environ", limit: 512 * 1024) else { return "process \(pid)'s environment is unreadable" }
-        for record in environ.split(separator: 0) {
-            let entry = String(decoding: record.prefix(32), as: UTF8.self)
-            if let variable = Self.loaderVariables.first(where: { entry.hasPrefix("\($0)=") }) {
-                return "process \(pid) was started with \(variable) set"
-            }
-        }
+        if let variable = Self.loaderVariable(in: environ) { return "process \(pid) was started with \(variable) set" }
         guard let maps = text("\(base)/maps", limit: 4 * 1024 * 1024) else { return "process \(pid)'s memory map is unreadable" }
         if let problem = Self.foreignCode(in: maps) { return "process \(pid) \(problem)" }
         guard let proof else { return "the connection did not open with the app's proof (an app of a managed account connects through the Screen Time API)" }
@@ -96,19 +87,31 @@ public struct ProcessVetting: Sendable {
             return .failure(VettingRefusal("its parent runs \(executable): \(problem)"))
         }
         guard let parentStatus = text("\(base)/status", limit: 16 * 1024) else { return .failure(VettingRefusal("its parent's status is unreadable")) }
-        let tracer = Self.field("TracerPid", in: parentStatus)
-        guard tracer == "0" else { return .failure(VettingRefusal("its parent, the browser \(parent), is being traced (by pid \(tracer ?? "?"))")) }
-        if let real = Self.field("Uid", in: parentStatus)?.split(whereSeparator: \.isWhitespace).first, real != "\(uid)" {
-            return .failure(VettingRefusal("its parent, the browser \(parent), runs as uid \(real), not the caller's \(uid)"))
-        }
+        let subject = "its parent, the browser \(parent),"
+        if let problem = Self.tracedOrAnotherUser(parentStatus, uid: uid, subject: subject) { return .failure(VettingRefusal(problem)) }
         guard let environ = data("\(base)/environ", limit: 512 * 1024) else { return .failure(VettingRefusal("its parent's environment is unreadable")) }
+        if let variable = Self.loaderVariable(in: environ) { return .failure(VettingRefusal("\(subject) was started with \(variable) set")) }
+        return .success(parent)
+    }
+
+    /// Why a process (named `subject`) cannot be taken by its status: something traces it,
+    /// or it runs as another user than `uid`.
+    static func tracedOrAnotherUser(_ status: String, uid: UInt32, subject: String) -> String? {
+        let tracer = field("TracerPid", in: status)
+        guard tracer == "0" else { return "\(subject) is being traced (by pid \(tracer ?? "?"))" }
+        if let real = field("Uid", in: status)?.split(whereSeparator: \.isWhitespace).first, real != "\(uid)" {
+            return "\(subject) runs as uid \(real), not the caller's \(uid)"
+        }
+        return nil
+    }
+
+    /// The variable of the dynamic loader's that a process's environment (`/proc/PID/environ`) sets, if any.
+    static func loaderVariable(in environ: Data) -> String? {
         for record in environ.split(separator: 0) {
             let entry = String(decoding: record.prefix(32), as: UTF8.self)
-            if let variable = Self.loaderVariables.first(where: { entry.hasPrefix("\($0)=") }) {
-                return .failure(VettingRefusal("its parent, the browser \(parent), was started with \(variable) set"))
-            }
+            if let variable = loaderVariables.first(where: { entry.hasPrefix("\($0)=") }) { return variable }
         }
-        return .success(parent)
+        return nil
     }
 
     /// Executable mappings that are not the system's code: anonymous ones (code written
