@@ -78,7 +78,8 @@ final class InProcessWorld {
         return calendar
     }
 
-    init(test: XCTestCase, start: String = "2026-11-23 09:00", ledgerURL: URL? = nil) throws {
+    /// - Parameter browsers: the state owner takes browsers' reports, as the agent's does.
+    init(test: XCTestCase, start: String = "2026-11-23 09:00", ledgerURL: URL? = nil, browsers: WebAddresses? = nil) throws {
         clock = TestClock(Self.date(start))
         let url = try ledgerURL ?? test.temporaryFile("ledger.sqlite")
         ledger = try Ledger(url: url)
@@ -96,6 +97,7 @@ final class InProcessWorld {
         let service = try ScreenTimeService(
             ledger: ledger, usage: focus, directory: directory, now: { clock.now }, calendar: { InProcessWorld.calendar })
         service.report = { message in problems.append(message) }
+        service.browserTabs = browsers.map(BrowserTabs.init(addresses:))
         service.onCallbacks = { batch in callbacks.append(contentsOf: batch) }
         host = ServiceHost(service)
         ScreenwardApp.problemHandler = { message in problems.append(message) }

@@ -24,6 +24,20 @@ final class SelectionDescribeTests: XCTestCase {
         XCTAssertEqual(issuedAgain, picked)
     }
 
+    /// Where websites are counted, a token is issued for the website as it is counted: a host
+    /// an app or a person names (`www.YouTube.com`) gets the registrable domain's token, the
+    /// one its time is filed under, and not a token no time would ever reach.
+    func testAWebsitesTokenIsForItsRegistrableDomainWhereWebsitesAreCounted() async throws {
+        let addresses = WebAddresses(suffixes: try PublicSuffixList(contents: "com\norg\nco.uk\n"))
+        let world = try InProcessWorld(test: self, browsers: addresses)
+        world.use("org.example.picker")
+        try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+        let host = try world.pick(webDomains: ["www.YouTube.com", "news.bbc.co.uk"])
+        let described = try await ScreenwardApp.client.call(AuthorizationMethods.describeSelection, host)
+        XCTAssertEqual(described.items.webDomains, ["bbc.co.uk", "youtube.com"])
+        XCTAssertEqual(host, try world.pick(webDomains: ["youtube.com", "bbc.co.uk"]))
+    }
+
     func testAnotherAppsTokensAreLeftOutWithTheReasonAndNeverNamed() async throws {
         let world = try InProcessWorld(test: self)
         world.use("org.example.other")

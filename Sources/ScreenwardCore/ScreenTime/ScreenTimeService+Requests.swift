@@ -226,7 +226,7 @@ extension ScreenTimeService {
             issued.append(tokens.issue(.category, deviceToken: directory.minter.categoryToken(forCategory: id).opaqueValue, label: id))
         }
         for text in request.webDomains {
-            guard let domain = ItemDirectory.normalizedDomain(text) else {
+            guard let domain = websiteName(text) else {
                 throw ServiceError(.invalidArgument, "\"\(text.prefix(120))\" is not a domain name")
             }
             issued.append(tokens.issue(.webDomain, deviceToken: directory.minter.webDomainToken(forDomain: domain).opaqueValue, label: domain))
@@ -238,6 +238,16 @@ extension ScreenTimeService {
         return FamilyActivitySelection(
             includeEntireCategory: request.includeEntireCategory, applicationTokens: pick(.application),
             categoryTokens: pick(.category), webDomainTokens: pick(.webDomain))
+    }
+
+    /// The name a web domain token is issued under: the website as it is counted, its
+    /// registrable domain (`www.youtube.com` is `youtube.com`, whose time and shields the
+    /// token then stands for), where this owner takes the browsers' reports and so has the
+    /// Public Suffix List; the host as typed, in ASCII, where it does not.
+    func websiteName(_ text: String) -> String? {
+        guard let domain = ItemDirectory.normalizedDomain(text) else { return nil }
+        guard let addresses = browserTabs?.addresses, let website = try? addresses.website(named: domain) else { return domain }
+        return website.domain
     }
 
     /// The ids this client's tokens were issued for. Only the client's own record is read,
