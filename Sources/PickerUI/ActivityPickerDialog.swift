@@ -27,23 +27,25 @@ public enum ActivityPickerDialog {
     }
 
     /// Shows the dialog with `choice` ticked and waits for the person: their choice after
-    /// Done (or Enter), nil after Cancel, Escape or closing the window.
+    /// Done (or Enter), nil after Cancel, Escape or closing the window; with the catalog as
+    /// it ended (websites typed are listed there).
     ///
     /// With `SCREENWARD_PICKER_TRACE` in the environment, writes `PickerTraceLine`s to
     /// standard error.
-    public static func run(catalog: PickerCatalog, choice: PickerChoice, header: String?, displayName: String?) throws -> PickerChoice? {
+    public static func run(
+        _ source: PickerSourceContents, choice: PickerChoice, header: String?, displayName: String?
+    ) throws -> (choice: PickerChoice, catalog: PickerCatalog)? {
         try prepare(displayName: displayName)
         let traced = ProcessInfo.processInfo.environment["SCREENWARD_PICKER_TRACE"] != nil
         final class Outcome { var choice: PickerChoice? }
         let outcome = Outcome()
         let window = PickerWindow(
-            catalog: catalog, choice: choice, header: header, trace: traced ? PickerTrace(applications: catalog.applicationCount) : nil
+            source: source, choice: choice, header: header, trace: traced ? PickerTrace(applications: source.catalog.applicationCount) : nil
         ) { chosen in
             outcome.choice = chosen
             gtk_main_quit()
         }
         gtk_main()
-        withExtendedLifetime(window) {}
-        return outcome.choice
+        return withExtendedLifetime(window) { outcome.choice.map { ($0, window.catalog) } }
     }
 }

@@ -3,19 +3,27 @@ import Foundation
 import ScreenwardCore
 import ShieldUI
 
-/// One line of the picker's list: a category's header with its "whole category" box, or
-/// an application with its icon, name and id. The whole line is the check button, so a
+/// One line of the picker's list: a category's header with its "whole category" box, an
+/// application with its icon, name and id, the websites' header, the website typed in the
+/// search (ticking it adds it), or a website. The whole line is the check button, so a
 /// click anywhere on it ticks it; the row around it takes the keyboard focus.
 final class PickerRow {
     enum Kind {
         case category(PickerGroup)
         case application(PickerApplication)
+        case websitesHeader
+        /// Shown while the search holds a website's name that is not listed yet.
+        case typedWebsite
+        case website(PickerWebsite)
     }
 
     let kind: Kind
     /// The GtkListBoxRow.
     let row: UnsafeMutablePointer<GtkWidget>
+    /// The check button; the websites' header has a label there, with nothing to tick.
     let check: UnsafeMutablePointer<GtkWidget>
+    /// The typed website's label ("Add the website …").
+    private var typedLabel: UnsafeMutablePointer<GtkWidget>?
 
     /// The size application icons are drawn at; GTK loads each one only when its row is
     /// first drawn, so a list of hundreds opens as fast as one of ten.
@@ -23,11 +31,72 @@ final class PickerRow {
     /// What an application without a usable icon shows.
     static let fallbackIcon = "application-x-executable"
 
+    /// What a website's row shows instead of an application's icon.
+    static let websiteIcon = "web-browser"
+
     convenience init(_ kind: Kind) {
         switch kind {
         case .category(let group): self.init(category: group)
         case .application(let application): self.init(application: application)
+        case .websitesHeader: self.init(websitesHeader: ())
+        case .typedWebsite: self.init(typedWebsite: ())
+        case .website(let website): self.init(website: website)
         }
+    }
+
+    init(websitesHeader: Void) {
+        kind = .websitesHeader
+        check = gtk_label_new(nil)!
+        gtk_label_set_markup(cast(check), "<b>Websites</b>  <small>seen in a browser, or type one in the search</small>")
+        gtk_label_set_xalign(cast(check), 0)
+        gtk_label_set_line_wrap(cast(check), 1)
+        row = Self.listRow(holding: check)
+        gtk_widget_set_margin_top(check, 10)
+        gtk_widget_set_margin_bottom(check, 4)
+    }
+
+    init(typedWebsite: Void) {
+        kind = .typedWebsite
+        check = gtk_check_button_new()
+        let line = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+        gtk_container_add(cast(line), Self.icon("list-add"))
+        let label = gtk_label_new(nil)!
+        gtk_label_set_xalign(cast(label), 0)
+        gtk_label_set_ellipsize(cast(label), PANGO_ELLIPSIZE_END)
+        gtk_box_pack_start(cast(line), label, 1, 1, 0)
+        gtk_container_add(cast(check), line)
+        gtk_widget_set_margin_start(check, 18)
+        typedLabel = label
+        row = Self.listRow(holding: check)
+    }
+
+    init(website: PickerWebsite) {
+        kind = .website(website)
+        check = gtk_check_button_new()
+        let line = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+        gtk_container_add(cast(line), Self.icon(Self.websiteIcon))
+        let texts = gtk_label_new(nil)!
+        let detail = website.name == website.domain ? "website" : "website · \(website.domain)"
+        gtk_label_set_markup(cast(texts), "\(Self.escaped(website.name))\n<small><span alpha=\"65%\">\(Self.escaped(detail))</span></small>")
+        gtk_label_set_xalign(cast(texts), 0)
+        gtk_label_set_ellipsize(cast(texts), PANGO_ELLIPSIZE_END)
+        gtk_box_pack_start(cast(line), texts, 1, 1, 0)
+        gtk_container_add(cast(check), line)
+        gtk_widget_set_margin_start(check, 18)
+        row = Self.listRow(holding: check)
+    }
+
+    /// The typed website's row names the website it adds.
+    func showTyped(_ domain: String) {
+        guard let typedLabel else { return }
+        gtk_label_set_markup(
+            cast(typedLabel), "Add the website <b>\(Self.escaped(HostName.readable(domain)))</b>\n<small><span alpha=\"65%\">tick it, or press Enter, to choose it</span></small>")
+    }
+
+    /// Whether the row has a box to tick (the websites' header has none).
+    var hasBox: Bool {
+        if case .websitesHeader = kind { return false }
+        return true
     }
 
     init(category group: PickerGroup) {
@@ -63,18 +132,33 @@ final class PickerRow {
         switch kind {
         case .category(let group): group.categoryID
         case .application(let application): application.id
+        case .websitesHeader: "websites"
+        case .typedWebsite: "typed"
+        case .website(let website): website.domain
         }
     }
 
-    var isTicked: Bool { gtk_toggle_button_get_active(cast(check)) != 0 }
+    /// How the trace names it: `category ID`, `app ID`, `site DOMAIN`, `typed-site`, `section websites`.
+    var traceName: String {
+        switch kind {
+        case .category(let group): "category \(group.categoryID)"
+        case .application(let application): "app \(application.id)"
+        case .websitesHeader: "section websites"
+        case .typedWebsite: "typed-site"
+        case .website(let website): "site \(website.domain)"
+        }
+    }
+
+    var isTicked: Bool { hasBox && gtk_toggle_button_get_active(cast(check)) != 0 }
 
     /// Ticks or unticks it as a click would (nothing when a ticked category locks it).
     func toggle() {
-        guard gtk_widget_is_sensitive(check) != 0 else { return }
+        guard hasBox, gtk_widget_is_sensitive(check) != 0 else { return }
         gtk_toggle_button_set_active(cast(check), isTicked ? 0 : 1)
     }
 
     func show(ticked: Bool, locked: Bool) {
+        guard hasBox else { return }
         gtk_toggle_button_set_active(cast(check), ticked ? 1 : 0)
         gtk_widget_set_sensitive(check, locked ? 0 : 1)
     }

@@ -17,12 +17,7 @@ final class PickerTrace {
             if let place { lines.append(PickerTraceLine.place(name, place)) }
         }
         for (row, place) in rows {
-            let what =
-                switch row.kind {
-                case .category(let group): "category \(group.categoryID)"
-                case .application(let application): "app \(application.id)"
-                }
-            lines.append(PickerTraceLine.place(what, place, ticked: row.isTicked))
+            lines.append(PickerTraceLine.place(row.traceName, place, ticked: row.hasBox ? row.isTicked : nil))
         }
         lines.append(PickerTraceLine.shown(rows: rows.count))
         if !announcedReady {

@@ -4,12 +4,14 @@ import ScreenwardCore
 import ShieldUI
 
 /// The activity picker's window: a search field, the list of categories and
-/// applications with their boxes, what is chosen so far, Cancel and Done.
+/// applications with their boxes, then the websites, what is chosen so far, Cancel and Done.
 ///
 /// Keys: typing anywhere searches; Tab and the arrows move between the rows, space
-/// ticks the focused one; Enter is Done and Escape is Cancel.
+/// ticks the focused one; Enter is Done (or, while the search names a website not listed
+/// yet, adds and ticks it) and Escape is Cancel.
 final class PickerWindow {
-    private let catalog: PickerCatalog
+    private(set) var catalog: PickerCatalog
+    private let source: PickerSourceContents
     private var choice: PickerChoice
     private let window: UnsafeMutablePointer<GtkWidget>
     private let search: UnsafeMutablePointer<GtkWidget>
@@ -26,10 +28,11 @@ final class PickerWindow {
     private var finished = false
 
     /// Its X window title, for tests and window rules.
-    static let title = "Choose apps and categories"
+    static let title = "Choose apps, websites and categories"
 
-    init(catalog: PickerCatalog, choice: PickerChoice, header: String?, trace: PickerTrace?, finish: @escaping (PickerChoice?) -> Void) {
-        self.catalog = catalog
+    init(source: PickerSourceContents, choice: PickerChoice, header: String?, trace: PickerTrace?, finish: @escaping (PickerChoice?) -> Void) {
+        self.source = source
+        catalog = source.catalog
         self.choice = choice
         self.trace = trace
         self.finish = finish
@@ -53,7 +56,7 @@ final class PickerWindow {
             gtk_container_add(cast(column), label)
         }
         search = gtk_search_entry_new()
-        gtk_entry_set_placeholder_text(cast(search), "Search apps and categories")
+        gtk_entry_set_placeholder_text(cast(search), source.addresses == nil ? "Search apps and categories" : "Search apps and categories, or type a website")
         gtk_container_add(cast(column), search)
 
         list = gtk_list_box_new()
@@ -81,10 +84,13 @@ final class PickerWindow {
         gtk_container_add(cast(window), column)
 
         pending = catalog.groups.flatMap { group in [PickerRow.Kind.category(group)] + group.applications.map(PickerRow.Kind.application) }
+            + [.websitesHeader, .typedWebsite] + catalog.websites.map(PickerRow.Kind.website)
         buildRows(Self.firstRows)
         connectSignals()
         showChoice()
         gtk_widget_show_all(window)
+        // Showing the window showed every row: the typed website's is for a search only.
+        for row in rows { gtk_widget_set_visible(row.row, isShown(row) ? 1 : 0) }
         gtk_widget_grab_default(done)
         gtk_widget_grab_focus(search)
         gtk_window_present(toplevel)
@@ -99,7 +105,9 @@ final class PickerWindow {
     /// Rows not built yet, in list order.
     private var pending: [PickerRow.Kind] = []
     /// What the search shows (nil: everything), for the rows built after it.
-    private var shown: (categories: Set<String>, applications: Set<String>)?
+    private var shown: (categories: Set<String>, applications: Set<String>, websites: Set<String>)?
+    /// The website the search names that is not listed yet: its row offers to add it.
+    private var typed: String?
 
     /// Builds the next `count` rows, with the search and the ticks already applied. GtkListBox
     /// measures every row it holds before it shows any, about 0.3 ms a row here: the rows
@@ -135,10 +143,17 @@ final class PickerWindow {
     }
 
     private func isShown(_ row: PickerRow) -> Bool {
+        switch row.kind {
+        case .typedWebsite: return typed != nil
+        case .websitesHeader: return shown == nil || typed != nil || !(shown?.websites.isEmpty ?? true)
+        default: break
+        }
         guard let shown else { return true }
         return switch row.kind {
         case .category(let group): shown.categories.contains(group.categoryID)
         case .application(let application): shown.applications.contains(application.id)
+        case .website(let website): shown.websites.contains(website.domain)
+        case .websitesHeader, .typedWebsite: true
         }
     }
 
@@ -147,9 +162,36 @@ final class PickerWindow {
         switch row.kind {
         case .category(let group): choice.set(category: group.categoryID, ticked: row.isTicked)
         case .application(let application): choice.set(application, ticked: row.isTicked)
+        case .website(let website): choice.set(website, ticked: row.isTicked)
+        case .typedWebsite:
+            if row.isTicked { addTypedWebsite() }
+            return
+        case .websitesHeader: return
         }
         showChoice()
         trace?.ticked(row.id, row.isTicked)
+    }
+
+    /// Lists the website the search names, ticked, in its place among the others.
+    private func addTypedWebsite() {
+        guard let domain = typed else { return }
+        // Its place is among rows that must exist first.
+        buildRows(pending.count)
+        let index = catalog.add(website: domain, categories: source.categories)
+        guard let website = catalog.website(domain: domain),
+            let first = rows.firstIndex(where: { if case .typedWebsite = $0.kind { true } else { false } })
+        else { return }
+        let position = first + 1 + index
+        let row = PickerRow(.website(website))
+        rows.insert(row, at: position)
+        gtk_list_box_insert(cast(list), row.row, Int32(position))
+        gtk_widget_show_all(row.row)
+        GtkSignals.onNotification(row.check, "toggled") { [unowned self, unowned row] in toggled(row) }
+        choice.set(website, ticked: true)
+        trace?.ticked(row.id, true)
+        // The search now matches the listed website: its row shows, the offer goes.
+        filter()
+        showChoice()
     }
 
     /// Sets every box from the model (a ticked category ticks and locks its applications)
@@ -166,6 +208,11 @@ final class PickerWindow {
         case .category(let group): row.show(ticked: choice.isTicked(category: group.categoryID), locked: false)
         case .application(let application):
             row.show(ticked: choice.isTicked(application), locked: choice.isCoveredByCategory(application))
+        case .website(let website): row.show(ticked: choice.isTicked(website), locked: choice.isCoveredByCategory(website))
+        case .typedWebsite:
+            row.show(ticked: false, locked: false)
+            if let typed { row.showTyped(typed) }
+        case .websitesHeader: break
         }
     }
 
@@ -174,8 +221,18 @@ final class PickerWindow {
         let query = String(cString: gtk_entry_get_text(cast(search)))
         let matching = catalog.matching(query)
         let applications = Set(matching.flatMap(\.applications).map(\.id))
-        shown = query.allSatisfy(\.isWhitespace) ? nil : (Set(matching.map(\.categoryID)), applications)
-        for row in rows { gtk_widget_set_visible(row.row, isShown(row) ? 1 : 0) }
+        var websites = Set(catalog.matchingWebsites(query).map(\.domain))
+        // A website's name typed (`www.example.org`) shows that website, or offers to add it.
+        let named = PickerCatalog.website(typed: query, addresses: source.addresses)
+        typed = named.flatMap { catalog.website(domain: $0) == nil ? $0 : nil }
+        if let named, typed == nil { websites.insert(named) }
+        shown = query.allSatisfy(\.isWhitespace) ? nil : (Set(matching.map(\.categoryID)), applications, websites)
+        updating = true
+        for row in rows {
+            if case .typedWebsite = row.kind { show(row) }
+            gtk_widget_set_visible(row.row, isShown(row) ? 1 : 0)
+        }
+        updating = false
         gtk_adjustment_set_value(gtk_scrolled_window_get_vadjustment(cast(scroller)), 0)
         trace?.searched(query, applications: applications.count)
         traceRowsAfterNextDraw()
@@ -185,7 +242,7 @@ final class PickerWindow {
 
     private func connectSignals() {
         GtkSignals.onNotification(search, "changed") { [unowned self] in filter() }
-        GtkSignals.onNotification(search, "activate") { [unowned self] in close(with: choice) }
+        GtkSignals.onNotification(search, "activate") { [unowned self] in enter() }
         GtkSignals.onNotification(done, "clicked") { [unowned self] in close(with: choice) }
         GtkSignals.onNotification(cancel, "clicked") { [unowned self] in close(with: nil) }
         // A scroll moves the boxes: the trace says where they are once drawn there.
@@ -214,7 +271,7 @@ final class PickerWindow {
             close(with: nil)
             return true
         case GDK_KEY_Return, GDK_KEY_KP_Enter, GDK_KEY_ISO_Enter:
-            close(with: choice)
+            enter()
             return true
         case GDK_KEY_space, GDK_KEY_KP_Space:
             let focus = gtk_window_get_focus(cast(window))
@@ -231,6 +288,15 @@ final class PickerWindow {
         guard gtk_widget_has_focus(search) == 0, character > 32, character != 127, modifiers == 0 else { return false }
         gtk_entry_grab_focus_without_selecting(cast(search))
         return gtk_widget_event(search, event) != 0
+    }
+
+    /// Enter: adds the website the search names, if it offers one; Done otherwise.
+    private func enter() {
+        if typed != nil {
+            addTypedWebsite()
+        } else {
+            close(with: choice)
+        }
     }
 
     private func close(with result: PickerChoice?) {

@@ -18,7 +18,7 @@ struct PickerCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "screenward-picker",
-        abstract: "Choose applications and categories in a dialog (the activity picker).",
+        abstract: "Choose applications, categories and websites in a dialog (the activity picker).",
         discussion: """
             With --for BUNDLE-ID (what `screenward pick` runs): acts as that app, which must be authorised \
             (individual mode), shows the dialog with --current's selection ticked, and writes the \
@@ -119,12 +119,9 @@ struct PickerCommand: ParsableCommand {
     }
 
     private func present(_ ticked: SelectionRequest) throws -> (PickerChoice, PickerCatalog)? {
-        let (catalog, problems) = try PickerSource().load(alsoListing: ticked.applications)
-        for problem in problems { FileHandle.standardError.write(Data("screenward-picker: \(problem)\n".utf8)) }
-        guard let chosen = try ActivityPickerDialog.run(catalog: catalog, choice: PickerChoice(ticked), header: header, displayName: display) else {
-            return nil
-        }
-        return (chosen, catalog)
+        let source = try PickerSource().load(alsoListing: ticked)
+        for problem in source.problems { FileHandle.standardError.write(Data("screenward-picker: \(problem)\n".utf8)) }
+        return try ActivityPickerDialog.run(source, choice: PickerChoice(ticked), header: header, displayName: display)
     }
 
     private static func readSelection(_ path: String) throws -> FamilyActivitySelection {

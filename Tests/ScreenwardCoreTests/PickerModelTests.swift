@@ -31,7 +31,9 @@ final class PickerModelTests: XCTestCase {
             KnownApplication(token: "t2", publicID: "chess.desktop", displayName: "Old chess name", categories: ["Game"]),
             KnownApplication(token: "t3", publicID: "wmclass:Mystery", displayName: "Mystery"),
         ]
-        return PickerCatalog(catalog: entries, seen: seen, categories: try table, language: language)
+        return PickerCatalog(
+            catalog: entries, seen: seen, websites: ["reddit.com", "xn--bcher-kva.de", "example.org", "reddit.com"], categories: try table,
+            language: language)
     }
 
     func testItListsInstalledAndSeenApplicationsByCategoryWithOtherLast() throws {
@@ -94,6 +96,66 @@ final class PickerModelTests: XCTestCase {
         let ids = ["discord.desktop", "chess.desktop", "aisleriot.desktop", "firefox.desktop", "wmclass:Steam", "wmclass:Mystery"]
         let choice = PickerChoice(SelectionRequest(applications: ids))
         XCTAssertEqual(PickerSummary.text(of: choice, in: picker), "Chosen: Discord, Chess, Écarté Solitaire, Steam and 2 more")
+    }
+
+    /// Websites seen are a section of their own, by name as a person reads it; each keeps the
+    /// category the table gives it (none for most), which a search by category name finds.
+    func testItListsTheWebsitesSeenByNameAndSearchFindsThemByNameOrCategory() throws {
+        let picker = try catalog()
+        XCTAssertEqual(picker.websites.map(\.name), ["bücher.de", "example.org", "reddit.com"], "once each, by readable name")
+        XCTAssertEqual(picker.website(domain: "reddit.com")?.categoryID, "Social")
+        XCTAssertNil(picker.website(domain: "example.org")?.categoryID, "a website the table does not name has no category")
+        XCTAssertEqual(picker.matchingWebsites("BÜCH").map(\.domain), ["xn--bcher-kva.de"], "by its readable name")
+        XCTAssertEqual(picker.matchingWebsites("xn--bcher").map(\.domain), ["xn--bcher-kva.de"], "and its ASCII one")
+        XCTAssertEqual(picker.matchingWebsites("social").map(\.domain), ["reddit.com"], "by its category's name")
+        XCTAssertEqual(picker.matchingWebsites("").count, 3)
+        XCTAssertEqual(picker.matchingWebsites("nothing like this"), [])
+    }
+
+    /// What a person types is a website when it is a host or URL with a dot; they get its
+    /// registrable domain, listed in name order. Words, addresses and public suffixes are not.
+    func testAWebsiteTypedIsItsRegistrableDomainAndIsListedInItsPlace() throws {
+        let addresses = WebAddresses(suffixes: try PublicSuffixList(contents: "com\norg\nde\nco.uk\ngithub.io\n"))
+        func typed(_ text: String) -> String? { PickerCatalog.website(typed: text, addresses: addresses) }
+        XCTAssertEqual(typed("www.YouTube.com"), "youtube.com")
+        XCTAssertEqual(typed("https://m.youtube.com/watch?v=1"), "youtube.com")
+        XCTAssertEqual(typed(" news.bbc.co.uk "), "bbc.co.uk")
+        XCTAssertEqual(typed("Bücher.de"), "xn--bcher-kva.de")
+        XCTAssertEqual(typed("me.github.io"), "me.github.io")
+        for text in ["chess", "fire fox", "co.uk", "github.io", "192.168.1.1", "a..b", "", "file:///etc/passwd"] {
+            XCTAssertNil(typed(text), text)
+        }
+        XCTAssertNil(PickerCatalog.website(typed: "youtube.com", addresses: nil), "without the suffix list, nothing is typed in")
+
+        var picker = try catalog()
+        XCTAssertEqual(picker.add(website: "youtube.com", categories: try table), 3)
+        XCTAssertEqual(picker.add(website: "aaa.org", categories: try table), 0)
+        XCTAssertEqual(picker.add(website: "reddit.com", categories: try table), 3, "one already listed stays where it is")
+        XCTAssertEqual(picker.websites.map(\.domain), ["aaa.org", "xn--bcher-kva.de", "example.org", "reddit.com", "youtube.com"])
+        XCTAssertEqual(picker.website(domain: "youtube.com")?.categoryID, "AudioVideo")
+    }
+
+    /// A ticked category covers the websites the table puts in it, as it covers applications.
+    func testATickedCategoryCoversItsWebsitesAndTheSummaryNamesTheOthers() throws {
+        let picker = try catalog()
+        let reddit = try XCTUnwrap(picker.website(domain: "reddit.com"))
+        let example = try XCTUnwrap(picker.website(domain: "example.org"))
+        var choice = PickerChoice(SelectionRequest(webDomains: ["reddit.com", "gone.example"]))
+        XCTAssertTrue(choice.isTicked(reddit))
+        choice.set(example, ticked: true)
+        XCTAssertEqual(PickerSummary.text(of: choice, in: picker), "Chosen: example.org, reddit.com")
+
+        choice.set(category: "Social", ticked: true)
+        XCTAssertTrue(choice.isCoveredByCategory(reddit))
+        choice.set(reddit, ticked: false)
+        XCTAssertTrue(choice.isTicked(reddit), "a covered website cannot be unticked on its own")
+        XCTAssertFalse(choice.isCoveredByCategory(example), "a website without a category is covered by none")
+        XCTAssertEqual(
+            choice.request(in: picker), SelectionRequest(categories: ["Social"], webDomains: ["example.org", "gone.example"]),
+            "the category stands for reddit.com; a chosen website the catalog does not list is kept")
+        XCTAssertEqual(PickerSummary.text(of: choice, in: picker), "Chosen: Social (all), example.org")
+        choice.set(category: "Social", ticked: false)
+        XCTAssertEqual(choice.request(in: picker).webDomains, ["example.org", "gone.example", "reddit.com"])
     }
 
     func testTheTraceLinesReadBackAsTheyWereWritten() {

@@ -138,6 +138,59 @@ final class PickerTests: XSessionTestCase {
         XCTAssertEqual(widened.items, SelectionRequest(applications: ["chat.desktop", "notes.desktop"], categories: ["Game"]))
     }
 
+    /// Websites: those seen in a browser are listed under their own header (an international
+    /// one as a person reads it); one typed in the search is offered, Enter adds it ticked (as
+    /// its registrable domain), and the app gets its tokens for exactly the websites ticked.
+    func testTheWebsitesSeenAreListedAndOneTypedInTheSearchIsAdded() throws {
+        // Two websites seen in Chromium, in the ledger the agent then opens.
+        do {
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            let ledger = try Ledger(url: ScreenwardHome.fromEnvironment(["SCREENWARD_HOME": home.path]).ledgerURL)
+            let session = try ledger.beginAgentSession(pid: 1, display: ":1", at: Date().addingTimeInterval(-600)).sessionID
+            let chromium = AppIdentity(key: .windowClass("Chromium"), displayName: "Chromium")
+            for (index, site) in [Website(domain: "reddit.com", host: "www.reddit.com"), Website(domain: "xn--bcher-kva.de", host: "xn--bcher-kva.de")].enumerated() {
+                let id = try ledger.openInterval(
+                    sessionID: session, app: chromium, token: ApplicationToken(opaqueValue: "chromium"), site: site,
+                    startingAt: Date().addingTimeInterval(-500 + Double(index) * 60))
+                try ledger.closeInterval(id, duration: .seconds(30), reason: .focusChange)
+            }
+        }
+        let (session, agent, client, environment) = try startAgent()
+        defer { _ = agent.stop(); session.stop() }
+        let file = temporary.appendingPathComponent("websites.json")
+
+        let picker = try PickerDriver(self, program: "screenward", ["pick", "--for", Self.app, "--output", file.path], environment: environment)
+        XCTAssertTrue(try picker.scroll(to: "site reddit.com"), "\(picker.shownRows)")
+        XCTAssertTrue(picker.shownRows.contains("section websites") && picker.shownRows.contains("site xn--bcher-kva.de"), "\(picker.shownRows)")
+        XCTAssertFalse(picker.shownRows.contains("typed-site"), "nothing is offered before a website is typed")
+        try picker.click("site reddit.com")
+        screenshot("picker-websites.png", on: session.display)
+
+        // A host typed: the offer names its website; Enter adds it, ticked, and does not close.
+        try picker.type("www.Example.org")
+        XCTAssertEqual(picker.shownRows, ["section websites", "typed-site"])
+        screenshot("picker-website-typed.png", on: session.display)
+        try picker.key("Return")
+        try picker.waitForList(after: PickerTraceLine.ticked("example.org", true))
+        XCTAssertEqual(picker.shownRows, ["section websites", "site example.org"], "listed now, the offer gone")
+        XCTAssertEqual(picker.isTicked("site example.org"), true)
+        // Words that are no website's name offer nothing.
+        try picker.key("ctrl+a")
+        try picker.type("bücher")
+        XCTAssertEqual(picker.shownRows, ["section websites", "site xn--bcher-kva.de"])
+        try picker.click("button Done")
+        XCTAssertEqual(try picker.exitStatus(), 0, picker.process.standardError.suffix(1500).description)
+
+        let chosen = try JSONDecoder().decode(FamilyActivitySelection.self, from: Data(contentsOf: file))
+        XCTAssertEqual(try client.call(AuthorizationMethods.describeSelection, chosen).items, SelectionRequest(webDomains: ["example.org", "reddit.com"]))
+        // Opened again on that file: both listed and ticked, the one never seen too.
+        let again = try PickerDriver(self, program: "screenward", ["pick", "--for", Self.app, "--current", file.path], environment: environment)
+        defer { again.process.stop() }
+        try again.type("example")
+        XCTAssertEqual(again.isTicked("site example.org"), true)
+        XCTAssertEqual(again.isTicked("site reddit.com"), nil, "not shown for this search")
+    }
+
     func testCancelWritesNothingAndBadInputIsRefusedClearly() throws {
         let (session, agent, _, environment) = try startAgent()
         defer { _ = agent.stop(); session.stop() }

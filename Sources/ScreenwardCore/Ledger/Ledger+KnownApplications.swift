@@ -32,3 +32,12 @@ extension Ledger {
         }
     }
 }
+
+extension Ledger {
+    /// Every website (registrable domain, ASCII) ever seen in use, in order.
+    public func knownWebsites() throws -> [String] {
+        try database.read { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT webDomain FROM usageInterval WHERE webDomain IS NOT NULL ORDER BY webDomain")
+        }
+    }
+}

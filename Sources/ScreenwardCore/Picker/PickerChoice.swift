@@ -1,22 +1,22 @@
 @_spi(Screenward) import FamilyControls
 
-/// What is ticked in the picker, as ids: applications, whole categories, and the web
-/// domains of the selection it opened with (the picker lists no domains; it keeps them).
+/// What is ticked in the picker, as ids: applications, whole categories, and websites
+/// (registrable domains).
 ///
-/// A ticked category covers its applications: they show ticked and cannot be unticked
-/// one by one, and the selection names the category, not each of them (the category's
-/// token covers applications installed later too). Unticking the category gives back
-/// the applications' own ticks.
+/// A ticked category covers its applications and the websites the table puts in it: they
+/// show ticked and cannot be unticked one by one, and the selection names the category,
+/// not each of them (the category's token covers applications installed later too).
+/// Unticking the category gives back their own ticks.
 public struct PickerChoice: Hashable, Sendable {
     public private(set) var applications: Set<String>
     public private(set) var categories: Set<String>
-    public var webDomains: [String]
+    public private(set) var webDomains: Set<String>
     public var includeEntireCategory: Bool
 
     @_spi(Screenward) public init(_ request: SelectionRequest = SelectionRequest()) {
         applications = Set(request.applications)
         categories = Set(request.categories)
-        webDomains = request.webDomains
+        webDomains = Set(request.webDomains)
         includeEntireCategory = request.includeEntireCategory
     }
 
@@ -31,6 +31,19 @@ public struct PickerChoice: Hashable, Sendable {
 
     public func isTicked(category id: String) -> Bool { categories.contains(id) }
 
+    public func isTicked(_ website: PickerWebsite) -> Bool {
+        isCoveredByCategory(website) || webDomains.contains(website.domain)
+    }
+
+    public func isCoveredByCategory(_ website: PickerWebsite) -> Bool {
+        website.categoryID.map(categories.contains) ?? false
+    }
+
+    public mutating func set(_ website: PickerWebsite, ticked: Bool) {
+        guard !isCoveredByCategory(website) else { return }
+        if ticked { webDomains.insert(website.domain) } else { webDomains.remove(website.domain) }
+    }
+
     public mutating func set(_ application: PickerApplication, ticked: Bool) {
         guard !isCoveredByCategory(application) else { return }
         if ticked { applications.insert(application.id) } else { applications.remove(application.id) }
@@ -40,15 +53,19 @@ public struct PickerChoice: Hashable, Sendable {
         if ticked { categories.insert(id) } else { categories.remove(id) }
     }
 
-    /// The ids to issue tokens for, sorted; applications a ticked category covers are
-    /// left out (the category stands for them), unless `catalog` does not know them.
+    /// The ids to issue tokens for, sorted; applications and websites a ticked category
+    /// covers are left out (the category stands for them), unless `catalog` does not know them.
     @_spi(Screenward) public func request(in catalog: PickerCatalog) -> SelectionRequest {
         let applications = self.applications.filter { id in
             guard let application = catalog.application(id: id) else { return true }
             return !categories.contains(application.categoryID)
         }
+        let webDomains = self.webDomains.filter { domain in
+            guard let website = catalog.website(domain: domain) else { return true }
+            return !isCoveredByCategory(website)
+        }
         return SelectionRequest(
-            applications: applications.sorted(), categories: categories.sorted(), webDomains: webDomains,
+            applications: applications.sorted(), categories: categories.sorted(), webDomains: webDomains.sorted(),
             includeEntireCategory: includeEntireCategory)
     }
 
