@@ -48,6 +48,8 @@ final class Agent {
     /// active tab).
     private var focusedFacts: WindowFacts?
     private var focusedApp: AppIdentity?
+    private var focusedWindow: WindowID?
+    private var focusedWebsite: FocusedWebsite!
 
     init(displayName: String?, idleThreshold: Duration, warningLeads: [TimeInterval], log: AgentLog) throws {
         ShieldToolkit.disableGLUnlessChosen()  // before any thread starts: see there
@@ -84,6 +86,9 @@ final class Agent {
         focus = FocusTracker(connection: connection, loop: loop)
         idle = try IdleWatcher(connection: connection, threshold: idleThreshold)
         checkpoints = CheckpointTimer(loop: loop) { [unowned self] in accountant.checkpoint(at: connection.timeSource.now()) }
+        focusedWebsite = FocusedWebsite(accountant: accountant, loop: loop, now: { [unowned self] in connection.timeSource.now() }) { [unowned self] in
+            stateChanged()
+        }
     }
 
     private static func makeService(ledger: Ledger, usage: SharedLiveUsage, directory: ItemDirectory, log: AgentLog) throws -> sending ScreenTimeService {
@@ -147,9 +152,10 @@ final class Agent {
             let onShield = observation.window.map { presenter?.isShield($0) ?? false } ?? false
             focusedApp = onShield ? nil : observation.facts.map(identity(for:))
             focusedFacts = onShield ? nil : observation.facts
+            focusedWindow = observation.window
             let (app, site) = counted()
             log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")\(site.map { " on \($0)" } ?? "") (\(observation.cause)\(observation.serverTime.map { ", server time \($0)" } ?? ""))")
-            accountant.focusChanged(to: app, site: site, at: observation.time)
+            focusedWebsite.show(window: observation.window, app: app, site: site, source: .window, at: observation.time)
             stateChanged()
         }
         log.info(
@@ -219,9 +225,11 @@ final class Agent {
         // A browser's tabs changed: the focused window may show another website now.
         let tabsChanged = LoopWakeup { [self] in
             let (app, site) = counted()
-            guard app?.key != accountant.focused?.key || site != accountant.site else { return }
-            log.debug("website: \(site.map { "\($0)" } ?? (app == nil && focusedApp != nil ? "a shield page" : "none")) on the focused window")
-            accountant.focusChanged(to: app, site: site, at: connection.timeSource.now())
+            // Told even when it is what is counted: a change held (`WebsiteSettling`) is undone.
+            if app?.key != accountant.focused?.key || site != accountant.site {
+                log.debug("website: \(site.map { "\($0)" } ?? (app == nil && focusedApp != nil ? "a shield page" : "none")) on the focused window")
+            }
+            focusedWebsite.show(window: focusedWindow, app: app, site: site, source: .report, at: connection.timeSource.now())
             stateChanged()
         }
         host.withService { $0.onBrowserTabsChanged = { tabsChanged.fire() } }

@@ -26,6 +26,7 @@ final class ManagedAgent {
     private static let patience: Duration = .milliseconds(500)
     private var programsWakeup: LoopWakeup?
     private var lastFocus: FocusObservation?
+    private var focusedWebsite: FocusedWebsite!
     private let minter: TokenMinter
     private let categories: CategoryTable
     private let accountant: UsageAccountant
@@ -78,6 +79,9 @@ final class ManagedAgent {
         focus = FocusTracker(connection: connection, loop: loop)
         idle = try IdleWatcher(connection: connection, threshold: .milliseconds(Int64(attachment.idleThresholdSeconds * 1000)))
         checkpoints = CheckpointTimer(loop: loop) { [unowned self] in accountant.checkpoint(at: connection.timeSource.now()) }
+        focusedWebsite = FocusedWebsite(accountant: accountant, loop: loop, now: { [unowned self] in connection.timeSource.now() }) { [unowned self] in
+            stateChanged()
+        }
         do {
             browserTabs = BrowserTabs(addresses: WebAddresses(suffixes: try PublicSuffixList.load()))
         } catch {
@@ -129,7 +133,7 @@ final class ManagedAgent {
             lastFocus = observation
             let (app, site) = counted(observation)
             log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")\(site.map { " on \($0)" } ?? "")")
-            accountant.focusChanged(to: app, site: site, at: observation.time)
+            focusedWebsite.show(window: observation.window, app: app, site: site, source: .window, at: observation.time)
             stateChanged()
             checkBrowsers()
         }
@@ -349,9 +353,11 @@ final class ManagedAgent {
             checkBrowsers()
             guard let observation = lastFocus else { return }
             let (app, site) = counted(observation)
-            guard app?.key != accountant.focused?.key || site != accountant.site else { return }
-            log.debug("website: \(site.map { "\($0)" } ?? "none") on the focused window")
-            accountant.focusChanged(to: app, site: site, at: connection.timeSource.now())
+            // Told even when it is what is counted: a change held (`WebsiteSettling`) is undone.
+            if app?.key != accountant.focused?.key || site != accountant.site {
+                log.debug("website: \(site.map { "\($0)" } ?? "none") on the focused window")
+            }
+            focusedWebsite.show(window: observation.window, app: app, site: site, source: .report, at: connection.timeSource.now())
             stateChanged()
         }
         browsersWakeup = wakeup
@@ -369,7 +375,7 @@ final class ManagedAgent {
             checkBrowsers()
             if let observation = lastFocus {
                 let (app, site) = counted(observation)
-                accountant.focusChanged(to: app, site: site, at: connection.timeSource.now())
+                focusedWebsite.show(window: observation.window, app: app, site: site, source: .window, at: connection.timeSource.now())
                 stateChanged()
             }
         }
