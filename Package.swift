@@ -205,7 +205,7 @@ let package = Package(
         .executableTarget(
             name: "screenward-bench",
             dependencies: [
-                "ScreenwardCore", "X11Session", "SessionHarness", "DeviceActivity", "FamilyControls", "ScreenwardIPC",
+                "ScreenwardCore", "X11Session", "SessionHarness", "DeviceActivity", "FamilyControls", "ManagedSettings", "ScreenwardIPC",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

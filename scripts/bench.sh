@@ -2,7 +2,8 @@
 # Builds in release mode and runs the benchmarks (all of them, or the one named with
 # its options); figures and verdicts are printed and written to bench-results/<name>.json.
 #   scripts/bench.sh                       tracking, thresholds, launch, monitor, shield, rules, picker and, as
-#                                          root, agent-kill and child-boundary (child mode: makes users)
+#                                          root, agent-kill, child-boundary (child mode: makes users) and web
+#                                          (the browsers' policies and /etc/hosts are root's)
 #   scripts/bench.sh thresholds --apps 2   one benchmark with its options
 # Exit status: non-zero when a benchmark missed a target (2) or could not run;
 # with all of them, each runs, and the script then says which failed.
@@ -11,16 +12,17 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 . scripts/env.sh
 # The child-mode rigs (agent-kill, rules) copy homework, screenward-tray and screenward-picker for the managed user too.
-build_release screenward-bench screenward-agent screenward screenward-testwindow screenward-fake-logind screenward-daemon homework screenward-tray screenward-report screenward-picker
+# The web benchmark's browsers start screenward-web-host.
+build_release screenward-bench screenward-agent screenward screenward-testwindow screenward-fake-logind screenward-daemon homework screenward-tray screenward-report screenward-picker screenward-web-host
 if [ "$#" -gt 0 ]; then
     exec .build/release/screenward-bench "$@"
 fi
 failed=()
 benchmarks=(tracking thresholds launch monitor shield rules report picker)
 if [ "$(id -u)" -eq 0 ]; then
-    benchmarks+=(agent-kill child-boundary)
+    benchmarks+=(agent-kill child-boundary web)
 else
-    echo "scripts/bench.sh: agent-kill and child-boundary need root (they create a managed user and run the system daemon): skipped"
+    echo "scripts/bench.sh: agent-kill and child-boundary need root (they create a managed user and run the system daemon), web needs root (the browsers' policies): skipped"
 fi
 for benchmark in "${benchmarks[@]}"; do
     status=0

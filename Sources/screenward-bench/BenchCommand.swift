@@ -15,7 +15,7 @@ struct BenchCommand: ParsableCommand {
             """,
         subcommands: [
             TrackingBenchmark.self, ThresholdBenchmark.self, LaunchBenchmark.self, MonitorBenchmark.self, ShieldBenchmark.self, AgentKillBenchmark.self, ChildBoundaryBenchmark.self,
-            RulesBenchmark.self, ReportBenchmark.self, PickerBenchmark.self,
+            RulesBenchmark.self, ReportBenchmark.self, PickerBenchmark.self, WebBenchmark.self,
             LaunchMonitorCommand.self,
         ],
         defaultSubcommand: TrackingBenchmark.self)

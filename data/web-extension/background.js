@@ -184,21 +184,34 @@ async function applyShields(message) {
   };
   add(shields.domains, shields.allExcept, false, 1, 1);
   add(shields.filtered, shields.filteredAllExcept, true, 100000, 2);
+  // Open tabs are covered while the rules change (a tab on the screen does not wait for
+  // them: only navigations need them), and given back their pages once the rules no longer
+  // send those pages to the shield.
+  const tabs = await chrome.tabs.query({});
+  await Promise.all([updateRules(rules), ...tabs.map((tab) => settle(tab, { cover: true }))]);
+  await Promise.all(tabs.map((tab) => settle(tab, { cover: false })));
+}
+
+async function updateRules(rules) {
   try {
     const old = (await chrome.declarativeNetRequest.getDynamicRules()).map((rule) => rule.id);
     await chrome.declarativeNetRequest.updateDynamicRules({ removeRuleIds: old, addRules: rules });
   } catch (error) {
-    // Open tabs are still covered below; new navigations are not until this is fixed.
+    // Open tabs are still covered; new navigations are not until this is fixed.
     problem(`the shield rule was refused: ${error}`);
   }
-  // Open tabs: covered, or given back their page.
-  for (const tab of await chrome.tabs.query({})) {
+}
+
+// An open tab covered (`cover`), or given back its page or redrawn (not `cover`), as the
+// shields now say.
+async function settle(tab, { cover }) {
+  try {
     const url = tab.url || tab.pendingUrl || "";
     const behind = shieldedAddress(url);
     if (behind === null) {
-      const replacement = replacementFor(url);
+      const replacement = cover ? replacementFor(url) : null;
       if (replacement) await chrome.tabs.update(tab.id, { url: shieldAddress(replacement.site, url, replacement.filter) });
-    } else if (behind !== "") {
+    } else if (behind !== "" && !cover) {
       // A shield page: given back its page, or redrawn for what holds it back now.
       const now = replacementFor(behind);
       const shown = shieldOf(url);
@@ -208,6 +221,8 @@ async function applyShields(message) {
         await chrome.tabs.update(tab.id, { url: shieldAddress(now.site, behind, now.filter) });
       }
     }
+  } catch (error) {
+    problem(`a tab was not ${cover ? "covered" : "given back its page"}: ${error}`);
   }
 }
 

@@ -27,7 +27,8 @@ public final class ManagedDesktopRig {
         return nil
     }
 
-    static func findProgram(_ name: String) -> URL? {
+    /// `name` on PATH, if it is there.
+    public static func findProgram(_ name: String) -> URL? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         return path.split(separator: ":").map { URL(fileURLWithPath: String($0)).appendingPathComponent(name) }
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
