@@ -158,7 +158,10 @@ final class WebsiteTimeTests: XSessionTestCase {
         _ = try client.call(AuthorizationMethods.request, .individual)
         // Its shield extensions: the look of its websites' shield, and what its buttons do.
         let pressed = Pressed()
-        let configuration = try ShieldConfigurationAttachment.attach(VideosShield(), client: client)
+        // Its icon: a magenta square, found on the screen once the page has the look.
+        let icon = temporary.appendingPathComponent("videos-icon.png")
+        _ = try toolOutput("convert", ["-size", "64x64", "xc:#FF00FF", icon.path], display: session.display)
+        let configuration = try ShieldConfigurationAttachment.attach(VideosShield(icon: icon.path), client: client)
         let actions = try ShieldActionAttachment.attach(VideosActions(pressed: pressed), client: client)
         defer { _ = (configuration, actions) }
         let selection = try client.call(AuthorizationMethods.issueSelection, SelectionRequest(webDomains: ["videos.test"]))
@@ -184,6 +187,10 @@ final class WebsiteTimeTests: XSessionTestCase {
         XCTAssertTrue(agent.process.standardError.contains("web shield: the look for videos.test: \"No videos before homework\""), agent.process.standardError.suffix(3000).description)
         Thread.sleep(forTimeInterval: 0.5)  // the page drawn
         screenshot("web-shield-chromium.png", on: session.display)
+        let shot = temporary.appendingPathComponent("shield-page.png")
+        _ = try toolOutput("import", ["-window", "root", shot.path], display: session.display)
+        let colours = try toolOutput("convert", [shot.path, "-format", "%c", "histogram:info:-"], display: session.display)
+        XCTAssertTrue(colours.contains("#FF00FF"), "the app's icon is not on the shield page: \(agent.process.standardError.suffix(1500))")
 
         // Unshielded: the tabs show their pages again.
         store.shield.webDomains = nil
@@ -389,8 +396,17 @@ final class WebsiteTimeTests: XSessionTestCase {
 
 /// The look of the app's websites' shield.
 private final class VideosShield: ShieldConfigurationDataSource {
+    private var icon: String?
+
+    /// - Parameter icon: an image file the look names for its icon.
+    convenience init(icon: String) {
+        self.init()
+        self.icon = icon
+    }
+
     override func configuration(shielding webDomain: WebDomain) -> ShieldConfiguration {
         ShieldConfiguration(
+            icon: icon.map(ShieldIcon.init(contentsOfFile:)),
             title: .init(text: "No videos before homework", color: ShieldColor(red: 1, green: 1, blue: 1)),
             secondaryButtonLabel: .init(text: "Close this tab", color: ShieldColor(red: 0.04, green: 0.52, blue: 1)))
     }

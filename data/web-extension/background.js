@@ -22,9 +22,11 @@ function connect() {
     if (message.kind === "shields") {
       shieldsQueue = shieldsQueue.then(() => applyShields(message)).catch((error) => problem(`shields not applied: ${error}`));
     } else if (message.kind === "shield-look" && typeof message.site === "string") {
-      looks.set(message.site, message.look);
+      // The icon comes as an image of its own (a data: URL), beside the look.
+      const look = Object.assign({}, message.look, { iconImage: typeof message.iconImage === "string" ? message.iconImage : null });
+      looks.set(message.site, look);
       // The open shield pages of that website redraw (none listening is no error).
-      chrome.runtime.sendMessage({ kind: "shield-look", site: message.site, look: message.look }).catch(() => {});
+      chrome.runtime.sendMessage({ kind: "shield-look", site: message.site, look }).catch(() => {});
     } else if (message.kind === "shield-close" && typeof message.site === "string") {
       closeShieldPages(message.site).catch((error) => problem(`shield pages not closed: ${error}`));
     }

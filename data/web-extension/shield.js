@@ -32,8 +32,25 @@ subtitle.textContent = filtered
   ? "A web content filter set on this computer blocks this website."
   : `You can't use ${site} right now because a limit has been set on it.`;
 
+// The app's icon in the place of the built-in clock: an image the owner sent (data: only).
+function drawIcon(image) {
+  if (typeof image !== "string" || !image.startsWith("data:image/")) return;
+  let icon = document.querySelector(".icon");
+  if (icon && icon.tagName.toLowerCase() !== "img") {
+    const replacement = document.createElement("img");
+    replacement.className = "icon";
+    replacement.alt = "";
+    replacement.width = 72;
+    replacement.height = 72;
+    icon.replaceWith(replacement);
+    icon = replacement;
+  }
+  if (icon && icon.src !== image) icon.src = image;
+}
+
 function draw(look) {
   if (!look) return;
+  drawIcon(look.iconImage);
   if (typeof look.windowTitle === "string") document.title = look.windowTitle;
   document.body.style.background = rgba(look.backgroundColor, "");
   label(title, look.title, title.textContent);

@@ -26,10 +26,13 @@ public struct WebShieldEvent: Sendable, Hashable, Codable {
 public struct WebShieldLook: Sendable, Hashable, Codable {
     public var site: String
     public var look: ResolvedShield
+    /// The look's icon as a `data:` URL (`ShieldIconImages`); nil: the page's built-in one.
+    public var iconImage: String?
 
-    public init(site: String, look: ResolvedShield) {
+    public init(site: String, look: ResolvedShield, iconImage: String? = nil) {
         self.site = site
         self.look = look
+        self.iconImage = iconImage
     }
 }
 

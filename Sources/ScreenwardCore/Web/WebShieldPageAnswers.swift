@@ -27,6 +27,9 @@ public final class WebShieldPageAnswers {
     private let language: String
     private let minter: TokenMinter
     private let categories: CategoryTable
+    private let icons: ShieldIconImages
+    /// Each icon's image, looked up once (nil: none fit to send).
+    private var images: [ShieldIcon: String?] = [:]
     private let log: (String) -> Void
     private struct Pending {
         var site: String
@@ -36,10 +39,12 @@ public final class WebShieldPageAnswers {
     /// Far more than the pages a person has open; beyond it the oldest questions are let go.
     static let maximumPending = 256
 
+    /// - Parameter icons: where the looks' icons are found (default: this process's data folders).
     public init(
         questions: any ShieldQuestions, defaults: ShieldDefaults, language: String, minter: TokenMinter, categories: CategoryTable,
-        log: @escaping (String) -> Void
+        icons: ShieldIconImages = ShieldIconImages(environment: ProcessInfo.processInfo.environment), log: @escaping (String) -> Void
     ) {
+        self.icons = icons
         self.questions = questions
         self.defaults = defaults
         self.language = language
@@ -57,7 +62,7 @@ public final class WebShieldPageAnswers {
         switch event.kind {
         case .shown:
             // The default look at once; the app's when it answers.
-            let look = line(WebHostMethods.shieldLook, WebShieldLook(site: event.site, look: defaults.resolve(ShieldConfiguration(), for: subject, language: language)), to: peer)
+            let look = line(WebHostMethods.shieldLook, self.look(event.site, defaults.resolve(ShieldConfiguration(), for: subject, language: language)), to: peer)
             if let id = questions.requestShieldConfiguration(owner: owner, item: item) { remember(id, event.site, peer) }
             return look
         case .primaryButtonPressed, .secondaryButtonPressed:
@@ -78,10 +83,23 @@ public final class WebShieldPageAnswers {
         case .configuration(_, let configuration):
             guard let (_, _, subject) = shielding(request.site) else { return [] }
             log("web shield: the look for \(request.site): \"\(configuration.title?.text ?? "(default title)")\"")
-            return line(WebHostMethods.shieldLook, WebShieldLook(site: request.site, look: defaults.resolve(configuration, for: subject, language: language)), to: request.peer)
+            return line(WebHostMethods.shieldLook, look(request.site, defaults.resolve(configuration, for: subject, language: language)), to: request.peer)
         case .action(_, let response):
             return respond(response, site: request.site, peer: request.peer)
         }
+    }
+
+    /// The look for `site`'s pages, with its icon's image.
+    private func look(_ site: String, _ resolved: ResolvedShield) -> WebShieldLook {
+        let image: String?
+        if let known = images[resolved.icon] {
+            image = known
+        } else {
+            image = icons.dataURL(for: resolved.icon)
+            if image == nil { log("web shield: no image to send for the icon \(resolved.icon); the page keeps its own") }
+            images[resolved.icon] = image
+        }
+        return WebShieldLook(site: site, look: resolved, iconImage: image)
     }
 
     /// Who shields `site`, and how the app's extensions are asked about it.
