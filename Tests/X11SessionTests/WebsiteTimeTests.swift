@@ -327,6 +327,53 @@ final class WebsiteTimeTests: XSessionTestCase {
         gaming.shield.webDomainCategories = nil
     }
 
+    /// Worklog (WWDC22) as it is, its own program: the stores its setup makes shield the
+    /// websites the category table puts in Social and in Games, and the evening its monitor
+    /// starts lifts Social's and leaves Gaming's, in tabs already open on them.
+    func testWorklogsOwnStoresShieldItsCategoriesWebsitesAndItsEveningLiftsSocials() throws {
+        let rig = try makeRig()
+        let session = try startXSession()
+        let xdotool = try requireTool("xdotool")
+        let data = try rig.dataDirectory(websites: ["news.test": "Social", "videos.test": "Game"])
+        let agent = try AgentRun(
+            display: session.display, home: home, environment: try catalogEnvironment(entries: [:]).merging(["SCREENWARD_DATA_DIR": data.path]) { $1 },
+            verbose: true)
+        defer { agent.stop() }
+        let manifests = agent.process.standardError.components(separatedBy: "with extensions").count
+        XCTAssertTrue(try runProject("worklog", ["install"], agent.environment).contains("Installed"))
+        let read = Date().addingTimeInterval(10)
+        while agent.process.standardError.components(separatedBy: "with extensions").count <= manifests, Date() < read { Thread.sleep(forTimeInterval: 0.05) }
+        // The tabs are open on both websites before Worklog's setup makes its stores.
+        let chromium = try rig.chromium(environment: agent.environment, urls: ["http://news.test:\(rig.port)/news.html", "http://www.videos.test:\(rig.port)/video.html"])
+        let window = try rig.window(titled: "News page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
+        try waitForHostConnected(rig, "chromium")
+        XCTAssertTrue(try runProject("worklog", ["setup"], agent.environment).contains("authorised"))
+        func show(tab: Int, expecting title: String) throws {
+            _ = try toolOutput("xdotool", ["windowactivate", "--sync", window, "key", "ctrl+\(tab)"], display: session.display)
+            _ = try rig.window(titled: title, display: session.display, xdotool: xdotool, or: chromium)
+        }
+        try show(tab: 1, expecting: "news.test (restricted) - Chromium")
+        try show(tab: 2, expecting: "videos.test (restricted) - Chromium")
+        let videoPages = rig.requests(for: "/video.html")
+
+        let now = Date()
+        _ = try runProject(
+            "worklog", ["allow-evenings", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until", Self.hourAndMinute(now.addingTimeInterval(3600))],
+            agent.environment)
+        try show(tab: 1, expecting: "News page - Chromium")
+        try show(tab: 2, expecting: "videos.test (restricted) - Chromium")
+        XCTAssertEqual(rig.requests(for: "/video.html"), videoPages, "Gaming's website stays shielded")
+        XCTAssertTrue(agent.process.standardError.contains("started org.example.worklog's device-activity-monitor extension"))
+    }
+
+    /// Waits until `browser`'s extension is connected to its host.
+    private func waitForHostConnected(_ rig: BrowserRig, _ browser: String) throws {
+        let connected = { rig.hostLines.split(separator: "\n").contains { $0.hasPrefix("screenward-web-host (\(browser)") && $0.hasSuffix("is connected") } }
+        let deadline = Date().addingTimeInterval(30)
+        while !connected(), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        XCTAssertTrue(connected(), rig.hostLines)
+    }
+
     /// `webContent.blockedByFilter` in its three forms: the websites named, every website but
     /// the spared, and the administrator's lists in /etc/screenward/web-filter.d (`.auto`).
     func testTheWebContentFilterInItsThreeForms() throws {
