@@ -366,6 +366,45 @@ final class WebsiteTimeTests: XSessionTestCase {
         XCTAssertTrue(agent.process.standardError.contains("started org.example.worklog's device-activity-monitor extension"))
     }
 
+    /// A browser started again on a shielded website covers it. Firefox keeps the extension's
+    /// rules, so the page goes to the shield from its first request, before the extension has
+    /// heard from the owner; Chromium loads the pages it opens with before its extensions are
+    /// ready (measured: the page is asked for), and its tab is covered once the shields arrive.
+    func testARestartedBrowserCoversTheShieldedWebsiteItOpensWith() throws {
+        let rig = try makeRig()
+        let session = try startXSession()
+        let xdotool = try requireTool("xdotool")
+        let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: [:]), verbose: true)
+        defer { agent.stop() }
+        let client = ServiceClient(transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path), bundleIdentifier: "org.example.focus")
+        ScreenwardApp.client = client
+        _ = try client.call(AuthorizationMethods.request, .individual)
+        let selection = try client.call(AuthorizationMethods.issueSelection, SelectionRequest(webDomains: ["videos.test"]))
+        ManagedSettingsStore(named: .init("focus")).shield.webDomains = selection.webDomainTokens
+
+        for (name, start, suffix) in [("chromium", rig.chromium, " - Chromium"), ("firefox", rig.firefox, " — Mozilla Firefox")] {
+            // First start: the wiki, then the shielded website, which the rules send to the shield.
+            let first = try start(agent.environment, ["http://en.wiki.test:\(rig.port)/wiki.html"])
+            _ = try rig.window(titled: "Wiki page\(suffix)", display: session.display, xdotool: xdotool, or: first)
+            try waitForHostConnected(rig, name)
+            let window = try rig.window(titled: "Wiki page\(suffix)", display: session.display, xdotool: xdotool, or: first)
+            try rig.navigate(window, to: "http://www.videos.test:\(rig.port)/video.html", display: session.display, xdotool: xdotool)
+            _ = try rig.window(titled: "videos.test (restricted)\(suffix)", display: session.display, xdotool: xdotool, or: first)
+            first.stop(grace: 10)
+            while rig.hasWindow(titled: "videos.test (restricted)\(suffix)", display: session.display, xdotool: xdotool) { Thread.sleep(forTimeInterval: 0.1) }
+            // Started again on the shielded website itself: not one request reaches it.
+            let asked = rig.requests(for: "/video.html")
+            let again = try start(agent.environment, ["http://www.videos.test:\(rig.port)/video.html"])
+            _ = try rig.window(titled: "videos.test (restricted)\(suffix)", display: session.display, xdotool: xdotool, or: again)
+            if name == "firefox" {
+                XCTAssertEqual(rig.requests(for: "/video.html"), asked, "Firefox asked the shielded website for a page after its restart")
+            } else {
+                print("Chromium, started again on the shielded website, asked it for \(rig.requests(for: "/video.html") - asked) page(s) before covering it")
+            }
+            again.stop(grace: 10)
+        }
+    }
+
     /// Waits until `browser`'s extension is connected to its host.
     private func waitForHostConnected(_ rig: BrowserRig, _ browser: String) throws {
         let connected = { rig.hostLines.split(separator: "\n").contains { $0.hasPrefix("screenward-web-host (\(browser)") && $0.hasSuffix("is connected") } }
