@@ -25,7 +25,7 @@ public struct AppGroupStorage: Sendable {
 
     /// Stores `data` under `key`; nil removes it.
     public func set(_ data: Data?, forKey key: String) throws {
-        try ScreenwardApp.client.call(AppGroupMethods.write, AppGroupWrite(key: key, value: data))
+        _ = try ScreenwardApp.client.call(AppGroupMethods.write, AppGroupWrite(key: key, value: data))
     }
 
     public static let maximumKeyLength = 200

@@ -64,11 +64,6 @@ public final class PrivateXSession {
         }
     }
 
-    public func stopWindowManager() {
-        windowManager?.stop()
-        windowManager = nil
-    }
-
     /// Ends the X server (the session) at once, as a crash or logout would.
     public func killServer() {
         server.signal(SIGKILL)

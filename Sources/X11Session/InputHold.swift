@@ -190,7 +190,7 @@ public final class InputHold {
         for rectangle in (region ?? []).prefix(Self.maximumRecordedRectangles) {
             values += [CLong(rectangle.x), CLong(rectangle.y), CLong(rectangle.width), CLong(rectangle.height)]
         }
-        values.withUnsafeBytes { bytes in
+        _ = values.withUnsafeBytes { bytes in
             XChangeProperty(
                 connection.display, window, connection.atom(Self.recordProperty), Atom(XA_CARDINAL), 32, PropModeReplace,
                 bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(values.count))

@@ -119,14 +119,6 @@ public final class XConnection {
         return atom
     }
 
-    func atomName(_ atom: Atom) -> String? {
-        guard atom != 0 else { return nil }
-        let mark = beginErrorWatch()
-        guard let name = XGetAtomName(display, atom) else { _ = errors(since: mark); return nil }
-        defer { XFree(name) }
-        return String(cString: name)
-    }
-
     // MARK: Time
 
     /// When an event stamped `serverTime` happened, on the local clocks.

@@ -253,7 +253,7 @@ final class Daemon {
                 for callback in callbacks { log.info("\(user.name): monitor: \(callback)") }
             }
             owners[user.uid] = owner
-            let engine = try OwnerEngine(service: owner.service) { [unowned self] wake in
+            let engine = try OwnerEngine(service: owner.service) { wake in
                 if wake == .clockChanged { log.info("the wall clock was set: working out \(user.name)'s deadlines again") }
             }
             engines[user.uid] = engine

@@ -38,6 +38,28 @@ final class SelectionDescribeTests: XCTestCase {
         XCTAssertEqual(host, try world.pick(webDomains: ["youtube.com", "bbc.co.uk"]))
     }
 
+    /// Screenward's addition for programs with no person at the picker: the same tokens the
+    /// picker's ids get, and a clear error for an id that names nothing or an app not authorised.
+    func testChoosingByIdsGivesThePickersTokensAndSaysWhatIsWrong() async throws {
+        let world = try InProcessWorld(test: self)
+        world.use("org.example.script")
+        do {
+            _ = try await FamilyActivitySelection.choosing(applications: ["chat.desktop"])
+            XCTFail("an app not authorised got tokens")
+        } catch let error as FamilyControlsError {
+            XCTAssertTrue("\(error)".contains("is not authorised"), "\(error)")
+        }
+        try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+        let chosen = try await FamilyActivitySelection.choosing(applications: ["chat.desktop"], categories: ["Game"], webDomains: ["example.org"])
+        XCTAssertEqual(chosen, try world.pick(applications: ["chat.desktop"], categories: ["Game"], webDomains: ["example.org"]))
+        do {
+            _ = try await FamilyActivitySelection.choosing(applications: ["nothing.desktop"])
+            XCTFail("an id that names nothing gave a token")
+        } catch let error as FamilyControlsError {
+            XCTAssertEqual(error, .invalidArgument("no application \"nothing.desktop\" is installed (ids are desktop ids such as firefox.desktop, or wmclass:<class>)"))
+        }
+    }
+
     func testAnotherAppsTokensAreLeftOutWithTheReasonAndNeverNamed() async throws {
         let world = try InProcessWorld(test: self)
         world.use("org.example.other")

@@ -1,6 +1,6 @@
 import ArgumentParser
 import DeviceActivity
-@_spi(Screenward) import FamilyControls
+import FamilyControls
 import Foundation
 import HomeworkKit
 import ManagedSettings
@@ -33,7 +33,7 @@ struct HomeworkCommand: AsyncParsableCommand {
     /// The applications named (ids as `screenward usage --json` prints them) as tokens:
     /// the activity picker's part.
     static func select(_ applications: [String]) async throws -> FamilyActivitySelection {
-        try await ScreenwardApp.client.call(AuthorizationMethods.issueSelection, SelectionRequest(applications: applications))
+        try await FamilyActivitySelection.choosing(applications: applications)
     }
 
     struct Setup: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
-@_spi(Screenward) import DeviceActivity
-@_spi(Screenward) import FamilyControls
+import DeviceActivity
+import FamilyControls
 import Foundation
 import ManagedSettings
 import WorklogDemo
@@ -56,10 +56,9 @@ struct WorklogCommand: AsyncParsableCommand {
             try WorklogCommand.prepare()
             try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
             // The activity picker's part: Aniyah picks the Social and Games categories.
-            let client = ScreenwardApp.client
             var selections = Selections(
-                social: try await client.call(AuthorizationMethods.issueSelection, SelectionRequest(categories: [social])),
-                gaming: try await client.call(AuthorizationMethods.issueSelection, SelectionRequest(categories: [gaming])))
+                social: try await FamilyActivitySelection.choosing(categories: [social]),
+                gaming: try await FamilyActivitySelection.choosing(categories: [gaming]))
             if pick {
                 selections.social = try await Self.pickOneCategory(starting: selections.social, "Worklog: tick the one category of social media")
                 selections.gaming = try await Self.pickOneCategory(starting: selections.gaming, "Worklog: tick the one category of games")

@@ -115,10 +115,6 @@ extension Ledger {
         }
     }
 
-    public func deletePendingRuleChange(named name: String) throws {
-        try database.write { db in try db.execute(sql: "DELETE FROM pendingRuleChange WHERE name = ?", arguments: [name]) }
-    }
-
     // MARK: Always allowed
 
     public func allowedApplications() throws -> [AllowedApplication] {

@@ -72,7 +72,9 @@ public final class BrowserRig {
         let hostProgram = try host ?? ProjectPrograms.url(of: "screenward-web-host")
         try "#!/bin/sh\nexec '\(hostProgram.path)' \"$@\" 2>>'\(hostLog.path)'\n".write(to: wrapper, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper.path)
-        FileManager.default.createFile(atPath: hostLog.path, contents: nil, attributes: [.posixPermissions: 0o666])
+        guard FileManager.default.createFile(atPath: hostLog.path, contents: nil, attributes: [.posixPermissions: 0o666]) else {
+            throw HarnessError.failed("cannot create the hosts' log \(hostLog.path)")
+        }
         for folder in [folder, prefix, prefix.appendingPathComponent("bin")] {
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
         }

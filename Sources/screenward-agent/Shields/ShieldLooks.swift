@@ -83,12 +83,6 @@ final class ShieldLooks {
         pending[id] = (key, decision, timeout)
     }
 
-    /// Whether the question for `decision` is still unanswered.
-    func isAsking(_ decision: ShieldDecision) -> Bool {
-        let key = Self.key(decision)
-        return pending.values.contains { $0.key == key }
-    }
-
     func received(_ id: ShieldRequestID, _ configuration: ShieldConfiguration) {
         guard let request = pending.removeValue(forKey: id) else { return }
         request.timeout.cancel()
