@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// Targets outside the platform modules (X11Session, ShieldUI, TrayUI, ReportUI, PickerUI, SystemAccounts) may not contain unsafe code.
+/// Targets outside the platform modules (GLibRuntime, X11Session, ShieldUI, TrayUI, ReportUI, PickerUI, SystemAccounts) may not contain unsafe code.
 let safeSwift: [SwiftSetting] = [
     .strictMemorySafety(),
     .treatWarning("StrictMemorySafety", as: .error),
@@ -33,9 +33,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        // System libraries: Xlib, XScreenSaver, XSync (Xext), X-Resource, GLib and GIO (D-Bus); and GTK 3.
+        // System libraries: Xlib, XScreenSaver, XSync (Xext), X-Resource with GLib (its source for
+        // an Xlib connection); GLib and GIO (D-Bus) alone; and GTK 3.
         .systemLibrary(
-            name: "CX11", pkgConfig: "x11 xscrnsaver xext xres glib-2.0 gio-2.0",
+            name: "CX11", pkgConfig: "x11 xscrnsaver xext xres glib-2.0",
             providers: [.apt(["libx11-dev", "libxss-dev", "libxext-dev", "libxres-dev", "libglib2.0-dev"])]),
         .systemLibrary(
             name: "CGtk", pkgConfig: "gtk+-3.0",
@@ -78,8 +79,13 @@ let package = Package(
             ],
             swiftSettings: safeSwift),
 
+        // GLib's main loop and what runs on it without X: mailboxes, timers, D-Bus, logind,
+        // inotify, notifications. A platform module (it touches C); the daemon and the command
+        // line take it without the X11 module, so they link no Xlib and no GTK.
+        .systemLibrary(name: "CGLib", pkgConfig: "gio-2.0 glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        .target(name: "GLibRuntime", dependencies: ["CGLib", "ScreenwardCore"]),
         // The X11 platform module: with ShieldUI and SystemAccounts, the only places that touch C.
-        .target(name: "X11Session", dependencies: ["CX11", "ScreenwardCore"]),
+        .target(name: "X11Session", dependencies: ["CX11", "GLibRuntime", "ScreenwardCore"]),
 
         // The GTK shield window: another platform module allowed to touch C.
         .target(name: "ShieldUI", dependencies: ["CGtk", "ScreenwardCore", "ManagedSettings", "ManagedSettingsUI"]),
@@ -103,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "screenward-tray",
             dependencies: [
-                "TrayUI", "ScreenwardCore", "ScreenwardIPC", "X11Session", "ShieldUI",
+                "TrayUI", "ScreenwardCore", "ScreenwardIPC", "GLibRuntime", "X11Session", "ShieldUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
@@ -133,7 +139,7 @@ let package = Package(
         .executableTarget(
             name: "screenward-agent",
             dependencies: [
-                "ScreenwardCore", "X11Session", "ScreenwardIPC", "ShieldUI", "SystemAccounts", "ManagedSettings", "ManagedSettingsUI",
+                "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardIPC", "ShieldUI", "SystemAccounts", "ManagedSettings", "ManagedSettingsUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
@@ -141,14 +147,14 @@ let package = Package(
         .executableTarget(
             name: "screenward-daemon",
             dependencies: [
-                "ScreenwardCore", "ScreenwardIPC", "SystemAccounts", "X11Session", "DeviceActivity",
+                "ScreenwardCore", "ScreenwardIPC", "SystemAccounts", "GLibRuntime", "DeviceActivity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
         .executableTarget(
             name: "screenward",
             dependencies: [
-                "ScreenwardCore", "FamilyControls", "ManagedSettings", "ScreenwardIPC", "X11Session",
+                "ScreenwardCore", "FamilyControls", "ManagedSettings", "ScreenwardIPC", "GLibRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
@@ -182,30 +188,30 @@ let package = Package(
             path: "Examples/Homework/homework", swiftSettings: safeSwift),
         .executableTarget(
             name: "screenward-testwindow",
-            dependencies: ["X11Session", "ScreenwardTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["GLibRuntime", "X11Session", "ScreenwardTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: safeSwift),
         // Test doubles of the platform's services, kept out of the production modules (as
         // swift-nio keeps NIOEmbedded beside NIOPosix): a fake logind that speaks GDBus
         // through X11Session's helpers. Like the platform module beside it, it touches C,
         // so it does not get the `safeSwift` settings. Only tests and test programs use it.
-        .target(name: "ScreenwardTesting", dependencies: ["CX11", "X11Session"]),
+        .target(name: "ScreenwardTesting", dependencies: ["CX11", "CGLib", "GLibRuntime", "X11Session"]),
         // Test support: the fake logind on a private bus, as a program the tests start.
         .executableTarget(
             name: "screenward-fake-logind",
-            dependencies: ["ScreenwardTesting", "X11Session", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["ScreenwardTesting", "GLibRuntime", "X11Session", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: safeSwift),
         // Shows one shield, for screenshots, the tests and trying looks.
         .executableTarget(
             name: "screenward-shieldview",
             dependencies: [
-                "ShieldUI", "ScreenwardCore", "X11Session", "ManagedSettingsUI",
+                "ShieldUI", "ScreenwardCore", "GLibRuntime", "X11Session", "ManagedSettingsUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
         .executableTarget(
             name: "screenward-bench",
             dependencies: [
-                "ScreenwardCore", "X11Session", "SessionHarness", "DeviceActivity", "FamilyControls", "ManagedSettings", "ScreenwardIPC",
+                "ScreenwardCore", "GLibRuntime", "X11Session", "SessionHarness", "DeviceActivity", "FamilyControls", "ManagedSettings", "ScreenwardIPC",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -243,7 +249,7 @@ let package = Package(
         .testTarget(
             name: "X11SessionTests",
             dependencies: [
-                "X11Session", "ScreenwardTesting", "ScreenwardCore", "SessionHarness", "TestSupport",
+                "GLibRuntime", "X11Session", "ScreenwardTesting", "ScreenwardCore", "SessionHarness", "TestSupport",
                 "ScreenwardIPC", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity",
             ]),
         // The shield window, driven through screenward-shieldview (GTK starts once per process).

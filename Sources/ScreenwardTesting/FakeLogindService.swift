@@ -1,5 +1,6 @@
-import CX11
+import CGLib
 import Foundation
+import GLibRuntime
 import X11Session
 
 /// A test double of systemd-logind on a private bus, for `screenward-fake-logind` and

@@ -1,5 +1,6 @@
-import CX11
+import CGLib
 import Foundation
+import GLibRuntime
 import X11Session
 
 extension FakeLogindService {

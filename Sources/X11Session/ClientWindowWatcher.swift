@@ -1,4 +1,5 @@
 import CX11
+import GLibRuntime
 import ScreenwardCore
 
 /// A managed application window: who it belongs to and where it is drawn.

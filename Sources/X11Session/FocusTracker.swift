@@ -1,4 +1,5 @@
 import CX11
+import GLibRuntime
 import ScreenwardCore
 
 /// What has the focus, and when that changed.

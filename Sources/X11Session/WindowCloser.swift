@@ -1,5 +1,6 @@
 import CX11
 import Foundation
+import GLibRuntime
 
 /// Closes an application's window the gentlest way that works: the window manager's
 /// `_NET_CLOSE_WINDOW`, then the client's own `WM_DELETE_WINDOW`, then SIGTERM to

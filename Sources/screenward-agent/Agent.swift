@@ -1,4 +1,5 @@
 import Foundation
+import GLibRuntime
 import ScreenwardCore
 import ScreenwardIPC
 import ShieldUI

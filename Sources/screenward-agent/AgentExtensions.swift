@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import GLibRuntime
 import ScreenwardCore
 import X11Session
 

@@ -1,5 +1,6 @@
 @_spi(Screenward) import DeviceActivity
 import Foundation
+import GLibRuntime
 import ScreenwardCore
 import ScreenwardIPC
 import SystemAccounts

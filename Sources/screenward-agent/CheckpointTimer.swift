@@ -1,3 +1,4 @@
+import GLibRuntime
 import X11Session
 
 /// The one-second checkpoint, kept running exactly while time is counted, so that a

@@ -1,3 +1,4 @@
+import GLibRuntime
 import ScreenwardCore
 import X11Session
 

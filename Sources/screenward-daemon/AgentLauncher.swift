@@ -1,6 +1,6 @@
 import Foundation
+import GLibRuntime
 import ScreenwardCore
-import X11Session
 
 /// The managed user of a session, as the launcher needs them.
 struct SessionUser {

@@ -2,10 +2,10 @@
 @_spi(Screenward) import FamilyControls
 import Foundation
 import Glibc
+import GLibRuntime
 @_spi(Screenward) import ScreenwardCore
 import ScreenwardIPC
 import SystemAccounts
-import X11Session
 
 /// The composition root of the system daemon: its state, its socket, logind and the
 /// managed sessions' agents, all on one loop (GLib's, which logind's signals need).

@@ -1,8 +1,8 @@
 import Foundation
 import Glibc
+import GLibRuntime
 import ScreenwardCore
 import SystemAccounts
-import X11Session
 
 /// The system daemon's side of launching apps' extensions for managed users: one
 /// `ExtensionSupervisor` per managed user (each with that user's state), the system's

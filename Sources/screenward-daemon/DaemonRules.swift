@@ -1,7 +1,7 @@
 import Foundation
+import GLibRuntime
 import ScreenwardCore
 import ScreenwardIPC
-import X11Session
 
 /// Managed users' rules: one built-in rules app per managed user, reaching that user's
 /// owner on the daemon's loop; its pushes wait for the loop (never inline while it is in

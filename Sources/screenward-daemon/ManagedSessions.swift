@@ -1,9 +1,9 @@
 import Foundation
 import Glibc
+import GLibRuntime
 import ScreenwardCore
 import ScreenwardIPC
 import SystemAccounts
-import X11Session
 
 /// The active X11 sessions of managed users and their agents, on the daemon's loop:
 /// follows logind, starts an agent for each such session, attaches it, takes its

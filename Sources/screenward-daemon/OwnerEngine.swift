@@ -1,6 +1,6 @@
 import Foundation
+import GLibRuntime
 import ScreenwardCore
-import X11Session
 
 /// Runs one managed user's monitor engine on the daemon's loop: what is due is
 /// delivered, then a wall-clock timer sleeps until the next deadline (it fires on time

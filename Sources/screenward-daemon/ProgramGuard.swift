@@ -1,9 +1,9 @@
 import Foundation
 import Glibc
+import GLibRuntime
 import ScreenwardCore
 import ScreenwardIPC
 import SystemAccounts
-import X11Session
 
 /// Child mode's hold on the managed users' programs, on the daemon's loop:
 /// - their agents learn what each process of theirs is (`ChildPrograms`), so a window is

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GLibRuntime
 import ManagedSettingsUI
 import ScreenwardCore
 import ShieldUI

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GLibRuntime
 import ScreenwardTesting
 import X11Session
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GLibRuntime
 import ScreenwardCore
 import ScreenwardIPC
 import ShieldUI

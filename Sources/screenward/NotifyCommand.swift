@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import X11Session
+import GLibRuntime
 
 /// Shows one desktop notification on the session bus of this process's user. The
 /// system daemon runs it as a managed user (a user's session bus lets only that user

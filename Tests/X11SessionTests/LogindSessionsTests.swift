@@ -1,4 +1,5 @@
 import Foundation
+import GLibRuntime
 import SessionHarness
 import TestSupport
 import X11Session

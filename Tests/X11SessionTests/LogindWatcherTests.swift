@@ -1,4 +1,5 @@
 import Foundation
+import GLibRuntime
 import X11Session
 import SessionHarness
 import TestSupport

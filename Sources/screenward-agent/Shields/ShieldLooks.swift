@@ -1,4 +1,5 @@
 import Foundation
+import GLibRuntime
 @_spi(Screenward) import ManagedSettings
 import ManagedSettingsUI
 import ScreenwardCore

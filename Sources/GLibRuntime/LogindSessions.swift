@@ -1,4 +1,4 @@
-import CX11
+import CGLib
 import Foundation
 
 /// Follows all of systemd-logind's sessions, for a system daemon: which exist, and

@@ -1,4 +1,4 @@
-import CX11
+import CGLib
 import Foundation
 
 /// Wakes the loop at a wall-clock instant (a `Date`), the way the monitor engine's

@@ -1,5 +1,6 @@
-import CX11
+import CGLib
 import Foundation
+import ScreenwardCore
 import Synchronization
 
 /// The one GLib main loop that carries everything: X events, timers and signals
@@ -70,14 +71,13 @@ public final class MainLoop {
                 G_PRIORITY_HIGH, signal, fireRepeating, Unmanaged.passRetained(box).toOpaque(), releaseBox))
     }
 
-    /// Carries `connection`'s events on this loop through a GSource that knows about
-    /// Xlib's own queue (see the shim).
-    /// Cancel the registration before the connection's server goes away (tests that
-    /// end their X server), or the loop reads from a dead connection.
+    /// Attaches a GSource made elsewhere (the X11 module's, which carries an Xlib connection):
+    /// `action` runs at each of its dispatches. The loop holds the source from here on; the
+    /// caller's reference is released.
     @discardableResult
-    public func attach(_ connection: XConnection) -> Registration {
-        let source = sw_x_source_new(connection.display)
-        let box = CallbackBox { connection.drainEvents() }
+    public func attach(source raw: UnsafeMutableRawPointer, _ action: @escaping () -> Void) -> Registration {
+        let source = raw.assumingMemoryBound(to: GSource.self)
+        let box = CallbackBox(action)
         g_source_set_callback(source, fireRepeating, Unmanaged.passRetained(box).toOpaque(), releaseBox)
         g_source_set_priority(source, G_PRIORITY_DEFAULT)
         let id = g_source_attach(source, nil)

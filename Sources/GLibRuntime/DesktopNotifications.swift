@@ -1,4 +1,4 @@
-import CX11
+import CGLib
 import Foundation
 
 /// Desktop notifications (`org.freedesktop.Notifications.Notify`) on a session bus,

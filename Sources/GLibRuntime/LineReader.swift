@@ -1,4 +1,4 @@
-import CX11
+import CGLib
 import Foundation
 
 extension MainLoop {

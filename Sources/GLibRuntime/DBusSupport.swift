@@ -1,4 +1,4 @@
-import CX11
+import CGLib
 
 // Small helpers around GDBus and GVariant shared by LogindWatcher, LogindSessions and
 // the test double FakeLogindService (in ScreenwardTesting, hence `package`). GVariant's
