@@ -10,6 +10,8 @@ let safeSwift: [SwiftSetting] = [
 let package = Package(
     name: "Screenward",
     platforms: [.macOS(.v14)],
+    // What people use: the API's libraries and the programs. The test tools (test windows, a
+    // shield drawn alone, a fake logind) are executable targets the tests build, not products.
     products: [
         .library(name: "FamilyControls", targets: ["FamilyControls"]),
         .library(name: "ManagedSettings", targets: ["ManagedSettings"]),
@@ -17,9 +19,7 @@ let package = Package(
         .library(name: "DeviceActivity", targets: ["DeviceActivity"]),
         .executable(name: "screenward-agent", targets: ["screenward-agent"]),
         .executable(name: "screenward", targets: ["screenward"]),
-        .executable(name: "screenward-testwindow", targets: ["screenward-testwindow"]),
         .executable(name: "screenward-bench", targets: ["screenward-bench"]),
-        .executable(name: "screenward-shieldview", targets: ["screenward-shieldview"]),
         .executable(name: "screenward-daemon", targets: ["screenward-daemon"]),
         .executable(name: "screenward-tray", targets: ["screenward-tray"]),
         .executable(name: "screenward-report", targets: ["screenward-report"]),
