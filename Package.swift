@@ -134,7 +134,9 @@ let package = Package(
 
         // Private X sessions, child processes, local users, the system daemon and a managed
         // user's desktop (for the tests, the demo and the benchmarks).
-        .target(name: "SessionHarness", dependencies: ["X11Session", "ScreenwardCore", "ScreenwardIPC", "ManagedSettings"], swiftSettings: safeSwift),
+        .target(
+            name: "SessionHarness", dependencies: ["X11Session", "ScreenwardTesting", "ScreenwardCore", "ScreenwardIPC", "ManagedSettings"],
+            swiftSettings: safeSwift),
 
         .executableTarget(
             name: "screenward-agent",
@@ -211,7 +213,8 @@ let package = Package(
         .executableTarget(
             name: "screenward-bench",
             dependencies: [
-                "ScreenwardCore", "GLibRuntime", "X11Session", "SessionHarness", "DeviceActivity", "FamilyControls", "ManagedSettings", "ScreenwardIPC",
+                "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardTesting", "SessionHarness", "DeviceActivity", "FamilyControls", "ManagedSettings",
+                "ScreenwardIPC",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardTesting
 import X11Session
 
 /// A private X server (Xvfb) with, optionally, the openbox window manager: a real

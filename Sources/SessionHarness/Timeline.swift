@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardTesting
 import X11Session
 
 /// Truth from the X server: how long each window held `_NET_ACTIVE_WINDOW`,

@@ -57,13 +57,6 @@ public final class ShieldStacking {
         XFlush(connection.display)
     }
 
-    /// The X server time now (a zero-length property append on a window this
-    /// connection owns, read from its PropertyNotify), when the caller has none.
-    /// One round trip; nil if the server did not answer with the event.
-    public func currentServerTime() -> UInt32? {
-        connection.serverTimeNow()
-    }
-
     private func sendToRoot(_ window: Window, _ type: String, _ data: [CLong]) {
         var event = XEvent()
         event.xclient.type = ClientMessage

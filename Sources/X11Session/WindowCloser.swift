@@ -97,7 +97,7 @@ public final class WindowCloser {
 
 extension XConnection {
     /// Whether `window` exists and is mapped (a withdrawn window counts as closed).
-    func windowExists(_ window: WindowID) -> Bool {
+    package func windowExists(_ window: WindowID) -> Bool {
         var attributes = XWindowAttributes()
         let mark = beginErrorWatch()
         let status = XGetWindowAttributes(display, Window(window.rawValue), &attributes)
@@ -105,11 +105,11 @@ extension XConnection {
         return status != 0 && !failed && attributes.map_state != IsUnmapped
     }
 
-    func sendToRoot(_ window: WindowID, _ type: String, _ data: [CLong]) {
+    package func sendToRoot(_ window: WindowID, _ type: String, _ data: [CLong]) {
         send(ClientMessageSpec(window: window, type: type, data: data), to: root, mask: SubstructureRedirectMask | SubstructureNotifyMask)
     }
 
-    func sendToWindow(_ window: WindowID, _ type: String, _ data: [CLong]) {
+    package func sendToWindow(_ window: WindowID, _ type: String, _ data: [CLong]) {
         send(ClientMessageSpec(window: window, type: type, data: data), to: Window(window.rawValue), mask: NoEventMask)
     }
 

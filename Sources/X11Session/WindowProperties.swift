@@ -30,21 +30,21 @@ extension XConnection {
     }
 
     /// A list of 32-bit values (WINDOW, CARDINAL, ATOM properties).
-    func propertyValues(_ window: Window, _ property: String, maxCount: Int = 64) -> [UInt]? {
+    package func propertyValues(_ window: Window, _ property: String, maxCount: Int = 64) -> [UInt]? {
         guard let value = propertyBytes(window, property, maxBytes: maxCount * 4), value.format == 32 else { return nil }
         return value.bytes.withUnsafeBytes { raw in
             Array(raw.bindMemory(to: CUnsignedLong.self)).map { UInt($0) }
         }
     }
 
-    func propertyWindow(_ window: Window, _ property: String) -> Window? {
+    package func propertyWindow(_ window: Window, _ property: String) -> Window? {
         guard let value = propertyValues(window, property, maxCount: 1)?.first, value != 0 else { return nil }
         return Window(value)
     }
 
     /// A text property, decoded as UTF-8 (invalid bytes replaced) unless it is a
     /// Latin-1 `STRING`, cut at `maxCharacters`; NUL-separated parts are returned apart.
-    func propertyStrings(_ window: Window, _ property: String, maxCharacters: Int = 512) -> [String]? {
+    package func propertyStrings(_ window: Window, _ property: String, maxCharacters: Int = 512) -> [String]? {
         guard let value = propertyBytes(window, property, maxBytes: maxCharacters * 4), value.format == 8 else { return nil }
         let isLatin1 = value.type == Atom(XA_STRING) && String(validating: value.bytes, as: UTF8.self) == nil
         return value.bytes.split(separator: 0, omittingEmptySubsequences: false).map { part in
@@ -55,7 +55,7 @@ extension XConnection {
         }
     }
 
-    func propertyString(_ window: Window, _ property: String, maxCharacters: Int = 512) -> String? {
+    package func propertyString(_ window: Window, _ property: String, maxCharacters: Int = 512) -> String? {
         guard let first = propertyStrings(window, property, maxCharacters: maxCharacters)?.first, !first.isEmpty else { return nil }
         return first
     }

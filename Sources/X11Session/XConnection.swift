@@ -129,7 +129,7 @@ public final class XConnection {
     /// The X server's time now (milliseconds), read the ICCCM way: a zero-length
     /// append to a property of a window this connection owns, stamped by the
     /// server in its PropertyNotify. One round trip. Nil if the event did not come.
-    func serverTimeNow() -> UInt32? {
+    public func serverTimeNow() -> UInt32? {
         if timeProbeWindow == 0 {
             timeProbeWindow = XCreateWindow(display, root, -10, -10, 1, 1, 0, 0, UInt32(InputOnly), nil, 0, nil)
             XSelectInput(display, timeProbeWindow, PropertyChangeMask)
@@ -162,7 +162,7 @@ public final class XConnection {
     }
 
     /// Reads and handles every event the server has sent so far.
-    func drainEvents() {
+    package func drainEvents() {
         var event = XEvent()
         while XPending(display) > 0 {
             XNextEvent(display, &event)
@@ -174,14 +174,14 @@ public final class XConnection {
     public func flush() { XFlush(display) }
 
     /// Whether another change of `property` on `window` is already queued.
-    func isPropertyChangeQueued(_ window: Window, _ property: Atom) -> Bool {
+    package func isPropertyChangeQueued(_ window: Window, _ property: Atom) -> Bool {
         sw_property_event_queued(display, window, property) != 0
     }
 
     /// Waits until the server has processed every request sent so far.
     public func sync() { XSync(display, 0) }
 
-    func selectInput(_ window: Window, mask: Int) {
+    package func selectInput(_ window: Window, mask: Int) {
         XSelectInput(display, window, mask)
     }
 

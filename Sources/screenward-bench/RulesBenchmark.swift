@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ScreenwardCore
 import ScreenwardIPC
+import ScreenwardTesting
 import SessionHarness
 import X11Session
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ScreenwardTesting
 import SessionHarness
 import X11Session
 

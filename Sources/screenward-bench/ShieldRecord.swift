@@ -32,7 +32,7 @@ final class ShieldRecord {
 
     private let loop = MainLoop()
     private let watcher: ClientWindowWatcher
-    private let clock: ShieldStacking
+    private let connection: XConnection
     private(set) var windows: [WindowID: ClientWindow] = [:]
     private(set) var active: WindowID?
     /// The window whose shield is awaited, and the shield if it is known.
@@ -43,7 +43,7 @@ final class ShieldRecord {
     init(display: String) throws {
         let connection = try XConnection(displayName: display)
         watcher = ClientWindowWatcher(connection: connection, loop: loop)
-        clock = ShieldStacking(connection: connection)
+        self.connection = connection
         watcher.start { [unowned self] event in handle(event) }
     }
 
@@ -66,13 +66,13 @@ final class ShieldRecord {
             throw HarnessError.timedOut("the shield over \(target) never held the focus with its frame (\(describe(target)))")
         }
         if let time = since.serverTime { return End(shield: since.shield, serverTime: time, stamped: true) }
-        guard let now = clock.currentServerTime() else { throw HarnessError.failed("the X server did not tell its time") }
+        guard let now = connection.serverTimeNow() else { throw HarnessError.failed("the X server did not tell its time") }
         return End(shield: since.shield, serverTime: now, stamped: false)
     }
 
     /// The X server's time now (milliseconds).
     func serverTime() throws -> UInt32 {
-        guard let now = clock.currentServerTime() else { throw HarnessError.failed("the X server did not tell its time") }
+        guard let now = connection.serverTimeNow() else { throw HarnessError.failed("the X server did not tell its time") }
         return now
     }
 

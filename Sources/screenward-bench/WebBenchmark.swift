@@ -4,6 +4,7 @@ import Foundation
 import ManagedSettings
 import ScreenwardCore
 import ScreenwardIPC
+import ScreenwardTesting
 import SessionHarness
 import X11Session
 

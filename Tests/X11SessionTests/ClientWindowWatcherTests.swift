@@ -339,7 +339,7 @@ final class ClientWindowWatcherTests: XSessionTestCase {
             // Activating the target again: the shield comes back over it.
             try target.command("activate \(targetID)")
             XCTAssertTrue(x.wait { x.watcher.activeWindow == targetID }, "\(x.events)")
-            stacking.present(shield: shieldID, over: try XCTUnwrap(x.window(targetID)), serverTime: stacking.currentServerTime())
+            stacking.present(shield: shieldID, over: try XCTUnwrap(x.window(targetID)), serverTime: x.connection.serverTimeNow())
             XCTAssertTrue(x.wait { x.watcher.activeWindow == shieldID })
         }
     }

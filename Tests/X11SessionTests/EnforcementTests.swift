@@ -3,6 +3,7 @@
 import Foundation
 @_spi(Screenward) import ManagedSettings
 import ScreenwardIPC
+import ScreenwardTesting
 import SessionHarness
 import Synchronization
 import X11Session

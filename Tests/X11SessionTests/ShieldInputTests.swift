@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardTesting
 import SessionHarness
 import X11Session
 import XCTest

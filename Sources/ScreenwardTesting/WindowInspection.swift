@@ -1,4 +1,5 @@
 import CX11
+import X11Session
 import ScreenwardCore
 
 /// What tests and tools look at on another client's window: where it is drawn, its
