@@ -220,10 +220,11 @@ let package = Package(
             ],
             swiftSettings: safeSwift),
 
-        // What the tests share: skipping a test that cannot run here (failing it under CI), a raw socket client.
+        // What the tests share: skipping a test that cannot run here (failing it under CI), a raw socket client,
+        // a ledger written at once.
         .target(
             name: "TestSupport",
-            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: ["ScreenwardCore", "ManagedSettings", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             path: "Tests/TestSupport", swiftSettings: safeSwift),
 
         .testTarget(name: "DeviceActivityTests", dependencies: ["DeviceActivity"]),

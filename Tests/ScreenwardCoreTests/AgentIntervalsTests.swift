@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @_spi(Screenward) import ManagedSettings
 @testable import ScreenwardCore
+import TestSupport
 
 /// The daemon's side of a managed session agent's usage reports.
 final class AgentIntervalsTests: XCTestCase {

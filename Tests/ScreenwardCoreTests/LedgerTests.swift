@@ -4,6 +4,7 @@ import Synchronization
 import XCTest
 @testable import ScreenwardCore
 @_spi(Screenward) import ManagedSettings
+import TestSupport
 
 final class LedgerTests: XCTestCase {
     var directory: URL!

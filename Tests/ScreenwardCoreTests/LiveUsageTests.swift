@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 @_spi(Screenward) import ManagedSettings
 @testable import ScreenwardCore
+import TestSupport
 
 /// A sink that records every call, hands out ids in order, and refuses on demand.
 final class RecordingSink: UsageSink {

@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 @_spi(Screenward) import ManagedSettings
 @testable import ScreenwardCore
+import TestSupport
 
 /// Events with web domains (`DeviceActivityEvent(webDomains:)`): a website's time in any
 /// browser, counted once when the event also has the browser.

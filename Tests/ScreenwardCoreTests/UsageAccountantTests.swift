@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import ScreenwardCore
 import ManagedSettings
+import TestSupport
 
 final class UsageAccountantTests: XCTestCase {
     let editor = AppIdentity(key: .desktopEntry("org.example.Editor.desktop"), displayName: "Editor")

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import ScreenwardCore
+import TestSupport
 
 /// Time on websites: part of the browser's intervals, never beside them.
 final class WebsiteAccountingTests: XCTestCase {

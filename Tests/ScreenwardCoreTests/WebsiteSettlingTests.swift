@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import ScreenwardCore
+import TestSupport
 
 /// A tab switch is told twice, by the window's title and by the browser's report, a few
 /// milliseconds apart in either order: no website loses the moment in between, and the
