@@ -7,16 +7,8 @@ extension XConnection {
     /// Sends the EWMH `_NET_ACTIVE_WINDOW` request (source 2: a pager, which window
     /// managers obey without focus-stealing prevention).
     public func requestActivation(of window: WindowID) {
-        var event = XEvent()
-        event.xclient.type = ClientMessage
-        event.xclient.window = Window(window.rawValue)
-        event.xclient.message_type = atom("_NET_ACTIVE_WINDOW")
-        event.xclient.format = 32
-        event.xclient.data.l.0 = 2
-        event.xclient.data.l.1 = CLong(CurrentTime)
-        event.xclient.data.l.2 = 0
-        XSendEvent(display, root, 0, SubstructureRedirectMask | SubstructureNotifyMask, &event)
-        XFlush(display)
+        requestActivation(of: window, serverTime: nil, currentlyActive: nil)
+        flush()
     }
 
     /// Gives the input focus directly (what matters when no window manager runs).

@@ -3,7 +3,7 @@ import X11Session
 import ScreenwardCore
 
 /// What tests and tools look at on another client's window: where it is drawn, its
-/// names and whether it is mapped, and the window manager's and the client's close requests.
+/// names and whether it is mapped.
 extension XConnection {
     /// Where `window` is drawn, in root-window pixels (its inside, without a window
     /// manager's frame); nil when it does not exist.
@@ -32,16 +32,5 @@ extension XConnection {
         let title = propertyString(Window(window.rawValue), "_NET_WM_NAME", maxCharacters: 1024)
             ?? propertyString(Window(window.rawValue), "WM_NAME", maxCharacters: 1024)
         return (wmClass?.first, wmClass.flatMap { $0.count > 1 ? $0[1] : nil }, title)
-    }
-
-    /// Asks the client itself to close `window` (ICCCM `WM_DELETE_WINDOW`), as a window
-    /// manager's close button does.
-    public func sendDeleteWindow(to window: WindowID) {
-        sendToWindow(window, "WM_PROTOCOLS", [CLong(atom("WM_DELETE_WINDOW")), CLong(CurrentTime)])
-    }
-
-    /// Asks the window manager to close `window` (EWMH `_NET_CLOSE_WINDOW`, as a pager).
-    public func requestClose(of window: WindowID) {
-        sendToRoot(window, "_NET_CLOSE_WINDOW", [CLong(CurrentTime), 2])
     }
 }

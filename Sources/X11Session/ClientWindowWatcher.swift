@@ -503,7 +503,7 @@ public final class ClientWindowWatcher {
 extension XProtocolError {
     /// Whether this error says `window` does not exist (BadWindow, or BadDrawable from XGetGeometry).
     func concerns(_ window: Window) -> Bool {
-        (errorCode == BadWindowCode || errorCode == 9 /* BadDrawable */) && resourceID == UInt(window)
+        (errorCode == BadWindowCode || errorCode == BadDrawableCode) && resourceID == UInt(window)
     }
 }
 

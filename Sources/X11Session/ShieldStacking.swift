@@ -22,14 +22,12 @@ public final class ShieldStacking {
     /// (it is the window just activated; window managers ignore the field for
     /// source 2, and reading `_NET_ACTIVE_WINDOW` would cost a round trip).
     public func present(shield: WindowID, over target: ClientWindow, serverTime: UInt32?) {
-        let window = Window(shield.rawValue)
         if let desktop = target.desktop {
-            sendToRoot(window, "_NET_WM_DESKTOP", [CLong(desktop), 2])
+            connection.requestDesktop(desktop, for: shield)
         }
-        // 1 = _NET_WM_STATE_ADD; source 2.
-        sendToRoot(window, "_NET_WM_STATE", [1, CLong(connection.atom("_NET_WM_STATE_ABOVE")), 0, 2])
-        XRaiseWindow(connection.display, window)
-        sendToRoot(window, "_NET_ACTIVE_WINDOW", [2, CLong(serverTime ?? UInt32(CurrentTime)), CLong(target.id.rawValue)])
+        connection.requestState(.add, "_NET_WM_STATE_ABOVE", of: shield)
+        XRaiseWindow(connection.display, Window(shield.rawValue))
+        connection.requestActivation(of: shield, serverTime: serverTime, currentlyActive: target.id)
         XFlush(connection.display)
     }
 
@@ -37,7 +35,7 @@ public final class ShieldStacking {
     /// window manager focused on its own, over a window in the background, must not
     /// keep the person from the window they were using.
     public func giveFocusBack(to window: WindowID, serverTime: UInt32?) {
-        sendToRoot(Window(window.rawValue), "_NET_ACTIVE_WINDOW", [2, CLong(serverTime ?? UInt32(CurrentTime)), 0])
+        connection.requestActivation(of: window, serverTime: serverTime, currentlyActive: nil)
         XFlush(connection.display)
     }
 
@@ -45,26 +43,14 @@ public final class ShieldStacking {
     /// (`_NET_WM_STATE` remove `_NET_WM_STATE_ABOVE`): a covered application put there
     /// would be stacked over its shield.
     public func takeOutOfAboveLayer(_ window: WindowID) {
-        // 0 = _NET_WM_STATE_REMOVE; source 2.
-        sendToRoot(Window(window.rawValue), "_NET_WM_STATE", [0, CLong(connection.atom("_NET_WM_STATE_ABOVE")), 0, 2])
+        connection.requestState(.remove, "_NET_WM_STATE_ABOVE", of: window)
         XFlush(connection.display)
     }
 
     /// Moves the shield to the target's desktop only (follows `_NET_WM_DESKTOP` changes).
     public func follow(shield: WindowID, toDesktopOf target: ClientWindow) {
         guard let desktop = target.desktop else { return }
-        sendToRoot(Window(shield.rawValue), "_NET_WM_DESKTOP", [CLong(desktop), 2])
+        connection.requestDesktop(desktop, for: shield)
         XFlush(connection.display)
-    }
-
-    private func sendToRoot(_ window: Window, _ type: String, _ data: [CLong]) {
-        var event = XEvent()
-        event.xclient.type = ClientMessage
-        event.xclient.window = window
-        event.xclient.message_type = connection.atom(type)
-        event.xclient.format = 32
-        let values = data + Array(repeating: 0, count: max(0, 5 - data.count))
-        event.xclient.data.l = (values[0], values[1], values[2], values[3], values[4])
-        XSendEvent(connection.display, connection.root, 0, SubstructureRedirectMask | SubstructureNotifyMask, &event)
     }
 }

@@ -70,9 +70,11 @@ public final class WindowCloser {
     private func take(_ step: Step, window: WindowID, pid: Int32?) -> Bool {
         switch step {
         case .closeRequest:
-            connection.sendToRoot(window, "_NET_CLOSE_WINDOW", [CLong(CurrentTime), 2])
+            connection.requestClose(of: window)
+            connection.flush()
         case .deleteWindow:
-            connection.sendToWindow(window, "WM_PROTOCOLS", [CLong(connection.atom("WM_DELETE_WINDOW")), CLong(CurrentTime)])
+            connection.sendDeleteWindow(to: window)
+            connection.flush()
         case .terminate:
             guard let pid, pid > 0 else { return false }
             Foundation.kill(pid, SIGTERM)
@@ -103,31 +105,5 @@ extension XConnection {
         let status = XGetWindowAttributes(display, Window(window.rawValue), &attributes)
         let failed = !errors(since: mark).isEmpty
         return status != 0 && !failed && attributes.map_state != IsUnmapped
-    }
-
-    package func sendToRoot(_ window: WindowID, _ type: String, _ data: [CLong]) {
-        send(ClientMessageSpec(window: window, type: type, data: data), to: root, mask: SubstructureRedirectMask | SubstructureNotifyMask)
-    }
-
-    package func sendToWindow(_ window: WindowID, _ type: String, _ data: [CLong]) {
-        send(ClientMessageSpec(window: window, type: type, data: data), to: Window(window.rawValue), mask: NoEventMask)
-    }
-
-    private struct ClientMessageSpec {
-        var window: WindowID
-        var type: String
-        var data: [CLong]
-    }
-
-    private func send(_ spec: ClientMessageSpec, to destination: Window, mask: Int) {
-        var event = XEvent()
-        event.xclient.type = ClientMessage
-        event.xclient.window = Window(spec.window.rawValue)
-        event.xclient.message_type = atom(spec.type)
-        event.xclient.format = 32
-        let values = spec.data + Array(repeating: 0, count: max(0, 5 - spec.data.count))
-        event.xclient.data.l = (values[0], values[1], values[2], values[3], values[4])
-        XSendEvent(display, destination, 0, mask, &event)
-        XFlush(display)
     }
 }

@@ -82,4 +82,8 @@ private func endAfterLostConnection(_ display: OpaquePointer?) -> Never {
     exit(1)
 }
 
+/// The X protocol's error codes this module tells apart (Xlib's `X.h` defines them as macros
+/// of type int).
 let BadWindowCode: UInt8 = 3
+/// What XGetGeometry answers for a window that is gone.
+let BadDrawableCode: UInt8 = 9

@@ -1,0 +1,62 @@
+import CX11
+
+/// The requests this program makes of the window manager (EWMH client messages sent to the
+/// root window) and of another client (ICCCM's `WM_PROTOCOLS`, sent to its window): built in
+/// one place, their numbers named. None flushes: callers flush once after their requests.
+extension XConnection {
+    /// EWMH's source indication 2: a pager or taskbar asks. Window managers obey it without
+    /// their focus-stealing prevention, as they do for a click in a taskbar.
+    static let pagerSource: CLong = 2
+
+    /// `_NET_WM_STATE`'s actions.
+    package enum StateChange: CLong {
+        case remove = 0
+        case add = 1
+    }
+
+    /// `_NET_ACTIVE_WINDOW` for `window`, stamped `serverTime` (nil: CurrentTime), naming
+    /// `currentlyActive` as the requestor's active window (nil: none).
+    package func requestActivation(of window: WindowID, serverTime: UInt32?, currentlyActive: WindowID?) {
+        sendToWindowManager(
+            "_NET_ACTIVE_WINDOW", about: window,
+            [Self.pagerSource, CLong(serverTime ?? UInt32(CurrentTime)), CLong(currentlyActive?.rawValue ?? 0)])
+    }
+
+    /// `_NET_WM_STATE`: adds or removes `state` (`_NET_WM_STATE_ABOVE`) on `window`.
+    package func requestState(_ change: StateChange, _ state: String, of window: WindowID) {
+        sendToWindowManager("_NET_WM_STATE", about: window, [change.rawValue, CLong(atom(state)), 0, Self.pagerSource])
+    }
+
+    /// `_NET_WM_DESKTOP`: moves `window` to `desktop`.
+    package func requestDesktop(_ desktop: UInt32, for window: WindowID) {
+        sendToWindowManager("_NET_WM_DESKTOP", about: window, [CLong(desktop), Self.pagerSource])
+    }
+
+    /// `_NET_CLOSE_WINDOW`: the window manager asks the client to close `window`, as its
+    /// close button does.
+    package func requestClose(of window: WindowID) {
+        sendToWindowManager("_NET_CLOSE_WINDOW", about: window, [CLong(CurrentTime), Self.pagerSource])
+    }
+
+    /// ICCCM's `WM_DELETE_WINDOW`, sent to the client itself.
+    package func sendDeleteWindow(to window: WindowID) {
+        sendClientMessage("WM_PROTOCOLS", about: window, [CLong(atom("WM_DELETE_WINDOW")), CLong(CurrentTime)], to: Window(window.rawValue), mask: NoEventMask)
+    }
+
+    private func sendToWindowManager(_ type: String, about window: WindowID, _ data: [CLong]) {
+        sendClientMessage(type, about: window, data, to: root, mask: SubstructureRedirectMask | SubstructureNotifyMask)
+    }
+
+    /// The one sender: a 32-bit client message of `type` about `window`, with up to five
+    /// values (the rest 0).
+    private func sendClientMessage(_ type: String, about window: WindowID, _ data: [CLong], to destination: Window, mask: Int) {
+        var event = XEvent()
+        event.xclient.type = ClientMessage
+        event.xclient.window = Window(window.rawValue)
+        event.xclient.message_type = atom(type)
+        event.xclient.format = 32
+        let values = data + Array(repeating: 0, count: max(0, 5 - data.count))
+        event.xclient.data.l = (values[0], values[1], values[2], values[3], values[4])
+        XSendEvent(display, destination, 0, mask, &event)
+    }
+}
