@@ -34,10 +34,7 @@ extension XConnection {
 
     /// Whether an EWMH window manager announces itself on this display.
     public func hasWindowManager() -> Bool {
-        let mark = beginErrorWatch()
-        defer { _ = errors(since: mark) }
-        guard let check = propertyWindow(root, "_NET_SUPPORTING_WM_CHECK") else { return false }
-        return propertyWindow(check, "_NET_SUPPORTING_WM_CHECK") == check
+        windowManager() != nil
     }
 }
 

@@ -176,16 +176,13 @@ public final class ClientWindowWatcher {
     // MARK: Window manager and client list
 
     private func detectWindowManager() {
-        let mark = connection.beginErrorWatch()
         var found = false
         var check: Window?
-        if let candidate = connection.propertyWindow(connection.root, "_NET_SUPPORTING_WM_CHECK"),
-            connection.propertyWindow(candidate, "_NET_SUPPORTING_WM_CHECK") == candidate,
-            let supported = connection.propertyValues(connection.root, "_NET_SUPPORTED", maxCount: 1024)
-        {
+        if let manager = connection.windowManager(), let supported = manager.supported {
             found = supported.contains(UInt(atoms.clientList))
-            check = candidate
+            check = manager.check
         }
+        let mark = connection.beginErrorWatch()
         usesWindowManager = found
         windowManagerCheck = found ? check : nil
         if let check = windowManagerCheck { connection.selectInput(check, mask: StructureNotifyMask) }

@@ -118,15 +118,7 @@ public final class FocusTracker {
 
     /// An EWMH window manager names a check window on the root that names itself.
     private func detectWindowManager() {
-        let mark = connection.beginErrorWatch()
-        var found = false
-        if let check = connection.propertyWindow(connection.root, "_NET_SUPPORTING_WM_CHECK"),
-            connection.propertyWindow(check, "_NET_SUPPORTING_WM_CHECK") == check,
-            let supported = connection.propertyValues(connection.root, "_NET_SUPPORTED", maxCount: 1024)
-        {
-            found = supported.contains(UInt(connection.atom("_NET_ACTIVE_WINDOW")))
-        }
-        _ = connection.errors(since: mark)
+        let found = connection.windowManager()?.supported?.contains(UInt(connection.atom("_NET_ACTIVE_WINDOW"))) ?? false
         usesWindowManager = found
         var rootMask = PropertyChangeMask
         if !found {
@@ -260,17 +252,6 @@ extension XConnection {
         guard focus > 1, focus != root else { return nil }  // None = 0, PointerRoot = 1
         let mark = beginErrorWatch()
         defer { _ = errors(since: mark) }
-        var window = focus
-        for _ in 0..<64 {
-            var rootReturn: Window = 0
-            var parent: Window = 0
-            var children: UnsafeMutablePointer<Window>?
-            var count: UInt32 = 0
-            guard XQueryTree(display, window, &rootReturn, &parent, &children, &count) != 0 else { return nil }
-            if let children { XFree(children) }
-            if parent == root || parent == 0 { return window }
-            window = parent
-        }
-        return nil
+        return topLevelAncestor(of: focus)
     }
 }

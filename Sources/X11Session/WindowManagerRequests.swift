@@ -1,9 +1,21 @@
 import CX11
 
-/// The requests this program makes of the window manager (EWMH client messages sent to the
+/// Finding the window manager, and the requests this program makes of it (EWMH client messages sent to the
 /// root window) and of another client (ICCCM's `WM_PROTOCOLS`, sent to its window): built in
 /// one place, their numbers named. None flushes: callers flush once after their requests.
 extension XConnection {
+    /// The EWMH window manager on this display, if one announces itself: the check window
+    /// it names on the root (a window that names itself), and the atoms it lists in
+    /// `_NET_SUPPORTED` (nil when it lists none).
+    package func windowManager() -> (check: Window, supported: [UInt]?)? {
+        let mark = beginErrorWatch()
+        defer { _ = errors(since: mark) }
+        guard let check = propertyWindow(root, "_NET_SUPPORTING_WM_CHECK"), propertyWindow(check, "_NET_SUPPORTING_WM_CHECK") == check else {
+            return nil
+        }
+        return (check, propertyValues(root, "_NET_SUPPORTED", maxCount: 1024))
+    }
+
     /// EWMH's source indication 2: a pager or taskbar asks. Window managers obey it without
     /// their focus-stealing prevention, as they do for a click in a taskbar.
     static let pagerSource: CLong = 2
