@@ -122,10 +122,10 @@ public final class DemoWindows {
 
     public func destroy(_ window: WindowID) {
         labels[Window(window.rawValue)] = nil
-        let mark = connection.beginErrorWatch()
-        XDestroyWindow(connection.display, Window(window.rawValue))
-        XSync(connection.display, 0)
-        _ = connection.errors(since: mark)
+        connection.ignoringErrors {
+            XDestroyWindow(connection.display, Window(window.rawValue))
+            XSync(connection.display, 0)
+        }
     }
 
     private func setUTF8(_ window: Window, _ name: String, _ value: String) {

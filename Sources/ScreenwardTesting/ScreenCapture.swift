@@ -43,11 +43,10 @@ public struct ScreenCapture: Sendable {
         let bottom = min(requested.y + requested.height, Int(rootAttributes.height))
         guard right > left, bottom > top else { return nil }
         let region = ScreenRect(x: left, y: top, width: right - left, height: bottom - top)
-        let mark = connection.beginErrorWatch()
-        let image = XGetImage(
-            display, connection.root, Int32(left), Int32(top), UInt32(region.width), UInt32(region.height), UInt.max, ZPixmap)
-        let failed = !connection.errors(since: mark).isEmpty
-        guard let image, !failed else { return nil }
+        let (image, errors) = connection.withErrorWatch {
+            XGetImage(display, connection.root, Int32(left), Int32(top), UInt32(region.width), UInt32(region.height), UInt.max, ZPixmap)
+        }
+        guard let image, errors.isEmpty else { return nil }
         defer { _ = image.pointee.f.destroy_image(image) }
         let masks = (image.pointee.red_mask, image.pointee.green_mask, image.pointee.blue_mask)
         guard let getPixel = image.pointee.f.get_pixel else { return nil }

@@ -13,10 +13,10 @@ extension XConnection {
 
     /// Gives the input focus directly (what matters when no window manager runs).
     public func setInputFocus(to window: WindowID?) {
-        let mark = beginErrorWatch()
-        XSetInputFocus(display, window.map { Window($0.rawValue) } ?? Window(PointerRoot), Int32(RevertToPointerRoot), Time(CurrentTime))
-        XSync(display, 0)
-        _ = errors(since: mark)
+        ignoringErrors {
+            XSetInputFocus(display, window.map { Window($0.rawValue) } ?? Window(PointerRoot), Int32(RevertToPointerRoot), Time(CurrentTime))
+            XSync(display, 0)
+        }
     }
 
     /// `_NET_ACTIVE_WINDOW` as the window manager last set it.
@@ -27,9 +27,7 @@ extension XConnection {
     /// Whether the window manager publishes its client list: openbox announces itself
     /// (`_NET_SUPPORTING_WM_CHECK`) before it manages windows, and this comes last.
     public func publishesClientList() -> Bool {
-        let mark = beginErrorWatch()
-        defer { _ = errors(since: mark) }
-        return propertyValues(root, "_NET_CLIENT_LIST", maxCount: 1) != nil
+        ignoringErrors { propertyValues(root, "_NET_CLIENT_LIST", maxCount: 1) != nil }
     }
 
     /// Whether an EWMH window manager announces itself on this display.

@@ -8,14 +8,15 @@ extension XConnection {
     /// Where `window` is drawn, in root-window pixels (its inside, without a window
     /// manager's frame); nil when it does not exist.
     public func rootFrame(of window: WindowID) -> ScreenRect? {
-        let mark = beginErrorWatch()
         var attributes = XWindowAttributes()
         var x: Int32 = 0
         var y: Int32 = 0
         var child: Window = 0
-        let found = XGetWindowAttributes(display, Window(window.rawValue), &attributes) != 0
-            && XTranslateCoordinates(display, Window(window.rawValue), root, 0, 0, &x, &y, &child) != 0
-        guard errors(since: mark).isEmpty, found else { return nil }
+        let (found, errors) = withErrorWatch {
+            XGetWindowAttributes(display, Window(window.rawValue), &attributes) != 0
+                && XTranslateCoordinates(display, Window(window.rawValue), root, 0, 0, &x, &y, &child) != 0
+        }
+        guard errors.isEmpty, found else { return nil }
         return ScreenRect(x: Int(x), y: Int(y), width: Int(attributes.width), height: Int(attributes.height))
     }
 
@@ -26,11 +27,11 @@ extension XConnection {
 
     /// `window`'s WM_CLASS (instance, class) and title (`_NET_WM_NAME`, else WM_NAME).
     public func names(of window: WindowID) -> (instance: String?, className: String?, title: String?) {
-        let mark = beginErrorWatch()
-        defer { _ = errors(since: mark) }
-        let wmClass = propertyStrings(Window(window.rawValue), "WM_CLASS", maxCharacters: 256)
-        let title = propertyString(Window(window.rawValue), "_NET_WM_NAME", maxCharacters: 1024)
-            ?? propertyString(Window(window.rawValue), "WM_NAME", maxCharacters: 1024)
-        return (wmClass?.first, wmClass.flatMap { $0.count > 1 ? $0[1] : nil }, title)
+        ignoringErrors {
+            let wmClass = propertyStrings(Window(window.rawValue), "WM_CLASS", maxCharacters: 256)
+            let title = propertyString(Window(window.rawValue), "_NET_WM_NAME", maxCharacters: 1024)
+                ?? propertyString(Window(window.rawValue), "WM_NAME", maxCharacters: 1024)
+            return (wmClass?.first, wmClass.flatMap { $0.count > 1 ? $0[1] : nil }, title)
+        }
     }
 }

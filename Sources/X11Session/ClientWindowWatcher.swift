@@ -161,11 +161,11 @@ public final class ClientWindowWatcher {
         self.registration = nil
         if let id = eventHandlerID { connection.removeEventHandler(id) }
         eventHandlerID = nil
-        let mark = connection.beginErrorWatch()
-        connection.selectInput(connection.root, mask: NoEventMask)
-        for window in tracked.keys { connection.selectInput(window, mask: NoEventMask) }
-        connection.sync()
-        _ = connection.errors(since: mark)
+        connection.ignoringErrors {
+            connection.selectInput(connection.root, mask: NoEventMask)
+            for window in tracked.keys { connection.selectInput(window, mask: NoEventMask) }
+            connection.sync()
+        }
         tracked = [:]
         active = nil
         handler = { _ in }
@@ -182,11 +182,9 @@ public final class ClientWindowWatcher {
             found = supported.contains(UInt(atoms.clientList))
             check = manager.check
         }
-        let mark = connection.beginErrorWatch()
         usesWindowManager = found
         windowManagerCheck = found ? check : nil
-        if let check = windowManagerCheck { connection.selectInput(check, mask: StructureNotifyMask) }
-        _ = connection.errors(since: mark)
+        if let check = windowManagerCheck { connection.ignoringErrors { connection.selectInput(check, mask: StructureNotifyMask) } }
         windowManagerClient = check.flatMap { connection.resourceClient(of: $0) }
     }
 
@@ -242,25 +240,28 @@ public final class ClientWindowWatcher {
 
     /// Selects the events of `window` and reads all of it; nil if it is gone.
     private func read(_ window: Window) -> Tracked? {
-        let mark = connection.beginErrorWatch()
-        connection.selectInput(window, mask: Self.clientMask)
-        let attributes = connection.attributes(of: window)
-        guard let attributes, !connection.errors(since: mark).contains(where: { $0.concerns(window) }) else {
+        let (attributes, errors) = connection.withErrorWatch {
+            connection.selectInput(window, mask: Self.clientMask)
+            return connection.attributes(of: window)
+        }
+        guard let attributes, !errors.contains(where: { $0.concerns(window) }) else {
             return nil
         }
         guard let facts = connection.readFacts(of: window) else { return nil }
-        let readMark = connection.beginErrorWatch()
-        let pid = facts.windowID == UInt(window) ? facts.pid : connection.processID(of: window)
-        let topLevel = connection.topLevelAncestor(of: window) ?? window
-        let geometry = connection.rootGeometry(of: window) ?? ScreenRect(x: 0, y: 0, width: 0, height: 0)
-        let state = readState(window)
-        var result = Tracked(
-            client: ClientWindow(
-                id: WindowID(UInt(window)), facts: facts, pid: pid, frame: geometry, desktop: readDesktop(window),
-                isViewable: false, isFullscreen: state.fullscreen),
-            topLevel: topLevel, mapped: attributes.mapped, hidden: state.hidden, iconic: readIconic(window),
-            geometry: geometry, extents: readExtents(window))
-        guard !connection.errors(since: readMark).contains(where: { $0.concerns(window) }) else { return nil }
+        let (fresh, readErrors) = connection.withErrorWatch {
+            let pid = facts.windowID == UInt(window) ? facts.pid : connection.processID(of: window)
+            let topLevel = connection.topLevelAncestor(of: window) ?? window
+            let geometry = connection.rootGeometry(of: window) ?? ScreenRect(x: 0, y: 0, width: 0, height: 0)
+            let state = readState(window)
+            return Tracked(
+                client: ClientWindow(
+                    id: WindowID(UInt(window)), facts: facts, pid: pid, frame: geometry, desktop: readDesktop(window),
+                    isViewable: false, isFullscreen: state.fullscreen),
+                topLevel: topLevel, mapped: attributes.mapped, hidden: state.hidden, iconic: readIconic(window),
+                geometry: geometry, extents: readExtents(window))
+        }
+        guard !readErrors.contains(where: { $0.concerns(window) }) else { return nil }
+        var result = fresh
         result.recompute()
         return result
     }
@@ -292,9 +293,7 @@ public final class ClientWindowWatcher {
     /// `.changed` if its value changed and `.removed` if it vanished meanwhile.
     private func update(_ window: Window, _ update: (inout Tracked) -> Void) {
         guard var state = tracked[window] else { return }
-        let mark = connection.beginErrorWatch()
-        update(&state)
-        if connection.errors(since: mark).contains(where: { $0.concerns(window) }) {
+        if connection.withErrorWatch({ update(&state) }).errors.contains(where: { $0.concerns(window) }) {
             return remove(window)
         }
         state.recompute()
@@ -452,9 +451,7 @@ public final class ClientWindowWatcher {
     private func unmanagedMapped(_ window: Window) {
         guard isApplicationsUnmanaged(window) else { return }
         let facts = connection.readFacts(of: window)
-        let mark = connection.beginErrorWatch()
-        let pid = facts?.windowID == UInt(window) ? facts?.pid : connection.processID(of: window)
-        _ = connection.errors(since: mark)
+        let pid = connection.ignoringErrors { facts?.windowID == UInt(window) ? facts?.pid : connection.processID(of: window) }
         handler(.unmanagedMapped(WindowID(UInt(window)), facts: facts, pid: pid))
     }
 
@@ -476,24 +473,24 @@ public final class ClientWindowWatcher {
     /// The applications' mapped override-redirect windows now (menus, popups, windows that
     /// bypass the window manager), with what they say and their clients' processes.
     public func unmanagedWindows() -> [(id: WindowID, facts: WindowFacts?, pid: Int32?)] {
-        let mark = connection.beginErrorWatch()
-        defer { _ = connection.errors(since: mark) }
-        return connection.topLevelWindows().compactMap { window in
-            guard let attributes = connection.attributes(of: window), attributes.mapped, attributes.overrideRedirect,
-                isApplicationsUnmanaged(window)
-            else { return nil }
-            let facts = connection.readFacts(of: window)
-            return (WindowID(UInt(window)), facts, facts?.windowID == UInt(window) ? facts?.pid : connection.processID(of: window))
+        connection.ignoringErrors {
+            connection.topLevelWindows().compactMap { window in
+                guard let attributes = connection.attributes(of: window), attributes.mapped, attributes.overrideRedirect,
+                    isApplicationsUnmanaged(window)
+                else { return nil }
+                let facts = connection.readFacts(of: window)
+                return (WindowID(UInt(window)), facts, facts?.windowID == UInt(window) ? facts?.pid : connection.processID(of: window))
+            }
         }
     }
 
     /// Unmaps another client's window (any client may): an override-redirect window of a
     /// shielded application, which no shield can cover.
     public func unmap(_ id: WindowID) {
-        let mark = connection.beginErrorWatch()
-        XUnmapWindow(connection.display, Window(id.rawValue))
-        connection.sync()
-        _ = connection.errors(since: mark)
+        connection.ignoringErrors {
+            XUnmapWindow(connection.display, Window(id.rawValue))
+            connection.sync()
+        }
     }
 }
 
@@ -521,9 +518,7 @@ extension XConnection {
 
     /// A client without a window manager: mapped, InputOutput, not override-redirect.
     func isPlainMappedTopLevel(_ window: Window) -> Bool {
-        let mark = beginErrorWatch()
-        defer { _ = errors(since: mark) }
-        guard let attributes = attributes(of: window) else { return false }
+        guard let attributes = ignoringErrors({ attributes(of: window) }) else { return false }
         return attributes.mapped && attributes.inputOutput && !attributes.overrideRedirect
     }
 

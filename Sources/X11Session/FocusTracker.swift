@@ -133,20 +133,20 @@ public final class FocusTracker {
     /// when the focus moves).
     private func followClients() {
         let current = Set((connection.propertyValues(connection.root, "_NET_CLIENT_LIST", maxCount: 8192) ?? []).map { Window($0) })
-        let mark = connection.beginErrorWatch()
-        for window in current.subtracting(clients) where window != active {
-            connection.selectInput(window, mask: FocusChangeMask)
+        connection.ignoringErrors {
+            for window in current.subtracting(clients) where window != active {
+                connection.selectInput(window, mask: FocusChangeMask)
+            }
         }
-        _ = connection.errors(since: mark)
         clients = current
     }
 
     private func selectFocusOnTopLevels() {
-        let mark = connection.beginErrorWatch()
-        for window in connection.topLevelWindows() {
-            connection.selectInput(window, mask: FocusChangeMask)
+        connection.ignoringErrors {
+            for window in connection.topLevelWindows() {
+                connection.selectInput(window, mask: FocusChangeMask)
+            }
         }
-        _ = connection.errors(since: mark)
     }
 
     // MARK: Reading the focus
@@ -191,16 +191,16 @@ public final class FocusTracker {
     }
 
     private func watch(_ window: Window?) {
-        let mark = connection.beginErrorWatch()
-        if let previous = active, previous != window {
-            // Focus events stay selected on every client (and every top level without a window manager).
-            connection.selectInput(previous, mask: FocusChangeMask)
-        }
-        if let window {
-            connection.selectInput(window, mask: PropertyChangeMask | StructureNotifyMask | FocusChangeMask)
-        }
-        connection.sync()
-        let errors = connection.errors(since: mark)
+        let errors = connection.withErrorWatch {
+            if let previous = active, previous != window {
+                // Focus events stay selected on every client (and every top level without a window manager).
+                connection.selectInput(previous, mask: FocusChangeMask)
+            }
+            if let window {
+                connection.selectInput(window, mask: PropertyChangeMask | StructureNotifyMask | FocusChangeMask)
+            }
+            connection.sync()
+        }.errors
         active = window
         if let window, errors.contains(where: { $0.errorCode == BadWindowCode && $0.resourceID == UInt(window) }) {
             active = nil  // gone before we could watch it; a new focus event follows
@@ -250,8 +250,6 @@ extension XConnection {
         var revert: Int32 = 0
         XGetInputFocus(display, &focus, &revert)
         guard focus > 1, focus != root else { return nil }  // None = 0, PointerRoot = 1
-        let mark = beginErrorWatch()
-        defer { _ = errors(since: mark) }
-        return topLevelAncestor(of: focus)
+        return ignoringErrors { topLevelAncestor(of: focus) }
     }
 }

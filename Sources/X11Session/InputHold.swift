@@ -80,16 +80,17 @@ public final class InputHold {
         guard held[xid] == nil else { return }
         try startWatching()
         let display = connection.display
-        let mark = connection.beginErrorWatch()
-        // A leftover of an agent that was killed while holding it: the region recorded
-        // then is the window's own, not the empty one it has now.
-        let ownRegion = recordedRegion(of: xid) ?? inputRegion(of: xid)
-        record(ownRegion, on: xid)
-        XGrabKey(display, Int32(AnyKey), UInt32(AnyModifier), xid, 0, GrabModeAsync, GrabModeAsync)
-        XShapeSelectInput(display, xid, UInt(ShapeNotifyMask))
-        XShapeCombineRectangles(display, xid, ShapeInput, 0, 0, nil, 0, ShapeSet, Unsorted)
-        XSync(display, 0)
-        let errors = connection.errors(since: mark)
+        let (ownRegion, errors) = connection.withErrorWatch {
+            // A leftover of an agent that was killed while holding it: the region recorded
+            // then is the window's own, not the empty one it has now.
+            let ownRegion = recordedRegion(of: xid) ?? inputRegion(of: xid)
+            record(ownRegion, on: xid)
+            XGrabKey(display, Int32(AnyKey), UInt32(AnyModifier), xid, 0, GrabModeAsync, GrabModeAsync)
+            XShapeSelectInput(display, xid, UInt(ShapeNotifyMask))
+            XShapeCombineRectangles(display, xid, ShapeInput, 0, 0, nil, 0, ShapeSet, Unsorted)
+            XSync(display, 0)
+            return ownRegion
+        }
         if !errors.isEmpty {
             undo(xid, ownRegion: ownRegion)
             if errors.contains(where: { $0.errorCode == BadAccessCode }) { throw Failure.keysTakenByAnotherClient(window) }
@@ -102,11 +103,11 @@ public final class InputHold {
     public func release(_ window: WindowID) {
         let xid = Window(window.rawValue)
         guard let state = held.removeValue(forKey: xid) else { return }
-        let mark = connection.beginErrorWatch()
-        undo(xid, ownRegion: state.ownInputRegion)
-        XFlush(connection.display)
         // The window may be gone: the errors, if any, are dropped.
-        _ = connection.errors(since: mark)
+        connection.ignoringErrors {
+            undo(xid, ownRegion: state.ownInputRegion)
+            XFlush(connection.display)
+        }
     }
 
     /// Gives back the input of windows an earlier agent held and never released (it
@@ -117,13 +118,13 @@ public final class InputHold {
         var released: [WindowID] = []
         for window in windows where held[Window(window.rawValue)] == nil {
             let xid = Window(window.rawValue)
-            let mark = connection.beginErrorWatch()
-            if let own = recordedRegion(of: xid) {
-                undo(xid, ownRegion: own)
-                released.append(window)
+            connection.ignoringErrors {
+                if let own = recordedRegion(of: xid) {
+                    undo(xid, ownRegion: own)
+                    released.append(window)
+                }
+                XFlush(connection.display)
             }
-            XFlush(connection.display)
-            _ = connection.errors(since: mark)
         }
         return released
     }
@@ -170,14 +171,14 @@ public final class InputHold {
     /// The client set an input region of its own while held: remember it (it is the
     /// one to restore) and empty it again. Our own emptying is heard too, and ignored.
     private func reassert(_ window: Window) {
-        let mark = connection.beginErrorWatch()
-        let region = inputRegion(of: window)
-        if region?.isEmpty != true {
-            held[window]?.ownInputRegion = region
-            XShapeCombineRectangles(connection.display, window, ShapeInput, 0, 0, nil, 0, ShapeSet, Unsorted)
-            XFlush(connection.display)
+        connection.ignoringErrors {
+            let region = inputRegion(of: window)
+            if region?.isEmpty != true {
+                held[window]?.ownInputRegion = region
+                XShapeCombineRectangles(connection.display, window, ShapeInput, 0, 0, nil, 0, ShapeSet, Unsorted)
+                XFlush(connection.display)
+            }
         }
-        _ = connection.errors(since: mark)
     }
 
     private static let recordProperty = "_SCREENWARD_INPUT_HELD"

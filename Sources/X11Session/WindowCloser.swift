@@ -101,9 +101,7 @@ extension XConnection {
     /// Whether `window` exists and is mapped (a withdrawn window counts as closed).
     package func windowExists(_ window: WindowID) -> Bool {
         var attributes = XWindowAttributes()
-        let mark = beginErrorWatch()
-        let status = XGetWindowAttributes(display, Window(window.rawValue), &attributes)
-        let failed = !errors(since: mark).isEmpty
-        return status != 0 && !failed && attributes.map_state != IsUnmapped
+        let (status, errors) = withErrorWatch { XGetWindowAttributes(display, Window(window.rawValue), &attributes) }
+        return status != 0 && errors.isEmpty && attributes.map_state != IsUnmapped
     }
 }

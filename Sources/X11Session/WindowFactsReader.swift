@@ -6,26 +6,26 @@ extension XConnection {
     /// The facts of `window`'s application: a dialog (WM_TRANSIENT_FOR) reports the
     /// window it belongs to. Nil when the window vanished while being read.
     func readFacts(of window: Window) -> WindowFacts? {
-        let mark = beginErrorWatch()
         var owner = window
         var visited: Set<Window> = [window]
-        // Follow the transient chain to its top, refusing loops and absurd depths.
-        while visited.count < 8, let parent = propertyWindow(owner, "WM_TRANSIENT_FOR"),
-            parent != root, !visited.contains(parent)
-        {
-            visited.insert(parent)
-            owner = parent
+        let (facts, errors) = withErrorWatch {
+            // Follow the transient chain to its top, refusing loops and absurd depths.
+            while visited.count < 8, let parent = propertyWindow(owner, "WM_TRANSIENT_FOR"),
+                parent != root, !visited.contains(parent)
+            {
+                visited.insert(parent)
+                owner = parent
+            }
+            let wmClass = propertyStrings(owner, "WM_CLASS", maxCharacters: 256)
+            return WindowFacts(
+                windowID: UInt(owner),
+                wmInstance: wmClass?.first.flatMap { $0.isEmpty ? nil : $0 },
+                wmClass: wmClass.flatMap { $0.count > 1 && !$0[1].isEmpty ? $0[1] : nil },
+                gtkApplicationID: propertyString(owner, "_GTK_APPLICATION_ID", maxCharacters: 256),
+                kdeDesktopFile: propertyString(owner, "_KDE_NET_WM_DESKTOP_FILE", maxCharacters: 256),
+                title: propertyString(owner, "_NET_WM_NAME", maxCharacters: 1024) ?? propertyString(owner, "WM_NAME", maxCharacters: 1024),
+                pid: processID(of: owner))
         }
-        let wmClass = propertyStrings(owner, "WM_CLASS", maxCharacters: 256)
-        let facts = WindowFacts(
-            windowID: UInt(owner),
-            wmInstance: wmClass?.first.flatMap { $0.isEmpty ? nil : $0 },
-            wmClass: wmClass.flatMap { $0.count > 1 && !$0[1].isEmpty ? $0[1] : nil },
-            gtkApplicationID: propertyString(owner, "_GTK_APPLICATION_ID", maxCharacters: 256),
-            kdeDesktopFile: propertyString(owner, "_KDE_NET_WM_DESKTOP_FILE", maxCharacters: 256),
-            title: propertyString(owner, "_NET_WM_NAME", maxCharacters: 1024) ?? propertyString(owner, "WM_NAME", maxCharacters: 1024),
-            pid: processID(of: owner))
-        let errors = errors(since: mark)
         if errors.contains(where: { $0.errorCode == BadWindowCode && visited.contains(Window($0.resourceID)) }) {
             return nil
         }

@@ -8,12 +8,12 @@ extension XConnection {
     /// it names on the root (a window that names itself), and the atoms it lists in
     /// `_NET_SUPPORTED` (nil when it lists none).
     package func windowManager() -> (check: Window, supported: [UInt]?)? {
-        let mark = beginErrorWatch()
-        defer { _ = errors(since: mark) }
-        guard let check = propertyWindow(root, "_NET_SUPPORTING_WM_CHECK"), propertyWindow(check, "_NET_SUPPORTING_WM_CHECK") == check else {
-            return nil
+        ignoringErrors {
+            guard let check = propertyWindow(root, "_NET_SUPPORTING_WM_CHECK"), propertyWindow(check, "_NET_SUPPORTING_WM_CHECK") == check else {
+                return nil
+            }
+            return (check, propertyValues(root, "_NET_SUPPORTED", maxCount: 1024))
         }
-        return (check, propertyValues(root, "_NET_SUPPORTED", maxCount: 1024))
     }
 
     /// EWMH's source indication 2: a pager or taskbar asks. Window managers obey it without

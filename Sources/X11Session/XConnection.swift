@@ -196,4 +196,19 @@ public final class XConnection {
         recordedXErrors.removeAll { $0.display == key }
         return mine
     }
+
+    /// Runs `body` and returns its value with the protocol errors of its requests that have
+    /// arrived: those of a request it waited on, and all of them after a `sync()` in it.
+    /// Errors of earlier requests are not among them, and are forgotten.
+    package func withErrorWatch<T>(_ body: () throws -> T) rethrows -> (value: T, errors: [XProtocolError]) {
+        let mark = beginErrorWatch()
+        let value = try body()
+        return (value, errors(since: mark))
+    }
+
+    /// Runs `body`, letting the errors of its requests go: a window that vanished meanwhile
+    /// is no error where this is used.
+    package func ignoringErrors<T>(_ body: () throws -> T) rethrows -> T {
+        try withErrorWatch(body).value
+    }
 }
