@@ -57,32 +57,14 @@ final class PickerRow {
 
     init(typedWebsite: Void) {
         kind = .typedWebsite
-        check = gtk_check_button_new()
-        let line = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-        gtk_container_add(cast(line), Self.icon("list-add"))
-        let label = gtk_label_new(nil)!
-        gtk_label_set_xalign(cast(label), 0)
-        gtk_label_set_ellipsize(cast(label), PANGO_ELLIPSIZE_END)
-        gtk_box_pack_start(cast(line), label, 1, 1, 0)
-        gtk_container_add(cast(check), line)
-        gtk_widget_set_margin_start(check, 18)
-        typedLabel = label
+        (check, typedLabel) = Self.itemCheck(icon: "list-add", markup: nil)
         row = Self.listRow(holding: check)
     }
 
     init(website: PickerWebsite) {
         kind = .website(website)
-        check = gtk_check_button_new()
-        let line = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-        gtk_container_add(cast(line), Self.icon(Self.websiteIcon))
-        let texts = gtk_label_new(nil)!
         let detail = website.name == website.domain ? "website" : "website · \(website.domain)"
-        gtk_label_set_markup(cast(texts), "\(Self.escaped(website.name))\n<small><span alpha=\"65%\">\(Self.escaped(detail))</span></small>")
-        gtk_label_set_xalign(cast(texts), 0)
-        gtk_label_set_ellipsize(cast(texts), PANGO_ELLIPSIZE_END)
-        gtk_box_pack_start(cast(line), texts, 1, 1, 0)
-        gtk_container_add(cast(check), line)
-        gtk_widget_set_margin_start(check, 18)
+        check = Self.itemCheck(icon: Self.websiteIcon, markup: Self.markup(Self.escaped(website.name), under: detail)).check
         row = Self.listRow(holding: check)
     }
 
@@ -90,7 +72,7 @@ final class PickerRow {
     func showTyped(_ domain: String) {
         guard let typedLabel else { return }
         gtk_label_set_markup(
-            cast(typedLabel), "Add the website <b>\(Self.escaped(HostName.readable(domain)))</b>\n<small><span alpha=\"65%\">tick it, or press Enter, to choose it</span></small>")
+            cast(typedLabel), Self.markup("Add the website <b>\(Self.escaped(HostName.readable(domain)))</b>", under: "tick it, or press Enter, to choose it"))
     }
 
     /// Whether the row has a box to tick (the websites' header has none).
@@ -113,18 +95,7 @@ final class PickerRow {
 
     init(application: PickerApplication) {
         kind = .application(application)
-        check = gtk_check_button_new()
-        let line = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-        gtk_container_add(cast(line), Self.icon(application.icon))
-        // One label for the name and the id below it: half the text layouts of two labels,
-        // which is most of what opening a list of hundreds costs.
-        let texts = gtk_label_new(nil)!
-        gtk_label_set_markup(cast(texts), "\(Self.escaped(application.name))\n<small><span alpha=\"65%\">\(Self.escaped(application.id))</span></small>")
-        gtk_label_set_xalign(cast(texts), 0)
-        gtk_label_set_ellipsize(cast(texts), PANGO_ELLIPSIZE_END)
-        gtk_box_pack_start(cast(line), texts, 1, 1, 0)
-        gtk_container_add(cast(check), line)
-        gtk_widget_set_margin_start(check, 18)
+        check = Self.itemCheck(icon: application.icon, markup: Self.markup(Self.escaped(application.name), under: application.id)).check
         row = Self.listRow(holding: check)
     }
 
@@ -161,6 +132,28 @@ final class PickerRow {
         guard hasBox else { return }
         gtk_toggle_button_set_active(cast(check), ticked ? 1 : 0)
         gtk_widget_set_sensitive(check, locked ? 0 : 1)
+    }
+
+    /// An item's box: its icon, and one label (markup) for its name and the dim line under
+    /// it, indented under its category. One label, not two: half the text layouts, which is
+    /// most of what opening a list of hundreds costs.
+    private static func itemCheck(icon: String?, markup: String?) -> (check: UnsafeMutablePointer<GtkWidget>, label: UnsafeMutablePointer<GtkWidget>) {
+        let check = gtk_check_button_new()!
+        let line = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+        gtk_container_add(cast(line), Self.icon(icon))
+        let label = gtk_label_new(nil)!
+        if let markup { gtk_label_set_markup(cast(label), markup) }
+        gtk_label_set_xalign(cast(label), 0)
+        gtk_label_set_ellipsize(cast(label), PANGO_ELLIPSIZE_END)
+        gtk_box_pack_start(cast(line), label, 1, 1, 0)
+        gtk_container_add(cast(check), line)
+        gtk_widget_set_margin_start(check, 18)
+        return (check, label)
+    }
+
+    /// `first` (markup already) over `detail` (text), small and dim.
+    private static func markup(_ first: String, under detail: String) -> String {
+        "\(first)\n<small><span alpha=\"65%\">\(escaped(detail))</span></small>"
     }
 
     private static func listRow(holding check: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkWidget> {

@@ -84,12 +84,12 @@ struct WebBenchmark: ParsableCommand {
             let id = try rig.window(titled: "\(Self.pages[0].2)\(separator)\(suffix)", display: session.display, xdotool: xdotool, or: process)
             browsers.append(Browser(name: name, window: try windowID(id), windowHex: id, titleSuffix: separator + suffix, tabModifier: modifier))
         }
-        try waitForHosts(rig)
+        try rig.waitUntilConnected(["chromium", "firefox"])
 
         var figures: [String: Any] = ["date": ISO8601DateFormatter().string(from: Date())]
         var verdicts = Verdicts()
         let errors = try measureSwitches(browsers, sentinel: try windowID(sentinel.windows[0]), titles: titles, driver: driver, agent: agent, xdotool: xdotool, display: session.display)
-        let (covered, uncovered, shown) = try measureShields(browsers, titles: titles, agent: agent, rig: rig, xdotool: xdotool, display: session.display)
+        let (covered, uncovered, shown) = try measureShields(browsers, titles: titles, driver: driver, agent: agent, rig: rig, xdotool: xdotool, display: session.display)
         let wakeups = try measureQuiet(browsers[0], driver: driver, titles: titles, rig: rig)
 
         print("")
@@ -128,20 +128,6 @@ struct WebBenchmark: ParsableCommand {
         var titleSuffix: String
         /// With a tab's number, the key that shows that tab (Chromium: Ctrl+1, Firefox: Alt+1).
         var tabModifier: String
-    }
-
-    /// Both extensions are connected to their hosts.
-    private func waitForHosts(_ rig: BrowserRig) throws {
-        let deadline = Date().addingTimeInterval(60)
-        let connected = {
-            ["chromium", "firefox"].allSatisfy { browser in
-                rig.hostLines.split(separator: "\n").contains { $0.hasPrefix("screenward-web-host (\(browser)") && $0.hasSuffix("is connected") }
-            }
-        }
-        while !connected() {
-            guard Date() < deadline else { throw HarnessError.timedOut("the extensions did not connect to their hosts: \(rig.hostLines.suffix(2000))") }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
     }
 
     // MARK: Accounting
@@ -227,11 +213,11 @@ struct WebBenchmark: ParsableCommand {
     /// Store change → each window's title the shield page's (ms), and back; then how many
     /// navigations to the shielded website showed it.
     private func measureShields(
-        _ browsers: [Browser], titles: TitleRecord, agent: AgentRun, rig: BrowserRig, xdotool: URL, display: String
+        _ browsers: [Browser], titles: TitleRecord, driver: FocusDriver, agent: AgentRun, rig: BrowserRig, xdotool: URL, display: String
     ) throws -> (covered: [Double], uncovered: [Double], shown: Int) {
         // Each window back on its first tab (the shielded website).
         for browser in browsers {
-            try driverActivate(browser, xdotool: xdotool, display: display)
+            try driver.activate(browser.windowHex)
             while try currentTab(of: browser, titles: titles) != 0 {
                 let next = (try currentTab(of: browser, titles: titles) + 1) % Self.pages.count
                 _ = try switchTab(browser, to: next, titles: titles, xdotool: xdotool, display: display)
@@ -277,7 +263,7 @@ struct WebBenchmark: ParsableCommand {
         store.shield.webDomains = selection.webDomainTokens
         var shown = 0
         for browser in browsers {
-            try driverActivate(browser, xdotool: xdotool, display: display)
+            try driver.activate(browser.windowHex)
             for index in 0..<navigations {
                 try navigate(browser, to: "http://en.wiki.test:\(rig.port)/wiki.html", titles: titles, xdotool: xdotool, display: display) { $0 == "Wiki page" + browser.titleSuffix }
                 let asked = rig.requests(for: "/video.html")
@@ -298,12 +284,6 @@ struct WebBenchmark: ParsableCommand {
     /// The shield page's title, as it is first parsed and once the page has its look.
     static func isShieldTitle(_ title: String, of browser: Browser) -> Bool {
         title == "Restricted" + browser.titleSuffix || title.hasSuffix("(restricted)" + browser.titleSuffix)
-    }
-
-    private func driverActivate(_ browser: Browser, xdotool: URL, display: String) throws {
-        let activate = try ChildProcess(xdotool, ["windowactivate", "--sync", browser.windowHex], environment: ["DISPLAY": display])
-        activate.closeInput()
-        guard activate.waitForExit(timeout: 10) == 0 else { throw HarnessError.failed("xdotool windowactivate: \(activate.standardError)") }
     }
 
     /// Types `url` into the address bar and goes there; returns once the title `arrived` says so.

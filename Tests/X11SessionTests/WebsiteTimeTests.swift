@@ -147,10 +147,7 @@ final class WebsiteTimeTests: XSessionTestCase {
         let firefox = try rig.firefox(environment: agent.environment, urls: ["http://m.videos.test:\(rig.port)/video.html"])
         _ = try rig.window(titled: "Video page — Mozilla Firefox", display: session.display, xdotool: xdotool, or: firefox)
         // Both extensions are connected to their hosts.
-        let connected = { ["chromium", "firefox"].allSatisfy { browser in rig.hostLines.split(separator: "\n").contains { $0.hasPrefix("screenward-web-host (\(browser)") && $0.hasSuffix("is connected") } } }
-        let deadline = Date().addingTimeInterval(30)
-        while !connected(), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-        XCTAssertTrue(connected(), rig.hostLines)
+        try rig.waitUntilConnected(["chromium", "firefox"], timeout: 30)
 
         // An app shields videos.test through its store, as Worklog shields its websites.
         let client = ServiceClient(transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path), bundleIdentifier: "org.example.focus")
@@ -346,7 +343,7 @@ final class WebsiteTimeTests: XSessionTestCase {
         // The tabs are open on both websites before Worklog's setup makes its stores.
         let chromium = try rig.chromium(environment: agent.environment, urls: ["http://news.test:\(rig.port)/news.html", "http://www.videos.test:\(rig.port)/video.html"])
         let window = try rig.window(titled: "News page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
-        try waitForHostConnected(rig, "chromium")
+        try rig.waitUntilConnected(["chromium"], timeout: 30)
         XCTAssertTrue(try runProject("worklog", ["setup"], agent.environment).contains("authorised"))
         func show(tab: Int, expecting title: String) throws {
             _ = try toolOutput("xdotool", ["windowactivate", "--sync", window, "key", "ctrl+\(tab)"], display: session.display)
@@ -386,7 +383,7 @@ final class WebsiteTimeTests: XSessionTestCase {
             // First start: the wiki, then the shielded website, which the rules send to the shield.
             let first = try start(agent.environment, ["http://en.wiki.test:\(rig.port)/wiki.html"])
             _ = try rig.window(titled: "Wiki page\(suffix)", display: session.display, xdotool: xdotool, or: first)
-            try waitForHostConnected(rig, name)
+            try rig.waitUntilConnected([name], timeout: 30)
             let window = try rig.window(titled: "Wiki page\(suffix)", display: session.display, xdotool: xdotool, or: first)
             try rig.navigate(window, to: "http://www.videos.test:\(rig.port)/video.html", display: session.display, xdotool: xdotool)
             _ = try rig.window(titled: "videos.test (restricted)\(suffix)", display: session.display, xdotool: xdotool, or: first)
@@ -403,14 +400,6 @@ final class WebsiteTimeTests: XSessionTestCase {
             }
             again.stop(grace: 10)
         }
-    }
-
-    /// Waits until `browser`'s extension is connected to its host.
-    private func waitForHostConnected(_ rig: BrowserRig, _ browser: String) throws {
-        let connected = { rig.hostLines.split(separator: "\n").contains { $0.hasPrefix("screenward-web-host (\(browser)") && $0.hasSuffix("is connected") } }
-        let deadline = Date().addingTimeInterval(30)
-        while !connected(), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-        XCTAssertTrue(connected(), rig.hostLines)
     }
 
     /// `webContent.blockedByFilter` in its three forms: the websites named, every website but

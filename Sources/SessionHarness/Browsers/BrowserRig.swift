@@ -158,6 +158,22 @@ public final class BrowserRig {
         return search.outputLines.first.flatMap { UInt($0) }.map { "0x" + String($0, radix: 16) }
     }
 
+    /// Whether the extension in `browser` (`chromium`, `firefox`) has said hello to a host
+    /// that browser started.
+    public func isConnected(_ browser: String) -> Bool {
+        hostLines.split(separator: "\n").contains { $0.hasPrefix("screenward-web-host (\(browser)") && $0.hasSuffix("is connected") }
+    }
+
+    /// Waits until the extension in each of `browsers` is connected to its host (a browser
+    /// takes seconds to start and load it).
+    public func waitUntilConnected(_ browsers: [String], timeout: TimeInterval = 60) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !browsers.allSatisfy(isConnected) {
+            guard Date() < deadline else { throw HarnessError.timedOut("the extensions of \(browsers) did not connect to their hosts: \(hostLines.suffix(2000))") }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+    }
+
     public func hasWindow(titled title: String, display: String, xdotool: URL) -> Bool {
         windowID(titled: title, display: display, xdotool: xdotool) != nil
     }
