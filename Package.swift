@@ -58,14 +58,20 @@ let package = Package(
         // newline-delimited JSON over a Unix socket.
         .target(
             name: "ScreenwardIPC",
-            dependencies: ["CAppProof", "CProgramStart", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: [
+                "CAppProof", "CProgramStart", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: safeSwift),
 
         // The public API, with Apple's names.
         .target(name: "ManagedSettings", dependencies: ["ScreenwardIPC"], swiftSettings: safeSwift),
         .target(name: "FamilyControls", dependencies: ["ManagedSettings", "ScreenwardIPC"], swiftSettings: safeSwift),
-        .target(name: "ManagedSettingsUI", dependencies: ["ManagedSettings", "ScreenwardIPC"], swiftSettings: safeSwift),
-        .target(name: "DeviceActivity", dependencies: ["ManagedSettings", "FamilyControls", "ScreenwardIPC"], swiftSettings: safeSwift),
+        .target(
+            name: "ManagedSettingsUI", dependencies: ["ManagedSettings", "ScreenwardIPC"], swiftSettings: safeSwift),
+        .target(
+            name: "DeviceActivity", dependencies: ["ManagedSettings", "FamilyControls", "ScreenwardIPC"],
+            swiftSettings: safeSwift),
 
         // Tokens, catalog, ledger, accounting: plain Swift, no C.
         .target(
@@ -92,12 +98,16 @@ let package = Package(
         // The tray icon and its menu (an AppIndicator, falling back to the XEmbed tray):
         // the fourth platform module allowed to touch C.
         .systemLibrary(
-            name: "CAppIndicator", pkgConfig: "ayatana-appindicator3-0.1", providers: [.apt(["libayatana-appindicator3-dev"])]),
+            name: "CAppIndicator", pkgConfig: "ayatana-appindicator3-0.1",
+            providers: [.apt(["libayatana-appindicator3-dev"])]),
         .target(name: "TrayUI", dependencies: ["CAppIndicator", "CGtk", "ShieldUI"]),
         // Report charts (cairo and Pango) in a GTK window or a PNG: the fifth platform module.
         .target(
             name: "ReportUI", dependencies: ["CGtk", "ShieldUI", "ScreenwardCore", "DeviceActivity"],
-            linkerSettings: [.linkedLibrary("cairo"), .linkedLibrary("pango-1.0"), .linkedLibrary("pangocairo-1.0"), .linkedLibrary("gdk_pixbuf-2.0")]),
+            linkerSettings: [
+                .linkedLibrary("cairo"), .linkedLibrary("pango-1.0"), .linkedLibrary("pangocairo-1.0"),
+                .linkedLibrary("gdk_pixbuf-2.0"),
+            ]),
         // The report window and PNG writer (`screenward report` runs it: the CLI links no GTK).
         .executableTarget(
             name: "screenward-report",
@@ -135,13 +145,15 @@ let package = Package(
         // Private X sessions, child processes, local users, the system daemon and a managed
         // user's desktop (for the tests, the demo and the benchmarks).
         .target(
-            name: "SessionHarness", dependencies: ["X11Session", "ScreenwardTesting", "ScreenwardCore", "ScreenwardIPC", "ManagedSettings"],
+            name: "SessionHarness",
+            dependencies: ["X11Session", "ScreenwardTesting", "ScreenwardCore", "ScreenwardIPC", "ManagedSettings"],
             swiftSettings: safeSwift),
 
         .executableTarget(
             name: "screenward-agent",
             dependencies: [
-                "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardIPC", "ShieldUI", "SystemAccounts", "ManagedSettings", "ManagedSettingsUI",
+                "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardIPC", "ShieldUI", "SystemAccounts",
+                "ManagedSettings", "ManagedSettingsUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
@@ -175,11 +187,15 @@ let package = Package(
             path: "Examples/Worklog/WorklogDemo", swiftSettings: safeSwift),
         .executableTarget(
             name: "worklog",
-            dependencies: ["WorklogDemo", "DeviceActivity", "ExampleSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "WorklogDemo", "DeviceActivity", "ExampleSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Examples/Worklog/worklog", swiftSettings: safeSwift),
         // The Homework app of the WWDC21 talk: its model, monitor and custom shields, and its program.
         .target(
-            name: "HomeworkKit", dependencies: ["DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI"],
+            name: "HomeworkKit",
+            dependencies: ["DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI"],
             path: "Examples/Homework/HomeworkKit", swiftSettings: safeSwift),
         .executableTarget(
             name: "homework",
@@ -190,7 +206,10 @@ let package = Package(
             path: "Examples/Homework/homework", swiftSettings: safeSwift),
         .executableTarget(
             name: "screenward-testwindow",
-            dependencies: ["GLibRuntime", "X11Session", "ScreenwardTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "GLibRuntime", "X11Session", "ScreenwardTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: safeSwift),
         // Test doubles of the platform's services, kept out of the production modules (as
         // swift-nio keeps NIOEmbedded beside NIOPosix): a fake logind that speaks GDBus
@@ -200,7 +219,10 @@ let package = Package(
         // Test support: the fake logind on a private bus, as a program the tests start.
         .executableTarget(
             name: "screenward-fake-logind",
-            dependencies: ["ScreenwardTesting", "GLibRuntime", "X11Session", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "ScreenwardTesting", "GLibRuntime", "X11Session",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: safeSwift),
         // Shows one shield, for screenshots, the tests and trying looks.
         .executableTarget(
@@ -213,7 +235,8 @@ let package = Package(
         .executableTarget(
             name: "screenward-bench",
             dependencies: [
-                "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardTesting", "SessionHarness", "DeviceActivity", "FamilyControls", "ManagedSettings",
+                "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardTesting", "SessionHarness", "DeviceActivity",
+                "FamilyControls", "ManagedSettings",
                 "ScreenwardIPC",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -224,19 +247,26 @@ let package = Package(
         // a ledger written at once.
         .target(
             name: "TestSupport",
-            dependencies: ["ScreenwardCore", "ManagedSettings", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: [
+                "ScreenwardCore", "ManagedSettings", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tests/TestSupport", swiftSettings: safeSwift),
 
         .testTarget(name: "DeviceActivityTests", dependencies: ["DeviceActivity"]),
         .testTarget(name: "ManagedSettingsUITests", dependencies: ["ManagedSettingsUI"]),
         .testTarget(
             name: "ScreenwardIPCTests",
-            dependencies: ["ScreenwardIPC", "TestSupport", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
+            dependencies: [
+                "ScreenwardIPC", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         // The public API driven in-process against the real state owner, with a controllable clock.
         .testTarget(
             name: "ScreenTimeAPITests",
             dependencies: [
-                "ScreenwardCore", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "ScreenwardIPC", "WorklogDemo", "TestSupport",
+                "ScreenwardCore", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI",
+                "ScreenwardIPC", "WorklogDemo", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
@@ -244,12 +274,17 @@ let package = Package(
             name: "ScreenwardCoreTests",
             dependencies: [
                 "ScreenwardCore", "SessionHarness", "TestSupport",
-                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         // Child mode tried by real users (useradd, runuser) against the real daemon, as root.
-        .testTarget(name: "ChildModeTests", dependencies: ["ScreenwardCore", "ManagedSettings", "SessionHarness", "TestSupport"]),
+        .testTarget(
+            name: "ChildModeTests",
+            dependencies: ["ScreenwardCore", "ManagedSettings", "SessionHarness", "TestSupport"]),
         // Real accounts and real PAM: creates users and groups, so most of it needs root.
-        .testTarget(name: "SystemAccountsTests", dependencies: ["SystemAccounts", "ScreenwardCore", "SessionHarness", "TestSupport"]),
+        .testTarget(
+            name: "SystemAccountsTests",
+            dependencies: ["SystemAccounts", "ScreenwardCore", "SessionHarness", "TestSupport"]),
         .testTarget(
             name: "X11SessionTests",
             dependencies: [
@@ -257,6 +292,11 @@ let package = Package(
                 "ScreenwardIPC", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity",
             ]),
         // The shield window, driven through screenward-shieldview (GTK starts once per process).
-        .testTarget(name: "ShieldUITests", dependencies: ["ScreenwardCore", "SessionHarness", "X11Session", "ScreenwardTesting", "ManagedSettingsUI", "TestSupport"]),
+        .testTarget(
+            name: "ShieldUITests",
+            dependencies: [
+                "ScreenwardCore", "SessionHarness", "X11Session", "ScreenwardTesting", "ManagedSettingsUI",
+                "TestSupport",
+            ]),
     ]
 )

@@ -20,7 +20,10 @@ import ScreenwardIPC
     public var schedule: DeviceActivitySchedule
     public var events: [DeviceActivityEvent.Name: DeviceActivityEvent]
 
-    public init(name: DeviceActivityName, schedule: DeviceActivitySchedule, events: [DeviceActivityEvent.Name: DeviceActivityEvent]) {
+    public init(
+        name: DeviceActivityName, schedule: DeviceActivitySchedule,
+        events: [DeviceActivityEvent.Name: DeviceActivityEvent]
+    ) {
         self.name = name
         self.schedule = schedule
         self.events = events
@@ -41,7 +44,10 @@ import ScreenwardIPC
     public var event: DeviceActivityEvent.Name?
     public var context: DeviceActivityCallbackContext
 
-    public init(sequence: Int64, activity: DeviceActivityName, kind: Kind, event: DeviceActivityEvent.Name?, context: DeviceActivityCallbackContext) {
+    public init(
+        sequence: Int64, activity: DeviceActivityName, kind: Kind, event: DeviceActivityEvent.Name?,
+        context: DeviceActivityCallbackContext
+    ) {
         self.sequence = sequence
         self.activity = activity
         self.kind = kind

@@ -23,7 +23,9 @@ public final class DeviceActivityCenter: Sendable {
         do {
             try call(ActivityMethods.stop, activities)
         } catch {
-            ScreenwardApp.report("could not stop monitoring \(activities.isEmpty ? "activities" : activities.map(\.rawValue).joined(separator: ", ")): \(error)")
+            ScreenwardApp.report(
+                "could not stop monitoring \(activities.isEmpty ? "activities" : activities.map(\.rawValue).joined(separator: ", ")): \(error)"
+            )
         }
     }
 

@@ -36,7 +36,10 @@ public struct DeviceActivityData: Codable, Sendable {
         /// Notifications are not counted on Screenward: always 0.
         public var numberOfNotifications: Int
 
-        public init(application: Application, category: ActivityCategory, totalActivityDuration: TimeInterval, numberOfPickups: Int, numberOfNotifications: Int) {
+        public init(
+            application: Application, category: ActivityCategory, totalActivityDuration: TimeInterval,
+            numberOfPickups: Int, numberOfNotifications: Int
+        ) {
             self.application = application
             self.category = category
             self.totalActivityDuration = totalActivityDuration
@@ -65,7 +68,8 @@ public struct DeviceActivityData: Codable, Sendable {
         public var webDomains: DeviceActivityResults<WebDomainActivity>
 
         public init(
-            category: ActivityCategory, totalActivityDuration: TimeInterval, applications: DeviceActivityResults<ApplicationActivity>,
+            category: ActivityCategory, totalActivityDuration: TimeInterval,
+            applications: DeviceActivityResults<ApplicationActivity>,
             webDomains: DeviceActivityResults<WebDomainActivity>
         ) {
             self.category = category
@@ -90,7 +94,8 @@ public struct DeviceActivityData: Codable, Sendable {
         public var categories: DeviceActivityResults<CategoryActivity>
 
         public init(
-            dateInterval: DateInterval, totalActivityDuration: TimeInterval, longestActivity: DateInterval?, firstPickup: Date?, totalPickups: Int,
+            dateInterval: DateInterval, totalActivityDuration: TimeInterval, longestActivity: DateInterval?,
+            firstPickup: Date?, totalPickups: Int,
             totalPickupsWithoutApplicationActivity: Int, categories: DeviceActivityResults<CategoryActivity>
         ) {
             self.dateInterval = dateInterval

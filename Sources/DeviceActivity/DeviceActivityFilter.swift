@@ -39,7 +39,8 @@ public struct DeviceActivityFilter: Hashable, Codable, Sendable {
     public var webDomains: Set<WebDomainToken>
 
     public init(
-        segment: SegmentInterval, users: Users = .all, devices: Devices = .all, applications: Set<ApplicationToken> = [],
+        segment: SegmentInterval, users: Users = .all, devices: Devices = .all,
+        applications: Set<ApplicationToken> = [],
         categories: Set<ActivityCategoryToken> = [], webDomains: Set<WebDomainToken> = []
     ) {
         segmentInterval = segment

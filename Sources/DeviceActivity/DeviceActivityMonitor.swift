@@ -26,7 +26,9 @@ open class DeviceActivityMonitor {
     open func intervalDidEnd(for activity: DeviceActivityName, context: DeviceActivityCallbackContext) {
         intervalDidEnd(for: activity)
     }
-    open func eventDidReachThreshold(_ event: DeviceActivityEvent.Name, activity: DeviceActivityName, context: DeviceActivityCallbackContext) {
+    open func eventDidReachThreshold(
+        _ event: DeviceActivityEvent.Name, activity: DeviceActivityName, context: DeviceActivityCallbackContext
+    ) {
         eventDidReachThreshold(event, activity: activity)
     }
     open func intervalWillStartWarning(for activity: DeviceActivityName, context: DeviceActivityCallbackContext) {
@@ -81,7 +83,9 @@ open class DeviceActivityMonitor {
     }
 
     @discardableResult
-    public static func attach(_ monitor: sending DeviceActivityMonitor, client: ServiceClient) throws -> MonitorAttachment {
+    public static func attach(_ monitor: sending DeviceActivityMonitor, client: ServiceClient) throws
+        -> MonitorAttachment
+    {
         let attachment = MonitorAttachment(monitor: monitor, client: client)
         client.transport.setPushReceiver { [attachment] frame in attachment.received(frame) }
         do {
@@ -112,7 +116,9 @@ open class DeviceActivityMonitor {
         do {
             _ = try client.call(ActivityMethods.acknowledge, [message.sequence])
         } catch {
-            ScreenwardApp.report("could not acknowledge callback \(message.sequence): \(error) (the agent sends it again; it will not run twice)")
+            ScreenwardApp.report(
+                "could not acknowledge callback \(message.sequence): \(error) (the agent sends it again; it will not run twice)"
+            )
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import ScreenwardIPC
 @_spi(Screenward) import ManagedSettings
+import ScreenwardIPC
 
 /// A report of device activity drawn by the app's report extension: the app names a
 /// context and a filter, Screenward computes the data, runs the extension (with no
@@ -23,7 +23,9 @@ public struct DeviceActivityReport: Sendable {
     /// By default, today by hour.
     public init(_ context: Context, filter: DeviceActivityFilter? = nil) {
         self.context = context
-        self.filter = filter ?? DeviceActivityFilter(segment: .hourly(during: Calendar.current.dateInterval(of: .day, for: Date())!))
+        self.filter =
+            filter
+            ?? DeviceActivityFilter(segment: .hourly(during: Calendar.current.dateInterval(of: .day, for: Date())!))
     }
 
     public enum PresentationError: Error, CustomStringConvertible {
@@ -77,7 +79,8 @@ public struct DeviceActivityReport: Sendable {
         let environment = ProcessInfo.processInfo.environment
         if let path = environment["SCREENWARD_REPORT"], !path.isEmpty { return path }
         let name = "screenward-report"
-        let folders = (environment["PATH"] ?? "/usr/local/bin:/usr/bin").split(separator: ":").map(String.init)
+        let folders =
+            (environment["PATH"] ?? "/usr/local/bin:/usr/bin").split(separator: ":").map(String.init)
             + [URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent().path]
         return folders.lazy.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }

@@ -11,7 +11,9 @@ public struct DeviceActivitySchedule: Hashable, Codable, Sendable {
     /// thresholds) the warning callbacks come; nil for none.
     public var warningTime: DateComponents?
 
-    public init(intervalStart: DateComponents, intervalEnd: DateComponents, repeats: Bool, warningTime: DateComponents? = nil) {
+    public init(
+        intervalStart: DateComponents, intervalEnd: DateComponents, repeats: Bool, warningTime: DateComponents? = nil
+    ) {
         self.intervalStart = intervalStart
         self.intervalEnd = intervalEnd
         self.repeats = repeats
@@ -47,9 +49,10 @@ public struct DeviceActivitySchedule: Hashable, Codable, Sendable {
     /// The latest interval starting at or before `date` (which may have ended).
     public func intervalStarting(atOrBefore date: Date, calendar: Calendar) -> DateInterval? {
         // nextDate(after:) is strict, so ask from just after `date`.
-        guard let start = calendar.nextDate(
-            after: date.addingTimeInterval(0.001), matching: Self.matchable(intervalStart),
-            matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .backward)
+        guard
+            let start = calendar.nextDate(
+                after: date.addingTimeInterval(0.001), matching: Self.matchable(intervalStart),
+                matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .backward)
         else { return nil }
         return interval(startingAt: start, calendar: calendar)
     }

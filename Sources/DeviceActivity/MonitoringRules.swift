@@ -16,11 +16,14 @@ extension DeviceActivityCenter {
 
         public var description: String {
             switch self {
-            case .excessiveActivities: "an app may monitor at most \(DeviceActivityCenter.maximumActivities) activities; stop one first"
+            case .excessiveActivities:
+                "an app may monitor at most \(DeviceActivityCenter.maximumActivities) activities; stop one first"
             case .intervalTooLong: "the schedule's interval is longer than a week"
             case .intervalTooShort: "the schedule's interval is shorter than 15 minutes"
-            case .invalidDateComponents: "the schedule's or an event's date components never name a moment or a duration"
-            case .unauthorized: "this app is not authorised: call AuthorizationCenter.shared.requestAuthorization(for: .individual) first"
+            case .invalidDateComponents:
+                "the schedule's or an event's date components never name a moment or a duration"
+            case .unauthorized:
+                "this app is not authorised: call AuthorizationCenter.shared.requestAuthorization(for: .individual) first"
             }
         }
     }

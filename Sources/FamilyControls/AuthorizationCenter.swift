@@ -23,7 +23,8 @@ public final class AuthorizationCenter: Sendable {
     public func requestAuthorization(for member: FamilyControlsMember) async throws {
         do {
             // .child may wait for a guardian to come and type a code from their authenticator app.
-            let status = try await ScreenwardApp.client.call(AuthorizationMethods.request, member, timeout: ServiceClient.guardianTimeout)
+            let status = try await ScreenwardApp.client.call(
+                AuthorizationMethods.request, member, timeout: ServiceClient.guardianTimeout)
             guard status == .approved else { throw FamilyControlsError.authorizationCanceled }
         } catch let error as ServiceError {
             throw FamilyControlsError(error)
@@ -53,7 +54,8 @@ public final class AuthorizationCenter: Sendable {
 
     public func revokeAuthorization() async throws {
         do {
-            _ = try await ScreenwardApp.client.call(AuthorizationMethods.revoke, Empty(), timeout: ServiceClient.guardianTimeout)
+            _ = try await ScreenwardApp.client.call(
+                AuthorizationMethods.revoke, Empty(), timeout: ServiceClient.guardianTimeout)
         } catch let error as ServiceError {
             throw FamilyControlsError(error)
         }

@@ -11,7 +11,8 @@ import ScreenwardIPC
     /// The way back, for the picker to check what is already chosen: this client's own
     /// tokens as the ids they were issued for. Tokens it was never given are left out,
     /// each with the reason, so one stale token does not keep the picker closed.
-    public static let describeSelection = ServiceMethod<FamilyActivitySelection, SelectionDescription>("selection.describe")
+    public static let describeSelection = ServiceMethod<FamilyActivitySelection, SelectionDescription>(
+        "selection.describe")
 }
 
 /// What a client's selection names (`selection.describe`), and what could not be named.
@@ -34,7 +35,10 @@ import ScreenwardIPC
     public var webDomains: [String]
     public var includeEntireCategory: Bool
 
-    public init(applications: [String] = [], categories: [String] = [], webDomains: [String] = [], includeEntireCategory: Bool = false) {
+    public init(
+        applications: [String] = [], categories: [String] = [], webDomains: [String] = [],
+        includeEntireCategory: Bool = false
+    ) {
         self.applications = applications
         self.categories = categories
         self.webDomains = webDomains

@@ -42,7 +42,8 @@ public struct FamilyActivityPicker: Sendable {
                 for line in description.skipped { ScreenwardApp.report("the activity picker leaves out \(line)") }
                 ticked = description.items
             }
-            guard let chosen = try await PickerRun(program: program, ticked: ticked, headerText: headerText).result() else { return nil }
+            guard let chosen = try await PickerRun(program: program, ticked: ticked, headerText: headerText).result()
+            else { return nil }
             return try await client.call(AuthorizationMethods.issueSelection, chosen)
         } catch let error as ServiceError {
             throw FamilyControlsError(error)

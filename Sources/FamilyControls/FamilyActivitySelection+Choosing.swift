@@ -10,10 +10,12 @@ extension FamilyActivitySelection {
     /// Throws `FamilyControlsError.unavailable` when the app is not authorised (the message
     /// says so), `.invalidArgument` when an id names nothing.
     public static func choosing(
-        applications: [String] = [], categories: [String] = [], webDomains: [String] = [], includeEntireCategory: Bool = false
+        applications: [String] = [], categories: [String] = [], webDomains: [String] = [],
+        includeEntireCategory: Bool = false
     ) async throws -> FamilyActivitySelection {
         let request = SelectionRequest(
-            applications: applications, categories: categories, webDomains: webDomains, includeEntireCategory: includeEntireCategory)
+            applications: applications, categories: categories, webDomains: webDomains,
+            includeEntireCategory: includeEntireCategory)
         do {
             return try await ScreenwardApp.client.call(AuthorizationMethods.issueSelection, request)
         } catch let error as ServiceError where error.code == .unauthorized {

@@ -19,7 +19,8 @@ import Foundation
         if let me = try? manager.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             directories.append((me as NSString).deletingLastPathComponent)
         }
-        directories += (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        directories += (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").map(String.init)
+            .filter { $0.hasPrefix("/") }
         for directory in directories {
             let candidate = URL(fileURLWithPath: directory).appendingPathComponent(name)
             if manager.isExecutableFile(atPath: candidate.path) { return candidate }
@@ -28,6 +29,7 @@ import Foundation
     }
 
     private static func notFound(_ why: String) -> FamilyActivityPickerError {
-        .pickerNotInstalled("\(why): install Screenward's programs (scripts/install.sh), or set SCREENWARD_PICKER to its path")
+        .pickerNotInstalled(
+            "\(why): install Screenward's programs (scripts/install.sh), or set SCREENWARD_PICKER to its path")
     }
 }

@@ -16,7 +16,9 @@ struct PickerRun {
     }
 
     private func run() throws -> SelectionRequest? {
-        var arguments = ["--choose", "--selected-json", String(decoding: try JSONEncoder().encode(ticked), as: UTF8.self)]
+        var arguments = [
+            "--choose", "--selected-json", String(decoding: try JSONEncoder().encode(ticked), as: UTF8.self),
+        ]
         if let headerText { arguments += ["--header", headerText] }
         ProgramStart.prepare()
         let process = Process()
@@ -24,7 +26,8 @@ struct PickerRun {
         process.arguments = arguments
         // Standard error goes to a file, not a pipe: the picker's trace may be long, and a
         // full pipe nobody reads would stop it.
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-picker-\(UUID().uuidString).log")
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "screenward-picker-\(UUID().uuidString).log")
         guard FileManager.default.createFile(atPath: errors.path, contents: nil) else {
             throw FamilyActivityPickerError.pickerFailed("cannot create \(errors.path) for its messages")
         }
@@ -44,10 +47,14 @@ struct PickerRun {
         }
         let printed = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let message = (try? String(contentsOf: errors, encoding: .utf8))?.split(separator: "\n").filter { !$0.hasPrefix("picker ") }
+        let message =
+            (try? String(contentsOf: errors, encoding: .utf8))?.split(separator: "\n").filter {
+                !$0.hasPrefix("picker ")
+            }
             .suffix(3).joined(separator: "; ") ?? ""
         guard process.terminationReason == .exit else {
-            throw FamilyActivityPickerError.pickerFailed("\(program.lastPathComponent) was killed by signal \(process.terminationStatus)")
+            throw FamilyActivityPickerError.pickerFailed(
+                "\(program.lastPathComponent) was killed by signal \(process.terminationStatus)")
         }
         switch process.terminationStatus {
         case 0:

@@ -7,10 +7,14 @@ extension MainLoop {
     /// or when a directory itself appears or goes. A directory that does not exist yet
     /// is waited for through its nearest existing ancestor (inotify, no polling).
     /// Throws when inotify cannot be had (out of instances).
-    public func watch(directories: [URL], settle: Duration = .milliseconds(100), onChange: @escaping () -> Void) throws -> DirectoryWatch {
+    public func watch(directories: [URL], settle: Duration = .milliseconds(100), onChange: @escaping () -> Void) throws
+        -> DirectoryWatch
+    {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw DirectoryWatch.Failure(errno: errno) }
-        let watch = DirectoryWatch(fd: fd, directories: directories.map(\.standardizedFileURL.path), loop: self, settle: settle, onChange: onChange)
+        let watch = DirectoryWatch(
+            fd: fd, directories: directories.map(\.standardizedFileURL.path), loop: self, settle: settle,
+            onChange: onChange)
         watch.arm()
         let box = Unmanaged.passRetained(watch).toOpaque()
         watch.sourceID = g_unix_fd_add_full(
@@ -36,7 +40,8 @@ public final class DirectoryWatch {
     private var watched: [String: Int32] = [:]
     private var pending: MainLoop.Registration?
 
-    fileprivate init(fd: Int32, directories: [String], loop: MainLoop, settle: Duration, onChange: @escaping () -> Void) {
+    fileprivate init(fd: Int32, directories: [String], loop: MainLoop, settle: Duration, onChange: @escaping () -> Void)
+    {
         self.fd = fd
         self.directories = directories
         self.loop = loop
@@ -58,7 +63,9 @@ public final class DirectoryWatch {
     /// ancestor that exists (for the folder's creation). Only watches no longer wanted
     /// are removed: a removal queues an event of its own, which must not loop.
     fileprivate func arm() {
-        let contents = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
+        let contents = UInt32(
+            IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF
+                | IN_MOVE_SELF)
         let creation = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
         var wanted: [String: UInt32] = [:]
         for directory in directories {

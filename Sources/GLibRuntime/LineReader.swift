@@ -5,10 +5,14 @@ extension MainLoop {
     /// Calls `onLine` for each line that arrives on `fd`, and `onEnd` once at end of
     /// file (a controlling process closed the pipe, for instance).
     @discardableResult
-    public func readLines(from fd: Int32, onLine: @escaping (String) -> Void, onEnd: @escaping () -> Void) -> Registration {
+    public func readLines(from fd: Int32, onLine: @escaping (String) -> Void, onEnd: @escaping () -> Void)
+        -> Registration
+    {
         let reader = LineBuffer(fd: fd, onLine: onLine, onEnd: onEnd)
         let box = Unmanaged.passRetained(reader).toOpaque()
-        let id = g_unix_fd_add_full(G_PRIORITY_DEFAULT, fd, GIOCondition(rawValue: G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue), lineReady, box, { Unmanaged<LineBuffer>.fromOpaque($0!).release() })
+        let id = g_unix_fd_add_full(
+            G_PRIORITY_DEFAULT, fd, GIOCondition(rawValue: G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue),
+            lineReady, box, { Unmanaged<LineBuffer>.fromOpaque($0!).release() })
         return Registration(sourceID: id)
     }
 }

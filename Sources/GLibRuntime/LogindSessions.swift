@@ -127,7 +127,8 @@ public final class LogindSessions {
     private static func error(method: String, session: SessionID?, _ failure: DBusFailure) -> LogindSessionsError {
         if failure.isNoSuchService { return .noLogind(reason: failure.description) }
         switch (failure.name, session) {
-        case ("org.freedesktop.DBus.Error.AccessDenied", _), ("org.freedesktop.DBus.Error.InteractiveAuthorizationRequired", _):
+        case ("org.freedesktop.DBus.Error.AccessDenied", _),
+            ("org.freedesktop.DBus.Error.InteractiveAuthorizationRequired", _):
             return .accessDenied(method: method, session: session, reason: failure.message)
         case ("org.freedesktop.login1.NoSuchSession", let id?):
             return .noSuchSession(id, reason: failure.message)
@@ -154,7 +155,8 @@ public final class LogindSessions {
         return entries.children.compactMap { entry in
             guard let path = entry.child(4)?.string else { return nil }
             switch DBusBus.call(
-                connection, destination: LogindWatcher.busName, path: path, interface: LogindWatcher.propertiesInterface,
+                connection, destination: LogindWatcher.busName, path: path,
+                interface: LogindWatcher.propertiesInterface,
                 method: "GetAll", arguments: [g_variant_new_string(LogindWatcher.sessionInterface)])
             {
             case .success(let properties): return session(at: path, from: properties)
@@ -196,7 +198,9 @@ public final class LogindSessions {
         add(interface: manager.1, member: "SessionNew", path: manager.0)
         add(interface: manager.1, member: "SessionRemoved", path: manager.0)
         // Every session's PropertiesChanged in one subscription; sorted out by path.
-        add(interface: LogindWatcher.propertiesInterface, member: "PropertiesChanged", path: nil, arg0: LogindWatcher.sessionInterface)
+        add(
+            interface: LogindWatcher.propertiesInterface, member: "PropertiesChanged", path: nil,
+            arg0: LogindWatcher.sessionInterface)
     }
 
     private func add(interface: String, member: String, path: String?, arg0: String? = nil) {
@@ -212,7 +216,8 @@ public final class LogindSessions {
         guard generation == self.generation, connection != nil else { return }
         switch member {
         case "SessionNew", "SessionRemoved":
-            guard parameters.typeString == "(so)", let id = parameters.child(0)?.string, let sessionPath = parameters.child(1)?.string
+            guard parameters.typeString == "(so)", let id = parameters.child(0)?.string,
+                let sessionPath = parameters.child(1)?.string
             else {
                 log("ignored \(member) with arguments of type \(parameters.typeString), not (so)")
                 return
@@ -239,9 +244,12 @@ public final class LogindSessions {
     private func propertiesChanged(path: String, parameters: VariantRef) {
         // (sa{sv}as): interface, changed values, invalidated names.
         guard let previous = sessions.values.first(where: { $0.objectPath == path }) else { return }  // pending or not ours
-        guard parameters.typeString == "(sa{sv}as)", let changed = parameters.child(1), let invalidated = parameters.child(2)?.strings
+        guard parameters.typeString == "(sa{sv}as)", let changed = parameters.child(1),
+            let invalidated = parameters.child(2)?.strings
         else {
-            log("ignored PropertiesChanged of session \(previous.id) with arguments of type \(parameters.typeString), not (sa{sv}as)")
+            log(
+                "ignored PropertiesChanged of session \(previous.id) with arguments of type \(parameters.typeString), not (sa{sv}as)"
+            )
             return
         }
         var session = previous
@@ -282,7 +290,8 @@ public final class LogindSessions {
         let target = Unmanaged.passRetained(SessionsTarget(self, generation: generation, path: path)).toOpaque()
         g_dbus_connection_call(
             connection, LogindWatcher.busName, path, LogindWatcher.propertiesInterface, "GetAll",
-            VariantBuilder.tuple([g_variant_new_string(LogindWatcher.sessionInterface)]), nil, G_DBUS_CALL_FLAGS_NONE, 5000,
+            VariantBuilder.tuple([g_variant_new_string(LogindWatcher.sessionInterface)]), nil, G_DBUS_CALL_FLAGS_NONE,
+            5000,
             nil, sessionPropertiesReplied, target)
     }
 

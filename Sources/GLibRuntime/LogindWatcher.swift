@@ -181,7 +181,9 @@ public final class LogindWatcher {
     // MARK: Signals
 
     private func subscribe(sessionPath: String) {
-        add(interface: Self.propertiesInterface, member: "PropertiesChanged", path: sessionPath, arg0: Self.sessionInterface)
+        add(
+            interface: Self.propertiesInterface, member: "PropertiesChanged", path: sessionPath,
+            arg0: Self.sessionInterface)
         add(interface: Self.sessionInterface, member: "Lock", path: sessionPath)
         add(interface: Self.sessionInterface, member: "Unlock", path: sessionPath)
         add(interface: Self.managerInterface, member: "PrepareForSleep", path: Self.managerPath)

@@ -59,7 +59,8 @@ public final class MainLoop {
         let milliseconds = guint(max(1, min(Double(UInt32.max), interval.milliseconds.rounded(.up))))
         let box = CallbackBox(action)
         return Registration(
-            sourceID: g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, fireRepeating, Unmanaged.passRetained(box).toOpaque(), releaseBox))
+            sourceID: g_timeout_add_full(
+                G_PRIORITY_DEFAULT, milliseconds, fireRepeating, Unmanaged.passRetained(box).toOpaque(), releaseBox))
     }
 
     /// Calls `action` on the loop when the process receives `signal` (SIGTERM, SIGINT, SIGHUP…).
@@ -92,7 +93,9 @@ public final class MainLoop {
     /// it often reads what no event on this loop announces (pixels on the screen, another
     /// process's log), and a loop with nothing to do would otherwise sleep to the deadline.
     @discardableResult
-    public func iterate(until condition: () -> Bool, timeout: Duration, checkingEvery: Duration = .milliseconds(50)) -> Bool {
+    public func iterate(until condition: () -> Bool, timeout: Duration, checkingEvery: Duration = .milliseconds(50))
+        -> Bool
+    {
         let deadline = ContinuousClock.now + timeout
         let wake = schedule(after: timeout) {}
         let poll = repeatEvery(checkingEvery) {}
@@ -143,7 +146,9 @@ public final class LoopWakeup: @unchecked Sendable {
     }
 
     public func fire() {
-        guard pending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        guard pending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return
+        }
         let box = CallbackBox { [self] in
             pending.store(false, ordering: .releasing)
             action()

@@ -1,7 +1,8 @@
 import Foundation
-@_exported import struct ScreenwardIPC.ServiceError
 import ScreenwardIPC
 import Synchronization
+
+@_exported import struct ScreenwardIPC.ServiceError
 
 /// How this process appears to Screenward: the one thing Apple's API gets from the
 /// app's bundle and a Linux program has to say.
@@ -68,7 +69,8 @@ extension ScreenwardApp {
             FileHandle.standardError.write(Data("Screenward: \(extensionName) could not attach: \(error)\n".utf8))
             exit(1)
         }
-        let idleExit = ProcessInfo.processInfo.environment["SCREENWARD_EXTENSION_IDLE_EXIT"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil }
+        let idleExit = ProcessInfo.processInfo.environment["SCREENWARD_EXTENSION_IDLE_EXIT"].flatMap(Double.init)
+            .flatMap { $0 > 0 ? $0 : nil }
         // Not dispatchMain(): on Linux it ends the main thread with pthread_exit, and
         // libdispatch then crashes when an idle worker thread exits (seen here).
         while true {

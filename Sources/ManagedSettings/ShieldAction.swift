@@ -45,7 +45,9 @@ open class ShieldActionDelegate {
     /// Exits with a message when the app is not authorised or no agent runs.
     open class func main() {
         // Returns Void, not Never: `@main` accepts only `() -> Void` mains. It never returns.
-        ScreenwardApp.runExtension("the shield action delegate") { try ShieldActionAttachment.attach(Self(), client: ScreenwardApp.client) }
+        ScreenwardApp.runExtension("the shield action delegate") {
+            try ShieldActionAttachment.attach(Self(), client: ScreenwardApp.client)
+        }
     }
 
     /// A button pressed on the shield of an application shielded for itself.
@@ -83,7 +85,10 @@ open class ShieldActionDelegate {
 
 extension ShieldActionDelegate {
     /// Calls the `handle` method for `subject`'s token kind.
-    func deliver(_ action: ShieldAction, for subject: ShieldRequestSubject, completionHandler: @escaping (ShieldActionResponse) -> Void) {
+    func deliver(
+        _ action: ShieldAction, for subject: ShieldRequestSubject,
+        completionHandler: @escaping (ShieldActionResponse) -> Void
+    ) {
         switch subject {
         case .application(let application):
             guard let token = application.token else { return completionHandler(Self.defaultResponse(to: action)) }
@@ -112,9 +117,13 @@ extension ShieldActionDelegate {
     /// Attaches `delegate` as its app's shield action handler (the app is `client`'s
     /// bundle identifier; it must be authorised), and again whenever the connection is remade.
     @discardableResult
-    public static func attach(_ delegate: sending ShieldActionDelegate, client: ServiceClient) throws -> ShieldActionAttachment {
+    public static func attach(_ delegate: sending ShieldActionDelegate, client: ServiceClient) throws
+        -> ShieldActionAttachment
+    {
         let attachment = ShieldActionAttachment(delegate: delegate, client: client)
-        client.transport.setPushReceiver(forKind: ShieldActionMethods.action.name) { [attachment] frame in attachment.received(frame) }
+        client.transport.setPushReceiver(forKind: ShieldActionMethods.action.name) { [attachment] frame in
+            attachment.received(frame)
+        }
         _ = try client.call(ShieldActionMethods.attach, Empty())
         try client.resendOnReconnect(ShieldActionMethods.attach, Empty())
         return attachment
@@ -133,13 +142,15 @@ extension ShieldActionDelegate {
         let client = client
         let completion: @Sendable (ShieldActionResponse) -> Void = { response in
             guard answered.claim() else {
-                ScreenwardApp.report("the completion handler of a shield action was called more than once; only the first call counts")
+                ScreenwardApp.report(
+                    "the completion handler of a shield action was called more than once; only the first call counts")
                 return
             }
             do {
                 _ = try client.call(ShieldActionMethods.answer, ShieldActionAnswer(id: request.id, response: response))
             } catch {
-                ScreenwardApp.report("could not send the response to a shield action: \(error) (the agent keeps the shield as it is)")
+                ScreenwardApp.report(
+                    "could not send the response to a shield action: \(error) (the agent keeps the shield as it is)")
             }
         }
         delegate.withLock { $0.deliver(request.action, for: request.subject, completionHandler: completion) }

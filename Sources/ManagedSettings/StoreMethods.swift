@@ -16,7 +16,9 @@ import ScreenwardIPC
     public var shield: ShieldSettings
     public var application: ApplicationSettings
     public var webContent: WebContentSettings
-    public init(shield: ShieldSettings, application: ApplicationSettings, webContent: WebContentSettings = WebContentSettings()) {
+    public init(
+        shield: ShieldSettings, application: ApplicationSettings, webContent: WebContentSettings = WebContentSettings()
+    ) {
         self.shield = shield
         self.application = application
         self.webContent = webContent
@@ -56,7 +58,9 @@ import ScreenwardIPC
     /// The settings that differ between two states of a store.
     public static func settings(from old: StoreContents, to new: StoreContents) -> [Setting] {
         var changed: [Setting] = []
-        if old.shield.applications != new.shield.applications { changed.append(.shieldApplications(new.shield.applications)) }
+        if old.shield.applications != new.shield.applications {
+            changed.append(.shieldApplications(new.shield.applications))
+        }
         if old.shield.applicationCategories != new.shield.applicationCategories {
             changed.append(.shieldApplicationCategories(new.shield.applicationCategories))
         }
@@ -92,6 +96,7 @@ extension StoreContents {
     }
 
     @_spi(Screenward) public var isEmpty: Bool {
-        shield.isEmpty && application.blockedApplications == nil && application.denyAppInstallation == nil && webContent.blockedByFilter == nil
+        shield.isEmpty && application.blockedApplications == nil && application.denyAppInstallation == nil
+            && webContent.blockedByFilter == nil
     }
 }

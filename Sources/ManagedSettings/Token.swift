@@ -30,10 +30,11 @@ public struct Token<Kind>: Hashable, Sendable, Codable, CustomStringConvertible 
 
     static func isWellFormed(_ value: String) -> Bool {
         !value.isEmpty && value.count <= 128
-            && value.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "-" || $0 == "_") }
+            && value.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "-" || $0 == "_")
+            }
     }
 }
-
 
 public typealias ApplicationToken = Token<Application>
 public typealias ActivityCategoryToken = Token<ActivityCategory>

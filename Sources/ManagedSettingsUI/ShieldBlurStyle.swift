@@ -45,7 +45,9 @@ public enum ShieldBlurStyle: String, Hashable, Codable, Sendable, CaseIterable {
         case .extraLight, .light: .light
         case .dark: .dark
         case .regular, .prominent: .automatic
-        case .systemUltraThinMaterial, .systemThinMaterial, .systemMaterial, .systemThickMaterial, .systemChromeMaterial: .automatic
+        case .systemUltraThinMaterial, .systemThinMaterial, .systemMaterial, .systemThickMaterial,
+            .systemChromeMaterial:
+            .automatic
         case .systemUltraThinMaterialLight, .systemThinMaterialLight, .systemMaterialLight, .systemThickMaterialLight,
             .systemChromeMaterialLight:
             .light
@@ -75,11 +77,12 @@ public enum ShieldBlurStyle: String, Hashable, Codable, Sendable, CaseIterable {
 
     /// The color laid over the blurred image; `dark` decides the `automatic` styles.
     public func tint(dark: Bool) -> ShieldColor {
-        let isDark = switch appearance {
-        case .light: false
-        case .dark: true
-        case .automatic: dark
-        }
+        let isDark =
+            switch appearance {
+            case .light: false
+            case .dark: true
+            case .automatic: dark
+            }
         let alpha = 0.25 + 0.65 * thickness
         return isDark
             ? ShieldColor(red: 0.11, green: 0.11, blue: 0.12, alpha: alpha)

@@ -85,7 +85,9 @@ public struct ShieldColor: Hashable, Codable, Sendable, CustomStringConvertible 
         if let single = try? decoder.singleValueContainer(), let text = try? single.decode(String.self) {
             guard let color = ShieldColor(hex: text) else {
                 throw DecodingError.dataCorrupted(
-                    .init(codingPath: decoder.codingPath, debugDescription: "not a color: \"\(text)\" (expected #RRGGBB or #RRGGBBAA)"))
+                    .init(
+                        codingPath: decoder.codingPath,
+                        debugDescription: "not a color: \"\(text)\" (expected #RRGGBB or #RRGGBBAA)"))
             }
             self = color
             return
@@ -93,7 +95,8 @@ public struct ShieldColor: Hashable, Codable, Sendable, CustomStringConvertible 
         let keyed = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             red: try keyed.decode(Double.self, forKey: .red), green: try keyed.decode(Double.self, forKey: .green),
-            blue: try keyed.decode(Double.self, forKey: .blue), alpha: try keyed.decodeIfPresent(Double.self, forKey: .alpha) ?? 1)
+            blue: try keyed.decode(Double.self, forKey: .blue),
+            alpha: try keyed.decodeIfPresent(Double.self, forKey: .alpha) ?? 1)
     }
 
     public func encode(to encoder: any Encoder) throws {

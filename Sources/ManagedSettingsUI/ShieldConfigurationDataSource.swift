@@ -24,7 +24,9 @@ open class ShieldConfigurationDataSource {
     /// whole program. Exits with a message when the app is not authorised or no agent runs.
     open class func main() {
         // Returns Void, not Never: `@main` accepts only `() -> Void` mains. It never returns.
-        ScreenwardApp.runExtension("the shield configuration data source") { try ShieldConfigurationAttachment.attach(Self(), client: ScreenwardApp.client) }
+        ScreenwardApp.runExtension("the shield configuration data source") {
+            try ShieldConfigurationAttachment.attach(Self(), client: ScreenwardApp.client)
+        }
     }
 
     /// An application shielded for itself (it is in `shield.applications`).
@@ -106,9 +108,13 @@ extension ShieldConfigurationDataSource {
     /// `client`'s bundle identifier; it must be authorised), and again whenever the
     /// connection is remade.
     @discardableResult
-    public static func attach(_ dataSource: sending ShieldConfigurationDataSource, client: ServiceClient) throws -> ShieldConfigurationAttachment {
+    public static func attach(_ dataSource: sending ShieldConfigurationDataSource, client: ServiceClient) throws
+        -> ShieldConfigurationAttachment
+    {
         let attachment = ShieldConfigurationAttachment(dataSource: dataSource, client: client)
-        client.transport.setPushReceiver(forKind: ShieldConfigurationMethods.configure.name) { [attachment] frame in attachment.received(frame) }
+        client.transport.setPushReceiver(forKind: ShieldConfigurationMethods.configure.name) { [attachment] frame in
+            attachment.received(frame)
+        }
         _ = try client.call(ShieldConfigurationMethods.attach, Empty())
         try client.resendOnReconnect(ShieldConfigurationMethods.attach, Empty())
         return attachment
@@ -125,7 +131,9 @@ extension ShieldConfigurationDataSource {
         }
         let configuration = dataSource.withLock { $0.configuration(for: request.subject) }
         do {
-            _ = try client.call(ShieldConfigurationMethods.answer, ShieldConfigurationAnswer(id: request.id, configuration: configuration))
+            _ = try client.call(
+                ShieldConfigurationMethods.answer,
+                ShieldConfigurationAnswer(id: request.id, configuration: configuration))
         } catch {
             ScreenwardApp.report("could not send a shield configuration: \(error) (the default shield shows)")
         }

@@ -28,7 +28,9 @@ public enum ShieldIcon: Hashable, Codable, Sendable {
             self = .themed(name: name)
         } else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "an icon needs \"file\" (a path) or \"iconName\" (an icon-theme name)"))
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "an icon needs \"file\" (a path) or \"iconName\" (an icon-theme name)"))
         }
     }
 

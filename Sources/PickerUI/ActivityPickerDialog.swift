@@ -40,7 +40,8 @@ public enum ActivityPickerDialog {
         final class Outcome { var choice: PickerChoice? }
         let outcome = Outcome()
         let window = PickerWindow(
-            source: source, choice: choice, header: header, trace: traced ? PickerTrace(applications: source.catalog.applicationCount) : nil
+            source: source, choice: choice, header: header,
+            trace: traced ? PickerTrace(applications: source.catalog.applicationCount) : nil
         ) { chosen in
             outcome.choice = chosen
             gtk_main_quit()

@@ -47,7 +47,8 @@ final class PickerRow {
     init(websitesHeader: Void) {
         kind = .websitesHeader
         check = gtk_label_new(nil)!
-        gtk_label_set_markup(cast(check), "<b>Websites</b>  <small>seen in a browser, or type one in the search</small>")
+        gtk_label_set_markup(
+            cast(check), "<b>Websites</b>  <small>seen in a browser, or type one in the search</small>")
         gtk_label_set_xalign(cast(check), 0)
         gtk_label_set_line_wrap(cast(check), 1)
         row = Self.listRow(holding: check)
@@ -64,7 +65,8 @@ final class PickerRow {
     init(website: PickerWebsite) {
         kind = .website(website)
         let detail = website.name == website.domain ? "website" : "website · \(website.domain)"
-        check = Self.itemCheck(icon: Self.websiteIcon, markup: Self.markup(Self.escaped(website.name), under: detail)).check
+        check =
+            Self.itemCheck(icon: Self.websiteIcon, markup: Self.markup(Self.escaped(website.name), under: detail)).check
         row = Self.listRow(holding: check)
     }
 
@@ -72,7 +74,10 @@ final class PickerRow {
     func showTyped(_ domain: String) {
         guard let typedLabel else { return }
         gtk_label_set_markup(
-            cast(typedLabel), Self.markup("Add the website <b>\(Self.escaped(HostName.readable(domain)))</b>", under: "tick it, or press Enter, to choose it"))
+            cast(typedLabel),
+            Self.markup(
+                "Add the website <b>\(Self.escaped(HostName.readable(domain)))</b>",
+                under: "tick it, or press Enter, to choose it"))
     }
 
     /// Whether the row has a box to tick (the websites' header has none).
@@ -95,7 +100,10 @@ final class PickerRow {
 
     init(application: PickerApplication) {
         kind = .application(application)
-        check = Self.itemCheck(icon: application.icon, markup: Self.markup(Self.escaped(application.name), under: application.id)).check
+        check =
+            Self.itemCheck(
+                icon: application.icon, markup: Self.markup(Self.escaped(application.name), under: application.id)
+            ).check
         row = Self.listRow(holding: check)
     }
 
@@ -137,7 +145,9 @@ final class PickerRow {
     /// An item's box: its icon, and one label (markup) for its name and the dim line under
     /// it, indented under its category. One label, not two: half the text layouts, which is
     /// most of what opening a list of hundreds costs.
-    private static func itemCheck(icon: String?, markup: String?) -> (check: UnsafeMutablePointer<GtkWidget>, label: UnsafeMutablePointer<GtkWidget>) {
+    private static func itemCheck(icon: String?, markup: String?) -> (
+        check: UnsafeMutablePointer<GtkWidget>, label: UnsafeMutablePointer<GtkWidget>
+    ) {
         let check = gtk_check_button_new()!
         let line = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
         gtk_container_add(cast(line), Self.icon(icon))
@@ -179,7 +189,9 @@ final class PickerRow {
             g_object_unref(UnsafeMutableRawPointer(file))
         } else {
             // Entries sometimes name an icon with its file's extension; themes do not.
-            let name = icon.map(Self.withoutImageExtension).flatMap { $0.isEmpty || $0.hasPrefix("/") ? nil : $0 } ?? fallbackIcon
+            let name =
+                icon.map(Self.withoutImageExtension).flatMap { $0.isEmpty || $0.hasPrefix("/") ? nil : $0 }
+                ?? fallbackIcon
             let themed = g_themed_icon_new(name)!
             if name != fallbackIcon { g_themed_icon_append_name(themed, fallbackIcon) }
             gicon = themed
@@ -191,7 +203,9 @@ final class PickerRow {
     }
 
     private static func withoutImageExtension(_ name: String) -> String {
-        for suffix in [".png", ".svg", ".xpm"] where name.hasSuffix(suffix) { return String(name.dropLast(suffix.count)) }
+        for suffix in [".png", ".svg", ".xpm"] where name.hasSuffix(suffix) {
+            return String(name.dropLast(suffix.count))
+        }
         return name
     }
 

@@ -30,7 +30,10 @@ final class PickerWindow {
     /// Its X window title, for tests and window rules.
     static let title = "Choose apps, websites and categories"
 
-    init(source: PickerSourceContents, choice: PickerChoice, header: String?, trace: PickerTrace?, finish: @escaping (PickerChoice?) -> Void) {
+    init(
+        source: PickerSourceContents, choice: PickerChoice, header: String?, trace: PickerTrace?,
+        finish: @escaping (PickerChoice?) -> Void
+    ) {
         self.source = source
         catalog = source.catalog
         self.choice = choice
@@ -45,7 +48,10 @@ final class PickerWindow {
         gtk_window_set_type_hint(toplevel, GDK_WINDOW_TYPE_HINT_DIALOG)
 
         let column = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8)!
-        for margin in [gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start, gtk_widget_set_margin_end] {
+        for margin in [
+            gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start,
+            gtk_widget_set_margin_end,
+        ] {
             margin(column, 12)
         }
         if let header {
@@ -56,7 +62,9 @@ final class PickerWindow {
             gtk_container_add(cast(column), label)
         }
         search = gtk_search_entry_new()
-        gtk_entry_set_placeholder_text(cast(search), source.addresses == nil ? "Search apps and categories" : "Search apps and categories, or type a website")
+        gtk_entry_set_placeholder_text(
+            cast(search),
+            source.addresses == nil ? "Search apps and categories" : "Search apps and categories, or type a website")
         gtk_container_add(cast(column), search)
 
         list = gtk_list_box_new()
@@ -83,7 +91,10 @@ final class PickerWindow {
         gtk_container_add(cast(column), buttons)
         gtk_container_add(cast(window), column)
 
-        pending = catalog.groups.flatMap { group in [PickerRow.Kind.category(group)] + group.applications.map(PickerRow.Kind.application) }
+        pending =
+            catalog.groups.flatMap { group in
+                [PickerRow.Kind.category(group)] + group.applications.map(PickerRow.Kind.application)
+            }
             + [.websitesHeader, .typedWebsite] + catalog.websites.map(PickerRow.Kind.website)
         buildRows(Self.firstRows)
         connectSignals()
@@ -208,7 +219,8 @@ final class PickerWindow {
         case .category(let group): row.show(ticked: choice.isTicked(category: group.categoryID), locked: false)
         case .application(let application):
             row.show(ticked: choice.isTicked(application), locked: choice.isCoveredByCategory(application))
-        case .website(let website): row.show(ticked: choice.isTicked(website), locked: choice.isCoveredByCategory(website))
+        case .website(let website):
+            row.show(ticked: choice.isTicked(website), locked: choice.isCoveredByCategory(website))
         case .typedWebsite:
             row.show(ticked: false, locked: false)
             if let typed { row.showTyped(typed) }
@@ -329,7 +341,8 @@ final class PickerWindow {
             }
             guard traceDue, let trace else { return }
             traceDue = false
-            trace.shown(rows: visibleRows(), done: place(of: done), cancel: place(of: cancel), search: place(of: search))
+            trace.shown(
+                rows: visibleRows(), done: place(of: done), cancel: place(of: cancel), search: place(of: search))
         }
     }
 
@@ -354,6 +367,7 @@ final class PickerWindow {
         gdk_window_get_origin(gdkWindow, &originX, &originY)
         var allocation = GtkAllocation()
         gtk_widget_get_allocation(widget, &allocation)
-        return PickerTrace.Place(x: Int(originX + x), y: Int(originY + y), width: Int(allocation.width), height: Int(allocation.height))
+        return PickerTrace.Place(
+            x: Int(originX + x), y: Int(originY + y), width: Int(allocation.width), height: Int(allocation.height))
     }
 }

@@ -22,7 +22,9 @@ final class ReportImages {
     }
 
     deinit {
-        for pixbuf in icons.values.compactMap({ $0 }) + pictures.values.compactMap({ $0 }) { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
+        for pixbuf in icons.values.compactMap({ $0 }) + pictures.values.compactMap({ $0 }) {
+            g_object_unref(UnsafeMutableRawPointer(pixbuf))
+        }
         if ownsTheme, let theme { g_object_unref(UnsafeMutableRawPointer(theme)) }
     }
 

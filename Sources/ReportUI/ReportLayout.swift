@@ -16,11 +16,14 @@ enum ReportLayout {
         case .title: titleHeight
         case .text: textHeight
         case .pieChart, .barChart: chartHeight
-        case .table(let table): (table.title == nil ? 0 : tableTitleHeight) + tableRowHeight * Double(table.rows.count + 1) + 8
+        case .table(let table):
+            (table.title == nil ? 0 : tableTitleHeight) + tableRowHeight * Double(table.rows.count + 1) + 8
         case .image(let png):
-            images.size(of: png).map { size in size.width > width ? size.height * width / size.width : size.height } ?? textHeight
+            images.size(of: png).map { size in size.width > width ? size.height * width / size.width : size.height }
+                ?? textHeight
         case .column(let children):
-            children.reduce(0) { $0 + height(of: $1, width: width, images: images) } + spacing * Double(max(0, children.count - 1))
+            children.reduce(0) { $0 + height(of: $1, width: width, images: images) } + spacing
+                * Double(max(0, children.count - 1))
         case .row(let children):
             children.map { height(of: $0, width: columnWidth(width, children.count), images: images) }.max() ?? 0
         }

@@ -17,7 +17,9 @@ final class ReportPainter {
     static let rule = ReportColor(red: 0.9, green: 0.91, blue: 0.92)
     static let paper = ReportColor(red: 1, green: 1, blue: 1)
 
-    init(cairo: OpaquePointer, images: ReportImages, origin: (x: Double, y: Double) = (0, 0), trace: ((String) -> Void)?) {
+    init(
+        cairo: OpaquePointer, images: ReportImages, origin: (x: Double, y: Double) = (0, 0), trace: ((String) -> Void)?
+    ) {
         self.cairo = cairo
         self.images = images
         self.origin = origin
@@ -28,7 +30,9 @@ final class ReportPainter {
     func drawPage(_ view: ReportView, size: (width: Double, height: Double)) {
         fill(ReportRect(x: 0, y: 0, width: size.width, height: size.height), Self.paper)
         let margin = ReportLayout.margin
-        draw(view, in: ReportRect(x: margin, y: margin, width: size.width - 2 * margin, height: size.height - 2 * margin))
+        draw(
+            view, in: ReportRect(x: margin, y: margin, width: size.width - 2 * margin, height: size.height - 2 * margin)
+        )
     }
 
     func draw(_ view: ReportView, in rect: ReportRect) {
@@ -76,7 +80,9 @@ final class ReportPainter {
             cairo_set_line_width(cairo, 2)
             cairo_arc(cairo, center.x, center.y, radius - 1, 0, 2 * .pi)
             cairo_stroke(cairo)
-            write("No use recorded", at: center.x - radius + 20, center.y - 8, font: "Sans 10", color: Self.secondaryInk, width: diameter - 40)
+            write(
+                "No use recorded", at: center.x - radius + 20, center.y - 8, font: "Sans 10", color: Self.secondaryInk,
+                width: diameter - 40)
             return
         }
         var angle = -Double.pi / 2
@@ -98,12 +104,18 @@ final class ReportPainter {
             let y = top + 4 + Double(index) * lineHeight
             if index == fitting - 1, slices.count > fitting {
                 let rest = slices.dropFirst(fitting - 1).reduce(0) { $0 + $1.value }
-                write("\(slices.count - fitting + 1) more: \(valueText(rest, chart.unit))", at: legendX, y, font: "Sans 9.5", color: Self.secondaryInk, width: legendWidth)
+                write(
+                    "\(slices.count - fitting + 1) more: \(valueText(rest, chart.unit))", at: legendX, y,
+                    font: "Sans 9.5", color: Self.secondaryInk, width: legendWidth)
                 break
             }
-            fill(ReportRect(x: legendX, y: y + 3, width: 11, height: 11), slice.color ?? ReportPalette.sequence[index % ReportPalette.sequence.count])
+            fill(
+                ReportRect(x: legendX, y: y + 3, width: 11, height: 11),
+                slice.color ?? ReportPalette.sequence[index % ReportPalette.sequence.count])
             let share = Int((100 * slice.value / total).rounded())
-            write("\(slice.label)  \(valueText(slice.value, chart.unit)) · \(share)%", at: legendX + 17, y, font: "Sans 9.5", color: Self.ink, width: legendWidth - 17)
+            write(
+                "\(slice.label)  \(valueText(slice.value, chart.unit)) · \(share)%", at: legendX + 17, y,
+                font: "Sans 9.5", color: Self.ink, width: legendWidth - 17)
         }
     }
 
@@ -115,7 +127,9 @@ final class ReportPainter {
         }
         let axisWidth = 52.0
         let labelHeight = 20.0
-        let plot = ReportRect(x: rect.x + axisWidth, y: top + 6, width: rect.width - axisWidth, height: rect.y + rect.height - top - labelHeight - 10)
+        let plot = ReportRect(
+            x: rect.x + axisWidth, y: top + 6, width: rect.width - axisWidth,
+            height: rect.y + rect.height - top - labelHeight - 10)
         trace?("bars \(Int(origin.x + plot.x)) \(Int(origin.y + plot.y)) \(Int(plot.width)) \(Int(plot.height))")
         let highest = chart.bars.map(\.total).max() ?? 0
         let scale = highest > 0 ? highest : 1
@@ -129,7 +143,9 @@ final class ReportPainter {
             cairo_line_to(cairo, plot.x + plot.width, y)
             cairo_stroke(cairo)
             if highest > 0 || step == 0 {
-                write(valueText(value, chart.unit), at: rect.x, y - 8, font: "Sans 8", color: Self.secondaryInk, width: axisWidth - 6)
+                write(
+                    valueText(value, chart.unit), at: rect.x, y - 8, font: "Sans 8", color: Self.secondaryInk,
+                    width: axisWidth - 6)
             }
         }
         guard !chart.bars.isEmpty else { return }
@@ -142,11 +158,15 @@ final class ReportPainter {
             var y = plot.y + plot.height
             for (partIndex, part) in bar.parts.enumerated() where part.value > 0 {
                 let height = plot.height * part.value / scale
-                fill(ReportRect(x: x, y: y - height, width: barWidth, height: height), part.color ?? ReportPalette.sequence[partIndex % ReportPalette.sequence.count])
+                fill(
+                    ReportRect(x: x, y: y - height, width: barWidth, height: height),
+                    part.color ?? ReportPalette.sequence[partIndex % ReportPalette.sequence.count])
                 y -= height
             }
             if index % labelEvery == 0 {
-                write(bar.label, at: plot.x + Double(index) * slot, plot.y + plot.height + 4, font: "Sans 8", color: Self.secondaryInk, width: max(slot * Double(labelEvery), 20))
+                write(
+                    bar.label, at: plot.x + Double(index) * slot, plot.y + plot.height + 4, font: "Sans 8",
+                    color: Self.secondaryInk, width: max(slot * Double(labelEvery), 20))
             }
         }
     }
@@ -157,18 +177,28 @@ final class ReportPainter {
             write(title, at: rect.x, y, font: "Sans Bold 11.5", color: Self.ink, width: rect.width)
             y += ReportLayout.tableTitleHeight
         }
-        trace?("table \(Int(origin.x + rect.x)) \(Int(origin.y + y)) \(Int(rect.width)) \(Int(ReportLayout.tableRowHeight * Double(table.rows.count + 1)))")
+        trace?(
+            "table \(Int(origin.x + rect.x)) \(Int(origin.y + y)) \(Int(rect.width)) \(Int(ReportLayout.tableRowHeight * Double(table.rows.count + 1)))"
+        )
         let count = max(1, table.columns.count)
         let first = count == 1 ? rect.width : rect.width * 0.4
         let other = count == 1 ? 0 : (rect.width - first) / Double(count - 1)
         func columnX(_ index: Int) -> Double { index == 0 ? rect.x : rect.x + first + Double(index - 1) * other }
         for (index, column) in table.columns.enumerated() {
-            write(column, at: columnX(index) + (index == 0 ? 34 : 0), y + 6, font: "Sans Bold 9.5", color: Self.secondaryInk, width: index == 0 ? first - 34 : other)
+            write(
+                column, at: columnX(index) + (index == 0 ? 34 : 0), y + 6, font: "Sans Bold 9.5",
+                color: Self.secondaryInk, width: index == 0 ? first - 34 : other)
         }
         y += ReportLayout.tableRowHeight
         for (rowIndex, row) in table.rows.enumerated() {
-            if rowIndex % 2 == 0 { fill(ReportRect(x: rect.x, y: y, width: rect.width, height: ReportLayout.tableRowHeight), ReportColor(red: 0.97, green: 0.975, blue: 0.98)) }
-            if let swatch = row.swatch { fill(ReportRect(x: rect.x, y: y + 4, width: 4, height: ReportLayout.tableRowHeight - 8), swatch) }
+            if rowIndex % 2 == 0 {
+                fill(
+                    ReportRect(x: rect.x, y: y, width: rect.width, height: ReportLayout.tableRowHeight),
+                    ReportColor(red: 0.97, green: 0.975, blue: 0.98))
+            }
+            if let swatch = row.swatch {
+                fill(ReportRect(x: rect.x, y: y + 4, width: 4, height: ReportLayout.tableRowHeight - 8), swatch)
+            }
             if let name = row.icon, let icon = images.icon(name, size: 22) {
                 gdk_cairo_set_source_pixbuf(cairo, icon, rect.x + 8, y + 4)
                 cairo_paint(cairo)
@@ -178,7 +208,8 @@ final class ReportPainter {
                     switch cell {
                     case .text(let text): text
                     case .duration(let seconds): ReportText.duration(seconds)
-                    case .number(let number): number == number.rounded() ? String(Int(number)) : String(format: "%.1f", number)
+                    case .number(let number):
+                        number == number.rounded() ? String(Int(number)) : String(format: "%.1f", number)
                     }
                 let x = columnX(index) + (index == 0 ? 34 : 0)
                 write(text, at: x, y + 7, font: "Sans 9.5", color: Self.ink, width: index == 0 ? first - 40 : other - 6)
@@ -189,7 +220,9 @@ final class ReportPainter {
 
     private func drawImage(_ png: Data, in rect: ReportRect) {
         guard let picture = images.picture(png) else {
-            write("(the extension's image could not be read)", at: rect.x, rect.y + 3, font: "Sans Italic 10", color: Self.secondaryInk, width: rect.width)
+            write(
+                "(the extension's image could not be read)", at: rect.x, rect.y + 3, font: "Sans Italic 10",
+                color: Self.secondaryInk, width: rect.width)
             return
         }
         let width = Double(gdk_pixbuf_get_width(picture))

@@ -92,7 +92,8 @@ public final class ReportWindow {
             var y: Int32 = 0
             if let gdkWindow = gtk_widget_get_window(area) { gdk_window_get_origin(gdkWindow, &x, &y) }
             trace?("page \(page.label) \(x) \(y) \(Int(width)) \(Int(size.height))")
-            ReportPainter(cairo: cairo, images: images, origin: (Double(x), Double(y)), trace: trace).drawPage(page.view, size: (width, size.height))
+            ReportPainter(cairo: cairo, images: images, origin: (Double(x), Double(y)), trace: trace).drawPage(
+                page.view, size: (width, size.height))
         }
         gtk_container_add(widget(scrolled), area)
         return scrolled

@@ -24,7 +24,9 @@ public enum AgentAddress {
     }
 
     /// The socket of the agent whose home is `home`.
-    public static func socketPath(inHome home: URL, environment env: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func socketPath(
+        inHome home: URL, environment env: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
         if let explicit = env["SCREENWARD_SOCKET"], !explicit.isEmpty { return explicit }
         return home.appendingPathComponent("agent.sock").path
     }

@@ -33,10 +33,12 @@ public struct AppProof: Sendable, Hashable, Codable {
         try preparation.withLock { prepared in
             if let prepared { return prepared }
             guard screenward_app_proof_prepare() == 0 else {
-                throw ServiceError(.internalFailure, "could not make this process non-dumpable for the system daemon (errno \(errno))")
+                throw ServiceError(
+                    .internalFailure, "could not make this process non-dumpable for the system daemon (errno \(errno))")
             }
             let proof = AppProof(
-                address: screenward_app_proof_address(), secret: (0..<Int32(secretLength)).map { screenward_app_proof_byte($0) })
+                address: screenward_app_proof_address(),
+                secret: (0..<Int32(secretLength)).map { screenward_app_proof_byte($0) })
             prepared = proof
             return proof
         }

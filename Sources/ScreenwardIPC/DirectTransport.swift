@@ -24,7 +24,9 @@ public final class DirectTransport: ServiceTransport {
     }
     private let peerBox = Mutex<ServicePeer?>(nil)
 
-    public init(handler: any ServiceRequestHandler, deferPushes: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil) {
+    public init(
+        handler: any ServiceRequestHandler, deferPushes: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil
+    ) {
         self.handler = handler
         self.deferPushes = deferPushes
     }
@@ -44,7 +46,8 @@ public final class DirectTransport: ServiceTransport {
     public func exchange(requestID: UInt64, frame: Data, timeout: Duration) throws -> Data {
         handler.received(frame: frame, from: peer)
         guard let reply = state.withLock({ $0.replies.removeValue(forKey: requestID) }) else {
-            throw ServiceError(.internalFailure, "the in-process owner did not answer request \(requestID) before returning")
+            throw ServiceError(
+                .internalFailure, "the in-process owner did not answer request \(requestID) before returning")
         }
         return reply
     }

@@ -25,7 +25,8 @@ public enum Frame {
     static func encode<Value: Encodable>(_ value: Value) throws -> Data {
         let data = try encoder.encode(value)
         guard data.count < maximumLength else {
-            throw ServiceError(.invalidArgument, "a message of \(data.count) bytes is over the limit of \(maximumLength)")
+            throw ServiceError(
+                .invalidArgument, "a message of \(data.count) bytes is over the limit of \(maximumLength)")
         }
         return data
     }
@@ -36,7 +37,8 @@ public enum Frame {
         } catch {
             // A decoding error can quote the value it refused, which may be most of a line.
             let reason = "\(error)"
-            throw ServiceError(.malformedMessage, "not a valid \(type) message: \(reason.prefix(600))\(reason.count > 600 ? "…" : "")")
+            throw ServiceError(
+                .malformedMessage, "not a valid \(type) message: \(reason.prefix(600))\(reason.count > 600 ? "…" : "")")
         }
     }
 }

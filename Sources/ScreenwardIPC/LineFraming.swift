@@ -22,7 +22,9 @@ struct LineDecoder: ByteToMessageDecoder {
         return .continue
     }
 
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
+        -> DecodingState
+    {
         // A last line without its '\n' is incomplete: drop it.
         while try decode(context: context, buffer: &buffer) == .continue {}
         return .needMoreData

@@ -55,7 +55,8 @@ public enum NativeMessaging {
                     input = input.dropFirst(taken.count)
                     if buffer.count < 4 { break }
                 }
-                let length = Int(UInt32(buffer[0]) | UInt32(buffer[1]) << 8 | UInt32(buffer[2]) << 16 | UInt32(buffer[3]) << 24)
+                let length = Int(
+                    UInt32(buffer[0]) | UInt32(buffer[1]) << 8 | UInt32(buffer[2]) << 16 | UInt32(buffer[3]) << 24)
                 if length == 0 {
                     events.append(.dropped("an empty message"))
                     buffer.removeAll()

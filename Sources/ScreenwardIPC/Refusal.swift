@@ -49,7 +49,8 @@ public struct RefusalFrame: Codable, Sendable {
     private static func notARequest(_ problem: String) -> ServiceError {
         ServiceError(
             .malformedMessage,
-            #"not a request: \#(problem); a request is one JSON object per line, {"id":1,"client":"org.example.app","method":"…","body":…}"#)
+            #"not a request: \#(problem); a request is one JSON object per line, {"id":1,"client":"org.example.app","method":"…","body":…}"#
+        )
     }
 
     /// What keeps a UTF-8 line from being a request, in words.
@@ -66,7 +67,9 @@ public struct RefusalFrame: Codable, Sendable {
         }
         guard let method = object["method"], !(method is NSNull) else { return #"it has no "method""# }
         guard method is String else { return #""method" is not a string"# }
-        if let client = object["client"], !(client is NSNull), !(client is String) { return #""client" is not a string"# }
+        if let client = object["client"], !(client is NSNull), !(client is String) {
+            return #""client" is not a string"#
+        }
         if let push = object["push"], !(push is NSNull), !(push is String) { return #""push" is not a string"# }
         do {
             _ = try FrameHead.decode(from: line)

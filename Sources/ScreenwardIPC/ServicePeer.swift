@@ -32,7 +32,8 @@ public final class ServicePeer: Sendable, Hashable, CustomStringConvertible {
     private let isConnected: @Sendable () -> Bool
 
     public init(
-        credentials: PeerCredentials? = nil, send: @escaping @Sendable (Data) -> Void, isConnected: @escaping @Sendable () -> Bool
+        credentials: PeerCredentials? = nil, send: @escaping @Sendable (Data) -> Void,
+        isConnected: @escaping @Sendable () -> Bool
     ) {
         number = Self.counter.add(1, ordering: .relaxed).newValue
         self.credentials = credentials

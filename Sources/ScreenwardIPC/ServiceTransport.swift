@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How a client's requests reach the state owner and its pushes come back.
 ///
@@ -43,12 +44,17 @@ public final class ServiceClient: Sendable {
     /// names itself with `bundleIdentifier`.
     public static func standard(bundleIdentifier: String? = nil) -> ServiceClient {
         let env = ProcessInfo.processInfo.environment
-        let declared = bundleIdentifier ?? env["SCREENWARD_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? Bundle.main.bundleIdentifier
+        let declared =
+            bundleIdentifier ?? env["SCREENWARD_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? Bundle.main.bundleIdentifier
         if let daemon = DaemonAddress.socketManagingThisAccount(environment: env) {
-            let transport = SocketTransport(path: daemon, owner: .daemon) { try AppProof.push.frame(try AppProof.ofThisProcess()) }
+            let transport = SocketTransport(path: daemon, owner: .daemon) {
+                try AppProof.push.frame(try AppProof.ofThisProcess())
+            }
             return ServiceClient(transport: transport, bundleIdentifier: declared)
         }
-        return ServiceClient(transport: SocketTransport(path: AgentAddress.socketPath(environment: env)), bundleIdentifier: declared)
+        return ServiceClient(
+            transport: SocketTransport(path: AgentAddress.socketPath(environment: env)), bundleIdentifier: declared)
     }
 
     /// The declared bundle identifier, checked.
@@ -67,14 +73,18 @@ public final class ServiceClient: Sendable {
     /// five minutes).
     public static let guardianTimeout: Duration = .seconds(330)
 
-    public func call<Request, Reply>(_ method: ServiceMethod<Request, Reply>, _ request: Request, timeout: Duration = replyTimeout) throws -> Reply {
+    public func call<Request, Reply>(
+        _ method: ServiceMethod<Request, Reply>, _ request: Request, timeout: Duration = replyTimeout
+    ) throws -> Reply {
         let id = requestIDs.next()
         let frame = try method.requestFrame(id: id, client: try bundleIdentifier(), request)
         return try method.reply(from: transport.exchange(requestID: id, frame: frame, timeout: timeout))
     }
 
     /// The same request, from async code: the wait happens off the caller's executor.
-    public func call<Request, Reply>(_ method: ServiceMethod<Request, Reply>, _ request: Request, timeout: Duration = replyTimeout) async throws -> Reply {
+    public func call<Request, Reply>(
+        _ method: ServiceMethod<Request, Reply>, _ request: Request, timeout: Duration = replyTimeout
+    ) async throws -> Reply {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread { [self] in
                 continuation.resume(with: Result { try call(method, request, timeout: timeout) as Reply })
@@ -95,7 +105,8 @@ public enum BundleIdentifier {
 
     public static func validate(_ identifier: String) throws {
         let allowed = identifier.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "." || $0 == "-" || $0 == "_")
+            $0.isASCII
+                && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "." || $0 == "-" || $0 == "_")
         }
         guard !identifier.isEmpty, identifier.count <= maximumLength, allowed, !identifier.hasPrefix("."),
             !identifier.hasSuffix(".")
@@ -107,8 +118,6 @@ public enum BundleIdentifier {
         }
     }
 }
-
-import Synchronization
 
 final class RequestIDs: Sendable {
     private let last = Atomic<UInt64>(0)

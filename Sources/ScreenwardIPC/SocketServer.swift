@@ -18,11 +18,13 @@ public final class SocketServer: Sendable {
     /// so no other agent can be listening there).
     /// With `acceptingReports`, clients may also send push lines (reports; see `RefusalFrame`).
     public init(
-        path: String, access: SocketAccess = .ownerOnly, identify: PeerIdentifier? = nil, acceptingReports: Bool = false,
+        path: String, access: SocketAccess = .ownerOnly, identify: PeerIdentifier? = nil,
+        acceptingReports: Bool = false,
         limit: ConnectionLimit? = nil, handler: any ServiceRequestHandler
     ) throws {
         guard path.utf8.count <= AgentAddress.maximumSocketPathLength else {
-            throw ServiceError(.invalidArgument, "the socket path is too long for a Unix socket (\(path.utf8.count) bytes): \(path)")
+            throw ServiceError(
+                .invalidArgument, "the socket path is too long for a Unix socket (\(path.utf8.count) bytes): \(path)")
         }
         self.path = path
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -30,7 +32,8 @@ public final class SocketServer: Sendable {
             .childChannelInitializer { channel in
                 guard let identify else {
                     return channel.eventLoop.makeCompletedFuture {
-                        try Self.addHandlers(to: channel, credentials: nil, acceptingReports: acceptingReports, handler: handler)
+                        try Self.addHandlers(
+                            to: channel, credentials: nil, acceptingReports: acceptingReports, handler: handler)
                     }
                 }
                 // Reading the option on the channel's own loop completes at once.
@@ -42,7 +45,8 @@ public final class SocketServer: Sendable {
                         }
                         channel.closeFuture.whenComplete { _ in limit.release(uid: credentials.uid) }
                     }
-                    try Self.addHandlers(to: channel, credentials: credentials, acceptingReports: acceptingReports, handler: handler)
+                    try Self.addHandlers(
+                        to: channel, credentials: credentials, acceptingReports: acceptingReports, handler: handler)
                 }
             }
         do {
@@ -56,22 +60,30 @@ public final class SocketServer: Sendable {
             // Never listen on a socket with other permissions than intended.
             _ = try? listener.close().wait()
             try? FileManager.default.removeItem(atPath: path)
-            throw ServiceError(.internalFailure, "cannot set the mode of the socket \(path) (chmod \(String(access.mode, radix: 8))): \(error)")
+            throw ServiceError(
+                .internalFailure,
+                "cannot set the mode of the socket \(path) (chmod \(String(access.mode, radix: 8))): \(error)")
         }
     }
 
     private static func addHandlers(
-        to channel: any Channel, credentials: PeerCredentials?, acceptingReports: Bool, handler: any ServiceRequestHandler
+        to channel: any Channel, credentials: PeerCredentials?, acceptingReports: Bool,
+        handler: any ServiceRequestHandler
     ) throws {
         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineDecoder()))
         try channel.pipeline.syncOperations.addHandler(
-            ServerFrameHandler(channel: channel, credentials: credentials, acceptingReports: acceptingReports, handler: handler))
+            ServerFrameHandler(
+                channel: channel, credentials: credentials, acceptingReports: acceptingReports, handler: handler))
     }
 
     /// A connection over its user's limit: one line saying so, then closed. Nothing it
     /// sends is read (no decoder is added), so it costs no more than its descriptor, briefly.
-    private static func turnAway(_ channel: any Channel, credentials: PeerCredentials, handler: any ServiceRequestHandler) {
-        handler.refused(ServicePeer(credentials: credentials, send: { _ in }, isConnected: { false }), because: ConnectionLimit.refusal)
+    private static func turnAway(
+        _ channel: any Channel, credentials: PeerCredentials, handler: any ServiceRequestHandler
+    ) {
+        handler.refused(
+            ServicePeer(credentials: credentials, send: { _ in }, isConnected: { false }),
+            because: ConnectionLimit.refusal)
         let refusal = RefusalFrame(id: nil, error: ServiceError(.limitExceeded, ConnectionLimit.refusal))
         var buffer = channel.allocator.buffer(capacity: 128)
         buffer.writeBytes(refusal.line)
@@ -97,10 +109,14 @@ private final class ServerFrameHandler: ChannelInboundHandler {
     /// How long a refused peer has to read the refusal and close its end.
     static let lingering: TimeAmount = .seconds(2)
 
-    init(channel: any Channel, credentials: PeerCredentials?, acceptingReports: Bool, handler: any ServiceRequestHandler) {
+    init(
+        channel: any Channel, credentials: PeerCredentials?, acceptingReports: Bool, handler: any ServiceRequestHandler
+    ) {
         self.handler = handler
         self.acceptingReports = acceptingReports
-        peer = ServicePeer(credentials: credentials, send: { [weak channel] line in channel?.sendLine(line) }, isConnected: { [weak channel] in channel?.isActive ?? false })
+        peer = ServicePeer(
+            credentials: credentials, send: { [weak channel] line in channel?.sendLine(line) },
+            isConnected: { [weak channel] in channel?.isActive ?? false })
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -34,10 +34,12 @@ public final class SocketTransport: ServiceTransport {
         public var howToStart: String
 
         public static let agent = Owner(
-            name: "the Screenward agent", howToStart: "start `screenward-agent` in the desktop session (it normally starts at login)")
+            name: "the Screenward agent",
+            howToStart: "start `screenward-agent` in the desktop session (it normally starts at login)")
         public static let daemon = Owner(
             name: "the Screenward system daemon",
-            howToStart: "this account is managed by a guardian and needs it: ask them (`systemctl start screenward-daemon`)")
+            howToStart:
+                "this account is managed by a guardian and needs it: ask them (`systemctl start screenward-daemon`)")
 
         public init(name: String, howToStart: String) {
             self.name = name
@@ -61,7 +63,10 @@ public final class SocketTransport: ServiceTransport {
         let channel = try connectedChannel()
         let promise = channel.eventLoop.makePromise(of: Data.self)
         state.withLock { $0.pending[requestID] = promise }
-        let expiry = channel.eventLoop.scheduleTask(in: .milliseconds(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)) {
+        let expiry = channel.eventLoop.scheduleTask(
+            in: .milliseconds(
+                timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        ) {
             promise.fail(ServiceError(.agentUnavailable, "\(self.owner.name) did not answer within \(timeout)"))
         }
         defer {
@@ -126,10 +131,13 @@ public final class SocketTransport: ServiceTransport {
 
     private func connect() throws -> any Channel {
         guard path.utf8.count <= AgentAddress.maximumSocketPathLength else {
-            throw ServiceError(.agentUnavailable, "the socket path of \(owner.name) is too long for a Unix socket (\(path.utf8.count) bytes): \(path)")
+            throw ServiceError(
+                .agentUnavailable,
+                "the socket path of \(owner.name) is too long for a Unix socket (\(path.utf8.count) bytes): \(path)")
         }
         guard FileManager.default.fileExists(atPath: path) else {
-            throw ServiceError(.agentUnavailable, "\(owner.name) is not running (no socket at \(path)): \(owner.howToStart)")
+            throw ServiceError(
+                .agentUnavailable, "\(owner.name) is not running (no socket at \(path)): \(owner.howToStart)")
         }
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { [self] channel in
@@ -152,7 +160,9 @@ public final class SocketTransport: ServiceTransport {
         if let id = head.id {
             state.withLock { $0.pending.removeValue(forKey: id) }?.succeed(frame)
         } else if let kind = head.push {
-            if let receiver = state.withLock({ $0.pushReceivers[kind] ?? $0.pushReceiver }) { pushQueue.async { receiver(frame) } }
+            if let receiver = state.withLock({ $0.pushReceivers[kind] ?? $0.pushReceiver }) {
+                pushQueue.async { receiver(frame) }
+            }
         } else if let refusal = try? Frame.decode(RefusalFrame.self, from: frame) {
             // The agent refused a line it could not tell the id of, and closes the
             // connection: the calls waiting on it fail with its reason, not a bare close.
@@ -165,7 +175,8 @@ public final class SocketTransport: ServiceTransport {
     }
 
     fileprivate func connectionEnded() {
-        let (waiting, resubscribe, onEnd) = state.withLock { state -> ([EventLoopPromise<Data>], Bool, (@Sendable () -> Void)?) in
+        let (waiting, resubscribe, onEnd) = state.withLock {
+            state -> ([EventLoopPromise<Data>], Bool, (@Sendable () -> Void)?) in
             defer { state.pending.removeAll() }
             state.channel = nil
             let resubscribe = !state.resubscriptions.isEmpty && !state.closed && !state.reconnecting
@@ -174,7 +185,8 @@ public final class SocketTransport: ServiceTransport {
         }
         onEnd?()
         for promise in waiting {
-            promise.fail(ServiceError(.agentUnavailable, "\(owner.name) closed the connection (it stopped or restarted)"))
+            promise.fail(
+                ServiceError(.agentUnavailable, "\(owner.name) closed the connection (it stopped or restarted)"))
         }
         if resubscribe { reconnect(after: .milliseconds(100)) }
     }

@@ -1,6 +1,6 @@
 import CX11
-import X11Session
 import Foundation
+import X11Session
 
 /// Plain Xlib top-level windows with chosen identity properties: the demo and the
 /// tests use them to play applications whose WM_CLASS, application id, title and
@@ -51,9 +51,13 @@ public final class DemoWindows {
             let type = sw_event_type(&event)
             if type == Expose, event.xexpose.count == 0 { self.draw(event.xexpose.window) }
             if type == KeyPress { self.onInput?(WindowID(UInt(event.xkey.window)), "key \(event.xkey.keycode)") }
-            if type == ButtonPress { self.onInput?(WindowID(UInt(event.xbutton.window)), "button \(event.xbutton.button)") }
+            if type == ButtonPress {
+                self.onInput?(WindowID(UInt(event.xbutton.window)), "button \(event.xbutton.button)")
+            }
             // The window manager gave it the focus (not a grab's passing focus events).
-            if type == FocusIn, event.xfocus.mode == NotifyNormal, event.xfocus.detail != NotifyPointer, event.xfocus.detail != NotifyInferior {
+            if type == FocusIn, event.xfocus.mode == NotifyNormal, event.xfocus.detail != NotifyPointer,
+                event.xfocus.detail != NotifyInferior
+            {
                 self.onInput?(WindowID(UInt(event.xfocus.window)), "focus")
             }
             if type == ClientMessage, event.xclient.message_type == connection.atom("WM_PROTOCOLS"),
@@ -80,11 +84,14 @@ public final class DemoWindows {
         if let id = spec.gtkApplicationID { setUTF8(window, "_GTK_APPLICATION_ID", id) }
         if spec.setsPID {
             var pid = CLong(ProcessInfo.processInfo.processIdentifier)
-            XChangeProperty(display, window, connection.atom("_NET_WM_PID"), Atom(XA_CARDINAL), 32, PropModeReplace, withUnsafeBytes(of: &pid) { $0.baseAddress!.assumingMemoryBound(to: UInt8.self) }, 1)
+            XChangeProperty(
+                display, window, connection.atom("_NET_WM_PID"), Atom(XA_CARDINAL), 32, PropModeReplace,
+                withUnsafeBytes(of: &pid) { $0.baseAddress!.assumingMemoryBound(to: UInt8.self) }, 1)
         }
         var protocols = [connection.atom("WM_DELETE_WINDOW")]
         XSetWMProtocols(display, window, &protocols, 1)
-        XSelectInput(display, window, ExposureMask | (onInput == nil ? 0 : KeyPressMask | ButtonPressMask | FocusChangeMask))
+        XSelectInput(
+            display, window, ExposureMask | (onInput == nil ? 0 : KeyPressMask | ButtonPressMask | FocusChangeMask))
         XMapWindow(display, window)
         labels[window] = "\(spec.title)  |  WM_CLASS \(spec.instance).\(spec.className)"
         XFlush(display)
@@ -94,21 +101,26 @@ public final class DemoWindows {
     /// Grabs the keyboard actively (as a menu or a screen locker does); false while
     /// someone else holds it.
     public func grabKeyboard() -> Bool {
-        let status = XGrabKeyboard(connection.display, connection.root, 0, GrabModeAsync, GrabModeAsync, Time(CurrentTime))
+        let status = XGrabKeyboard(
+            connection.display, connection.root, 0, GrabModeAsync, GrabModeAsync, Time(CurrentTime))
         XFlush(connection.display)
         return status == GrabSuccess
     }
 
     public func setClass(_ window: WindowID, instance: String, className: String) {
         var bytes = Array(instance.utf8) + [0] + Array(className.utf8) + [0]
-        XChangeProperty(connection.display, Window(window.rawValue), Atom(XA_WM_CLASS), Atom(XA_STRING), 8, PropModeReplace, &bytes, Int32(bytes.count))
+        XChangeProperty(
+            connection.display, Window(window.rawValue), Atom(XA_WM_CLASS), Atom(XA_STRING), 8, PropModeReplace, &bytes,
+            Int32(bytes.count))
         XFlush(connection.display)
     }
 
     public func setTitle(_ window: WindowID, _ title: String) {
         setUTF8(Window(window.rawValue), "_NET_WM_NAME", title)
         var bytes = Array(title.utf8)
-        XChangeProperty(connection.display, Window(window.rawValue), Atom(XA_WM_NAME), Atom(XA_STRING), 8, PropModeReplace, &bytes, Int32(bytes.count))
+        XChangeProperty(
+            connection.display, Window(window.rawValue), Atom(XA_WM_NAME), Atom(XA_STRING), 8, PropModeReplace, &bytes,
+            Int32(bytes.count))
         labels[Window(window.rawValue)] = title
         XFlush(connection.display)
     }
@@ -116,7 +128,9 @@ public final class DemoWindows {
     /// Writes raw bytes as a property (tests use it for hostile values).
     public func setRawProperty(_ window: WindowID, _ name: String, type: String, bytes: [UInt8]) {
         var bytes = bytes
-        XChangeProperty(connection.display, Window(window.rawValue), connection.atom(name), connection.atom(type), 8, PropModeReplace, &bytes, Int32(bytes.count))
+        XChangeProperty(
+            connection.display, Window(window.rawValue), connection.atom(name), connection.atom(type), 8,
+            PropModeReplace, &bytes, Int32(bytes.count))
         XFlush(connection.display)
     }
 
@@ -130,7 +144,9 @@ public final class DemoWindows {
 
     private func setUTF8(_ window: Window, _ name: String, _ value: String) {
         var bytes = Array(value.utf8)
-        XChangeProperty(connection.display, window, connection.atom(name), connection.atom("UTF8_STRING"), 8, PropModeReplace, &bytes, Int32(bytes.count))
+        XChangeProperty(
+            connection.display, window, connection.atom(name), connection.atom("UTF8_STRING"), 8, PropModeReplace,
+            &bytes, Int32(bytes.count))
     }
 
     private func draw(_ window: Window) {

@@ -95,7 +95,8 @@ public final class FakeLogindService {
                 padding: (nil, nil, nil, nil, nil, nil, nil, nil)))
 
         do {
-            managerRegistration = try register(path: LogindWatcher.managerPath, interface: LogindWatcher.managerInterface, in: nodeInfo)
+            managerRegistration = try register(
+                path: LogindWatcher.managerPath, interface: LogindWatcher.managerInterface, in: nodeInfo)
             try addSession(first, announcing: false)
             try requestName()
         } catch {
@@ -114,7 +115,8 @@ public final class FakeLogindService {
             throw FakeLogindError("session \(session.id) exists")
         }
         let info = session.malformed ? malformedNodeInfo : nodeInfo
-        sessionRegistrations[session.id] = try register(path: session.objectPath, interface: LogindWatcher.sessionInterface, in: info)
+        sessionRegistrations[session.id] = try register(
+            path: session.objectPath, interface: LogindWatcher.sessionInterface, in: info)
         sessions.append(session)
         if announcing { emitSessionSignal("SessionNew", session) }
     }
@@ -135,7 +137,9 @@ public final class FakeLogindService {
         guard let index = sessions.firstIndex(where: { $0.id == id }) else { throw FakeLogindError("no session \(id)") }
         var session = sessions[index]
         let changed = try session.apply(fields)
-        guard session.malformed == sessions[index].malformed else { throw FakeLogindError("malformed is fixed when a session is added") }
+        guard session.malformed == sessions[index].malformed else {
+            throw FakeLogindError("malformed is fixed when a session is added")
+        }
         sessions[index] = session
         if !changed.isEmpty { announce(session, changed: changed) }
     }
@@ -149,13 +153,17 @@ public final class FakeLogindService {
         let manager = (LogindWatcher.managerPath, LogindWatcher.managerInterface)
         for signal in ["SessionNew", "SessionRemoved"] {
             emit(path: manager.0, interface: manager.1, signal: signal, arguments: [g_variant_new_string(id)])
-            emit(path: manager.0, interface: manager.1, signal: signal, arguments: [g_variant_new_uint32(7), g_variant_new_string(id)])
+            emit(
+                path: manager.0, interface: manager.1, signal: signal,
+                arguments: [g_variant_new_uint32(7), g_variant_new_string(id)])
         }
         emit(
             path: session.objectPath, interface: LogindWatcher.propertiesInterface, signal: "PropertiesChanged",
             arguments: [
                 g_variant_new_string(LogindWatcher.sessionInterface),
-                VariantBuilder.dictionary([("Active", g_variant_new_string("no")!), ("State", g_variant_new_uint32(3)!)]),
+                VariantBuilder.dictionary([
+                    ("Active", g_variant_new_string("no")!), ("State", g_variant_new_uint32(3)!),
+                ]),
                 VariantBuilder.strings([]),
             ])
         emit(
@@ -184,7 +192,9 @@ public final class FakeLogindService {
     /// Emits the first session's `Lock` (true) or `Unlock` (false) signal, as
     /// `loginctl lock-session` makes logind do; LockedHint is left alone.
     public func emitLockSignal(_ lock: Bool) {
-        emit(path: sessionPath, interface: LogindWatcher.sessionInterface, signal: lock ? "Lock" : "Unlock", arguments: [])
+        emit(
+            path: sessionPath, interface: LogindWatcher.sessionInterface, signal: lock ? "Lock" : "Unlock",
+            arguments: [])
     }
 
     /// Emits the manager's `PrepareForSleep(b)`.
@@ -225,7 +235,8 @@ public final class FakeLogindService {
             // A session's owner may set these on real logind; the fake lets anyone.
             let value = parameters.child(0)?.bool ?? false
             guard let index = sessions.firstIndex(where: { $0.objectPath == path }) else {
-                return g_dbus_method_invocation_return_dbus_error(invocation, "org.freedesktop.DBus.Error.UnknownObject", path)
+                return g_dbus_method_invocation_return_dbus_error(
+                    invocation, "org.freedesktop.DBus.Error.UnknownObject", path)
             }
             calls.append("\(method) \(sessions[index].id) \(value)")
             g_dbus_method_invocation_return_value(invocation, VariantBuilder.tuple([]))
@@ -238,9 +249,11 @@ public final class FakeLogindService {
             lookups.append("GetSessionByPID \(pid)")
             if !options.answersGetSessionByPID {
                 g_dbus_method_invocation_return_dbus_error(
-                    invocation, "org.freedesktop.login1.NoSessionForPID", "PID \(pid) does not belong to any known session")
+                    invocation, "org.freedesktop.login1.NoSessionForPID",
+                    "PID \(pid) does not belong to any known session")
             } else if options.malformedReplies {
-                g_dbus_method_invocation_return_value(invocation, VariantBuilder.tuple([g_variant_new_string(sessionPath)]))
+                g_dbus_method_invocation_return_value(
+                    invocation, VariantBuilder.tuple([g_variant_new_string(sessionPath)]))
             } else {
                 g_dbus_method_invocation_return_value(
                     invocation, VariantBuilder.tuple([g_variant_new_object_path(sessionPath)]))
@@ -262,7 +275,8 @@ public final class FakeLogindService {
             if deniesSessionControl {
                 calls.append(call + " -> org.freedesktop.DBus.Error.AccessDenied")
                 g_dbus_method_invocation_return_dbus_error(
-                    invocation, "org.freedesktop.DBus.Error.AccessDenied", "Access denied (the fake was told to refuse)")
+                    invocation, "org.freedesktop.DBus.Error.AccessDenied", "Access denied (the fake was told to refuse)"
+                )
             } else if let session = sessions.first(where: { $0.id == id }) {
                 calls.append(call)
                 g_dbus_method_invocation_return_value(invocation, VariantBuilder.tuple([]))
@@ -308,7 +322,8 @@ public final class FakeLogindService {
     }
 
     private func returnNoSuchSession(_ id: String, _ invocation: OpaquePointer) {
-        g_dbus_method_invocation_return_dbus_error(invocation, "org.freedesktop.login1.NoSuchSession", "No session '\(id)' known")
+        g_dbus_method_invocation_return_dbus_error(
+            invocation, "org.freedesktop.login1.NoSuchSession", "No session '\(id)' known")
     }
 
     // MARK: Plumbing
@@ -318,7 +333,8 @@ public final class FakeLogindService {
         emit(
             path: session.objectPath, interface: LogindWatcher.propertiesInterface, signal: "PropertiesChanged",
             arguments: [
-                g_variant_new_string(LogindWatcher.sessionInterface), VariantBuilder.dictionary(values), VariantBuilder.strings([]),
+                g_variant_new_string(LogindWatcher.sessionInterface), VariantBuilder.dictionary(values),
+                VariantBuilder.strings([]),
             ])
     }
 
@@ -333,11 +349,13 @@ public final class FakeLogindService {
         if g_dbus_connection_emit_signal(
             connection, nil, path, interface, signal, VariantBuilder.tuple(arguments), &error) == 0
         {
-            FileHandle.standardError.write(Data("fake logind: cannot emit \(signal): \(DBusFailure(consuming: error))\n".utf8))
+            FileHandle.standardError.write(
+                Data("fake logind: cannot emit \(signal): \(DBusFailure(consuming: error))\n".utf8))
         }
     }
 
-    private func register(path: String, interface: String, in info: UnsafeMutablePointer<GDBusNodeInfo>) throws -> guint {
+    private func register(path: String, interface: String, in info: UnsafeMutablePointer<GDBusNodeInfo>) throws -> guint
+    {
         guard let interfaceInfo = g_dbus_node_info_lookup_interface(info, interface) else {
             throw FakeLogindError("no interface \(interface) in the introspection XML")
         }
@@ -405,12 +423,15 @@ private let fakeMethodCall: GDBusInterfaceMethodCallFunc = { _, _, path, _, meth
         g_dbus_method_invocation_return_dbus_error(invocation, "org.freedesktop.DBus.Error.Failed", "gone")
         return
     }
-    service.methodCall(String(cString: method), path: String(cString: path), parameters: VariantRef(retaining: parameters), invocation: invocation)
+    service.methodCall(
+        String(cString: method), path: String(cString: path), parameters: VariantRef(retaining: parameters),
+        invocation: invocation)
 }
 
 private let fakeGetProperty: GDBusInterfaceGetPropertyFunc = { _, _, path, _, name, error, data in
     // GDBus asserts that an error is set whenever this returns NULL.
-    guard let data, let path, let name, let service = Unmanaged<FakeTarget>.fromOpaque(data).takeUnretainedValue().service,
+    guard let data, let path, let name,
+        let service = Unmanaged<FakeTarget>.fromOpaque(data).takeUnretainedValue().service,
         let value = service.property(String(cString: name), path: String(cString: path))
     else {
         g_set_error_literal(error, g_dbus_error_quark(), Int32(G_DBUS_ERROR_INVALID_ARGS.rawValue), "no such property")

@@ -26,7 +26,9 @@ extension FakeLogindService {
         /// `s`), and its PropertiesChanged carry the same wrong types.
         public var malformed = false
 
-        public init(id: String, uid: UInt32 = getuid(), name: String = ProcessInfo.processInfo.environment["USER"] ?? "user") {
+        public init(
+            id: String, uid: UInt32 = getuid(), name: String = ProcessInfo.processInfo.environment["USER"] ?? "user"
+        ) {
             self.id = id
             self.uid = uid
             self.name = name
@@ -46,7 +48,9 @@ extension FakeLogindService {
         public mutating func apply(_ fields: [String]) throws -> [String] {
             var changed: [String] = []
             for field in fields {
-                guard let equals = field.firstIndex(of: "=") else { throw FakeLogindError("\"\(field)\" is not key=value") }
+                guard let equals = field.firstIndex(of: "=") else {
+                    throw FakeLogindError("\"\(field)\" is not key=value")
+                }
                 let key = String(field[..<equals])
                 let value = String(field[field.index(after: equals)...])
                 let before = self
@@ -96,25 +100,30 @@ extension FakeLogindService {
         /// wrong type where the session is malformed; nil for a property it does not have.
         func value(of property: String) -> OpaquePointer? {
             let userPath = "/org/freedesktop/login1/user/_" + String(uid)
-            let seatPath = seat.isEmpty ? "/" : "/org/freedesktop/login1/seat/" + FakeLogindService.escapePathElement(seat)
+            let seatPath =
+                seat.isEmpty ? "/" : "/org/freedesktop/login1/seat/" + FakeLogindService.escapePathElement(seat)
             switch property {
             case "Id": return g_variant_new_string(id)
             case "User":
                 return malformed
-                    ? g_variant_new_uint32(uid) : VariantBuilder.tuple([g_variant_new_uint32(uid), g_variant_new_object_path(userPath)])
+                    ? g_variant_new_uint32(uid)
+                    : VariantBuilder.tuple([g_variant_new_uint32(uid), g_variant_new_object_path(userPath)])
             case "Name": return g_variant_new_string(name)
             case "Type": return g_variant_new_string(type)
             case "Display": return g_variant_new_string(display)
-            case "Active": return malformed ? g_variant_new_string(active ? "yes" : "no") : g_variant_new_boolean(active ? 1 : 0)
+            case "Active":
+                return malformed ? g_variant_new_string(active ? "yes" : "no") : g_variant_new_boolean(active ? 1 : 0)
             case "State": return g_variant_new_string(state)
             case "Remote": return g_variant_new_boolean(remote ? 1 : 0)
             case "Leader": return g_variant_new_uint32(leader)
             case "Class": return g_variant_new_string(sessionClass)
             case "Seat":
                 return malformed
-                    ? g_variant_new_string(seat) : VariantBuilder.tuple([g_variant_new_string(seat), g_variant_new_object_path(seatPath)])
+                    ? g_variant_new_string(seat)
+                    : VariantBuilder.tuple([g_variant_new_string(seat), g_variant_new_object_path(seatPath)])
             case "LockedHint":
-                return malformed ? g_variant_new_string(lockedHint ? "yes" : "no") : g_variant_new_boolean(lockedHint ? 1 : 0)
+                return malformed
+                    ? g_variant_new_string(lockedHint ? "yes" : "no") : g_variant_new_boolean(lockedHint ? 1 : 0)
             default: return nil
             }
         }

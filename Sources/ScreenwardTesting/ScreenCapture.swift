@@ -1,6 +1,6 @@
 import CX11
-import X11Session
 import ScreenwardCore
+import X11Session
 
 /// The pixels of a region of the screen, read from the root window (XGetImage): what
 /// a person sees there, for tests that check what a window draws without external tools.
@@ -44,7 +44,9 @@ public struct ScreenCapture: Sendable {
         guard right > left, bottom > top else { return nil }
         let region = ScreenRect(x: left, y: top, width: right - left, height: bottom - top)
         let (image, errors) = connection.withErrorWatch {
-            XGetImage(display, connection.root, Int32(left), Int32(top), UInt32(region.width), UInt32(region.height), UInt.max, ZPixmap)
+            XGetImage(
+                display, connection.root, Int32(left), Int32(top), UInt32(region.width), UInt32(region.height),
+                UInt.max, ZPixmap)
         }
         guard let image, errors.isEmpty else { return nil }
         defer { _ = image.pointee.f.destroy_image(image) }
@@ -56,7 +58,9 @@ public struct ScreenCapture: Sendable {
             for x in 0..<region.width {
                 let value = getPixel(image, Int32(x), Int32(y))
                 pixels.append(
-                    Pixel(red: Self.channel(value, masks.0), green: Self.channel(value, masks.1), blue: Self.channel(value, masks.2)))
+                    Pixel(
+                        red: Self.channel(value, masks.0), green: Self.channel(value, masks.1),
+                        blue: Self.channel(value, masks.2)))
             }
         }
         self.region = region
@@ -65,7 +69,9 @@ public struct ScreenCapture: Sendable {
 
     /// The pixel at (`x`, `y`) in root-window coordinates, which must lie in `region`.
     public func pixel(x: Int, y: Int) -> Pixel {
-        precondition(region.contains(ScreenRect(x: x, y: y, width: 1, height: 1)), "(\(x), \(y)) is outside the capture \(region)")
+        precondition(
+            region.contains(ScreenRect(x: x, y: y, width: 1, height: 1)),
+            "(\(x), \(y)) is outside the capture \(region)")
         return pixels[(y - region.y) * region.width + (x - region.x)]
     }
 

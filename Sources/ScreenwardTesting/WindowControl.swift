@@ -14,7 +14,9 @@ extension XConnection {
     /// Gives the input focus directly (what matters when no window manager runs).
     public func setInputFocus(to window: WindowID?) {
         ignoringErrors {
-            XSetInputFocus(display, window.map { Window($0.rawValue) } ?? Window(PointerRoot), Int32(RevertToPointerRoot), Time(CurrentTime))
+            XSetInputFocus(
+                display, window.map { Window($0.rawValue) } ?? Window(PointerRoot), Int32(RevertToPointerRoot),
+                Time(CurrentTime))
             XSync(display, 0)
         }
     }
@@ -84,7 +86,8 @@ public final class ActiveWindowLog {
         let wmState = connection.atom("WM_STATE")
         connection.addEventHandler { [unowned self] event in
             switch sw_event_type(&event) {
-            case CreateNotify where event.xcreatewindow.parent == connection.root && event.xcreatewindow.override_redirect == 0:
+            case CreateNotify
+            where event.xcreatewindow.parent == connection.root && event.xcreatewindow.override_redirect == 0:
                 // Ids are reused once their client disconnects: a new window starts afresh.
                 mapTimes[WindowID(UInt(event.xcreatewindow.window))] = nil
                 connection.selectInput(event.xcreatewindow.window, mask: PropertyChangeMask)

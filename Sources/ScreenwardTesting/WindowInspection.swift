@@ -1,6 +1,6 @@
 import CX11
-import X11Session
 import ScreenwardCore
+import X11Session
 
 /// What tests and tools look at on another client's window: where it is drawn, its
 /// names and whether it is mapped.
@@ -29,7 +29,8 @@ extension XConnection {
     public func names(of window: WindowID) -> (instance: String?, className: String?, title: String?) {
         ignoringErrors {
             let wmClass = propertyStrings(Window(window.rawValue), "WM_CLASS", maxCharacters: 256)
-            let title = propertyString(Window(window.rawValue), "_NET_WM_NAME", maxCharacters: 1024)
+            let title =
+                propertyString(Window(window.rawValue), "_NET_WM_NAME", maxCharacters: 1024)
                 ?? propertyString(Window(window.rawValue), "WM_NAME", maxCharacters: 1024)
             return (wmClass?.first, wmClass.flatMap { $0.count > 1 ? $0[1] : nil }, title)
         }

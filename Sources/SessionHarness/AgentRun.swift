@@ -9,15 +9,19 @@ public final class AgentRun {
 
     /// Starts the agent and waits until it tracks (its "tracking" log line).
     public init(
-        display: String, home: URL, idleThreshold: Double = 3600, environment extra: [String: String] = [:], verbose: Bool = false,
+        display: String, home: URL, idleThreshold: Double = 3600, environment extra: [String: String] = [:],
+        verbose: Bool = false,
         arguments extraArguments: [String] = []
     ) throws {
         self.home = home
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         // No system daemon: one installed on the machine would take a guardian's (root's)
         // tray and commands for its own (`noSystemDaemon`).
-        environment = ["SCREENWARD_HOME": home.path, "DISPLAY": display, "SCREENWARD_DAEMON_SOCKET": Self.noSystemDaemon(beside: home)]
-            .merging(extra) { $1 }
+        environment = [
+            "SCREENWARD_HOME": home.path, "DISPLAY": display,
+            "SCREENWARD_DAEMON_SOCKET": Self.noSystemDaemon(beside: home),
+        ]
+        .merging(extra) { $1 }
         var arguments = ["--idle-threshold", String(idleThreshold)]
         if verbose { arguments.append("--verbose") }
         arguments += extraArguments
@@ -62,7 +66,9 @@ public final class AgentRun {
         let status = process.terminationStatus
         guard process.terminationReason == .exit else { throw HarnessError.timedOut("screenward \(arguments)") }
         guard status == 0 else {
-            throw HarnessError.failed("screenward \(arguments) exited \(status): \(String(decoding: errorText.withLock { $0 }, as: UTF8.self))")
+            throw HarnessError.failed(
+                "screenward \(arguments) exited \(status): \(String(decoding: errorText.withLock { $0 }, as: UTF8.self))"
+            )
         }
         return String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .dropLast(text.last == 10 ? 1 : 0).joined(separator: "\n")

@@ -111,7 +111,8 @@ public final class ChildProcess: @unchecked Sendable {
         while !condition() {
             let now = Date()
             if now >= deadline {
-                throw HarnessError.timedOut("\(name): no \(what) within \(timeout) s; stderr: \(stderrText.suffix(2000))")
+                throw HarnessError.timedOut(
+                    "\(name): no \(what) within \(timeout) s; stderr: \(stderrText.suffix(2000))")
             }
             if !process.isRunning {
                 // Its last words are all in once both pipes have ended; a pipe something it
@@ -120,7 +121,8 @@ public final class ChildProcess: @unchecked Sendable {
                 exitNoticed = noticed
                 if stdoutEnded && stderrEnded || now.timeIntervalSince(noticed) > 0.3 {
                     throw HarnessError.failed(
-                        "\(name) exited (status \(process.terminationStatus)) before \(what); stderr: \(stderrText.suffix(2000))")
+                        "\(name) exited (status \(process.terminationStatus)) before \(what); stderr: \(stderrText.suffix(2000))"
+                    )
                 }
             }
             _ = state.wait(until: min(deadline, now.addingTimeInterval(0.05)))

@@ -14,7 +14,10 @@ public struct GeneratedApplications {
         "Game;", "Office;", "Network;WebBrowser;", "AudioVideo;", "Graphics;", "Development;", "Utility;", "Education;",
         "Network;InstantMessaging;", "System;",
     ]
-    static let icons = ["utilities-terminal", "accessories-text-editor", "applications-games", "web-browser", "audio-x-generic", "image-x-generic"]
+    static let icons = [
+        "utilities-terminal", "accessories-text-editor", "applications-games", "web-browser", "audio-x-generic",
+        "image-x-generic",
+    ]
 
     public init(count: Int, in folder: URL) throws {
         let applications = folder.appendingPathComponent("applications")
@@ -29,7 +32,9 @@ public struct GeneratedApplications {
                 Categories=\(Self.categories[index % Self.categories.count])
 
                 """
-            try entry.write(to: applications.appendingPathComponent("application-\(index).desktop"), atomically: false, encoding: .utf8)
+            try entry.write(
+                to: applications.appendingPathComponent("application-\(index).desktop"), atomically: false,
+                encoding: .utf8)
         }
         self.count = count
         environment = ["XDG_DATA_HOME": folder.path, "XDG_DATA_DIRS": "/usr/local/share:/usr/share"]

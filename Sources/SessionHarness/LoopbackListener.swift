@@ -8,7 +8,9 @@ public final class LoopbackListener {
     private let server: ChildProcess
 
     public init(timeout: TimeInterval = 10) throws {
-        server = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-u", "-m", "http.server", "--bind", "127.0.0.1", "0"], environment: [:])
+        server = try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/python3"), ["-u", "-m", "http.server", "--bind", "127.0.0.1", "0"],
+            environment: [:])
         let deadline = Date().addingTimeInterval(timeout)
         var found: String?
         // It says "Serving HTTP on 127.0.0.1 port N …" once it listens.

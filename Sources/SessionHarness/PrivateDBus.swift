@@ -13,25 +13,27 @@ public final class PrivateDBus {
         guard let executable = PrivateXSession.which("dbus-daemon") else {
             throw HarnessError.missingProgram("dbus-daemon is not installed (Debian: apt-get install dbus-daemon)")
         }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-bus-\(UUID().uuidString.prefix(8))")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "screenward-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
         try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>screenward-test</type>
-              <listen>unix:path=\(directory.path)/bus</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow user="*"/>
-                <allow own="*"/>
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-              </policy>
-            </busconfig>
-            """.write(to: config, atomically: true, encoding: .utf8)
-        daemon = try ChildProcess(executable, ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address"])
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>screenward-test</type>
+          <listen>unix:path=\(directory.path)/bus</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow user="*"/>
+            <allow own="*"/>
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+          </policy>
+        </busconfig>
+        """.write(to: config, atomically: true, encoding: .utf8)
+        daemon = try ChildProcess(
+            executable, ["--config-file=\(config.path)", "--nofork", "--nopidfile", "--print-address"])
         address = try daemon.waitForOutputLines(1, timeout: 10)[0]
     }
 
@@ -59,7 +61,8 @@ public final class PrivateLogindBus {
     public init(outsideSessions: Bool = false) throws {
         bus = try PrivateDBus()
         logind = try ChildProcess(
-            try ProjectPrograms.url(of: "screenward-fake-logind"), ["--address", bus.address] + (outsideSessions ? ["--no-session-by-pid"] : []))
+            try ProjectPrograms.url(of: "screenward-fake-logind"),
+            ["--address", bus.address] + (outsideSessions ? ["--no-session-by-pid"] : []))
         _ = try logind.waitForOutputLines(1, timeout: 10)
     }
 
@@ -87,6 +90,8 @@ public final class PrivateLogindBus {
         let before = logind.outputLines.count
         logind.send(command)
         let lines = try logind.waitForOutputLines(before + 1, timeout: 10)
-        guard lines.last == "ok \(command)" else { throw HarnessError.failed("fake logind answered \(lines.last ?? "") to \(command)") }
+        guard lines.last == "ok \(command)" else {
+            throw HarnessError.failed("fake logind answered \(lines.last ?? "") to \(command)")
+        }
     }
 }

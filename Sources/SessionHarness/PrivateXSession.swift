@@ -43,7 +43,9 @@ public final class PrivateXSession {
     public static func startServer(_ xvfb: URL, _ arguments: [String]) throws -> (ChildProcess, String) {
         let server = try ChildProcess(xvfb, ["-displayfd", "1"] + arguments)
         let number = try server.waitForOutputLines(1, timeout: 20)[0].trimmingCharacters(in: .whitespaces)
-        guard Int(number) != nil else { throw HarnessError.failed("Xvfb printed \"\(number)\" instead of a display number") }
+        guard Int(number) != nil else {
+            throw HarnessError.failed("Xvfb printed \"\(number)\" instead of a display number")
+        }
         return (server, ":" + number)
     }
 
@@ -59,7 +61,8 @@ public final class PrivateXSession {
         let deadline = Date().addingTimeInterval(20)
         while !connection.hasWindowManager() || !connection.publishesClientList() {
             if Date() > deadline || !manager.isRunning {
-                throw HarnessError.timedOut("openbox did not start on \(display): \(manager.standardError.suffix(1000))")
+                throw HarnessError.timedOut(
+                    "openbox did not start on \(display): \(manager.standardError.suffix(1000))")
             }
             Thread.sleep(forTimeInterval: 0.02)
         }

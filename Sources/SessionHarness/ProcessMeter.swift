@@ -70,7 +70,8 @@ public struct ProcessMeter: Sendable {
 
     static func field(_ status: String, _ name: String) -> Int? {
         for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
-            return Int(line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+            return Int(
+                line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
         }
         return nil
     }

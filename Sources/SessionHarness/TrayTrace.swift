@@ -5,7 +5,8 @@ import Foundation
 public enum TrayTrace {
     /// trayer, a real XEmbed tray, along the top right of the screen (dark, so the menus' screenshots read).
     public static let trayerArguments = [
-        "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "28", "--SetDockType", "true", "--tint", "0x2e3440",
+        "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "28", "--SetDockType", "true",
+        "--tint", "0x2e3440",
     ]
 
     /// The centre of the item labelled `label`, as last shown; nil when it was not.

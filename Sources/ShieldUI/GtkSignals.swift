@@ -25,9 +25,11 @@ private let notificationTrampoline: @convention(c) (gpointer?, gpointer?) -> Voi
 }
 
 /// `gboolean handler(GtkWidget *widget, GdkEvent *event, gpointer data)`: "delete-event", "key-press-event".
-private let eventTrampoline: @convention(c) (gpointer?, UnsafeMutablePointer<GdkEvent>?, gpointer?) -> gboolean = { _, event, data in
+private let eventTrampoline: @convention(c) (gpointer?, UnsafeMutablePointer<GdkEvent>?, gpointer?) -> gboolean = {
+    _, event, data in
     guard let event, let data else { return 0 }
-    return (Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as! SignalBox<EventHandler>).handler(event) ? 1 : 0
+    return (Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as! SignalBox<EventHandler>).handler(event)
+        ? 1 : 0
 }
 
 /// `gboolean handler(GtkWidget *widget, cairo_t *cr, gpointer data)`: "draw".
@@ -45,12 +47,15 @@ private func connect<Handler>(_ instance: gpointer, _ signal: String, _ trampoli
 package enum GtkSignals {
     /// A signal without arguments ("clicked").
     package static func onNotification(_ instance: gpointer, _ signal: String, _ handler: @escaping () -> Void) {
-        connect(instance, signal, unsafeBitCast(notificationTrampoline, to: GCallback.self), handler as NotificationHandler)
+        connect(
+            instance, signal, unsafeBitCast(notificationTrampoline, to: GCallback.self), handler as NotificationHandler)
     }
 
     /// An event signal ("delete-event", "key-press-event"); the handler returns true
     /// when it has handled the event (GTK then stops its own handling).
-    package static func onEvent(_ instance: gpointer, _ signal: String, _ handler: @escaping (UnsafeMutablePointer<GdkEvent>) -> Bool) {
+    package static func onEvent(
+        _ instance: gpointer, _ signal: String, _ handler: @escaping (UnsafeMutablePointer<GdkEvent>) -> Bool
+    ) {
         connect(instance, signal, unsafeBitCast(eventTrampoline, to: GCallback.self), handler as EventHandler)
     }
 

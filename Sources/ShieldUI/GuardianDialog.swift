@@ -46,7 +46,10 @@ public final class GuardianDialog {
         gtk_window_set_type_hint(toplevel, GDK_WINDOW_TYPE_HINT_DIALOG)
 
         let column = gtk_box_new(GTK_ORIENTATION_VERTICAL, 10)!
-        for margin in [gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start, gtk_widget_set_margin_end] {
+        for margin in [
+            gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start,
+            gtk_widget_set_margin_end,
+        ] {
             margin(column, 20)
         }
         let heading = gtk_label_new(question)!
@@ -131,11 +134,13 @@ public final class GuardianDialog {
         if let notBefore, notBefore > Date() {
             gtk_widget_set_sensitive(approve, 0)
             let milliseconds = guint(min(Double(UInt32.max), notBefore.timeIntervalSinceNow * 1000 + 50))
-            let box = Unmanaged.passRetained(TimeoutBox { [weak self] in
-                guard let self, !closed else { return }
-                reenable = 0
-                gtk_widget_set_sensitive(approve, 1)
-            }).toOpaque()
+            let box = Unmanaged.passRetained(
+                TimeoutBox { [weak self] in
+                    guard let self, !closed else { return }
+                    reenable = 0
+                    gtk_widget_set_sensitive(approve, 1)
+                }
+            ).toOpaque()
             reenable = g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, timeoutTrampoline, box) { data in
                 guard let data else { return }
                 Unmanaged<TimeoutBox>.fromOpaque(data).release()
@@ -152,7 +157,9 @@ public final class GuardianDialog {
         return label
     }
 
-    private static func fieldLabel(_ text: String, for field: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkWidget> {
+    private static func fieldLabel(_ text: String, for field: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<
+        GtkWidget
+    > {
         let label = gtk_label_new_with_mnemonic(text)!
         gtk_label_set_xalign(cast(label), 0)
         gtk_label_set_mnemonic_widget(cast(label), field)

@@ -13,7 +13,10 @@ final class ShieldBackdrop {
     /// of a frame that reaches beyond the screen has nothing to capture.
     private let placement: (x: Double, y: Double, width: Double, height: Double)
 
-    private init(surface: OpaquePointer, width: Int32, height: Int32, placement: (x: Double, y: Double, width: Double, height: Double)) {
+    private init(
+        surface: OpaquePointer, width: Int32, height: Int32,
+        placement: (x: Double, y: Double, width: Double, height: Double)
+    ) {
         self.surface = surface
         self.surfaceWidth = width
         self.surfaceHeight = height
@@ -39,7 +42,9 @@ final class ShieldBackdrop {
         let factor = max(1, Int(blurRadius / 4))
         let smallWidth = max(1, width / factor)
         let smallHeight = max(1, height / factor)
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(smallWidth), Int32(smallHeight)) else { return nil }
+        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(smallWidth), Int32(smallHeight)) else {
+            return nil
+        }
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cairo = cairo_create(surface) else {
             cairo_surface_destroy(surface)
             return nil
@@ -51,14 +56,17 @@ final class ShieldBackdrop {
         cairo_destroy(cairo)
         cairo_surface_flush(surface)
         if let pixels = cairo_image_surface_get_data(surface) {
-            boxBlur(pixels, width: smallWidth, height: smallHeight, stride: Int(cairo_image_surface_get_stride(surface)), radius: 2, passes: 3)
+            boxBlur(
+                pixels, width: smallWidth, height: smallHeight, stride: Int(cairo_image_surface_get_stride(surface)),
+                radius: 2, passes: 3)
         }
         cairo_surface_mark_dirty(surface)
         return ShieldBackdrop(
             surface: surface, width: Int32(smallWidth), height: Int32(smallHeight),
             placement: (
                 Double(left - frame.x) / Double(frame.width), Double(top - frame.y) / Double(frame.height),
-                Double(width) / Double(frame.width), Double(height) / Double(frame.height)))
+                Double(width) / Double(frame.width), Double(height) / Double(frame.height)
+            ))
     }
 
     /// Draws the backdrop stretched over a window of `width` × `height`.
@@ -66,7 +74,8 @@ final class ShieldBackdrop {
         cairo_save(cairo)
         defer { cairo_restore(cairo) }
         cairo_translate(cairo, placement.x * width, placement.y * height)
-        cairo_scale(cairo, placement.width * width / Double(surfaceWidth), placement.height * height / Double(surfaceHeight))
+        cairo_scale(
+            cairo, placement.width * width / Double(surfaceWidth), placement.height * height / Double(surfaceHeight))
         cairo_set_source_surface(cairo, surface, 0, 0)
         let pattern = cairo_get_source(cairo)
         cairo_pattern_set_filter(pattern, CAIRO_FILTER_BILINEAR)
@@ -81,7 +90,9 @@ final class ShieldBackdrop {
     /// Blurs 32-bit pixels in place: `passes` horizontal and vertical running-sum box
     /// blurs of `radius`, edges clamped. (Raw pointers: this runs on every show, and
     /// must stay fast in debug builds too.)
-    private static func boxBlur(_ pixels: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int, radius: Int, passes: Int) {
+    private static func boxBlur(
+        _ pixels: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int, radius: Int, passes: Int
+    ) {
         // One line of one channel, with `radius + 1` copies of its end pixels on each
         // side so that the running sum needs no bounds checks.
         let padding = radius + 1

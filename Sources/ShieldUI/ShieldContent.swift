@@ -82,9 +82,15 @@ final class ShieldContent {
     }
 
     // GTK's class casts are macros; these are the plain pointer casts they stand for.
-    private static func label(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkLabel> { cast(widget) }
-    private static func button(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkButton> { cast(widget) }
-    private static func image(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkImage> { cast(widget) }
+    private static func label(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkLabel> {
+        cast(widget)
+    }
+    private static func button(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkButton> {
+        cast(widget)
+    }
+    private static func image(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkImage> {
+        cast(widget)
+    }
     private static func box(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkBox> { cast(widget) }
 }
 

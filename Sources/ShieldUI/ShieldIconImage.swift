@@ -46,7 +46,9 @@ enum ShieldIconImage {
         var error: UnsafeMutablePointer<GError>?
         defer { if let error { g_error_free(error) } }
         if gtk_icon_info_is_symbolic(info) != 0 {
-            var color = GdkRGBA(red: symbolicColor.red, green: symbolicColor.green, blue: symbolicColor.blue, alpha: symbolicColor.alpha)
+            var color = GdkRGBA(
+                red: symbolicColor.red, green: symbolicColor.green, blue: symbolicColor.blue, alpha: symbolicColor.alpha
+            )
             return gtk_icon_info_load_symbolic(info, &color, nil, nil, nil, nil, &error)
         }
         return gtk_icon_info_load_icon(info, &error)

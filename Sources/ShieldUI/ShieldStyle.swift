@@ -46,13 +46,15 @@ struct ShieldStyle {
     static func rgba(_ color: ShieldColor) -> String {
         func channel(_ value: Double) -> Int { Int((value * 255).rounded()) }
         // String(format:) without a locale always writes a decimal point.
-        return "rgba(\(channel(color.red)), \(channel(color.green)), \(channel(color.blue)), \(String(format: "%.3f", color.alpha)))"
+        return
+            "rgba(\(channel(color.red)), \(channel(color.green)), \(channel(color.blue)), \(String(format: "%.3f", color.alpha)))"
     }
 
     /// `color` moved `amount` (0…1) towards `other`, keeping its alpha.
     static func mix(_ color: ShieldColor, with other: ShieldColor, _ amount: Double) -> ShieldColor {
         ShieldColor(
-            red: color.red + (other.red - color.red) * amount, green: color.green + (other.green - color.green) * amount,
+            red: color.red + (other.red - color.red) * amount,
+            green: color.green + (other.green - color.green) * amount,
             blue: color.blue + (other.blue - color.blue) * amount, alpha: color.alpha)
     }
 }

@@ -35,7 +35,9 @@ extension UnixAccount {
             // glibc sets `count` to the size needed; grow by at least double in case it did not.
             capacity = max(count, capacity * 2)
             guard capacity <= Self.maximumGroupCount else {
-                throw .entryTooLarge(function: "getgrouplist", query: "the groups of \"\(name)\"", bytes: Int(capacity) * MemoryLayout<gid_t>.size)
+                throw .entryTooLarge(
+                    function: "getgrouplist", query: "the groups of \"\(name)\"",
+                    bytes: Int(capacity) * MemoryLayout<gid_t>.size)
             }
         }
     }

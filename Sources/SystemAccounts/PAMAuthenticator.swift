@@ -20,10 +20,13 @@ public struct PAMAuthenticator: Sendable {
 
     public init() {}
 
-    public func verify(user: String, password: String, service: String = PAMAuthenticator.defaultService) throws(PAMError) -> PasswordVerdict {
+    public func verify(user: String, password: String, service: String = PAMAuthenticator.defaultService)
+        throws(PAMError) -> PasswordVerdict
+    {
         let uid = geteuid()
         guard uid == 0 else { throw .requiresRoot(effectiveUID: uid) }
-        guard !service.isEmpty, service != ".", service != "..", !service.contains("/"), !service.utf8.contains(0) else {
+        guard !service.isEmpty, service != ".", service != "..", !service.contains("/"), !service.utf8.contains(0)
+        else {
             throw .invalidServiceName(service)
         }
         // Linux-PAM falls back to /etc/pam.d/other for a missing service: that would check
@@ -53,7 +56,9 @@ public struct PAMAuthenticator: Sendable {
 
     /// pam_authenticate, then (only for a right password, so nothing about the account is
     /// told to someone who does not know it) pam_acct_mgmt.
-    private static func check(handle: OpaquePointer, conversation: PAMConversation, last: inout PAMStatus) throws(PAMError) -> PasswordVerdict {
+    private static func check(handle: OpaquePointer, conversation: PAMConversation, last: inout PAMStatus)
+        throws(PAMError) -> PasswordVerdict
+    {
         // PAM_DISALLOW_NULL_AUTHTOK: an account without a password is no guardian's proof.
         let authenticated = PAMStatus(rawValue: pam_authenticate(handle, Self.authenticationFlags))
         last = authenticated

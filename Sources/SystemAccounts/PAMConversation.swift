@@ -58,7 +58,9 @@ private func pamConversation(
 ) -> Int32 {
     guard count > 0, count <= PAM_MAX_NUM_MSG, let messages, let responses, let context else { return PAM_CONV_ERR }
     let conversation = Unmanaged<PAMConversation>.fromOpaque(context).takeUnretainedValue()
-    guard let replies = calloc(Int(count), MemoryLayout<pam_response>.stride)?.assumingMemoryBound(to: pam_response.self) else {
+    guard
+        let replies = calloc(Int(count), MemoryLayout<pam_response>.stride)?.assumingMemoryBound(to: pam_response.self)
+    else {
         return PAM_BUF_ERR
     }
     for index in 0..<Int(count) {

@@ -10,7 +10,8 @@ public enum PeerCredentialReader {
         guard let provider = channel as? any SocketOptionProvider else {
             return channel.eventLoop.makeFailedFuture(PeerCredentialError.notASocket)
         }
-        let future: EventLoopFuture<KernelPeerCredentials> = provider.unsafeGetSocketOption(level: .socket, name: .init(rawValue: SO_PEERCRED))
+        let future: EventLoopFuture<KernelPeerCredentials> = provider.unsafeGetSocketOption(
+            level: .socket, name: .init(rawValue: SO_PEERCRED))
         return future.map { PeerCredentials(pid: $0.pid, uid: $0.uid, gid: $0.gid) }
     }
 }

@@ -10,7 +10,10 @@ enum ReentrantLookup {
 
     static func find<Entry, Value>(
         function: String, query: String, sizeHint: Int32, empty: Entry,
-        call: (UnsafeMutablePointer<Entry>, UnsafeMutablePointer<CChar>, Int, UnsafeMutablePointer<UnsafeMutablePointer<Entry>?>) -> Int32,
+        call: (
+            UnsafeMutablePointer<Entry>, UnsafeMutablePointer<CChar>, Int,
+            UnsafeMutablePointer<UnsafeMutablePointer<Entry>?>
+        ) -> Int32,
         convert: (Entry) -> Value
     ) throws(AccountLookupError) -> Value? {
         let suggested = sysconf(sizeHint)

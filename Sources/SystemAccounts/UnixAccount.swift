@@ -24,7 +24,8 @@ public struct UnixAccount: Hashable, Sendable, CustomStringConvertible {
     public static func named(_ name: String) throws(AccountLookupError) -> UnixAccount? {
         guard ReentrantLookup.isPlausibleName(name) else { return nil }
         return try ReentrantLookup.find(
-            function: "getpwnam_r", query: "the user \"\(name)\"", sizeHint: Int32(_SC_GETPW_R_SIZE_MAX), empty: passwd(),
+            function: "getpwnam_r", query: "the user \"\(name)\"", sizeHint: Int32(_SC_GETPW_R_SIZE_MAX),
+            empty: passwd(),
             call: { entry, buffer, size, result in getpwnam_r(name, entry, buffer, size, result) },
             convert: UnixAccount.init(entry:))
     }
@@ -39,7 +40,8 @@ public struct UnixAccount: Hashable, Sendable, CustomStringConvertible {
 
     init(entry: passwd) {
         self.init(
-            name: ReentrantLookup.string(entry.pw_name), uid: UserID(rawValue: entry.pw_uid), gid: GroupID(rawValue: entry.pw_gid),
+            name: ReentrantLookup.string(entry.pw_name), uid: UserID(rawValue: entry.pw_uid),
+            gid: GroupID(rawValue: entry.pw_gid),
             home: ReentrantLookup.string(entry.pw_dir), shell: ReentrantLookup.string(entry.pw_shell))
     }
 }

@@ -20,7 +20,8 @@ public struct UnixGroup: Hashable, Sendable, CustomStringConvertible {
     public static func named(_ name: String) throws(AccountLookupError) -> UnixGroup? {
         guard ReentrantLookup.isPlausibleName(name) else { return nil }
         return try ReentrantLookup.find(
-            function: "getgrnam_r", query: "the group \"\(name)\"", sizeHint: Int32(_SC_GETGR_R_SIZE_MAX), empty: group(),
+            function: "getgrnam_r", query: "the group \"\(name)\"", sizeHint: Int32(_SC_GETGR_R_SIZE_MAX),
+            empty: group(),
             call: { entry, buffer, size, result in getgrnam_r(name, entry, buffer, size, result) },
             convert: UnixGroup.init(entry:))
     }

@@ -19,7 +19,9 @@ public enum TrayIconPainter {
         /// A name that changes with the picture (the indicator caches icons by name).
         var fileName: String {
             let share = fractionLeft.map { String(Int(($0 * 100).rounded())) } ?? "none"
-            let safe = text.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? String($0) : String(format: "u%04X", $0.value) }.joined()
+            let safe = text.unicodeScalars.map {
+                CharacterSet.alphanumerics.contains($0) ? String($0) : String(format: "u%04X", $0.value)
+            }.joined()
             return "screenward-\(share)-\(safe)"
         }
     }
@@ -31,8 +33,11 @@ public enum TrayIconPainter {
         let name = face.fileName + "-v2"
         let url = directory.appendingPathComponent("\(name).png")
         if FileManager.default.fileExists(atPath: url.path) { return name }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, size, size) else { throw TrayError("cairo could not make a surface") }
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, size, size) else {
+            throw TrayError("cairo could not make a surface")
+        }
         defer { cairo_surface_destroy(surface) }
         guard let cairo = cairo_create(surface) else { throw TrayError("cairo could not draw") }
         defer { cairo_destroy(cairo) }
@@ -48,7 +53,8 @@ public enum TrayIconPainter {
         cairo_arc(cairo, center, center, radius, 0, 2 * Double.pi)
         cairo_stroke(cairo)
         if let fraction = face.fractionLeft, fraction > 0 {
-            let (red, green, blue) = fraction > 0.25 ? (0.2, 0.78, 0.35) : fraction > 0.08 ? (1.0, 0.62, 0.04) : (1.0, 0.27, 0.23)
+            let (red, green, blue) =
+                fraction > 0.25 ? (0.2, 0.78, 0.35) : fraction > 0.08 ? (1.0, 0.62, 0.04) : (1.0, 0.27, 0.23)
             cairo_set_source_rgb(cairo, red, green, blue)
             cairo_arc(cairo, center, center, radius, -Double.pi / 2, -Double.pi / 2 + 2 * Double.pi * min(1, fraction))
             cairo_stroke(cairo)
@@ -58,7 +64,8 @@ public enum TrayIconPainter {
         cairo_set_font_size(cairo, face.text.count > 2 ? 14 : 19)
         var extents = cairo_text_extents_t()
         cairo_text_extents(cairo, face.text, &extents)
-        cairo_move_to(cairo, center - extents.width / 2 - extents.x_bearing, center - extents.height / 2 - extents.y_bearing)
+        cairo_move_to(
+            cairo, center - extents.width / 2 - extents.x_bearing, center - extents.height / 2 - extents.y_bearing)
         cairo_set_source_rgb(cairo, 1, 1, 1)
         cairo_show_text(cairo, face.text)
         let status = cairo_surface_write_to_png(surface, url.path)

@@ -25,9 +25,13 @@ public final class TrayIndicator {
     /// - Parameter iconDirectory: where the icons (`TrayIconPainter`) are written; the
     ///   indicator looks its icons up there.
     public init(id: String, title: String, iconDirectory: URL, initialIcon: String) throws {
-        try FileManager.default.createDirectory(at: iconDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: iconDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         self.iconDirectory = iconDirectory
-        guard let indicator = app_indicator_new_with_path(id, initialIcon, APP_INDICATOR_CATEGORY_APPLICATION_STATUS, iconDirectory.path) else {
+        guard
+            let indicator = app_indicator_new_with_path(
+                id, initialIcon, APP_INDICATOR_CATEGORY_APPLICATION_STATUS, iconDirectory.path)
+        else {
             throw TrayError("could not make the tray indicator")
         }
         self.indicator = indicator
@@ -49,7 +53,8 @@ public final class TrayIndicator {
 
     private func openSubmenus(of menu: UnsafeMutablePointer<GtkWidget>) -> Bool {
         var open = false
-        let children = gtk_container_get_children(UnsafeMutableRawPointer(menu).assumingMemoryBound(to: GtkContainer.self))
+        let children = gtk_container_get_children(
+            UnsafeMutableRawPointer(menu).assumingMemoryBound(to: GtkContainer.self))
         var node = children
         while let current = node {
             if let item = current.pointee.data,
@@ -88,7 +93,9 @@ public final class TrayIndicator {
                 widgets.append((text, widget))
             case .submenu(let text, let children):
                 widget = gtk_menu_item_new_with_label(text)
-                gtk_menu_item_set_submenu(UnsafeMutableRawPointer(widget).assumingMemoryBound(to: GtkMenuItem.self), build(children, trace: trace))
+                gtk_menu_item_set_submenu(
+                    UnsafeMutableRawPointer(widget).assumingMemoryBound(to: GtkMenuItem.self),
+                    build(children, trace: trace))
                 widgets.append((text, widget))
             case .separator:
                 widget = gtk_separator_menu_item_new()
@@ -113,7 +120,10 @@ public final class TrayIndicator {
         var originX: Int32 = 0
         var originY: Int32 = 0
         gdk_window_get_origin(window, &originX, &originY)
-        FileHandle.standardOutput.write(Data("menu item: \(label) at \(originX + allocation.x),\(originY + allocation.y) \(allocation.width)x\(allocation.height)\n".utf8))
+        FileHandle.standardOutput.write(
+            Data(
+                "menu item: \(label) at \(originX + allocation.x),\(originY + allocation.y) \(allocation.width)x\(allocation.height)\n"
+                    .utf8))
         FileHandle.standardOutput.synchronizeFile()
     }
 }

@@ -184,7 +184,9 @@ public final class ClientWindowWatcher {
         }
         usesWindowManager = found
         windowManagerCheck = found ? check : nil
-        if let check = windowManagerCheck { connection.ignoringErrors { connection.selectInput(check, mask: StructureNotifyMask) } }
+        if let check = windowManagerCheck {
+            connection.ignoringErrors { connection.selectInput(check, mask: StructureNotifyMask) }
+        }
         windowManagerClient = check.flatMap { connection.resourceClient(of: $0) }
     }
 
@@ -207,8 +209,10 @@ public final class ClientWindowWatcher {
     private func syncClients() {
         let current: [Window]
         if usesWindowManager {
-            current = (connection.propertyValues(connection.root, "_NET_CLIENT_LIST", maxCount: 8192) ?? []).map { Window($0) }
-                .filter { $0 != 0 }
+            current = (connection.propertyValues(connection.root, "_NET_CLIENT_LIST", maxCount: 8192) ?? []).map {
+                Window($0)
+            }
+            .filter { $0 != 0 }
         } else {
             current = connection.topLevelWindows().filter { connection.isPlainMappedTopLevel($0) }
         }
@@ -267,7 +271,8 @@ public final class ClientWindowWatcher {
     }
 
     private func readExtents(_ window: Window) -> (left: Int, right: Int, top: Int, bottom: Int) {
-        guard let values = connection.propertyValues(window, "_NET_FRAME_EXTENTS", maxCount: 4), values.count == 4 else {
+        guard let values = connection.propertyValues(window, "_NET_FRAME_EXTENTS", maxCount: 4), values.count == 4
+        else {
             return (0, 0, 0, 0)
         }
         // A hostile value must not make an absurd rectangle.
@@ -325,7 +330,9 @@ public final class ClientWindowWatcher {
         switch sw_event_type(&event) {
         case FocusIn, FocusOut:
             let focus = event.xfocus
-            guard tracked[focus.window] != nil, focus.detail != NotifyInferior, focus.detail != NotifyPointer else { break }
+            guard tracked[focus.window] != nil, focus.detail != NotifyInferior, focus.detail != NotifyPointer else {
+                break
+            }
             let window = WindowID(UInt(focus.window))
             if focus.type == FocusOut, focus.mode == NotifyGrab {
                 handler(.keyboardGrab(window, held: true))
@@ -451,7 +458,9 @@ public final class ClientWindowWatcher {
     private func unmanagedMapped(_ window: Window) {
         guard isApplicationsUnmanaged(window) else { return }
         let facts = connection.readFacts(of: window)
-        let pid = connection.ignoringErrors { facts?.windowID == UInt(window) ? facts?.pid : connection.processID(of: window) }
+        let pid = connection.ignoringErrors {
+            facts?.windowID == UInt(window) ? facts?.pid : connection.processID(of: window)
+        }
         handler(.unmanagedMapped(WindowID(UInt(window)), facts: facts, pid: pid))
     }
 
@@ -462,7 +471,8 @@ public final class ClientWindowWatcher {
     /// reparent events).
     public func stackingPositions() -> [WindowID: Int] {
         let order = connection.topLevelWindows()
-        let place = Dictionary(order.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        let place = Dictionary(
+            order.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
         var positions: [WindowID: Int] = [:]
         for (window, state) in tracked {
             if let position = place[state.topLevel] { positions[WindowID(UInt(window))] = position }
@@ -475,11 +485,15 @@ public final class ClientWindowWatcher {
     public func unmanagedWindows() -> [(id: WindowID, facts: WindowFacts?, pid: Int32?)] {
         connection.ignoringErrors {
             connection.topLevelWindows().compactMap { window in
-                guard let attributes = connection.attributes(of: window), attributes.mapped, attributes.overrideRedirect,
+                guard let attributes = connection.attributes(of: window), attributes.mapped,
+                    attributes.overrideRedirect,
                     isApplicationsUnmanaged(window)
                 else { return nil }
                 let facts = connection.readFacts(of: window)
-                return (WindowID(UInt(window)), facts, facts?.windowID == UInt(window) ? facts?.pid : connection.processID(of: window))
+                return (
+                    WindowID(UInt(window)), facts,
+                    facts?.windowID == UInt(window) ? facts?.pid : connection.processID(of: window)
+                )
             }
         }
     }
@@ -532,7 +546,9 @@ extension XConnection {
         var height: UInt32 = 0
         var border: UInt32 = 0
         var depth: UInt32 = 0
-        guard XGetGeometry(display, window, &rootReturn, &x, &y, &width, &height, &border, &depth) != 0 else { return nil }
+        guard XGetGeometry(display, window, &rootReturn, &x, &y, &width, &height, &border, &depth) != 0 else {
+            return nil
+        }
         var rootX: Int32 = 0
         var rootY: Int32 = 0
         var child: Window = 0

@@ -4,7 +4,9 @@ import ScreenwardCore
 
 /// What has the focus, and when that changed.
 public struct FocusObservation: Sendable {
-    public enum Cause: Sendable { case initial, activeWindowChanged, windowPropertiesChanged, windowDestroyed, inputFocusChanged }
+    public enum Cause: Sendable {
+        case initial, activeWindowChanged, windowPropertiesChanged, windowDestroyed, inputFocusChanged
+    }
     /// The focused top-level window; nil when nothing has the focus.
     public var window: WindowID?
     /// Its facts; nil with no window.
@@ -78,7 +80,9 @@ public final class FocusTracker {
             let property = event.xproperty
             if property.window == connection.root {
                 if property.atom == connection.atom("_NET_ACTIVE_WINDOW"), usesWindowManager {
-                    refresh(time: connection.reading(forServerTime: property.time), cause: .activeWindowChanged, serverTime: UInt32(truncatingIfNeeded: property.time))
+                    refresh(
+                        time: connection.reading(forServerTime: property.time), cause: .activeWindowChanged,
+                        serverTime: UInt32(truncatingIfNeeded: property.time))
                 } else if property.atom == connection.atom("_NET_CLIENT_LIST"), usesWindowManager {
                     followClients()
                 } else if property.atom == connection.atom("_NET_SUPPORTING_WM_CHECK")
@@ -95,7 +99,9 @@ public final class FocusTracker {
         case DestroyNotify:
             if event.xdestroywindow.window == active {
                 active = nil
-                handler(FocusObservation(window: nil, facts: nil, time: connection.timeSource.now(), cause: .windowDestroyed))
+                handler(
+                    FocusObservation(
+                        window: nil, facts: nil, time: connection.timeSource.now(), cause: .windowDestroyed))
             }
         case CreateNotify where !usesWindowManager:
             // Without a window manager, top-level windows report focus themselves.
@@ -118,7 +124,8 @@ public final class FocusTracker {
 
     /// An EWMH window manager names a check window on the root that names itself.
     private func detectWindowManager() {
-        let found = connection.windowManager()?.supported?.contains(UInt(connection.atom("_NET_ACTIVE_WINDOW"))) ?? false
+        let found =
+            connection.windowManager()?.supported?.contains(UInt(connection.atom("_NET_ACTIVE_WINDOW"))) ?? false
         usesWindowManager = found
         var rootMask = PropertyChangeMask
         if !found {
@@ -132,7 +139,8 @@ public final class FocusTracker {
     /// Follows focus events on every managed client (a cheap mask: they come only
     /// when the focus moves).
     private func followClients() {
-        let current = Set((connection.propertyValues(connection.root, "_NET_CLIENT_LIST", maxCount: 8192) ?? []).map { Window($0) })
+        let current = Set(
+            (connection.propertyValues(connection.root, "_NET_CLIENT_LIST", maxCount: 8192) ?? []).map { Window($0) })
         connection.ignoringErrors {
             for window in current.subtracting(clients) where window != active {
                 connection.selectInput(window, mask: FocusChangeMask)
@@ -151,8 +159,12 @@ public final class FocusTracker {
 
     // MARK: Reading the focus
 
-    private func refresh(time: ClockReading, cause: FocusObservation.Cause, force: Bool = false, serverTime: UInt32? = nil) {
-        let focused = usesWindowManager ? connection.propertyWindow(connection.root, "_NET_ACTIVE_WINDOW") : connection.inputFocusTopLevel()
+    private func refresh(
+        time: ClockReading, cause: FocusObservation.Cause, force: Bool = false, serverTime: UInt32? = nil
+    ) {
+        let focused =
+            usesWindowManager
+            ? connection.propertyWindow(connection.root, "_NET_ACTIVE_WINDOW") : connection.inputFocusTopLevel()
         // A property read returns the newest value. Every change made before the
         // read had its event queued before the reply came back, so if another change
         // is queued now, the value belongs to that later event: let it report.
@@ -164,10 +176,14 @@ public final class FocusTracker {
             // The focus events, queued in order with these changes, still say which
             // client took the focus before this change: report it here.
             if let client = lastFocusedClient, client != focused, client != active {
-                trace?("read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0); behind: the focus went to \(String(client, radix: 16))")
+                trace?(
+                    "read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0); behind: the focus went to \(String(client, radix: 16))"
+                )
                 behind = (client, time, serverTime)
             } else {
-                trace?("read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0); a later change is queued")
+                trace?(
+                    "read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0); a later change is queued"
+                )
             }
             return
         }
@@ -224,10 +240,13 @@ public final class FocusTracker {
         }
         guard let facts = connection.readFacts(of: window) else {
             active = nil
-            handler(FocusObservation(window: nil, facts: nil, time: time, cause: .windowDestroyed, serverTime: serverTime))
+            handler(
+                FocusObservation(window: nil, facts: nil, time: time, cause: .windowDestroyed, serverTime: serverTime))
             return
         }
-        handler(FocusObservation(window: WindowID(UInt(window)), facts: facts, time: time, cause: cause, serverTime: serverTime))
+        handler(
+            FocusObservation(
+                window: WindowID(UInt(window)), facts: facts, time: time, cause: cause, serverTime: serverTime))
     }
 }
 

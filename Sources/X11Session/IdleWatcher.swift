@@ -72,7 +72,9 @@ public final class IdleWatcher {
         }
         let counterValue = Duration.milliseconds(sw_sync_value_int64(alarmEvent.counter_value))
         let when = connection.reading(forServerTime: alarmEvent.time)
-        guard let transition = Self.transition(alarm, counterValue: counterValue, at: when, isIdle: isIdle) else { return }
+        guard let transition = Self.transition(alarm, counterValue: counterValue, at: when, isIdle: isIdle) else {
+            return
+        }
         if case .becameIdle = transition { isIdle = true } else { isIdle = false }
         handler(transition)
     }
@@ -83,7 +85,9 @@ public final class IdleWatcher {
     /// The arithmetic of an alarm: IDLETIME had reached `counterValue` when the
     /// server sent the event at `when`, so the last input came that long before it.
     /// An alarm that repeats the state already known reports nothing.
-    public static func transition(_ alarm: Alarm, counterValue: Duration, at when: ClockReading, isIdle: Bool) -> IdleTransition? {
+    public static func transition(_ alarm: Alarm, counterValue: Duration, at when: ClockReading, isIdle: Bool)
+        -> IdleTransition?
+    {
         switch alarm {
         case .becameIdle where !isIdle:
             return .becameIdle(lastInput: when.earlier(by: max(.zero, counterValue)))
@@ -102,7 +106,8 @@ public final class IdleWatcher {
         attributes.trigger.wait_value = sw_sync_value(value)
         attributes.delta = sw_sync_value(0)
         attributes.events = 1
-        let mask = UInt(XSyncCACounter | XSyncCAValueType | XSyncCATestType | XSyncCAValue | XSyncCADelta | XSyncCAEvents)
+        let mask = UInt(
+            XSyncCACounter | XSyncCAValueType | XSyncCATestType | XSyncCAValue | XSyncCADelta | XSyncCAEvents)
         return XSyncCreateAlarm(connection.display, mask, &attributes)
     }
 

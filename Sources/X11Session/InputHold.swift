@@ -93,7 +93,9 @@ public final class InputHold {
         }
         if !errors.isEmpty {
             undo(xid, ownRegion: ownRegion)
-            if errors.contains(where: { $0.errorCode == BadAccessCode }) { throw Failure.keysTakenByAnotherClient(window) }
+            if errors.contains(where: { $0.errorCode == BadAccessCode }) {
+                throw Failure.keysTakenByAnotherClient(window)
+            }
             throw Failure.windowGone(window)
         }
         held[xid] = Held(ownInputRegion: ownRegion)
@@ -135,7 +137,8 @@ public final class InputHold {
         XUngrabKey(display, Int32(AnyKey), UInt32(AnyModifier), window)
         XShapeSelectInput(display, window, 0)
         if var rectangles = ownRegion {
-            XShapeCombineRectangles(display, window, ShapeInput, 0, 0, &rectangles, Int32(rectangles.count), ShapeSet, Unsorted)
+            XShapeCombineRectangles(
+                display, window, ShapeInput, 0, 0, &rectangles, Int32(rectangles.count), ShapeSet, Unsorted)
         } else {
             // No region of its own: back to the default (input where the window is).
             XShapeCombineMask(display, window, ShapeInput, 0, 0, Pixmap(0), ShapeSet)
@@ -146,7 +149,9 @@ public final class InputHold {
         guard eventHandlerID == nil else { return }
         var eventBase: Int32 = 0
         var errorBase: Int32 = 0
-        guard XShapeQueryExtension(connection.display, &eventBase, &errorBase) != 0 else { throw Failure.noShapeExtension }
+        guard XShapeQueryExtension(connection.display, &eventBase, &errorBase) != 0 else {
+            throw Failure.noShapeExtension
+        }
         shapeEventBase = eventBase
         eventHandlerID = connection.addEventHandler { [unowned self] event in handle(&event) }
     }
@@ -193,7 +198,8 @@ public final class InputHold {
         }
         _ = values.withUnsafeBytes { bytes in
             XChangeProperty(
-                connection.display, window, connection.atom(Self.recordProperty), Atom(XA_CARDINAL), 32, PropModeReplace,
+                connection.display, window, connection.atom(Self.recordProperty), Atom(XA_CARDINAL), 32,
+                PropModeReplace,
                 bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(values.count))
         }
     }
@@ -201,16 +207,20 @@ public final class InputHold {
     /// The region recorded on the window by `record`: nil when there is no record;
     /// `.some(nil)` for "none of its own". Anything malformed reads as "none of its own".
     private func recordedRegion(of window: Window) -> [XRectangle]?? {
-        guard let values = connection.propertyValues(window, Self.recordProperty, maxCount: 1 + 4 * Self.maximumRecordedRectangles),
+        guard
+            let values = connection.propertyValues(
+                window, Self.recordProperty, maxCount: 1 + 4 * Self.maximumRecordedRectangles),
             let flag = values.first
         else { return nil }
         let numbers = values.dropFirst().map { CLong(bitPattern: $0) }
         guard flag == 1, numbers.count.isMultiple(of: 4) else { return .some(nil) }
-        return .some(stride(from: 0, to: numbers.count, by: 4).map { i in
-            XRectangle(
-                x: Int16(truncatingIfNeeded: numbers[i]), y: Int16(truncatingIfNeeded: numbers[i + 1]),
-                width: UInt16(truncatingIfNeeded: numbers[i + 2]), height: UInt16(truncatingIfNeeded: numbers[i + 3]))
-        })
+        return .some(
+            stride(from: 0, to: numbers.count, by: 4).map { i in
+                XRectangle(
+                    x: Int16(truncatingIfNeeded: numbers[i]), y: Int16(truncatingIfNeeded: numbers[i + 1]),
+                    width: UInt16(truncatingIfNeeded: numbers[i + 2]),
+                    height: UInt16(truncatingIfNeeded: numbers[i + 3]))
+            })
     }
 
     /// The window's input region as rectangles; nil when it is the default one (the
@@ -224,12 +234,20 @@ public final class InputHold {
         defer { XFree(list) }
         let rectangles = (0..<Int(count)).map { list[$0] }
         var root: Window = 0
-        var x: Int32 = 0, y: Int32 = 0
-        var width: UInt32 = 0, height: UInt32 = 0, border: UInt32 = 0, depth: UInt32 = 0
-        if XGetGeometry(connection.display, window, &root, &x, &y, &width, &height, &border, &depth) != 0, rectangles.count == 1 {
+        var x: Int32 = 0
+        var y: Int32 = 0
+        var width: UInt32 = 0
+        var height: UInt32 = 0
+        var border: UInt32 = 0
+        var depth: UInt32 = 0
+        if XGetGeometry(connection.display, window, &root, &x, &y, &width, &height, &border, &depth) != 0,
+            rectangles.count == 1
+        {
             let whole = rectangles[0]
             let b = Int(border)
-            if Int(whole.x) == -b, Int(whole.y) == -b, Int(whole.width) == Int(width) + 2 * b, Int(whole.height) == Int(height) + 2 * b {
+            if Int(whole.x) == -b, Int(whole.y) == -b, Int(whole.width) == Int(width) + 2 * b,
+                Int(whole.height) == Int(height) + 2 * b
+            {
                 return nil
             }
         }

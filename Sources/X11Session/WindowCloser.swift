@@ -46,7 +46,10 @@ public final class WindowCloser {
         run(Step.allCases[start...], window: window, pid: pid, onStep: onStep, done: done)
     }
 
-    private func run(_ steps: ArraySlice<Step>, window: WindowID, pid: Int32?, onStep: @escaping (Step) -> Void, done: @escaping (Outcome) -> Void) {
+    private func run(
+        _ steps: ArraySlice<Step>, window: WindowID, pid: Int32?, onStep: @escaping (Step) -> Void,
+        done: @escaping (Outcome) -> Void
+    ) {
         guard let step = steps.first else {
             return done(.failed("window \(window) is still there after SIGKILL"))
         }

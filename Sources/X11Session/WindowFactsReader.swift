@@ -23,7 +23,8 @@ extension XConnection {
                 wmClass: wmClass.flatMap { $0.count > 1 && !$0[1].isEmpty ? $0[1] : nil },
                 gtkApplicationID: propertyString(owner, "_GTK_APPLICATION_ID", maxCharacters: 256),
                 kdeDesktopFile: propertyString(owner, "_KDE_NET_WM_DESKTOP_FILE", maxCharacters: 256),
-                title: propertyString(owner, "_NET_WM_NAME", maxCharacters: 1024) ?? propertyString(owner, "WM_NAME", maxCharacters: 1024),
+                title: propertyString(owner, "_NET_WM_NAME", maxCharacters: 1024)
+                    ?? propertyString(owner, "WM_NAME", maxCharacters: 1024),
                 pid: processID(of: owner))
         }
         if errors.contains(where: { $0.errorCode == BadWindowCode && visited.contains(Window($0.resourceID)) }) {
@@ -48,7 +49,9 @@ extension XConnection {
                 }
             }
         }
-        guard let pid = propertyValues(window, "_NET_WM_PID", maxCount: 1)?.first, pid > 0, pid < Int32.max else { return nil }
+        guard let pid = propertyValues(window, "_NET_WM_PID", maxCount: 1)?.first, pid > 0, pid < Int32.max else {
+            return nil
+        }
         return Int32(pid)
     }
 

@@ -9,7 +9,9 @@ extension XConnection {
     /// `_NET_SUPPORTED` (nil when it lists none).
     package func windowManager() -> (check: Window, supported: [UInt]?)? {
         ignoringErrors {
-            guard let check = propertyWindow(root, "_NET_SUPPORTING_WM_CHECK"), propertyWindow(check, "_NET_SUPPORTING_WM_CHECK") == check else {
+            guard let check = propertyWindow(root, "_NET_SUPPORTING_WM_CHECK"),
+                propertyWindow(check, "_NET_SUPPORTING_WM_CHECK") == check
+            else {
                 return nil
             }
             return (check, propertyValues(root, "_NET_SUPPORTED", maxCount: 1024))
@@ -52,7 +54,9 @@ extension XConnection {
 
     /// ICCCM's `WM_DELETE_WINDOW`, sent to the client itself.
     package func sendDeleteWindow(to window: WindowID) {
-        sendClientMessage("WM_PROTOCOLS", about: window, [CLong(atom("WM_DELETE_WINDOW")), CLong(CurrentTime)], to: Window(window.rawValue), mask: NoEventMask)
+        sendClientMessage(
+            "WM_PROTOCOLS", about: window, [CLong(atom("WM_DELETE_WINDOW")), CLong(CurrentTime)],
+            to: Window(window.rawValue), mask: NoEventMask)
     }
 
     private func sendToWindowManager(_ type: String, about window: WindowID, _ data: [CLong]) {
@@ -61,7 +65,9 @@ extension XConnection {
 
     /// The one sender: a 32-bit client message of `type` about `window`, with up to five
     /// values (the rest 0).
-    private func sendClientMessage(_ type: String, about window: WindowID, _ data: [CLong], to destination: Window, mask: Int) {
+    private func sendClientMessage(
+        _ type: String, about window: WindowID, _ data: [CLong], to destination: Window, mask: Int
+    ) {
         var event = XEvent()
         event.xclient.type = ClientMessage
         event.xclient.window = Window(window.rawValue)

@@ -5,7 +5,9 @@ import CX11
 extension XConnection {
     /// The raw value of a property, at most `maxBytes` long (the server truncates),
     /// or nil when it is missing or the window is gone.
-    func propertyBytes(_ window: Window, _ property: String, maxBytes: Int = 4096) -> (type: Atom, format: Int32, bytes: [UInt8])? {
+    func propertyBytes(_ window: Window, _ property: String, maxBytes: Int = 4096) -> (
+        type: Atom, format: Int32, bytes: [UInt8]
+    )? {
         var actualType: Atom = 0
         var actualFormat: Int32 = 0
         var itemCount: UInt = 0
@@ -31,7 +33,9 @@ extension XConnection {
 
     /// A list of 32-bit values (WINDOW, CARDINAL, ATOM properties).
     package func propertyValues(_ window: Window, _ property: String, maxCount: Int = 64) -> [UInt]? {
-        guard let value = propertyBytes(window, property, maxBytes: maxCount * 4), value.format == 32 else { return nil }
+        guard let value = propertyBytes(window, property, maxBytes: maxCount * 4), value.format == 32 else {
+            return nil
+        }
         return value.bytes.withUnsafeBytes { raw in
             Array(raw.bindMemory(to: CUnsignedLong.self)).map { UInt($0) }
         }
@@ -45,10 +49,13 @@ extension XConnection {
     /// A text property, decoded as UTF-8 (invalid bytes replaced) unless it is a
     /// Latin-1 `STRING`, cut at `maxCharacters`; NUL-separated parts are returned apart.
     package func propertyStrings(_ window: Window, _ property: String, maxCharacters: Int = 512) -> [String]? {
-        guard let value = propertyBytes(window, property, maxBytes: maxCharacters * 4), value.format == 8 else { return nil }
+        guard let value = propertyBytes(window, property, maxBytes: maxCharacters * 4), value.format == 8 else {
+            return nil
+        }
         let isLatin1 = value.type == Atom(XA_STRING) && String(validating: value.bytes, as: UTF8.self) == nil
         return value.bytes.split(separator: 0, omittingEmptySubsequences: false).map { part in
-            let text = isLatin1
+            let text =
+                isLatin1
                 ? String(String.UnicodeScalarView(part.map { Unicode.Scalar($0) }))
                 : String(decoding: part, as: UTF8.self)
             return WindowText.sanitize(text, maxCharacters: maxCharacters)
@@ -56,7 +63,9 @@ extension XConnection {
     }
 
     package func propertyString(_ window: Window, _ property: String, maxCharacters: Int = 512) -> String? {
-        guard let first = propertyStrings(window, property, maxCharacters: maxCharacters)?.first, !first.isEmpty else { return nil }
+        guard let first = propertyStrings(window, property, maxCharacters: maxCharacters)?.first, !first.isEmpty else {
+            return nil
+        }
         return first
     }
 }
@@ -65,7 +74,8 @@ enum WindowText {
     /// Removes control characters (a title with escape sequences must not reach a
     /// terminal as-is) and bounds the length.
     static func sanitize(_ text: String, maxCharacters: Int) -> String {
-        let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+        let cleaned = String(
+            String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control }))
         return cleaned.count > maxCharacters ? String(cleaned.prefix(maxCharacters)) : cleaned
     }
 }

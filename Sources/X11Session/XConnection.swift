@@ -70,7 +70,10 @@ public final class XConnection {
     /// fraction of a millisecond. The best of a few rounds is kept.
     private func calibrateServerClock() {
         let window = XCreateWindow(display, root, -10, -10, 1, 1, 0, 0, UInt32(InputOnly), nil, 0, nil)
-        defer { XDestroyWindow(display, window); XFlush(display) }
+        defer {
+            XDestroyWindow(display, window)
+            XFlush(display)
+        }
         XSelectInput(display, window, PropertyChangeMask)
         let probe = atom("_SCREENWARD_CLOCK_PROBE")
         var byte: UInt8 = 0
@@ -88,11 +91,16 @@ public final class XConnection {
         // The server truncates to whole milliseconds: the stamp T was made when the
         // server's clock read somewhere in [T, T+1), so T itself sits half a
         // millisecond before the middle of our bracket, on average.
-        if let best = samples.min(by: { $0.before.monotonic.duration(to: $0.after.monotonic) < $1.before.monotonic.duration(to: $1.after.monotonic) }) {
+        if let best = samples.min(by: {
+            $0.before.monotonic.duration(to: $0.after.monotonic) < $1.before.monotonic.duration(to: $1.after.monotonic)
+        }) {
             let middle = best.before.monotonic.duration(to: best.after.monotonic) / 2 - .microseconds(500)
-            serverClock.calibrate(serverTime: best.serverTime, at: ClockReading(
-                wall: best.before.wall.addingTimeInterval(middle.seconds), monotonic: best.before.monotonic + middle,
-                continuous: best.before.continuous + middle))
+            serverClock.calibrate(
+                serverTime: best.serverTime,
+                at: ClockReading(
+                    wall: best.before.wall.addingTimeInterval(middle.seconds),
+                    monotonic: best.before.monotonic + middle,
+                    continuous: best.before.continuous + middle))
         }
     }
 
@@ -135,7 +143,8 @@ public final class XConnection {
             XSelectInput(display, timeProbeWindow, PropertyChangeMask)
         }
         var nothing: UInt8 = 0
-        XChangeProperty(display, timeProbeWindow, atom("_SCREENWARD_TIME_PROBE"), Atom(XA_INTEGER), 8, PropModeAppend, &nothing, 0)
+        XChangeProperty(
+            display, timeProbeWindow, atom("_SCREENWARD_TIME_PROBE"), Atom(XA_INTEGER), 8, PropModeAppend, &nothing, 0)
         XSync(display, 0)
         var event = XEvent()
         var time: UInt32?

@@ -70,14 +70,18 @@ final class Agent {
             pid: ProcessInfo.processInfo.processIdentifier, display: connection.displayName, at: Date())
         sessionID = start.sessionID
         if start.recoveredIntervals > 0 {
-            log.warning("closed \(start.recoveredIntervals) interval(s) a previous run left open, at their last checkpoint")
+            log.warning(
+                "closed \(start.recoveredIntervals) interval(s) a previous run left open, at their last checkpoint")
         }
-        let sink = try BackgroundLedgerSink(ledger: ledger, sessionID: sessionID) { [log] problem in log.error(problem) }
+        let sink = try BackgroundLedgerSink(ledger: ledger, sessionID: sessionID) { [log] problem in log.error(problem)
+        }
         self.sink = sink
         minter = TokenMinter(secret: secret)
         categories = try DataDirectory.categoryTable()
         // The accountant writes through the live usage (the engine's view) to the ledger.
-        usage = SharedLiveUsage(forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter), websites: WebsiteTokens(minter: minter, table: categories))
+        usage = SharedLiveUsage(
+            forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter),
+            websites: WebsiteTokens(minter: minter, table: categories))
         try usage.seed(from: ledger, now: Date())
         accountant = UsageAccountant(sink: usage, minter: minter) { [log] problem in
             log.error(problem)
@@ -86,13 +90,19 @@ final class Agent {
         host = ServiceHost(try Self.makeService(ledger: ledger, usage: usage, directory: directory, log: log))
         focus = FocusTracker(connection: connection, loop: loop)
         idle = try IdleWatcher(connection: connection, threshold: idleThreshold)
-        checkpoints = CheckpointTimer(loop: loop) { [unowned self] in accountant.checkpoint(at: connection.timeSource.now()) }
-        focusedWebsite = FocusedWebsite(accountant: accountant, loop: loop, now: { [unowned self] in connection.timeSource.now() }) { [unowned self] in
+        checkpoints = CheckpointTimer(loop: loop) { [unowned self] in
+            accountant.checkpoint(at: connection.timeSource.now())
+        }
+        focusedWebsite = FocusedWebsite(
+            accountant: accountant, loop: loop, now: { [unowned self] in connection.timeSource.now() }
+        ) { [unowned self] in
             stateChanged()
         }
     }
 
-    private static func makeService(ledger: Ledger, usage: SharedLiveUsage, directory: ItemDirectory, log: AgentLog) throws -> sending ScreenTimeService {
+    private static func makeService(ledger: Ledger, usage: SharedLiveUsage, directory: ItemDirectory, log: AgentLog)
+        throws -> sending ScreenTimeService
+    {
         let service = try ScreenTimeService(ledger: ledger, usage: usage, directory: directory)
         service.report = { [log] problem in log.warning(problem) }
         do {
@@ -114,7 +124,8 @@ final class Agent {
             accountant.stop(at: now, reason: .connectionLost)
             sink.flush()
             try? ledger.endAgentSession(sessionID, at: now.wall, reason: "connection-lost")
-            log.info("the X display \(connection.displayName) closed the connection: the session has ended; usage saved")
+            log.info(
+                "the X display \(connection.displayName) closed the connection: the session has ended; usage saved")
         }
         loop.attach(connection)
         loop.onSignal(SIGTERM) { [self] in stop(reason: "SIGTERM") }
@@ -143,7 +154,9 @@ final class Agent {
                 stateChanged()
             }
         } catch {
-            log.info("no logind on the system bus: screen lock is not detected; suspend is still detected from the clocks (\(error))")
+            log.info(
+                "no logind on the system bus: screen lock is not detected; suspend is still detected from the clocks (\(error))"
+            )
         }
         try startService()
         startShields()
@@ -155,7 +168,9 @@ final class Agent {
             focusedFacts = onShield ? nil : observation.facts
             focusedWindow = observation.window
             let (app, site) = counted()
-            log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")\(site.map { " on \($0)" } ?? "") (\(observation.cause)\(observation.serverTime.map { ", server time \($0)" } ?? ""))")
+            log.debug(
+                "focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")\(site.map { " on \($0)" } ?? "") (\(observation.cause)\(observation.serverTime.map { ", server time \($0)" } ?? ""))"
+            )
             focusedWebsite.show(window: observation.window, app: app, site: site, source: .window, at: observation.time)
             stateChanged()
         }
@@ -196,8 +211,9 @@ final class Agent {
             focusedID: accountant.focused?.publicID, focusedName: accountant.focused?.displayName,
             isIdle: accountant.isIdle, isLocked: accountant.isLocked, idleThreshold: idleThreshold.seconds,
             updatedAt: lastStatus?.updatedAt ?? Date())
-        guard status.focusedID != lastStatus?.focusedID || status.focusedName != lastStatus?.focusedName
-            || status.isIdle != lastStatus?.isIdle || status.isLocked != lastStatus?.isLocked || lastStatus == nil
+        guard
+            status.focusedID != lastStatus?.focusedID || status.focusedName != lastStatus?.focusedName
+                || status.isIdle != lastStatus?.isIdle || status.isLocked != lastStatus?.isLocked || lastStatus == nil
         else { return }
         var stamped = status
         stamped.updatedAt = Date()
@@ -228,9 +244,12 @@ final class Agent {
             let (app, site) = counted()
             // Told even when it is what is counted: a change held (`WebsiteSettling`) is undone.
             if app?.key != accountant.focused?.key || site != accountant.site {
-                log.debug("website: \(site.map { "\($0)" } ?? (app == nil && focusedApp != nil ? "a shield page" : "none")) on the focused window")
+                log.debug(
+                    "website: \(site.map { "\($0)" } ?? (app == nil && focusedApp != nil ? "a shield page" : "none")) on the focused window"
+                )
             }
-            focusedWebsite.show(window: focusedWindow, app: app, site: site, source: .report, at: connection.timeSource.now())
+            focusedWebsite.show(
+                window: focusedWindow, app: app, site: site, source: .report, at: connection.timeSource.now())
             stateChanged()
         }
         host.withService { $0.onBrowserTabsChanged = { tabsChanged.fire() } }
@@ -238,7 +257,8 @@ final class Agent {
         extensions = AgentExtensions(ledger: ledger, host: host, socketPath: path, loop: loop, log: log)
         var rulesProblem = "the rules did not start"
         do {
-            let rules = try AgentRules(host: host, ledger: ledger, directory: directory, warningLeads: warningLeads, log: log)
+            let rules = try AgentRules(
+                host: host, ledger: ledger, directory: directory, warningLeads: warningLeads, log: log)
             try rules.start()
             self.rules = rules
         } catch {
@@ -248,9 +268,12 @@ final class Agent {
         // Peers are identified (SO_PEERCRED) so an extension the agent started that
         // misbehaves can be told from the person's own programs.
         server = try SocketServer(
-            path: path, identify: PeerCredentialReader.read, handler: AgentRequests(
+            path: path, identify: PeerCredentialReader.read,
+            handler: AgentRequests(
                 host: host, rules: rules?.app,
-                reports: AgentReports(ledger: ledger, directory: directory, sessionID: sessionID, socketPath: path, log: log), problem: rulesProblem))
+                reports: AgentReports(
+                    ledger: ledger, directory: directory, sessionID: sessionID, socketPath: path, log: log),
+                problem: rulesProblem))
         log.info("Screen Time API clients connect at \(path)")
         runEngine()
     }
@@ -261,7 +284,8 @@ final class Agent {
         let stateOwner = LaunchingShieldState(host: host, extensions: extensions)
         do {
             let answers = WebShieldPageAnswers(
-                questions: stateOwner, defaults: try ShieldDefaults.load(), language: ShieldDefaults.language(), minter: minter, categories: categories
+                questions: stateOwner, defaults: try ShieldDefaults.load(), language: ShieldDefaults.language(),
+                minter: minter, categories: categories
             ) { [log] line in log.info(line) }
             let pages = WebShieldPages(host: host, stateOwner: stateOwner, answers: answers)
             pages.start()
@@ -272,20 +296,25 @@ final class Agent {
         do {
             let presenter = try ShieldPresenter.forSession(
                 displayName: connection.displayName, loop: loop, stateOwner: stateOwner,
-                minter: minter, categories: categories, identify: { [unowned self] facts in identity(for: facts) }, log: log)
+                minter: minter, categories: categories, identify: { [unowned self] facts in identity(for: facts) },
+                log: log)
             presenter.onSettingsChanged = { [unowned self] shields in hideBlockedFromMenus(shields) }
             presenter.start()
             self.presenter = presenter
-            log.info("shields: covering shielded applications on \(connection.displayName) (\(ShieldDefaults.language()))")
+            log.info(
+                "shields: covering shielded applications on \(connection.displayName) (\(ShieldDefaults.language()))")
         } catch {
-            log.error("shields cannot be shown: \(error); usage is still tracked and the API still runs, but nothing is covered on screen")
+            log.error(
+                "shields cannot be shown: \(error); usage is still tracked and the API still runs, but nothing is covered on screen"
+            )
         }
     }
 
     /// Blocked applications leave the person's menus while blocked (individual mode:
     /// the applications folder is the person's own).
     private func hideBlockedFromMenus(_ shields: EffectiveShields) {
-        guard let menus = BlockedMenuEntries.forUser(environment: ProcessInfo.processInfo.environment, home: home) else { return }
+        guard let menus = BlockedMenuEntries.forUser(environment: ProcessInfo.processInfo.environment, home: home)
+        else { return }
         let blocked = BlockedMenuEntries.blockedIDs(in: shields, catalog: identities.resolver.catalog, minter: minter)
         let changes = menus.apply(blocked: blocked, catalog: identities.resolver.catalog)
         for id in changes.hidden { log.info("menus: \(id) hidden while blocked (\(menus.applicationsDirectory.path))") }

@@ -32,20 +32,27 @@ struct AgentCommand: ParsableCommand {
 
     @Option(
         name: .customLong("managed-session"),
-        help: ArgumentHelp("Run as a managed user's session agent for this logind session (started by screenward-daemon).", visibility: .hidden))
+        help: ArgumentHelp(
+            "Run as a managed user's session agent for this logind session (started by screenward-daemon).",
+            visibility: .hidden))
     var managedSession: String?
 
-    @Option(name: .customLong("daemon-socket"), help: ArgumentHelp("The daemon's socket, with --managed-session.", visibility: .hidden))
+    @Option(
+        name: .customLong("daemon-socket"),
+        help: ArgumentHelp("The daemon's socket, with --managed-session.", visibility: .hidden))
     var daemonSocket = DaemonAddress.standardPath
 
     @Option(
         name: .customLong("data-directories"),
-        help: ArgumentHelp("The system's shared data folders, with --managed-session (the daemon's).", visibility: .hidden))
+        help: ArgumentHelp(
+            "The system's shared data folders, with --managed-session (the daemon's).", visibility: .hidden))
     var dataDirectories = SharedDataDirectories.standard
 
     @Option(
         name: .customLong("rule-warnings"),
-        help: ArgumentHelp("Seconds before a limit runs out or a downtime starts that warnings come, comma-separated.", valueName: "seconds"))
+        help: ArgumentHelp(
+            "Seconds before a limit runs out or a downtime starts that warnings come, comma-separated.",
+            valueName: "seconds"))
     var ruleWarnings = "300,60"
 
     var warningLeads: [TimeInterval] { ruleWarnings.split(separator: ",").compactMap { TimeInterval(String($0)) } }
@@ -63,7 +70,10 @@ struct AgentCommand: ParsableCommand {
         let log = AgentLog(verbose: verbose)
         if let managedSession {
             do {
-                try ManagedAgent(session: managedSession, daemonSocket: daemonSocket, dataDirectories: dataDirectories, displayName: display, log: log).run()
+                try ManagedAgent(
+                    session: managedSession, daemonSocket: daemonSocket, dataDirectories: dataDirectories,
+                    displayName: display, log: log
+                ).run()
             } catch {
                 log.error("\(error)")
                 throw ExitCode.failure
@@ -72,7 +82,8 @@ struct AgentCommand: ParsableCommand {
         }
         do {
             let agent = try Agent(
-                displayName: display, idleThreshold: .milliseconds(Int64(idleThreshold * 1000)), warningLeads: warningLeads, log: log)
+                displayName: display, idleThreshold: .milliseconds(Int64(idleThreshold * 1000)),
+                warningLeads: warningLeads, log: log)
             try agent.run()
         } catch {
             log.error("\(error)")

@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import GLibRuntime
+import Glibc
 import ScreenwardCore
 import X11Session
 
@@ -79,8 +79,10 @@ final class AgentExtensions {
         let env = ProcessInfo.processInfo.environment
         // A clean environment: what the API needs, and where the person's files are.
         var environment = [
-            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": env["HOME"] ?? NSHomeDirectory(), "LANG": env["LANG"] ?? "C.UTF-8",
-            "SCREENWARD_SOCKET": socketPath, "SCREENWARD_BUNDLE_ID": app.bundleIdentifier, "SCREENWARD_EXTENSION_IDLE_EXIT": "5",
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": env["HOME"] ?? NSHomeDirectory(),
+            "LANG": env["LANG"] ?? "C.UTF-8",
+            "SCREENWARD_SOCKET": socketPath, "SCREENWARD_BUNDLE_ID": app.bundleIdentifier,
+            "SCREENWARD_EXTENSION_IDLE_EXIT": "5",
         ]
         for name in ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "SCREENWARD_HOME"] {
             if let value = env[name] { environment[name] = value }

@@ -30,7 +30,9 @@ final class AgentReports: Sendable {
                 let request = try ReportMethods.run.request(from: frame).body
                 let started = ContinuousClock.now
                 let rendering = try makeRun(for: request).run(request, now: Date())
-                log.info("reports: \(request.app)'s report extension drew \"\(request.context.rawValue)\" in \(started.duration(to: .now)) (no network)")
+                log.info(
+                    "reports: \(request.app)'s report extension drew \"\(request.context.rawValue)\" in \(started.duration(to: .now)) (no network)"
+                )
                 result = .success(rendering)
             } catch let error as ServiceError {
                 result = .failure(error)
@@ -45,15 +47,19 @@ final class AgentReports: Sendable {
     private func makeRun(for request: ReportRunRequest) throws -> AppReportRun {
         let me = (try? UnixAccount.withID(UserID(rawValue: getuid())))??.name ?? "uid \(getuid())"
         if let user = request.user, user != me {
-            throw ServiceError(.unauthorized, "this agent keeps \(me)'s own usage; a managed user's report comes from the system daemon")
+            throw ServiceError(
+                .unauthorized,
+                "this agent keeps \(me)'s own usage; a managed user's report comes from the system daemon")
         }
         let env = ProcessInfo.processInfo.environment
         let data = AppReportData(
             ledger: ledger, directory: directory, calendar: Calendar.current, liveSessionID: sessionID,
-            user: DeviceActivityData.User(name: me, role: .individual), language: ShieldDefaults.language(fromEnvironment: env))
+            user: DeviceActivityData.User(name: me, role: .individual),
+            language: ShieldDefaults.language(fromEnvironment: env))
         let (installed, _) = InstalledApps.all(in: InstalledApps.forPerson(uid: getuid()))
         var environment = [
-            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": env["HOME"] ?? NSHomeDirectory(), "LANG": env["LANG"] ?? "C.UTF-8",
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": env["HOME"] ?? NSHomeDirectory(),
+            "LANG": env["LANG"] ?? "C.UTF-8",
             "SCREENWARD_BUNDLE_ID": request.app,
         ]
         for name in ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "SCREENWARD_HOME"] {
@@ -62,6 +68,7 @@ final class AgentReports: Sendable {
         let log = log
         return AppReportRun(
             data: data, installed: installed,
-            launcher: ReportExtensionRun(environment: environment, identity: nil) { line in log.info("reports: \(line)") })
+            launcher: ReportExtensionRun(environment: environment, identity: nil) { line in log.info("reports: \(line)")
+            })
     }
 }

@@ -14,7 +14,9 @@ final class AgentRules {
     private let pushes = Inbox<@Sendable () -> Void>()
     private var wakeup: LoopWakeup!
 
-    init(host: ServiceHost, ledger: Ledger, directory: ItemDirectory, warningLeads: [TimeInterval], log: AgentLog) throws {
+    init(host: ServiceHost, ledger: Ledger, directory: ItemDirectory, warningLeads: [TimeInterval], log: AgentLog)
+        throws
+    {
         let pushes = pushes
         let wakeup = LoopWakeup { for push in pushes.take() { push() } }
         self.wakeup = wakeup
@@ -27,7 +29,9 @@ final class AgentRules {
             placement: .individual, ledger: ledger, transport: transport,
             owner: RulesApp.Owner(
                 usage: { event, from, to in
-                    try host.withService { try $0.focusedSeconds(client: RulesApp.bundleIdentifier, of: event, from: from, to: to) }
+                    try host.withService {
+                        try $0.focusedSeconds(client: RulesApp.bundleIdentifier, of: event, from: from, to: to)
+                    }
                 }, directory: directory),
             texts: try RuleTexts.load(), warningLeads: warningLeads, language: { ShieldDefaults.language() },
             notify: { [log] notice in
@@ -35,8 +39,10 @@ final class AgentRules {
                 notifications.send(summary: notice.title, body: notice.body) { outcome in
                     switch outcome {
                     case .shown: break
-                    case .noService(let reason): log.warning("rules: the warning \"\(notice.title)\" was not shown: \(reason)")
-                    case .failed(let reason): log.warning("rules: the notification \"\(notice.title)\" failed: \(reason)")
+                    case .noService(let reason):
+                        log.warning("rules: the warning \"\(notice.title)\" was not shown: \(reason)")
+                    case .failed(let reason):
+                        log.warning("rules: the notification \"\(notice.title)\" failed: \(reason)")
                     }
                 }
             },
@@ -69,7 +75,9 @@ final class AgentRequests: ServiceRequestHandler {
         if let head = try? FrameHead.decode(from: frame), let id = head.id, head.method == ReportMethods.run.name {
             return reports.answer(frame, id: id, from: peer)
         }
-        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method, RulesMethods.answers(method) else {
+        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method,
+            RulesMethods.answers(method)
+        else {
             return host.received(frame: frame, from: peer)
         }
         if let user = (try? ServiceMethod<RulesUser, Empty>(method).request(from: frame))?.body.user, user != userName {

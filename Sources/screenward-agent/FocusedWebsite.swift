@@ -14,7 +14,8 @@ final class FocusedWebsite {
     /// Runs after the patience ran out and the accountant was told (the agent's state changed).
     private let expired: () -> Void
 
-    init(accountant: UsageAccountant, loop: MainLoop, now: @escaping () -> ClockReading, expired: @escaping () -> Void) {
+    init(accountant: UsageAccountant, loop: MainLoop, now: @escaping () -> ClockReading, expired: @escaping () -> Void)
+    {
         self.accountant = accountant
         self.loop = loop
         self.now = now
@@ -22,9 +23,12 @@ final class FocusedWebsite {
     }
 
     /// The focused `window` shows `app` and `site`, as `source` told at `time`.
-    func show(window: WindowID?, app: AppIdentity?, site: Website?, source: WebsiteSettling.Source, at time: ClockReading) {
+    func show(
+        window: WindowID?, app: AppIdentity?, site: Website?, source: WebsiteSettling.Source, at time: ClockReading
+    ) {
         let changes = settling.update(
-            window: window?.rawValue, shown: (app, site), counting: (accountant.focused, accountant.site), source: source, at: time)
+            window: window?.rawValue, shown: (app, site), counting: (accountant.focused, accountant.site),
+            source: source, at: time)
         tell(changes)
         timer?.cancel()
         timer = nil

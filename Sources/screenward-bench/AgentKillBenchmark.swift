@@ -19,10 +19,12 @@ import X11Session
 struct AgentKillBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "agent-kill",
-        abstract: "kill -9 of a managed session's agent → a new agent, the shield back (X server record), usage lost (root).")
+        abstract:
+            "kill -9 of a managed session's agent → a new agent, the shield back (X server record), usage lost (root).")
 
     enum Targets {
-        static let shieldBack = Target(figure: "kill -9 → shield over the game again, p99", limit: 1000, unit: "ms", digits: 0)
+        static let shieldBack = Target(
+            figure: "kill -9 → shield over the game again, p99", limit: 1000, unit: "ms", digits: 0)
         static let usageLost = Target(figure: "usage lost per kill -9, max", limit: 100, unit: "ms", digits: 0)
     }
 
@@ -40,7 +42,9 @@ struct AgentKillBenchmark: ParsableCommand {
         let rig = try DaemonRig()
         let desktop = try ManagedDesktopRig(fixture: rig, windows: ["game.Game:Game", "notes.Notes:Notes"])
         defer { desktop.tearDown() }
-        print("Screenward agent kill benchmark on \(desktop.display): \(kills) kills of the agent, then \(kills) more with usage counted")
+        print(
+            "Screenward agent kill benchmark on \(desktop.display): \(kills) kills of the agent, then \(kills) more with usage counted"
+        )
         try desktop.startSessionWithTheGameShielded()
         // This process reads the child's display with their cookie (root may).
         XConnection.useAuthorityFile(desktop.authority)
@@ -71,7 +75,9 @@ struct AgentKillBenchmark: ParsableCommand {
         try driver.activate(desktop.windows[1])
         Thread.sleep(forTimeInterval: 1.5)
         guard try desktop.usageSeconds(of: "wmclass:Notes") > 0 else {
-            throw HarnessError.failed("the daemon records no use of Notes while it has the focus: \(try rig.screenward(as: "root", ["usage", "--user", desktop.kid]).output)")
+            throw HarnessError.failed(
+                "the daemon records no use of Notes while it has the focus: \(try rig.screenward(as: "root", ["usage", "--user", desktop.kid]).output)"
+            )
         }
         var lost: [Double] = []
         for _ in 0..<kills {
@@ -91,23 +97,33 @@ struct AgentKillBenchmark: ParsableCommand {
         var verdicts = Verdicts()
         print("")
         for (name, label, samples) in [
-            ("agent_back", "kill -9 → a new agent's first window", agentBack), ("shield_back", "kill -9 → shield over the game, mapped and focused", shieldBack),
+            ("agent_back", "kill -9 → a new agent's first window", agentBack),
+            ("shield_back", "kill -9 → shield over the game, mapped and focused", shieldBack),
             ("usage_lost", "usage lost per kill (Notes focused)", lost),
         ] {
             let sorted = samples.sorted()
             func percentile(_ p: Double) -> Double { screenward_bench.percentile(p, of: sorted) }
-            print("  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), 0)), p99 \(format(percentile(0.99), 0)), max \(format(sorted.last!, 0))")
-            figures[name] = ["count": sorted.count, "p50_ms": percentile(0.5), "p99_ms": percentile(0.99), "max_ms": sorted.last!, "samples_ms": samples]
+            print(
+                "  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), 0)), p99 \(format(percentile(0.99), 0)), max \(format(sorted.last!, 0))"
+            )
+            figures[name] = [
+                "count": sorted.count, "p50_ms": percentile(0.5), "p99_ms": percentile(0.99), "max_ms": sorted.last!,
+                "samples_ms": samples,
+            ]
             if name == "shield_back" { verdicts.check(Targets.shieldBack, percentile(0.99)) }
             if name == "usage_lost" { verdicts.check(Targets.usageLost, sorted.last!) }
         }
         print("  the new agent's first window is seen when the server reports it (its creation has no time stamp);")
-        print("  usage lost is the wall time around a kill minus the usage the daemon recorded for it (its read counts up to now).")
+        print(
+            "  usage lost is the wall time around a kill minus the usage the daemon recorded for it (its read counts up to now)."
+        )
         verdicts.printLines()
         verdicts.record(in: &figures)
         let url = try writeFigures(figures, name: "agent-kill", to: output)
         // The daemon's and its agents' log, for a look at a slow or lossy kill.
-        try? (rig.daemon?.standardError ?? "").write(to: url.deletingLastPathComponent().appendingPathComponent("agent-kill-daemon.log"), atomically: true, encoding: .utf8)
+        try? (rig.daemon?.standardError ?? "").write(
+            to: url.deletingLastPathComponent().appendingPathComponent("agent-kill-daemon.log"), atomically: true,
+            encoding: .utf8)
         print("Figures written to \(url.path)")
         try verdicts.exitIfMissed()
     }

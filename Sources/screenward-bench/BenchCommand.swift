@@ -6,7 +6,8 @@ import SessionHarness
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "screenward-bench",
-        abstract: "Measure Screenward: focus tracking, threshold callbacks and shields through the real agent in a private Xvfb + openbox session, and the monitor engine's cost.",
+        abstract:
+            "Measure Screenward: focus tracking, threshold callbacks and shields through the real agent in a private Xvfb + openbox session, and the monitor engine's cost.",
         discussion: """
             Each benchmark compares its figures with its targets at the end, prints a verdict per figure and \
             writes the verdicts with the figures. Exit status: 0 when every target is met, \
@@ -14,7 +15,8 @@ struct BenchCommand: ParsableCommand {
             benchmark could not run.
             """,
         subcommands: [
-            TrackingBenchmark.self, ThresholdBenchmark.self, LaunchBenchmark.self, MonitorBenchmark.self, ShieldBenchmark.self, AgentKillBenchmark.self, ChildBoundaryBenchmark.self,
+            TrackingBenchmark.self, ThresholdBenchmark.self, LaunchBenchmark.self, MonitorBenchmark.self,
+            ShieldBenchmark.self, AgentKillBenchmark.self, ChildBoundaryBenchmark.self,
             RulesBenchmark.self, ReportBenchmark.self, PickerBenchmark.self, WebBenchmark.self,
             LaunchMonitorCommand.self,
         ],
@@ -81,7 +83,8 @@ struct Verdicts {
     var json: [[String: Any]] {
         entries.map { entry in
             [
-                "figure": entry.target.figure, "value": entry.value, "unit": entry.target.unit, "limit": entry.target.limit,
+                "figure": entry.target.figure, "value": entry.value, "unit": entry.target.unit,
+                "limit": entry.target.limit,
                 "target": entry.target.statement, "met": entry.target.isMet(by: entry.value),
             ]
         }
@@ -104,7 +107,8 @@ struct Verdicts {
         if missed.isEmpty {
             print("All \(entries.count) targets met.")
         } else {
-            print("MISSED \(missed.count) of \(entries.count) targets: \(missed.map(\.figure).joined(separator: "; ")).")
+            print(
+                "MISSED \(missed.count) of \(entries.count) targets: \(missed.map(\.figure).joined(separator: "; ")).")
         }
     }
 

@@ -21,11 +21,16 @@ import X11Session
 struct ChildBoundaryBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "child-boundary",
-        abstract: "A disguised window of a shielded app → covered (identity from its process); a guardian's call during a flood (root).")
+        abstract:
+            "A disguised window of a shielded app → covered (identity from its process); a guardian's call during a flood (root)."
+    )
 
     enum Targets {
-        static let newWindow = Target(figure: "disguised new window of a shielded app → its shield over it, p99", limit: 20, unit: "ms", digits: 0)
-        static let guardian = Target(figure: "a guardian's child.list while the child floods the daemon, p99", limit: 100, unit: "ms", digits: 1)
+        static let newWindow = Target(
+            figure: "disguised new window of a shielded app → its shield over it, p99", limit: 20, unit: "ms", digits: 0
+        )
+        static let guardian = Target(
+            figure: "a guardian's child.list while the child floods the daemon, p99", limit: 100, unit: "ms", digits: 1)
     }
 
     @Option(help: "New disguised windows.")
@@ -38,7 +43,9 @@ struct ChildBoundaryBenchmark: ParsableCommand {
     func validate() throws {
         guard windows >= 1, calls >= 1 else { throw ValidationError("--windows ≥ 1, --calls ≥ 1") }
         if let missing = ManagedDesktopRig.missingRequirement() { throw ValidationError("cannot run: \(missing)") }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/xterm") else { throw ValidationError("cannot run: xterm is not installed (apt-get install xterm)") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/xterm") else {
+            throw ValidationError("cannot run: xterm is not installed (apt-get install xterm)")
+        }
     }
 
     func run() throws {
@@ -49,8 +56,12 @@ struct ChildBoundaryBenchmark: ParsableCommand {
             _ = try? rig.users.run(as: "root", ["pkill", "-KILL", "-u", desktop.kid])
             desktop.tearDown()
         }
-        print("Screenward child-boundary benchmark on \(desktop.display): \(windows) disguised windows, \(calls) guardian calls during a flood")
-        try desktop.startSession(shielding: [AppIdentity(key: .desktopEntry("debian-xterm.desktop"), displayName: "XTerm")])
+        print(
+            "Screenward child-boundary benchmark on \(desktop.display): \(windows) disguised windows, \(calls) guardian calls during a flood"
+        )
+        try desktop.startSession(shielding: [
+            AppIdentity(key: .desktopEntry("debian-xterm.desktop"), displayName: "XTerm")
+        ])
         XConnection.useAuthorityFile(desktop.authority)
         let record = try ShieldRecord(display: desktop.display)
         let driver = try FocusDriver(display: desktop.display)
@@ -75,11 +86,16 @@ struct ChildBoundaryBenchmark: ParsableCommand {
             let target = try record.waitForWindow(instance: name) { driver.log.poll() }
             let end = try record.waitUntilShown(over: target) { driver.log.poll() }
             driver.log.poll()
-            guard driver.log.clientListChangeTimes.count > firstClientListChange else { throw HarnessError.failed("no client list change for \(target)") }
+            guard driver.log.clientListChangeTimes.count > firstClientListChange else {
+                throw HarnessError.failed("no client list change for \(target)")
+            }
             let managedAt = driver.log.clientListChangeTimes[firstClientListChange]
             let span = ShieldSpan(start: managedAt, end: end, shield: target, stamped: false)
             let found = String(UInt(target.rawValue))
-            pid = Int32(try desktop.runAsKid(["xdotool", "getwindowpid", found]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            pid =
+                Int32(
+                    try desktop.runAsKid(["xdotool", "getwindowpid", found]).output.trimmingCharacters(
+                        in: .whitespacesAndNewlines)) ?? 0
             try desktop.waitFor("the disguised xterm held") { Self.isHeld(pid) }
             if index == 0 {
                 first = span.milliseconds
@@ -99,15 +115,26 @@ struct ChildBoundaryBenchmark: ParsableCommand {
         var verdicts = Verdicts()
         print("")
         for (name, label, samples) in [
-            ("new_window", "disguised new window managed → its shield mapped over it (upper bound: read when seen)", shielded),
-            ("held", "…and its process held, read from /proc (upper bound: includes starting xterm as the child)", held),
+            (
+                "new_window", "disguised new window managed → its shield mapped over it (upper bound: read when seen)",
+                shielded
+            ),
+            (
+                "held", "…and its process held, read from /proc (upper bound: includes starting xterm as the child)",
+                held
+            ),
             ("guardian_list", "a guardian's child.list during the flood (1,000 connections of the child's)", answered),
         ] {
             let sorted = samples.sorted()
             func percentile(_ p: Double) -> Double { screenward_bench.percentile(p, of: sorted) }
             let digits = name == "guardian_list" ? 1 : 0
-            print("  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), digits)), p99 \(format(percentile(0.99), digits)), max \(format(sorted.last!, digits))")
-            figures[name] = ["count": sorted.count, "p50_ms": percentile(0.5), "p99_ms": percentile(0.99), "max_ms": sorted.last!, "samples_ms": samples]
+            print(
+                "  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), digits)), p99 \(format(percentile(0.99), digits)), max \(format(sorted.last!, digits))"
+            )
+            figures[name] = [
+                "count": sorted.count, "p50_ms": percentile(0.5), "p99_ms": percentile(0.99), "max_ms": sorted.last!,
+                "samples_ms": samples,
+            ]
             if name == "new_window" { verdicts.check(Targets.newWindow, percentile(0.99)) }
             if name == "guardian_list" { verdicts.check(Targets.guardian, percentile(0.99)) }
         }
@@ -123,7 +150,9 @@ struct ChildBoundaryBenchmark: ParsableCommand {
     private static func isHeld(_ pid: Int32) -> Bool {
         let cgroup = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
         guard !cgroup.contains("screenward-held-") else { return true }
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.range(of: ")", options: .backwards) else {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.range(of: ")", options: .backwards)
+        else {
             return false
         }
         return stat[close.upperBound...].trimmingCharacters(in: .whitespaces).hasPrefix("T")
@@ -133,24 +162,26 @@ struct ChildBoundaryBenchmark: ParsableCommand {
     private func guardianCalls(as guardian: String, rig: DaemonRig) throws -> [Double] {
         let script = rig.work.appendingPathComponent("guardian.py")
         try """
-            import json, socket, sys, time
-            s = socket.socket(socket.AF_UNIX)
-            s.connect(sys.argv[1])
-            reader = s.makefile("rb")
-            for i in range(1, int(sys.argv[2]) + 1):
-                line = json.dumps({"id": i, "client": "org.screenward.cli", "method": "child.list", "body": {}}) + "\\n"
-                start = time.perf_counter()
-                s.sendall(line.encode())
-                answer = reader.readline()
-                elapsed = (time.perf_counter() - start) * 1000
-                if b'"reply"' not in answer:
-                    print("error", answer.decode().strip(), flush=True)
-                    sys.exit(1)
-                print("%.3f" % elapsed, flush=True)
-            """.write(to: script, atomically: true, encoding: .utf8)
+        import json, socket, sys, time
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(sys.argv[1])
+        reader = s.makefile("rb")
+        for i in range(1, int(sys.argv[2]) + 1):
+            line = json.dumps({"id": i, "client": "org.screenward.cli", "method": "child.list", "body": {}}) + "\\n"
+            start = time.perf_counter()
+            s.sendall(line.encode())
+            answer = reader.readline()
+            elapsed = (time.perf_counter() - start) * 1000
+            if b'"reply"' not in answer:
+                print("error", answer.decode().strip(), flush=True)
+                sys.exit(1)
+            print("%.3f" % elapsed, flush=True)
+        """.write(to: script, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: script.path)
         let result = try rig.users.run(as: guardian, ["python3", script.path, rig.socket, String(calls)])
-        guard result.status == 0 else { throw HarnessError.failed("the guardian's calls failed: \(result.output) \(result.error)") }
+        guard result.status == 0 else {
+            throw HarnessError.failed("the guardian's calls failed: \(result.output) \(result.error)")
+        }
         return result.output.split(separator: "\n").compactMap { Double($0) }
     }
 }

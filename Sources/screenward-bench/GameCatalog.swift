@@ -7,7 +7,8 @@ struct GameCatalog {
     let environment: [String: String]
 
     init() throws {
-        temporary = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-bench-\(UUID().uuidString)")
+        temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "screenward-bench-\(UUID().uuidString)")
         let applications = temporary.appendingPathComponent("data/applications")
         try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
         try "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n"

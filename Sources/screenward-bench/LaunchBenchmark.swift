@@ -22,12 +22,14 @@ import X11Session
 /// callback is acknowledged, so the next crossing finds nothing running.
 struct LaunchBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "launch", abstract: "Threshold crossing → callback in a monitor extension the agent starts: cold launch and warm.")
+        commandName: "launch",
+        abstract: "Threshold crossing → callback in a monitor extension the agent starts: cold launch and warm.")
 
     enum Targets {
         static let cold = Target(figure: "crossing → callback, cold launch, p99", limit: 500, unit: "ms", digits: 1)
         static let warm = Target(figure: "crossing → callback, warm, p99", limit: 10, unit: "ms")
-        static let missing = Target(figure: "crossings without a callback", limit: 0, unit: "", inclusive: true, digits: 0)
+        static let missing = Target(
+            figure: "crossings without a callback", limit: 0, unit: "", inclusive: true, digits: 0)
     }
 
     static let bundleIdentifier = "org.screenward.bench.launch"
@@ -49,7 +51,8 @@ struct LaunchBenchmark: ParsableCommand {
 
     func run() throws {
         let session = try PrivateXSession()
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-bench-\(UUID().uuidString)")
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "screenward-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: temporary) }
         let data = temporary.appendingPathComponent("data")
         let apps = data.appendingPathComponent("screenward/apps")
@@ -57,12 +60,16 @@ struct LaunchBenchmark: ParsableCommand {
         let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let manifest: [String: Any] = [
             "format": 1, "bundleIdentifier": Self.bundleIdentifier, "displayName": "Launch benchmark",
-            "extensions": [["point": "device-activity-monitor", "executable": program, "arguments": ["launch-monitor"]]],
+            "extensions": [
+                ["point": "device-activity-monitor", "executable": program, "arguments": ["launch-monitor"]]
+            ],
         ]
-        try JSONSerialization.data(withJSONObject: manifest).write(to: apps.appendingPathComponent("\(Self.bundleIdentifier).json"))
+        try JSONSerialization.data(withJSONObject: manifest).write(
+            to: apps.appendingPathComponent("\(Self.bundleIdentifier).json"))
         let arrivalsFile = LaunchMonitorFiles(dataHome: data)
 
-        let windows = try DemoApplications(display: session.display, windows: ["sentinel.Sentinel", "spare.Spare", "reader.Reader"])
+        let windows = try DemoApplications(
+            display: session.display, windows: ["sentinel.Sentinel", "spare.Spare", "reader.Reader"])
         let driver = try FocusDriver(display: session.display)
         // Server time → wall clock: the smallest offset seen is the one with the least delay.
         var offsets: [Double] = []
@@ -72,18 +79,28 @@ struct LaunchBenchmark: ParsableCommand {
                 offsets.append(Date().timeIntervalSince1970 - Double(driver.log.entries.last!.serverTime) / 1000)
             }
         }
-        let clock = FocusClock(driver: driver, offset: offsets.min()!, sentinel: windows.windows[0], measured: windows.windows[2])
+        let clock = FocusClock(
+            driver: driver, offset: offsets.min()!, sentinel: windows.windows[0], measured: windows.windows[2])
         let home = temporary.appendingPathComponent("home")
-        let agent = try AgentRun(display: session.display, home: home, environment: ["XDG_DATA_HOME": data.path, "XDG_DATA_DIRS": data.path])
+        let agent = try AgentRun(
+            display: session.display, home: home, environment: ["XDG_DATA_HOME": data.path, "XDG_DATA_DIRS": data.path])
         defer { agent.stop() }
-        print("Screenward extension launch benchmark on \(session.display): \(crossings) crossings cold (\(coldSpacing) s apart), \(crossings) warm (\(warmSpacing) s apart)")
+        print(
+            "Screenward extension launch benchmark on \(session.display): \(crossings) crossings cold (\(coldSpacing) s apart), \(crossings) warm (\(warmSpacing) s apart)"
+        )
 
-        let client = ServiceClient(transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path), bundleIdentifier: Self.bundleIdentifier)
+        let client = ServiceClient(
+            transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path),
+            bundleIdentifier: Self.bundleIdentifier)
         ScreenwardApp.client = client
         _ = try client.call(AuthorizationMethods.request, .individual)
-        let reader = try client.call(AuthorizationMethods.issueSelection, SelectionRequest(applications: ["wmclass:Reader"])).applicationTokens
+        let reader = try client.call(
+            AuthorizationMethods.issueSelection, SelectionRequest(applications: ["wmclass:Reader"])
+        ).applicationTokens
 
-        var figures: [String: Any] = ["date": ISO8601DateFormatter().string(from: Date()), "crossings_per_phase": crossings]
+        var figures: [String: Any] = [
+            "date": ISO8601DateFormatter().string(from: Date()), "crossings_per_phase": crossings,
+        ]
         var verdicts = Verdicts()
         var allMissing = 0
         // Registering inside a running interval owes intervalDidStart at once: that starts
@@ -91,22 +108,35 @@ struct LaunchBenchmark: ParsableCommand {
         // stays attached for it.
         for (phase, spacing) in [("cold", coldSpacing), ("warm", warmSpacing)] {
             try arrivalsFile.setMode(phase)
-            let (latencies, missing) = try measure(phase: phase, spacing: spacing, count: crossings, tokens: reader, files: arrivalsFile, clock: clock)
+            let (latencies, missing) = try measure(
+                phase: phase, spacing: spacing, count: crossings, tokens: reader, files: arrivalsFile, clock: clock)
             let measured = latencies.sorted()
-            guard !measured.isEmpty else { throw HarnessError.failed("no callback arrived in the \(phase) phase: \(agent.process.standardError.suffix(2000))") }
+            guard !measured.isEmpty else {
+                throw HarnessError.failed(
+                    "no callback arrived in the \(phase) phase: \(agent.process.standardError.suffix(2000))")
+            }
             func percentile(_ p: Double) -> Double { screenward_bench.percentile(p, of: measured) }
-            print("\n\(phase): \(measured.count) crossings\(missing.isEmpty ? "" : "; \(missing.count) without a callback")")
-            print("  latency crossing → callback (ms): p50 \(format(percentile(0.5))), p90 \(format(percentile(0.9))), p99 \(format(percentile(0.99))), max \(format(measured.last!)), min \(format(measured.first!))")
+            print(
+                "\n\(phase): \(measured.count) crossings\(missing.isEmpty ? "" : "; \(missing.count) without a callback")"
+            )
+            print(
+                "  latency crossing → callback (ms): p50 \(format(percentile(0.5))), p90 \(format(percentile(0.9))), p99 \(format(percentile(0.99))), max \(format(measured.last!)), min \(format(measured.first!))"
+            )
             figures[phase] = [
                 "spacing_seconds": spacing, "crossings": measured.count, "missing": missing.count,
-                "latency_ms": ["p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": measured.last!, "min": measured.first!],
+                "latency_ms": [
+                    "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": measured.last!,
+                    "min": measured.first!,
+                ],
             ]
             verdicts.check(phase == "cold" ? Targets.cold : Targets.warm, percentile(0.99))
             allMissing += missing.count
         }
         verdicts.check(Targets.missing, Double(allMissing))
         let runs = try agent.cli(["extensions", "--json", "--runs", "1000"])
-        if let report = try JSONSerialization.jsonObject(with: Data(runs.utf8)) as? [String: Any], let all = report["runs"] as? [[String: Any]] {
+        if let report = try JSONSerialization.jsonObject(with: Data(runs.utf8)) as? [String: Any],
+            let all = report["runs"] as? [[String: Any]]
+        {
             figures["extension_runs"] = all.count
             print("\nThe agent started the extension \(all.count) times.")
         }
@@ -121,7 +151,8 @@ struct LaunchBenchmark: ParsableCommand {
     /// waits for them. Returns each callback's latency in event order and the events that
     /// never came.
     private func measure(
-        phase: String, spacing: Double, count: Int, tokens: Set<ApplicationToken>, files: LaunchMonitorFiles, clock: FocusClock
+        phase: String, spacing: Double, count: Int, tokens: Set<ApplicationToken>, files: LaunchMonitorFiles,
+        clock: FocusClock
     ) throws -> (latencies: [Double], missing: [String]) {
         try files.clearArrivals()
         var events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:]
@@ -131,14 +162,16 @@ struct LaunchBenchmark: ParsableCommand {
             let whole = Int(seconds)
             let name = String(format: "%@-%03d", phase, index)
             events[.init(name)] = DeviceActivityEvent(
-                applications: tokens, threshold: DateComponents(second: whole, nanosecond: Int(((seconds - Double(whole)) * 1e9).rounded())))
+                applications: tokens,
+                threshold: DateComponents(second: whole, nanosecond: Int(((seconds - Double(whole)) * 1e9).rounded())))
             thresholds[name] = seconds
         }
         let now = Date()
         let calendar = Calendar.current
         let schedule = DeviceActivitySchedule(
             intervalStart: calendar.dateComponents([.hour, .minute], from: now.addingTimeInterval(-3600)),
-            intervalEnd: calendar.dateComponents([.hour, .minute], from: now.addingTimeInterval(3 * 3600)), repeats: false)
+            intervalEnd: calendar.dateComponents([.hour, .minute], from: now.addingTimeInterval(3 * 3600)),
+            repeats: false)
         try clock.driver.activate(clock.sentinel)
         try DeviceActivityCenter().startMonitoring(.init(phase), during: schedule, events: events)
         Thread.sleep(forTimeInterval: 0.3)
@@ -182,7 +215,9 @@ struct LaunchMonitorFiles {
     }
 
     static var standard: LaunchMonitorFiles? {
-        ProcessInfo.processInfo.environment["XDG_DATA_HOME"].map { LaunchMonitorFiles(dataHome: URL(fileURLWithPath: $0)) }
+        ProcessInfo.processInfo.environment["XDG_DATA_HOME"].map {
+            LaunchMonitorFiles(dataHome: URL(fileURLWithPath: $0))
+        }
     }
 
     var modeURL: URL { folder.appendingPathComponent("mode") }
@@ -212,7 +247,9 @@ struct LaunchMonitorFiles {
         var result: [String: Double] = [:]
         for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ")
-            if parts.count == 2, let time = Double(parts[1]) { result[String(parts[0])] = result[String(parts[0])] ?? time }
+            if parts.count == 2, let time = Double(parts[1]) {
+                result[String(parts[0])] = result[String(parts[0])] ?? time
+            }
         }
         return result
     }
@@ -221,7 +258,8 @@ struct LaunchMonitorFiles {
 /// The benchmark's monitor extension, started by the agent.
 struct LaunchMonitorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "launch-monitor", abstract: "The launch benchmark's monitor extension (the agent starts it).", shouldDisplay: false)
+        commandName: "launch-monitor", abstract: "The launch benchmark's monitor extension (the agent starts it).",
+        shouldDisplay: false)
 
     func run() throws {
         ScreenwardApp.bundleIdentifier = LaunchBenchmark.bundleIdentifier

@@ -48,7 +48,9 @@ struct MonitorBenchmark: ParsableCommand {
     @Option(help: "Directory the figures are written to, as JSON (monitor.json).")
     var output = "bench-results"
 
-    @Option(name: .customLong("callbacks-log"), help: "Also write every callback, one a line, to this file (to compare runs).")
+    @Option(
+        name: .customLong("callbacks-log"),
+        help: "Also write every callback, one a line, to this file (to compare runs).")
     var callbacksLog: String?
 
     func validate() throws {
@@ -75,7 +77,9 @@ struct MonitorBenchmark: ParsableCommand {
             ? LiveUsage(forwardingTo: DiscardingSink(), categories: workload.categories)
             : SharedLiveUsage(forwardingTo: DiscardingSink(), categories: workload.categories)
         let seedStart = ContinuousClock.now
-        if let bare = live as? LiveUsage { try bare.seed(from: ledger, now: now) } else if let shared = live as? SharedLiveUsage {
+        if let bare = live as? LiveUsage {
+            try bare.seed(from: ledger, now: now)
+        } else if let shared = live as? SharedLiveUsage {
             try shared.seed(from: ledger, now: now)
         }
         let seedTime = ContinuousClock.now - seedStart
@@ -89,8 +93,12 @@ struct MonitorBenchmark: ParsableCommand {
         }
         var callbacks: [MonitorCallback] = try engine.takeDue(now: now, calendar: calendar, isPresent: true)
 
-        print("Screenward monitor benchmark: \(activities) activities × \(eventsPerActivity) events, \(applications) applications in \(MonitorWorkload.categoryNames.count) categories")
-        print("  history: \(historyIntervals) intervals over \(format(historyDays, 0)) days, seeded into LiveUsage in \(format(seedTime.microseconds / 1000)) ms")
+        print(
+            "Screenward monitor benchmark: \(activities) activities × \(eventsPerActivity) events, \(applications) applications in \(MonitorWorkload.categoryNames.count) categories"
+        )
+        print(
+            "  history: \(historyIntervals) intervals over \(format(historyDays, 0)) days, seeded into LiveUsage in \(format(seedTime.microseconds / 1000)) ms"
+        )
 
         var focused = workload.nextApplication(after: nil, &random)
         var openID = try live.intervalOpened(
@@ -106,7 +114,9 @@ struct MonitorBenchmark: ParsableCommand {
             let change = now.addingTimeInterval(MonitorWorkload.dwell(&random))
             // The agent sleeps until the engine's deadline, or the focus change.
             while let due = deadline, due < change {
-                guard due > now else { throw ValidationError("the engine announced \(due), not after \(now): it would spin") }
+                guard due > now else {
+                    throw ValidationError("the engine announced \(due), not after \(now): it would spin")
+                }
                 now = due
                 let start = ContinuousClock.now
                 callbacks += try engine.takeDue(now: now, calendar: calendar, isPresent: true)
@@ -132,11 +142,17 @@ struct MonitorBenchmark: ParsableCommand {
         var byKind: [String: Int] = [:]
         for callback in callbacks { byKind[callback.kind.rawValue, default: 0] += 1 }
 
-        print("  \(focusChanges) focus changes over \(format(simulatedDays, 1)) simulated days; \(wakeCosts.count) deadline wakes between them")
+        print(
+            "  \(focusChanges) focus changes over \(format(simulatedDays, 1)) simulated days; \(wakeCosts.count) deadline wakes between them"
+        )
         print("\nPer focus change (LiveUsage update + takeDue + nextDeadline), µs:")
-        print("  p50 \(format(change.p50))  p90 \(format(change.p90))  p99 \(format(change.p99))  max \(format(change.max))  mean \(format(change.mean))")
+        print(
+            "  p50 \(format(change.p50))  p90 \(format(change.p90))  p99 \(format(change.p99))  max \(format(change.max))  mean \(format(change.mean))"
+        )
         print("Per deadline wake (takeDue + nextDeadline), µs:")
-        print("  p50 \(format(wake.p50))  p90 \(format(wake.p90))  p99 \(format(wake.p99))  max \(format(wake.max))  mean \(format(wake.mean))")
+        print(
+            "  p50 \(format(wake.p50))  p90 \(format(wake.p90))  p99 \(format(wake.p99))  max \(format(wake.max))  mean \(format(wake.mean))"
+        )
         print("\nCallbacks fired: \(callbacks.count)")
         for kind in MonitorCallback.Kind.allCases {
             print("  \(kind.rawValue.padding(toLength: 32, withPad: " ", startingAt: 0)) \(byKind[kind.rawValue] ?? 0)")
@@ -150,10 +166,13 @@ struct MonitorBenchmark: ParsableCommand {
             "history_intervals": historyIntervals, "history_days": historyDays, "seed_ms": seedTime.microseconds / 1000,
             "simulated_days": simulatedDays,
             "focus_change_us": change.json, "deadline_wakes": wakeCosts.count, "deadline_wake_us": wake.json,
-            "callbacks": callbacks.count, "callbacks_by_kind": byKind, "late_callbacks": callbacks.filter(\.isLate).count,
+            "callbacks": callbacks.count, "callbacks_by_kind": byKind,
+            "late_callbacks": callbacks.filter(\.isLate).count,
         ]
         if let callbacksLog {
-            let lines = callbacks.map { "\($0) due \($0.scheduledAt.timeIntervalSince1970) delivered \($0.deliveredAt.timeIntervalSince1970)" }
+            let lines = callbacks.map {
+                "\($0) due \($0.scheduledAt.timeIntervalSince1970) delivered \($0.deliveredAt.timeIntervalSince1970)"
+            }
             try (lines.joined(separator: "\n") + "\n").write(toFile: callbacksLog, atomically: true, encoding: .utf8)
         }
         var verdicts = Verdicts()

@@ -1,15 +1,17 @@
 import DeviceActivity
 import Foundation
-import Synchronization
 import ManagedSettings
 import ScreenwardCore
 import SessionHarness
+import Synchronization
 
 /// The monitor benchmark's synthetic world: applications in categories, a focus
 /// timeline, and activities whose events mix applications and categories. All of
 /// it follows from one seed.
 struct MonitorWorkload {
-    static let categoryNames = ["Game", "Office", "Development", "Network", "AudioVideo", "Graphics", "Education", "Utility"]
+    static let categoryNames = [
+        "Game", "Office", "Development", "Network", "AudioVideo", "Graphics", "Education", "Utility",
+    ]
 
     struct Application {
         var identity: AppIdentity
@@ -26,7 +28,8 @@ struct MonitorWorkload {
         applications = (0..<applicationCount).map { index in
             let category = Self.categoryNames[index % Self.categoryNames.count]
             let identity = AppIdentity(
-                key: .desktopEntry("org.example.App\(index).desktop"), displayName: "App \(index)", categories: [category])
+                key: .desktopEntry("org.example.App\(index).desktop"), displayName: "App \(index)",
+                categories: [category])
             return Application(identity: identity, token: minter.applicationToken(for: identity))
         }
         categories = ApplicationCategories { facts in
@@ -55,7 +58,8 @@ struct MonitorWorkload {
 
     /// A week (or `span`) of focus before `end`, written to the ledger as the agent would.
     func writeHistory(to ledger: Ledger, span: TimeInterval, before end: Date, _ random: inout SplitMix) throws -> Int {
-        let session = try ledger.beginAgentSession(pid: 1, display: ":bench", at: end.addingTimeInterval(-span)).sessionID
+        let session = try ledger.beginAgentSession(pid: 1, display: ":bench", at: end.addingTimeInterval(-span))
+            .sessionID
         var time = end.addingTimeInterval(-span)
         var current: Int?
         var count = 0
@@ -91,7 +95,10 @@ struct MonitorWorkload {
     func events(count: Int, _ random: inout SplitMix) -> [DeviceActivityEvent.Name: DeviceActivityEvent] {
         var events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:]
         for index in 0..<count {
-            let listed = Set((0..<(1 + random.next() % 4)).map { _ in applications[Int(random.next() % UInt64(applications.count))].token })
+            let listed = Set(
+                (0..<(1 + random.next() % 4)).map { _ in
+                    applications[Int(random.next() % UInt64(applications.count))].token
+                })
             let categories = Set((0..<(random.next() % 3)).map { _ in categoryToken(Int(random.next() % 8)) })
             let minutes = Int(10 + random.next() % 231)
             events[DeviceActivityEvent.Name("event\(index)")] = DeviceActivityEvent(

@@ -13,10 +13,12 @@ import SessionHarness
 /// complete` (every row built) is reported too.
 struct PickerBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "picker", abstract: "Activity picker started → its list shown and ready, with hundreds of applications (Xvfb + openbox).")
+        commandName: "picker",
+        abstract: "Activity picker started → its list shown and ready, with hundreds of applications (Xvfb + openbox).")
 
     enum Targets {
-        static let ready = Target(figure: "picker started → list shown and ready, p99", limit: 300, unit: "ms", digits: 0)
+        static let ready = Target(
+            figure: "picker started → list shown and ready, p99", limit: 300, unit: "ms", digits: 0)
     }
 
     @Option(help: "Desktop entries generated in a private XDG folder (the machine's own are listed too).")
@@ -33,14 +35,18 @@ struct PickerBenchmark: ParsableCommand {
     func run() throws {
         let session = try PrivateXSession()
         defer { session.stop() }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-bench-picker-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "screenward-bench-picker-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let generated = try GeneratedApplications(count: applications, in: folder.appendingPathComponent("data"))
         let environment = generated.environment.merging([
-            "DISPLAY": session.display, "SCREENWARD_PICKER_TRACE": "1", "SCREENWARD_HOME": folder.appendingPathComponent("home").path,
+            "DISPLAY": session.display, "SCREENWARD_PICKER_TRACE": "1",
+            "SCREENWARD_HOME": folder.appendingPathComponent("home").path,
         ]) { $1 }
         let program = try ProjectPrograms.url(of: "screenward-picker")
-        print("Screenward activity picker benchmark on \(session.display) (Xvfb + openbox): \(applications) generated applications, \(runs) runs")
+        print(
+            "Screenward activity picker benchmark on \(session.display) (Xvfb + openbox): \(applications) generated applications, \(runs) runs"
+        )
 
         var ready: [Double] = []
         var complete: [Double] = []
@@ -59,10 +65,14 @@ struct PickerBenchmark: ParsableCommand {
         }
         print("Applications listed: \(listed) (\(applications) generated, the rest the machine's own)")
         var json: [String: Any] = [:]
-        for (name, samples, what) in [("ready", ready, "list shown and ready"), ("complete", complete, "every row built")] {
+        for (name, samples, what) in [
+            ("ready", ready, "list shown and ready"), ("complete", complete, "every row built"),
+        ] {
             let sorted = samples.sorted()
-            let figures = [("min", sorted.first!), ("p50", percentile(0.5, of: sorted)), ("p90", percentile(0.9, of: sorted)),
-                           ("p99", percentile(0.99, of: sorted)), ("max", sorted.last!)]
+            let figures = [
+                ("min", sorted.first!), ("p50", percentile(0.5, of: sorted)), ("p90", percentile(0.9, of: sorted)),
+                ("p99", percentile(0.99, of: sorted)), ("max", sorted.last!),
+            ]
             print("Started → \(what) (ms): " + figures.map { "\($0.0) \(format($0.1, 0))" }.joined(separator: ", "))
             for (figure, value) in figures { json["\(name)_\(figure)_ms"] = value }
             json["\(name)_samples_ms"] = samples
@@ -81,7 +91,9 @@ struct PickerBenchmark: ParsableCommand {
 
     /// The count of the trace's `picker ready: N applications` line.
     static func listedApplications(in trace: String) -> Int? {
-        guard let line = trace.split(separator: "\n").first(where: { $0.hasPrefix(PickerTraceLine.readyPrefix) }) else { return nil }
+        guard let line = trace.split(separator: "\n").first(where: { $0.hasPrefix(PickerTraceLine.readyPrefix) }) else {
+            return nil
+        }
         return Int(line.dropFirst(PickerTraceLine.readyPrefix.count).split(separator: " ").first ?? "")
     }
 }

@@ -10,7 +10,8 @@ import SessionHarness
 /// timed from the query to the finished view.
 struct ReportBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "report", abstract: "A million intervals: a day's report (by hour) and a week's (by day), from the ledger to the view.")
+        commandName: "report",
+        abstract: "A million intervals: a day's report (by hour) and a week's (by day), from the ledger to the view.")
 
     enum Targets {
         static let day = Target(figure: "day report (by hour), p99", limit: 50, unit: "ms", digits: 1)
@@ -27,8 +28,10 @@ struct ReportBenchmark: ParsableCommand {
     var output = "bench-results"
 
     func run() throws {
-        let folder = keep.map { URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("screenward-report-bench-\(getpid())", isDirectory: true)
+        let folder =
+            keep.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+                "screenward-report-bench-\(getpid())", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { if keep == nil { try? FileManager.default.removeItem(at: folder) } }
         let url = folder.appendingPathComponent("ledger.sqlite")
@@ -39,7 +42,9 @@ struct ReportBenchmark: ParsableCommand {
         let building = ContinuousClock.now
         let start = try YearOfUse(intervals: intervals).write(into: try DatabaseQueue(path: url.path), endingAt: end)
         let ledger = try Ledger(url: url)
-        print("ledger: \(intervals) intervals from \(start) to \(end), written in \(building.duration(to: .now)) (\(url.path))")
+        print(
+            "ledger: \(intervals) intervals from \(start) to \(end), written in \(building.duration(to: .now)) (\(url.path))"
+        )
 
         let categories = try DataDirectory.categoryTable()
         var generator = SplitMix(seed: 13)
@@ -52,10 +57,14 @@ struct ReportBenchmark: ParsableCommand {
                 let day = calendar.date(byAdding: .day, value: -daysBack, to: calendar.startOfDay(for: end))!
                 let query = ReportQuery(user: nil, period: period, since: nil, until: nil)
                 let clock = ContinuousClock.now
-                let report = try ledger.activityReport(query, calendar: calendar, categories: categories, liveSessionID: nil, now: day.addingTimeInterval(86_399))
+                let report = try ledger.activityReport(
+                    query, calendar: calendar, categories: categories, liveSessionID: nil,
+                    now: day.addingTimeInterval(86_399))
                 _ = BuiltInReport(report: report, categories: categories, language: "en").view
                 samples.append(clock.duration(to: .now).milliseconds)
-                guard report.totalSeconds > 0 else { throw ValidationError("a day without use on \(day): the ledger is not what the benchmark meant") }
+                guard report.totalSeconds > 0 else {
+                    throw ValidationError("a day without use on \(day): the ledger is not what the benchmark meant")
+                }
             }
             return samples.sorted()
         }
@@ -63,9 +72,13 @@ struct ReportBenchmark: ParsableCommand {
         var verdicts = Verdicts()
         for (period, target) in [(ReportQuery.Period.day, Targets.day), (.week, Targets.week)] {
             let sorted = try measure(period)
-            let line = "p50 \(format(percentile(0.5, of: sorted), 1)) ms, p90 \(format(percentile(0.9, of: sorted), 1)) ms, p99 \(format(percentile(0.99, of: sorted), 1)) ms, max \(format(sorted.last!, 1)) ms"
+            let line =
+                "p50 \(format(percentile(0.5, of: sorted), 1)) ms, p90 \(format(percentile(0.9, of: sorted), 1)) ms, p99 \(format(percentile(0.99, of: sorted), 1)) ms, max \(format(sorted.last!, 1)) ms"
             print("\(period == .day ? "day (by hour)" : "week (by day)"), \(sorted.count) samples: \(line)")
-            figures[period.rawValue] = ["p50_ms": percentile(0.5, of: sorted), "p90_ms": percentile(0.9, of: sorted), "p99_ms": percentile(0.99, of: sorted), "max_ms": sorted.last!]
+            figures[period.rawValue] = [
+                "p50_ms": percentile(0.5, of: sorted), "p90_ms": percentile(0.9, of: sorted),
+                "p99_ms": percentile(0.99, of: sorted), "max_ms": sorted.last!,
+            ]
             verdicts.check(target, percentile(0.99, of: sorted))
         }
         verdicts.printLines()
@@ -89,7 +102,9 @@ struct YearOfUse {
         ]
         return (0..<200).map { index in
             let (kind, icon, categories) = kinds[index % kinds.count]
-            return ("bench-\(kind.lowercased())-\(index).desktop", "\(kind) \(index / kinds.count + 1)", icon, categories)
+            return (
+                "bench-\(kind.lowercased())-\(index).desktop", "\(kind) \(index / kinds.count + 1)", icon, categories
+            )
         }
     }()
 
@@ -101,14 +116,22 @@ struct YearOfUse {
         let days = (Double(intervals) / perDay).rounded(.up)
         let first = end.addingTimeInterval(-days * 86_400)
         try database.write { db in
-            let session = try Int64.fetchOne(db, sql: "INSERT INTO agentSession (pid, display, startedAt) VALUES (1, ':1', ?) RETURNING id", arguments: [first.timeIntervalSince1970])!
+            let session = try Int64.fetchOne(
+                db, sql: "INSERT INTO agentSession (pid, display, startedAt) VALUES (1, ':1', ?) RETURNING id",
+                arguments: [first.timeIntervalSince1970])!
             for app in Self.applications {
                 try db.execute(
-                    sql: "INSERT INTO application (token, publicID, displayName, iconName, categories, firstSeen, lastSeen) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    arguments: ["bench-token-\(app.id)", app.id, app.name, app.icon, app.categories, first.timeIntervalSince1970, end.timeIntervalSince1970])
+                    sql:
+                        "INSERT INTO application (token, publicID, displayName, iconName, categories, firstSeen, lastSeen) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [
+                        "bench-token-\(app.id)", app.id, app.name, app.icon, app.categories,
+                        first.timeIntervalSince1970, end.timeIntervalSince1970,
+                    ])
             }
             let insert = try db.makeStatement(
-                sql: "INSERT INTO usageInterval (token, sessionID, startedAt, endedAt, duration, isOpen, endReason) VALUES (?, ?, ?, ?, ?, 0, ?)")
+                sql:
+                    "INSERT INTO usageInterval (token, sessionID, startedAt, endedAt, duration, isOpen, endReason) VALUES (?, ?, ?, ?, ?, 0, ?)"
+            )
             var cursor = first.addingTimeInterval(7 * 3600)
             var dayEnd = cursor.addingTimeInterval(16 * 3600)
             // Favourites: a few applications take most of the time.
@@ -118,7 +141,8 @@ struct YearOfUse {
                 let length = Double(generator.next() % 30_000) / 1000 + 0.5
                 let idle = generator.next() % 20 == 0
                 try insert.execute(arguments: [
-                    "bench-token-\(app.id)", session, cursor.timeIntervalSince1970, cursor.timeIntervalSince1970 + length, length, idle ? "idle" : "focus-change",
+                    "bench-token-\(app.id)", session, cursor.timeIntervalSince1970,
+                    cursor.timeIntervalSince1970 + length, length, idle ? "idle" : "focus-change",
                 ])
                 cursor = cursor.addingTimeInterval(length + (idle ? Double(generator.next() % 600) + 60 : 0.01))
                 if cursor > dayEnd {

@@ -22,11 +22,13 @@ import X11Session
 /// read just before the request is sent to the shield seen gone (read once seen).
 struct RulesBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "rules", abstract: "Limit used up → shield over the app; a guardian's approval → shield lifted (X server record).")
+        commandName: "rules",
+        abstract: "Limit used up → shield over the app; a guardian's approval → shield lifted (X server record).")
 
     enum Targets {
         static let limit = Target(figure: "limit used up → shield over the app, p99", limit: 100, unit: "ms", digits: 0)
-        static let approval = Target(figure: "guardian's approval → shield lifted, p99", limit: 1000, unit: "ms", digits: 0)
+        static let approval = Target(
+            figure: "guardian's approval → shield lifted, p99", limit: 1000, unit: "ms", digits: 0)
     }
 
     @Option(help: "How many limits run out.")
@@ -44,13 +46,17 @@ struct RulesBenchmark: ParsableCommand {
         var figures: [String: Any] = ["date": ISO8601DateFormatter().string(from: Date())]
         var verdicts = Verdicts()
         let limitSamples = try measureLimits()
-        report(limitSamples, name: "limit", label: "limit used up → shield over the app, mapped and focused", target: Targets.limit, into: &figures, &verdicts)
+        report(
+            limitSamples, name: "limit", label: "limit used up → shield over the app, mapped and focused",
+            target: Targets.limit, into: &figures, &verdicts)
         if approvals > 0 {
             if let missing = ManagedDesktopRig.missingRequirement() {
                 print("  approvals: skipped (\(missing))")
             } else {
                 let approvalSamples = try measureApprovals()
-                report(approvalSamples, name: "approval", label: "guardian's approval → shield lifted", target: Targets.approval, into: &figures, &verdicts)
+                report(
+                    approvalSamples, name: "approval", label: "guardian's approval → shield lifted",
+                    target: Targets.approval, into: &figures, &verdicts)
             }
         }
         verdicts.printLines()
@@ -59,11 +65,18 @@ struct RulesBenchmark: ParsableCommand {
         try verdicts.exitIfMissed()
     }
 
-    private func report(_ samples: [Double], name: String, label: String, target: Target, into figures: inout [String: Any], _ verdicts: inout Verdicts) {
+    private func report(
+        _ samples: [Double], name: String, label: String, target: Target, into figures: inout [String: Any],
+        _ verdicts: inout Verdicts
+    ) {
         let sorted = samples.sorted()
         func at(_ p: Double) -> Double { percentile(p, of: sorted) }
-        print("  \(label), \(sorted.count) times (ms): p50 \(format(at(0.5), 0)), p90 \(format(at(0.9), 0)), p99 \(format(at(0.99), 0)), max \(format(sorted.last!, 0))")
-        figures[name] = ["count": sorted.count, "p50_ms": at(0.5), "p90_ms": at(0.9), "p99_ms": at(0.99), "max_ms": sorted.last!]
+        print(
+            "  \(label), \(sorted.count) times (ms): p50 \(format(at(0.5), 0)), p90 \(format(at(0.9), 0)), p99 \(format(at(0.99), 0)), max \(format(sorted.last!, 0))"
+        )
+        figures[name] = [
+            "count": sorted.count, "p50_ms": at(0.5), "p90_ms": at(0.9), "p99_ms": at(0.99), "max_ms": sorted.last!,
+        ]
         verdicts.check(target, at(0.99))
     }
 
@@ -100,7 +113,9 @@ struct RulesBenchmark: ParsableCommand {
                 driver.log.poll()
                 Thread.sleep(forTimeInterval: 0.001)
             }
-            guard driver.log.changeTimes.count > firstChange else { throw HarnessError.timedOut("the game's activation was not seen") }
+            guard driver.log.changeTimes.count > firstChange else {
+                throw HarnessError.timedOut("the game's activation was not seen")
+            }
             let activated = driver.log.changeTimes[firstChange]
             let ranOut = Double(activated) + (daily - used) * 1000
             samples.append(Double(end.serverTime) - ranOut)
@@ -121,7 +136,8 @@ struct RulesBenchmark: ParsableCommand {
         let driver = try FocusDriver(display: desktop.display)
         let game = try windowID(desktop.windows[0])
         let kid = desktop.kid
-        let added = try rig.screenward(as: "root", ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1s", "--user", kid])
+        let added = try rig.screenward(
+            as: "root", ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1s", "--user", kid])
         guard added.status == 0 else { throw HarnessError.failed("limit add: \(added.error)") }
         let transport = SocketTransport(path: rig.socket)
         defer { transport.close() }
@@ -137,13 +153,16 @@ struct RulesBenchmark: ParsableCommand {
             var pending: TimeRequest?
             let deadline = Date().addingTimeInterval(15)
             while pending == nil, Date() < deadline {
-                pending = try guardian.call(RulesMethods.requests, RulesQuery(user: kid, language: "en")).first { $0.state == .pending }
+                pending = try guardian.call(RulesMethods.requests, RulesQuery(user: kid, language: "en")).first {
+                    $0.state == .pending
+                }
                 if pending == nil { Thread.sleep(forTimeInterval: 0.05) }
             }
             guard let pending else { throw HarnessError.timedOut("round \(round): the child's request never came") }
             record.update()
             let start = try record.serverTime()
-            _ = try guardian.call(RulesMethods.answer, RequestAnswer(user: kid, id: pending.id, approve: true, seconds: 1))
+            _ = try guardian.call(
+                RulesMethods.answer, RequestAnswer(user: kid, id: pending.id, approve: true, seconds: 1))
             let end = try record.waitUntilUncovered(game, timeout: .seconds(10))
             samples.append(Double(Int32(bitPattern: end &- start)))
         }

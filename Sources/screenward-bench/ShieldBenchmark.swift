@@ -19,13 +19,17 @@ import X11Session
 /// shield, which the agent then names in `screenward shields --json`.
 struct ShieldBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "shield", abstract: "Shielded window activation → shield over it, mapped and focused (real agent, X server timestamps).")
+        commandName: "shield",
+        abstract: "Shielded window activation → shield over it, mapped and focused (real agent, X server timestamps).")
 
     /// The targets: within one 60 Hz frame or so, at the 99th percentile.
     enum Targets {
-        static let activation = Target(figure: "covered window activated → shield focused, p99", limit: 20, unit: "ms", digits: 0)
-        static let newWindowMapped = Target(figure: "new window mapped → its shield focused, p99", limit: 20, unit: "ms", digits: 0)
-        static let newWindowManaged = Target(figure: "new window managed → its shield focused, p99", limit: 20, unit: "ms", digits: 0)
+        static let activation = Target(
+            figure: "covered window activated → shield focused, p99", limit: 20, unit: "ms", digits: 0)
+        static let newWindowMapped = Target(
+            figure: "new window mapped → its shield focused, p99", limit: 20, unit: "ms", digits: 0)
+        static let newWindowManaged = Target(
+            figure: "new window managed → its shield focused, p99", limit: 20, unit: "ms", digits: 0)
     }
 
     @Option(help: "Activations of a covered window.")
@@ -34,7 +38,10 @@ struct ShieldBenchmark: ParsableCommand {
     var newWindows = 30
     @Option(help: "Directory the figures are written to, as JSON.")
     var output = "bench-results"
-    @Flag(help: "Run the agent with --verbose, save its log next to the figures, and print the X server's record of slow samples.")
+    @Flag(
+        help:
+            "Run the agent with --verbose, save its log next to the figures, and print the X server's record of slow samples."
+    )
     var trace = false
 
     func validate() throws {
@@ -55,7 +62,8 @@ struct ShieldBenchmark: ParsableCommand {
         defer { agent.stop() }
         let verdicts: Verdicts
         do {
-            verdicts = try measureAll(session: session, agent: agent, driver: driver, record: record, notes: notes, game: game)
+            verdicts = try measureAll(
+                session: session, agent: agent, driver: driver, record: record, notes: notes, game: game)
             if trace { saveAgentLog(agent) }
         } catch {
             if trace { saveAgentLog(agent) }
@@ -64,8 +72,13 @@ struct ShieldBenchmark: ParsableCommand {
         try verdicts.exitIfMissed()
     }
 
-    private func measureAll(session: PrivateXSession, agent: AgentRun, driver: FocusDriver, record: ShieldRecord, notes: String, game: String) throws -> Verdicts {
-        print("Screenward shield benchmark on \(session.display) (Xvfb + openbox): \(activations) activations, \(newWindows) new windows")
+    private func measureAll(
+        session: PrivateXSession, agent: AgentRun, driver: FocusDriver, record: ShieldRecord, notes: String,
+        game: String
+    ) throws -> Verdicts {
+        print(
+            "Screenward shield benchmark on \(session.display) (Xvfb + openbox): \(activations) activations, \(newWindows) new windows"
+        )
 
         _ = try agent.cli(["shield", "add", "--app", "game.desktop"])
         let shield = try waitForCover(of: game, agent: agent)
@@ -102,14 +115,19 @@ struct ShieldBenchmark: ParsableCommand {
             let covering = try coveringShield(of: created.windows[0], agent: agent)
             guard covering == span.shield else {
                 throw HarnessError.failed(
-                    "the shield that took the focus over \(created.windows[0]), \(span.shield), is not the one the agent covers it with (\(covering.map { "\($0)" } ?? "none"))")
+                    "the shield that took the focus over \(created.windows[0]), \(span.shield), is not the one the agent covers it with (\(covering.map { "\($0)" } ?? "none"))"
+                )
             }
             if !span.stamped { unstamped += 1 }
             managed.append(span.milliseconds)
             if let mapTime = driver.log.mapTimes[try windowID(created.windows[0])] {
                 mapped.append(Double(Int32(bitPattern: span.end &- mapTime)))
             }
-            if trace { print("new window: \(span.milliseconds) ms from the client list, \(mapped.last.map { "\($0)" } ?? "?") ms from its map") }
+            if trace {
+                print(
+                    "new window: \(span.milliseconds) ms from the client list, \(mapped.last.map { "\($0)" } ?? "?") ms from its map"
+                )
+            }
             // Close it again, so the screen does not fill up with windows, and let the
             // window manager and the agent settle: the client list changes as the window
             // and its shield go, and as the agent makes its next spare shield; those
@@ -134,13 +152,22 @@ struct ShieldBenchmark: ParsableCommand {
                 case "new_window_mapped": "new window mapped (WM_STATE) → its shield mapped and focused"
                 default: "new window managed (client list) → its shield mapped and focused"
                 }
-            print("  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), 0)), p90 \(format(percentile(0.9), 0)), p99 \(format(percentile(0.99), 0)), max \(format(sorted.last!, 0))")
-            figures[name] = ["count": sorted.count, "p50_ms": percentile(0.5), "p90_ms": percentile(0.9), "p99_ms": percentile(0.99), "max_ms": sorted.last!]
+            print(
+                "  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), 0)), p90 \(format(percentile(0.9), 0)), p99 \(format(percentile(0.99), 0)), max \(format(sorted.last!, 0))"
+            )
+            figures[name] = [
+                "count": sorted.count, "p50_ms": percentile(0.5), "p90_ms": percentile(0.9), "p99_ms": percentile(0.99),
+                "max_ms": sorted.last!,
+            ]
             verdicts.check(target, percentile(0.99))
         }
         print("  a sample ends when the shield over that window has its frame, is mapped and holds the focus;")
-        print("  \(unstamped) of \(again.count + managed.count) were completed by a move or map after the focus (end read at once from the server).")
-        print("  X server time has millisecond resolution; for comparison, timekpr-nExT acts on running applications at its 3-second poll.")
+        print(
+            "  \(unstamped) of \(again.count + managed.count) were completed by a move or map after the focus (end read at once from the server)."
+        )
+        print(
+            "  X server time has millisecond resolution; for comparison, timekpr-nExT acts on running applications at its 3-second poll."
+        )
         figures["completed_after_focus"] = unstamped
         verdicts.printLines()
         verdicts.record(in: &figures)
@@ -160,6 +187,7 @@ struct ShieldBenchmark: ParsableCommand {
         driver: FocusDriver, record: ShieldRecord, shield: WindowID? = nil, fromClientList: Bool = false,
         _ act: () throws -> WindowID
     ) throws -> ShieldSpan {
-        try measureShieldSpan(driver: driver, record: record, shield: shield, fromClientList: fromClientList, trace: trace, act)
+        try measureShieldSpan(
+            driver: driver, record: record, shield: shield, fromClientList: fromClientList, trace: trace, act)
     }
 }

@@ -58,21 +58,34 @@ final class ShieldRecord {
     /// changes read from here on count: a state that already held needs a change.
     /// `meanwhile` runs after each event read (another record that must keep up: a
     /// new window's creation must be seen before the window manager maps it).
-    func waitForShield(over target: WindowID, shield: WindowID? = nil, timeout: Duration = .seconds(10), meanwhile: () -> Void = {}) throws -> End {
+    func waitForShield(
+        over target: WindowID, shield: WindowID? = nil, timeout: Duration = .seconds(10), meanwhile: () -> Void = {}
+    ) throws -> End {
         awaited = (target, shield)
         since = nil
         defer { awaited = nil }
-        guard loop.iterate(until: { meanwhile(); return since != nil }, timeout: timeout), let since else {
-            throw HarnessError.timedOut("the shield over \(target) never held the focus with its frame (\(describe(target)))")
+        guard
+            loop.iterate(
+                until: {
+                    meanwhile()
+                    return since != nil
+                }, timeout: timeout), let since
+        else {
+            throw HarnessError.timedOut(
+                "the shield over \(target) never held the focus with its frame (\(describe(target)))")
         }
         if let time = since.serverTime { return End(shield: since.shield, serverTime: time, stamped: true) }
-        guard let now = connection.serverTimeNow() else { throw HarnessError.failed("the X server did not tell its time") }
+        guard let now = connection.serverTimeNow() else {
+            throw HarnessError.failed("the X server did not tell its time")
+        }
         return End(shield: since.shield, serverTime: now, stamped: false)
     }
 
     /// The X server's time now (milliseconds).
     func serverTime() throws -> UInt32 {
-        guard let now = connection.serverTimeNow() else { throw HarnessError.failed("the X server did not tell its time") }
+        guard let now = connection.serverTimeNow() else {
+            throw HarnessError.failed("the X server did not tell its time")
+        }
         return now
     }
 
@@ -95,7 +108,9 @@ final class ShieldRecord {
     /// first seen (an upper bound).
     func waitUntilCovered(_ target: WindowID, timeout: Duration = .seconds(10)) throws -> UInt32 {
         func covered() -> Bool {
-            guard let active, let shield = windows[active], Self.isShield(shield), shield.isViewable, let window = windows[target] else { return false }
+            guard let active, let shield = windows[active], Self.isShield(shield), shield.isViewable,
+                let window = windows[target]
+            else { return false }
             return shield.frame == window.frame
         }
         guard loop.iterate(until: covered, timeout: timeout) else {
@@ -106,13 +121,18 @@ final class ShieldRecord {
 
     /// Reads events until a managed window whose WM_CLASS instance is `instance` appears;
     /// returns it.
-    func waitForWindow(instance: String, timeout: Duration = .seconds(10), meanwhile: () -> Void = {}) throws -> WindowID {
+    func waitForWindow(instance: String, timeout: Duration = .seconds(10), meanwhile: () -> Void = {}) throws
+        -> WindowID
+    {
         var found: WindowID?
-        guard loop.iterate(until: {
-            meanwhile()
-            found = windows.values.first { $0.facts.wmInstance == instance }?.id
-            return found != nil
-        }, timeout: timeout), let found else {
+        guard
+            loop.iterate(
+                until: {
+                    meanwhile()
+                    found = windows.values.first { $0.facts.wmInstance == instance }?.id
+                    return found != nil
+                }, timeout: timeout), let found
+        else {
             throw HarnessError.timedOut("no window of instance \(instance) within \(timeout)")
         }
         return found
@@ -121,12 +141,20 @@ final class ShieldRecord {
     /// Reads events until a shield is viewable with `target`'s frame, focused or not (a
     /// window the window manager did not focus gets its shield in the background); returns
     /// the server time when that was first seen (an upper bound: a map has no time stamp).
-    func waitUntilShown(over target: WindowID, timeout: Duration = .seconds(10), meanwhile: () -> Void = {}) throws -> UInt32 {
+    func waitUntilShown(over target: WindowID, timeout: Duration = .seconds(10), meanwhile: () -> Void = {}) throws
+        -> UInt32
+    {
         func shown() -> Bool {
             guard let window = windows[target] else { return false }
             return windows.values.contains { Self.isShield($0) && $0.isViewable && $0.frame == window.frame }
         }
-        guard loop.iterate(until: { meanwhile(); return shown() }, timeout: timeout) else {
+        guard
+            loop.iterate(
+                until: {
+                    meanwhile()
+                    return shown()
+                }, timeout: timeout)
+        else {
             throw HarnessError.timedOut("no shield shown over \(target) within \(timeout) (\(describe(target)))")
         }
         return try serverTime()
@@ -147,8 +175,11 @@ final class ShieldRecord {
 
     /// What the record says about `target` and the shields, for a failure's message.
     func describe(_ target: WindowID) -> String {
-        let shields = windows.values.filter(Self.isShield).map { "\($0.id) at \($0.frame)\($0.isViewable ? "" : " (not viewable)")" }
-        return "window \(target) at \(windows[target].map { "\($0.frame)" } ?? "?"); active \(active.map { "\($0)" } ?? "none"); shields: \(shields.joined(separator: ", "))"
+        let shields = windows.values.filter(Self.isShield).map {
+            "\($0.id) at \($0.frame)\($0.isViewable ? "" : " (not viewable)")"
+        }
+        return
+            "window \(target) at \(windows[target].map { "\($0.frame)" } ?? "?"); active \(active.map { "\($0)" } ?? "none"); shields: \(shields.joined(separator: ", "))"
     }
 
     private func handle(_ event: ClientWindowEvent) {
@@ -197,7 +228,8 @@ func waitForCover(of window: String, agent: AgentRun, timeout: TimeInterval = 20
 
 /// The shield the agent says covers `window` now, from `screenward shields --json`.
 func coveringShield(of window: String, agent: AgentRun) throws -> WindowID? {
-    let object = try JSONSerialization.jsonObject(with: Data(try agent.cli(["shields", "--json"]).utf8)) as? [String: Any]
+    let object =
+        try JSONSerialization.jsonObject(with: Data(try agent.cli(["shields", "--json"]).utf8)) as? [String: Any]
     guard let covered = object?["covered"] as? [[String: Any]],
         let entry = covered.first(where: { ($0["window"] as? String) == window }),
         let shield = entry["shield_window"] as? String
@@ -206,6 +238,8 @@ func coveringShield(of window: String, agent: AgentRun) throws -> WindowID? {
 }
 
 func windowID(_ text: String) throws -> WindowID {
-    guard let raw = UInt(text.replacingOccurrences(of: "0x", with: ""), radix: 16) else { throw HarnessError.failed("not a window id: \(text)") }
+    guard let raw = UInt(text.replacingOccurrences(of: "0x", with: ""), radix: 16) else {
+        throw HarnessError.failed("not a window id: \(text)")
+    }
     return WindowID(raw)
 }

@@ -16,7 +16,8 @@ struct ShieldSpan {
 /// managed) to the shield over the window `act` returns (`shield` when known)
 /// being viewable with its frame and holding the focus.
 func measureShieldSpan(
-    driver: FocusDriver, record: ShieldRecord, shield: WindowID? = nil, fromClientList: Bool = false, trace: Bool = false,
+    driver: FocusDriver, record: ShieldRecord, shield: WindowID? = nil, fromClientList: Bool = false,
+    trace: Bool = false,
     _ act: () throws -> WindowID
 ) throws -> ShieldSpan {
     driver.log.poll()
@@ -30,16 +31,27 @@ func measureShieldSpan(
     let deadline = Date().addingTimeInterval(2)
     while true {
         driver.log.poll()
-        let changes = fromClientList ? driver.log.clientListChangeTimes.count > firstClientListChange : driver.log.changeTimes.count > firstChange
+        let changes =
+            fromClientList
+            ? driver.log.clientListChangeTimes.count > firstClientListChange
+            : driver.log.changeTimes.count > firstChange
         if changes { break }
-        guard Date() < deadline else { throw HarnessError.timedOut("no \(fromClientList ? "_NET_CLIENT_LIST" : "_NET_ACTIVE_WINDOW") change was seen after the request") }
+        guard Date() < deadline else {
+            throw HarnessError.timedOut(
+                "no \(fromClientList ? "_NET_CLIENT_LIST" : "_NET_ACTIVE_WINDOW") change was seen after the request")
+        }
         Thread.sleep(forTimeInterval: 0.001)
     }
-    let start = fromClientList ? driver.log.clientListChangeTimes[firstClientListChange] : driver.log.changeTimes[firstChange]
+    let start =
+        fromClientList ? driver.log.clientListChangeTimes[firstClientListChange] : driver.log.changeTimes[firstChange]
     let span = ShieldSpan(start: start, end: end.serverTime, shield: end.shield, stamped: end.stamped)
     if trace, span.milliseconds > 50 {
-        let changes = driver.log.entries[firstEntry...].map { "\($0.window.map { "\($0)" } ?? "none")@\($0.serverTime)" }
-        print("slow: \(span.milliseconds) ms from \(start) to \(end.serverTime)\(end.stamped ? "" : " (read)"): \(changes); \(record.describe(target))")
+        let changes = driver.log.entries[firstEntry...].map {
+            "\($0.window.map { "\($0)" } ?? "none")@\($0.serverTime)"
+        }
+        print(
+            "slow: \(span.milliseconds) ms from \(start) to \(end.serverTime)\(end.stamped ? "" : " (read)"): \(changes); \(record.describe(target))"
+        )
     }
     return span
 }

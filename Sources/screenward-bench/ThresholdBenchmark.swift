@@ -22,7 +22,8 @@ struct ThresholdBenchmark: ParsableCommand {
     /// every crossing does.
     enum Targets {
         static let latency = Target(figure: "crossing → callback, p99", limit: 10, unit: "ms")
-        static let missing = Target(figure: "crossings without a callback", limit: 0, unit: "", inclusive: true, digits: 0)
+        static let missing = Target(
+            figure: "crossings without a callback", limit: 0, unit: "", inclusive: true, digits: 0)
     }
 
     @Option(help: "Applications that take turns at the focus.")
@@ -44,28 +45,40 @@ struct ThresholdBenchmark: ParsableCommand {
 
     func run() throws {
         let session = try PrivateXSession()
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-bench-\(UUID().uuidString)")
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "screenward-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: temporary) }
         let empty = temporary.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
         let names = (0..<apps).map { "App\($0)" }
-        let windows = try DemoApplications(display: session.display, windows: ["sentinel.Sentinel"] + names.map { "\($0.lowercased()).\($0)" })
+        let windows = try DemoApplications(
+            display: session.display, windows: ["sentinel.Sentinel"] + names.map { "\($0.lowercased()).\($0)" })
         let driver = try FocusDriver(display: session.display)
         try driver.activate(windows.windows[0])
         let home = temporary.appendingPathComponent("home")
-        let agent = try AgentRun(display: session.display, home: home, environment: ["XDG_DATA_HOME": empty.path, "XDG_DATA_DIRS": empty.path])
+        let agent = try AgentRun(
+            display: session.display, home: home,
+            environment: ["XDG_DATA_HOME": empty.path, "XDG_DATA_DIRS": empty.path])
         defer { agent.stop() }
-        print("Screenward threshold benchmark on \(session.display): \(apps) applications × \(thresholds) thresholds, \(step) s apart")
+        print(
+            "Screenward threshold benchmark on \(session.display): \(apps) applications × \(thresholds) thresholds, \(step) s apart"
+        )
 
         // The benchmark is the app: authorised, given tokens for the demo windows, monitoring.
-        let client = ServiceClient(transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path), bundleIdentifier: "org.screenward.bench")
+        let client = ServiceClient(
+            transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path),
+            bundleIdentifier: "org.screenward.bench")
         ScreenwardApp.client = client
         _ = try client.call(AuthorizationMethods.request, .individual)
-        let selection = try client.call(AuthorizationMethods.issueSelection, SelectionRequest(applications: names.map { "wmclass:\($0)" }))
+        let selection = try client.call(
+            AuthorizationMethods.issueSelection, SelectionRequest(applications: names.map { "wmclass:\($0)" }))
         // Tokens come back as a set; ask one at a time to know whose is whose.
         var tokens: [ApplicationToken] = []
         for name in names {
-            tokens.append(try client.call(AuthorizationMethods.issueSelection, SelectionRequest(applications: ["wmclass:\(name)"])).applicationTokens.first!)
+            tokens.append(
+                try client.call(
+                    AuthorizationMethods.issueSelection, SelectionRequest(applications: ["wmclass:\(name)"])
+                ).applicationTokens.first!)
         }
         precondition(Set(tokens) == selection.applicationTokens)
         var events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:]
@@ -76,7 +89,9 @@ struct ThresholdBenchmark: ParsableCommand {
                 let name = DeviceActivityEvent.Name("\(names[app])-\(index)")
                 let whole = Int(seconds)
                 events[name] = DeviceActivityEvent(
-                    applications: [token], threshold: DateComponents(second: whole, nanosecond: Int(((seconds - Double(whole)) * 1e9).rounded())))
+                    applications: [token],
+                    threshold: DateComponents(
+                        second: whole, nanosecond: Int(((seconds - Double(whole)) * 1e9).rounded())))
                 levels[name] = (app, seconds)
             }
         }
@@ -87,7 +102,8 @@ struct ThresholdBenchmark: ParsableCommand {
         let start = calendar.dateComponents([.hour, .minute], from: now.addingTimeInterval(-3600))
         let end = calendar.dateComponents([.hour, .minute], from: now.addingTimeInterval(3 * 3600))
         try DeviceActivityCenter().startMonitoring(
-            "bench", during: DeviceActivitySchedule(intervalStart: start, intervalEnd: end, repeats: false), events: events)
+            "bench", during: DeviceActivitySchedule(intervalStart: start, intervalEnd: end, repeats: false),
+            events: events)
         let registeredAt = Date()
 
         // Turns at the focus until every application is past its last threshold.
@@ -114,7 +130,10 @@ struct ThresholdBenchmark: ParsableCommand {
         var missing: [String] = []
         let received = arrivals.all
         for (name, level) in levels {
-            guard let crossing = Self.crossing(of: level.seconds, window: windows.windows[1 + level.app], changes: changes, after: registeredAt.timeIntervalSince1970)
+            guard
+                let crossing = Self.crossing(
+                    of: level.seconds, window: windows.windows[1 + level.app], changes: changes,
+                    after: registeredAt.timeIntervalSince1970)
             else { continue }
             guard let arrival = received[name.rawValue] else {
                 missing.append(name.rawValue)
@@ -125,13 +144,21 @@ struct ThresholdBenchmark: ParsableCommand {
         latencies.sort()
         guard !latencies.isEmpty else { throw HarnessError.failed("no threshold was crossed") }
         func percentile(_ p: Double) -> Double { screenward_bench.percentile(p, of: latencies) }
-        print("\n\(latencies.count) crossings measured\(missing.isEmpty ? "" : "; \(missing.count) crossed without a callback: \(missing.sorted().prefix(10))")")
-        print("  latency crossing → callback (ms): p50 \(format(percentile(0.5))), p90 \(format(percentile(0.9))), p99 \(format(percentile(0.99))), max \(format(latencies.last!)), min \(format(latencies.first!))")
+        print(
+            "\n\(latencies.count) crossings measured\(missing.isEmpty ? "" : "; \(missing.count) crossed without a callback: \(missing.sorted().prefix(10))")"
+        )
+        print(
+            "  latency crossing → callback (ms): p50 \(format(percentile(0.5))), p90 \(format(percentile(0.9))), p99 \(format(percentile(0.99))), max \(format(latencies.last!)), min \(format(latencies.first!))"
+        )
         print("  Truth: X server timestamps, mapped to the wall clock within ~1 ms.")
         var figures: [String: Any] = [
-            "date": ISO8601DateFormatter().string(from: Date()), "apps": apps, "thresholds_per_app": thresholds, "step_seconds": step,
+            "date": ISO8601DateFormatter().string(from: Date()), "apps": apps, "thresholds_per_app": thresholds,
+            "step_seconds": step,
             "dwell_seconds": dwell, "crossings": latencies.count, "missing": missing.count,
-            "latency_ms": ["p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": latencies.last!, "min": latencies.first!],
+            "latency_ms": [
+                "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": latencies.last!,
+                "min": latencies.first!,
+            ],
         ]
         var verdicts = Verdicts()
         verdicts.check(Targets.latency, percentile(0.99))
@@ -144,7 +171,9 @@ struct ThresholdBenchmark: ParsableCommand {
     }
 
     /// When `window` has held the focus for `seconds` since `after` (wall seconds), or nil.
-    static func crossing(of seconds: Double, window: String, changes: [(window: String?, at: Double)], after: Double) -> Double? {
+    static func crossing(of seconds: Double, window: String, changes: [(window: String?, at: Double)], after: Double)
+        -> Double?
+    {
         var accumulated = 0.0
         for (change, next) in zip(changes, changes.dropFirst()) where change.window == window {
             let start = max(change.at, after)

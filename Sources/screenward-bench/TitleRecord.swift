@@ -57,7 +57,9 @@ final class TitleRecord {
 
     /// Waits for the first title of `window` after change number `after` (`changes.count`
     /// read before acting) that `matches`; returns the change.
-    func waitForTitle(of window: WindowID, after: Int, timeout: Duration = .seconds(10), _ matches: (String) -> Bool) throws -> Change {
+    func waitForTitle(of window: WindowID, after: Int, timeout: Duration = .seconds(10), _ matches: (String) -> Bool)
+        throws -> Change
+    {
         var found: Change?
         let seen = loop.iterate(
             until: {
@@ -65,7 +67,8 @@ final class TitleRecord {
                 return found != nil
             }, timeout: timeout, checkingEvery: .milliseconds(200))
         guard seen, let found else {
-            throw HarnessError.timedOut("window \(window) never got the title awaited; its titles since: \(titles(of: window, after: after))")
+            throw HarnessError.timedOut(
+                "window \(window) never got the title awaited; its titles since: \(titles(of: window, after: after))")
         }
         return found
     }
@@ -77,7 +80,9 @@ final class TitleRecord {
 
     /// Waits until `_NET_ACTIVE_WINDOW` names `window`; returns when that was read.
     func waitForActivation(of window: WindowID, timeout: Duration = .seconds(10)) throws -> ContinuousClock.Instant {
-        guard loop.iterate(until: { active?.window == window }, timeout: timeout, checkingEvery: .milliseconds(200)), let active else {
+        guard loop.iterate(until: { active?.window == window }, timeout: timeout, checkingEvery: .milliseconds(200)),
+            let active
+        else {
             throw HarnessError.timedOut("window \(window) never became active")
         }
         return active.at

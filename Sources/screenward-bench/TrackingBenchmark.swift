@@ -45,12 +45,15 @@ struct TrackingBenchmark: ParsableCommand {
 
     func validate() throws {
         guard switches >= 1 else { throw ValidationError("--switches must be positive") }
-        guard dwell.count == 2, dwell[0] >= 1, dwell[0] <= dwell[1] else { throw ValidationError("--dwell wants two values, min then max") }
+        guard dwell.count == 2, dwell[0] >= 1, dwell[0] <= dwell[1] else {
+            throw ValidationError("--dwell wants two values, min then max")
+        }
     }
 
     func run() throws {
         let session = try PrivateXSession()
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-bench-\(UUID().uuidString)")
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "screenward-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: temporary) }
         let catalogEnvironment = try isolatedCatalog(in: temporary)
         let names = ["Editor", "Browser", "Terminal", "Game", "Mail", "Music"]
@@ -59,11 +62,14 @@ struct TrackingBenchmark: ParsableCommand {
         let driver = try FocusDriver(display: session.display)
         try driver.activate(apps.windows[0])
 
-        print("Screenward tracking benchmark on \(session.display) (Xvfb + openbox), \(switches) switches, dwell \(dwell[0])–\(dwell[1]) ms")
+        print(
+            "Screenward tracking benchmark on \(session.display) (Xvfb + openbox), \(switches) switches, dwell \(dwell[0])–\(dwell[1]) ms"
+        )
 
         // Phase 1: accuracy.
         let agent = try AgentRun(
-            display: session.display, home: temporary.appendingPathComponent("home"), environment: catalogEnvironment, verbose: trace)
+            display: session.display, home: temporary.appendingPathComponent("home"), environment: catalogEnvironment,
+            verbose: trace)
         let meter = ProcessMeter(pid: agent.process.pid)
         let firstEntry = driver.log.entries.count - 1
         var generator = SplitMix(seed: seed)
@@ -84,9 +90,13 @@ struct TrackingBenchmark: ParsableCommand {
         let truth = ActiveWindowTruth.milliseconds(Array(driver.log.entries[firstEntry...]))
         if trace {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-            let timeline = driver.log.entries[firstEntry...].map { "\($0.window.map { "\($0)" } ?? "none") \($0.serverTime)" }
-            try (timeline.joined(separator: "\n") + "\n").write(toFile: output + "/tracking-x-timeline.txt", atomically: true, encoding: .utf8)
-            try agent.process.standardError.write(toFile: output + "/tracking-agent.log", atomically: true, encoding: .utf8)
+            let timeline = driver.log.entries[firstEntry...].map {
+                "\($0.window.map { "\($0)" } ?? "none") \($0.serverTime)"
+            }
+            try (timeline.joined(separator: "\n") + "\n").write(
+                toFile: output + "/tracking-x-timeline.txt", atomically: true, encoding: .utf8)
+            try agent.process.standardError.write(
+                toFile: output + "/tracking-agent.log", atomically: true, encoding: .utf8)
         }
         let usage = try agent.usage()
         var errors: [(name: String, truth: Double, measured: Double)] = []
@@ -101,17 +111,24 @@ struct TrackingBenchmark: ParsableCommand {
         print("\nAccuracy against the X server's own timeline (\(format(timelineSeconds, 1)) s):")
         print("  application   truth (ms)   agent (ms)   error (ms)")
         for entry in errors {
-            print("  \(entry.name.padding(toLength: 12, withPad: " ", startingAt: 0))  \(format(entry.truth, 0).leftPadded(10))   \(format(entry.measured, 1).leftPadded(10))   \(format(entry.measured - entry.truth, 2).leftPadded(10))")
+            print(
+                "  \(entry.name.padding(toLength: 12, withPad: " ", startingAt: 0))  \(format(entry.truth, 0).leftPadded(10))   \(format(entry.measured, 1).leftPadded(10))   \(format(entry.measured - entry.truth, 2).leftPadded(10))"
+            )
         }
-        print("  mean |error| per application: \(format(meanError)) ms; max: \(format(maxError)) ms; summed |error| per switch: \(format(perSwitch, 3)) ms")
+        print(
+            "  mean |error| per application: \(format(meanError)) ms; max: \(format(maxError)) ms; summed |error| per switch: \(format(perSwitch, 3)) ms"
+        )
         print("  (ActivityWatch's 1 s polling loses 1–3 s per switch; see DESIGN.md)")
 
         // Phase 2: a shield. Game is shielded and activated a few times; each time the
         // shield over it takes the focus. It stays covered through the quiet phase.
         let shieldedWindow = apps.windows[1 + names.firstIndex(of: Self.shielded)!]
         let shieldActivations = 5
-        try showShield(over: shieldedWindow, agent: agent, driver: driver, sentinel: apps.windows[0], times: shieldActivations)
-        print("\nShield: \(Self.shielded) shielded (screenward shield add) and activated \(shieldActivations) times; its shield took the focus each time")
+        try showShield(
+            over: shieldedWindow, agent: agent, driver: driver, sentinel: apps.windows[0], times: shieldActivations)
+        print(
+            "\nShield: \(Self.shielded) shielded (screenward shield add) and activated \(shieldActivations) times; its shield took the focus each time"
+        )
         // GTK's GL probe (unless GDK_GL=disable) maps Mesa's libLLVM: tens of MB.
         var llvmMapped = Self.mapsLLVM(agent.process.pid)
 
@@ -120,13 +137,15 @@ struct TrackingBenchmark: ParsableCommand {
         let peakFocused = try meter.peakResidentMiB()
         llvmMapped = llvmMapped || Self.mapsLLVM(agent.process.pid)
         if agent.stop() != 0 {
-            FileHandle.standardError.write(Data("warning: the agent did not stop cleanly: \(agent.process.standardError)\n".utf8))
+            FileHandle.standardError.write(
+                Data("warning: the agent did not stop cleanly: \(agent.process.standardError)\n".utf8))
         }
 
         // Phase 4: quiet while the person is idle (no input since Xvfb started); this
         // agent has its shields ready but shows none.
         let idleAgent = try AgentRun(
-            display: session.display, home: temporary.appendingPathComponent("home-idle"), idleThreshold: 1, environment: catalogEnvironment)
+            display: session.display, home: temporary.appendingPathComponent("home-idle"), idleThreshold: 1,
+            environment: catalogEnvironment)
         let idleMeter = ProcessMeter(pid: idleAgent.process.pid)
         // Let start-up settle: the ledger writer's thread ends a few seconds after its last write.
         Thread.sleep(forTimeInterval: 8)
@@ -136,9 +155,15 @@ struct TrackingBenchmark: ParsableCommand {
         idleAgent.stop()
 
         print("\nCost over \(format(quietSeconds, 0)) s with nothing happening:")
-        print("  focused, no input (1 s checkpoint runs): CPU \(format(focusedQuiet.cpu, 4)) s, wakeups \(focusedQuiet.wakeups) (\(format(Double(focusedQuiet.wakeups) / quietSeconds)) per s), threads \(focusedQuiet.threads)\(ended(focusedQuiet.ended))")
-        print("  idle (past the threshold):               CPU \(format(idleQuiet.cpu, 4)) s, wakeups \(idleQuiet.wakeups) (\(format(Double(idleQuiet.wakeups) / quietSeconds)) per s), threads \(idleQuiet.threads)\(ended(idleQuiet.ended))")
-        print("  peak RSS: \(format(peakFocused, 1)) MiB after the timeline and a shield shown, \(format(peakIdle, 1)) MiB idle; Mesa's libLLVM \(llvmMapped ? "mapped" : "not mapped")")
+        print(
+            "  focused, no input (1 s checkpoint runs): CPU \(format(focusedQuiet.cpu, 4)) s, wakeups \(focusedQuiet.wakeups) (\(format(Double(focusedQuiet.wakeups) / quietSeconds)) per s), threads \(focusedQuiet.threads)\(ended(focusedQuiet.ended))"
+        )
+        print(
+            "  idle (past the threshold):               CPU \(format(idleQuiet.cpu, 4)) s, wakeups \(idleQuiet.wakeups) (\(format(Double(idleQuiet.wakeups) / quietSeconds)) per s), threads \(idleQuiet.threads)\(ended(idleQuiet.ended))"
+        )
+        print(
+            "  peak RSS: \(format(peakFocused, 1)) MiB after the timeline and a shield shown, \(format(peakIdle, 1)) MiB idle; Mesa's libLLVM \(llvmMapped ? "mapped" : "not mapped")"
+        )
 
         var figures: [String: Any] = [
             "date": ISO8601DateFormatter().string(from: Date()),
@@ -149,7 +174,8 @@ struct TrackingBenchmark: ParsableCommand {
             "quiet_focused": ["cpu_seconds": focusedQuiet.cpu, "wakeups": focusedQuiet.wakeups],
             "quiet_idle": ["cpu_seconds": idleQuiet.cpu, "wakeups": idleQuiet.wakeups],
             "shield_activations": shieldActivations,
-            "peak_rss_mib": max(peakFocused, peakIdle), "peak_rss_shield_shown_mib": peakFocused, "peak_rss_idle_mib": peakIdle,
+            "peak_rss_mib": max(peakFocused, peakIdle), "peak_rss_shield_shown_mib": peakFocused,
+            "peak_rss_idle_mib": peakIdle,
             "llvm_mapped": llvmMapped,
         ]
         var verdicts = Verdicts()
@@ -167,7 +193,9 @@ struct TrackingBenchmark: ParsableCommand {
     /// window `times` times (from the sentinel, as Alt+Tab would), each time until its
     /// shield holds the focus (the X server's `_NET_ACTIVE_WINDOW`).
     /// Ends with the sentinel focused again.
-    private func showShield(over window: String, agent: AgentRun, driver: FocusDriver, sentinel: String, times: Int) throws {
+    private func showShield(over window: String, agent: AgentRun, driver: FocusDriver, sentinel: String, times: Int)
+        throws
+    {
         _ = try agent.cli(["shield", "add", "--app", "wmclass:\(Self.shielded)"])
         let shield = try waitForCover(of: window, agent: agent)
         let target = try windowID(window)
@@ -176,7 +204,9 @@ struct TrackingBenchmark: ParsableCommand {
             driver.connection.requestActivation(of: target)
             let deadline = Date().addingTimeInterval(5)
             while driver.log.entries.last?.window != shield {
-                guard Date() < deadline else { throw HarnessError.timedOut("the shield \(shield) over \(window) never took the focus") }
+                guard Date() < deadline else {
+                    throw HarnessError.timedOut("the shield \(shield) over \(window) never took the focus")
+                }
                 Thread.sleep(forTimeInterval: 0.005)
                 driver.log.poll()
             }
@@ -189,7 +219,9 @@ struct TrackingBenchmark: ParsableCommand {
         ((try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)) ?? "").contains("libLLVM")
     }
 
-    private func measureQuiet(_ meter: ProcessMeter, seconds: Double) throws -> (cpu: Double, wakeups: Int, threads: Int, ended: Int) {
+    private func measureQuiet(_ meter: ProcessMeter, seconds: Double) throws -> (
+        cpu: Double, wakeups: Int, threads: Int, ended: Int
+    ) {
         let before = try meter.sample()
         Thread.sleep(forTimeInterval: seconds)
         let delta = ProcessMeter.delta(from: before, to: try meter.sample())

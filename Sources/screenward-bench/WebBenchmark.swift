@@ -28,13 +28,19 @@ import X11Session
 struct WebBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "web",
-        abstract: "Websites in real Chromium and Firefox ESR: accounting per tab switch, store change → tab covered, no frame of a shielded site, no wakeups while idle (root).")
+        abstract:
+            "Websites in real Chromium and Firefox ESR: accounting per tab switch, store change → tab covered, no frame of a shielded site, no wakeups while idle (root)."
+    )
 
     enum Targets {
-        static let switchError = Target(figure: "accounting error per tab switch, p99", limit: 20, unit: "ms", inclusive: true, digits: 1)
-        static let covered = Target(figure: "store change → open tab covered, p99", limit: 150, unit: "ms", inclusive: true, digits: 0)
-        static let contentShown = Target(figure: "navigations to a shielded website that showed it", limit: 0, unit: "", inclusive: true, digits: 0)
-        static let idleWakeups = Target(figure: "host wakeups while nothing changes", limit: 0, unit: "", inclusive: true, digits: 0)
+        static let switchError = Target(
+            figure: "accounting error per tab switch, p99", limit: 20, unit: "ms", inclusive: true, digits: 1)
+        static let covered = Target(
+            figure: "store change → open tab covered, p99", limit: 150, unit: "ms", inclusive: true, digits: 0)
+        static let contentShown = Target(
+            figure: "navigations to a shielded website that showed it", limit: 0, unit: "", inclusive: true, digits: 0)
+        static let idleWakeups = Target(
+            figure: "host wakeups while nothing changes", limit: 0, unit: "", inclusive: true, digits: 0)
     }
 
     @Option(help: "Tab switches per browser (three tabs, on three websites).")
@@ -55,14 +61,22 @@ struct WebBenchmark: ParsableCommand {
     }
 
     /// The three tabs each browser opens, in order, and their websites.
-    static let pages = [("www.videos.test", "video.html", "Video page", "videos.test"), ("en.wiki.test", "wiki.html", "Wiki page", "wiki.test"), ("news.test", "news.html", "News page", "news.test")]
+    static let pages = [
+        ("www.videos.test", "video.html", "Video page", "videos.test"),
+        ("en.wiki.test", "wiki.html", "Wiki page", "wiki.test"), ("news.test", "news.html", "News page", "news.test"),
+    ]
 
     func run() throws {
-        if let missing = BrowserRig.missingRequirement() { throw HarnessError.missingProgram("the web benchmark cannot run: \(missing)") }
-        guard let xdotool = ManagedDesktopRig.findProgram("xdotool") else { throw HarnessError.missingProgram("xdotool is not on PATH (apt-get install xdotool)") }
+        if let missing = BrowserRig.missingRequirement() {
+            throw HarnessError.missingProgram("the web benchmark cannot run: \(missing)")
+        }
+        guard let xdotool = ManagedDesktopRig.findProgram("xdotool") else {
+            throw HarnessError.missingProgram("xdotool is not on PATH (apt-get install xdotool)")
+        }
         let session = try PrivateXSession()
         defer { session.stop() }
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-bench-web-\(UUID().uuidString)")
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "screenward-bench-web-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: temporary) }
         let rig = try BrowserRig(temporary: temporary)
@@ -70,43 +84,68 @@ struct WebBenchmark: ParsableCommand {
         let sentinel = try DemoApplications(display: session.display, windows: ["sentinel.Sentinel"])
         let agent = try AgentRun(
             display: session.display, home: temporary.appendingPathComponent("home"),
-            environment: ["XDG_DATA_HOME": temporary.appendingPathComponent("data").path, "XDG_DATA_DIRS": "/usr/local/share:/usr/share"])
+            environment: [
+                "XDG_DATA_HOME": temporary.appendingPathComponent("data").path,
+                "XDG_DATA_DIRS": "/usr/local/share:/usr/share",
+            ])
         defer { agent.stop() }
         let titles = try TitleRecord(display: session.display)
         let driver = try FocusDriver(display: session.display)
-        print("Screenward web benchmark on \(session.display) (Xvfb + openbox), Chromium and Firefox ESR: \(switches) tab switches each, \(shields) shields, \(navigations) navigations each, \(quiet) s of quiet")
+        print(
+            "Screenward web benchmark on \(session.display) (Xvfb + openbox), Chromium and Firefox ESR: \(switches) tab switches each, \(shields) shields, \(navigations) navigations each, \(quiet) s of quiet"
+        )
 
         let urls = Self.pages.map { "http://\($0.0):\(rig.port)/\($0.1)" }
         var browsers: [Browser] = []
-        for (name, start, separator, modifier) in [("Chromium", rig.chromium, " - ", "ctrl"), ("Firefox", rig.firefox, " — ", "alt")] {
+        for (name, start, separator, modifier) in [
+            ("Chromium", rig.chromium, " - ", "ctrl"), ("Firefox", rig.firefox, " — ", "alt"),
+        ] {
             let process = try start(agent.environment, urls)
             let suffix = name == "Chromium" ? "Chromium" : "Mozilla Firefox"
-            let id = try rig.window(titled: "\(Self.pages[0].2)\(separator)\(suffix)", display: session.display, xdotool: xdotool, or: process)
-            browsers.append(Browser(name: name, window: try windowID(id), windowHex: id, titleSuffix: separator + suffix, tabModifier: modifier))
+            let id = try rig.window(
+                titled: "\(Self.pages[0].2)\(separator)\(suffix)", display: session.display, xdotool: xdotool,
+                or: process)
+            browsers.append(
+                Browser(
+                    name: name, window: try windowID(id), windowHex: id, titleSuffix: separator + suffix,
+                    tabModifier: modifier))
         }
         try rig.waitUntilConnected(["chromium", "firefox"])
 
         var figures: [String: Any] = ["date": ISO8601DateFormatter().string(from: Date())]
         var verdicts = Verdicts()
-        let errors = try measureSwitches(browsers, sentinel: try windowID(sentinel.windows[0]), titles: titles, driver: driver, agent: agent, xdotool: xdotool, display: session.display)
-        let (covered, uncovered, shown) = try measureShields(browsers, titles: titles, driver: driver, agent: agent, rig: rig, xdotool: xdotool, display: session.display)
+        let errors = try measureSwitches(
+            browsers, sentinel: try windowID(sentinel.windows[0]), titles: titles, driver: driver, agent: agent,
+            xdotool: xdotool, display: session.display)
+        let (covered, uncovered, shown) = try measureShields(
+            browsers, titles: titles, driver: driver, agent: agent, rig: rig, xdotool: xdotool, display: session.display
+        )
         let wakeups = try measureQuiet(browsers[0], driver: driver, titles: titles, rig: rig)
 
         print("")
         for (name, label, samples) in [
-            ("switch_error", "accounting error per tab switch, |ledger − truth|", errors.map(abs)), ("covered", "store change → open tab covered", covered),
+            ("switch_error", "accounting error per tab switch, |ledger − truth|", errors.map(abs)),
+            ("covered", "store change → open tab covered", covered),
             ("uncovered", "store change → open tab's page back", uncovered),
         ] {
             let sorted = samples.sorted()
             func p(_ q: Double) -> Double { percentile(q, of: sorted) }
-            print("  \(label), \(sorted.count) times (ms): p50 \(format(p(0.5), 1)), p90 \(format(p(0.9), 1)), p99 \(format(p(0.99), 1)), max \(format(sorted.last!, 1))")
-            figures[name] = ["count": sorted.count, "p50_ms": p(0.5), "p90_ms": p(0.9), "p99_ms": p(0.99), "max_ms": sorted.last!]
+            print(
+                "  \(label), \(sorted.count) times (ms): p50 \(format(p(0.5), 1)), p90 \(format(p(0.9), 1)), p99 \(format(p(0.99), 1)), max \(format(sorted.last!, 1))"
+            )
+            figures[name] = [
+                "count": sorted.count, "p50_ms": p(0.5), "p90_ms": p(0.9), "p99_ms": p(0.99), "max_ms": sorted.last!,
+            ]
         }
         let bias = errors.reduce(0, +) / Double(errors.count)
-        print("  the ledger's visits are \(format(bias, 2)) ms \(bias >= 0 ? "longer" : "shorter") than the truth's on average (signed)")
+        print(
+            "  the ledger's visits are \(format(bias, 2)) ms \(bias >= 0 ? "longer" : "shorter") than the truth's on average (signed)"
+        )
         print("  navigations to the shielded website that showed it: \(shown) of \(navigations * browsers.count)")
         print("  the hosts' wakeups over \(quiet) s with nothing changing: \(wakeups)")
-        figures["switch_error"] = (figures["switch_error"] as? [String: Any] ?? [:]).merging(["mean_signed_ms": bias]) { $1 }
+        figures["switch_error"] = (figures["switch_error"] as? [String: Any] ?? [:]).merging(["mean_signed_ms": bias]) {
+            $1
+        }
         figures["navigations"] = ["count": navigations * browsers.count, "shown": shown]
         figures["quiet"] = ["seconds": quiet, "host_wakeups": wakeups]
         verdicts.check(Targets.switchError, percentile(0.99, of: errors.map(abs).sorted()))
@@ -134,7 +173,8 @@ struct WebBenchmark: ParsableCommand {
 
     /// The signed error of each visit (ms): the ledger's time for it less the truth's.
     private func measureSwitches(
-        _ browsers: [Browser], sentinel: WindowID, titles: TitleRecord, driver: FocusDriver, agent: AgentRun, xdotool: URL, display: String
+        _ browsers: [Browser], sentinel: WindowID, titles: TitleRecord, driver: FocusDriver, agent: AgentRun,
+        xdotool: URL, display: String
     ) throws -> [Double] {
         var errors: [Double] = []
         var generator = SystemRandomNumberGenerator()
@@ -144,7 +184,10 @@ struct WebBenchmark: ParsableCommand {
             let focused = Date()
             try waitUntil("the agent counts \(browser.name)'s first tab") {
                 let ledger = try? Ledger(url: agent.home.appendingPathComponent("ledger.sqlite"))
-                return (try? ledger?.recentUsage(since: focused.addingTimeInterval(-3600)).intervals.contains { $0.isOpen && $0.webDomain != nil }) == true
+                return
+                    (try? ledger?.recentUsage(since: focused.addingTimeInterval(-3600)).intervals.contains {
+                        $0.isOpen && $0.webDomain != nil
+                    }) == true
             }
             titles.watch(for: .milliseconds(300))
             let baseline = Date()
@@ -152,18 +195,25 @@ struct WebBenchmark: ParsableCommand {
             var visits: [(site: String, start: ContinuousClock.Instant)] = []
             for _ in 0..<switches {
                 tab = (tab + 1) % Self.pages.count
-                visits.append((Self.pages[tab].3, try switchTab(browser, to: tab, titles: titles, xdotool: xdotool, display: display)))
+                visits.append(
+                    (
+                        Self.pages[tab].3,
+                        try switchTab(browser, to: tab, titles: titles, xdotool: xdotool, display: display)
+                    ))
                 titles.watch(for: .milliseconds(Int.random(in: 150...450, using: &generator)))
             }
             titles.update()
             driver.connection.requestActivation(of: sentinel)
             let end = try titles.waitForActivation(of: sentinel)
             titles.watch(for: .seconds(1))  // the ledger's writes land
-            let truth = zip(visits, visits.dropFirst().map(\.start) + [end]).map { visit, next in (visit.site, (next - visit.start).milliseconds) }
+            let truth = zip(visits, visits.dropFirst().map(\.start) + [end]).map { visit, next in
+                (visit.site, (next - visit.start).milliseconds)
+            }
             let counted = try visitsInLedger(agent, since: baseline)
             guard counted.map(\.site) == truth.map(\.0) else {
                 throw HarnessError.failed(
-                    "\(browser.name): the ledger's visits (\(counted.count)) are not the timeline's (\(truth.count)): \(counted.map(\.site).prefix(12)) vs \(truth.map(\.0).prefix(12))")
+                    "\(browser.name): the ledger's visits (\(counted.count)) are not the timeline's (\(truth.count)): \(counted.map(\.site).prefix(12)) vs \(truth.map(\.0).prefix(12))"
+                )
             }
             errors += zip(counted, truth).map { $0.milliseconds - $1.1 }
             print("  \(browser.name): \(switches) switches, the ledger's visits against the titles' timeline")
@@ -174,20 +224,29 @@ struct WebBenchmark: ParsableCommand {
     /// Which of the three tabs `browser`'s window shows, by its title.
     private func currentTab(of browser: Browser, titles: TitleRecord) throws -> Int {
         titles.update()
-        guard let title = titles.titles[browser.window], let index = Self.pages.firstIndex(where: { title == $0.2 + browser.titleSuffix }) else {
-            throw HarnessError.failed("\(browser.name)'s window shows none of the benchmark's pages: \(titles.titles[browser.window] ?? "no title")")
+        guard let title = titles.titles[browser.window],
+            let index = Self.pages.firstIndex(where: { title == $0.2 + browser.titleSuffix })
+        else {
+            throw HarnessError.failed(
+                "\(browser.name)'s window shows none of the benchmark's pages: \(titles.titles[browser.window] ?? "no title")"
+            )
         }
         return index
     }
 
     /// The key that shows tab `tab` (from 0), into the focused window; returns when its title
     /// became that tab's. (Not "next tab": Firefox may open a page of its own after the three.)
-    private func switchTab(_ browser: Browser, to tab: Int, titles: TitleRecord, xdotool: URL, display: String) throws -> ContinuousClock.Instant {
+    private func switchTab(_ browser: Browser, to tab: Int, titles: TitleRecord, xdotool: URL, display: String) throws
+        -> ContinuousClock.Instant
+    {
         titles.update()
         let mark = titles.changes.count
-        let key = try ChildProcess(xdotool, ["key", "\(browser.tabModifier)+\(tab + 1)"], environment: ["DISPLAY": display])
+        let key = try ChildProcess(
+            xdotool, ["key", "\(browser.tabModifier)+\(tab + 1)"], environment: ["DISPLAY": display])
         key.closeInput()
-        let change = try titles.waitForTitle(of: browser.window, after: mark) { $0 == Self.pages[tab].2 + browser.titleSuffix }
+        let change = try titles.waitForTitle(of: browser.window, after: mark) {
+            $0 == Self.pages[tab].2 + browser.titleSuffix
+        }
         _ = key.waitForExit(timeout: 10)
         return change.at
     }
@@ -213,7 +272,8 @@ struct WebBenchmark: ParsableCommand {
     /// Store change → each window's title the shield page's (ms), and back; then how many
     /// navigations to the shielded website showed it.
     private func measureShields(
-        _ browsers: [Browser], titles: TitleRecord, driver: FocusDriver, agent: AgentRun, rig: BrowserRig, xdotool: URL, display: String
+        _ browsers: [Browser], titles: TitleRecord, driver: FocusDriver, agent: AgentRun, rig: BrowserRig, xdotool: URL,
+        display: String
     ) throws -> (covered: [Double], uncovered: [Double], shown: Int) {
         // Each window back on its first tab (the shielded website).
         for browser in browsers {
@@ -223,10 +283,15 @@ struct WebBenchmark: ParsableCommand {
                 _ = try switchTab(browser, to: next, titles: titles, xdotool: xdotool, display: display)
             }
         }
-        let client = ServiceClient(transport: SocketTransport(path: agent.home.appendingPathComponent("agent.sock").path), bundleIdentifier: "org.screenward.bench.web")
+        let client = ServiceClient(
+            transport: SocketTransport(path: agent.home.appendingPathComponent("agent.sock").path),
+            bundleIdentifier: "org.screenward.bench.web")
         ScreenwardApp.client = client
-        guard try client.call(AuthorizationMethods.request, .individual) == .approved else { throw HarnessError.failed("the benchmark's app was not authorised") }
-        let selection = try client.call(AuthorizationMethods.issueSelection, SelectionRequest(webDomains: [Self.pages[0].3]))
+        guard try client.call(AuthorizationMethods.request, .individual) == .approved else {
+            throw HarnessError.failed("the benchmark's app was not authorised")
+        }
+        let selection = try client.call(
+            AuthorizationMethods.issueSelection, SelectionRequest(webDomains: [Self.pages[0].3]))
         let store = ManagedSettingsStore(named: .init("bench-web"))
         let page = Self.pages[0].2
         var covered: [Double] = []
@@ -256,7 +321,9 @@ struct WebBenchmark: ParsableCommand {
         print("  \(shields) store changes shielding \(Self.pages[0].3) and back, over a tab open on it in each browser")
         for (name, samples) in coveredBy.sorted(by: { $0.key < $1.key }) {
             let sorted = samples.sorted()
-            print("    covered in \(name) (ms): p50 \(format(percentile(0.5, of: sorted), 1)), max \(format(sorted.last!, 1))")
+            print(
+                "    covered in \(name) (ms): p50 \(format(percentile(0.5, of: sorted), 1)), max \(format(sorted.last!, 1))"
+            )
         }
 
         // Navigations to the shielded website, from another website's page.
@@ -265,14 +332,22 @@ struct WebBenchmark: ParsableCommand {
         for browser in browsers {
             try driver.activate(browser.windowHex)
             for index in 0..<navigations {
-                try navigate(browser, to: "http://en.wiki.test:\(rig.port)/wiki.html", titles: titles, xdotool: xdotool, display: display) { $0 == "Wiki page" + browser.titleSuffix }
+                try navigate(
+                    browser, to: "http://en.wiki.test:\(rig.port)/wiki.html", titles: titles, xdotool: xdotool,
+                    display: display
+                ) { $0 == "Wiki page" + browser.titleSuffix }
                 let asked = rig.requests(for: "/video.html")
                 titles.update()
                 let mark = titles.changes.count
                 let host = index % 2 == 0 ? "m.videos.test" : "www.videos.test"
-                try navigate(browser, to: "http://\(host):\(rig.port)/video.html", titles: titles, xdotool: xdotool, display: display) { Self.isShieldTitle($0, of: browser) }
+                try navigate(
+                    browser, to: "http://\(host):\(rig.port)/video.html", titles: titles, xdotool: xdotool,
+                    display: display
+                ) { Self.isShieldTitle($0, of: browser) }
                 titles.watch(for: .milliseconds(300))
-                let showed = titles.titles(of: browser.window, after: mark).contains { $0.hasPrefix(page) } || rig.requests(for: "/video.html") > asked
+                let showed =
+                    titles.titles(of: browser.window, after: mark).contains { $0.hasPrefix(page) }
+                    || rig.requests(for: "/video.html") > asked
                 if showed { shown += 1 }
             }
         }
@@ -288,14 +363,17 @@ struct WebBenchmark: ParsableCommand {
 
     /// Types `url` into the address bar and goes there; returns once the title `arrived` says so.
     private func navigate(
-        _ browser: Browser, to url: String, titles: TitleRecord, xdotool: URL, display: String, arrived: (String) -> Bool
+        _ browser: Browser, to url: String, titles: TitleRecord, xdotool: URL, display: String,
+        arrived: (String) -> Bool
     ) throws {
         titles.update()
         let mark = titles.changes.count
         for step in [["key", "ctrl+l"], ["type", "--delay", "2", url], ["key", "Return"]] {
             let keys = try ChildProcess(xdotool, step, environment: ["DISPLAY": display])
             keys.closeInput()
-            guard keys.waitForExit(timeout: 30) == 0 else { throw HarnessError.failed("xdotool \(step): \(keys.standardError)") }
+            guard keys.waitForExit(timeout: 30) == 0 else {
+                throw HarnessError.failed("xdotool \(step): \(keys.standardError)")
+            }
             titles.watch(for: .milliseconds(100))
         }
         _ = try titles.waitForTitle(of: browser.window, after: mark, arrived)
@@ -305,11 +383,18 @@ struct WebBenchmark: ParsableCommand {
 
     /// The hosts' context switches (every thread's, voluntary or not) over `quiet` seconds
     /// with `browser`'s window focused and nothing changing.
-    private func measureQuiet(_ browser: Browser, driver: FocusDriver, titles: TitleRecord, rig: BrowserRig) throws -> Int {
+    private func measureQuiet(_ browser: Browser, driver: FocusDriver, titles: TitleRecord, rig: BrowserRig) throws
+        -> Int
+    {
         try driver.activate(browser.windowHex)
         titles.watch(for: .seconds(2))  // what the focus change set off is over
-        let hosts = RunningPrograms.processes(running: try ProjectPrograms.url(of: "screenward-web-host").resolvingSymlinksInPath().path).map(\.pid)
-        guard hosts.count >= 2 else { throw HarnessError.failed("expected a host per browser, found \(hosts.count): \(rig.hostLines.suffix(1500))") }
+        let hosts = RunningPrograms.processes(
+            running: try ProjectPrograms.url(of: "screenward-web-host").resolvingSymlinksInPath().path
+        ).map(\.pid)
+        guard hosts.count >= 2 else {
+            throw HarnessError.failed(
+                "expected a host per browser, found \(hosts.count): \(rig.hostLines.suffix(1500))")
+        }
         let before = hosts.map(Self.contextSwitches)
         titles.watch(for: .seconds(quiet))
         let after = hosts.map(Self.contextSwitches)
@@ -321,11 +406,16 @@ struct WebBenchmark: ParsableCommand {
     static func contextSwitches(of pid: Int32) -> Int {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         return tasks.reduce(0) { total, task in
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { return total }
-            return total + status.split(separator: "\n").reduce(0) { sum, line in
-                guard line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") else { return sum }
-                return sum + (line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0)
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else {
+                return total
             }
+            return total
+                + status.split(separator: "\n").reduce(0) { sum, line in
+                    guard line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:")
+                    else { return sum }
+                    return sum
+                        + (line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0)
+                }
         }
     }
 

@@ -29,20 +29,26 @@ struct AgentLauncher {
         var description: String {
             switch self {
             case .noDisplay(let id): "session \(id) has no X display"
-            case .noAuthority(let id, let tried): "no X authority for session \(id) (tried \(tried.joined(separator: ", ")))"
+            case .noAuthority(let id, let tried):
+                "no X authority for session \(id) (tried \(tried.joined(separator: ", ")))"
             case .failed(let reason): "the agent could not be started: \(reason)"
             }
         }
     }
 
     /// The running agent process; `onExit` is called on a Foundation thread.
-    func launch(for session: LogindSession, user: SessionUser, onExit: @escaping @Sendable (_ pid: Int32, _ status: Int32) -> Void) throws -> Process {
+    func launch(
+        for session: LogindSession, user: SessionUser,
+        onExit: @escaping @Sendable (_ pid: Int32, _ status: Int32) -> Void
+    ) throws -> Process {
         guard !session.display.isEmpty else { throw LaunchError.noDisplay(session.id) }
         // sessions/ is traversable (0755) so that the agents' user reaches its own 0700 folder.
         let sessions = runtimeDirectory.appendingPathComponent("sessions", isDirectory: true)
-        try FileManager.default.createDirectory(at: sessions, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            at: sessions, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let directory = sessions.appendingPathComponent(session.id.rawValue, isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let authority = directory.appendingPathComponent("Xauthority")
         try copyAuthority(of: session, user: user, to: authority)
         // The agents' user owns its directory (GTK keeps caches under HOME) and the cookie.
@@ -53,11 +59,13 @@ struct AgentLauncher {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = [
-            "--reuid=\(agentAccount.uid)", "--regid=\(agentAccount.gid)", "--clear-groups", "--",
-            agentExecutable.path, "--managed-session", session.id.rawValue, "--daemon-socket", daemonSocket, "--display", session.display,
-            "--data-directories", dataDirectories,
-        ] + (log.verbose ? ["--verbose"] : [])
+        process.arguments =
+            [
+                "--reuid=\(agentAccount.uid)", "--regid=\(agentAccount.gid)", "--clear-groups", "--",
+                agentExecutable.path, "--managed-session", session.id.rawValue, "--daemon-socket", daemonSocket,
+                "--display", session.display,
+                "--data-directories", dataDirectories,
+            ] + (log.verbose ? ["--verbose"] : [])
         var environment = [
             "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": directory.path, "XAUTHORITY": authority.path,
             "XDG_SESSION_ID": session.id.rawValue, "LANG": ProcessInfo.processInfo.environment["LANG"] ?? "C.UTF-8",
@@ -93,7 +101,10 @@ struct AgentLauncher {
             tried.append(path)
             guard let cookie = readAsUser(user, path), !cookie.isEmpty else { continue }
             try? FileManager.default.removeItem(at: destination)
-            guard FileManager.default.createFile(atPath: destination.path, contents: cookie, attributes: [.posixPermissions: 0o600]) else {
+            guard
+                FileManager.default.createFile(
+                    atPath: destination.path, contents: cookie, attributes: [.posixPermissions: 0o600])
+            else {
                 throw LaunchError.failed("cannot write \(destination.path)")
             }
             return
@@ -110,14 +121,16 @@ struct AgentLauncher {
     private func readAsUser(_ user: SessionUser, _ path: String) -> Data? {
         // In the daemon's own folder, where no user can put anything in its way.
         let output = runtimeDirectory.appendingPathComponent("cookie-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: output.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+        guard
+            FileManager.default.createFile(atPath: output.path, contents: nil, attributes: [.posixPermissions: 0o600]),
             let sink = try? FileHandle(forWritingTo: output)
         else { return nil }
         defer { try? FileManager.default.removeItem(at: output) }
         let reader = Process()
         reader.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         reader.arguments = [
-            "-s", "KILL", "0.5", "/usr/bin/setpriv", "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--",
+            "-s", "KILL", "0.5", "/usr/bin/setpriv", "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups",
+            "--",
             "/usr/bin/dd", "if=\(path)", "iflag=nonblock", "bs=65536", "count=1", "status=none",
         ]
         reader.environment = ["PATH": "/usr/bin:/bin"]

@@ -29,7 +29,8 @@ struct CgroupFreezer {
 
     private func canMakeCgroups() -> Bool {
         let probe = mount + "/" + Self.prefix + "probe-\(getpid())"
-        guard (try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: false)) != nil else { return false }
+        guard (try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: false)) != nil
+        else { return false }
         defer { EmptyDirectory.remove(probe) }
         return FileManager.default.fileExists(atPath: probe + "/cgroup.freeze")
     }
@@ -69,7 +70,8 @@ struct CgroupFreezer {
         guard let held = cgroup(of: pid), Self.isHeldCgroup(held) else { return }
         try? write("0", to: mount + held + "/cgroup.freeze")
         let parent = (original as NSString).deletingLastPathComponent
-        for target in [original, parent] where FileManager.default.fileExists(atPath: mount + target + "/cgroup.procs") {
+        for target in [original, parent] where FileManager.default.fileExists(atPath: mount + target + "/cgroup.procs")
+        {
             if (try? write(String(pid), to: mount + target + "/cgroup.procs")) != nil { break }
         }
         EmptyDirectory.remove(mount + held)
@@ -100,7 +102,8 @@ struct CgroupFreezer {
             let folder = mount + "/" + entry
             try? write("0", to: folder + "/cgroup.freeze")
             let parent = (folder as NSString).deletingLastPathComponent
-            let pids = ((try? String(contentsOfFile: folder + "/cgroup.procs", encoding: .utf8)) ?? "").split(separator: "\n")
+            let pids = ((try? String(contentsOfFile: folder + "/cgroup.procs", encoding: .utf8)) ?? "").split(
+                separator: "\n")
             for pid in pids { try? write(String(pid), to: parent + "/cgroup.procs") }
             EmptyDirectory.remove(folder)
         }

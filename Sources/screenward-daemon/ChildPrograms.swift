@@ -30,7 +30,9 @@ final class ChildPrograms {
         for uid in origins.keys where !uids.contains(uid) { origins[uid] = nil }
         for user in users where origins[user.uid] == nil {
             var groups: Set<UInt32> = [user.gid]
-            if let account = try? UnixAccount.withID(UserID(rawValue: user.uid)), let supplementary = try? supplementaryGroups(of: account) {
+            if let account = try? UnixAccount.withID(UserID(rawValue: user.uid)),
+                let supplementary = try? supplementaryGroups(of: account)
+            {
                 groups.formUnion(supplementary.map(\.gid.rawValue))
             }
             origins[user.uid] = ProgramOrigins(uid: user.uid, groups: groups)

@@ -1,8 +1,8 @@
 @_spi(Screenward) import DeviceActivity
 @_spi(Screenward) import FamilyControls
 import Foundation
-import Glibc
 import GLibRuntime
+import Glibc
 @_spi(Screenward) import ScreenwardCore
 import ScreenwardIPC
 import SystemAccounts
@@ -86,7 +86,8 @@ final class Daemon {
         rules = DaemonRules(
             warningLeads: options.warningLeads,
             notifier: SessionNotifier(
-                program: options.agentExecutable.deletingLastPathComponent().appendingPathComponent("screenward"), busTemplate: options.userBus,
+                program: options.agentExecutable.deletingLastPathComponent().appendingPathComponent("screenward"),
+                busTemplate: options.userBus,
                 log: log),
             log: log)
         socketPath = options.socketPath
@@ -94,7 +95,8 @@ final class Daemon {
         state = try DaemonState(url: options.stateDirectory.appendingPathComponent("daemon.sqlite"))
         homes = ChildHomes(stateDirectory: options.stateDirectory)
         service = ChildModeService(
-            state: state, accounts: SystemAccountDirectory(), homes: homes, policy: GuardianPolicy(guardianGroup: options.guardianGroup))
+            state: state, accounts: SystemAccountDirectory(), homes: homes,
+            policy: GuardianPolicy(guardianGroup: options.guardianGroup))
         // The system's applications only: nothing a child installs in their home counts.
         catalog = ApplicationCatalog.loadFromEnvironment(["XDG_DATA_DIRS": options.dataDirectories]).0
         categories = try DataDirectory.categoryTable()
@@ -104,7 +106,9 @@ final class Daemon {
             if FileManager.default.isExecutableFile(atPath: options.webHost.path) {
                 webHost = ManagedAppRequests.WebHostTrust(executable: options.webHost.path)
             } else {
-                log.warning("there is no \(options.webHost.path): managed users' browsers are not followed (scripts/install.sh installs it)")
+                log.warning(
+                    "there is no \(options.webHost.path): managed users' browsers are not followed (scripts/install.sh installs it)"
+                )
             }
         } catch {
             webAddresses = nil
@@ -117,18 +121,23 @@ final class Daemon {
             log.warning("the browsers' shield pages keep their built-in look: \(error)")
         }
         guard let agentAccount = try SystemAccountDirectory().account(named: options.agentUser) else {
-            throw DaemonError("there is no user \(options.agentUser) for the session agents to run as: scripts/install.sh creates it")
+            throw DaemonError(
+                "there is no user \(options.agentUser) for the session agents to run as: scripts/install.sh creates it")
         }
         agentUID = agentAccount.uid
         guard FileManager.default.isExecutableFile(atPath: options.agentExecutable.path) else {
             throw DaemonError("the session agent \(options.agentExecutable.path) is missing")
         }
-        try FileManager.default.createDirectory(at: options.runtimeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            at: options.runtimeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let launcher = AgentLauncher(
             agentExecutable: options.agentExecutable, agentAccount: agentAccount, daemonSocket: options.socketPath,
             runtimeDirectory: options.runtimeDirectory, dataDirectories: options.dataDirectories, log: log)
-        sessions = ManagedSessions(loop: loop, launcher: launcher, state: state, owner: { [unowned self] uid in owners[uid] }, log: log)
-        let record: (ChildEvent, UInt32) -> Void = { [state, log] event, uid in Self.record(event, uid: uid, in: state, log: log) }
+        sessions = ManagedSessions(
+            loop: loop, launcher: launcher, state: state, owner: { [unowned self] uid in owners[uid] }, log: log)
+        let record: (ChildEvent, UInt32) -> Void = { [state, log] event, uid in
+            Self.record(event, uid: uid, in: state, log: log)
+        }
         let approvals = GuardianApprovals(
             services: GuardianApprovals.Services(
                 guardianNames: { [guardianGroup] in Self.guardianNames(in: guardianGroup) },
@@ -144,7 +153,8 @@ final class Daemon {
                 record: record))
         apps = ManagedAppRequests(
             services: ManagedAppRequests.Services(
-                owner: { [unowned self] uid in owners[uid] }, apps: InstalledApps(directory: options.appsDirectory), vetting: ProcessVetting(),
+                owner: { [unowned self] uid in owners[uid] }, apps: InstalledApps(directory: options.appsDirectory),
+                vetting: ProcessVetting(),
                 record: record, webHost: webHost),
             approvals: approvals,
             send: { [unowned self] delivery in
@@ -152,10 +162,13 @@ final class Daemon {
                 if let uid = delivery.peer.credentials?.uid { appsHeard(uid: uid) }
             })
         programGuard = ProgramGuard(
-            installed: InstalledPrograms(catalog: catalog), loop: loop, sessions: sessions, owner: { [unowned self] uid in owners[uid] },
+            installed: InstalledPrograms(catalog: catalog), loop: loop, sessions: sessions,
+            owner: { [unowned self] uid in owners[uid] },
             allowed: { [unowned self] uid in owners[uid]?.allowedExecutables() ?? [] },
             record: { [state, log] uid, kind, detail in
-                Self.record(ChildEvent(at: Date(), kind: kind, actor: "screenward-daemon", detail: detail), uid: uid, in: state, log: log)
+                Self.record(
+                    ChildEvent(at: Date(), kind: kind, actor: "screenward-daemon", detail: detail), uid: uid, in: state,
+                    log: log)
             })
         sessions.extraStores = { [unowned self] uid in programGuard.extraStores(of: uid) }
         sessions.onClients = { [unowned self] uid, pids in programGuard.clients(pids, of: uid) }
@@ -164,7 +177,9 @@ final class Daemon {
         sessions.onWindowManagerGone = { [unowned self] uid in
             recordAttempt(
                 .windowManagerStopped, uid: uid, actor: "screenward-daemon",
-                detail: "the window manager of the session stopped (killed or crashed); its windows are followed and covered without it")
+                detail:
+                    "the window manager of the session stopped (killed or crashed); its windows are followed and covered without it"
+            )
         }
         sessions.onShieldTampered = { [unowned self] uid, tampering in
             recordAttempt(
@@ -174,13 +189,17 @@ final class Daemon {
         sessions.onUnsupportedBrowser = { [unowned self] uid, browser in
             recordAttempt(
                 .unsupportedBrowser, uid: uid, actor: "screenward-daemon",
-                detail: "\(browser.browser) (\(browser.executable), pid \(browser.pid)) had the focus with no report of Screenward's extension; its windows are shielded as not supported")
+                detail:
+                    "\(browser.browser) (\(browser.executable), pid \(browser.pid)) had the focus with no report of Screenward's extension; its windows are shielded as not supported"
+            )
         }
         sessions.onCovered = { [unowned self] uid, covered in
             programGuard.covered(covered, of: uid)
             // A shield of an app with a data source installed: start it; it redraws the
             // shield when it attaches (the agents hear of it).
-            for app in Set(covered.map(\.owner)) { extensions?.wantShieldExtension(.shieldConfiguration, of: app, uid: uid) }
+            for app in Set(covered.map(\.owner)) {
+                extensions?.wantShieldExtension(.shieldConfiguration, of: app, uid: uid)
+            }
         }
         sessions.onPresence = { [unowned self] uid, present in
             owners[uid]?.service.isPresent = present
@@ -191,13 +210,17 @@ final class Daemon {
         service.calendar = { [timeZone] in timeZone.calendar() }
         if let account = try UnixAccount.named(options.extensionUser) {
             extensions = try DaemonExtensions(
-                account: account, appsDirectory: options.appsDirectory, dataDirectory: options.extensionsDirectory, socketPath: options.socketPath,
+                account: account, appsDirectory: options.appsDirectory, dataDirectory: options.extensionsDirectory,
+                socketPath: options.socketPath,
                 loop: loop, log: log, owners: { [unowned self] uid in owners[uid] })
         } else {
             log.warning(
-                "there is no user \(options.extensionUser) to run apps' extensions as (scripts/install.sh creates it): managed users' extensions are not started, and their callbacks wait for a monitor the app runs itself")
+                "there is no user \(options.extensionUser) to run apps' extensions as (scripts/install.sh creates it): managed users' extensions are not started, and their callbacks wait for a monitor the app runs itself"
+            )
         }
-        if let extensions { service.extensionsListing = { owner, runs in try extensions.listing(for: owner, runs: runs) } }
+        if let extensions {
+            service.extensionsListing = { owner, runs in try extensions.listing(for: owner, runs: runs) }
+        }
         for user in try state.managedUsers() { open(user) }
         service.onManagedUsersChanged = { [unowned self] in managedUsersChanged() }
     }
@@ -208,12 +231,15 @@ final class Daemon {
         let (record, skipped) = attempts.shouldRecord(kind.rawValue, uid: uid)
         guard record else { return }
         let more = skipped > 0 ? " (\(skipped) more in the minute before)" : ""
-        Self.record(ChildEvent(at: Date(), kind: kind, actor: actor, detail: detail + more), uid: uid, in: state, log: log)
+        Self.record(
+            ChildEvent(at: Date(), kind: kind, actor: actor, detail: detail + more), uid: uid, in: state, log: log)
     }
 
     private static func record(_ event: ChildEvent, uid: UInt32, in state: DaemonState, log: DaemonLog) {
         log.info("\(event.kind): \(event.detail)")
-        do { try state.record(event, uid: uid) } catch { log.error("could not record an event (\(error)): \(event.detail)") }
+        do { try state.record(event, uid: uid) } catch {
+            log.error("could not record an event (\(error)): \(event.detail)")
+        }
     }
 
     /// The members of the guardians' group, then root (always a guardian).
@@ -225,8 +251,10 @@ final class Daemon {
     /// Creates the state directory owned by root, mode 0700, and makes an existing one so:
     /// nobody else may read children's usage or change their limits.
     private static func makePrivate(_ directory: URL) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try FileManager.default.setAttributes([.posixPermissions: 0o700, .ownerAccountID: 0, .groupOwnerAccountID: 0], ofItemAtPath: directory.path)
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o700, .ownerAccountID: 0, .groupOwnerAccountID: 0], ofItemAtPath: directory.path)
     }
 
     // MARK: Managed users' owners
@@ -235,7 +263,8 @@ final class Daemon {
         do {
             let log = log
             let owner = try ManagedUserOwner(
-                user: user, homes: homes, catalog: catalog, categories: categories, calendar: { [timeZone] in timeZone.calendar() },
+                user: user, homes: homes, catalog: catalog, categories: categories,
+                calendar: { [timeZone] in timeZone.calendar() },
                 addresses: webAddresses, shieldDefaults: shieldDefaults, note: { line in log.info(line) }
             ) { problem in log.warning(problem) }
             let changed = LoopWakeup { [unowned self] in sessions.shieldsChanged(uid: user.uid) }
@@ -254,7 +283,9 @@ final class Daemon {
             }
             owners[user.uid] = owner
             let engine = try OwnerEngine(service: owner.service) { wake in
-                if wake == .clockChanged { log.info("the wall clock was set: working out \(user.name)'s deadlines again") }
+                if wake == .clockChanged {
+                    log.info("the wall clock was set: working out \(user.name)'s deadlines again")
+                }
             }
             engines[user.uid] = engine
             engine.afterRun = { [unowned self] in extensions?.check(uid: user.uid) }
@@ -288,7 +319,9 @@ final class Daemon {
     private func restrictBrowsers(forChildren children: Bool) {
         do {
             if try BrowserInstallation().setChildRestrictions(children) {
-                log.info("the browsers' policies for managed users are \(children ? "on" : "off") (machine-wide; running browsers take them at their next start)")
+                log.info(
+                    "the browsers' policies for managed users are \(children ? "on" : "off") (machine-wide; running browsers take them at their next start)"
+                )
             }
         } catch {
             log.error("the browsers' policies for managed users could not be set \(children ? "on" : "off"): \(error)")
@@ -309,10 +342,13 @@ final class Daemon {
         }
         let socketDirectory = URL(fileURLWithPath: socketPath).deletingLastPathComponent()
         // Every local user must reach the socket (children read their usage, guardians act).
-        try FileManager.default.createDirectory(at: socketDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        let limit = ConnectionLimit(perUser: Self.connectionsPerUser, exempt: Set([0, agentUID] + (extensions.map { [$0.uid] } ?? [])))
+        try FileManager.default.createDirectory(
+            at: socketDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let limit = ConnectionLimit(
+            perUser: Self.connectionsPerUser, exempt: Set([0, agentUID] + (extensions.map { [$0.uid] } ?? [])))
         server = try SocketServer(
-            path: socketPath, access: .everyone, identify: PeerCredentialReader.read, acceptingReports: true, limit: limit, handler: handler)
+            path: socketPath, access: .everyone, identify: PeerCredentialReader.read, acceptingReports: true,
+            limit: limit, handler: handler)
         loop.onSignal(SIGTERM) { [unowned self] in stop("SIGTERM") }
         loop.onSignal(SIGINT) { [unowned self] in stop("SIGINT") }
         sessions.start()
@@ -329,11 +365,17 @@ final class Daemon {
     /// let it go before it connects. Said once, at start, for the administrator.
     private func warnAboutTracing() {
         let path = "/proc/sys/kernel/yama/ptrace_scope"
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8), let scope = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            return log.warning("this kernel has no Yama ptrace_scope: a child can debug an installed app before it connects (docs/architecture.md, what child mode does not protect against)")
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+            let scope = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
+            return log.warning(
+                "this kernel has no Yama ptrace_scope: a child can debug an installed app before it connects (docs/architecture.md, what child mode does not protect against)"
+            )
         }
         if scope < 2 {
-            log.warning("kernel.yama.ptrace_scope is \(scope): a child can debug an installed app before it connects; set it to 2 (/etc/sysctl.d/60-screenward.conf)")
+            log.warning(
+                "kernel.yama.ptrace_scope is \(scope): a child can debug an installed app before it connects; set it to 2 (/etc/sysctl.d/60-screenward.conf)"
+            )
         }
     }
 
@@ -375,7 +417,9 @@ final class Daemon {
             if let kind = head.push {
                 if kind == AppProof.push.name {
                     apps.proofReceived(frame, from: peer)
-                } else if kind == AgentLinkMethods.askShieldExtension.name || kind == AgentLinkMethods.cancelShieldQuestion.name {
+                } else if kind == AgentLinkMethods.askShieldExtension.name
+                    || kind == AgentLinkMethods.cancelShieldQuestion.name
+                {
                     relayShieldQuestion(kind, frame, from: peer)
                 } else {
                     sessions.received(push: kind, frame: frame, from: peer)
@@ -386,8 +430,12 @@ final class Daemon {
             log.debug("\(peer): \(method)")
             switch method {
             case AgentLinkMethods.attach.name:
-                let result = Result { try sessions.attach(try AgentLinkMethods.attach.request(from: frame).body, from: peer) }
-                peer.send(AgentLinkMethods.attach.replyFrame(id: id, result.mapError { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }))
+                let result = Result {
+                    try sessions.attach(try AgentLinkMethods.attach.request(from: frame).body, from: peer)
+                }
+                peer.send(
+                    AgentLinkMethods.attach.replyFrame(
+                        id: id, result.mapError { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }))
                 if case .success(let attachment) = result {
                     programGuard.agentAttached(peer, uid: attachment.uid)
                     sessions.sendShields(to: peer)
@@ -400,7 +448,8 @@ final class Daemon {
             case DaemonAddress.placementMethod.name:
                 // An extension the daemon started is served here, as its managed user's apps are.
                 let managed = (try? service.caller(peer))?.role == .managed || launch(of: peer) != nil
-                peer.send(DaemonAddress.placementMethod.replyFrame(id: id, .success(AccountPlacement(managed: managed))))
+                peer.send(
+                    DaemonAddress.placementMethod.replyFrame(id: id, .success(AccountPlacement(managed: managed))))
             case ChildMethods.lock.name:
                 let result = Result<Int, any Error> {
                     let name = try ChildMethods.lock.request(from: frame).body.user
@@ -430,10 +479,15 @@ final class Daemon {
             request = try ReportMethods.run.request(from: frame).body
             let owner = try service.readableOwner(request.user, on: peer, reading: "reports")
             guard let extensions else {
-                throw ServiceError(.unsupported, "apps' extensions are not started on this computer: there is no user to run them as (scripts/install.sh creates it)")
+                throw ServiceError(
+                    .unsupported,
+                    "apps' extensions are not started on this computer: there is no user to run them as (scripts/install.sh creates it)"
+                )
             }
             let (installed, launcher) = try extensions.reportRun(for: owner.user.uid, app: request.app)
-            run = AppReportRun(data: owner.appReportData(calendar: timeZone.calendar(), language: "en"), installed: installed, launcher: launcher)
+            run = AppReportRun(
+                data: owner.appReportData(calendar: timeZone.calendar(), language: "en"), installed: installed,
+                launcher: launcher)
         } catch {
             return peer.send(errorLine(id: id, ChildModeService.serviceError(error)))
         }
@@ -441,7 +495,10 @@ final class Daemon {
         Thread.detachNewThread {
             let result = Result { try run.run(request, now: Date()) }.mapError(ChildModeService.serviceError)
             switch result {
-            case .success: log.info("reports: \(request.app)'s report extension drew \"\(request.context.rawValue)\" for \(request.user ?? "its user") (no network)")
+            case .success:
+                log.info(
+                    "reports: \(request.app)'s report extension drew \"\(request.context.rawValue)\" for \(request.user ?? "its user") (no network)"
+                )
             case .failure(let error): log.warning("reports: \(error.message)")
             }
             peer.send(ReportMethods.run.replyFrame(id: id, result))
@@ -467,19 +524,26 @@ final class Daemon {
         if method == RulesMethods.guardianAction.name { return guardianAction(frame, id: id, from: peer) }
         let access: RulesAccess
         do {
-            access = try service.rulesAccess(peer, user: user, changing: changing, action: method.replacingOccurrences(of: ".", with: " "))
+            access = try service.rulesAccess(
+                peer, user: user, changing: changing, action: method.replacingOccurrences(of: ".", with: " "))
         } catch {
             return peer.send(errorLine(id: id, ChildModeService.serviceError(error)))
         }
         guard let app = rules.app(for: access.uid) else {
-            return peer.send(errorLine(id: id, ServiceError(.internalFailure, "\(access.user)'s rules are not running; the daemon's log says why")))
+            return peer.send(
+                errorLine(
+                    id: id,
+                    ServiceError(.internalFailure, "\(access.user)'s rules are not running; the daemon's log says why"))
+            )
         }
         guard let reply = app.handle(frame: frame, actor: access.actor, mayChange: access.mayChange) else { return }
         peer.send(reply)
         // A request's answer is recorded as such by the rules themselves.
         if changing, method != RulesMethods.answer.name, let outcome = try? RulesMethods.add.reply(from: reply) {
             do {
-                try state.record(ChildEvent(at: Date(), kind: .rulesChanged, actor: access.actor, detail: outcome.message), uid: access.uid)
+                try state.record(
+                    ChildEvent(at: Date(), kind: .rulesChanged, actor: access.actor, detail: outcome.message),
+                    uid: access.uid)
             } catch {
                 log.error("could not record a change of \(access.user)'s rules: \(error)")
             }
@@ -493,18 +557,28 @@ final class Daemon {
         let spec = RulesMethods.guardianAction
         do {
             let request = try spec.request(from: frame).body
-            let access = try service.rulesAccess(peer, user: request.user, changing: false, action: "rules guardian-action")
+            let access = try service.rulesAccess(
+                peer, user: request.user, changing: false, action: "rules guardian-action")
             guard !access.mayChange else {
-                throw ServiceError(.invalidArgument, "a guardian does this with `screenward request approve`, `screenward pause` or `screenward child lock`")
+                throw ServiceError(
+                    .invalidArgument,
+                    "a guardian does this with `screenward request approve`, `screenward pause` or `screenward child lock`"
+                )
             }
-            let rulesApp = InstalledApp(bundleIdentifier: RulesApp.bundleIdentifier, displayName: "Screenward", executables: [])
-            try apps.approvals.begin(.rules, app: rulesApp, child: access.user, uid: access.uid, requester: peer, action: request.action.request) {
+            let rulesApp = InstalledApp(
+                bundleIdentifier: RulesApp.bundleIdentifier, displayName: "Screenward", executables: [])
+            try apps.approvals.begin(
+                .rules, app: rulesApp, child: access.user, uid: access.uid, requester: peer,
+                action: request.action.request
+            ) {
                 [unowned self] outcome in
                 let result = Result<RuleOutcome, any Error> {
                     switch outcome {
                     case .notApproved(let why): throw ServiceError(.unauthorized, "not approved: \(why)")
                     case .approved(let guardian):
-                        guard let app = rules.app(for: access.uid) else { throw ServiceError(.internalFailure, "\(access.user)'s rules are not running") }
+                        guard let app = rules.app(for: access.uid) else {
+                            throw ServiceError(.internalFailure, "\(access.user)'s rules are not running")
+                        }
                         switch request.action {
                         case .lockNow:
                             let locked = sessions.lockSessions(of: access.uid, by: guardian)
@@ -536,18 +610,26 @@ final class Daemon {
     /// gives up authorization: that is the app's, with a guardian.
     private func extensionRequest(_ frame: Data, id: UInt64, method: String, client: String?, from peer: ServicePeer) {
         guard let launch = extensionPeers[peer] ?? launch(of: peer), let owner = owners[launch.uid] else {
-            return peer.send(errorLine(id: id, ServiceError(.unauthorized, "this connection is not an extension the daemon started")))
+            return peer.send(
+                errorLine(id: id, ServiceError(.unauthorized, "this connection is not an extension the daemon started"))
+            )
         }
         extensionPeers[peer] = launch
         guard client == launch.app else {
             if let pid = peer.credentials?.pid {
-                extensions?.misbehaved(pid: pid, "it spoke as \(client ?? "no app") though it was started for \(launch.app)")
+                extensions?.misbehaved(
+                    pid: pid, "it spoke as \(client ?? "no app") though it was started for \(launch.app)")
             }
-            return peer.send(errorLine(id: id, ServiceError(.unauthorized, "this extension was started for \(launch.app)")))
+            return peer.send(
+                errorLine(id: id, ServiceError(.unauthorized, "this extension was started for \(launch.app)")))
         }
         if method == AuthorizationMethods.request.name || method == AuthorizationMethods.revoke.name {
             return peer.send(
-                errorLine(id: id, ServiceError(.unauthorized, "an extension cannot ask for or give up authorization: its app does, with a guardian")))
+                errorLine(
+                    id: id,
+                    ServiceError(
+                        .unauthorized,
+                        "an extension cannot ask for or give up authorization: its app does, with a guardian")))
         }
         owner.service.handle(frame: frame, from: peer).forEach { $0.send() }
         appsHeard(uid: launch.uid)
@@ -555,7 +637,9 @@ final class Daemon {
 
     /// A Screen Time API request: only managed users' apps have their owner here.
     private func screenTimeRequest(_ frame: Data, id: UInt64, from peer: ServicePeer) {
-        if let extensions, peer.credentials?.uid == extensions.uid, let head = try? FrameHead.decode(from: frame), let method = head.method {
+        if let extensions, peer.credentials?.uid == extensions.uid, let head = try? FrameHead.decode(from: frame),
+            let method = head.method
+        {
             return extensionRequest(frame, id: id, method: method, client: head.client, from: peer)
         }
         let caller: ChildModeService.Caller
@@ -599,7 +683,9 @@ final class Daemon {
         guard let uid = sessions.agentUser(agent), let relay = owners[uid]?.shieldRelay else {
             return log.warning("\(agent) sent \(kind) without being an attached agent: ignored")
         }
-        if kind == AgentLinkMethods.askShieldExtension.name, let question = try? AgentLinkMethods.askShieldExtension.body(from: frame) {
+        if kind == AgentLinkMethods.askShieldExtension.name,
+            let question = try? AgentLinkMethods.askShieldExtension.body(from: frame)
+        {
             let (deliveries, startAction) = relay.ask(question, from: agent)
             deliveries.forEach { $0.send() }
             if startAction { extensions?.wantShieldExtension(.shieldAction, of: question.owner, uid: uid) }
@@ -613,18 +699,24 @@ final class Daemon {
         let spec = AgentLinkMethods.answerGuardian
         guard let uid = sessions.agentUser(peer) else {
             log.warning("\(peer) sent a guardian's answer without being an attached agent: refused")
-            return peer.send(spec.replyFrame(id: id, .failure(ServiceError(.unauthorized, "only a managed session's agent may answer"))))
+            return peer.send(
+                spec.replyFrame(
+                    id: id, .failure(ServiceError(.unauthorized, "only a managed session's agent may answer"))))
         }
         guard let answer = try? spec.request(from: frame).body else {
-            return peer.send(spec.replyFrame(id: id, .failure(ServiceError(.malformedMessage, "the answer is malformed"))))
+            return peer.send(
+                spec.replyFrame(id: id, .failure(ServiceError(.malformedMessage, "the answer is malformed"))))
         }
-        apps.approvals.answer(answer, fromAgentOf: uid) { verdict in peer.send(spec.replyFrame(id: id, .success(verdict))) }
+        apps.approvals.answer(answer, fromAgentOf: uid) { verdict in
+            peer.send(spec.replyFrame(id: id, .success(verdict)))
+        }
     }
 
     private func scheduleAskExpiry() {
         askExpiry?.cancel()
         guard let next = apps.approvals.expire() else { return }
-        askExpiry = loop.schedule(after: .milliseconds(Int64(max(0, next.timeIntervalSinceNow) * 1000) + 10)) { [weak self] in
+        askExpiry = loop.schedule(after: .milliseconds(Int64(max(0, next.timeIntervalSinceNow) * 1000) + 10)) {
+            [weak self] in
             self?.scheduleAskExpiry()
         }
     }

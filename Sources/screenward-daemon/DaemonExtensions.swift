@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import GLibRuntime
+import Glibc
 import ScreenwardCore
 import SystemAccounts
 
@@ -35,7 +35,8 @@ final class DaemonExtensions {
     var uid: UInt32 { identity.uid }
 
     init(
-        account: UnixAccount, appsDirectory: URL, dataDirectory: URL, socketPath: String, loop: MainLoop, log: DaemonLog,
+        account: UnixAccount, appsDirectory: URL, dataDirectory: URL, socketPath: String, loop: MainLoop,
+        log: DaemonLog,
         owners: @escaping (UInt32) -> ManagedUserOwner?
     ) throws {
         self.loop = loop
@@ -46,8 +47,10 @@ final class DaemonExtensions {
         self.socketPath = socketPath
         self.owners = owners
         // Root's, traversable: each extension's own folder below is its user's, mode 0700.
-        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        try FileManager.default.setAttributes([.posixPermissions: 0o755, .ownerAccountID: 0, .groupOwnerAccountID: 0], ofItemAtPath: dataDirectory.path)
+        try FileManager.default.createDirectory(
+            at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o755, .ownerAccountID: 0, .groupOwnerAccountID: 0], ofItemAtPath: dataDirectory.path)
         let exits = exits
         exitWakeup = LoopWakeup { [unowned self] in
             for (uid, exit) in exits.take() { supervisors[uid]?.exited(exit) }
@@ -67,7 +70,9 @@ final class DaemonExtensions {
         let (apps, problems) = InstalledApps.all(in: [folder])
         for problem in problems { log.warning("extensions: skipped: \(problem)") }
         installed = apps
-        log.info("extensions: \(apps.count) app(s) installed, \(apps.values.filter { !$0.extensions.isEmpty }.count) with extensions")
+        log.info(
+            "extensions: \(apps.count) app(s) installed, \(apps.values.filter { !$0.extensions.isEmpty }.count) with extensions"
+        )
     }
 
     /// Starts what `uid`'s owner needs (monitors owed callbacks); call after its engine
@@ -94,7 +99,8 @@ final class DaemonExtensions {
         let running = supervisors[owner.user.uid]?.runningExtensions.keys.map { "\($0.app) \($0.point.rawValue)" } ?? []
         let (apps, problems) = folder.all()
         return ExtensionsListing(
-            installed: apps, skipped: problems.map(\.description), runs: try owner.ledger.recentExtensionRuns(limit: runs), running: Set(running))
+            installed: apps, skipped: problems.map(\.description),
+            runs: try owner.ledger.recentExtensionRuns(limit: runs), running: Set(running))
     }
 
     /// Which managed user and app the extension process `pid` (or the process group it
@@ -146,16 +152,26 @@ final class DaemonExtensions {
 
     /// How an app's report extension runs for `uid`: as the extensions' user, in the
     /// app's folder for that user, with no network (`ReportExtensionRun`).
-    func reportRun(for uid: UInt32, app: String) throws -> (installed: [String: InstalledApp], launcher: ReportExtensionRun) {
-        guard installed[app] != nil else { return (installed, ReportExtensionRun(environment: [:], identity: identity) { _ in }) }
+    func reportRun(for uid: UInt32, app: String) throws -> (
+        installed: [String: InstalledApp], launcher: ReportExtensionRun
+    ) {
+        guard installed[app] != nil else {
+            return (installed, ReportExtensionRun(environment: [:], identity: identity) { _ in })
+        }
         let home = try home(of: app, uid: uid)
         let environment = [
             "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home.path, "LANG": "C.UTF-8",
-            "XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
+            "XDG_DATA_HOME": home.appendingPathComponent("data").path,
+            "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
             "SCREENWARD_BUNDLE_ID": app,
         ]
         let log = log
-        return (installed, ReportExtensionRun(environment: environment, identity: identity) { line in log.info("reports (uid \(uid)): \(line)") })
+        return (
+            installed,
+            ReportExtensionRun(environment: environment, identity: identity) { line in
+                log.info("reports (uid \(uid)): \(line)")
+            }
+        )
     }
 
     /// The extension's own folder for this managed user: its HOME and data, its user's
@@ -166,10 +182,12 @@ final class DaemonExtensions {
         let manager = FileManager.default
         // Modes set explicitly: the daemon's unit runs it with umask 0077.
         try manager.createDirectory(at: user, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        try manager.setAttributes([.posixPermissions: 0o755, .ownerAccountID: 0, .groupOwnerAccountID: 0], ofItemAtPath: user.path)
+        try manager.setAttributes(
+            [.posixPermissions: 0o755, .ownerAccountID: 0, .groupOwnerAccountID: 0], ofItemAtPath: user.path)
         try manager.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try manager.setAttributes(
-            [.posixPermissions: 0o700, .ownerAccountID: identity.uid, .groupOwnerAccountID: identity.gid], ofItemAtPath: home.path)
+            [.posixPermissions: 0o700, .ownerAccountID: identity.uid, .groupOwnerAccountID: identity.gid],
+            ofItemAtPath: home.path)
         return home
     }
 
@@ -178,8 +196,10 @@ final class DaemonExtensions {
         // A clean environment: the daemon's socket, the app's name, its own folder.
         let environment = [
             "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home.path, "LANG": "C.UTF-8",
-            "XDG_DATA_HOME": home.appendingPathComponent("data").path, "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
-            "SCREENWARD_DAEMON_SOCKET": socketPath, "SCREENWARD_BUNDLE_ID": app.bundleIdentifier, "SCREENWARD_EXTENSION_IDLE_EXIT": "5",
+            "XDG_DATA_HOME": home.appendingPathComponent("data").path,
+            "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
+            "SCREENWARD_DAEMON_SOCKET": socketPath, "SCREENWARD_BUNDLE_ID": app.bundleIdentifier,
+            "SCREENWARD_EXTENSION_IDLE_EXIT": "5",
         ]
         let exits = exits
         let wakeup = exitWakeup
@@ -187,7 +207,8 @@ final class DaemonExtensions {
         let name = app.bundleIdentifier
         let point = found.point
         return try ExtensionProcess(
-            found, app: name, environment: environment, currentProcesses: ExtensionProcess.taskCount(of: identity.uid), runningAs: identity,
+            found, app: name, environment: environment, currentProcesses: ExtensionProcess.taskCount(of: identity.uid),
+            runningAs: identity,
             onOutput: { line in log.info("\(name) \(point) (uid \(uid)): \(line)") },
             onExit: { exit in
                 exits.put((uid, exit))

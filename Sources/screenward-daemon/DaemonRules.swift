@@ -46,7 +46,9 @@ final class DaemonRules {
             placement: .managed, ledger: owner.ledger, transport: transport,
             owner: RulesApp.Owner(
                 usage: { event, from, to in
-                    try service { try $0.focusedSeconds(client: RulesApp.bundleIdentifier, of: event, from: from, to: to) }
+                    try service {
+                        try $0.focusedSeconds(client: RulesApp.bundleIdentifier, of: event, from: from, to: to)
+                    }
                 }, directory: owner.service.directory, calendar: owner.calendar),
             texts: texts, warningLeads: warningLeads, language: { "en" },
             notify: { notice in
@@ -58,13 +60,18 @@ final class DaemonRules {
             record: { kind, actor, detail in
                 log.info("\(user.name): \(kind): \(detail)")
                 do {
-                    try state.record(ChildEvent(at: Date(), kind: ChildEvent.Kind(rawValue: kind), actor: actor ?? user.name, detail: detail), uid: user.uid)
+                    try state.record(
+                        ChildEvent(
+                            at: Date(), kind: ChildEvent.Kind(rawValue: kind), actor: actor ?? user.name, detail: detail
+                        ), uid: user.uid)
                 } catch {
                     log.error("could not record \(user.name)'s \(kind): \(error)")
                 }
             },
             onRequest: { request in
-                log.info("\(user.name) asks for more time for \(request.applicationName) on \(request.rule): `screenward request approve \(user.name)/\(request.id)`")
+                log.info(
+                    "\(user.name) asks for more time for \(request.applicationName) on \(request.rule): `screenward request approve \(user.name)/\(request.id)`"
+                )
             })
         do {
             try app.start()

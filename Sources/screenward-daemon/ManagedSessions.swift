@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import GLibRuntime
+import Glibc
 import ScreenwardCore
 import ScreenwardIPC
 import SystemAccounts
@@ -63,7 +63,10 @@ final class ManagedSessions {
         var status: Int32
     }
 
-    init(loop: MainLoop, launcher: AgentLauncher, state: DaemonState, owner: @escaping (UInt32) -> ManagedUserOwner?, log: DaemonLog) {
+    init(
+        loop: MainLoop, launcher: AgentLauncher, state: DaemonState, owner: @escaping (UInt32) -> ManagedUserOwner?,
+        log: DaemonLog
+    ) {
         self.loop = loop
         self.launcher = launcher
         self.state = state
@@ -156,16 +159,24 @@ final class ManagedSessions {
             case .lockSession:
                 do {
                     try logind.lockSession(id)
-                    record(.sessionLocked, "session \(id) was locked: its agent could not be kept running", uid: entry.session.uid)
+                    record(
+                        .sessionLocked, "session \(id) was locked: its agent could not be kept running",
+                        uid: entry.session.uid)
                 } catch {
-                    record(.sessionLocked, "session \(id) should have been locked but logind refused: \(error)", uid: entry.session.uid)
+                    record(
+                        .sessionLocked, "session \(id) should have been locked but logind refused: \(error)",
+                        uid: entry.session.uid)
                 }
             case .terminateSession:
                 do {
                     try logind.terminateSession(id)
-                    record(.sessionEnded, "session \(id) was ended: it stayed unenforced 30 s after the lock", uid: entry.session.uid)
+                    record(
+                        .sessionEnded, "session \(id) was ended: it stayed unenforced 30 s after the lock",
+                        uid: entry.session.uid)
                 } catch {
-                    record(.sessionEnded, "session \(id) should have been ended but logind refused: \(error)", uid: entry.session.uid)
+                    record(
+                        .sessionEnded, "session \(id) should have been ended but logind refused: \(error)",
+                        uid: entry.session.uid)
                 }
             }
         }
@@ -196,7 +207,9 @@ final class ManagedSessions {
             }
             let exits = exits
             let wakeup = exitWakeup
-            let process = try launcher.launch(for: session, user: SessionUser(uid: session.uid, gid: account.gid.rawValue, home: account.home)) { pid, status in
+            let process = try launcher.launch(
+                for: session, user: SessionUser(uid: session.uid, gid: account.gid.rawValue, home: account.home)
+            ) { pid, status in
                 exits.put(ProcessExit(session: id, pid: pid, status: status))
                 wakeup?.fire()
             }
@@ -220,7 +233,9 @@ final class ManagedSessions {
         guard let entry = tracked[exit.session], entry.process?.processIdentifier == exit.pid else { return }
         tracked[exit.session]?.process = nil
         agentGone(exit.session)
-        recordFailure("the agent of session \(exit.session) ended (status \(exit.status)); starting another", session: exit.session)
+        recordFailure(
+            "the agent of session \(exit.session) ended (status \(exit.status)); starting another",
+            session: exit.session)
         perform(tracked[exit.session]!.supervision.agentEnded(at: Date()), for: exit.session)
     }
 
@@ -238,7 +253,9 @@ final class ManagedSessions {
     /// repeats are logged only (the lock and the end that may follow are recorded).
     private func recordFailure(_ detail: String, session id: SessionID) {
         guard let entry = tracked[id] else { return }
-        guard !entry.failureRecorded else { return log.info(detail + " (again; recorded once until an agent attaches)") }
+        guard !entry.failureRecorded else {
+            return log.info(detail + " (again; recorded once until an agent attaches)")
+        }
         tracked[id]?.failureRecorded = true
         record(.agentFailed, detail, uid: entry.session.uid)
     }
@@ -262,19 +279,25 @@ final class ManagedSessions {
             let entry = tracked[id], let process = entry.process, process.processIdentifier == credentials.pid
         else {
             log.warning("\(peer) tried to attach as the agent of session \(request.session): refused")
-            throw ServiceError(.unauthorized, "only the agent the daemon started for session \(request.session) may attach")
+            throw ServiceError(
+                .unauthorized, "only the agent the daemon started for session \(request.session) may attach")
         }
-        guard let owner = owner(entry.session.uid) else { throw ServiceError(.unauthorized, "session \(id)'s user is no longer managed") }
+        guard let owner = owner(entry.session.uid) else {
+            throw ServiceError(.unauthorized, "session \(id)'s user is no longer managed")
+        }
         let log = log
         tracked[id]?.peer = peer
         tracked[id]?.lastAgentAttached = true
         tracked[id]?.failureRecorded = false
-        tracked[id]?.intervals = owner.intervals(continuing: entry.handover) { problem in log.warning("session \(id): \(problem)") }
+        tracked[id]?.intervals = owner.intervals(continuing: entry.handover) { problem in
+            log.warning("session \(id): \(problem)")
+        }
         tracked[id]?.handover = nil
         // Attached is not yet enforcing: its first report (once its shields are up) is.
         log.info("session \(id): agent attached (pid \(credentials.pid))")
         return AgentAttachment(
-            user: owner.user.name, uid: owner.user.uid, deviceSecret: owner.secret.bytes, idleThresholdSeconds: Self.idleThreshold)
+            user: owner.user.name, uid: owner.user.uid, deviceSecret: owner.secret.bytes,
+            idleThresholdSeconds: Self.idleThreshold)
     }
 
     /// After the attach reply: the shields that count now.
@@ -317,17 +340,25 @@ final class ManagedSessions {
                 if let uid = tracked[id]?.session.uid { onCovered?(uid, covered) }
             }
         case AgentLinkMethods.clients.name:
-            if let pids = try? AgentLinkMethods.clients.body(from: frame), let uid = tracked[id]?.session.uid { onClients?(uid, pids) }
+            if let pids = try? AgentLinkMethods.clients.body(from: frame), let uid = tracked[id]?.session.uid {
+                onClients?(uid, pids)
+            }
         case AgentLinkMethods.windowManagerGone.name:
             if let uid = tracked[id]?.session.uid { onWindowManagerGone?(uid) }
         case AgentLinkMethods.heldElsewhere.name:
-            if let pids = try? AgentLinkMethods.heldElsewhere.body(from: frame), let uid = tracked[id]?.session.uid { onHeldElsewhere?(uid, pids) }
+            if let pids = try? AgentLinkMethods.heldElsewhere.body(from: frame), let uid = tracked[id]?.session.uid {
+                onHeldElsewhere?(uid, pids)
+            }
         case AgentLinkMethods.shieldTampered.name:
-            if let tampering = try? AgentLinkMethods.shieldTampered.body(from: frame), let uid = tracked[id]?.session.uid {
+            if let tampering = try? AgentLinkMethods.shieldTampered.body(from: frame),
+                let uid = tracked[id]?.session.uid
+            {
                 onShieldTampered?(uid, tampering)
             }
         case AgentLinkMethods.unsupportedBrowser.name:
-            if let browser = try? AgentLinkMethods.unsupportedBrowser.body(from: frame), let uid = tracked[id]?.session.uid {
+            if let browser = try? AgentLinkMethods.unsupportedBrowser.body(from: frame),
+                let uid = tracked[id]?.session.uid
+            {
                 onUnsupportedBrowser?(uid, browser)
             }
         case AgentLinkMethods.closeProgram.name:
@@ -354,8 +385,12 @@ final class ManagedSessions {
 
     /// Shows `ask` on an attached agent of `uid`'s sessions (the active one first).
     func show(_ ask: GuardianAsk, uid: UInt32) -> Bool {
-        let candidates = tracked.values.filter { $0.session.uid == uid && $0.peer != nil }.sorted { $0.session.isActive && !$1.session.isActive }
-        guard let peer = candidates.first?.peer, let frame = try? AgentLinkMethods.askGuardian.frame(ask) else { return false }
+        let candidates = tracked.values.filter { $0.session.uid == uid && $0.peer != nil }.sorted {
+            $0.session.isActive && !$1.session.isActive
+        }
+        guard let peer = candidates.first?.peer, let frame = try? AgentLinkMethods.askGuardian.frame(ask) else {
+            return false
+        }
         log.debug("asking a guardian through \(peer): \(ask.question)")
         peer.send(frame)
         return true

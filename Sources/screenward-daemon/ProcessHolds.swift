@@ -31,7 +31,8 @@ final class ProcessHolds {
 
     /// How processes are held here, in words for the log.
     var method: String {
-        freezer.map { "frozen with the cgroup v2 freezer under \($0.mount)" } ?? "stopped with SIGSTOP (no writable cgroup v2 hierarchy): a child who continues one loses it"
+        freezer.map { "frozen with the cgroup v2 freezer under \($0.mount)" }
+            ?? "stopped with SIGSTOP (no writable cgroup v2 hierarchy): a child who continues one loses it"
     }
 
     /// What `uid`'s agent covers now: those processes are held, the others let go.
@@ -49,13 +50,18 @@ final class ProcessHolds {
             if let freezer {
                 do { entry.cgroups = try freezer.freeze(pid, uid: uid) } catch {
                     guard kill(pid, SIGSTOP) == 0 else { continue }
-                    onEvent?(uid, .programHeld, "\(program.executable) (pid \(pid)) could not be frozen (\(error)); it is stopped instead")
+                    onEvent?(
+                        uid, .programHeld,
+                        "\(program.executable) (pid \(pid)) could not be frozen (\(error)); it is stopped instead")
                 }
             } else {
                 guard kill(pid, SIGSTOP) == 0 else { continue }
             }
             now[pid] = entry
-            let why = elsewhere.contains(pid) ? "is held while its app is shielded (it has no window on the session's display)" : "is held while its shield is up"
+            let why =
+                elsewhere.contains(pid)
+                ? "is held while its app is shielded (it has no window on the session's display)"
+                : "is held while its shield is up"
             onEvent?(uid, .programHeld, "\(program.executable) (pid \(pid)) \(why)")
         }
         held[uid] = now
@@ -93,7 +99,10 @@ final class ProcessHolds {
                 guard !stillHeld else { continue }
                 held[uid]?[pid] = nil
                 end(pid, entry)
-                onEvent?(uid, .programClosed, "\(entry.executable) (pid \(pid)) ran again while shielded (continued, traced or moved): it was closed")
+                onEvent?(
+                    uid, .programClosed,
+                    "\(entry.executable) (pid \(pid)) ran again while shielded (continued, traced or moved): it was closed"
+                )
             }
         }
     }

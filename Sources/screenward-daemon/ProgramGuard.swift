@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import GLibRuntime
+import Glibc
 import ScreenwardCore
 import ScreenwardIPC
 import SystemAccounts
@@ -28,8 +28,10 @@ final class ProgramGuard {
     static let scanInterval: Duration = .milliseconds(250)
 
     init(
-        installed: InstalledPrograms, loop: MainLoop, sessions: ManagedSessions, owner: @escaping (UInt32) -> ManagedUserOwner?,
-        allowed: @escaping (UInt32) -> Set<String>, record: @escaping (_ uid: UInt32, _ kind: ChildEvent.Kind, _ detail: String) -> Void
+        installed: InstalledPrograms, loop: MainLoop, sessions: ManagedSessions,
+        owner: @escaping (UInt32) -> ManagedUserOwner?,
+        allowed: @escaping (UInt32) -> Set<String>,
+        record: @escaping (_ uid: UInt32, _ kind: ChildEvent.Kind, _ detail: String) -> Void
     ) {
         programs = ChildPrograms(installed: installed)
         holds = ProcessHolds(freezer: CgroupFreezer.find())
@@ -57,9 +59,10 @@ final class ProgramGuard {
     }
 
     func manage(_ users: [ManagedUser]) {
-        programs.manage(users.map { user in
-            (user.uid, (try? UnixAccount.withID(UserID(rawValue: user.uid)))??.gid.rawValue ?? user.uid, user.name)
-        })
+        programs.manage(
+            users.map { user in
+                (user.uid, (try? UnixAccount.withID(UserID(rawValue: user.uid)))??.gid.rawValue ?? user.uid, user.name)
+            })
         let uids = Set(users.map(\.uid))
         for uid in notInstalled.keys where !uids.contains(uid) { notInstalled[uid] = nil }
         coveredPIDs = coveredPIDs.filter { uids.contains($0.key) }
@@ -99,7 +102,9 @@ final class ProgramGuard {
 
     private func hold(_ uid: UInt32) {
         let elsewhere = elsewherePIDs[uid] ?? []
-        holds.cover((coveredPIDs[uid] ?? []).union(elsewhere), of: uid, elsewhere: elsewhere) { [programs] pid in programs.facts(pid: pid, of: uid) }
+        holds.cover((coveredPIDs[uid] ?? []).union(elsewhere), of: uid, elsewhere: elsewhere) { [programs] pid in
+            programs.facts(pid: pid, of: uid)
+        }
     }
 
     /// A shield's Close, or a window of a shielded app that cannot be covered: the process
@@ -108,7 +113,10 @@ final class ProgramGuard {
     func close(_ pid: Int32, of uid: UInt32) {
         guard !holds.close(pid, of: uid), let program = programs.facts(pid: pid, of: uid) else { return }
         kill(pid, SIGKILL)
-        record(uid, .programClosed, "\(program.executable) (pid \(pid)) was closed by its session's agent (a window of a shielded app it could not cover)")
+        record(
+            uid, .programClosed,
+            "\(program.executable) (pid \(pid)) was closed by its session's agent (a window of a shielded app it could not cover)"
+        )
     }
 
     private func scan() {
@@ -135,7 +143,8 @@ final class ProgramGuard {
         guard let owner = owner(uid) else { return }
         let store =
             owner.deniesAppInstallation
-            ? NotInstalledPrograms.store(for: table(of: uid), allowed: allowed(uid), minter: TokenMinter(secret: owner.secret)) : nil
+            ? NotInstalledPrograms.store(
+                for: table(of: uid), allowed: allowed(uid), minter: TokenMinter(secret: owner.secret)) : nil
         if notInstalled[uid] != store {
             notInstalled[uid] = store
             sessions.shieldsChanged(uid: uid)

@@ -18,7 +18,8 @@ struct SessionNotifier: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = [
-            "--reuid=\(user.uid)", "--regid=\(Self.primaryGroup(of: user.uid))", "--clear-groups", "--no-new-privs", "--",
+            "--reuid=\(user.uid)", "--regid=\(Self.primaryGroup(of: user.uid))", "--clear-groups", "--no-new-privs",
+            "--",
             program.path, "notify", "--bus", bus, "--summary", notice.title, "--body", notice.body,
         ]
         process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
@@ -29,13 +30,17 @@ struct SessionNotifier: Sendable {
         let log = log
         process.terminationHandler = { finished in
             guard finished.terminationStatus != 0 else { return }
-            let reason = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            log.warning("\(user.name): the warning \"\(notice.title)\" was not shown: \(reason.isEmpty ? "screenward notify exited \(finished.terminationStatus)" : reason)")
+            let reason = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            log.warning(
+                "\(user.name): the warning \"\(notice.title)\" was not shown: \(reason.isEmpty ? "screenward notify exited \(finished.terminationStatus)" : reason)"
+            )
         }
         do {
             try process.run()
         } catch {
-            log.warning("\(user.name): the warning \"\(notice.title)\" was not shown: cannot run \(program.path): \(error)")
+            log.warning(
+                "\(user.name): the warning \"\(notice.title)\" was not shown: cannot run \(program.path): \(error)")
         }
     }
 

@@ -45,7 +45,9 @@ struct FakeLogindCommand: ParsableCommand {
     @Flag(help: "Start with LockedHint true.")
     var locked = false
 
-    @Flag(name: .customLong("no-session-by-pid"), help: "Fail GetSessionByPID, as logind does for a process outside any session.")
+    @Flag(
+        name: .customLong("no-session-by-pid"),
+        help: "Fail GetSessionByPID, as logind does for a process outside any session.")
     var noSessionByPID = false
 
     @Flag(name: .customLong("malformed-replies"), help: "Answer GetSessionByPID and LockedHint with strings.")
@@ -94,7 +96,8 @@ struct FakeLogindCommand: ParsableCommand {
             case "malformed": service.emitMalformedSignals()
             case "lookups": emit("lookups \(service.lookups.joined(separator: ", "))")
             case "add-session":
-                try service.addSession(FakeLogindService.Session(id: try sessionID(words), fields: Array(words.dropFirst(2))))
+                try service.addSession(
+                    FakeLogindService.Session(id: try sessionID(words), fields: Array(words.dropFirst(2))))
             case "set-session": try service.updateSession(id: try sessionID(words), fields: Array(words.dropFirst(2)))
             case "remove-session": try service.removeSession(id: try sessionID(words))
             case "malformed-session-signals": try service.emitMalformedSessionSignals(id: try sessionID(words))

@@ -30,19 +30,24 @@ struct PickerCommand: ParsableCommand {
             2: the agent refused or is not running; 3: no display; 64–73: bad arguments or files.
             """)
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("The bundle identifier of the app the tokens are for.", valueName: "bundle-id"))
+    @Option(
+        name: .customLong("for"),
+        help: ArgumentHelp("The bundle identifier of the app the tokens are for.", valueName: "bundle-id"))
     var bundleIdentifier: String?
 
     @Option(help: ArgumentHelp("Where to write the selection (default: standard output).", valueName: "file"))
     var output: String?
 
-    @Option(help: ArgumentHelp("A FamilyActivitySelection (JSON) of the app's tokens to show ticked.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("A FamilyActivitySelection (JSON) of the app's tokens to show ticked.", valueName: "file"))
     var current: String?
 
     @Flag(help: "Print the ids chosen instead of tokens (for FamilyActivityPicker).")
     var choose = false
 
-    @Option(name: .customLong("selected-json"), help: ArgumentHelp("With --choose: the ids to show ticked, as --choose prints them.", valueName: "json"))
+    @Option(
+        name: .customLong("selected-json"),
+        help: ArgumentHelp("With --choose: the ids to show ticked, as --choose prints them.", valueName: "json"))
     var selectedJSON: String?
 
     @Option(help: ArgumentHelp("A line above the list saying what the choice is for.", valueName: "text"))
@@ -53,11 +58,16 @@ struct PickerCommand: ParsableCommand {
 
     func validate() throws {
         switch (bundleIdentifier, choose) {
-        case (nil, false): throw ValidationError("say whose tokens to write with --for BUNDLE-ID, or print ids with --choose")
+        case (nil, false):
+            throw ValidationError("say whose tokens to write with --for BUNDLE-ID, or print ids with --choose")
         case (.some, true): throw ValidationError("--for and --choose are two ways to run the picker: give one")
         case (.some(let bundle), false):
-            do { try BundleIdentifier.validate(bundle) } catch let error as ServiceError { throw ValidationError(error.message) }
-            if selectedJSON != nil { throw ValidationError("--selected-json goes with --choose; with --for, give --current FILE") }
+            do { try BundleIdentifier.validate(bundle) } catch let error as ServiceError {
+                throw ValidationError(error.message)
+            }
+            if selectedJSON != nil {
+                throw ValidationError("--selected-json goes with --choose; with --for, give --current FILE")
+            }
         case (nil, true):
             if output != nil || current != nil { throw ValidationError("--output and --current go with --for") }
         }
@@ -90,12 +100,15 @@ struct PickerCommand: ParsableCommand {
         defer { agent.close() }
         guard try agent.call(AuthorizationMethods.status, Empty()) == .approved else {
             throw PickerFailure(
-                "\(bundle) is not authorised: the app calls AuthorizationCenter.shared.requestAuthorization(for: .individual) first", status: 2)
+                "\(bundle) is not authorised: the app calls AuthorizationCenter.shared.requestAuthorization(for: .individual) first",
+                status: 2)
         }
         var ticked = SelectionRequest()
         if let current {
             let description = try agent.call(AuthorizationMethods.describeSelection, try Self.readSelection(current))
-            for line in description.skipped { FileHandle.standardError.write(Data("screenward-picker: left out \(line)\n".utf8)) }
+            for line in description.skipped {
+                FileHandle.standardError.write(Data("screenward-picker: left out \(line)\n".utf8))
+            }
             ticked = description.items
         }
         guard let (chosen, catalog) = try present(ticked) else { throw PickerFailure.cancelled }

@@ -37,18 +37,27 @@ struct ReportCommand: ParsableCommand {
     var width = 960
     @Option(help: "A managed user's report, from the system daemon (guardians).")
     var user: String?
-    @Option(help: ArgumentHelp("Draw with this app's report extension (its bundle identifier).", valueName: "bundle-id"))
+    @Option(
+        help: ArgumentHelp("Draw with this app's report extension (its bundle identifier).", valueName: "bundle-id"))
     var app: String?
     @Option(help: "The report extension's context (its scene), with --app.")
     var context: String?
-    @Option(name: .customLong("filter-json"), help: ArgumentHelp("A DeviceActivityFilter as JSON, with --app (default: today by hour).", valueName: "json"))
+    @Option(
+        name: .customLong("filter-json"),
+        help: ArgumentHelp("A DeviceActivityFilter as JSON, with --app (default: today by hour).", valueName: "json"))
     var filterJSON: String?
 
     func validate() throws {
         guard (100...8000).contains(width) else { throw ValidationError("--width is between 100 and 8000 pixels") }
-        if app == nil, context != nil || filterJSON != nil { throw ValidationError("--context and --filter-json go with --app") }
-        if app != nil, context == nil { throw ValidationError("--app needs --context: the name of the report extension's scene") }
-        if app != nil, week || since != nil || until != nil { throw ValidationError("with --app the range is the filter's (--filter-json)") }
+        if app == nil, context != nil || filterJSON != nil {
+            throw ValidationError("--context and --filter-json go with --app")
+        }
+        if app != nil, context == nil {
+            throw ValidationError("--app needs --context: the name of the report extension's scene")
+        }
+        if app != nil, week || since != nil || until != nil {
+            throw ValidationError("with --app the range is the filter's (--filter-json)")
+        }
     }
 
     func run() throws {
@@ -57,7 +66,8 @@ struct ReportCommand: ParsableCommand {
                 { line in FileHandle.standardOutput.write(Data("\(line)\n".utf8)) }
             }
         if let app, let context {
-            let rendering = try ReportSource(user: user).extensionReport(app: app, context: context, filterJSON: filterJSON)
+            let rendering = try ReportSource(user: user).extensionReport(
+                app: app, context: context, filterJSON: filterJSON)
             let title = "\(rendering.appName): \(rendering.context.rawValue)"
             if let png {
                 try ReportImageFile.write(rendering.view, width: width, to: URL(fileURLWithPath: png), trace: trace)
@@ -74,7 +84,8 @@ struct ReportCommand: ParsableCommand {
             return BuiltInReport(report: report, categories: categories, language: language, person: user).view
         }
         if let png {
-            try ReportImageFile.write(try view(week ? .week : .day), width: width, to: URL(fileURLWithPath: png), trace: trace)
+            try ReportImageFile.write(
+                try view(week ? .week : .day), width: width, to: URL(fileURLWithPath: png), trace: trace)
             return
         }
         let pages: [ReportWindow.Page] =

@@ -11,11 +11,14 @@ struct ReportSource {
     var user: String?
     let environment = ProcessInfo.processInfo.environment
 
-    private var daemonOwnsIt: Bool { user != nil || DaemonAddress.socketManagingThisAccount(environment: environment) != nil }
+    private var daemonOwnsIt: Bool {
+        user != nil || DaemonAddress.socketManagingThisAccount(environment: environment) != nil
+    }
 
     func builtInReport(_ query: ReportQuery) throws -> ActivityReport {
         if daemonOwnsIt {
-            return try call(DaemonAddress.socketPath(environment: environment), ChildMethods.report, query, owner: .daemon)
+            return try call(
+                DaemonAddress.socketPath(environment: environment), ChildMethods.report, query, owner: .daemon)
         }
         let now = Date()
         let calendar = Calendar.current
@@ -29,7 +32,8 @@ struct ReportSource {
             }
             let ledger = try Ledger(url: home.ledgerURL)
             let live = AgentLock.isHeld(in: home) ? try ledger.unfinishedAgentSession() : nil
-            return try ledger.activityReport(query, calendar: calendar, categories: categories, liveSessionID: live?.id, now: now)
+            return try ledger.activityReport(
+                query, calendar: calendar, categories: categories, liveSessionID: live?.id, now: now)
         } catch let error as ReportQueryError {
             throw ValidationError(error.description)
         } catch let error as TimeArgument.ParseError {
@@ -50,14 +54,17 @@ struct ReportSource {
         }
         let request = ReportRunRequest(app: app, context: .init(context), filter: filter, user: user)
         if daemonOwnsIt {
-            return try call(DaemonAddress.socketPath(environment: environment), ReportMethods.run, request, owner: .daemon)
+            return try call(
+                DaemonAddress.socketPath(environment: environment), ReportMethods.run, request, owner: .daemon)
         }
         return try call(ScreenwardHome.fromEnvironment().socketPath(), ReportMethods.run, request, owner: .agent)
     }
 
     enum Owner { case agent, daemon }
 
-    private func call<Request, Reply>(_ path: String, _ method: ServiceMethod<Request, Reply>, _ request: Request, owner: Owner) throws -> Reply {
+    private func call<Request, Reply>(
+        _ path: String, _ method: ServiceMethod<Request, Reply>, _ request: Request, owner: Owner
+    ) throws -> Reply {
         let transport = SocketTransport(path: path)
         defer { transport.close() }
         let client = ServiceClient(transport: transport, bundleIdentifier: "org.screenward.cli")

@@ -22,7 +22,8 @@ struct ShieldViewCommand: ParsableCommand {
     @Option(help: "X display (default: $DISPLAY).")
     var display: String?
 
-    @Option(name: .customLong("configuration"), help: "A ShieldConfiguration as JSON (nil fields take the default look).")
+    @Option(
+        name: .customLong("configuration"), help: "A ShieldConfiguration as JSON (nil fields take the default look).")
     var configurationFile: String?
 
     @Option(name: .customLong("app-name"), help: "The shielded application's name, as the texts show it.")
@@ -41,23 +42,32 @@ struct ShieldViewCommand: ParsableCommand {
     var frame: String?
 
     func validate() throws {
-        guard (over == nil) != (frame == nil) else { throw ValidationError("give exactly one of --over WINDOWID and --frame WxH+X+Y") }
-        if let frame, ScreenRect(geometry: frame) == nil { throw ValidationError("--frame wants WxH+X+Y, e.g. 800x600+100+50; got \"\(frame)\"") }
-        if let over, windowID(over) == nil { throw ValidationError("--over wants a window id such as 0x1a00007; got \"\(over)\"") }
+        guard (over == nil) != (frame == nil) else {
+            throw ValidationError("give exactly one of --over WINDOWID and --frame WxH+X+Y")
+        }
+        if let frame, ScreenRect(geometry: frame) == nil {
+            throw ValidationError("--frame wants WxH+X+Y, e.g. 800x600+100+50; got \"\(frame)\"")
+        }
+        if let over, windowID(over) == nil {
+            throw ValidationError("--over wants a window id such as 0x1a00007; got \"\(over)\"")
+        }
     }
 
     func run() throws {
         let defaults = try ShieldDefaults.load()
         let subject = ShieldSubject(name: appName, categoryName: categoryName)
         let language = language ?? ShieldDefaults.language()
-        let configuration = try configurationFile.map { path in
-            try ConfigurationReader.decode(try Data(contentsOf: URL(fileURLWithPath: path)), source: path)
-        } ?? ShieldConfiguration()
+        let configuration =
+            try configurationFile.map { path in
+                try ConfigurationReader.decode(try Data(contentsOf: URL(fileURLWithPath: path)), source: path)
+            } ?? ShieldConfiguration()
 
         try ShieldToolkit.initialize(displayName: display)
         let target: ScreenRect
         if let over, let id = windowID(over) {
-            guard let found = ShieldToolkit.frame(ofWindow: id) else { throw ValidationError("there is no window \(over)") }
+            guard let found = ShieldToolkit.frame(ofWindow: id) else {
+                throw ValidationError("there is no window \(over)")
+            }
             target = found
         } else {
             target = ScreenRect(geometry: frame ?? "")!
@@ -133,7 +143,9 @@ extension ScreenRect {
         let sizeAndRest = geometry.split(separator: "x", maxSplits: 1)
         guard sizeAndRest.count == 2, let width = Int(sizeAndRest[0]), width > 0 else { return nil }
         let rest = sizeAndRest[1]
-        guard let signIndex = rest.firstIndex(where: { $0 == "+" || $0 == "-" }), let height = Int(rest[..<signIndex]), height > 0 else {
+        guard let signIndex = rest.firstIndex(where: { $0 == "+" || $0 == "-" }), let height = Int(rest[..<signIndex]),
+            height > 0
+        else {
             return nil
         }
         let position = rest[signIndex...]

@@ -30,7 +30,11 @@ struct TestWindowCommand: ParsableCommand {
     @Option(name: .customLong("gtk-app-id"), help: "Set _GTK_APPLICATION_ID on every window created.")
     var gtkApplicationID: String?
 
-    @Flag(name: .customLong("ignore-delete"), help: "Ignore WM_DELETE_WINDOW (a hung application); by default a window asked to close is destroyed, and the program ends with its last window.")
+    @Flag(
+        name: .customLong("ignore-delete"),
+        help:
+            "Ignore WM_DELETE_WINDOW (a hung application); by default a window asked to close is destroyed, and the program ends with its last window."
+    )
     var ignoreDelete = false
 
     @Flag(name: .customLong("ignore-sigterm"), help: "Ignore SIGTERM (only SIGKILL ends the program).")
@@ -39,13 +43,21 @@ struct TestWindowCommand: ParsableCommand {
     @Flag(name: .customLong("no-pid"), help: "Do not set _NET_WM_PID.")
     var noPID = false
 
-    @Flag(name: .customLong("override-redirect"), help: "Create override-redirect windows (unmanaged, like menus and popups).")
+    @Flag(
+        name: .customLong("override-redirect"),
+        help: "Create override-redirect windows (unmanaged, like menus and popups).")
     var overrideRedirect = false
 
-    @Flag(name: .customLong("report-keys"), help: "Print \"key <keycode> <window>\" and \"button <n> <window>\" for key presses and clicks the windows receive, and \"focus <window>\" when one is given the focus.")
+    @Flag(
+        name: .customLong("report-keys"),
+        help:
+            "Print \"key <keycode> <window>\" and \"button <n> <window>\" for key presses and clicks the windows receive, and \"focus <window>\" when one is given the focus."
+    )
     var reportKeys = false
 
-    @Flag(name: .customLong("grab-keyboard"), help: "Hold an active keyboard grab (prints \"grabbed keyboard\" once it holds).")
+    @Flag(
+        name: .customLong("grab-keyboard"),
+        help: "Hold an active keyboard grab (prints \"grabbed keyboard\" once it holds).")
     var grabKeyboard = false
 
     func run() throws {
@@ -63,7 +75,11 @@ struct TestWindowCommand: ParsableCommand {
             // Retries while someone else (the window manager) holds the keyboard.
             var grab: (() -> Void)!
             grab = {
-                if windows.grabKeyboard() { emit("grabbed keyboard") } else { loop.schedule(after: .milliseconds(20), grab) }
+                if windows.grabKeyboard() {
+                    emit("grabbed keyboard")
+                } else {
+                    loop.schedule(after: .milliseconds(20), grab)
+                }
             }
             grab()
         }
@@ -104,7 +120,9 @@ struct TestWindowCommand: ParsableCommand {
     private func execute(_ line: String, windows: DemoWindows, connection: XConnection) -> Bool {
         let words = line.split(separator: " ").map(String.init)
         guard let command = words.first else { return true }
-        let target = words.count > 1 ? UInt(words[1].replacingOccurrences(of: "0x", with: ""), radix: 16).map(WindowID.init) : nil
+        let target =
+            words.count > 1
+            ? UInt(words[1].replacingOccurrences(of: "0x", with: ""), radix: 16).map(WindowID.init) : nil
         switch (command, target) {
         case ("quit", _):
             return false

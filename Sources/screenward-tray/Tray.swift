@@ -40,7 +40,10 @@ final class Tray {
             }
         } catch {
             let reason = (error as? ServiceError)?.message ?? "\(error)"
-            (items, face) = ([.label(text("trayUnavailable", ["reason": String(reason.prefix(80))]))], TrayIconPainter.Face(fractionLeft: nil, text: "?"))
+            (items, face) = (
+                [.label(text("trayUnavailable", ["reason": String(reason.prefix(80))]))],
+                TrayIconPainter.Face(fractionLeft: nil, text: "?")
+            )
         }
         // The same menu is not rebuilt, nor an open one (it would close under the pointer).
         let signature = describe(items)
@@ -95,7 +98,11 @@ final class Tray {
                 } else if interval.start.timeIntervalSince(status.at) < 24 * 3600 {
                     // The next one within a day, today's or tonight's after midnight: a clock
                     // time alone names it without doubt.
-                    items.append(.label(text("trayDowntimeAhead", values.merging(["start": clock(interval.start), "end": clock(interval.end)]) { $1 })))
+                    items.append(
+                        .label(
+                            text(
+                                "trayDowntimeAhead",
+                                values.merging(["start": clock(interval.start), "end": clock(interval.end)]) { $1 })))
                 }
             }
         }
@@ -107,7 +114,9 @@ final class Tray {
             case .managed:
                 .action(name) { _ = try? connection.call(RulesMethods.ask, ExtraTimeRequest(user: nil, rule: name)) }
             default:
-                .action(text("trayFifteen", ["rule": name])) { _ = try? connection.call(RulesMethods.extraTime, ExtraTimeRequest(user: nil, rule: name)) }
+                .action(text("trayFifteen", ["rule": name])) {
+                    _ = try? connection.call(RulesMethods.extraTime, ExtraTimeRequest(user: nil, rule: name))
+                }
             }
         }
         if !more.isEmpty {
@@ -123,10 +132,13 @@ final class Tray {
                     DispatchQueue.global().async {
                         do {
                             let outcome = try connection.call(
-                                RulesMethods.guardianAction, GuardianActionRequest(user: nil, action: action), timeout: .seconds(GuardianWait.seconds))
+                                RulesMethods.guardianAction, GuardianActionRequest(user: nil, action: action),
+                                timeout: .seconds(GuardianWait.seconds))
                             notifications.send(summary: outcome.message, body: "") { _ in }
                         } catch {
-                            notifications.send(summary: (error as? ServiceError)?.message ?? "\(error)", body: "") { _ in }
+                            notifications.send(summary: (error as? ServiceError)?.message ?? "\(error)", body: "") {
+                                _ in
+                            }
                         }
                     }
                 }
@@ -140,8 +152,10 @@ final class Tray {
     private func face(_ tightest: (left: TimeInterval, allowance: TimeInterval)?) -> TrayIconPainter.Face {
         guard let tightest else { return TrayIconPainter.Face(fractionLeft: nil, text: "") }
         let left = tightest.left
-        let figure = left <= 0 ? "!" : left >= 3600 ? "\(Int(left / 3600))h" : "\(max(1, Int((left / 60).rounded(.up))))"
-        return TrayIconPainter.Face(fractionLeft: tightest.allowance > 0 ? max(0, left / tightest.allowance) : 0, text: figure)
+        let figure =
+            left <= 0 ? "!" : left >= 3600 ? "\(Int(left / 3600))h" : "\(max(1, Int((left / 60).rounded(.up))))"
+        return TrayIconPainter.Face(
+            fractionLeft: tightest.allowance > 0 ? max(0, left / tightest.allowance) : 0, text: figure)
     }
 
     private func clock(_ date: Date?) -> String {
@@ -156,11 +170,15 @@ final class Tray {
         let connection = source.connection
         var items: [TrayMenuItem] = [.label(text("trayManagedUsers"))]
         for user in try connection.call(ChildMethods.list, Empty()) {
-            let usage = try? connection.call(ChildMethods.usage, UsageQuery(user: user.name, since: "today", until: "now"))
+            let usage = try? connection.call(
+                ChildMethods.usage, UsageQuery(user: user.name, since: "today", until: "now"))
             let used = RuleTexts.span(usage?.apps.reduce(0) { $0 + $1.seconds } ?? 0)
             let status = try? connection.call(RulesMethods.status, RulesQuery(user: user.name, language: language))
             let left = status?.rules.compactMap(\.remaining).min()
-            var title = left.map { text("trayGuardianUserLeft", ["user": user.name, "used": used, "left": RuleTexts.span($0)]) }
+            var title =
+                left.map {
+                    text("trayGuardianUserLeft", ["user": user.name, "used": used, "left": RuleTexts.span($0)])
+                }
                 ?? text("trayGuardianUser", ["user": user.name, "used": used])
             if let paused = status?.pausedUntil { title += " · " + text("trayPaused", ["end": clock(paused)]) }
             let name = user.name
@@ -168,29 +186,44 @@ final class Tray {
                 .submenu(
                     title,
                     [
-                        .action(text("trayLockUser", ["user": name])) { _ = try? connection.call(ChildMethods.lock, UserName(name)) },
-                        .action(text("trayPauseUser", ["user": name])) { _ = try? connection.call(RulesMethods.pause, PauseRequest(user: name, seconds: 3600)) },
+                        .action(text("trayLockUser", ["user": name])) {
+                            _ = try? connection.call(ChildMethods.lock, UserName(name))
+                        },
+                        .action(text("trayPauseUser", ["user": name])) {
+                            _ = try? connection.call(RulesMethods.pause, PauseRequest(user: name, seconds: 3600))
+                        },
                     ]))
         }
         items += [.separator, .label(text("trayRequests"))]
-        let pending = try connection.call(RulesMethods.requests, RulesQuery(user: nil, language: language)).filter { $0.state == .pending }
+        let pending = try connection.call(RulesMethods.requests, RulesQuery(user: nil, language: language)).filter {
+            $0.state == .pending
+        }
         if pending.isEmpty { items.append(.label(text("trayNoRequests"))) }
         for request in pending {
             let user = request.user ?? "?"
             let title = text("trayRequest", ["user": user, "app": request.applicationName, "rule": request.rule])
             func answer(_ approve: Bool, _ seconds: TimeInterval?) -> @Sendable () -> Void {
-                { _ = try? connection.call(RulesMethods.answer, RequestAnswer(user: user, id: request.id, approve: approve, seconds: seconds)) }
+                {
+                    _ = try? connection.call(
+                        RulesMethods.answer,
+                        RequestAnswer(user: user, id: request.id, approve: approve, seconds: seconds))
+                }
             }
             items.append(
                 .submenu(
                     title,
                     [
-                        .action(text("trayApprove15"), answer(true, 900)), .action(text("trayApprove60"), answer(true, 3600)),
-                        .action(text("trayApproveDay"), answer(true, nil)), .separator, .action(text("trayDeny"), answer(false, nil)),
+                        .action(text("trayApprove15"), answer(true, 900)),
+                        .action(text("trayApprove60"), answer(true, 3600)),
+                        .action(text("trayApproveDay"), answer(true, nil)), .separator,
+                        .action(text("trayDeny"), answer(false, nil)),
                     ]))
             let key = "\(user)/\(request.id)"
             if announced.insert(key).inserted {
-                notifications.send(summary: text("moreTimeRequestTitle", ["user": user]), body: text("moreTimeRequestBody", ["app": request.applicationName, "rule": request.rule])) { _ in }
+                notifications.send(
+                    summary: text("moreTimeRequestTitle", ["user": user]),
+                    body: text("moreTimeRequestBody", ["app": request.applicationName, "rule": request.rule])
+                ) { _ in }
             }
         }
         return (items, TrayIconPainter.Face(fractionLeft: nil, text: pending.isEmpty ? "" : "\(pending.count)"))

@@ -33,7 +33,8 @@ struct TrayCommand: ParsableCommand {
         try ShieldToolkit.initialize(displayName: display)
         let texts = try RuleTexts.load()
         let language = ShieldDefaults.language()
-        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].map { URL(fileURLWithPath: $0) }
+        let runtime =
+            ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory
         let icons = runtime.appendingPathComponent("screenward-tray-\(getuid())", isDirectory: true)
         let source = TraySource.forThisAccount()

@@ -16,7 +16,8 @@ enum TraySource: CustomStringConvertible {
         if DaemonAddress.socketManagingThisAccount(environment: environment) != nil { return .managed }
         let path = DaemonAddress.socketPath(environment: environment)
         if FileManager.default.fileExists(atPath: path),
-            let identity = try? TrayConnection(daemon: true).call(ChildMethods.whoAmI, Empty()), identity.role == .guardian
+            let identity = try? TrayConnection(daemon: true).call(ChildMethods.whoAmI, Empty()),
+            identity.role == .guardian
         {
             return .guardian
         }
@@ -38,11 +39,15 @@ enum TraySource: CustomStringConvertible {
 struct TrayConnection {
     let daemon: Bool
 
-    func call<Request, Reply>(_ method: ServiceMethod<Request, Reply>, _ request: Request, timeout: Duration = ServiceClient.replyTimeout) throws -> Reply {
+    func call<Request, Reply>(
+        _ method: ServiceMethod<Request, Reply>, _ request: Request, timeout: Duration = ServiceClient.replyTimeout
+    ) throws -> Reply {
         let environment = ProcessInfo.processInfo.environment
-        let path = daemon ? DaemonAddress.socketPath(environment: environment) : ScreenwardHome.fromEnvironment().socketPath()
+        let path =
+            daemon ? DaemonAddress.socketPath(environment: environment) : ScreenwardHome.fromEnvironment().socketPath()
         let transport = SocketTransport(path: path, owner: daemon ? .daemon : .agent)
         defer { transport.close() }
-        return try ServiceClient(transport: transport, bundleIdentifier: RulesApp.bundleIdentifier).call(method, request, timeout: timeout)
+        return try ServiceClient(transport: transport, bundleIdentifier: RulesApp.bundleIdentifier).call(
+            method, request, timeout: timeout)
     }
 }

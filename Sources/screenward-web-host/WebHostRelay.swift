@@ -17,7 +17,8 @@ final class WebHostRelay {
 
     init(arguments: [String], browserPID: Int32) {
         browser =
-            arguments.contains { $0.hasPrefix("chrome-extension://") } ? "chromium"
+            arguments.contains { $0.hasPrefix("chrome-extension://") }
+            ? "chromium"
             : arguments.contains(BrowserInstallation.firefoxExtensionID) ? "firefox" : "an unknown browser"
         self.browserPID = browserPID
     }
@@ -28,7 +29,8 @@ final class WebHostRelay {
     }
 
     func log(_ line: String) {
-        Self.write(FileHandle.standardError, Data("screenward-web-host (\(browser), pid \(browserPID)): \(line)\n".utf8))
+        Self.write(
+            FileHandle.standardError, Data("screenward-web-host (\(browser), pid \(browserPID)): \(line)\n".utf8))
     }
 
     func run() {
@@ -40,7 +42,9 @@ final class WebHostRelay {
         let forward = { @Sendable (what: String, message: () throws -> Data) in
             do {
                 guard let framed = NativeMessaging.frame(try message()) else {
-                    return Self.write(FileHandle.standardError, Data("\(prefix): \(what) is too long for one message to the browser; dropped\n".utf8))
+                    return Self.write(
+                        FileHandle.standardError,
+                        Data("\(prefix): \(what) is too long for one message to the browser; dropped\n".utf8))
                 }
                 Self.write(FileHandle.standardOutput, framed)
             } catch {
@@ -51,10 +55,14 @@ final class WebHostRelay {
             forward("shields") { try ExtensionMessage.encodeShields(try WebHostMethods.shields.body(from: frame)) }
         }
         client.transport.setPushReceiver(forKind: WebHostMethods.shieldLook.name) { frame in
-            forward("shield look") { try ExtensionMessage.encode(kind: "shield-look", try WebHostMethods.shieldLook.body(from: frame)) }
+            forward("shield look") {
+                try ExtensionMessage.encode(kind: "shield-look", try WebHostMethods.shieldLook.body(from: frame))
+            }
         }
         client.transport.setPushReceiver(forKind: WebHostMethods.shieldClose.name) { frame in
-            forward("shield close") { try ExtensionMessage.encode(kind: "shield-close", try WebHostMethods.shieldClose.body(from: frame)) }
+            forward("shield close") {
+                try ExtensionMessage.encode(kind: "shield-close", try WebHostMethods.shieldClose.body(from: frame))
+            }
         }
         while true {
             // What the pipe holds now (`read(upToCount:)` would wait for the whole count, and a

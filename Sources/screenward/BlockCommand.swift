@@ -27,7 +27,8 @@ struct BlockCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Stop blocking applications: remove them from the blocked applications of the store screenward.cli.",
+            abstract:
+                "Stop blocking applications: remove them from the blocked applications of the store screenward.cli.",
             discussion: "An application another app's store blocks stays blocked (the command says which store).")
 
         @OptionGroup var options: ApplicationOptions

@@ -18,9 +18,11 @@ struct BrowsersCommand: ParsableCommand {
         subcommands: [Install.self, Remove.self])
 
     struct Install: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Pack the extension and install it with the policies and manifests.")
+        static let configuration = CommandConfiguration(
+            abstract: "Pack the extension and install it with the policies and manifests.")
 
-        @Option(help: "Where Screenward is installed: its programs are in PREFIX/bin, its data in PREFIX/share/screenward.")
+        @Option(
+            help: "Where Screenward is installed: its programs are in PREFIX/bin, its data in PREFIX/share/screenward.")
         var prefix: String?
 
         @Option(help: "The extension's folder (default: web-extension in Screenward's data folder).")
@@ -35,17 +37,24 @@ struct BrowsersCommand: ParsableCommand {
             let source = try extensionSource.map { URL(fileURLWithPath: $0) } ?? DataDirectory.url(of: "web-extension")
             let installation = BrowserInstallation(root: URL(fileURLWithPath: root), prefix: prefix)
             let installed = try installation.install(extensionSource: source)
-            print("Screenward's extension is installed for Chromium (ID \(installed.chromiumExtensionID)) and Firefox ESR (\(BrowserInstallation.firefoxExtensionID)):")
+            print(
+                "Screenward's extension is installed for Chromium (ID \(installed.chromiumExtensionID)) and Firefox ESR (\(BrowserInstallation.firefoxExtensionID)):"
+            )
             for file in installed.files { print("  \(file)") }
-            if !FileManager.default.isExecutableFile(atPath: URL(fileURLWithPath: root).appendingPathComponent(String(installation.hostProgram.dropFirst())).path) {
-                print("Note: \(installation.hostProgram) is not installed yet; the browsers start it for the extension.")
+            if !FileManager.default.isExecutableFile(
+                atPath: URL(fileURLWithPath: root).appendingPathComponent(String(installation.hostProgram.dropFirst()))
+                    .path)
+            {
+                print(
+                    "Note: \(installation.hostProgram) is not installed yet; the browsers start it for the extension.")
             }
             print("Browsers that are running take it when they start again.")
         }
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove the extension, its policies and manifests (the administrator's other policies stay).")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove the extension, its policies and manifests (the administrator's other policies stay).")
 
         @Option(help: "Where Screenward is installed.")
         var prefix: String?
@@ -56,14 +65,18 @@ struct BrowsersCommand: ParsableCommand {
         func run() throws {
             try requireRoot("remove")
             try BrowserInstallation(root: URL(fileURLWithPath: root), prefix: prefix ?? installedPrefix()).remove()
-            print("Screenward's extension is removed from Chromium's and Firefox's policies; browsers drop it when they start again.")
+            print(
+                "Screenward's extension is removed from Chromium's and Firefox's policies; browsers drop it when they start again."
+            )
         }
     }
 }
 
 private func requireRoot(_ verb: String) throws {
     guard geteuid() == 0 else {
-        throw ValidationError("only root can \(verb) the browsers' policies (they are the machine's, for every user): sudo screenward browsers \(verb)")
+        throw ValidationError(
+            "only root can \(verb) the browsers' policies (they are the machine's, for every user): sudo screenward browsers \(verb)"
+        )
     }
 }
 

@@ -20,7 +20,9 @@ struct ApplicationOptions: ParsableArguments {
         guard !applications.isEmpty else { throw ValidationError("name at least one application with --app ID") }
         let count = Set(applications).count
         guard count <= ManagedSettingsStore.maximumTokens else {
-            throw ValidationError("\(count) applications named; one settings store lists at most \(ManagedSettingsStore.maximumTokens) applications")
+            throw ValidationError(
+                "\(count) applications named; one settings store lists at most \(ManagedSettingsStore.maximumTokens) applications"
+            )
         }
     }
 
@@ -40,7 +42,9 @@ enum CLIList {
 
     var participle: String { self == .shielded ? "shielded" : "blocked" }
     var rule: ShieldListing.Reason.Rule { self == .shielded ? .listed : .blocked }
-    var removeCommand: String { self == .shielded ? "screenward shield remove --app ID" : "screenward block remove --app ID" }
+    var removeCommand: String {
+        self == .shielded ? "screenward shield remove --app ID" : "screenward block remove --app ID"
+    }
 }
 
 /// The store `screenward.cli` of the client `org.screenward.cli`, through the agent.
@@ -147,7 +151,9 @@ struct CLIStore {
             guard let listing else { return head }
             let others = (listing.applications.first { $0.id == id }?.reasons ?? [])
                 .filter { !Self.isCLIStore($0) && ($0.rule == .blocked) == (list == .blocked) }
-            guard !others.isEmpty else { return head + "; no other store \(list == .shielded ? "shields" : "blocks") it either" }
+            guard !others.isEmpty else {
+                return head + "; no other store \(list == .shielded ? "shields" : "blocks") it either"
+            }
             return head + "; it is \(list.participle) by " + others.map(ShieldsCommand.describe).joined(separator: ", ")
                 + "; only that app can lift it"
         }
@@ -158,7 +164,8 @@ struct CLIStore {
     func printState(of list: CLIList) {
         guard let listing = listing() else {
             if let count = try? applications(in: list).count {
-                print("\(ShieldCommand.storeName) lists \(count) \(list.participle) application\(count == 1 ? "" : "s").")
+                print(
+                    "\(ShieldCommand.storeName) lists \(count) \(list.participle) application\(count == 1 ? "" : "s").")
             }
             return
         }

@@ -24,7 +24,10 @@ struct ChildCommand: ParsableCommand {
             let connection = DaemonConnection()
             defer { connection.close() }
             let locked = try connection.call(ChildMethods.lock, UserName(user))
-            print(locked == 0 ? "\(user) has no session to lock." : "Locked \(locked) session\(locked == 1 ? "" : "s") of \(user).")
+            print(
+                locked == 0
+                    ? "\(user) has no session to lock."
+                    : "Locked \(locked) session\(locked == 1 ? "" : "s") of \(user).")
         }
     }
 
@@ -70,10 +73,13 @@ struct ChildCommand: ParsableCommand {
                 return
             }
             let width = max(4, users.map(\.name.count).max() ?? 0)
-            print("User".padding(toLength: width, withPad: " ", startingAt: 0) + "  uid    managed since              by")
+            print(
+                "User".padding(toLength: width, withPad: " ", startingAt: 0) + "  uid    managed since              by")
             for user in users {
                 let uid = String(user.uid).padding(toLength: 5, withPad: " ", startingAt: 0)
-                print("\(user.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(uid)  \(iso8601(user.since))  \(user.addedBy)")
+                print(
+                    "\(user.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(uid)  \(iso8601(user.since))  \(user.addedBy)"
+                )
             }
         }
     }
@@ -96,7 +102,9 @@ struct ChildCommand: ParsableCommand {
             // One column for the kinds, as wide as the longest (never cut: "shield-tampered").
             let width = max(14, events.map(\.kind.rawValue.count).max() ?? 0)
             for event in events {
-                print("\(iso8601(event.at))  \(event.kind.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  \(event.detail)")
+                print(
+                    "\(iso8601(event.at))  \(event.kind.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  \(event.detail)"
+                )
             }
         }
     }

@@ -39,7 +39,8 @@ struct ExtensionsCommand: ParsableCommand {
             // A run is still going only while the agent that started it runs.
             let agentRuns = AgentLock.isHeld(in: home)
             let open = Set(recent.filter { $0.outcome == nil && agentRuns }.map { "\($0.client) \($0.point)" })
-            listing = ExtensionsListing(installed: Array(installed.values), skipped: problems.map(\.description), runs: recent, running: open)
+            listing = ExtensionsListing(
+                installed: Array(installed.values), skipped: problems.map(\.description), runs: recent, running: open)
         }
         if json { return try printJSON(listing) }
         if listing.apps.isEmpty { print("No apps are installed (docs/extensions.md says how).") }
@@ -55,7 +56,9 @@ struct ExtensionsCommand: ParsableCommand {
         if !listing.runs.isEmpty {
             print("\nRecent runs:")
             for run in listing.runs {
-                print("  \(run.started)  \(run.app) \(run.point)\(run.pid.map { " pid \($0)" } ?? "")  \(run.outcome ?? "running")  \(run.detail)")
+                print(
+                    "  \(run.started)  \(run.app) \(run.point)\(run.pid.map { " pid \($0)" } ?? "")  \(run.outcome ?? "running")  \(run.detail)"
+                )
             }
         }
     }

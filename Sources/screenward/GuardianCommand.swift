@@ -34,9 +34,13 @@ struct GuardianCommand: ParsableCommand {
             defer { connection.close() }
             let enrollment = try connection.call(ChildMethods.enrollGuardian, Empty())
             if enrollment.replaced {
-                print("This replaces \(enrollment.guardian)'s earlier authenticator secret: its codes no longer work. Remove its old entry from your app.")
+                print(
+                    "This replaces \(enrollment.guardian)'s earlier authenticator secret: its codes no longer work. Remove its old entry from your app."
+                )
             }
-            print("Scan this with your authenticator app (Aegis, FreeOTP, Google Authenticator, 2FAS…) to add Screenward for \(enrollment.guardian):")
+            print(
+                "Scan this with your authenticator app (Aegis, FreeOTP, Google Authenticator, 2FAS…) to add Screenward for \(enrollment.guardian):"
+            )
             do {
                 print(try QRCode.terminalDrawing(of: enrollment.uri), terminator: "")
             } catch {
@@ -45,7 +49,9 @@ struct GuardianCommand: ParsableCommand {
             print("Or type it in (time-based, SHA-1, 6 digits, 30 seconds):")
             print("  Secret: \(enrollment.secret)")
             print("  URI: \(enrollment.uri)")
-            print("This is shown once: keep it to yourself. At a child's desk, choose \(enrollment.guardian) and type the code the app shows.")
+            print(
+                "This is shown once: keep it to yourself. At a child's desk, choose \(enrollment.guardian) and type the code the app shows."
+            )
         }
     }
 
@@ -58,7 +64,9 @@ struct GuardianCommand: ParsableCommand {
             defer { connection.close() }
             let who = try connection.call(ChildMethods.whoAmI, Empty()).user
             if try connection.call(ChildMethods.unenrollGuardian, Empty()) {
-                print("\(who)'s authenticator secret is forgotten: its codes no longer approve anything. Remove Screenward from your app.")
+                print(
+                    "\(who)'s authenticator secret is forgotten: its codes no longer approve anything. Remove Screenward from your app."
+                )
             } else {
                 print("\(who) had no authenticator set up.")
             }
@@ -73,10 +81,15 @@ enum QRCode {
     }
 
     static func terminalDrawing(of text: String) throws -> String {
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/qrencode" }
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map {
+            "\($0)/qrencode"
+        }
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let path else {
-            throw Unavailable(description: "cannot draw the QR code: the program qrencode is not installed (Debian package qrencode: `apt-get install qrencode`)")
+            throw Unavailable(
+                description:
+                    "cannot draw the QR code: the program qrencode is not installed (Debian package qrencode: `apt-get install qrencode`)"
+            )
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
@@ -99,7 +112,10 @@ enum QRCode {
         let problem = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw Unavailable(description: "qrencode failed (\(String(decoding: problem, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))")
+            throw Unavailable(
+                description:
+                    "qrencode failed (\(String(decoding: problem, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))"
+            )
         }
         return String(decoding: drawing, as: UTF8.self)
     }

@@ -7,7 +7,8 @@ import GLibRuntime
 /// in) to warn them of their rules.
 struct NotifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "notify", abstract: "Show a desktop notification (the system daemon's warnings to a managed user).",
+        commandName: "notify",
+        abstract: "Show a desktop notification (the system daemon's warnings to a managed user).",
         shouldDisplay: false)
 
     @Option(help: "The notification's summary.") var summary: String

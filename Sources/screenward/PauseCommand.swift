@@ -7,12 +7,15 @@ struct PauseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pause", abstract: "Pause every limit and downtime for a while (a managed user's: guardians).")
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("How long: 1h, 30m.", valueName: "duration")) var duration = "1h"
+    @Option(name: .customLong("for"), help: ArgumentHelp("How long: 1h, 30m.", valueName: "duration")) var duration =
+        "1h"
     @OptionGroup var options: RulesOptions
 
     func run() throws {
         let seconds: TimeInterval
-        do { seconds = try RuleText.duration(duration, what: "pause") } catch let invalid as RuleText.Invalid { throw ValidationError(invalid.description) }
+        do { seconds = try RuleText.duration(duration, what: "pause") } catch let invalid as RuleText.Invalid {
+            throw ValidationError(invalid.description)
+        }
         try options.change(RulesMethods.pause, PauseRequest(user: options.user, seconds: seconds))
     }
 }

@@ -7,7 +7,8 @@ import Foundation
 struct PickCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pick",
-        abstract: "Choose applications and categories for an app in the activity picker; print its FamilyActivitySelection.",
+        abstract:
+            "Choose applications and categories for an app in the activity picker; print its FamilyActivitySelection.",
         discussion: """
             Opens the activity picker (a dialog: search, categories with their applications, a box to \
             take a whole category) as the app named, which must be authorised like for `select`. Done \
@@ -19,7 +20,9 @@ struct PickCommand: ParsableCommand {
 
     /// Everything after `pick`, for screenward-picker as it is: one definition of the options
     /// (`screenward-picker --help` lists them), and "the same arguments" by construction.
-    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("--for BUNDLE-ID [--output FILE] [--current FILE] [--header TEXT]", valueName: "options"))
+    @Argument(
+        parsing: .captureForPassthrough,
+        help: ArgumentHelp("--for BUNDLE-ID [--output FILE] [--current FILE] [--header TEXT]", valueName: "options"))
     var arguments: [String] = []
 
     func run() throws {

@@ -18,7 +18,9 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws {
         guard let program = Self.reportProgram() else {
-            throw ValidationError("screenward-report is not installed (looked beside this program and on PATH): install Screenward with scripts/install.sh")
+            throw ValidationError(
+                "screenward-report is not installed (looked beside this program and on PATH): install Screenward with scripts/install.sh"
+            )
         }
         try SiblingProgram.run(URL(fileURLWithPath: program), options)
     }
@@ -26,8 +28,11 @@ struct ReportCommand: ParsableCommand {
     /// Beside this program first (a build folder, /usr/local/bin), then on PATH.
     static func reportProgram() -> String? {
         let name = "screenward-report"
-        let beside = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent(name).path
+        let beside = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent(name).path
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin"
-        return ([beside] + path.split(separator: ":").map { "\($0)/\(name)" }).first { FileManager.default.isExecutableFile(atPath: $0) }
+        return ([beside] + path.split(separator: ":").map { "\($0)/\(name)" }).first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 }

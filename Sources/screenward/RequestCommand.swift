@@ -22,40 +22,52 @@ struct RequestCommand: ParsableCommand {
                 if let user, user != parts[0] { throw ValidationError("\(id) is \(parts[0])'s request, not \(user)'s") }
                 return (String(parts[0]), number)
             }
-            guard let number = Int64(id), let user else { throw ValidationError("write the request as USER/N (from `screenward request list`), or N with --user USER") }
+            guard let number = Int64(id), let user else {
+                throw ValidationError(
+                    "write the request as USER/N (from `screenward request list`), or N with --user USER")
+            }
             return (user, number)
         }
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List pending requests and today's answers (every managed user's, or one's).")
+        static let configuration = CommandConfiguration(
+            abstract: "List pending requests and today's answers (every managed user's, or one's).")
         @Option(help: "One managed user's.") var user: String?
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
-            let requests = try RulesConnection(daemonOnly: true).call(RulesMethods.requests, RulesQuery(user: user, language: ShieldDefaults.language()))
+            let requests = try RulesConnection(daemonOnly: true).call(
+                RulesMethods.requests, RulesQuery(user: user, language: ShieldDefaults.language()))
             if json { return try printJSON(requests) }
             guard !requests.isEmpty else { return print("No requests today.") }
             for request in requests {
                 let who = request.user ?? user ?? "you"
-                var line = "\(who)/\(request.id)  \(request.applicationName) on \(request.rule), asked \(iso8601(request.askedAt)): \(request.state.rawValue)"
+                var line =
+                    "\(who)/\(request.id)  \(request.applicationName) on \(request.rule), asked \(iso8601(request.askedAt)): \(request.state.rawValue)"
                 if let by = request.answeredBy { line += " by \(by)" }
-                if request.state == .approved { line += request.grantedSeconds.map { " (\(Int($0 / 60)) min)" } ?? " (rest of the day)" }
+                if request.state == .approved {
+                    line += request.grantedSeconds.map { " (\(Int($0 / 60)) min)" } ?? " (rest of the day)"
+                }
                 print(line)
             }
         }
     }
 
     struct Approve: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Give more time for the rest of today's limit (or downtime).")
+        static let configuration = CommandConfiguration(
+            abstract: "Give more time for the rest of today's limit (or downtime).")
         @OptionGroup var reference: Reference
         @Option(help: "Minutes to give (default 15).") var minutes: Int?
-        @Flag(name: .customLong("rest-of-day"), help: "No limit for the rest of the day (or of the downtime).") var restOfDay = false
+        @Flag(name: .customLong("rest-of-day"), help: "No limit for the rest of the day (or of the downtime).")
+        var restOfDay = false
         /// Tests and demonstrations give seconds.
         @Option(help: ArgumentHelp("Seconds to give.", visibility: .hidden)) var seconds: Int?
 
         func validate() throws {
-            if [restOfDay, minutes != nil, seconds != nil].filter({ $0 }).count > 1 { throw ValidationError("give one of --minutes and --rest-of-day") }
+            if [restOfDay, minutes != nil, seconds != nil].filter({ $0 }).count > 1 {
+                throw ValidationError("give one of --minutes and --rest-of-day")
+            }
             if let seconds, !(1...86_400).contains(seconds) { throw ValidationError("--seconds must be 1 to 86400") }
             if let minutes, !(1...1440).contains(minutes) { throw ValidationError("--minutes must be 1 to 1440") }
         }
@@ -75,7 +87,9 @@ struct RequestCommand: ParsableCommand {
 
         func run() throws {
             let (user, number) = try reference.resolved()
-            printOutcome(try RulesConnection(daemonOnly: true).call(RulesMethods.answer, RequestAnswer(user: user, id: number, approve: false, seconds: nil)))
+            printOutcome(
+                try RulesConnection(daemonOnly: true).call(
+                    RulesMethods.answer, RequestAnswer(user: user, id: number, approve: false, seconds: nil)))
         }
     }
 }

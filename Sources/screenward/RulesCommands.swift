@@ -12,7 +12,9 @@ struct RulesConnection {
 
     /// `daemonOnly`: requests for more time are a managed user's, kept by the daemon.
     init(user: String? = nil, daemonOnly: Bool = false) {
-        if daemonOnly || user != nil || DaemonAddress.socketManagingThisAccount(environment: ProcessInfo.processInfo.environment) != nil {
+        if daemonOnly || user != nil
+            || DaemonAddress.socketManagingThisAccount(environment: ProcessInfo.processInfo.environment) != nil
+        {
             daemon = DaemonConnection()
             agent = nil
         } else {
@@ -53,10 +55,14 @@ struct RuleTiming: ParsableArguments {
 
     @Option(
         name: .customLong("locked-for"),
-        help: ArgumentHelp("Bind your own rule: relaxing or removing it takes effect only this long after you ask (1h, 2d is 48h).", valueName: "duration"))
+        help: ArgumentHelp(
+            "Bind your own rule: relaxing or removing it takes effect only this long after you ask (1h, 2d is 48h).",
+            valueName: "duration"))
     var lockedFor: String?
 
-    @Option(name: .customLong("extra-time"), help: ArgumentHelp("How often a day \"15 more minutes\" may be taken (your own rules).", valueName: "count"))
+    @Option(
+        name: .customLong("extra-time"),
+        help: ArgumentHelp("How often a day \"15 more minutes\" may be taken (your own rules).", valueName: "count"))
     var extraTimePerDay = Rule.defaultExtraTimePerDay
 
     func parsed() throws -> (Weekdays, TimeInterval?) {
@@ -69,7 +75,9 @@ struct RuleTiming: ParsableArguments {
 }
 
 func parseRuleName(_ text: String) throws -> String {
-    do { return try RuleText.name(text) } catch let invalid as RuleText.Invalid { throw ValidationError(invalid.description) }
+    do { return try RuleText.name(text) } catch let invalid as RuleText.Invalid {
+        throw ValidationError(invalid.description)
+    }
 }
 
 func printOutcome(_ outcome: RuleOutcome) {
@@ -94,15 +102,20 @@ struct LimitCommand: ParsableCommand {
         @Argument(help: "The limit's name.") var name: String
 
         func run() throws {
-            printOutcome(try RulesConnection(user: nil).call(RulesMethods.extraTime, ExtraTimeRequest(user: nil, rule: name)))
+            printOutcome(
+                try RulesConnection(user: nil).call(RulesMethods.extraTime, ExtraTimeRequest(user: nil, rule: name)))
         }
     }
 
     struct Items: ParsableArguments {
-        @Option(name: .customLong("app"), help: ArgumentHelp("An application id, as `screenward usage` shows it (repeatable).", valueName: "id"))
+        @Option(
+            name: .customLong("app"),
+            help: ArgumentHelp("An application id, as `screenward usage` shows it (repeatable).", valueName: "id"))
         var applications: [String] = []
 
-        @Option(name: .customLong("category"), help: ArgumentHelp("A category id: Game, Social, AudioVideo, … (repeatable).", valueName: "id"))
+        @Option(
+            name: .customLong("category"),
+            help: ArgumentHelp("A category id: Game, Social, AudioVideo, … (repeatable).", valueName: "id"))
         var categories: [String] = []
 
         @Option(
@@ -120,8 +133,12 @@ struct LimitCommand: ParsableCommand {
 
         func items() throws -> RuleItems {
             var seen: Set<String> = []
-            var items = RuleItems(applications: applications.filter { seen.insert($0).inserted }, categories: categories.filter { seen.insert($0).inserted })
-            for domain in try registrableDomains(websites) where seen.insert(domain).inserted { items.websites.append(domain) }
+            var items = RuleItems(
+                applications: applications.filter { seen.insert($0).inserted },
+                categories: categories.filter { seen.insert($0).inserted })
+            for domain in try registrableDomains(websites) where seen.insert(domain).inserted {
+                items.websites.append(domain)
+            }
             if let selection {
                 let data: Data
                 do { data = try Data(contentsOf: URL(fileURLWithPath: selection)) } catch {
@@ -134,7 +151,10 @@ struct LimitCommand: ParsableCommand {
                 items.applicationTokens = decoded.applicationTokens.map(\.opaqueValue).sorted()
                 items.categoryTokens = decoded.categoryTokens.map(\.opaqueValue).sorted()
             }
-            guard !items.isEmpty else { throw ValidationError("name what the limit counts: --app ID, --category ID, --site DOMAIN or --selection FILE") }
+            guard !items.isEmpty else {
+                throw ValidationError(
+                    "name what the limit counts: --app ID, --category ID, --site DOMAIN or --selection FILE")
+            }
             return items
         }
     }
@@ -144,7 +164,8 @@ struct LimitCommand: ParsableCommand {
 
         @Argument(help: "The limit's name (Games, Social media).") var name: String
         @OptionGroup var items: Items
-        @Option(help: ArgumentHelp("The time allowed each day: 1h, 90m, 1h30m.", valueName: "duration")) var daily: String
+        @Option(help: ArgumentHelp("The time allowed each day: 1h, 90m, 1h30m.", valueName: "duration")) var daily:
+            String
         @OptionGroup var timing: RuleTiming
         @OptionGroup var options: RulesOptions
 
@@ -156,7 +177,8 @@ struct LimitCommand: ParsableCommand {
 
     struct Change: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Replace a limit's definition.", discussion: "Tightening takes effect at once; relaxing a locked limit waits for its delay.")
+            abstract: "Replace a limit's definition.",
+            discussion: "Tightening takes effect at once; relaxing a locked limit waits for its delay.")
 
         @Argument(help: "The limit's name.") var name: String
         @OptionGroup var items: Items
@@ -177,7 +199,9 @@ struct LimitCommand: ParsableCommand {
             throw ValidationError(invalid.description)
         }
         let (days, lock) = try timing.parsed()
-        let rule = Rule.limit(name, items: try items.items(), daily: seconds, days: days, lockedFor: lock, extraTimePerDay: timing.extraTimePerDay)
+        let rule = Rule.limit(
+            name, items: try items.items(), daily: seconds, days: days, lockedFor: lock,
+            extraTimePerDay: timing.extraTimePerDay)
         if let problem = rule.problem { throw ValidationError(problem) }
         return rule
     }
@@ -193,7 +217,8 @@ struct LimitCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a daily limit (a locked one after its delay).")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a daily limit (a locked one after its delay).")
         @Argument(help: "The limit's name.") var name: String
         @OptionGroup var options: RulesOptions
 
@@ -209,33 +234,42 @@ struct DowntimeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "downtime",
         abstract: "Downtime: times when only always-allowed applications may be used.",
-        discussion: "Every application but the always-allowed ones (`screenward allow`) is shielded during downtime; a warning comes 5 minutes and 1 minute before it starts.",
+        discussion:
+            "Every application but the always-allowed ones (`screenward allow`) is shielded during downtime; a warning comes 5 minutes and 1 minute before it starts.",
         subcommands: [Add.self, Change.self, List.self, Remove.self, More.self])
 
     struct More: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Take 15 more minutes of one application in your own downtime (as often as the downtime allows; recorded).")
+            abstract:
+                "Take 15 more minutes of one application in your own downtime (as often as the downtime allows; recorded)."
+        )
         @Argument(help: "The downtime's name.") var name: String
-        @Option(name: .customLong("app"), help: ArgumentHelp("The application the minutes are for.", valueName: "id")) var application: String
+        @Option(name: .customLong("app"), help: ArgumentHelp("The application the minutes are for.", valueName: "id"))
+        var application: String
 
         func run() throws {
             printOutcome(
-                try RulesConnection(user: nil).call(RulesMethods.extraTime, ExtraTimeRequest(user: nil, rule: name, application: application)))
+                try RulesConnection(user: nil).call(
+                    RulesMethods.extraTime, ExtraTimeRequest(user: nil, rule: name, application: application)))
         }
     }
 
     struct Window: ParsableArguments {
         @Option(help: ArgumentHelp("When it starts (24-hour clock).", valueName: "HH:MM")) var from: String
-        @Option(help: ArgumentHelp("When it ends (the next day when earlier than the start).", valueName: "HH:MM")) var to: String
+        @Option(help: ArgumentHelp("When it ends (the next day when earlier than the start).", valueName: "HH:MM"))
+        var to: String
 
         func rule(name: String, timing: RuleTiming) throws -> Rule {
             let name = try parseRuleName(name)
             let (start, end): (TimeOfDay, TimeOfDay)
-            do { (start, end) = (try RuleText.timeOfDay(from), try RuleText.timeOfDay(to)) } catch let invalid as RuleText.Invalid {
+            do { (start, end) = (try RuleText.timeOfDay(from), try RuleText.timeOfDay(to)) } catch let invalid
+                as RuleText.Invalid
+            {
                 throw ValidationError(invalid.description)
             }
             let (days, lock) = try timing.parsed()
-            let rule = Rule.downtime(name, from: start, to: end, days: days, lockedFor: lock, extraTimePerDay: timing.extraTimePerDay)
+            let rule = Rule.downtime(
+                name, from: start, to: end, days: days, lockedFor: lock, extraTimePerDay: timing.extraTimePerDay)
             if let problem = rule.problem { throw ValidationError(problem) }
             return rule
         }
@@ -256,7 +290,8 @@ struct DowntimeCommand: ParsableCommand {
 
     struct Change: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Replace a downtime's times.", discussion: "Lengthening takes effect at once; shortening a locked downtime waits for its delay.")
+            abstract: "Replace a downtime's times.",
+            discussion: "Lengthening takes effect at once; shortening a locked downtime waits for its delay.")
         @Argument(help: "The downtime's name.") var name: String
         @OptionGroup var window: Window
         @OptionGroup var timing: RuleTiming
@@ -295,7 +330,9 @@ func registrableDomains(_ names: [String]) throws -> [String] {
     let addresses: WebAddresses
     do { addresses = WebAddresses(suffixes: try PublicSuffixList.load()) } catch { throw ValidationError("\(error)") }
     return try names.map { name in
-        do { return try addresses.website(named: name).domain } catch { throw ValidationError("--site \(name): \(error)") }
+        do { return try addresses.website(named: name).domain } catch {
+            throw ValidationError("--site \(name): \(error)")
+        }
     }
 }
 
@@ -313,19 +350,25 @@ struct AllowCommand: ParsableCommand {
         subcommands: [Add.self, List.self, Remove.self], defaultSubcommand: Add.self)
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Always allow applications (while a rule is locked, after its delay).")
+        static let configuration = CommandConfiguration(
+            abstract: "Always allow applications (while a rule is locked, after its delay).")
         @Argument(help: "Application ids, as `screenward usage` shows them.") var applications: [String] = []
-        @Option(name: .customLong("site"), help: ArgumentHelp("A website (its registrable domain counts: repeatable).", valueName: "domain"))
+        @Option(
+            name: .customLong("site"),
+            help: ArgumentHelp("A website (its registrable domain counts: repeatable).", valueName: "domain"))
         var websites: [String] = []
         @OptionGroup var options: RulesOptions
 
         func validate() throws {
-            guard !applications.isEmpty || !websites.isEmpty else { throw ValidationError("name at least one application id or --site") }
+            guard !applications.isEmpty || !websites.isEmpty else {
+                throw ValidationError("name at least one application id or --site")
+            }
         }
 
         func run() throws {
             let sites = try registrableDomains(websites).map { AllowedApplication.sitePrefix + $0 }
-            try options.change(RulesMethods.allow, AllowanceEdit(user: options.user, applications: applications + sites))
+            try options.change(
+                RulesMethods.allow, AllowanceEdit(user: options.user, applications: applications + sites))
         }
     }
 
@@ -335,11 +378,13 @@ struct AllowCommand: ParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
-            let listing = try RulesConnection(user: options.user).call(RulesMethods.list, RulesQuery(user: options.user, language: ShieldDefaults.language()))
+            let listing = try RulesConnection(user: options.user).call(
+                RulesMethods.list, RulesQuery(user: options.user, language: ShieldDefaults.language()))
             if json { return try printJSON(listing.allowed) }
             guard !listing.allowed.isEmpty else { return print("No application or website is always allowed.") }
             for allowed in listing.allowed {
-                let waiting = allowed.effectiveAt > Date() ? "  (from \(iso8601(allowed.effectiveAt)): a rule is locked)" : ""
+                let waiting =
+                    allowed.effectiveAt > Date() ? "  (from \(iso8601(allowed.effectiveAt)): a rule is locked)" : ""
                 print("\(allowed.id)  \(listing.allowedNames[allowed.id] ?? "")\(waiting)")
             }
         }
@@ -353,12 +398,15 @@ struct AllowCommand: ParsableCommand {
         @OptionGroup var options: RulesOptions
 
         func validate() throws {
-            guard !applications.isEmpty || !websites.isEmpty else { throw ValidationError("name at least one application id or --site") }
+            guard !applications.isEmpty || !websites.isEmpty else {
+                throw ValidationError("name at least one application id or --site")
+            }
         }
 
         func run() throws {
             let sites = try registrableDomains(websites).map { AllowedApplication.sitePrefix + $0 }
-            try options.change(RulesMethods.disallow, AllowanceEdit(user: options.user, applications: applications + sites))
+            try options.change(
+                RulesMethods.disallow, AllowanceEdit(user: options.user, applications: applications + sites))
         }
     }
 }
@@ -366,7 +414,8 @@ struct AllowCommand: ParsableCommand {
 // MARK: Listing
 
 func listRules(_ kind: Rule.Kind, options: RulesOptions, json: Bool) throws {
-    let listing = try RulesConnection(user: options.user).call(RulesMethods.list, RulesQuery(user: options.user, language: ShieldDefaults.language()))
+    let listing = try RulesConnection(user: options.user).call(
+        RulesMethods.list, RulesQuery(user: options.user, language: ShieldDefaults.language()))
     let entries = listing.rules.filter { $0.rule.kind == kind }
     if json { return try printJSON(entries) }
     guard !entries.isEmpty else { return print(kind == .limit ? "No daily limits." : "No downtime.") }
@@ -375,14 +424,17 @@ func listRules(_ kind: Rule.Kind, options: RulesOptions, json: Bool) throws {
         var line: String
         switch kind {
         case .limit:
-            line = "\(rule.name): \(RuleText.duration(rule.daily ?? 0)) a day of \(entry.itemNames.joined(separator: ", "))"
+            line =
+                "\(rule.name): \(RuleText.duration(rule.daily ?? 0)) a day of \(entry.itemNames.joined(separator: ", "))"
         case .downtime:
             line = "\(rule.name): \(rule.from?.description ?? "?") to \(rule.to?.description ?? "?")"
         }
         line += rule.days.isEvery ? ", every day" : ", \(rule.days)"
         if let lock = rule.lockedFor { line += ", locked for \(RuleText.duration(lock))" }
         if let pending = entry.pending {
-            line += pending.rule == nil ? " (removed at \(iso8601(pending.effectiveAt)))" : " (relaxed at \(iso8601(pending.effectiveAt)))"
+            line +=
+                pending.rule == nil
+                ? " (removed at \(iso8601(pending.effectiveAt)))" : " (relaxed at \(iso8601(pending.effectiveAt)))"
         }
         print(line)
     }

@@ -21,8 +21,10 @@ struct ScreenwardCommand: ParsableCommand {
             which change the command line's own settings store through the agent.
             """,
         subcommands: [
-            UsageCommand.self, ReportCommand.self, StatusCommand.self, ShieldsCommand.self, ShieldCommand.self, BlockCommand.self, SelectCommand.self, PickCommand.self,
-            LimitCommand.self, DowntimeCommand.self, AllowCommand.self, PauseCommand.self, RequestCommand.self, ChildCommand.self, GuardianCommand.self, ExtensionsCommand.self, NotifyCommand.self,
+            UsageCommand.self, ReportCommand.self, StatusCommand.self, ShieldsCommand.self, ShieldCommand.self,
+            BlockCommand.self, SelectCommand.self, PickCommand.self,
+            LimitCommand.self, DowntimeCommand.self, AllowCommand.self, PauseCommand.self, RequestCommand.self,
+            ChildCommand.self, GuardianCommand.self, ExtensionsCommand.self, NotifyCommand.self,
             BrowsersCommand.self,
         ])
 }

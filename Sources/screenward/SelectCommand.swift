@@ -19,7 +19,9 @@ struct SelectCommand: ParsableCommand {
             the output with JSONDecoder as a FamilyActivitySelection.
             """)
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("The bundle identifier of the app the tokens are for.", valueName: "bundle-id"))
+    @Option(
+        name: .customLong("for"),
+        help: ArgumentHelp("The bundle identifier of the app the tokens are for.", valueName: "bundle-id"))
     var bundleIdentifier: String
 
     @Option(name: .customLong("app"), help: ArgumentHelp("An application id (repeatable).", valueName: "id"))
@@ -47,7 +49,8 @@ struct SelectCommand: ParsableCommand {
 
     var request: SelectionRequest {
         SelectionRequest(
-            applications: applications, categories: categories, webDomains: webDomains, includeEntireCategory: includeEntireCategory)
+            applications: applications, categories: categories, webDomains: webDomains,
+            includeEntireCategory: includeEntireCategory)
     }
 
     func run() throws {

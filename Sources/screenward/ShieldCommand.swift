@@ -31,7 +31,8 @@ struct ShieldCommand: ParsableCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Shield applications: add them to the store screenward.cli.",
-            discussion: "Applications the store already shields stay shielded; the command prints what the store shields now.")
+            discussion:
+                "Applications the store already shields stay shielded; the command prints what the store shields now.")
 
         @OptionGroup var options: ApplicationOptions
 

@@ -30,7 +30,8 @@ struct ShieldsCommand: ParsableCommand {
         if managed {
             let daemon = DaemonConnection()
             defer { daemon.close() }
-            listing = try daemon.call(ChildMethods.shields, ShieldQuery(user: user, language: ShieldListing.language(fromEnvironment: env)))
+            listing = try daemon.call(
+                ChildMethods.shields, ShieldQuery(user: user, language: ShieldListing.language(fromEnvironment: env)))
         } else {
             listing = try loadShieldListing(home: home, environment: env)
         }
@@ -43,7 +44,9 @@ struct ShieldsCommand: ParsableCommand {
             output.covered = covered
             try printJSON(output)
         } else if !hasSecret {
-            print("Nothing can be shielded yet: there is no device secret (\(home.deviceSecretURL.path)); the agent creates it on its first run.")
+            print(
+                "Nothing can be shielded yet: there is no device secret (\(home.deviceSecretURL.path)); the agent creates it on its first run."
+            )
         } else {
             printTable(listing)
             printCovered(covered)
@@ -58,7 +61,8 @@ struct ShieldsCommand: ParsableCommand {
         do {
             return try agent.call(PresenterMethods.covered, Empty())
         } catch {
-            FileHandle.standardError.write(Data("Warning: could not ask the agent which windows it covers: \(error)\n".utf8))
+            FileHandle.standardError.write(
+                Data("Warning: could not ask the agent which windows it covers: \(error)\n".utf8))
             return nil
         }
     }
@@ -79,7 +83,10 @@ struct ShieldsCommand: ParsableCommand {
             return
         }
         var first = true
-        for (title, items) in [("Applications", listing.applications), ("Categories", listing.categories), ("Web domains", listing.webDomains)]
+        for (title, items) in [
+            ("Applications", listing.applications), ("Categories", listing.categories),
+            ("Web domains", listing.webDomains),
+        ]
         where !items.isEmpty {
             if !first { print("") }
             first = false
@@ -90,7 +97,8 @@ struct ShieldsCommand: ParsableCommand {
             let idWidth = min(40, items.map { $0.isKnown ? $0.id.count : 0 }.max() ?? 0)
             for item in items {
                 let columns = [pad(item.name, nameWidth)] + (showID ? [pad(item.isKnown ? item.id : "", idWidth)] : [])
-                print("  \(columns.joined(separator: "  "))  \(item.reasons.map(Self.describe).joined(separator: ", "))")
+                print(
+                    "  \(columns.joined(separator: "  "))  \(item.reasons.map(Self.describe).joined(separator: ", "))")
             }
         }
     }
@@ -103,14 +111,16 @@ struct ShieldsCommand: ParsableCommand {
     /// Terminal columns: East Asian wide characters (Hangul, CJK, full-width forms) take two.
     private func displayWidth(_ text: String) -> Int {
         text.reduce(0) { width, character in
-            let wide = character.unicodeScalars.first.map { scalar in
-                switch scalar.value {
-                case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
-                    0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x20000...0x3FFFD:
-                    true
-                default: false
-                }
-            } ?? false
+            let wide =
+                character.unicodeScalars.first.map { scalar in
+                    switch scalar.value {
+                    case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F,
+                        0xFF00...0xFF60,
+                        0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x20000...0x3FFFD:
+                        true
+                    default: false
+                    }
+                } ?? false
             return width + (wide ? 2 : 1)
         }
     }
@@ -131,14 +141,17 @@ struct ShieldsCommand: ParsableCommand {
 /// What is shielded now and why, read from the ledger (empty before the agent's first run).
 func loadShieldListing(home: ScreenwardHome, environment env: [String: String]) throws -> ShieldListing {
     // The ledger first: a damaged one is reported even before the agent's first run made a secret.
-    guard let ledger = try openLedgerIfPresent(home), FileManager.default.fileExists(atPath: home.deviceSecretURL.path) else {
+    guard let ledger = try openLedgerIfPresent(home), FileManager.default.fileExists(atPath: home.deviceSecretURL.path)
+    else {
         return ShieldListing()
     }
     let secret = try DeviceSecret.loadOrCreate(at: home.deviceSecretURL)
     let (catalog, _) = ApplicationCatalog.loadFromEnvironment(env)
-    let directory = ItemDirectory(minter: TokenMinter(secret: secret), catalog: catalog, categories: try DataDirectory.categoryTable())
+    let directory = ItemDirectory(
+        minter: TokenMinter(secret: secret), catalog: catalog, categories: try DataDirectory.categoryTable())
     do {
-        return try ShieldListing.load(from: ledger, directory: directory, language: ShieldListing.language(fromEnvironment: env))
+        return try ShieldListing.load(
+            from: ledger, directory: directory, language: ShieldListing.language(fromEnvironment: env))
     } catch let error as LedgerError {
         throw error
     } catch {
@@ -197,7 +210,9 @@ struct ShieldsJSON: Encodable {
                 Item(
                     id: item.id, name: item.name, kind: item.kind.rawValue, token: item.token, known: item.isKnown,
                     reasons: item.reasons.map {
-                        Reason(app: $0.app, store: $0.store, rule: $0.rule.rawValue, category: $0.category, categoryName: $0.categoryName)
+                        Reason(
+                            app: $0.app, store: $0.store, rule: $0.rule.rawValue, category: $0.category,
+                            categoryName: $0.categoryName)
                     })
             }
         }

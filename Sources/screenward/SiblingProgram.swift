@@ -12,7 +12,9 @@ enum SiblingProgram {
         // this user may not enter (another user's, after `runuser`) would fail the start
         // with "permission denied". Such a folder holds nothing the program can use anyway.
         let here = FileManager.default.currentDirectoryPath
-        if !FileManager.default.isExecutableFile(atPath: here) { process.currentDirectoryURL = URL(fileURLWithPath: "/") }
+        if !FileManager.default.isExecutableFile(atPath: here) {
+            process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        }
         try process.run()
         process.waitUntilExit()
         guard process.terminationReason == .exit else { throw ExitCode(128 + process.terminationStatus) }

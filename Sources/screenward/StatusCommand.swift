@@ -51,7 +51,8 @@ struct StatusCommand: ParsableCommand {
         }
         let managed = DaemonAddress.socketManagingThisAccount(environment: ProcessInfo.processInfo.environment) != nil
         if status.running || managed {
-            status.rules = try RulesConnection(user: nil).call(RulesMethods.status, RulesQuery(user: nil, language: ShieldDefaults.language()))
+            status.rules = try RulesConnection(user: nil).call(
+                RulesMethods.status, RulesQuery(user: nil, language: ShieldDefaults.language()))
         }
         if json {
             try printJSON(status)
@@ -62,7 +63,9 @@ struct StatusCommand: ParsableCommand {
             print("Agent: not running (home \(home.url.path))")
             return
         }
-        print("Agent: running\(status.pid.map { " (pid \($0))" } ?? "")\(status.display.map { " on display \($0)" } ?? "")")
+        print(
+            "Agent: running\(status.pid.map { " (pid \($0))" } ?? "")\(status.display.map { " on display \($0)" } ?? "")"
+        )
         if let name = status.focusedName, let id = status.focusedID {
             print("Focused: \(name) (\(id))")
         } else {
@@ -87,22 +90,32 @@ func printRules(_ status: RulesStatus) {
             if !rule.appliesToday {
                 line += "not today"
             } else if let allowance = rule.allowance, let remaining = rule.remaining {
-                line += "\(formatDuration(rule.used ?? 0)) used of \(formatDuration(allowance)), \(formatDuration(remaining)) left"
+                line +=
+                    "\(formatDuration(rule.used ?? 0)) used of \(formatDuration(allowance)), \(formatDuration(remaining)) left"
                 if let extra = rule.extraTime, extra > 0 { line += " (with \(formatDuration(extra)) extra)" }
             } else {
                 line += "\(formatDuration(rule.used ?? 0)) used, no limit for the rest of today"
             }
         case .downtime:
             if let interval = rule.downtime {
-                let clock = { (date: Date) in DateFormatter.localizedString(from: date, dateStyle: .none, timeStyle: .short) }
-                line += rule.isDowntimeNow ? "now, until \(clock(interval.end))" : "next from \(clock(interval.start)) to \(clock(interval.end))"
+                let clock = { (date: Date) in
+                    DateFormatter.localizedString(from: date, dateStyle: .none, timeStyle: .short)
+                }
+                line +=
+                    rule.isDowntimeNow
+                    ? "now, until \(clock(interval.end))"
+                    : "next from \(clock(interval.start)) to \(clock(interval.end))"
             } else {
                 line += "not ahead"
             }
         }
         if !rule.shieldedNow.isEmpty { line += "; shields \(rule.shieldedNow.joined(separator: ", "))" }
         if let resets = rule.resetsAt { line += " until \(iso8601(resets))" }
-        if let pending = rule.pending { line += pending.rule == nil ? "; removed at \(iso8601(pending.effectiveAt))" : "; relaxed at \(iso8601(pending.effectiveAt))" }
+        if let pending = rule.pending {
+            line +=
+                pending.rule == nil
+                ? "; removed at \(iso8601(pending.effectiveAt))" : "; relaxed at \(iso8601(pending.effectiveAt))"
+        }
         print(line)
     }
     if !status.allowed.isEmpty { print("  Always allowed: \(status.allowed.joined(separator: ", "))") }

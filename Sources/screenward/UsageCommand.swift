@@ -24,7 +24,10 @@ struct UsageCommand: ParsableCommand {
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
 
-    @Flag(help: "Print CSV (RFC 4180: a header, then id, name, token, seconds, website: a row per application, then one per website it showed) instead of a table.")
+    @Flag(
+        help:
+            "Print CSV (RFC 4180: a header, then id, name, token, seconds, website: a row per application, then one per website it showed) instead of a table."
+    )
     var csv = false
 
     @Flag(help: "Websites on their own, whichever browser showed them (with --csv: website, seconds).")
@@ -88,7 +91,9 @@ struct UsageCommand: ParsableCommand {
 
     static func webCSV(_ report: UsageReport) -> String {
         var lines = ["website,seconds"]
-        for site in report.websites { lines.append([field(site.readableDomain), String(format: "%.3f", site.seconds)].joined(separator: ",")) }
+        for site in report.websites {
+            lines.append([field(site.readableDomain), String(format: "%.3f", site.seconds)].joined(separator: ","))
+        }
         return lines.map { $0 + "\r\n" }.joined()
     }
 
@@ -120,9 +125,15 @@ struct UsageCommand: ParsableCommand {
     static func csv(_ report: UsageReport) -> String {
         var lines = ["id,name,token,seconds,website"]
         for app in report.apps {
-            lines.append([field(app.id), field(app.name), field(app.token), String(format: "%.3f", app.seconds), ""].joined(separator: ","))
+            lines.append(
+                [field(app.id), field(app.name), field(app.token), String(format: "%.3f", app.seconds), ""].joined(
+                    separator: ","))
             for site in app.websites {
-                lines.append([field(app.id), field(app.name), field(app.token), String(format: "%.3f", site.seconds), field(site.readableDomain)].joined(separator: ","))
+                lines.append(
+                    [
+                        field(app.id), field(app.name), field(app.token), String(format: "%.3f", site.seconds),
+                        field(site.readableDomain),
+                    ].joined(separator: ","))
             }
         }
         return lines.map { $0 + "\r\n" }.joined()
@@ -140,9 +151,13 @@ struct UsageCommand: ParsableCommand {
         for app in report.apps {
             print("  \(pad(app.name, nameWidth))  \(pad(app.id, idWidth))  \(formatDuration(app.seconds))")
             for site in app.websites.prefix(10) {
-                print("    \(pad(site.readableDomain, nameWidth - 2))  \(pad("", idWidth))  \(formatDuration(site.seconds))")
+                print(
+                    "    \(pad(site.readableDomain, nameWidth - 2))  \(pad("", idWidth))  \(formatDuration(site.seconds))"
+                )
             }
-            if app.websites.count > 10 { print("    … and \(app.websites.count - 10) more websites (--web lists them all)") }
+            if app.websites.count > 10 {
+                print("    … and \(app.websites.count - 10) more websites (--web lists them all)")
+            }
         }
         print("  \(pad("Total", nameWidth))  \(pad("", idWidth))  \(formatDuration(report.totalSeconds))")
     }
@@ -172,7 +187,11 @@ struct UsageJSON: Encodable {
         since = iso8601(report.since)
         until = iso8601(report.until)
         totalSeconds = report.totalSeconds
-        apps = report.apps.map { App(id: $0.id, name: $0.name, token: $0.token, seconds: $0.seconds, websites: $0.websites.map(WebUsageJSON.Site.init)) }
+        apps = report.apps.map {
+            App(
+                id: $0.id, name: $0.name, token: $0.token, seconds: $0.seconds,
+                websites: $0.websites.map(WebUsageJSON.Site.init))
+        }
     }
 }
 

@@ -24,12 +24,15 @@ final class ChildAttackTests: XCTestCase {
     }
 
     private func shieldWindows() throws -> [String] {
-        try desktop.runAsKid(["xdotool", "search", "--class", "Screenward"]).output.split(separator: "\n").map(String.init)
+        try desktop.runAsKid(["xdotool", "search", "--class", "Screenward"]).output.split(separator: "\n").map(
+            String.init)
     }
 
     /// The child's shield window that is on screen now (the game's).
     private func visibleShield() throws -> String? {
-        try desktop.runAsKid(["xdotool", "search", "--onlyvisible", "--class", "Screenward"]).output.split(separator: "\n").first.map(String.init)
+        try desktop.runAsKid(["xdotool", "search", "--onlyvisible", "--class", "Screenward"]).output.split(
+            separator: "\n"
+        ).first.map(String.init)
     }
 
     func testXkillOfTheShieldBringsANewAgentAndTheShieldBackAndAKillLoopLocksTheSession() throws {
@@ -37,7 +40,9 @@ final class ChildAttackTests: XCTestCase {
         let first = try XCTUnwrap(desktop.agentPID())
 
         // A kill loop of the child's own: every kill fails (the agent is not the child's).
-        let loop = try desktop.runAsKid(["bash", "-c", "for i in $(seq 20); do kill -9 \(first) 2>/dev/null && echo killed; sleep 0.1; done; true"])
+        let loop = try desktop.runAsKid([
+            "bash", "-c", "for i in $(seq 20); do kill -9 \(first) 2>/dev/null && echo killed; sleep 0.1; done; true",
+        ])
         XCTAssertFalse(loop.output.contains("killed"), loop.output)
         XCTAssertEqual(desktop.agentPID(), first)
 
@@ -69,7 +74,9 @@ final class ChildAttackTests: XCTestCase {
         XCTAssertTrue(events.contains("session-locked"), events)
         XCTAssertTrue(events.contains("agent-failed"), events)
         // And the shield is back once the child stops.
-        try desktop.waitFor("the shield back after the loop") { try desktop.currentAgentCovers(1) && visibleShield() != nil }
+        try desktop.waitFor("the shield back after the loop") {
+            try desktop.currentAgentCovers(1) && visibleShield() != nil
+        }
     }
 
     func testAutostartAndTheChildsOwnEnvironmentChangeNothing() throws {
@@ -77,14 +84,21 @@ final class ChildAttackTests: XCTestCase {
         // the daemon starts the agent itself, with its own environment.
         let autostart = "/home/\(desktop.kid)/.config/autostart"
         XCTAssertEqual(try desktop.runAsKid(["mkdir", "-p", autostart]).status, 0)
-        XCTAssertEqual(try desktop.runAsKid(["bash", "-c", "printf '[Desktop Entry]\\nHidden=true\\n' > \(autostart)/screenward-agent.desktop"]).status, 0)
+        XCTAssertEqual(
+            try desktop.runAsKid([
+                "bash", "-c", "printf '[Desktop Entry]\\nHidden=true\\n' > \(autostart)/screenward-agent.desktop",
+            ]).status, 0)
         try desktop.startSessionWithTheGameShielded()
         let agent = try XCTUnwrap(desktop.agentPID())
-        let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(agent)/environ")).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-        XCTAssertFalse(environment.contains { $0.hasPrefix("SCREENWARD_HOME=") || $0.hasPrefix("TZ=") }, "\(environment)")
+        let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(agent)/environ")).split(separator: 0).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        XCTAssertFalse(
+            environment.contains { $0.hasPrefix("SCREENWARD_HOME=") || $0.hasPrefix("TZ=") }, "\(environment)")
 
         // A child who sets TZ for their own programs gets the daemon's answer in the system's zone.
-        let usage = try desktop.runAsKid([fixture.program("screenward"), "usage", "--json"], environment: ["TZ": "Pacific/Kiritimati"])
+        let usage = try desktop.runAsKid(
+            [fixture.program("screenward"), "usage", "--json"], environment: ["TZ": "Pacific/Kiritimati"])
         XCTAssertEqual(usage.status, 0, usage.error)
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(usage.output.utf8)) as? [String: Any])
         let since = try XCTUnwrap(report["since"] as? String)
@@ -99,27 +113,37 @@ final class ChildAttackTests: XCTestCase {
         let nosy = try desktop.runAsKid([fixture.program("screenward"), "usage", "--user", "root"])
         XCTAssertNotEqual(nosy.status, 0)
         XCTAssertTrue(nosy.error.contains("only a guardian"), nosy.error)
-        XCTAssertEqual(parser.date(from: since), midnight, "the child's day starts at the system's midnight, not at \(since) in their TZ")
+        XCTAssertEqual(
+            parser.date(from: since), midnight,
+            "the child's day starts at the system's midnight, not at \(since) in their TZ")
 
         // The report comes from the daemon too: the child's own, a guardian's for the child, nobody else's.
         let childPNG = "/tmp/screenward-kid-report-\(UUID().uuidString).png"
         defer { try? FileManager.default.removeItem(atPath: childPNG) }
-        let childReport = try desktop.runAsKid([fixture.program("screenward"), "report", "--png", childPNG], environment: ["TZ": "Pacific/Kiritimati"])
+        let childReport = try desktop.runAsKid(
+            [fixture.program("screenward"), "report", "--png", childPNG], environment: ["TZ": "Pacific/Kiritimati"])
         XCTAssertEqual(childReport.status, 0, childReport.error)
         XCTAssertTrue(FileManager.default.fileExists(atPath: childPNG))
-        let guardianPNG = FileManager.default.temporaryDirectory.appendingPathComponent("guardian-report-\(UUID().uuidString).png").path
+        let guardianPNG = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "guardian-report-\(UUID().uuidString).png"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: guardianPNG) }
-        let guardianReport = try fixture.screenward(as: "root", ["report", "--user", desktop.kid, "--week", "--png", guardianPNG])
+        let guardianReport = try fixture.screenward(
+            as: "root", ["report", "--user", desktop.kid, "--week", "--png", guardianPNG])
         XCTAssertEqual(guardianReport.status, 0, guardianReport.error)
         XCTAssertTrue(FileManager.default.fileExists(atPath: guardianPNG))
-        let nosyReport = try desktop.runAsKid([fixture.program("screenward"), "report", "--user", "root", "--png", childPNG + ".2"])
+        let nosyReport = try desktop.runAsKid([
+            fixture.program("screenward"), "report", "--user", "root", "--png", childPNG + ".2",
+        ])
         XCTAssertNotEqual(nosyReport.status, 0)
         XCTAssertTrue(nosyReport.error.contains("only a guardian"), nosyReport.error)
     }
 
     /// The shields on screen now exactly where `place` is.
     private func shields(at place: ScreenRect) throws -> [String] {
-        try desktop.runAsKid(["xdotool", "search", "--onlyvisible", "--class", "Screenward"]).output.split(separator: "\n").map(String.init)
+        try desktop.runAsKid(["xdotool", "search", "--onlyvisible", "--class", "Screenward"]).output.split(
+            separator: "\n"
+        ).map(String.init)
             .filter { (try? desktop.geometry(of: $0)) == place }
     }
 
@@ -139,7 +163,15 @@ final class ChildAttackTests: XCTestCase {
             ("resized", { [["xdotool", "windowsize", $0, "20", "20"]] }),
             ("unmapped", { [["xdotool", "windowunmap", $0]] }),
             ("minimized", { [["xdotool", "windowminimize", $0]] }),
-            ("made override-redirect", { [["xdotool", "windowunmap", $0], ["xdotool", "set_window", "--overrideredirect", "1", $0], ["xdotool", "windowmap", $0]] }),
+            (
+                "made override-redirect",
+                {
+                    [
+                        ["xdotool", "windowunmap", $0], ["xdotool", "set_window", "--overrideredirect", "1", $0],
+                        ["xdotool", "windowmap", $0],
+                    ]
+                }
+            ),
         ]
         for (what, steps) in attacks {
             let shield = try XCTUnwrap(try shields(at: place).first, "no shield over the game before it is \(what)")
@@ -154,7 +186,9 @@ final class ChildAttackTests: XCTestCase {
                 return !there.isEmpty && (seenGone || Date().timeIntervalSince(done) > 1.5)
             }
             let back = seenGone ? Date().timeIntervalSince(done) : 0
-            print("shield \(what) by the child → \(seenGone ? "back over the game in \(Int(back * 1000)) ms" : "never left the game")")
+            print(
+                "shield \(what) by the child → \(seenGone ? "back over the game in \(Int(back * 1000)) ms" : "never left the game")"
+            )
             // How soon is the agent's audit (twice 250 ms): a figure printed, not a timed
             // assertion on a shared machine; the wait above fails past 5 s.
         }
@@ -171,8 +205,12 @@ final class ChildAttackTests: XCTestCase {
     /// Whether `upper` is stacked above `lower` in the window manager's stacking list.
     private func isStacked(_ upper: String, above lower: String) throws -> Bool {
         let listed = try desktop.runAsKid(["xprop", "-root", "_NET_CLIENT_LIST_STACKING"]).output
-        let order = listed.split(separator: "#").last.map { $0.split(separator: ",").compactMap { windowNumber(String($0)) } } ?? []
-        guard let top = windowNumber(upper).flatMap(order.firstIndex), let bottom = windowNumber(lower).flatMap(order.firstIndex) else { return false }
+        let order =
+            listed.split(separator: "#").last.map { $0.split(separator: ",").compactMap { windowNumber(String($0)) } }
+            ?? []
+        guard let top = windowNumber(upper).flatMap(order.firstIndex),
+            let bottom = windowNumber(lower).flatMap(order.firstIndex)
+        else { return false }
         return top > bottom
     }
 
@@ -226,14 +264,21 @@ final class ChildAttackTests: XCTestCase {
             try desktop.runAsKid(["pgrep", "-u", desktop.kid, "-x", "openbox"]).status != 0
         }
         // Its second window, away from the first game's: the first is an unshielded one.
-        let another = try desktop.startAsKid([fixture.program("screenward-testwindow"), "--window", "notes.Notes:Notes", "--window", "game.Game:Another game"])
+        let another = try desktop.startAsKid([
+            fixture.program("screenward-testwindow"), "--window", "notes.Notes:Notes", "--window",
+            "game.Game:Another game",
+        ])
         let window = try XCTUnwrap(try another.waitForOutputLines(2, timeout: 20).last)
         let id = String(format: "0x%x", windowNumber(window) ?? 0)
-        try desktop.waitFor("the new game window covered") { (fixture.daemon?.standardError ?? "").contains("covering \(id) of") }
+        try desktop.waitFor("the new game window covered") {
+            (fixture.daemon?.standardError ?? "").contains("covering \(id) of")
+        }
         let place = try desktop.geometry(of: window)
         func shieldShown() throws -> Bool {
-            try desktop.runAsKid(["xdotool", "search", "--onlyvisible", "--class", "Screenward"]).output.split(separator: "\n")
-                .contains { (try? desktop.geometry(of: String($0))) == place }
+            try desktop.runAsKid(["xdotool", "search", "--onlyvisible", "--class", "Screenward"]).output.split(
+                separator: "\n"
+            )
+            .contains { (try? desktop.geometry(of: String($0))) == place }
         }
         try desktop.waitFor("a shield over the new game window") { try shieldShown() }
         desktop.screenshot("shield-without-window-manager.png")
@@ -252,7 +297,9 @@ final class ChildAttackTests: XCTestCase {
             let manager = try desktop.runAsKid(["wmctrl", "-m"])
             return manager.status == 0 && manager.output.contains("Openbox")
         }
-        let third = try desktop.startAsKid([fixture.program("screenward-testwindow"), "--window", "game.Game:Third game"])
+        let third = try desktop.startAsKid([
+            fixture.program("screenward-testwindow"), "--window", "game.Game:Third game",
+        ])
         let thirdWindow = try XCTUnwrap(try third.waitForOutputLines(1, timeout: 20).first)
         let thirdID = String(format: "0x%x", windowNumber(thirdWindow) ?? 0)
         try desktop.waitFor("the game window covered under the new window manager") {
@@ -263,9 +310,12 @@ final class ChildAttackTests: XCTestCase {
         let thirdPlace = try desktop.geometry(of: thirdWindow)
         let middle = (x: thirdPlace.x + thirdPlace.width / 2, y: thirdPlace.y + thirdPlace.height / 2)
         try desktop.waitFor("a shield over it") {
-            try desktop.runAsKid(["xdotool", "search", "--onlyvisible", "--class", "Screenward"]).output.split(separator: "\n").contains { shield in
+            try desktop.runAsKid(["xdotool", "search", "--onlyvisible", "--class", "Screenward"]).output.split(
+                separator: "\n"
+            ).contains { shield in
                 guard let place = try? desktop.geometry(of: String(shield)) else { return false }
-                return place.x <= middle.x && middle.x < place.x + place.width && place.y <= middle.y && middle.y < place.y + place.height
+                return place.x <= middle.x && middle.x < place.x + place.width && place.y <= middle.y
+                    && middle.y < place.y + place.height
             }
         }
         desktop.screenshot("shield-after-window-manager-replaced.png")
@@ -275,7 +325,8 @@ final class ChildAttackTests: XCTestCase {
     /// when it becomes shielded is taken down; another app's stays (the control).
     func testAnOverrideRedirectWindowOpenWhenItsAppIsShieldedIsTakenDown() throws {
         let menus = try desktop.startAsKid([
-            fixture.program("screenward-testwindow"), "--override-redirect", "--window", "game.Game:Game menu", "--window", "notes.Notes:Notes menu",
+            fixture.program("screenward-testwindow"), "--override-redirect", "--window", "game.Game:Game menu",
+            "--window", "notes.Notes:Notes menu",
         ])
         let ids = try menus.waitForOutputLines(2, timeout: 20)
         func isMapped(_ id: String) throws -> Bool {

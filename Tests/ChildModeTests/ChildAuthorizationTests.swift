@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 @_spi(Screenward) import ManagedSettings
-@testable import ScreenwardCore
 import SessionHarness
 import TestSupport
 import XCTest
+
+@testable import ScreenwardCore
 
 /// `.child` for real: Homework, installed for every user, asks from the child's
 /// session; the session agent's dialog takes a one-time code from the guardian's
@@ -22,7 +23,9 @@ final class ChildAuthorizationTests: XCTestCase {
     override func setUpWithError() throws {
         try ManagedDesktop.requirements()
         // What the child tries: a debugger, a tracer and a script.
-        for (program, package) in [("gdb", "gdb"), ("strace", "strace"), ("python3", "python3")] { _ = try requireProgram(program, package: package) }
+        for (program, package) in [("gdb", "gdb"), ("strace", "strace"), ("python3", "python3")] {
+            _ = try requireProgram(program, package: package)
+        }
         desktop = try ManagedDesktop(fixture: try DaemonFixture())
         try fixture.installApp(homework, name: "Homework", executables: [fixture.program("homework")])
     }
@@ -76,13 +79,16 @@ final class ChildAuthorizationTests: XCTestCase {
         Thread.sleep(forTimeInterval: 2)
         XCTAssertEqual(desktop.codesChecked(), checkedBefore, "the password reached the daemon")
         XCTAssertEqual(try events(), eventsBefore)
-        XCTAssertFalse((fixture.daemon?.standardError ?? "").contains(guardianPassword), "the password is in the daemon's log")
+        XCTAssertFalse(
+            (fixture.daemon?.standardError ?? "").contains(guardianPassword), "the password is in the daemon's log")
         XCTAssertTrue(setup.isRunning, "Homework must still be waiting")
         desktop.screenshot("guardian-dialog-not-a-code.png")
 
         // A wrong code keeps the dialog up and is recorded.
         try desktop.submit(try authenticator.wrongCode(), into: dialog)
-        try desktop.waitFor("the wrong code recorded", timeout: 15) { try events().contains("a wrong code for \(guardian)") }
+        try desktop.waitFor("the wrong code recorded", timeout: 15) {
+            try events().contains("a wrong code for \(guardian)")
+        }
         XCTAssertTrue(setup.isRunning, "Homework must still be waiting")
         desktop.screenshot("guardian-dialog-wrong-code.png")
 
@@ -94,7 +100,9 @@ final class ChildAuthorizationTests: XCTestCase {
         try desktop.waitFor("the shield over the game") { desktop.coverReports(1) > reportsBefore }
         desktop.screenshot("homework-child-shield.png")
         let approved = try events()
-        XCTAssertTrue(approved.contains("\(guardian) allowed Homework (\(homework)) to manage \(desktop.kid)'s screen time"), approved)
+        XCTAssertTrue(
+            approved.contains("\(guardian) allowed Homework (\(homework)) to manage \(desktop.kid)'s screen time"),
+            approved)
         XCTAssertEqual(try homeworkStore()?.shield.applications?.count, 1)
         // The child sees what is shielded, and why, from the daemon.
         let shields = try desktop.runAsKid([fixture.program("screenward"), "shields", "--json"])
@@ -121,7 +129,9 @@ final class ChildAuthorizationTests: XCTestCase {
         let preloaded = try desktop.runAsKid(stop, environment: ["LD_PRELOAD": "/lib/x86_64-linux-gnu/libm.so.6"])
         XCTAssertTrue((preloaded.output + preloaded.error).contains("LD_PRELOAD"), preloaded.output + preloaded.error)
         let libraryPath = try desktop.runAsKid(stop, environment: ["LD_LIBRARY_PATH": "/home/\(desktop.kid)"])
-        XCTAssertTrue((libraryPath.output + libraryPath.error).contains("LD_LIBRARY_PATH"), libraryPath.output + libraryPath.error)
+        XCTAssertTrue(
+            (libraryPath.output + libraryPath.error).contains("LD_LIBRARY_PATH"), libraryPath.output + libraryPath.error
+        )
         let straced = try desktop.runAsKid(["strace", "-f", "-o", "/dev/null"] + stop)
         XCTAssertTrue((straced.output + straced.error).contains("being traced"), straced.output + straced.error)
         let debugged = try desktop.runAsKid(["gdb", "-batch", "-ex", "run", "--args"] + stop)
@@ -132,10 +142,13 @@ final class ChildAuthorizationTests: XCTestCase {
         // child and typed again, is refused (still in its window: once is once) and recorded.
         let (revoke, revocationDialog) = try askingAGuardian(["revoke"])
         try desktop.submit(usedCode, into: revocationDialog)
-        try desktop.waitFor("the spent code refused", timeout: 15) { try events().contains("a code of \(guardian)'s that was already used") }
+        try desktop.waitFor("the spent code refused", timeout: 15) {
+            try events().contains("a code of \(guardian)'s that was already used")
+        }
         XCTAssertTrue(revoke.isRunning, "a spent code approves nothing")
         // The child cancels the dialog; nothing changes.
-        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", "--sync", revocationDialog, "key", "Escape"]).status, 0)
+        XCTAssertEqual(
+            try desktop.runAsKid(["xdotool", "windowactivate", "--sync", revocationDialog, "key", "Escape"]).status, 0)
         let revoked = revoke.waitForExit(timeout: 20)
         XCTAssertNotNil(revoked, "the cancelled revocation must end")
         XCTAssertNotEqual(revoked, 0)
@@ -175,11 +188,16 @@ final class ChildAuthorizationTests: XCTestCase {
         desktop.screenshot("homework-child-branded-shield.png")
 
         // "Ask for access" (a click on the shield, Tab to the second button, Enter).
-        let click = try desktop.runAsKid(["xdotool", "mousemove", "\(game.x + 20)", "\(game.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab", "key", "Return"])
+        let click = try desktop.runAsKid([
+            "xdotool", "mousemove", "\(game.x + 20)", "\(game.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab",
+            "key", "Return",
+        ])
         XCTAssertEqual(click.status, 0, click.error)
         try desktop.waitFor("the shield redrawn amber, as waiting (the corner is \(corner()))") { isNear(250, 168, 38) }
         desktop.screenshot("homework-child-asked-for-access.png")
-        XCTAssertNotNil(try homeworkShared("access-requests"), "the action delegate records the request with the daemon, out of the child's reach")
+        XCTAssertNotNil(
+            try homeworkShared("access-requests"),
+            "the action delegate records the request with the daemon, out of the child's reach")
         XCTAssertTrue(configuration.isRunning && actions.isRunning, configuration.standardError + actions.standardError)
         let stillThere = try desktop.runAsKid(["xdotool", "getwindowname", desktop.windows[0]])
         XCTAssertEqual(stillThere.status, 0, "a deferral keeps the game: \(stillThere.error)")
@@ -201,7 +219,9 @@ final class ChildAuthorizationTests: XCTestCase {
 
         // The guardian enrolls from their own account; now a child guessing codes is slowed down.
         let authenticator = try TestAuthenticator.enroll(guardian, with: fixture)
-        func wrongAnswers() throws -> Int { try events().components(separatedBy: "a wrong code for \(guardian)").count - 1 }
+        func wrongAnswers() throws -> Int {
+            try events().components(separatedBy: "a wrong code for \(guardian)").count - 1
+        }
         for attempt in 1...3 {
             try desktop.submit(try authenticator.wrongCode(), into: dialog)
             try desktop.waitFor("wrong answer \(attempt) recorded", timeout: 15) { try wrongAnswers() == attempt }

@@ -52,7 +52,9 @@ final class DaemonStarvationTests: XCTestCase {
         // An agent killed now is replaced: the daemon still has descriptors to start one.
         let agent = try XCTUnwrap(desktop.agentPID())
         kill(agent, SIGKILL)
-        try desktop.waitFor("a new agent covering the game") { desktop.agentPID() != agent && desktop.currentAgentCovers(1) }
+        try desktop.waitFor("a new agent covering the game") {
+            desktop.agentPID() != agent && desktop.currentAgentCovers(1)
+        }
 
         let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
         XCTAssertEqual(events.components(separatedBy: "turned away").count - 1, 1, "one event for the flood: \(events)")

@@ -25,7 +25,9 @@ final class GuardianRolesTests: XCTestCase {
         fixture?.tearDown()
     }
 
-    private func screenward(as user: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    private func screenward(as user: String, _ arguments: [String]) throws -> (
+        status: Int32, output: String, error: String
+    ) {
         try fixture.screenward(as: user, arguments)
     }
 
@@ -57,18 +59,22 @@ final class GuardianRolesTests: XCTestCase {
 
         let stillListed = try screenward(as: "root", ["child", "list", "--json"])
         XCTAssertEqual(stillListed.status, 0, stillListed.error)
-        XCTAssertTrue(stillListed.output.contains("\"\(child)\""), "root is a guardian and still sees the child: \(stillListed.output)")
+        XCTAssertTrue(
+            stillListed.output.contains("\"\(child)\""),
+            "root is a guardian and still sees the child: \(stillListed.output)")
 
         let events = try screenward(as: guardian, ["child", "events", child, "--json"])
         XCTAssertEqual(events.status, 0, events.error)
-        let kinds = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(events.output.utf8)) as? [[String: Any]]).map { $0["kind"] as? String }
+        let kinds = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(events.output.utf8)) as? [[String: Any]]).map
+        { $0["kind"] as? String }
         XCTAssertEqual(kinds, ["managed", "refused", "refused"])
         XCTAssertTrue(events.output.contains("child remove \(child)"), events.output)
 
         let removed = try screenward(as: guardian, ["child", "remove", child])
         XCTAssertEqual(removed.status, 0, removed.error)
         let empty = try screenward(as: guardian, ["child", "list", "--json"])
-        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(empty.output.utf8)) as? [Any])?.count, 0, empty.output)
+        XCTAssertEqual(
+            (try JSONSerialization.jsonObject(with: Data(empty.output.utf8)) as? [Any])?.count, 0, empty.output)
         // The record outlives the management.
         let kept = try screenward(as: guardian, ["child", "events", child])
         XCTAssertTrue(kept.output.contains("stopped managing"), kept.output)
@@ -80,7 +86,8 @@ final class GuardianRolesTests: XCTestCase {
         let admin = try users.add("admin", groups: ["sudo"])
 
         let cases: [(String, String)] = [
-            (admin, "administrator"), (otherGuardian, "guardian"), ("root", "root"), (users.prefix + "nobody", "there is no user"),
+            (admin, "administrator"), (otherGuardian, "guardian"), ("root", "root"),
+            (users.prefix + "nobody", "there is no user"),
         ]
         for (user, reason) in cases {
             let result = try screenward(as: guardian, ["child", "add", user])
@@ -103,7 +110,10 @@ final class GuardianRolesTests: XCTestCase {
         XCTAssertEqual(socketMode?.intValue, 0o666, "every user reaches the socket; requests are authorized by peer")
 
         let database = state.appendingPathComponent("daemon.sqlite").path
-        for attempt in [["ls", state.path], ["cat", database], ["rm", "-f", database], ["chmod", "777", state.path], ["rm", "-rf", state.path]] {
+        for attempt in [
+            ["ls", state.path], ["cat", database], ["rm", "-f", database], ["chmod", "777", state.path],
+            ["rm", "-rf", state.path],
+        ] {
             let result = try users.run(as: child, attempt)
             XCTAssertNotEqual(result.status, 0, "\(attempt.joined(separator: " ")) must fail for the child")
         }

@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
-@testable import ScreenwardCore
 import SessionHarness
 import TestSupport
 import XCTest
+
+@testable import ScreenwardCore
 
 /// Homework in an account a guardian manages, as the WWDC21 talk tells it: set up once by
 /// a guardian at the child's desktop, then nothing of it runs in the child's session.
@@ -16,7 +17,9 @@ final class ManagedExtensionTests: XCTestCase {
 
     override func setUpWithError() throws {
         try ManagedDesktop.requirements()
-        for (program, package) in [("strace", "strace"), ("xdotool", "xdotool")] { _ = try requireProgram(program, package: package) }
+        for (program, package) in [("strace", "strace"), ("xdotool", "xdotool")] {
+            _ = try requireProgram(program, package: package)
+        }
         desktop = try ManagedDesktop(fixture: try DaemonFixture(), windows: ["game.Game:Game", "notes.Notes:Notes"])
     }
 
@@ -50,25 +53,33 @@ final class ManagedExtensionTests: XCTestCase {
         let authenticator = try TestAuthenticator.enroll(guardian, with: fixture)
         let now = Date()
         let (setup, dialog) = try desktop.askingAGuardian([
-            fixture.program("homework"), "setup", "--child", "--discourage", "wmclass:Game", "--encourage", "wmclass:Notes",
-            "--threshold", "3s", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until", Self.clock(now.addingTimeInterval(3600)),
+            fixture.program("homework"), "setup", "--child", "--discourage", "wmclass:Game", "--encourage",
+            "wmclass:Notes",
+            "--threshold", "3s", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until",
+            Self.clock(now.addingTimeInterval(3600)),
         ])
         try desktop.approve(with: authenticator, in: dialog) { !setup.isRunning }
         XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
-        XCTAssertTrue(setup.outputLines.joined().contains("Homework discourages wmclass:Game"), setup.outputLines.joined())
+        XCTAssertTrue(
+            setup.outputLines.joined().contains("Homework discourages wmclass:Game"), setup.outputLines.joined())
         return guardian
     }
 
     private var daemonLog: String { fixture.daemon?.standardError ?? "" }
 
     private func uid(of user: String) throws -> UInt32 {
-        try XCTUnwrap(UInt32(try fixture.users.run(as: "root", ["id", "-u", user]).output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        try XCTUnwrap(
+            UInt32(
+                try fixture.users.run(as: "root", ["id", "-u", user]).output.trimmingCharacters(
+                    in: .whitespacesAndNewlines)))
     }
 
     /// The runs of the child's extensions, as a guardian sees them (`screenward extensions --user`).
     private func runs() throws -> [[String: Any]] {
-        let listed = try fixture.screenward(as: "root", ["extensions", "--user", desktop.kid, "--json", "--runs", "100"])
-        guard listed.status == 0, let report = try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [String: Any],
+        let listed = try fixture.screenward(
+            as: "root", ["extensions", "--user", desktop.kid, "--json", "--runs", "100"])
+        guard listed.status == 0,
+            let report = try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [String: Any],
             let runs = report["runs"] as? [[String: Any]]
         else { throw LocalUsersError(description: "screenward extensions --user: \(listed.output) \(listed.error)") }
         return runs
@@ -82,7 +93,9 @@ final class ManagedExtensionTests: XCTestCase {
         try desktop.startManagedSession()
         try setUpHomework()
         let program = fixture.program("homework")
-        XCTAssertTrue(RunningPrograms.processes(running: program).allSatisfy { $0.uid != desktop.uid }, "setup has ended; nothing of Homework runs as the child")
+        XCTAssertTrue(
+            RunningPrograms.processes(running: program).allSatisfy { $0.uid != desktop.uid },
+            "setup has ended; nothing of Homework runs as the child")
 
         // intervalDidStart: the daemon starts the monitor, which shields the game with what
         // the guardian chose; the agent's report starts the data source: Homework's green.
@@ -95,7 +108,8 @@ final class ManagedExtensionTests: XCTestCase {
         try desktop.waitFor("Homework's green from the data source the daemon started") { isNear(46, 125, 51) }
         desktop.screenshot("managed-homework-shield.png")
         for point in ["device-activity-monitor", "shield-configuration"] {
-            XCTAssertTrue(daemonLog.contains("started \(homework)'s \(point) extension"), String(daemonLog.suffix(3000)))
+            XCTAssertTrue(
+                daemonLog.contains("started \(homework)'s \(point) extension"), String(daemonLog.suffix(3000)))
         }
 
         // They run as the extensions' user, not the child and not root.
@@ -114,33 +128,47 @@ final class ManagedExtensionTests: XCTestCase {
         XCTAssertNotEqual(strace.status, 0, "the child traced an extension: \(strace.error)")
         let folder = fixture.extensionsData.appendingPathComponent("\(desktop.uid)/\(homework)").path
         XCTAssertNotEqual(try desktop.runAsKid(["ls", folder]).status, 0, "the child read the extension's folder")
-        XCTAssertNotEqual(try fixture.users.run(as: fixture.extensionUser, ["ls", fixture.state.path]).status, 0, "an extension read the daemon's state")
-        XCTAssertNotEqual(try fixture.users.run(as: fixture.extensionUser, ["touch", "/home/\(desktop.kid)/planted"]).status, 0)
+        XCTAssertNotEqual(
+            try fixture.users.run(as: fixture.extensionUser, ["ls", fixture.state.path]).status, 0,
+            "an extension read the daemon's state")
+        XCTAssertNotEqual(
+            try fixture.users.run(as: fixture.extensionUser, ["touch", "/home/\(desktop.kid)/planted"]).status, 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: "/proc/\(target)"), "the extension still runs")
 
         // "Ask for access": the daemon starts the action delegate for the press; it defers,
         // and the shield is redrawn as waiting.
-        let click = try desktop.runAsKid(["xdotool", "mousemove", "\(game.x + 20)", "\(game.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab", "key", "Return"])
+        let click = try desktop.runAsKid([
+            "xdotool", "mousemove", "\(game.x + 20)", "\(game.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab",
+            "key", "Return",
+        ])
         XCTAssertEqual(click.status, 0, click.error)
         try desktop.waitFor("the shield redrawn amber, as waiting") { isNear(250, 168, 38) }
         desktop.screenshot("managed-homework-asked.png")
-        XCTAssertTrue(daemonLog.contains("started \(homework)'s shield-action extension"), String(daemonLog.suffix(3000)))
+        XCTAssertTrue(
+            daemonLog.contains("started \(homework)'s shield-action extension"), String(daemonLog.suffix(3000)))
 
         // Three seconds in Notes: eventDidReachThreshold, and the monitor lifts the shield.
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[1]]).status, 0)
-        try desktop.waitFor("the shield lifted once Notes reached the threshold", timeout: 30) { desktop.currentAgentCovers(0) }
+        try desktop.waitFor("the shield lifted once Notes reached the threshold", timeout: 30) {
+            desktop.currentAgentCovers(0)
+        }
         try desktop.waitFor("the monitor's word for it in the daemon's log") {
             daemonLog.contains("Homework: encouraged reached its threshold in daily, shield lifted")
         }
 
         // Idle, they leave; each run is recorded in the child's state.
-        try desktop.waitFor("Homework's extensions to leave when idle", timeout: 30) { RunningPrograms.processes(running: program).isEmpty }
+        try desktop.waitFor("Homework's extensions to leave when idle", timeout: 30) {
+            RunningPrograms.processes(running: program).isEmpty
+        }
         let recorded = try runs()
-        XCTAssertTrue(recorded.contains { Self.point($0) == "device-activity-monitor" && Self.outcome($0) == "exited" }, "\(recorded)")
+        XCTAssertTrue(
+            recorded.contains { Self.point($0) == "device-activity-monitor" && Self.outcome($0) == "exited" },
+            "\(recorded)")
         // The child sees their own, from the daemon.
         let own = try desktop.runAsKid([fixture.program("screenward"), "extensions"])
         XCTAssertEqual(own.status, 0, own.error)
-        XCTAssertTrue(own.output.contains("Homework (\(homework))") && own.output.contains("device-activity-monitor"), own.output)
+        XCTAssertTrue(
+            own.output.contains("Homework (\(homework))") && own.output.contains("device-activity-monitor"), own.output)
     }
 
     /// An app's report extension drawing a managed user's report: the daemon gathers the
@@ -167,7 +195,9 @@ final class ManagedExtensionTests: XCTestCase {
         ).write(to: extensionProgram)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: extensionProgram.path)
         try installHomework(report: [extensionProgram.path])
-        try fixture.installApp("org.example.unapproved", name: "Unapproved", executables: ["/bin/true"], extensions: ["device-activity-report": [extensionProgram.path]])
+        try fixture.installApp(
+            "org.example.unapproved", name: "Unapproved", executables: ["/bin/true"],
+            extensions: ["device-activity-report": [extensionProgram.path]])
         try desktop.startManagedSession()
         let guardianName = try setUpHomework()
 
@@ -181,8 +211,12 @@ final class ManagedExtensionTests: XCTestCase {
         let extensionUID = try uid(of: fixture.extensionUser)
         // The daemon logs both before it answers, but the test reads its log on a thread of its own.
         let drew = "reports: \(homework)'s report extension drew \"homework\""
-        try desktop.waitFor("the extension's word and the drawing in the daemon's log") { daemonLog.contains("report extension: uid") && daemonLog.contains(drew) }
-        XCTAssertTrue(daemonLog.contains("report extension: uid \(extensionUID); network: unreachable; interfaces: lo "), String(daemonLog.suffix(3000)))
+        try desktop.waitFor("the extension's word and the drawing in the daemon's log") {
+            daemonLog.contains("report extension: uid") && daemonLog.contains(drew)
+        }
+        XCTAssertTrue(
+            daemonLog.contains("report extension: uid \(extensionUID); network: unreachable; interfaces: lo "),
+            String(daemonLog.suffix(3000)))
 
         // What it was given: the child's activity, with Homework's own tokens.
         let kept = fixture.extensionsData.appendingPathComponent("\(desktop.uid)/\(homework)/request.json")
@@ -191,30 +225,46 @@ final class ManagedExtensionTests: XCTestCase {
         let user = try XCTUnwrap(data["user"] as? [String: Any])
         XCTAssertEqual(user["name"] as? String, desktop.kid)
         XCTAssertEqual(user["role"] as? String, "child")
-        XCTAssertNotEqual(try desktop.runAsKid(["cat", kept.path]).status, 0, "the child read what the extension was given")
+        XCTAssertNotEqual(
+            try desktop.runAsKid(["cat", kept.path]).status, 0, "the child read what the extension was given")
 
         // A guardian's, for the child they name.
         let guardianPNG = "/tmp/screenward-guardian-app-report-\(UUID().uuidString).png"
         defer { try? FileManager.default.removeItem(atPath: guardianPNG) }
-        let guardian = try fixture.screenward(as: guardianName, ["report", "--user", desktop.kid, "--app", homework, "--context", "homework", "--png", guardianPNG])
+        let guardian = try fixture.screenward(
+            as: guardianName,
+            ["report", "--user", desktop.kid, "--app", homework, "--context", "homework", "--png", guardianPNG])
         XCTAssertEqual(guardian.status, 0, guardian.error)
         XCTAssertTrue(FileManager.default.fileExists(atPath: guardianPNG), "the guardian's report was drawn")
 
         // Nobody else's: not another user's for the child, not the child's for root.
         let nosyName = try fixture.users.add("nosy")
-        let nosy = try fixture.screenward(as: nosyName, ["report", "--user", desktop.kid, "--app", homework, "--context", "homework", "--png", "/tmp/screenward-nosy-\(UUID().uuidString).png"])
+        let nosy = try fixture.screenward(
+            as: nosyName,
+            [
+                "report", "--user", desktop.kid, "--app", homework, "--context", "homework", "--png",
+                "/tmp/screenward-nosy-\(UUID().uuidString).png",
+            ])
         XCTAssertNotEqual(nosy.status, 0)
         XCTAssertTrue(nosy.error.contains("only a guardian"), nosy.error)
-        let childForRoot = try desktop.runAsKid([fixture.program("screenward"), "report", "--user", "root", "--app", homework, "--context", "homework", "--png", png + ".2"])
+        let childForRoot = try desktop.runAsKid([
+            fixture.program("screenward"), "report", "--user", "root", "--app", homework, "--context", "homework",
+            "--png", png + ".2",
+        ])
         XCTAssertNotEqual(childForRoot.status, 0)
         XCTAssertTrue(childForRoot.error.contains("only a guardian"), childForRoot.error)
 
         // An installed app no guardian approved is given nothing, and its extension never starts.
         let drawnBefore = daemonLog.components(separatedBy: "report extension: uid").count
-        let unapproved = try desktop.runAsKid([fixture.program("screenward"), "report", "--app", "org.example.unapproved", "--context", "homework", "--png", png + ".3"])
+        let unapproved = try desktop.runAsKid([
+            fixture.program("screenward"), "report", "--app", "org.example.unapproved", "--context", "homework",
+            "--png", png + ".3",
+        ])
         XCTAssertNotEqual(unapproved.status, 0)
         XCTAssertTrue(unapproved.error.contains("not authorised"), unapproved.error)
-        XCTAssertEqual(daemonLog.components(separatedBy: "report extension: uid").count, drawnBefore, "the unapproved app's extension ran")
+        XCTAssertEqual(
+            daemonLog.components(separatedBy: "report extension: uid").count, drawnBefore,
+            "the unapproved app's extension ran")
         XCTAssertFalse(FileManager.default.fileExists(atPath: png + ".3"))
     }
 
@@ -236,7 +286,9 @@ final class ManagedExtensionTests: XCTestCase {
             most = max(most, ExtensionProcess.taskCount(of: extensionUID))
             return try runs().contains { Self.outcome($0) == "callback-failed" }
         }
-        let launches = try runs().filter { Self.point($0) == "device-activity-monitor" && Self.outcome($0) != "callback-failed" }
+        let launches = try runs().filter {
+            Self.point($0) == "device-activity-monitor" && Self.outcome($0) != "callback-failed"
+        }
         XCTAssertEqual(launches.count, 2, "\(launches)")
         // The first is killed. The retry is too, or it cannot even start while what the first
         // left still fills the process limit (seen under load, when the zombies are reaped
@@ -245,7 +297,9 @@ final class ManagedExtensionTests: XCTestCase {
         XCTAssertEqual(launches.last.flatMap(Self.outcome), "killed", "the first launch: \(launches)")
         XCTAssertTrue(launches.allSatisfy { ["killed", "crashed"].contains(Self.outcome($0)) }, "\(launches)")
         XCTAssertLessThanOrEqual(most, ExtensionLimits().extraProcesses + 8, "the process limit held the bomb")
-        try desktop.waitFor("nothing of the bomb left", timeout: 20) { ExtensionProcess.taskCount(of: extensionUID) == 0 }
+        try desktop.waitFor("nothing of the bomb left", timeout: 20) {
+            ExtensionProcess.taskCount(of: extensionUID) == 0
+        }
         XCTAssertTrue(fixture.daemon?.isRunning ?? false, "the daemon goes on")
         XCTAssertEqual(try fixture.screenward(as: "root", ["child", "list"]).status, 0)
     }

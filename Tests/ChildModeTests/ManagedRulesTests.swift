@@ -1,9 +1,10 @@
 import Foundation
 import Glibc
-@testable import ScreenwardCore
 import SessionHarness
 import TestSupport
 import XCTest
+
+@testable import ScreenwardCore
 
 /// A guardian's rules for a managed user, kept by the system daemon: set from the
 /// guardian's own account with `--user`, enforced in the child's real session, read but
@@ -27,7 +28,8 @@ final class ManagedRulesTests: XCTestCase {
 
     /// `actor` limits the child's game to one second a day and focuses it: the rules' shield covers it.
     private func limitTheGameToOneSecond(as actor: String) throws {
-        let added = try fixture.screenward(as: actor, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1s", "--user", desktop.kid])
+        let added = try fixture.screenward(
+            as: actor, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1s", "--user", desktop.kid])
         XCTAssertEqual(added.status, 0, added.error)
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
         try desktop.waitFor("the rules' shield over the game", timeout: 20) { desktop.currentAgentCovers(1) }
@@ -40,12 +42,15 @@ final class ManagedRulesTests: XCTestCase {
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[1]]).status, 0)
 
         // The guardian, from their own account.
-        let added = try fixture.screenward(as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "2s", "--user", kid])
+        let added = try fixture.screenward(
+            as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "2s", "--user", kid])
         XCTAssertEqual(added.status, 0, added.error)
         XCTAssertTrue(added.output.contains("Added the limit Games: 2s a day of Game, every day"), added.output)
         let allowed = try fixture.screenward(as: guardian, ["allow", "wmclass:Notes", "--user", kid])
         XCTAssertEqual(allowed.status, 0, allowed.error)
-        let locked = try fixture.screenward(as: guardian, ["limit", "add", "More", "--app", "wmclass:Game", "--daily", "1h", "--locked-for", "1h", "--user", kid])
+        let locked = try fixture.screenward(
+            as: guardian,
+            ["limit", "add", "More", "--app", "wmclass:Game", "--daily", "1h", "--locked-for", "1h", "--user", kid])
         XCTAssertNotEqual(locked.status, 0)
         XCTAssertTrue(locked.error.contains("--locked-for is for a person's own rules"), locked.error)
 
@@ -63,7 +68,10 @@ final class ManagedRulesTests: XCTestCase {
         XCTAssertTrue(list.output.contains("Games: 2s a day of Game, every day"), list.output)
         let status = try desktop.runAsKid([screenward, "status"])
         XCTAssertTrue(status.output.contains("Games (limit):"), status.output + status.error)
-        for attempt in [["limit", "remove", "Games"], ["allow", "wmclass:Game"], ["limit", "change", "Games", "--app", "wmclass:Game", "--daily", "5h"]] {
+        for attempt in [
+            ["limit", "remove", "Games"], ["allow", "wmclass:Game"],
+            ["limit", "change", "Games", "--app", "wmclass:Game", "--daily", "5h"],
+        ] {
             let result = try desktop.runAsKid([screenward] + attempt)
             XCTAssertNotEqual(result.status, 0, "\(attempt)")
             XCTAssertTrue(result.error.contains("only a guardian can do this"), result.error)
@@ -90,12 +98,16 @@ final class ManagedRulesTests: XCTestCase {
     /// daemon starts: root cannot use a user's session bus.
     func testAManagedUsersWarningsReachTheirSessionsNotificationServer() throws {
         _ = try requireProgram("dunst", package: "dunst")
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("screenward-kid-bus-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "screenward-kid-bus-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: folder) }
         XCTAssertEqual(chown(folder.path, desktop.uid, gid_t(desktop.uid)), 0)
         let address = "unix:path=\(folder.path)/bus"
-        let bus = try desktop.startAsKid(["dbus-daemon", "--session", "--nofork", "--address=\(address)", "--print-address"])
+        let bus = try desktop.startAsKid([
+            "dbus-daemon", "--session", "--nofork", "--address=\(address)", "--print-address",
+        ])
         defer { bus.stop() }
         _ = try bus.waitForOutputLines(1, timeout: 10)
         let dunst = try desktop.startAsKid(["dunst", "-print"], environment: ["DBUS_SESSION_BUS_ADDRESS": address])
@@ -104,7 +116,8 @@ final class ManagedRulesTests: XCTestCase {
         try desktop.startManagedSession()
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[1]]).status, 0)
-        let added = try fixture.screenward(as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "7s", "--user", desktop.kid])
+        let added = try fixture.screenward(
+            as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "7s", "--user", desktop.kid])
         XCTAssertEqual(added.status, 0, added.error)
 
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
@@ -124,7 +137,9 @@ final class ManagedRulesTests: XCTestCase {
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
         try limitTheGameToOneSecond(as: guardian)
         let log = { self.fixture.daemon?.standardError ?? "" }
-        func lastLook() -> String { log().split(separator: "\n").last { $0.contains("look for wmclass:Game") }.map(String.init) ?? "" }
+        func lastLook() -> String {
+            log().split(separator: "\n").last { $0.contains("look for wmclass:Game") }.map(String.init) ?? ""
+        }
         try desktop.waitFor("the ask button") { lastLook().contains("\"Ask for more time\"") }
 
         // The child asks, with real keys on the shield.
@@ -133,7 +148,9 @@ final class ManagedRulesTests: XCTestCase {
             XCTAssertEqual(keys.status, 0, keys.error)
         }
         try press()
-        try desktop.waitFor("the shield redrawn as waiting", timeout: 15) { lastLook().contains("Waiting for a guardian…") }
+        try desktop.waitFor("the shield redrawn as waiting", timeout: 15) {
+            lastLook().contains("Waiting for a guardian…")
+        }
         desktop.screenshot("managed-rules-waiting.png")
 
         // The guardian sees it and approves 3 seconds; the shield lifts at once.
@@ -155,15 +172,21 @@ final class ManagedRulesTests: XCTestCase {
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
         let back = Date()
         let coveredBefore = desktop.coverReports(1)
-        try desktop.waitFor("the shield back once the grant was used", timeout: 20) { desktop.coverReports(1) > coveredBefore }
+        try desktop.waitFor("the shield back once the grant was used", timeout: 20) {
+            desktop.coverReports(1) > coveredBefore
+        }
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(back), 2.5, "not before the 3 s were used")
 
         // Asked again and refused: the shield says so.
         try desktop.waitFor("the ask button again") { lastLook().contains("\"Ask for more time\"") }
         try press()
-        try desktop.waitFor("the second request") { (try? self.fixture.screenward(as: guardian, ["request", "list"]).output.contains("\(kid)/2")) == true }
+        try desktop.waitFor("the second request") {
+            (try? self.fixture.screenward(as: guardian, ["request", "list"]).output.contains("\(kid)/2")) == true
+        }
         XCTAssertEqual(try fixture.screenward(as: guardian, ["request", "deny", "2", "--user", kid]).status, 0)
-        try desktop.waitFor("the shield redrawn as not approved", timeout: 15) { lastLook().contains("\"Not approved\"") }
+        try desktop.waitFor("the shield redrawn as not approved", timeout: 15) {
+            lastLook().contains("\"Not approved\"")
+        }
         XCTAssertTrue(desktop.currentAgentCovers(1))
         let again = try fixture.screenward(as: guardian, ["request", "approve", "\(kid)/2"])
         XCTAssertNotEqual(again.status, 0)
@@ -196,20 +219,28 @@ final class ManagedRulesTests: XCTestCase {
         let host = try ChildProcess(trayer, TrayTrace.trayerArguments, environment: ["DISPLAY": session.display])
         defer { host.stop() }
         let bus = try PrivateDBus()
-        let dunst = try ChildProcess(dunstProgram, ["-print"], environment: ["DISPLAY": session.display, "DBUS_SESSION_BUS_ADDRESS": bus.address])
+        let dunst = try ChildProcess(
+            dunstProgram, ["-print"],
+            environment: ["DISPLAY": session.display, "DBUS_SESSION_BUS_ADDRESS": bus.address])
         defer { dunst.stop() }
         let tray = try ChildProcess(
             try ProjectPrograms.url(of: "screenward-tray"), ["--refresh", "1"],
             environment: [
                 "DISPLAY": session.display, "SCREENWARD_DAEMON_SOCKET": fixture.socket, "SCREENWARD_TRAY_TRACE": "1",
-                "XDG_DATA_DIRS": "/usr/local/share:/usr/share", "DBUS_SESSION_BUS_ADDRESS": bus.address, "HOME": "/root",
+                "XDG_DATA_DIRS": "/usr/local/share:/usr/share", "DBUS_SESSION_BUS_ADDRESS": bus.address,
+                "HOME": "/root",
             ])
         defer { tray.stop() }
-        XCTAssertEqual(try tray.waitForOutputLines(1, timeout: 15).first, "screenward-tray: showing the managed users (the system daemon)")
-        try desktop.waitFor("the notification of the request", timeout: 20) { dunst.outputLines.contains("\tsummary: '\(kid) asks for more time'") }
+        XCTAssertEqual(
+            try tray.waitForOutputLines(1, timeout: 15).first,
+            "screenward-tray: showing the managed users (the system daemon)")
+        try desktop.waitFor("the notification of the request", timeout: 20) {
+            dunst.outputLines.contains("\tsummary: '\(kid) asks for more time'")
+        }
 
         func run(_ arguments: [String]) throws -> String {
-            let child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/xdotool"), arguments, environment: ["DISPLAY": session.display])
+            let child = try ChildProcess(
+                URL(fileURLWithPath: "/usr/bin/xdotool"), arguments, environment: ["DISPLAY": session.display])
             _ = child.waitForExit(timeout: 10)
             return child.outputLines.joined(separator: "\n")
         }
@@ -233,12 +264,20 @@ final class ManagedRulesTests: XCTestCase {
         _ = try run(["mousemove", "\(x + 40)", "\(y)"])
         Thread.sleep(forTimeInterval: 0.3)
         let shot = FileManager.default.temporaryDirectory.appendingPathComponent("guardian-tray.png").path
-        let folder = ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"].map { URL(fileURLWithPath: $0).appendingPathComponent("tray-guardian-menu.png").path } ?? shot
-        _ = try ChildProcess(URL(fileURLWithPath: "/usr/bin/import"), ["-window", "root", folder], environment: ["DISPLAY": session.display]).waitForExit(timeout: 10)
+        let folder =
+            ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"].map {
+                URL(fileURLWithPath: $0).appendingPathComponent("tray-guardian-menu.png").path
+            } ?? shot
+        _ = try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/import"), ["-window", "root", folder],
+            environment: ["DISPLAY": session.display]
+        ).waitForExit(timeout: 10)
         let uncoveredBefore = desktop.coverReports(0)
         let (ax, ay) = try XCTUnwrap(place(of: "Approve 15 minutes"))
         _ = try run(["mousemove", "\(ax)", "\(ay)", "click", "1"])
-        try desktop.waitFor("the child's shield lifted by the guardian's tray", timeout: 15) { desktop.coverReports(0) > uncoveredBefore }
+        try desktop.waitFor("the child's shield lifted by the guardian's tray", timeout: 15) {
+            desktop.coverReports(0) > uncoveredBefore
+        }
         let events = try fixture.screenward(as: "root", ["child", "events", kid]).output
         XCTAssertTrue(events.contains("root gave 15 min more for Game on Games"), events)
     }
@@ -268,7 +307,9 @@ final class ManagedRulesTests: XCTestCase {
         XCTAssertEqual(locked.status, 0, locked.error)
         XCTAssertTrue(locked.output.contains("Locked 1 session of \(kid)"), locked.output)
         XCTAssertTrue(try desktop.logindCalls().contains("LockSession c9"))
-        XCTAssertNotEqual(try desktop.runAsKid([fixture.program("screenward"), "child", "lock", kid]).status, 0, "the child cannot lock as a guardian")
+        XCTAssertNotEqual(
+            try desktop.runAsKid([fixture.program("screenward"), "child", "lock", kid]).status, 0,
+            "the child cannot lock as a guardian")
         let events = try fixture.screenward(as: guardian, ["child", "events", kid]).output
         XCTAssertTrue(events.contains("\(guardian) paused every rule until"), events)
         XCTAssertTrue(events.contains("\(guardian) locked session c9"), events)
@@ -291,13 +332,18 @@ final class ManagedRulesTests: XCTestCase {
         let host = try desktop.startAsKid([trayer.path] + TrayTrace.trayerArguments)
         defer { host.stop() }
         let tray = try desktop.startAsKid(
-            [fixture.program("screenward-tray"), "--refresh", "1"], environment: ["SCREENWARD_TRAY_TRACE": "1", "XDG_DATA_DIRS": "/usr/local/share:/usr/share"])
+            [fixture.program("screenward-tray"), "--refresh", "1"],
+            environment: ["SCREENWARD_TRAY_TRACE": "1", "XDG_DATA_DIRS": "/usr/local/share:/usr/share"])
         defer { tray.stop() }
-        try desktop.waitFor("the tray", timeout: 15) { tray.outputLines.contains("screenward-tray: showing your rules (the system daemon)") }
+        try desktop.waitFor("the tray", timeout: 15) {
+            tray.outputLines.contains("screenward-tray: showing your rules (the system daemon)")
+        }
         func place(of label: String) -> (x: Int, y: Int)? { TrayTrace.place(of: label, in: tray.outputLines) }
         var icon = ""
         try desktop.waitFor("the tray's icon") {
-            icon = try desktop.runAsKid(["xdotool", "search", "--name", "^Screen time$"]).output.split(separator: "\n").first.map(String.init) ?? ""
+            icon =
+                try desktop.runAsKid(["xdotool", "search", "--name", "^Screen time$"]).output.split(separator: "\n")
+                .first.map(String.init) ?? ""
             return !icon.isEmpty
         }
         try desktop.waitFor("the menu with the limit used up", timeout: 20) {
@@ -320,7 +366,9 @@ final class ManagedRulesTests: XCTestCase {
             return dialog != nil
         }
         let uncoveredBefore = desktop.coverReports(0)
-        try desktop.approve(with: authenticator, in: try XCTUnwrap(dialog)) { desktop.coverReports(0) > uncoveredBefore }
+        try desktop.approve(with: authenticator, in: try XCTUnwrap(dialog)) {
+            desktop.coverReports(0) > uncoveredBefore
+        }
         let events = try fixture.screenward(as: guardian, ["child", "events", kid]).output
         XCTAssertTrue(events.contains("\(guardian) gave 15 min more on Games at the child's desktop"), events)
     }

@@ -26,7 +26,8 @@ final class ManagedSessionTests: XCTestCase {
         try desktop.startSessionWithTheGameShielded("c9")
         let agent = try XCTUnwrap(desktop.agentPID(), "no agent process")
         let owner = try String(contentsOfFile: "/proc/\(agent)/status", encoding: .utf8)
-        XCTAssertFalse(owner.contains("Uid:\t\(desktop.uid)\t"), "the agent must not run as the child: \(owner.prefix(400))")
+        XCTAssertFalse(
+            owner.contains("Uid:\t\(desktop.uid)\t"), "the agent must not run as the child: \(owner.prefix(400))")
 
         // The child cannot kill it.
         XCTAssertNotEqual(try fixture.users.run(as: kid, ["kill", "-9", "\(agent)"]).status, 0)
@@ -39,7 +40,8 @@ final class ManagedSessionTests: XCTestCase {
         try desktop.waitFor("the shield back after the kill") { desktop.coverReports(1) > reportsBefore }
         let back = Date().timeIntervalSince(killed)
         print("kill -9 → new agent's shield reported over the game: \(Int(back * 1000)) ms")
-        XCTAssertLessThan(back, 5, "the shield must come back promptly (target: within 1 s; here including GTK's start)")
+        XCTAssertLessThan(
+            back, 5, "the shield must come back promptly (target: within 1 s; here including GTK's start)")
         XCTAssertNotEqual(desktop.agentPID(), agent)
 
         let events = try fixture.screenward(as: "root", ["child", "events", kid, "--json"])
@@ -69,7 +71,9 @@ final class ManagedSessionTests: XCTestCase {
         desktop.killXServer()
         try desktop.waitFor("the lock", timeout: 15) { try desktop.logindCalls().contains("LockSession c9") }
         let locked = Date()
-        try desktop.waitFor("the session's end", timeout: 45) { try desktop.logindCalls().contains("TerminateSession c9") }
+        try desktop.waitFor("the session's end", timeout: 45) {
+            try desktop.logindCalls().contains("TerminateSession c9")
+        }
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(locked), 28, "30 s after the lock, not before")
         let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid, "--json"]).output
         XCTAssertTrue(events.contains("session-ended"), events)
@@ -83,8 +87,11 @@ final class ManagedSessionTests: XCTestCase {
         try desktop.waitFor("the game counted") { try desktop.usageSeconds(of: "wmclass:Game") > 0.5 }
 
         let hint = try desktop.runAsKid(
-            ["gdbus", "call", "--system", "--dest", "org.freedesktop.login1", "--object-path", "/org/freedesktop/login1/session/c9",
-             "--method", "org.freedesktop.login1.Session.SetLockedHint", "true"],
+            [
+                "gdbus", "call", "--system", "--dest", "org.freedesktop.login1", "--object-path",
+                "/org/freedesktop/login1/session/c9",
+                "--method", "org.freedesktop.login1.Session.SetLockedHint", "true",
+            ],
             environment: ["DBUS_SYSTEM_BUS_ADDRESS": desktop.bus.address])
         XCTAssertEqual(hint.status, 0, hint.error)
         XCTAssertTrue(try desktop.logindCalls().contains("SetLockedHint c9 true"))
@@ -100,7 +107,11 @@ final class ManagedSessionTests: XCTestCase {
             Thread.sleep(forTimeInterval: 0.5)
         }
         let elapsed = Date().timeIntervalSince(start)
-        try desktop.waitFor("the count to reach the daemon", timeout: 5) { try desktop.usageSeconds(of: "wmclass:Game") - before >= elapsed - 1.5 }
-        print("with the child's LockedHint set: \(try desktop.usageSeconds(of: "wmclass:Game") - before) s counted in \(elapsed) s")
+        try desktop.waitFor("the count to reach the daemon", timeout: 5) {
+            try desktop.usageSeconds(of: "wmclass:Game") - before >= elapsed - 1.5
+        }
+        print(
+            "with the child's LockedHint set: \(try desktop.usageSeconds(of: "wmclass:Game") - before) s counted in \(elapsed) s"
+        )
     }
 }

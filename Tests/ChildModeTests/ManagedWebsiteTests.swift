@@ -21,14 +21,17 @@ final class ManagedWebsiteTests: XCTestCase {
 
     /// The child's desktop with `windows` (screenward-testwindow's), the system's
     /// applications `applications` and the browsers ready.
-    private func start(windows: [String] = ["game.Game:Game"], applications: (DaemonFixture) -> [String: String] = { _ in [:] }) throws -> BrowserRig {
+    private func start(
+        windows: [String] = ["game.Game:Game"], applications: (DaemonFixture) -> [String: String] = { _ in [:] }
+    ) throws -> BrowserRig {
         let fixture = try DaemonFixture()
         // Chromium is one of the system's applications (the daemon sees none unless told).
         fixture.machineApplications = ["chromium.desktop"]
         fixture.testApplications = applications(fixture)
         desktop = try ManagedDesktop(fixture: fixture, windows: windows)
         // The browsers start the daemon's copy of the host (root's, as installed).
-        let rig = try BrowserRig(temporary: fixture.work, host: URL(fileURLWithPath: fixture.program("screenward-web-host")))
+        let rig = try BrowserRig(
+            temporary: fixture.work, host: URL(fileURLWithPath: fixture.program("screenward-web-host")))
         rig.xAuthority = desktop.authority
         self.rig = rig
         return rig
@@ -45,9 +48,13 @@ final class ManagedWebsiteTests: XCTestCase {
         try desktop.startManagedSession()
         let kid = desktop.kid
         let chromium = try desktop.startAsKid(
-            try BrowserRig.chromiumCommand(profile: "/home/\(kid)/chromium", urls: ["http://en.wiki.test:\(rig.port)/wiki.html"]))
-        let window = try rig.window(titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
-        try desktop.waitFor("the child's browser's host to connect", timeout: 60) { rig.hostLines.contains("is connected") }
+            try BrowserRig.chromiumCommand(
+                profile: "/home/\(kid)/chromium", urls: ["http://en.wiki.test:\(rig.port)/wiki.html"]))
+        let window = try rig.window(
+            titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
+        try desktop.waitFor("the child's browser's host to connect", timeout: 60) {
+            rig.hostLines.contains("is connected")
+        }
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", window]).status, 0)
 
         // The child's time on the website is counted by the daemon, under the browser.
@@ -55,19 +62,25 @@ final class ManagedWebsiteTests: XCTestCase {
         XCTAssertFalse(rig.hostLines.contains("refused"), rig.hostLines)
 
         // A guardian limits a website to 2 s a day: once used up, the tab shows the rules' shield page.
-        let added = try fixture.screenward(as: "root", ["limit", "add", "Videos", "--site", "videos.test", "--daily", "2s", "--user", kid])
+        let added = try fixture.screenward(
+            as: "root", ["limit", "add", "Videos", "--site", "videos.test", "--daily", "2s", "--user", kid])
         XCTAssertEqual(added.status, 0, added.error)
-        try rig.navigate(window, to: "http://www.videos.test:\(rig.port)/video.html", display: desktop.display, xdotool: xdotool)
-        _ = try rig.window(titled: "videos.test (restricted) - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
+        try rig.navigate(
+            window, to: "http://www.videos.test:\(rig.port)/video.html", display: desktop.display, xdotool: xdotool)
+        _ = try rig.window(
+            titled: "videos.test (restricted) - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
         let said = "web shield: the look for videos.test: \"Time's up: Videos\""
-        try desktop.waitFor("the rules' look for the page", timeout: 10) { self.fixture.daemon?.standardError.contains(said) ?? false }
+        try desktop.waitFor("the rules' look for the page", timeout: 10) {
+            self.fixture.daemon?.standardError.contains(said) ?? false
+        }
         XCTAssertEqual(try websiteSeconds()["videos.test"] ?? 0, 2, accuracy: 1)
 
         // "Ask for more time" on the page: the request reaches the guardians, the page says it
         // waits, and once a guardian approves the tab has its page back.
         try rig.pressSecondaryButton(in: window, display: desktop.display, xdotool: xdotool)
         try desktop.waitFor("the child's request", timeout: 15) {
-            (try? self.fixture.screenward(as: "root", ["request", "list"]).output.contains("\(kid)/1  videos.test on Videos")) == true
+            (try? self.fixture.screenward(as: "root", ["request", "list"]).output.contains(
+                "\(kid)/1  videos.test on Videos")) == true
         }
         let waiting = "web shield: the look for videos.test: \"Time's up: Videos\""
         try desktop.waitFor("the page redrawn as waiting", timeout: 10) {
@@ -79,23 +92,37 @@ final class ManagedWebsiteTests: XCTestCase {
         _ = try rig.window(titled: "Video page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
 
         // A child's script speaks as the host: refused, recorded, and nothing counted.
-        let claim = #"{"kind":"windows","focused":1,"windows":[{"id":1,"incognito":false,"tab":{"url":"https://en.wiki.test/","title":"Wiki page"}}]}"#
+        let claim =
+            #"{"kind":"windows","focused":1,"windows":[{"id":1,"incognito":false,"tab":{"url":"https://en.wiki.test/","title":"Wiki page"}}]}"#
         let copy = "/home/\(kid)/host"
         XCTAssertEqual(try desktop.runAsKid(["cp", fixture.program("screenward-web-host"), copy]).status, 0)
         let attempts: [(what: String, command: [String], refusal: String)] = [
-            ("the installed host started from a shell", [fixture.program("screenward-web-host")], "which is not a browser Screenward supports"),
+            (
+                "the installed host started from a shell", [fixture.program("screenward-web-host")],
+                "which is not a browser Screenward supports"
+            ),
             ("a copy of the host", [copy], "which is not one of org.screenward.web-host's installed executables"),
-            ("the host with LD_PRELOAD", ["env", "LD_PRELOAD=/lib/x86_64-linux-gnu/libm.so.6", fixture.program("screenward-web-host")], "was started with LD_PRELOAD set"),
+            (
+                "the host with LD_PRELOAD",
+                ["env", "LD_PRELOAD=/lib/x86_64-linux-gnu/libm.so.6", fixture.program("screenward-web-host")],
+                "was started with LD_PRELOAD set"
+            ),
         ]
         let before = try websiteSeconds()
         for attempt in attempts {
-            let forged = try desktop.runAsKid(["sh", "-c", "\(Self.framing(claim)) | \(attempt.command.map { "'\($0)'" }.joined(separator: " ")) chrome-extension://forged/"])
+            let forged = try desktop.runAsKid([
+                "sh", "-c",
+                "\(Self.framing(claim)) | \(attempt.command.map { "'\($0)'" }.joined(separator: " ")) chrome-extension://forged/",
+            ])
             XCTAssertTrue(forged.error.contains("refused"), "\(attempt.what): \(forged.error)")
             XCTAssertTrue(forged.error.contains(attempt.refusal), "\(attempt.what): \(forged.error)")
         }
         let events = try fixture.screenward(as: "root", ["child", "events", kid]).output
-        for attempt in attempts { XCTAssertTrue(events.contains(attempt.refusal), "\(attempt.what) is not in the record: \(events)") }
-        XCTAssertEqual(try websiteSeconds()["wiki.test"] ?? 0, before["wiki.test"] ?? 0, accuracy: 0.01, "a forged report counted")
+        for attempt in attempts {
+            XCTAssertTrue(events.contains(attempt.refusal), "\(attempt.what) is not in the record: \(events)")
+        }
+        XCTAssertEqual(
+            try websiteSeconds()["wiki.test"] ?? 0, before["wiki.test"] ?? 0, accuracy: 0.01, "a forged report counted")
         // The browser the extension reports for was never taken for an unsupported one.
         XCTAssertFalse(events.contains("unsupported-browser"), events)
     }
@@ -107,13 +134,18 @@ final class ManagedWebsiteTests: XCTestCase {
         let rig = try start(
             windows: ["rogue.Rogue:Rogue page"],
             applications: { fixture in
-                ["rogue-browser.desktop": "[Desktop Entry]\nType=Application\nName=Rogue Browser\nExec=\(fixture.program("screenward-testwindow"))\nCategories=Network;WebBrowser;\n"]
+                [
+                    "rogue-browser.desktop":
+                        "[Desktop Entry]\nType=Application\nName=Rogue Browser\nExec=\(fixture.program("screenward-testwindow"))\nCategories=Network;WebBrowser;\n"
+                ]
             })
         let xdotool = try requireProgram("xdotool", package: "xdotool")
         try desktop.startManagedSession()
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
         let focused = Date()
-        try desktop.waitFor("the shield over the unsupported browser", timeout: 10) { self.desktop.currentAgentCovers(1) }
+        try desktop.waitFor("the shield over the unsupported browser", timeout: 10) {
+            self.desktop.currentAgentCovers(1)
+        }
         XCTAssertLessThan(Date().timeIntervalSince(focused), 3, "shielded within 2 s (and the daemon's word)")
         desktop.screenshot("managed-unsupported-browser.png")
         let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
@@ -123,10 +155,16 @@ final class ManagedWebsiteTests: XCTestCase {
         // Chromium with its extensions turned off by the child: no report, so shielded (after
         // the time a browser has at its start to load the extension).
         let chromium = try desktop.startAsKid(
-            try BrowserRig.chromiumCommand(profile: "/home/\(desktop.kid)/chromium", urls: ["http://en.wiki.test:\(rig.port)/wiki.html"]) + ["--disable-extensions"])
-        let window = try rig.window(titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
+            try BrowserRig.chromiumCommand(
+                profile: "/home/\(desktop.kid)/chromium", urls: ["http://en.wiki.test:\(rig.port)/wiki.html"]) + [
+                    "--disable-extensions"
+                ])
+        let window = try rig.window(
+            titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", window]).status, 0)
-        try desktop.waitFor("the shield over Chromium without its extensions", timeout: 20) { self.desktop.currentAgentCovers(2) }
+        try desktop.waitFor("the shield over Chromium without its extensions", timeout: 20) {
+            self.desktop.currentAgentCovers(2)
+        }
         XCTAssertFalse(rig.hostLines.contains("is connected"), "the extension ran after all: \(rig.hostLines)")
     }
 
@@ -145,18 +183,26 @@ final class ManagedWebsiteTests: XCTestCase {
 
         XCTAssertEqual(try desktop.runAsKid(["mkdir", "-p", "/home/\(kid)/firefox"]).status, 0)
         let firefox = try desktop.startAsKid(
-            try BrowserRig.firefoxCommand(profile: "/home/\(kid)/firefox", urls: ["--private-window", wiki]), environment: ["MOZ_CRASHREPORTER_DISABLE": "1"])
+            try BrowserRig.firefoxCommand(profile: "/home/\(kid)/firefox", urls: ["--private-window", wiki]),
+            environment: ["MOZ_CRASHREPORTER_DISABLE": "1"])
         // Firefox says the private window is blocked, in an ordinary one.
-        _ = try rig.window(titled: "Blocked Page — Mozilla Firefox", display: desktop.display, xdotool: xdotool, or: firefox)
-        XCTAssertFalse(rig.hasWindow(titled: "Wiki page — Mozilla Firefox Private Browsing", display: desktop.display, xdotool: xdotool))
+        _ = try rig.window(
+            titled: "Blocked Page — Mozilla Firefox", display: desktop.display, xdotool: xdotool, or: firefox)
+        XCTAssertFalse(
+            rig.hasWindow(
+                titled: "Wiki page — Mozilla Firefox Private Browsing", display: desktop.display, xdotool: xdotool))
         firefox.stop(grace: 5)
 
         // Chromium opens an ordinary window instead, whose tab the extension sees (a fresh
         // profile's extension is not allowed in private windows): its time is counted.
-        let chromium = try desktop.startAsKid(try BrowserRig.chromiumCommand(profile: "/home/\(kid)/chromium-private", urls: ["--incognito", wiki]))
-        let chromiumWindow = try rig.window(titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
+        let chromium = try desktop.startAsKid(
+            try BrowserRig.chromiumCommand(profile: "/home/\(kid)/chromium-private", urls: ["--incognito", wiki]))
+        let chromiumWindow = try rig.window(
+            titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", chromiumWindow]).status, 0)
-        try desktop.waitFor("time on wiki.test in the window Chromium opened", timeout: 30) { try self.websiteSeconds()["wiki.test"] ?? 0 >= 1 }
+        try desktop.waitFor("time on wiki.test in the window Chromium opened", timeout: 30) {
+            try self.websiteSeconds()["wiki.test"] ?? 0 >= 1
+        }
     }
 
     /// The extension is the browsers' by policy, not the child's: removed from the child's
@@ -171,29 +217,39 @@ final class ManagedWebsiteTests: XCTestCase {
         let connections = { rig.hostLines.components(separatedBy: "is connected").count - 1 }
         let browser = "^/usr/lib/chromium/chromium .*--user-data-dir=\(profile)"
         func run() throws -> String {
-            let chromium = try desktop.startAsKid(try BrowserRig.chromiumCommand(profile: profile, urls: ["http://en.wiki.test:\(rig.port)/wiki.html"]))
-            return try rig.window(titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
+            let chromium = try desktop.startAsKid(
+                try BrowserRig.chromiumCommand(profile: profile, urls: ["http://en.wiki.test:\(rig.port)/wiki.html"]))
+            return try rig.window(
+                titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
         }
         _ = try run()
         try desktop.waitFor("the extension to connect", timeout: 60) { connections() >= 1 }
         XCTAssertEqual(try desktop.runAsKid(["pkill", "-TERM", "-u", kid, "-f", browser]).status, 0)
-        try desktop.waitFor("Chromium to end", timeout: 30) { try self.desktop.runAsKid(["pgrep", "-u", kid, "-f", browser]).status != 0 }
+        try desktop.waitFor("Chromium to end", timeout: 30) {
+            try self.desktop.runAsKid(["pgrep", "-u", kid, "-f", browser]).status != 0
+        }
 
         // The child takes the extension out of their profile.
-        let removed = try desktop.runAsKid(["sh", "-c", "ls '\(profile)/Default/Extensions' && rm -rf '\(profile)/Default/Extensions'"])
+        let removed = try desktop.runAsKid([
+            "sh", "-c", "ls '\(profile)/Default/Extensions' && rm -rf '\(profile)/Default/Extensions'",
+        ])
         XCTAssertEqual(removed.status, 0, removed.error)
         XCTAssertFalse(removed.output.isEmpty, "the extension was in the profile")
         let window = try run()
         try desktop.waitFor("the extension back", timeout: 60) { connections() >= 2 }
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", window]).status, 0)
         let before = try websiteSeconds()["wiki.test"] ?? 0
-        try desktop.waitFor("time on wiki.test again", timeout: 30) { try self.websiteSeconds()["wiki.test"] ?? 0 >= before + 1 }
+        try desktop.waitFor("time on wiki.test again", timeout: 30) {
+            try self.websiteSeconds()["wiki.test"] ?? 0 >= before + 1
+        }
     }
 
     /// The child's time per website, as a guardian reads it.
     private func websiteSeconds() throws -> [String: Double] {
-        let result = try fixture.screenward(as: "root", ["usage", "--user", desktop.kid, "--web", "--json", "--since", "2000-01-01", "--until", "now"])
-        guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
+        let result = try fixture.screenward(
+            as: "root", ["usage", "--user", desktop.kid, "--web", "--json", "--since", "2000-01-01", "--until", "now"])
+        guard result.status == 0,
+            let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
             let sites = object["websites"] as? [[String: Any]]
         else { throw HarnessError.failed("screenward usage --user --web: \(result.output) \(result.error)") }
         var seconds: [String: Double] = [:]

@@ -34,17 +34,22 @@ final class ProgramHoldTests: XCTestCase {
     /// Starts `program` (xterm or a copy) as the child, reading one line into `file`, with the
     /// window names given, and synthetic events taken (so that `xdotool type --window` is a
     /// real path in). Returns the window and the pid.
-    private func startTerminal(_ program: String = "xterm", name: String, windowClass: String, into file: String) throws -> (window: String, pid: Int32) {
+    private func startTerminal(_ program: String = "xterm", name: String, windowClass: String, into file: String) throws
+        -> (window: String, pid: Int32)
+    {
         _ = try desktop.startAsKid([
-            program, "-name", name, "-class", windowClass, "-xrm", "*allowSendEvents: true", "-e", "sh", "-c", "read line; echo \"$line\" > \(file)",
+            program, "-name", name, "-class", windowClass, "-xrm", "*allowSendEvents: true", "-e", "sh", "-c",
+            "read line; echo \"$line\" > \(file)",
         ])
         var window = ""
         try desktop.waitFor("the \(windowClass) window") {
-            window = try desktop.runAsKid(["xdotool", "search", "--classname", "^\(name)$"]).output
+            window =
+                try desktop.runAsKid(["xdotool", "search", "--classname", "^\(name)$"]).output
                 .split(separator: "\n").last.map(String.init) ?? ""
             return !window.isEmpty
         }
-        let pid = try desktop.runAsKid(["xdotool", "getwindowpid", window]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let pid = try desktop.runAsKid(["xdotool", "getwindowpid", window]).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         return (window, try XCTUnwrap(Int32(pid), "no pid for \(window)"))
     }
 
@@ -69,7 +74,9 @@ final class ProgramHoldTests: XCTestCase {
     }
 
     private func processState(_ pid: Int32) -> String? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.range(of: ")", options: .backwards) else {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.range(of: ")", options: .backwards)
+        else {
             return nil
         }
         return stat[close.upperBound...].trimmingCharacters(in: .whitespaces).first.map(String.init)
@@ -82,30 +89,41 @@ final class ProgramHoldTests: XCTestCase {
         // The control: xterm claiming to be Mousepad, nothing shielded, takes the keys typed.
         let control = try startTerminal(name: "mousepad", windowClass: "Mousepad", into: "\(home)/control")
         try type("before", into: control.window)
-        try desktop.waitFor("the keys in the unshielded xterm") { (try? String(contentsOfFile: "\(home)/control", encoding: .utf8)) == "before\n" }
+        try desktop.waitFor("the keys in the unshielded xterm") {
+            (try? String(contentsOfFile: "\(home)/control", encoding: .utf8)) == "before\n"
+        }
         // Counted as what it is.
         try desktop.waitFor("its use counted as XTerm") { try desktop.usageSeconds(of: "debian-xterm.desktop") > 0 }
-        XCTAssertEqual(try desktop.usageSeconds(of: "org.xfce.mousepad.desktop"), 0, "a window's class does not make it Mousepad")
+        XCTAssertEqual(
+            try desktop.usageSeconds(of: "org.xfce.mousepad.desktop"), 0, "a window's class does not make it Mousepad")
 
         // XTerm's daily limit is used up.
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
-        let limited = try fixture.screenward(as: guardian, ["limit", "add", "Terminal", "--app", "debian-xterm.desktop", "--daily", "1s", "--user", desktop.kid])
+        let limited = try fixture.screenward(
+            as: guardian,
+            ["limit", "add", "Terminal", "--app", "debian-xterm.desktop", "--daily", "1s", "--user", desktop.kid])
         XCTAssertEqual(limited.status, 0, limited.error)
 
         // The same disguise now: covered as XTerm, its process stopped, no key reaches it.
         let disguised = try startTerminal(name: "mousepad", windowClass: "Mousepad", into: "\(home)/typed")
         let windowID = String(format: "0x%x", UInt32(disguised.window) ?? 0)
-        try desktop.waitFor("the disguised xterm covered as XTerm") { daemonLog.contains("covering \(windowID) of debian-xterm.desktop") }
+        try desktop.waitFor("the disguised xterm covered as XTerm") {
+            daemonLog.contains("covering \(windowID) of debian-xterm.desktop")
+        }
         try desktop.waitFor("the disguised xterm held") { isHeld(disguised.pid) }
         try type("after", into: disguised.window, synthetic: true)
         Thread.sleep(forTimeInterval: 1)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(home)/typed"), "no key may reach a shielded app, by XTEST or XSendEvent")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: "\(home)/typed"),
+            "no key may reach a shielded app, by XTEST or XSendEvent")
 
         // The child continues it: frozen, it stays so (stopped, it is closed), and it reads nothing.
         XCTAssertEqual(try fixture.users.run(as: desktop.kid, ["kill", "-CONT", "\(disguised.pid)"]).status, 0)
         Thread.sleep(forTimeInterval: 1)
-        XCTAssertTrue(isHeld(disguised.pid) || processState(disguised.pid) == nil, "SIGCONT must not give the child the app back")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(home)/typed"), "it must not have read the keys typed while held")
+        XCTAssertTrue(
+            isHeld(disguised.pid) || processState(disguised.pid) == nil, "SIGCONT must not give the child the app back")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: "\(home)/typed"), "it must not have read the keys typed while held")
         let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
         XCTAssertTrue(events.contains("program-held"), events)
 
@@ -115,12 +133,18 @@ final class ProgramHoldTests: XCTestCase {
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowunmap", disguised.window]).status, 0)
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowreparent", disguised.window, own]).status, 0)
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowmap", disguised.window]).status, 0)
-        try desktop.waitFor("the taken window uncovered") { daemonLog.contains("uncovered \(windowID) of debian-xterm.desktop") }
+        try desktop.waitFor("the taken window uncovered") {
+            daemonLog.contains("uncovered \(windowID) of debian-xterm.desktop")
+        }
         Thread.sleep(forTimeInterval: 1.5)
-        XCTAssertTrue(isHeld(disguised.pid) || processState(disguised.pid) == nil, "a shielded app's window taken from its shield must stay held")
+        XCTAssertTrue(
+            isHeld(disguised.pid) || processState(disguised.pid) == nil,
+            "a shielded app's window taken from its shield must stay held")
         _ = try desktop.runAsKid(["xdotool", "type", "--window", disguised.window, "--delay", "30", "taken\n"])
         Thread.sleep(forTimeInterval: 1)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(home)/typed"), "no key may reach a shielded app taken from its shield")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: "\(home)/typed"),
+            "no key may reach a shielded app taken from its shield")
     }
 
     /// An app a guardian authorised turns `application.denyAppInstallation` off: the child's
@@ -131,14 +155,19 @@ final class ProgramHoldTests: XCTestCase {
         XCTAssertEqual(try desktop.runAsKid(["cp", "/usr/bin/xterm", copy]).status, 0)
         let mine = try startTerminal(copy, name: "homework", windowClass: "Homework", into: "\(home)/typed")
         try type("mine", into: mine.window)
-        try desktop.waitFor("the keys in the child's own xterm") { (try? String(contentsOfFile: "\(home)/typed", encoding: .utf8)) == "mine\n" }
+        try desktop.waitFor("the keys in the child's own xterm") {
+            (try? String(contentsOfFile: "\(home)/typed", encoding: .utf8)) == "mine\n"
+        }
         XCTAssertFalse(daemonLog.contains("of exe:\(copy)"), "it must not have been covered")
         XCTAssertFalse(isHeld(mine.pid))
     }
 
     /// A display number free on this machine, for the child's nested X server.
     private func freeDisplayNumber() -> Int {
-        (40..<400).first { !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)") && !FileManager.default.fileExists(atPath: "/tmp/.X\($0)-lock") } ?? 399
+        (40..<400).first {
+            !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)")
+                && !FileManager.default.fileExists(atPath: "/tmp/.X\($0)-lock")
+        } ?? 399
     }
 
     /// The child runs XTerm inside a nested X server (Xephyr) of their own, where no shield of
@@ -150,14 +179,19 @@ final class ProgramHoldTests: XCTestCase {
         let number = freeDisplayNumber()
         _ = try desktop.startAsKid(["Xephyr", ":\(number)", "-screen", "640x480", "-nolisten", "tcp", "-ac"])
         let nested = ["DISPLAY": ":\(number)"]
-        try desktop.waitFor("the child's nested X server") { (try? desktop.runAsKid(["xdpyinfo"], environment: nested).status) == 0 }
+        try desktop.waitFor("the child's nested X server") {
+            (try? desktop.runAsKid(["xdpyinfo"], environment: nested).status) == 0
+        }
         var started: Set<Int32> = []
         func startNested(into file: String) throws -> Int32 {
             // It stays open once it has read its line.
-            _ = try desktop.startAsKid(["xterm", "-e", "sh", "-c", "read line; echo \"$line\" > \(file); exec sleep 600"], environment: nested)
+            _ = try desktop.startAsKid(
+                ["xterm", "-e", "sh", "-c", "read line; echo \"$line\" > \(file); exec sleep 600"], environment: nested)
             var pid: Int32 = 0
             try desktop.waitFor("xterm on the nested display") {
-                let all = try desktop.runAsKid(["pgrep", "-u", desktop.kid, "-x", "xterm"]).output.split(separator: "\n").compactMap { Int32($0) }
+                let all = try desktop.runAsKid(["pgrep", "-u", desktop.kid, "-x", "xterm"]).output.split(
+                    separator: "\n"
+                ).compactMap { Int32($0) }
                 pid = all.first { !started.contains($0) } ?? 0
                 return pid > 0
             }
@@ -169,7 +203,8 @@ final class ProgramHoldTests: XCTestCase {
             // follows the pointer, put in xterm's window.
             var window = ""
             try desktop.waitFor("an xterm window on the nested display") {
-                window = try desktop.runAsKid(["xdotool", "search", "--class", "XTerm"], environment: nested).output
+                window =
+                    try desktop.runAsKid(["xdotool", "search", "--class", "XTerm"], environment: nested).output
                     .split(separator: "\n").last.map(String.init) ?? ""
                 return !window.isEmpty
             }
@@ -179,25 +214,35 @@ final class ProgramHoldTests: XCTestCase {
         }
         let control = try startNested(into: "\(home)/control")
         try typeNested("before")
-        try desktop.waitFor("the keys in the nested xterm") { (try? String(contentsOfFile: "\(home)/control", encoding: .utf8)) == "before\n" }
+        try desktop.waitFor("the keys in the nested xterm") {
+            (try? String(contentsOfFile: "\(home)/control", encoding: .utf8)) == "before\n"
+        }
         XCTAssertFalse(isHeld(control))
 
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
-        let limited = try fixture.screenward(as: guardian, ["limit", "add", "Terminal", "--app", "debian-xterm.desktop", "--daily", "1s", "--user", desktop.kid])
+        let limited = try fixture.screenward(
+            as: guardian,
+            ["limit", "add", "Terminal", "--app", "debian-xterm.desktop", "--daily", "1s", "--user", desktop.kid])
         XCTAssertEqual(limited.status, 0, limited.error)
         // The limit needs a second of XTerm on the session's display to be used up.
         let counted = try startTerminal(name: "counted", windowClass: "XTerm", into: "\(home)/unused")
         started.insert(counted.pid)
         try desktop.waitFor("XTerm covered on the session's display", timeout: 30) { isHeld(counted.pid) }
 
-        try desktop.waitFor("the xterm started on the nested display before the limit held", timeout: 10) { isHeld(control) }
+        try desktop.waitFor("the xterm started on the nested display before the limit held", timeout: 10) {
+            isHeld(control)
+        }
         // One xterm on the nested display, so that the keys typed there go to it.
         XCTAssertEqual(try desktop.runAsKid(["kill", "-KILL", "\(control)"]).status, 0)
         let nestedTerminal = try startNested(into: "\(home)/typed")
-        try desktop.waitFor("the xterm started on the nested display after the limit held", timeout: 10) { isHeld(nestedTerminal) }
+        try desktop.waitFor("the xterm started on the nested display after the limit held", timeout: 10) {
+            isHeld(nestedTerminal)
+        }
         try typeNested("after")
         Thread.sleep(forTimeInterval: 1)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(home)/typed"), "no key may reach a shielded app on another display")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: "\(home)/typed"),
+            "no key may reach a shielded app on another display")
         let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
         XCTAssertTrue(events.contains("no window on the session's display"), events)
     }
@@ -209,7 +254,9 @@ final class ProgramHoldTests: XCTestCase {
         XCTAssertEqual(try desktop.runAsKid(["cp", "/usr/bin/xterm", copy]).status, 0)
         let mine = try startTerminal(copy, name: "homework", windowClass: "Homework", into: "\(home)/typed")
         let windowID = String(format: "0x%x", UInt32(mine.window) ?? 0)
-        try desktop.waitFor("the copy covered as a program not installed") { daemonLog.contains("covering \(windowID) of exe:\(copy)") }
+        try desktop.waitFor("the copy covered as a program not installed") {
+            daemonLog.contains("covering \(windowID) of exe:\(copy)")
+        }
         try desktop.waitFor("the copy held") { isHeld(mine.pid) }
         desktop.screenshot("not-installed-program.png")
         // (Synthetic events sent now would wait in its connection and be read once it is
@@ -227,7 +274,9 @@ final class ProgramHoldTests: XCTestCase {
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
         let allowed = try fixture.screenward(as: guardian, ["allow", "exe:\(copy)", "--user", desktop.kid])
         XCTAssertEqual(allowed.status, 0, allowed.error)
-        try desktop.waitFor("the copy uncovered", timeout: 10) { daemonLog.contains("uncovered \(windowID) of exe:\(copy)") }
+        try desktop.waitFor("the copy uncovered", timeout: 10) {
+            daemonLog.contains("uncovered \(windowID) of exe:\(copy)")
+        }
         try desktop.waitFor("the copy running again") { !isHeld(mine.pid) }
         try type("allowed", into: mine.window)
         try desktop.waitFor("the keys in the allowed copy") {

@@ -42,7 +42,10 @@ extension ManagedDesktopRig {
     /// Types `text` into the dialog's code field, as a person would, and presses Enter.
     func type(_ text: String, into window: String) throws {
         // The field is emptied first: what a garbled earlier try left must not prefix this one.
-        for step in [["windowactivate", "--sync", window], ["key", "ctrl+a", "BackSpace"], ["type", "--delay", "40", text], ["key", "Return"]] {
+        for step in [
+            ["windowactivate", "--sync", window], ["key", "ctrl+a", "BackSpace"], ["type", "--delay", "40", text],
+            ["key", "Return"],
+        ] {
             let result = try runAsKid(["xdotool"] + step)
             XCTAssertEqual(result.status, 0, "xdotool \(step): \(result.error)")
         }
@@ -64,7 +67,9 @@ struct TestAuthenticator {
         let enrolled = try fixture.screenward(as: guardian, ["guardian", "enroll"])
         XCTAssertEqual(enrolled.status, 0, enrolled.error)
         let line = enrolled.output.split(separator: "\n").first { $0.contains("Secret: ") }
-        let secret = try XCTUnwrap(line.map { String($0.split(separator: " ").last ?? "") }, "no secret in: \(enrolled.output) \(enrolled.error)")
+        let secret = try XCTUnwrap(
+            line.map { String($0.split(separator: " ").last ?? "") },
+            "no secret in: \(enrolled.output) \(enrolled.error)")
         return TestAuthenticator(guardian: guardian, secret: secret, oathtool: oathtool)
     }
 
@@ -93,7 +98,9 @@ struct TestAuthenticator {
     /// A code that is surely wrong now: neither this step's nor the previous one's.
     func wrongCode() throws -> String {
         let now = Date()
-        let near = Set([try code(at: now), try code(at: now.addingTimeInterval(-30)), try code(at: now.addingTimeInterval(30))])
+        let near = Set([
+            try code(at: now), try code(at: now.addingTimeInterval(-30)), try code(at: now.addingTimeInterval(30)),
+        ])
         var guess = 0
         while near.contains(String(format: "%06d", guess)) { guess += 1 }
         return String(format: "%06d", guess)
@@ -102,7 +109,9 @@ struct TestAuthenticator {
 
 extension ManagedDesktopRig {
     /// How many codes have reached the daemon (it logs each, never the code).
-    func codesChecked() -> Int { (fixture.daemon?.standardError ?? "").components(separatedBy: "checking a code for").count - 1 }
+    func codesChecked() -> Int {
+        (fixture.daemon?.standardError ?? "").components(separatedBy: "checking a code for").count - 1
+    }
 
     /// Types `code` into the dialog and presses Enter until the daemon has it to check:
     /// on a loaded machine xdotool can lose a key, Return among them, and then nothing reaches
@@ -114,7 +123,9 @@ extension ManagedDesktopRig {
             try type(code, into: window)
             if (try? waitFor("the daemon to check the code", timeout: 5, { codesChecked() > before })) != nil { return }
         }
-        XCTFail("three tries typed into the guardian's dialog never reached the daemon: \((fixture.daemon?.standardError ?? "").suffix(1500))")
+        XCTFail(
+            "three tries typed into the guardian's dialog never reached the daemon: \((fixture.daemon?.standardError ?? "").suffix(1500))"
+        )
     }
 
     /// Types the guardian's current code into the dialog until `approved` holds. On a
@@ -122,8 +133,11 @@ extension ManagedDesktopRig {
     /// code and the dialog stays up): the current code is typed again, within the three
     /// tries the daemon allows before it makes guardians wait. Returns the code that approved.
     @discardableResult
-    func approve(with authenticator: TestAuthenticator, in dialog: String, until approved: () -> Bool) throws -> String {
-        func wrongAnswers() -> Int { (fixture.daemon?.standardError ?? "").components(separatedBy: "a wrong code for").count }
+    func approve(with authenticator: TestAuthenticator, in dialog: String, until approved: () -> Bool) throws -> String
+    {
+        func wrongAnswers() -> Int {
+            (fixture.daemon?.standardError ?? "").components(separatedBy: "a wrong code for").count
+        }
         for _ in 1...3 {
             let wrongBefore = wrongAnswers()
             let code = try authenticator.freshCode()
@@ -136,7 +150,9 @@ extension ManagedDesktopRig {
             }
             if approved() { return code }
         }
-        XCTFail("the guardian's code did not approve in three tries; daemon: \((fixture.daemon?.standardError ?? "").suffix(1500))")
+        XCTFail(
+            "the guardian's code did not approve in three tries; daemon: \((fixture.daemon?.standardError ?? "").suffix(1500))"
+        )
         return ""
     }
 }

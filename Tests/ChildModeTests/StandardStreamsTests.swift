@@ -28,11 +28,14 @@ final class StandardStreamsTests: XCTestCase {
 
     /// What descriptors 0–2 of process `pid` are (as root reads /proc).
     private static func standardStreams(of pid: Int32) -> [String] {
-        (0...2).map { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "closed" }
+        (0...2).map {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) ?? "closed"
+        }
     }
 
     func testTheDaemonStartedWithoutStandardStreamsServesAndKeepsItsFilesOffThem() throws {
-        let daemon = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), Array(Self.closingStreams(fixture.daemonCommand()).dropFirst()))
+        let daemon = try ChildProcess(
+            URL(fileURLWithPath: "/bin/sh"), Array(Self.closingStreams(fixture.daemonCommand()).dropFirst()))
         defer { daemon.stop() }
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: fixture.socket) {
@@ -62,9 +65,13 @@ final class StandardStreamsTests: XCTestCase {
         let person = try fixture.users.add("person")
         let png = "/home/\(person)/report.png"
         let inner = "ulimit -Sn 4096 && exec 3000</dev/null && ulimit -Sn 1024 && exec \"$@\""
-        let outer = "ulimit -n 4096 && exec /usr/sbin/runuser -u \"$1\" -- /usr/bin/env HOME=/home/$1 SCREENWARD_DAEMON_SOCKET=\"$2\" /bin/bash -c \"$3\" bash \"$4\" report --png \"$5\""
-        let report = try LocalUsers.capture("/bin/sh", ["-c", outer, "sh", person, fixture.socket, inner, fixture.program("screenward"), png])
-        XCTAssertEqual(report.status, 0, "screenward report with descriptor 3000 open and a soft limit of 1024: \(report.output) \(report.error)")
+        let outer =
+            "ulimit -n 4096 && exec /usr/sbin/runuser -u \"$1\" -- /usr/bin/env HOME=/home/$1 SCREENWARD_DAEMON_SOCKET=\"$2\" /bin/bash -c \"$3\" bash \"$4\" report --png \"$5\""
+        let report = try LocalUsers.capture(
+            "/bin/sh", ["-c", outer, "sh", person, fixture.socket, inner, fixture.program("screenward"), png])
+        XCTAssertEqual(
+            report.status, 0,
+            "screenward report with descriptor 3000 open and a soft limit of 1024: \(report.output) \(report.error)")
         let drawn = try Data(contentsOf: URL(fileURLWithPath: png))
         XCTAssertEqual(Array(drawn.prefix(4)), [0x89, 0x50, 0x4E, 0x47], "a PNG")
     }

@@ -12,7 +12,8 @@ final class DeviceActivityScheduleTests: XCTestCase {
     func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
 
     let evenings = DeviceActivitySchedule(
-        intervalStart: DateComponents(hour: 17, minute: 0), intervalEnd: DateComponents(hour: 20, minute: 0), repeats: true)
+        intervalStart: DateComponents(hour: 17, minute: 0), intervalEnd: DateComponents(hour: 20, minute: 0),
+        repeats: true)
 
     func testTheCurrentIntervalIsReturnedWhileItRuns() {
         let berlin = calendar("Europe/Berlin")
@@ -34,7 +35,8 @@ final class DeviceActivityScheduleTests: XCTestCase {
     func testDaylightSavingChangesKeepLocalTimesAndChangeLengths() {
         let newYork = calendar("America/New_York")
         let daily = DeviceActivitySchedule(
-            intervalStart: DateComponents(hour: 0, minute: 0), intervalEnd: DateComponents(hour: 23, minute: 59), repeats: true)
+            intervalStart: DateComponents(hour: 0, minute: 0), intervalEnd: DateComponents(hour: 23, minute: 59),
+            repeats: true)
         // 2026-03-08: clocks go from 02:00 to 03:00; the day has 23 hours.
         let spring = daily.interval(containingOrAfter: date("2026-03-08T12:00:00Z"), calendar: newYork)!
         XCTAssertEqual(spring.start, date("2026-03-08T05:00:00Z"))
@@ -49,7 +51,8 @@ final class DeviceActivityScheduleTests: XCTestCase {
         let berlin = calendar("Europe/Berlin")
         // 2026-03-29 02:00–03:00 does not exist in Berlin.
         let odd = DeviceActivitySchedule(
-            intervalStart: DateComponents(hour: 2, minute: 30), intervalEnd: DateComponents(hour: 4, minute: 0), repeats: true)
+            intervalStart: DateComponents(hour: 2, minute: 30), intervalEnd: DateComponents(hour: 4, minute: 0),
+            repeats: true)
         let interval = odd.interval(containingOrAfter: date("2026-03-28T23:00:00Z"), calendar: berlin)!
         XCTAssertEqual(interval.start, date("2026-03-29T01:00:00Z"))  // 03:00 CEST
         XCTAssertEqual(interval.end, date("2026-03-29T02:00:00Z"))  // 04:00 CEST
@@ -59,7 +62,8 @@ final class DeviceActivityScheduleTests: XCTestCase {
         let berlin = calendar("Europe/Berlin")
         // 2026-10-25 02:00–03:00 happens twice in Berlin.
         let odd = DeviceActivitySchedule(
-            intervalStart: DateComponents(hour: 2, minute: 30), intervalEnd: DateComponents(hour: 5, minute: 0), repeats: true)
+            intervalStart: DateComponents(hour: 2, minute: 30), intervalEnd: DateComponents(hour: 5, minute: 0),
+            repeats: true)
         let interval = odd.interval(containingOrAfter: date("2026-10-24T22:00:00Z"), calendar: berlin)!
         XCTAssertEqual(interval.start, date("2026-10-25T00:30:00Z"))  // 02:30 CEST, the first one
         XCTAssertEqual(interval.end, date("2026-10-25T04:00:00Z"))  // 05:00 CET
@@ -78,7 +82,8 @@ final class DeviceActivityScheduleTests: XCTestCase {
 
     func testImpossibleComponentsGiveNoInterval() {
         let never = DeviceActivitySchedule(
-            intervalStart: DateComponents(month: 2, day: 30), intervalEnd: DateComponents(month: 3, day: 1), repeats: true)
+            intervalStart: DateComponents(month: 2, day: 30), intervalEnd: DateComponents(month: 3, day: 1),
+            repeats: true)
         XCTAssertNil(never.interval(containingOrAfter: date("2026-01-01T00:00:00Z"), calendar: calendar("UTC")))
     }
 

@@ -3,7 +3,9 @@ import ManagedSettingsUI
 import XCTest
 
 final class ShieldConfigurationTests: XCTestCase {
-    func roundTrip<Value: Codable & Equatable>(_ value: Value, file: StaticString = #filePath, line: UInt = #line) throws {
+    func roundTrip<Value: Codable & Equatable>(_ value: Value, file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
         let data = try JSONEncoder().encode(value)
         XCTAssertEqual(try JSONDecoder().decode(Value.self, from: data), value, file: file, line: line)
     }
@@ -46,7 +48,8 @@ final class ShieldConfigurationTests: XCTestCase {
         XCTAssertEqual(ShieldColor(hex: "#1C1C1ECC")?.hexString, "#1C1C1ECC")
         XCTAssertEqual(ShieldColor.systemBlue.hexString, "#007AFF")
         XCTAssertEqual(ShieldColor(red: 2, green: -1, blue: .nan, alpha: 3), ShieldColor(red: 1, green: 0, blue: 0))
-        XCTAssertEqual(try JSONDecoder().decode(ShieldColor.self, from: Data(##""#0A84FF""##.utf8)), ShieldColor(hex: "#0A84FF"))
+        XCTAssertEqual(
+            try JSONDecoder().decode(ShieldColor.self, from: Data(##""#0A84FF""##.utf8)), ShieldColor(hex: "#0A84FF"))
         XCTAssertThrowsError(try JSONDecoder().decode(ShieldColor.self, from: Data(#""blue""#.utf8))) {
             XCTAssertTrue("\($0)".contains("not a color"))
         }
@@ -54,13 +57,18 @@ final class ShieldConfigurationTests: XCTestCase {
     }
 
     func testIconsAndBlurStylesEncodeAsTheDataFilesWriteThem() throws {
-        XCTAssertEqual(String(decoding: try JSONEncoder().encode(ShieldIcon.themed(name: "firefox")), as: UTF8.self), #"{"iconName":"firefox"}"#)
-        XCTAssertEqual(try JSONDecoder().decode(ShieldIcon.self, from: Data(#"{"file": "/tmp/a.png"}"#.utf8)), .file(path: "/tmp/a.png"))
+        XCTAssertEqual(
+            String(decoding: try JSONEncoder().encode(ShieldIcon.themed(name: "firefox")), as: UTF8.self),
+            #"{"iconName":"firefox"}"#)
+        XCTAssertEqual(
+            try JSONDecoder().decode(ShieldIcon.self, from: Data(#"{"file": "/tmp/a.png"}"#.utf8)),
+            .file(path: "/tmp/a.png"))
         XCTAssertThrowsError(try JSONDecoder().decode(ShieldIcon.self, from: Data("{}".utf8)))
         XCTAssertEqual(ShieldBlurStyle.allCases.count, 20)
         XCTAssertEqual(ShieldBlurStyle.systemMaterialDark.appearance, .dark)
         XCTAssertEqual(ShieldBlurStyle.regular.appearance, .automatic)
-        XCTAssertLessThan(ShieldBlurStyle.systemUltraThinMaterial.thickness, ShieldBlurStyle.systemChromeMaterial.thickness)
+        XCTAssertLessThan(
+            ShieldBlurStyle.systemUltraThinMaterial.thickness, ShieldBlurStyle.systemChromeMaterial.thickness)
         XCTAssertGreaterThan(ShieldBlurStyle.light.tint(dark: true).red, 0.9)
         XCTAssertLessThan(ShieldBlurStyle.systemMaterial.tint(dark: true).red, 0.2)
     }
@@ -83,7 +91,8 @@ final class ShieldConfigurationTests: XCTestCase {
             }
         }
         let source: ShieldConfigurationDataSource = Worklog()
-        XCTAssertEqual(source.configuration(shielding: Application(bundleIdentifier: "x.desktop")).title?.text, "No x.desktop")
+        XCTAssertEqual(
+            source.configuration(shielding: Application(bundleIdentifier: "x.desktop")).title?.text, "No x.desktop")
         XCTAssertNil(source.configuration(shielding: WebDomain(domain: "example.com")).title)
     }
 
@@ -93,13 +102,16 @@ final class ShieldConfigurationTests: XCTestCase {
         for action in ShieldAction.allCases {
             delegate.handle(action: action, for: ApplicationToken(opaqueValueForTests: "app")) { answers.append($0) }
             delegate.handle(action: action, for: WebDomainToken(opaqueValueForTests: "web")) { answers.append($0) }
-            delegate.handle(action: action, for: ActivityCategoryToken(opaqueValueForTests: "cat")) { answers.append($0) }
+            delegate.handle(action: action, for: ActivityCategoryToken(opaqueValueForTests: "cat")) {
+                answers.append($0)
+            }
         }
         XCTAssertEqual(answers, [.close, .close, .close, .none, .none, .none])
     }
 
     func testActionsAndResponsesEncodeByName() throws {
-        XCTAssertEqual(String(decoding: try JSONEncoder().encode([ShieldActionResponse.defer]), as: UTF8.self), #"["defer"]"#)
+        XCTAssertEqual(
+            String(decoding: try JSONEncoder().encode([ShieldActionResponse.defer]), as: UTF8.self), #"["defer"]"#)
         for response in ShieldActionResponse.allCases { try roundTrip(response) }
         for action in ShieldAction.allCases { try roundTrip(action) }
     }

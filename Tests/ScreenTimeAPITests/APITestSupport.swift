@@ -16,7 +16,8 @@ struct Heard: Sendable, Equatable {
     var line: String {
         let what = event.map { "\(kind)(\($0))" } ?? kind
         let interval = "\(InProcessWorld.text(context.interval.start))–\(InProcessWorld.text(context.interval.end))"
-        return "\(what) \(activity) [\(interval)] at \(InProcessWorld.text(context.scheduledAt))\(context.isLate ? " late" : "")"
+        return
+            "\(what) \(activity) [\(interval)] at \(InProcessWorld.text(context.scheduledAt))\(context.isLate ? " late" : "")"
     }
 }
 
@@ -30,7 +31,10 @@ final class RecordingMonitor: DeviceActivityMonitor {
         self.log = log
     }
 
-    private func note(_ kind: String, _ activity: DeviceActivityName, _ context: DeviceActivityCallbackContext, event: DeviceActivityEvent.Name? = nil) {
+    private func note(
+        _ kind: String, _ activity: DeviceActivityName, _ context: DeviceActivityCallbackContext,
+        event: DeviceActivityEvent.Name? = nil
+    ) {
         log?.append(Heard(kind: kind, activity: activity.rawValue, event: event?.rawValue, context: context))
     }
 
@@ -40,10 +44,14 @@ final class RecordingMonitor: DeviceActivityMonitor {
     override func intervalDidStart(for activity: DeviceActivityName, context: DeviceActivityCallbackContext) {
         note("intervalDidStart", activity, context)
     }
-    override func eventWillReachThresholdWarning(_ event: DeviceActivityEvent.Name, activity: DeviceActivityName, context: DeviceActivityCallbackContext) {
+    override func eventWillReachThresholdWarning(
+        _ event: DeviceActivityEvent.Name, activity: DeviceActivityName, context: DeviceActivityCallbackContext
+    ) {
         note("eventWillReachThresholdWarning", activity, context, event: event)
     }
-    override func eventDidReachThreshold(_ event: DeviceActivityEvent.Name, activity: DeviceActivityName, context: DeviceActivityCallbackContext) {
+    override func eventDidReachThreshold(
+        _ event: DeviceActivityEvent.Name, activity: DeviceActivityName, context: DeviceActivityCallbackContext
+    ) {
         note("eventDidReachThreshold", activity, context, event: event)
     }
     override func intervalWillEndWarning(for activity: DeviceActivityName, context: DeviceActivityCallbackContext) {
@@ -70,7 +78,8 @@ extension InProcessWorld {
     func startMonitor(_ bundleID: String) throws -> MonitorProcess {
         let transport = DirectTransport(handler: host)
         let heard = Recorder<Heard>()
-        try MonitorAttachment.attach(RecordingMonitor(log: heard), client: ServiceClient(transport: transport, bundleIdentifier: bundleID))
+        try MonitorAttachment.attach(
+            RecordingMonitor(log: heard), client: ServiceClient(transport: transport, bundleIdentifier: bundleID))
         return MonitorProcess(heard: heard, transport: transport)
     }
 

@@ -17,12 +17,15 @@ final class ActivityBoundsTests: XCTestCase {
             intervalStart: DateComponents(hour: 10), intervalEnd: DateComponents(hour: 12), repeats: true)
         let center = DeviceActivityCenter()
 
-        XCTAssertThrowsError(try center.startMonitoring(DeviceActivityName(String(repeating: "x", count: 201)), during: schedule)) {
+        XCTAssertThrowsError(
+            try center.startMonitoring(DeviceActivityName(String(repeating: "x", count: 201)), during: schedule)
+        ) {
             XCTAssertEqual(($0 as? ServiceError)?.code, .invalidArgument)
         }
         var events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:]
         for number in 1...257 {
-            events[DeviceActivityEvent.Name("e\(number)")] = DeviceActivityEvent(applications: chat, threshold: DateComponents(minute: number))
+            events[DeviceActivityEvent.Name("e\(number)")] = DeviceActivityEvent(
+                applications: chat, threshold: DateComponents(minute: number))
         }
         XCTAssertThrowsError(try center.startMonitoring("many", during: schedule, events: events)) {
             XCTAssertTrue("\($0)".contains("at most 256 events"), "\($0)")

@@ -14,19 +14,26 @@ final class ActivityCenterTests: XCTestCase {
         world.use("org.example.watcher")
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
         let picked = try world.pick(applications: ["chat.desktop"], categories: ["Game"], webDomains: ["example.com"])
-        let schedule = DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true, warningTime: minutes(5))
+        let schedule = DeviceActivitySchedule(
+            intervalStart: at(10), intervalEnd: at(12), repeats: true, warningTime: minutes(5))
         let events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [
-            "chat": DeviceActivityEvent(applications: picked.applicationTokens, threshold: minutes(20), includesPastActivity: true),
-            "rest": DeviceActivityEvent(categories: picked.categoryTokens, webDomains: picked.webDomainTokens, threshold: DateComponents(hour: 1)),
+            "chat": DeviceActivityEvent(
+                applications: picked.applicationTokens, threshold: minutes(20), includesPastActivity: true),
+            "rest": DeviceActivityEvent(
+                categories: picked.categoryTokens, webDomains: picked.webDomainTokens,
+                threshold: DateComponents(hour: 1)),
         ]
         let center = DeviceActivityCenter()
         try center.startMonitoring("mornings", during: schedule, events: events)
-        try center.startMonitoring("quiet", during: DeviceActivitySchedule(intervalStart: at(22), intervalEnd: at(7), repeats: false))
+        try center.startMonitoring(
+            "quiet", during: DeviceActivitySchedule(intervalStart: at(22), intervalEnd: at(7), repeats: false))
 
         XCTAssertEqual(Set(center.activities), ["mornings", "quiet"])
         XCTAssertEqual(center.schedule(for: "mornings"), schedule)
         XCTAssertEqual(center.events(for: "mornings"), events)
-        XCTAssertEqual(center.events(for: "mornings")["chat"]?.applications, picked.applicationTokens, "the app's tokens, not the device's")
+        XCTAssertEqual(
+            center.events(for: "mornings")["chat"]?.applications, picked.applicationTokens,
+            "the app's tokens, not the device's")
         XCTAssertEqual(center.schedule(for: "quiet")?.repeats, false)
         XCTAssertEqual(center.events(for: "quiet"), [:])
         XCTAssertNil(center.schedule(for: "unknown"))
@@ -47,8 +54,12 @@ final class ActivityCenterTests: XCTestCase {
         try center.startMonitoring(
             "daily", during: DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true),
             events: ["chat": DeviceActivityEvent(applications: chat, threshold: minutes(20))])
-        let later = DeviceActivitySchedule(intervalStart: at(14), intervalEnd: at(18, 30), repeats: false, warningTime: minutes(1))
-        let games: [DeviceActivityEvent.Name: DeviceActivityEvent] = ["games": DeviceActivityEvent(categories: try world.pick(categories: ["Game"]).categoryTokens, threshold: minutes(45))]
+        let later = DeviceActivitySchedule(
+            intervalStart: at(14), intervalEnd: at(18, 30), repeats: false, warningTime: minutes(1))
+        let games: [DeviceActivityEvent.Name: DeviceActivityEvent] = [
+            "games": DeviceActivityEvent(
+                categories: try world.pick(categories: ["Game"]).categoryTokens, threshold: minutes(45))
+        ]
         try center.startMonitoring("daily", during: later, events: games)
 
         XCTAssertEqual(center.activities, ["daily"])
@@ -64,7 +75,8 @@ final class ActivityCenterTests: XCTestCase {
         let center = DeviceActivityCenter()
         let morning = DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true)
         for name in ["a", "b", "c"] { try center.startMonitoring(DeviceActivityName(name), during: morning) }
-        try center.startMonitoring("later", during: DeviceActivitySchedule(intervalStart: at(14), intervalEnd: at(16), repeats: true))
+        try center.startMonitoring(
+            "later", during: DeviceActivitySchedule(intervalStart: at(14), intervalEnd: at(16), repeats: true))
         monitor.heard.removeAll()
 
         world.advance(to: "2026-11-23 10:40")
@@ -75,10 +87,12 @@ final class ActivityCenterTests: XCTestCase {
         monitor.heard.removeAll()
         world.advance(to: "2026-11-23 10:50")
         center.stopMonitoring([])
-        XCTAssertEqual(monitor.lines.sorted(), [
-            "intervalDidEnd b [11-23 10:00–11-23 12:00] at 11-23 10:50",
-            "intervalDidEnd c [11-23 10:00–11-23 12:00] at 11-23 10:50",
-        ], "an interval not yet begun gets no end")
+        XCTAssertEqual(
+            monitor.lines.sorted(),
+            [
+                "intervalDidEnd b [11-23 10:00–11-23 12:00] at 11-23 10:50",
+                "intervalDidEnd c [11-23 10:00–11-23 12:00] at 11-23 10:50",
+            ], "an interval not yet begun gets no end")
         XCTAssertEqual(center.activities, [])
 
         world.advance(to: "2026-11-25 00:00")

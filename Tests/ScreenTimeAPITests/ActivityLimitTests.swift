@@ -18,15 +18,20 @@ final class ActivityLimitTests: XCTestCase {
     }
 
     private func assertRefused(
-        _ schedule: DeviceActivitySchedule, events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:], with expected: MonitoringError,
+        _ schedule: DeviceActivitySchedule, events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:],
+        with expected: MonitoringError,
         file: StaticString = #filePath, line: UInt = #line
     ) {
-        XCTAssertThrowsError(try DeviceActivityCenter().startMonitoring("refused", during: schedule, events: events), file: file, line: line) {
+        XCTAssertThrowsError(
+            try DeviceActivityCenter().startMonitoring("refused", during: schedule, events: events), file: file,
+            line: line
+        ) {
             XCTAssertEqual($0 as? MonitoringError, expected, file: file, line: line)
         }
         // The agent refuses it as well, to a client that skips the API's own check.
         let registration = ActivityRegistration(name: "refused", schedule: schedule, events: events)
-        XCTAssertThrowsError(try ScreenwardApp.client.call(ActivityMethods.start, registration), file: file, line: line) {
+        XCTAssertThrowsError(try ScreenwardApp.client.call(ActivityMethods.start, registration), file: file, line: line)
+        {
             XCTAssertEqual(($0 as? ServiceError)?.code, ActivityLimitTests.code(of: expected), file: file, line: line)
         }
         XCTAssertFalse(DeviceActivityCenter().activities.contains("refused"), file: file, line: line)
@@ -62,28 +67,43 @@ final class ActivityLimitTests: XCTestCase {
 
     func testIntervalsMustLastFifteenMinutesToAWeek() async throws {
         _ = try await authorizedWorld()
-        assertRefused(DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(10, 14), repeats: true), with: .intervalTooShort)
-        try DeviceActivityCenter().startMonitoring("fifteen", during: DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(10, 15), repeats: true))
+        assertRefused(
+            DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(10, 14), repeats: true),
+            with: .intervalTooShort)
+        try DeviceActivityCenter().startMonitoring(
+            "fifteen", during: DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(10, 15), repeats: true))
 
-        let monthly = DeviceActivitySchedule(intervalStart: DateComponents(day: 1), intervalEnd: DateComponents(day: 15), repeats: true)
+        let monthly = DeviceActivitySchedule(
+            intervalStart: DateComponents(day: 1), intervalEnd: DateComponents(day: 15), repeats: true)
         assertRefused(monthly, with: .intervalTooLong)
         let week = DeviceActivitySchedule(
-            intervalStart: DateComponents(hour: 9, weekday: 2), intervalEnd: DateComponents(hour: 9, weekday: 2), repeats: true)
+            intervalStart: DateComponents(hour: 9, weekday: 2), intervalEnd: DateComponents(hour: 9, weekday: 2),
+            repeats: true)
         try DeviceActivityCenter().startMonitoring("week", during: week)
         XCTAssertEqual(Set(DeviceActivityCenter().activities), ["fifteen", "week"])
     }
 
     func testImpossibleComponentsAreRefused() async throws {
         let world = try await authorizedWorld()
-        assertRefused(DeviceActivitySchedule(intervalStart: at(25), intervalEnd: at(26), repeats: true), with: .invalidDateComponents)
-        assertRefused(DeviceActivitySchedule(intervalStart: at(10, 60), intervalEnd: at(12), repeats: true), with: .invalidDateComponents)
         assertRefused(
-            DeviceActivitySchedule(intervalStart: DateComponents(month: 2, day: 30), intervalEnd: DateComponents(month: 3, day: 2), repeats: true),
+            DeviceActivitySchedule(intervalStart: at(25), intervalEnd: at(26), repeats: true),
+            with: .invalidDateComponents)
+        assertRefused(
+            DeviceActivitySchedule(intervalStart: at(10, 60), intervalEnd: at(12), repeats: true),
+            with: .invalidDateComponents)
+        assertRefused(
+            DeviceActivitySchedule(
+                intervalStart: DateComponents(month: 2, day: 30), intervalEnd: DateComponents(month: 3, day: 2),
+                repeats: true),
             with: .invalidDateComponents)
         let chat = try world.pick(applications: ["chat.desktop"]).applicationTokens
         let daily = DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true)
-        assertRefused(daily, events: ["zero": DeviceActivityEvent(applications: chat, threshold: minutes(0))], with: .invalidDateComponents)
-        assertRefused(daily, events: ["none": DeviceActivityEvent(applications: chat, threshold: DateComponents())], with: .invalidDateComponents)
+        assertRefused(
+            daily, events: ["zero": DeviceActivityEvent(applications: chat, threshold: minutes(0))],
+            with: .invalidDateComponents)
+        assertRefused(
+            daily, events: ["none": DeviceActivityEvent(applications: chat, threshold: DateComponents())],
+            with: .invalidDateComponents)
         assertRefused(
             DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true, warningTime: minutes(-5)),
             with: .invalidDateComponents)

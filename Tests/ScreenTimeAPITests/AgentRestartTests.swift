@@ -30,10 +30,12 @@ final class AgentRestartTests: XCTestCase {
 
         let monitor = try after.startMonitor("org.example.app")
         after.advance(to: "2026-11-23 12:00")
-        XCTAssertEqual(monitor.lines, [
-            "intervalDidStart daily [11-23 10:00–11-23 12:00] at 11-23 10:00 late",
-            "intervalDidEnd daily [11-23 10:00–11-23 12:00] at 11-23 12:00",
-        ])
+        XCTAssertEqual(
+            monitor.lines,
+            [
+                "intervalDidStart daily [11-23 10:00–11-23 12:00] at 11-23 10:00 late",
+                "intervalDidEnd daily [11-23 10:00–11-23 12:00] at 11-23 12:00",
+            ])
         XCTAssertEqual(after.problems.all, [])
     }
 }

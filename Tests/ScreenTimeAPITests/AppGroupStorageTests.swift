@@ -45,14 +45,18 @@ final class AppGroupStorageTests: XCTestCase {
         world.use("org.example.hoarder")
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
         let storage = AppGroupStorage.shared
-        XCTAssertThrowsError(try storage.set(Data(count: AppGroupStorage.maximumValueBytes + 1), forKey: "big")) { error in
+        XCTAssertThrowsError(try storage.set(Data(count: AppGroupStorage.maximumValueBytes + 1), forKey: "big")) {
+            error in
             XCTAssertEqual((error as? ServiceError)?.code, .limitExceeded)
         }
         XCTAssertThrowsError(try storage.set(Data("x".utf8), forKey: "")) { error in
             XCTAssertEqual((error as? ServiceError)?.code, .invalidArgument)
         }
-        for index in 0..<AppGroupStorage.maximumKeys { try storage.set(Data([UInt8(index % 256)]), forKey: "key \(index)") }
-        XCTAssertThrowsError(try storage.set(Data("one more".utf8), forKey: "key \(AppGroupStorage.maximumKeys)")) { error in
+        for index in 0..<AppGroupStorage.maximumKeys {
+            try storage.set(Data([UInt8(index % 256)]), forKey: "key \(index)")
+        }
+        XCTAssertThrowsError(try storage.set(Data("one more".utf8), forKey: "key \(AppGroupStorage.maximumKeys)")) {
+            error in
             XCTAssertEqual((error as? ServiceError)?.code, .limitExceeded)
         }
         // Replacing an existing key is still allowed at the limit.

@@ -62,7 +62,9 @@ final class AuthorizationTests: XCTestCase {
         for (index, app) in apps.enumerated() {
             world.use(app)
             XCTAssertEqual(AuthorizationCenter.shared.authorizationStatus, .approved, app)
-            ManagedSettingsStore(named: .init("s\(index)")).shield.applications = try world.pick(applications: ["chess.desktop"]).applicationTokens
+            ManagedSettingsStore(named: .init("s\(index)")).shield.applications = try world.pick(applications: [
+                "chess.desktop"
+            ]).applicationTokens
         }
         XCTAssertEqual(world.shieldingStores(ofApplication: "chess.desktop"), apps.enumerated().map { "\($1)/s\($0)" })
         world.use("org.example.other")

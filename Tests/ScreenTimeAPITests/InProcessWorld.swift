@@ -26,7 +26,9 @@ final class TestClock: Sendable {
 
 /// Usage the test scripts: which application had the focus when (device tokens).
 final class ScriptedFocus: EventUsageSource, Sendable {
-    private let segments = Mutex<[(app: ApplicationToken, categories: Set<ActivityCategoryToken>, start: Date, end: Date?)]>([])
+    private let segments = Mutex<
+        [(app: ApplicationToken, categories: Set<ActivityCategoryToken>, start: Date, end: Date?)]
+    >([])
 
     func focus(_ app: ApplicationToken, categories: Set<ActivityCategoryToken> = [], at start: Date) {
         segments.withLock { $0.append((app, categories, start, nil)) }
@@ -38,7 +40,10 @@ final class ScriptedFocus: EventUsageSource, Sendable {
         }
     }
 
-    private func belongs(_ segment: (app: ApplicationToken, categories: Set<ActivityCategoryToken>, start: Date, end: Date?), _ event: DeviceActivityEvent) -> Bool {
+    private func belongs(
+        _ segment: (app: ApplicationToken, categories: Set<ActivityCategoryToken>, start: Date, end: Date?),
+        _ event: DeviceActivityEvent
+    ) -> Bool {
         event.applications.contains(segment.app) || !event.categories.isDisjoint(with: segment.categories)
     }
 
@@ -79,23 +84,33 @@ final class InProcessWorld {
     }
 
     /// - Parameter browsers: the state owner takes browsers' reports, as the agent's does.
-    init(test: XCTestCase, start: String = "2026-11-23 09:00", ledgerURL: URL? = nil, browsers: WebAddresses? = nil) throws {
+    init(test: XCTestCase, start: String = "2026-11-23 09:00", ledgerURL: URL? = nil, browsers: WebAddresses? = nil)
+        throws
+    {
         clock = TestClock(Self.date(start))
         let url = try ledgerURL ?? test.temporaryFile("ledger.sqlite")
         ledger = try Ledger(url: url)
-        let tableURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let tableURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("data/categories.json")
         let catalog = ApplicationCatalog(entries: [
-            DesktopEntry(id: "chat.desktop", name: "Chat", categories: ["Network", "InstantMessaging"], path: URL(fileURLWithPath: "/x/chat.desktop")),
-            DesktopEntry(id: "chess.desktop", name: "Chess", categories: ["Game", "BoardGame"], path: URL(fileURLWithPath: "/x/chess.desktop")),
-            DesktopEntry(id: "editor.desktop", name: "Editor", categories: ["Development"], path: URL(fileURLWithPath: "/x/editor.desktop")),
+            DesktopEntry(
+                id: "chat.desktop", name: "Chat", categories: ["Network", "InstantMessaging"],
+                path: URL(fileURLWithPath: "/x/chat.desktop")),
+            DesktopEntry(
+                id: "chess.desktop", name: "Chess", categories: ["Game", "BoardGame"],
+                path: URL(fileURLWithPath: "/x/chess.desktop")),
+            DesktopEntry(
+                id: "editor.desktop", name: "Editor", categories: ["Development"],
+                path: URL(fileURLWithPath: "/x/editor.desktop")),
         ])
         directory = ItemDirectory(
             minter: TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 7, count: 32))), catalog: catalog,
             categories: try CategoryTable.load(from: tableURL))
         let (clock, problems, callbacks) = (clock, problems, callbacks)
         let service = try ScreenTimeService(
-            ledger: ledger, usage: focus, directory: directory, now: { clock.now }, calendar: { InProcessWorld.calendar })
+            ledger: ledger, usage: focus, directory: directory, now: { clock.now },
+            calendar: { InProcessWorld.calendar })
         service.report = { message in problems.append(message) }
         service.browserTabs = browsers.map(BrowserTabs.init(addresses:))
         service.onCallbacks = { batch in callbacks.append(contentsOf: batch) }
@@ -126,9 +141,12 @@ final class InProcessWorld {
     }
 
     /// What the activity picker would hand the current client.
-    func pick(applications: [String] = [], categories: [String] = [], webDomains: [String] = []) throws -> FamilyActivitySelection {
+    func pick(applications: [String] = [], categories: [String] = [], webDomains: [String] = []) throws
+        -> FamilyActivitySelection
+    {
         try ScreenwardApp.client.call(
-            AuthorizationMethods.issueSelection, SelectionRequest(applications: applications, categories: categories, webDomains: webDomains))
+            AuthorizationMethods.issueSelection,
+            SelectionRequest(applications: applications, categories: categories, webDomains: webDomains))
     }
 
     /// Moves the clock to `text`, running every deadline on the way as the agent would.
@@ -150,18 +168,22 @@ final class InProcessWorld {
     var shields: EffectiveShields { host.withService { $0.effectiveShields } }
 
     func categoryToken(_ id: String) -> ActivityCategoryToken { directory.minter.categoryToken(forCategory: id) }
-    func applicationToken(_ id: String) -> ApplicationToken { directory.minter.applicationToken(for: directory.application(publicID: id)!) }
+    func applicationToken(_ id: String) -> ApplicationToken {
+        directory.minter.applicationToken(for: directory.application(publicID: id)!)
+    }
 
     /// Whether the application with this id is shielded now, and by which stores.
     func shieldingStores(ofApplication id: String) -> [String] {
         let app = directory.application(publicID: id)!
-        return shields.reasons(forApplication: applicationToken(id), categories: directory.categoryTokens(of: app)).map { "\($0.owner)/\($0.store)" }.sorted()
+        return shields.reasons(forApplication: applicationToken(id), categories: directory.categoryTokens(of: app)).map
+        { "\($0.owner)/\($0.store)" }.sorted()
     }
 }
 
 extension XCTestCase {
     func temporaryFile(_ name: String) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-api-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "screenward-api-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         return directory.appendingPathComponent(name)

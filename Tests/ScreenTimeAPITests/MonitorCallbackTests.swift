@@ -19,7 +19,9 @@ final class MonitorCallbackTests: XCTestCase {
         world.focus.focus(world.applicationToken("chat.desktop"), at: InProcessWorld.date("2026-11-23 10:00"))
 
         try DeviceActivityCenter().startMonitoring(
-            "daily", during: DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true, warningTime: minutes(15)),
+            "daily",
+            during: DeviceActivitySchedule(
+                intervalStart: at(10), intervalEnd: at(12), repeats: true, warningTime: minutes(15)),
             events: ["chat": DeviceActivityEvent(applications: chat, threshold: minutes(30))])
         world.advance(to: "2026-11-24 13:00")
 
@@ -36,10 +38,12 @@ final class MonitorCallbackTests: XCTestCase {
         }
         XCTAssertEqual(monitor.lines, expected)
         for heard in monitor.heard.all {
-            XCTAssertEqual(heard.context.deliveredAt.timeIntervalSince(heard.context.scheduledAt), 0, accuracy: 0.001, heard.line)
+            XCTAssertEqual(
+                heard.context.deliveredAt.timeIntervalSince(heard.context.scheduledAt), 0, accuracy: 0.001, heard.line)
             XCTAssertFalse(heard.context.isLate, heard.line)
         }
-        XCTAssertEqual(try world.ledger.outbox(client: "org.example.watcher").count, 0, "every callback was acknowledged")
+        XCTAssertEqual(
+            try world.ledger.outbox(client: "org.example.watcher").count, 0, "every callback was acknowledged")
         XCTAssertEqual(world.problems.all, [])
     }
 
@@ -49,16 +53,21 @@ final class MonitorCallbackTests: XCTestCase {
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
         let monitor = try world.startMonitor("org.example.watcher")
 
-        let schedule = DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true, warningTime: minutes(15))
+        let schedule = DeviceActivitySchedule(
+            intervalStart: at(10), intervalEnd: at(12), repeats: true, warningTime: minutes(15))
         try DeviceActivityCenter().startMonitoring("daily", during: schedule)
-        XCTAssertEqual(monitor.lines, ["intervalDidStart daily [11-23 10:00–11-23 12:00] at 11-23 10:20"], "before startMonitoring returned")
+        XCTAssertEqual(
+            monitor.lines, ["intervalDidStart daily [11-23 10:00–11-23 12:00] at 11-23 10:20"],
+            "before startMonitoring returned")
 
         world.advance(to: "2026-11-23 12:00")
-        XCTAssertEqual(monitor.lines, [
-            "intervalDidStart daily [11-23 10:00–11-23 12:00] at 11-23 10:20",
-            "intervalWillEndWarning daily [11-23 10:00–11-23 12:00] at 11-23 11:45",
-            "intervalDidEnd daily [11-23 10:00–11-23 12:00] at 11-23 12:00",
-        ])
+        XCTAssertEqual(
+            monitor.lines,
+            [
+                "intervalDidStart daily [11-23 10:00–11-23 12:00] at 11-23 10:20",
+                "intervalWillEndWarning daily [11-23 10:00–11-23 12:00] at 11-23 11:45",
+                "intervalDidEnd daily [11-23 10:00–11-23 12:00] at 11-23 12:00",
+            ])
     }
 
     func testRegisteringAgainInsideTheIntervalEndsTheOldOneAndStartsTheNew() async throws {
@@ -67,15 +76,19 @@ final class MonitorCallbackTests: XCTestCase {
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
         let monitor = try world.startMonitor("org.example.watcher")
         let center = DeviceActivityCenter()
-        try center.startMonitoring("daily", during: DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true))
+        try center.startMonitoring(
+            "daily", during: DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true))
         world.advance(to: "2026-11-23 10:30")
-        try center.startMonitoring("daily", during: DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(13), repeats: true))
+        try center.startMonitoring(
+            "daily", during: DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(13), repeats: true))
         world.advance(to: "2026-11-23 14:00")
-        XCTAssertEqual(monitor.lines, [
-            "intervalDidStart daily [11-23 10:00–11-23 12:00] at 11-23 10:00",
-            "intervalDidEnd daily [11-23 10:00–11-23 12:00] at 11-23 10:30",
-            "intervalDidStart daily [11-23 10:00–11-23 13:00] at 11-23 10:30",
-            "intervalDidEnd daily [11-23 10:00–11-23 13:00] at 11-23 13:00",
-        ])
+        XCTAssertEqual(
+            monitor.lines,
+            [
+                "intervalDidStart daily [11-23 10:00–11-23 12:00] at 11-23 10:00",
+                "intervalDidEnd daily [11-23 10:00–11-23 12:00] at 11-23 10:30",
+                "intervalDidStart daily [11-23 10:00–11-23 13:00] at 11-23 10:30",
+                "intervalDidEnd daily [11-23 10:00–11-23 13:00] at 11-23 13:00",
+            ])
     }
 }

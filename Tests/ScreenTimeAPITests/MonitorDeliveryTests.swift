@@ -19,12 +19,15 @@ final class MonitorDeliveryTests: XCTestCase {
         XCTAssertEqual(world.callbacks.all.count, 2, "the engine fired on time, with no monitor to hear it")
 
         let first = try world.startMonitor("org.example.watcher")
-        XCTAssertEqual(first.lines, [
-            "intervalDidStart daily [11-23 10:00–11-23 12:00] at 11-23 10:00 late",
-            "intervalDidEnd daily [11-23 10:00–11-23 12:00] at 11-23 12:00 late",
-        ])
+        XCTAssertEqual(
+            first.lines,
+            [
+                "intervalDidStart daily [11-23 10:00–11-23 12:00] at 11-23 10:00 late",
+                "intervalDidEnd daily [11-23 10:00–11-23 12:00] at 11-23 12:00 late",
+            ])
         for heard in first.heard.all {
-            XCTAssertEqual(heard.context.deliveredAt, InProcessWorld.date("2026-11-23 13:00"), "sent when the monitor attached")
+            XCTAssertEqual(
+                heard.context.deliveredAt, InProcessWorld.date("2026-11-23 13:00"), "sent when the monitor attached")
         }
         XCTAssertEqual(try world.ledger.outbox(client: "org.example.watcher").count, 0)
 
@@ -50,7 +53,8 @@ final class MonitorDeliveryTests: XCTestCase {
         first.exit()
         world.advance(to: "2026-11-23 12:00")
         let second = try world.startMonitor("org.example.watcher")
-        XCTAssertEqual(second.lines, ["intervalDidEnd daily [11-23 10:00–11-23 12:00] at 11-23 12:00"], "on time: not late")
+        XCTAssertEqual(
+            second.lines, ["intervalDidEnd daily [11-23 10:00–11-23 12:00] at 11-23 12:00"], "on time: not late")
         world.advance(to: "2026-11-23 12:30")
         let third = try world.startMonitor("org.example.watcher")
         XCTAssertEqual(third.lines, [])

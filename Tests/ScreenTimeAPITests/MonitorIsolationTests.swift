@@ -16,7 +16,9 @@ final class MonitorIsolationTests: XCTestCase {
             world.use(app)
             try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
             monitors.append(try world.startMonitor(app))
-            try DeviceActivityCenter().startMonitoring("daily", during: DeviceActivitySchedule(intervalStart: at(start), intervalEnd: at(start + 1), repeats: true))
+            try DeviceActivityCenter().startMonitoring(
+                "daily",
+                during: DeviceActivitySchedule(intervalStart: at(start), intervalEnd: at(start + 1), repeats: true))
         }
         world.advance(to: "2026-11-23 11:30")
         world.use("org.example.one")
@@ -25,14 +27,18 @@ final class MonitorIsolationTests: XCTestCase {
         XCTAssertEqual(DeviceActivityCenter().activities, ["daily"], "the other app's stop is not this app's")
 
         world.advance(to: "2026-11-24 00:00")
-        XCTAssertEqual(monitors[0].lines, [
-            "intervalDidStart daily [11-23 10:00–11-23 11:00] at 11-23 10:00",
-            "intervalDidEnd daily [11-23 10:00–11-23 11:00] at 11-23 11:00",
-        ])
-        XCTAssertEqual(monitors[1].lines, [
-            "intervalDidStart daily [11-23 14:00–11-23 15:00] at 11-23 14:00",
-            "intervalDidEnd daily [11-23 14:00–11-23 15:00] at 11-23 15:00",
-        ])
+        XCTAssertEqual(
+            monitors[0].lines,
+            [
+                "intervalDidStart daily [11-23 10:00–11-23 11:00] at 11-23 10:00",
+                "intervalDidEnd daily [11-23 10:00–11-23 11:00] at 11-23 11:00",
+            ])
+        XCTAssertEqual(
+            monitors[1].lines,
+            [
+                "intervalDidStart daily [11-23 14:00–11-23 15:00] at 11-23 14:00",
+                "intervalDidEnd daily [11-23 14:00–11-23 15:00] at 11-23 15:00",
+            ])
         XCTAssertEqual(world.problems.all, [])
     }
 }

@@ -30,19 +30,23 @@ final class MonitorThresholdTests: XCTestCase {
                 "social": DeviceActivityEvent(categories: social, threshold: minutes(22), includesPastActivity: true),
                 "fresh": DeviceActivityEvent(applications: chat, threshold: minutes(25)),
             ])
-        XCTAssertEqual(monitor.lines, [
-            "intervalDidStart daily [11-23 10:00–11-23 12:00] at 11-23 10:30",
-            "eventDidReachThreshold(early) daily [11-23 10:00–11-23 12:00] at 11-23 10:30",
-        ], "a threshold crossed before the registration is due at it")
+        XCTAssertEqual(
+            monitor.lines,
+            [
+                "intervalDidStart daily [11-23 10:00–11-23 12:00] at 11-23 10:30",
+                "eventDidReachThreshold(early) daily [11-23 10:00–11-23 12:00] at 11-23 10:30",
+            ], "a threshold crossed before the registration is due at it")
 
         world.advance(to: "2026-11-23 10:40")
         world.focus.focus(device, categories: [socialDevice], at: InProcessWorld.date("2026-11-23 10:40"))
         world.advance(to: "2026-11-23 11:30")
-        XCTAssertEqual(Array(monitor.lines.dropFirst(2)), [
-            "eventDidReachThreshold(social) daily [11-23 10:00–11-23 12:00] at 11-23 10:42",
-            "eventDidReachThreshold(past) daily [11-23 10:00–11-23 12:00] at 11-23 10:45",
-            "eventDidReachThreshold(fresh) daily [11-23 10:00–11-23 12:00] at 11-23 11:05",
-        ])
+        XCTAssertEqual(
+            Array(monitor.lines.dropFirst(2)),
+            [
+                "eventDidReachThreshold(social) daily [11-23 10:00–11-23 12:00] at 11-23 10:42",
+                "eventDidReachThreshold(past) daily [11-23 10:00–11-23 12:00] at 11-23 10:45",
+                "eventDidReachThreshold(fresh) daily [11-23 10:00–11-23 12:00] at 11-23 11:05",
+            ])
     }
 
     func testTheCallbackComesAtTheCrossingInstant() async throws {
@@ -53,7 +57,8 @@ final class MonitorThresholdTests: XCTestCase {
         let chat = try world.pick(applications: ["chat.desktop"]).applicationTokens
         try DeviceActivityCenter().startMonitoring(
             "daily", during: DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true),
-            events: ["chat": DeviceActivityEvent(applications: chat, threshold: DateComponents(minute: 10, second: 30))])
+            events: ["chat": DeviceActivityEvent(applications: chat, threshold: DateComponents(minute: 10, second: 30))]
+        )
 
         // Focus comes and goes: 4 minutes, a pause, then on until the threshold.
         let device = world.applicationToken("chat.desktop")
@@ -73,6 +78,7 @@ final class MonitorThresholdTests: XCTestCase {
         XCTAssertEqual(context.scheduledAt.timeIntervalSince(crossing), 0, accuracy: 0.001)
         XCTAssertEqual(context.deliveredAt.timeIntervalSince(crossing), 0, accuracy: 0.001)
         XCTAssertFalse(context.isLate)
-        XCTAssertEqual(reached.first?.line, "eventDidReachThreshold(chat) daily [11-23 10:00–11-23 12:00] at 11-23 10:21:30")
+        XCTAssertEqual(
+            reached.first?.line, "eventDidReachThreshold(chat) daily [11-23 10:00–11-23 12:00] at 11-23 10:21:30")
     }
 }

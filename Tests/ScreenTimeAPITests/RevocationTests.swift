@@ -24,7 +24,9 @@ final class RevocationTests: XCTestCase {
         try await AuthorizationCenter.shared.revokeAuthorization()
         XCTAssertEqual(AuthorizationCenter.shared.authorizationStatus, .notDetermined)
         XCTAssertEqual(world.shieldingStores(ofApplication: "chat.desktop"), [], "the app's stores went with it")
-        XCTAssertEqual(world.shieldingStores(ofApplication: "chess.desktop"), ["org.example.other/default"], "other apps keep theirs")
+        XCTAssertEqual(
+            world.shieldingStores(ofApplication: "chess.desktop"), ["org.example.other/default"],
+            "other apps keep theirs")
 
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
         XCTAssertEqual(ManagedSettingsStore(named: .init("chat")).shield, ShieldSettings(), "a new grant starts empty")
@@ -43,7 +45,8 @@ final class RevocationTests: XCTestCase {
         world.use("org.example.leaving")
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
         let monitor = try world.startMonitor("org.example.leaving")
-        let schedule = DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true, warningTime: minutes(10))
+        let schedule = DeviceActivitySchedule(
+            intervalStart: at(10), intervalEnd: at(12), repeats: true, warningTime: minutes(10))
         try DeviceActivityCenter().startMonitoring("daily", during: schedule)
         XCTAssertEqual(monitor.lines, ["intervalDidStart daily [11-23 10:00–11-23 12:00] at 11-23 10:30"])
 
@@ -65,7 +68,8 @@ final class RevocationTests: XCTestCase {
         let schedule = DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true)
         try DeviceActivityCenter().startMonitoring("daily", during: schedule)
         world.advance(to: "2026-11-23 13:00")
-        XCTAssertEqual(world.callbacks.all.map(\.kind), [.intervalDidStart, .intervalDidEnd], "due while no monitor ran")
+        XCTAssertEqual(
+            world.callbacks.all.map(\.kind), [.intervalDidStart, .intervalDidEnd], "due while no monitor ran")
 
         try await AuthorizationCenter.shared.revokeAuthorization()
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)

@@ -11,13 +11,16 @@ final class SelectionDescribeTests: XCTestCase {
         let world = try InProcessWorld(test: self)
         world.use("org.example.picker")
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
-        var picked = try world.pick(applications: ["chat.desktop", "chess.desktop"], categories: ["Game"], webDomains: ["news.example.org"])
+        var picked = try world.pick(
+            applications: ["chat.desktop", "chess.desktop"], categories: ["Game"], webDomains: ["news.example.org"])
         picked.includeEntireCategory = true
 
         let described = try await ScreenwardApp.client.call(AuthorizationMethods.describeSelection, picked)
         XCTAssertEqual(
             described.items,
-            SelectionRequest(applications: ["chat.desktop", "chess.desktop"], categories: ["Game"], webDomains: ["news.example.org"], includeEntireCategory: true))
+            SelectionRequest(
+                applications: ["chat.desktop", "chess.desktop"], categories: ["Game"], webDomains: ["news.example.org"],
+                includeEntireCategory: true))
         XCTAssertEqual(described.skipped, [])
         // Issued again from the description, the tokens are the same: the round trip the picker makes.
         let issuedAgain = try await ScreenwardApp.client.call(AuthorizationMethods.issueSelection, described.items)
@@ -50,13 +53,19 @@ final class SelectionDescribeTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("is not authorised"), "\(error)")
         }
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
-        let chosen = try await FamilyActivitySelection.choosing(applications: ["chat.desktop"], categories: ["Game"], webDomains: ["example.org"])
-        XCTAssertEqual(chosen, try world.pick(applications: ["chat.desktop"], categories: ["Game"], webDomains: ["example.org"]))
+        let chosen = try await FamilyActivitySelection.choosing(
+            applications: ["chat.desktop"], categories: ["Game"], webDomains: ["example.org"])
+        XCTAssertEqual(
+            chosen, try world.pick(applications: ["chat.desktop"], categories: ["Game"], webDomains: ["example.org"]))
         do {
             _ = try await FamilyActivitySelection.choosing(applications: ["nothing.desktop"])
             XCTFail("an id that names nothing gave a token")
         } catch let error as FamilyControlsError {
-            XCTAssertEqual(error, .invalidArgument("no application \"nothing.desktop\" is installed (ids are desktop ids such as firefox.desktop, or wmclass:<class>)"))
+            XCTAssertEqual(
+                error,
+                .invalidArgument(
+                    "no application \"nothing.desktop\" is installed (ids are desktop ids such as firefox.desktop, or wmclass:<class>)"
+                ))
         }
     }
 
@@ -76,14 +85,18 @@ final class SelectionDescribeTests: XCTestCase {
         XCTAssertEqual(described.items.applications, ["chat.desktop"])
         XCTAssertEqual(described.items.categories, [])
         XCTAssertEqual(described.skipped.count, 2, "\(described.skipped)")
-        XCTAssertTrue(described.skipped.allSatisfy { $0.contains("not a") && $0.contains("of org.example.mine") }, "\(described.skipped)")
+        XCTAssertTrue(
+            described.skipped.allSatisfy { $0.contains("not a") && $0.contains("of org.example.mine") },
+            "\(described.skipped)")
         XCTAssertFalse(described.skipped.joined().contains("editor"), "another app's items are never named")
     }
 
     func testAnUnauthorisedAppIsRefused() throws {
         let world = try InProcessWorld(test: self)
         world.use("org.example.stranger")
-        XCTAssertThrowsError(try ScreenwardApp.client.call(AuthorizationMethods.describeSelection, FamilyActivitySelection())) { error in
+        XCTAssertThrowsError(
+            try ScreenwardApp.client.call(AuthorizationMethods.describeSelection, FamilyActivitySelection())
+        ) { error in
             XCTAssertEqual((error as? ServiceError)?.code, .unauthorized)
         }
     }

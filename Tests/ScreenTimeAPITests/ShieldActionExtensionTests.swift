@@ -9,7 +9,9 @@ import XCTest
 /// A button pressed on a shield reaches the action delegate of the app whose store put
 /// the shield up, by token kind; its response reaches the shield presenter once.
 final class ShieldActionExtensionTests: XCTestCase {
-    private func authorizedWorld(_ bundleID: String = "org.example.focus") async throws -> (InProcessWorld, FamilyActivitySelection) {
+    private func authorizedWorld(_ bundleID: String = "org.example.focus") async throws -> (
+        InProcessWorld, FamilyActivitySelection
+    ) {
         let world = try InProcessWorld(test: self)
         world.use(bundleID)
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
@@ -18,7 +20,9 @@ final class ShieldActionExtensionTests: XCTestCase {
     }
 
     /// A request sent as is (from synchronous code, so the blocking call is used).
-    private func send<Request, Reply>(_ client: ServiceClient, _ method: ServiceMethod<Request, Reply>, _ request: Request) throws -> Reply {
+    private func send<Request, Reply>(
+        _ client: ServiceClient, _ method: ServiceMethod<Request, Reply>, _ request: Request
+    ) throws -> Reply {
         try client.call(method, request)
     }
 
@@ -27,32 +31,42 @@ final class ShieldActionExtensionTests: XCTestCase {
         let heard = Recorder<HeardAction>()
         let process = world.process("org.example.focus")
         try ShieldActionAttachment.attach(
-            RecordingActionDelegate(log: heard) { action in action == .primaryButtonPressed ? .close : .defer }, client: process.client)
+            RecordingActionDelegate(log: heard) { action in action == .primaryButtonPressed ? .close : .defer },
+            client: process.client)
         let answers = world.recordShieldAnswers()
 
         let site = ShieldedItem.webDomain(world.webDomainToken("example.com"), domain: "example.com")
         let siteInGames = ShieldedItem.webDomainInCategory(
-            world.webDomainToken("example.com"), domain: "example.com", category: world.categoryToken("Game"), categoryName: "Games")
+            world.webDomainToken("example.com"), domain: "example.com", category: world.categoryToken("Game"),
+            categoryName: "Games")
         var ids: [ShieldRequestID] = []
         for (action, item) in [
             (ShieldAction.primaryButtonPressed, world.chess()), (.secondaryButtonPressed, world.chess()),
-            (.primaryButtonPressed, world.chess(inCategory: true)), (.secondaryButtonPressed, site), (.primaryButtonPressed, siteInGames),
+            (.primaryButtonPressed, world.chess(inCategory: true)), (.secondaryButtonPressed, site),
+            (.primaryButtonPressed, siteInGames),
         ] {
-            ids.append(try XCTUnwrap(world.host.requestShieldAction(owner: "org.example.focus", action: action, item: item)))
+            ids.append(
+                try XCTUnwrap(world.host.requestShieldAction(owner: "org.example.focus", action: action, item: item)))
         }
         let (app, games, domain) = (
-            picked.applicationTokens.first!.opaqueValue, picked.categoryTokens.first!.opaqueValue, picked.webDomainTokens.first!.opaqueValue
+            picked.applicationTokens.first!.opaqueValue, picked.categoryTokens.first!.opaqueValue,
+            picked.webDomainTokens.first!.opaqueValue
         )
-        XCTAssertEqual(heard.all, [
-            HeardAction(method: "application", token: app, action: .primaryButtonPressed),
-            HeardAction(method: "application", token: app, action: .secondaryButtonPressed),
-            HeardAction(method: "category", token: games, action: .primaryButtonPressed),
-            HeardAction(method: "webDomain", token: domain, action: .secondaryButtonPressed),
-            HeardAction(method: "category", token: games, action: .primaryButtonPressed),
-        ])
-        XCTAssertEqual(answers.all, [
-            .action(ids[0], .close), .action(ids[1], .defer), .action(ids[2], .close), .action(ids[3], .defer), .action(ids[4], .close),
-        ])
+        XCTAssertEqual(
+            heard.all,
+            [
+                HeardAction(method: "application", token: app, action: .primaryButtonPressed),
+                HeardAction(method: "application", token: app, action: .secondaryButtonPressed),
+                HeardAction(method: "category", token: games, action: .primaryButtonPressed),
+                HeardAction(method: "webDomain", token: domain, action: .secondaryButtonPressed),
+                HeardAction(method: "category", token: games, action: .primaryButtonPressed),
+            ])
+        XCTAssertEqual(
+            answers.all,
+            [
+                .action(ids[0], .close), .action(ids[1], .defer), .action(ids[2], .close), .action(ids[3], .defer),
+                .action(ids[4], .close),
+            ])
         XCTAssertEqual(Set(ids).count, 5)
     }
 
@@ -61,8 +75,11 @@ final class ShieldActionExtensionTests: XCTestCase {
         let answers = world.recordShieldAnswers()
         for response in ShieldActionResponse.allCases {
             let process = world.process("org.example.focus")
-            try ShieldActionAttachment.attach(RecordingActionDelegate(log: Recorder()) { _ in response }, client: process.client)
-            let id = try XCTUnwrap(world.host.requestShieldAction(owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
+            try ShieldActionAttachment.attach(
+                RecordingActionDelegate(log: Recorder()) { _ in response }, client: process.client)
+            let id = try XCTUnwrap(
+                world.host.requestShieldAction(
+                    owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
             XCTAssertEqual(answers.all.last, .action(id, response))
             process.exit()
         }
@@ -73,8 +90,12 @@ final class ShieldActionExtensionTests: XCTestCase {
         let (world, _) = try await authorizedWorld()
         let answers = world.recordShieldAnswers()
         try ShieldActionAttachment.attach(ShieldActionDelegate(), client: world.process("org.example.focus").client)
-        let primary = try XCTUnwrap(world.host.requestShieldAction(owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
-        let secondary = try XCTUnwrap(world.host.requestShieldAction(owner: "org.example.focus", action: .secondaryButtonPressed, item: world.chess()))
+        let primary = try XCTUnwrap(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
+        let secondary = try XCTUnwrap(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .secondaryButtonPressed, item: world.chess()))
         XCTAssertEqual(answers.all, [.action(primary, .close), .action(secondary, .none)])
     }
 
@@ -82,8 +103,11 @@ final class ShieldActionExtensionTests: XCTestCase {
         let (world, _) = try await authorizedWorld()
         let answers = world.recordShieldAnswers()
         try ShieldActionAttachment.attach(
-            RecordingActionDelegate(log: Recorder(), answerTwice: true) { _ in .defer }, client: world.process("org.example.focus").client)
-        let id = try XCTUnwrap(world.host.requestShieldAction(owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
+            RecordingActionDelegate(log: Recorder(), answerTwice: true) { _ in .defer },
+            client: world.process("org.example.focus").client)
+        let id = try XCTUnwrap(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
         XCTAssertEqual(answers.all, [.action(id, .defer)])
         XCTAssertEqual(world.problems(containing: "more than once").count, 1, "the app is told about its bug")
     }
@@ -93,10 +117,15 @@ final class ShieldActionExtensionTests: XCTestCase {
         let answers = world.recordShieldAnswers()
         let held = HeldCompletions()
         try ShieldActionAttachment.attach(
-            RecordingActionDelegate(log: Recorder(), held: held) { _ in nil }, client: world.process("org.example.focus").client)
+            RecordingActionDelegate(log: Recorder(), held: held) { _ in nil },
+            client: world.process("org.example.focus").client)
 
-        let waited = try XCTUnwrap(world.host.requestShieldAction(owner: "org.example.focus", action: .secondaryButtonPressed, item: world.chess()))
-        let abandoned = try XCTUnwrap(world.host.requestShieldAction(owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
+        let waited = try XCTUnwrap(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .secondaryButtonPressed, item: world.chess()))
+        let abandoned = try XCTUnwrap(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
         XCTAssertEqual(answers.all, [], "nothing until the delegate calls its handler")
         XCTAssertEqual(held.count, 2)
 
@@ -119,17 +148,27 @@ final class ShieldActionExtensionTests: XCTestCase {
         let answers = world.recordShieldAnswers()
         let held = HeldCompletions()
         try ShieldActionAttachment.attach(
-            RecordingActionDelegate(log: Recorder(), held: held) { _ in nil }, client: world.process("org.example.focus").client)
-        let id = try XCTUnwrap(world.host.requestShieldAction(owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
+            RecordingActionDelegate(log: Recorder(), held: held) { _ in nil },
+            client: world.process("org.example.focus").client)
+        let id = try XCTUnwrap(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
 
         // Another app, the same app on another connection, and an answer of the wrong kind: all ignored, without a word.
         let other = world.process("org.example.other").client
-        XCTAssertEqual(try send(other, ShieldActionMethods.answer, ShieldActionAnswer(id: id.rawValue, response: .none)), Empty())
-        let sameAppElsewhere = world.process("org.example.focus").client
-        XCTAssertEqual(try send(sameAppElsewhere, ShieldActionMethods.answer, ShieldActionAnswer(id: id.rawValue, response: .none)), Empty())
         XCTAssertEqual(
-            try send(sameAppElsewhere, ShieldConfigurationMethods.answer, ShieldConfigurationAnswer(id: id.rawValue, configuration: .init())), Empty())
-        XCTAssertEqual(try send(other, ShieldActionMethods.answer, ShieldActionAnswer(id: 999_999, response: .none)), Empty())
+            try send(other, ShieldActionMethods.answer, ShieldActionAnswer(id: id.rawValue, response: .none)), Empty())
+        let sameAppElsewhere = world.process("org.example.focus").client
+        XCTAssertEqual(
+            try send(
+                sameAppElsewhere, ShieldActionMethods.answer, ShieldActionAnswer(id: id.rawValue, response: .none)),
+            Empty())
+        XCTAssertEqual(
+            try send(
+                sameAppElsewhere, ShieldConfigurationMethods.answer,
+                ShieldConfigurationAnswer(id: id.rawValue, configuration: .init())), Empty())
+        XCTAssertEqual(
+            try send(other, ShieldActionMethods.answer, ShieldActionAnswer(id: 999_999, response: .none)), Empty())
         XCTAssertEqual(answers.all, [])
 
         held.answer(.close)
@@ -141,16 +180,25 @@ final class ShieldActionExtensionTests: XCTestCase {
         let answers = world.recordShieldAnswers()
         let held = HeldCompletions()
         let process = world.process("org.example.focus")
-        try ShieldActionAttachment.attach(RecordingActionDelegate(log: Recorder(), held: held) { _ in nil }, client: process.client)
-        XCTAssertNotNil(world.host.requestShieldAction(owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
+        try ShieldActionAttachment.attach(
+            RecordingActionDelegate(log: Recorder(), held: held) { _ in nil }, client: process.client)
+        XCTAssertNotNil(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
         process.exit()
-        XCTAssertNil(world.host.requestShieldAction(owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
+        XCTAssertNil(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
         held.answer(.close)
         XCTAssertEqual(answers.all, [])
 
         let heard = Recorder<HeardAction>()
-        try ShieldActionAttachment.attach(RecordingActionDelegate(log: heard) { _ in ShieldActionResponse.none }, client: world.process("org.example.focus").client)
-        let id = try XCTUnwrap(world.host.requestShieldAction(owner: "org.example.focus", action: .secondaryButtonPressed, item: world.chess()))
+        try ShieldActionAttachment.attach(
+            RecordingActionDelegate(log: heard) { _ in ShieldActionResponse.none },
+            client: world.process("org.example.focus").client)
+        let id = try XCTUnwrap(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .secondaryButtonPressed, item: world.chess()))
         XCTAssertEqual(answers.all, [.action(id, .none)])
         XCTAssertEqual(heard.all.count, 1)
     }

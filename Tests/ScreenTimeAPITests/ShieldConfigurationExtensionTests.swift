@@ -20,12 +20,15 @@ final class ShieldConfigurationExtensionTests: XCTestCase {
         let answers = world.recordShieldAnswers()
 
         let id = try XCTUnwrap(world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess()))
-        let chess = Application(token: picked.applicationTokens.first, bundleIdentifier: "chess.desktop", localizedDisplayName: "Chess")
+        let chess = Application(
+            token: picked.applicationTokens.first, bundleIdentifier: "chess.desktop", localizedDisplayName: "Chess")
         XCTAssertEqual(asked.all, [.application(chess)])
         XCTAssertEqual(answers.all, [.configuration(id, RecordingDataSource.title("app Chess"))])
-        XCTAssertNotEqual(chess.token, world.applicationToken("chess.desktop"), "the app never sees a device-wide token")
+        XCTAssertNotEqual(
+            chess.token, world.applicationToken("chess.desktop"), "the app never sees a device-wide token")
 
-        let second = try XCTUnwrap(world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess(inCategory: true)))
+        let second = try XCTUnwrap(
+            world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess(inCategory: true)))
         XCTAssertNotEqual(second, id)
         let games = ActivityCategory(token: picked.categoryTokens.first, localizedDisplayName: "Games")
         XCTAssertEqual(asked.all.last, .applicationInCategory(chess, games))
@@ -33,13 +36,18 @@ final class ShieldConfigurationExtensionTests: XCTestCase {
 
         var site = WebDomain(token: picked.webDomainTokens.first!)
         site.domain = "example.com"
-        let third = try XCTUnwrap(world.host.requestShieldConfiguration(
-            owner: "org.example.focus", item: .webDomain(world.webDomainToken("example.com"), domain: "example.com")))
+        let third = try XCTUnwrap(
+            world.host.requestShieldConfiguration(
+                owner: "org.example.focus", item: .webDomain(world.webDomainToken("example.com"), domain: "example.com")
+            ))
         XCTAssertEqual(asked.all.last, .webDomain(site))
         XCTAssertEqual(answers.all.last, .configuration(third, RecordingDataSource.title("site example.com")))
-        let fourth = try XCTUnwrap(world.host.requestShieldConfiguration(
-            owner: "org.example.focus",
-            item: .webDomainInCategory(world.webDomainToken("example.com"), domain: "example.com", category: world.categoryToken("Game"), categoryName: "Games")))
+        let fourth = try XCTUnwrap(
+            world.host.requestShieldConfiguration(
+                owner: "org.example.focus",
+                item: .webDomainInCategory(
+                    world.webDomainToken("example.com"), domain: "example.com", category: world.categoryToken("Game"),
+                    categoryName: "Games")))
         XCTAssertEqual(asked.all.last, .webDomainInCategory(site, games))
         XCTAssertEqual(answers.all.last, .configuration(fourth, RecordingDataSource.title("site example.com in Games")))
         XCTAssertEqual(answers.all.count, 4, "each answer once")
@@ -56,15 +64,22 @@ final class ShieldConfigurationExtensionTests: XCTestCase {
         ManagedSettingsStore().shield.applicationCategories = .specific(games.categoryTokens)
         let asked = Recorder<ShieldRequestSubject>()
         _ = try world.startDataSource("org.example.focus", log: asked)
-        XCTAssertNotNil(world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess(inCategory: true)))
+        XCTAssertNotNil(
+            world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess(inCategory: true)))
 
-        guard case .applicationInCategory(let chess, let category) = asked.all.first else { return XCTFail("\(asked.all)") }
+        guard case .applicationInCategory(let chess, let category) = asked.all.first else {
+            return XCTFail("\(asked.all)")
+        }
         XCTAssertEqual(category.token, games.categoryTokens.first)
         let token = try XCTUnwrap(chess.token)
-        XCTAssertEqual(try world.pick(applications: ["chess.desktop"]).applicationTokens, [token], "the same token the picker gives")
+        XCTAssertEqual(
+            try world.pick(applications: ["chess.desktop"]).applicationTokens, [token],
+            "the same token the picker gives")
         ManagedSettingsStore(named: .init("chess")).shield.applications = [token]
         XCTAssertEqual(world.problems.all, [], "the token is the app's: its store takes it")
-        XCTAssertEqual(world.shieldingStores(ofApplication: "chess.desktop"), ["org.example.focus/chess", "org.example.focus/default"])
+        XCTAssertEqual(
+            world.shieldingStores(ofApplication: "chess.desktop"),
+            ["org.example.focus/chess", "org.example.focus/default"])
 
         // Another app's token for the same application is another token.
         world.use("org.example.other")
@@ -82,7 +97,9 @@ final class ShieldConfigurationExtensionTests: XCTestCase {
         world.use("org.example.focus")
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
         XCTAssertNil(world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess()))
-        XCTAssertNil(world.host.requestShieldAction(owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
+        XCTAssertNil(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
         XCTAssertNil(world.host.requestShieldConfiguration(owner: "org.example.nobody", item: world.chess()))
 
         // Another app's data source is not this app's.
@@ -93,10 +110,12 @@ final class ShieldConfigurationExtensionTests: XCTestCase {
     func testAnAppThatIsNotAuthorisedCannotAttach() throws {
         let world = try InProcessWorld(test: self)
         let process = world.process("org.example.stranger")
-        XCTAssertThrowsError(try ShieldConfigurationAttachment.attach(RecordingDataSource(), client: process.client)) { error in
+        XCTAssertThrowsError(try ShieldConfigurationAttachment.attach(RecordingDataSource(), client: process.client)) {
+            error in
             XCTAssertEqual((error as? ServiceError)?.code, .unauthorized, "\(error)")
         }
-        XCTAssertThrowsError(try ShieldActionAttachment.attach(RecordingActionDelegate(), client: process.client)) { error in
+        XCTAssertThrowsError(try ShieldActionAttachment.attach(RecordingActionDelegate(), client: process.client)) {
+            error in
             XCTAssertEqual((error as? ServiceError)?.code, .unauthorized, "\(error)")
         }
         XCTAssertNil(world.host.requestShieldConfiguration(owner: "org.example.stranger", item: world.chess()))
@@ -116,7 +135,9 @@ final class ShieldConfigurationExtensionTests: XCTestCase {
         XCTAssertEqual(firstAsked.all.count, 0, "the latest attach wins")
         XCTAssertEqual(secondAsked.all.count, 1)
         first.exit()
-        XCTAssertNotNil(world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess()), "the older one leaving changes nothing")
+        XCTAssertNotNil(
+            world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess()),
+            "the older one leaving changes nothing")
         second.exit()
         XCTAssertNil(world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess()))
 
@@ -134,11 +155,14 @@ final class ShieldConfigurationExtensionTests: XCTestCase {
         world.use("org.example.focus")
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
         let process = try world.startDataSource("org.example.focus", log: Recorder())
-        try ShieldActionAttachment.attach(RecordingActionDelegate(log: Recorder()) { _ in .close }, client: process.client)
+        try ShieldActionAttachment.attach(
+            RecordingActionDelegate(log: Recorder()) { _ in .close }, client: process.client)
         XCTAssertNotNil(world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess()))
         try await AuthorizationCenter.shared.revokeAuthorization()
         XCTAssertNil(world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess()))
-        XCTAssertNil(world.host.requestShieldAction(owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
+        XCTAssertNil(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
     }
 
     /// One process may run the app's monitor and both shield extensions on one connection.
@@ -155,14 +179,20 @@ final class ShieldConfigurationExtensionTests: XCTestCase {
         try ShieldActionAttachment.attach(RecordingActionDelegate(log: actions) { _ in .defer }, client: process.client)
         let answers = world.recordShieldAnswers()
 
-        try DeviceActivityCenter().startMonitoring("daily", during: DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true))
+        try DeviceActivityCenter().startMonitoring(
+            "daily", during: DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true))
         world.advance(to: "2026-11-23 10:30")
-        let configuration = try XCTUnwrap(world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess()))
-        let action = try XCTUnwrap(world.host.requestShieldAction(owner: "org.example.focus", action: .secondaryButtonPressed, item: world.chess()))
+        let configuration = try XCTUnwrap(
+            world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess()))
+        let action = try XCTUnwrap(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .secondaryButtonPressed, item: world.chess()))
         XCTAssertEqual(heard.all.map(\.line), ["intervalDidStart daily [11-23 10:00–11-23 12:00] at 11-23 10:00"])
         XCTAssertEqual(asked.all.count, 1)
         XCTAssertEqual(actions.all.map(\.method), ["application"])
-        XCTAssertEqual(answers.all, [.configuration(configuration, RecordingDataSource.title("app Chess")), .action(action, .defer)])
+        XCTAssertEqual(
+            answers.all,
+            [.configuration(configuration, RecordingDataSource.title("app Chess")), .action(action, .defer)])
         XCTAssertEqual(world.problems.all, [])
     }
 }

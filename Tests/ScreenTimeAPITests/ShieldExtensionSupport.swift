@@ -27,7 +27,9 @@ final class RecordingDataSource: ShieldConfigurationDataSource {
         return Self.title("app \(application.localizedDisplayName ?? "?")")
     }
 
-    override func configuration(shielding application: Application, in category: ActivityCategory) -> ShieldConfiguration {
+    override func configuration(shielding application: Application, in category: ActivityCategory)
+        -> ShieldConfiguration
+    {
         log?.append(.applicationInCategory(application, category))
         return Self.title("app \(application.localizedDisplayName ?? "?") in \(category.localizedDisplayName ?? "?")")
     }
@@ -89,7 +91,10 @@ final class RecordingActionDelegate: ShieldActionDelegate {
         self.respond = respond
     }
 
-    private func note(_ method: String, _ token: String, _ action: ShieldAction, _ completionHandler: @escaping (ShieldActionResponse) -> Void) {
+    private func note(
+        _ method: String, _ token: String, _ action: ShieldAction,
+        _ completionHandler: @escaping (ShieldActionResponse) -> Void
+    ) {
         log?.append(HeardAction(method: method, token: token, action: action))
         guard let response = respond(action) else {
             held?.hold(completionHandler)
@@ -99,15 +104,23 @@ final class RecordingActionDelegate: ShieldActionDelegate {
         if answerTwice { completionHandler(response == .close ? .none : .close) }
     }
 
-    override func handle(action: ShieldAction, for application: ApplicationToken, completionHandler: @escaping (ShieldActionResponse) -> Void) {
+    override func handle(
+        action: ShieldAction, for application: ApplicationToken,
+        completionHandler: @escaping (ShieldActionResponse) -> Void
+    ) {
         note("application", application.opaqueValue, action, completionHandler)
     }
 
-    override func handle(action: ShieldAction, for webDomain: WebDomainToken, completionHandler: @escaping (ShieldActionResponse) -> Void) {
+    override func handle(
+        action: ShieldAction, for webDomain: WebDomainToken, completionHandler: @escaping (ShieldActionResponse) -> Void
+    ) {
         note("webDomain", webDomain.opaqueValue, action, completionHandler)
     }
 
-    override func handle(action: ShieldAction, for category: ActivityCategoryToken, completionHandler: @escaping (ShieldActionResponse) -> Void) {
+    override func handle(
+        action: ShieldAction, for category: ActivityCategoryToken,
+        completionHandler: @escaping (ShieldActionResponse) -> Void
+    ) {
         note("category", category.opaqueValue, action, completionHandler)
     }
 }
@@ -125,7 +138,8 @@ extension InProcessWorld {
     /// A new process of `bundleID` with its own connection (attach extensions to its client).
     func process(_ bundleID: String) -> ShieldExtensionProcess {
         let transport = DirectTransport(handler: host)
-        return ShieldExtensionProcess(transport: transport, client: ServiceClient(transport: transport, bundleIdentifier: bundleID))
+        return ShieldExtensionProcess(
+            transport: transport, client: ServiceClient(transport: transport, bundleIdentifier: bundleID))
     }
 
     /// Starts `bundleID`'s data source in a process of its own, as `ShieldConfigurationDataSource.main()` would.
@@ -148,7 +162,8 @@ extension InProcessWorld {
     func chess(inCategory: Bool = false) -> ShieldedItem {
         inCategory
             ? .applicationInCategory(
-                applicationToken("chess.desktop"), desktopID: "chess.desktop", name: "Chess", category: categoryToken("Game"),
+                applicationToken("chess.desktop"), desktopID: "chess.desktop", name: "Chess",
+                category: categoryToken("Game"),
                 categoryName: "Games")
             : .application(applicationToken("chess.desktop"), desktopID: "chess.desktop", name: "Chess")
     }

@@ -30,7 +30,8 @@ final class ShieldPrecedenceTests: XCTestCase {
         XCTAssertEqual(world.shieldingStores(ofApplication: "editor.desktop"), ["org.example.app/everything"])
 
         // `.all(except:)` spares its exceptions when no other store covers them.
-        ManagedSettingsStore(named: .init("social")).shield.applicationCategories = ShieldSettings.ActivityCategoryPolicy<Application>.none
+        ManagedSettingsStore(named: .init("social")).shield.applicationCategories =
+            ShieldSettings.ActivityCategoryPolicy<Application>.none
         XCTAssertEqual(world.shieldingStores(ofApplication: "chat.desktop"), [])
         everything.shield.applicationCategories = .all(except: chat.union(chess))
         XCTAssertEqual(world.shieldingStores(ofApplication: "chess.desktop"), [])
@@ -42,8 +43,10 @@ final class ShieldPrecedenceTests: XCTestCase {
         let world = try InProcessWorld(test: self)
         world.use("org.example.strict")
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
-        ManagedSettingsStore().shield.applicationCategories = .specific(try world.pick(categories: ["Social"]).categoryTokens)
-        ManagedSettingsStore(named: .init("chess")).shield.applications = try world.pick(applications: ["chess.desktop"]).applicationTokens
+        ManagedSettingsStore().shield.applicationCategories = .specific(
+            try world.pick(categories: ["Social"]).categoryTokens)
+        ManagedSettingsStore(named: .init("chess")).shield.applications = try world.pick(applications: ["chess.desktop"]
+        ).applicationTokens
 
         world.use("org.example.lenient")
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
@@ -57,7 +60,9 @@ final class ShieldPrecedenceTests: XCTestCase {
         XCTAssertEqual(world.shieldingStores(ofApplication: "editor.desktop"), [])
 
         store.shield.applicationCategories = .all()
-        XCTAssertEqual(world.shieldingStores(ofApplication: "chat.desktop"), ["org.example.lenient/default", "org.example.strict/default"])
+        XCTAssertEqual(
+            world.shieldingStores(ofApplication: "chat.desktop"),
+            ["org.example.lenient/default", "org.example.strict/default"])
         XCTAssertEqual(world.shieldingStores(ofApplication: "editor.desktop"), ["org.example.lenient/default"])
     }
 
@@ -69,12 +74,15 @@ final class ShieldPrecedenceTests: XCTestCase {
         let chess = try world.pick(applications: ["chess.desktop"]).applicationTokens
 
         ManagedSettingsStore(named: .init("games")).shield.applicationCategories = .specific(games, except: chess)
-        XCTAssertEqual(world.shieldingStores(ofApplication: "chess.desktop"), [], "excepted in the only store that covers it")
+        XCTAssertEqual(
+            world.shieldingStores(ofApplication: "chess.desktop"), [], "excepted in the only store that covers it")
 
         ManagedSettingsStore(named: .init("listed")).shield.applications = chess
         XCTAssertEqual(world.shieldingStores(ofApplication: "chess.desktop"), ["org.example.app/listed"])
         ManagedSettingsStore(named: .init("also games")).shield.applicationCategories = .specific(games)
-        XCTAssertEqual(world.shieldingStores(ofApplication: "chess.desktop"), ["org.example.app/also games", "org.example.app/listed"])
+        XCTAssertEqual(
+            world.shieldingStores(ofApplication: "chess.desktop"),
+            ["org.example.app/also games", "org.example.app/listed"])
         XCTAssertEqual(world.problems.all, [])
     }
 }

@@ -14,7 +14,8 @@ final class ShieldSocketTests: XCTestCase {
         world.use("org.example.focus")
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
         let picked = try world.pick(applications: ["chess.desktop"])
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sw-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sw-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("agent.sock").path
@@ -30,15 +31,30 @@ final class ShieldSocketTests: XCTestCase {
         let heard = Recorder<HeardAction>()
         try ShieldActionAttachment.attach(RecordingActionDelegate(log: heard, held: held) { _ in nil }, client: client)
 
-        let configuration = try XCTUnwrap(world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess()))
+        let configuration = try XCTUnwrap(
+            world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess()))
         waitUntil("the configuration") { answers.all.count == 1 }
         XCTAssertEqual(answers.all, [.configuration(configuration, RecordingDataSource.title("app Chess"))])
         XCTAssertEqual(
-            asked.all, [.application(Application(token: picked.applicationTokens.first, bundleIdentifier: "chess.desktop", localizedDisplayName: "Chess"))])
+            asked.all,
+            [
+                .application(
+                    Application(
+                        token: picked.applicationTokens.first, bundleIdentifier: "chess.desktop",
+                        localizedDisplayName: "Chess"))
+            ])
 
-        let action = try XCTUnwrap(world.host.requestShieldAction(owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
+        let action = try XCTUnwrap(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
         waitUntil("the delegate to be asked") { held.count == 1 }
-        XCTAssertEqual(heard.all, [HeardAction(method: "application", token: picked.applicationTokens.first!.opaqueValue, action: .primaryButtonPressed)])
+        XCTAssertEqual(
+            heard.all,
+            [
+                HeardAction(
+                    method: "application", token: picked.applicationTokens.first!.opaqueValue,
+                    action: .primaryButtonPressed)
+            ])
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { held.answer(.close) }
         waitUntil("the response") { answers.all.count == 2 }
         try await Task.sleep(for: .milliseconds(100))
@@ -47,7 +63,11 @@ final class ShieldSocketTests: XCTestCase {
 
         // The process ends: the agent stops asking it.
         transport.close()
-        waitUntil("the agent to notice") { world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess()) == nil }
-        XCTAssertNil(world.host.requestShieldAction(owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
+        waitUntil("the agent to notice") {
+            world.host.requestShieldConfiguration(owner: "org.example.focus", item: world.chess()) == nil
+        }
+        XCTAssertNil(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
     }
 }

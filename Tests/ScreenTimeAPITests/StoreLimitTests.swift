@@ -31,7 +31,9 @@ final class StoreLimitTests: XCTestCase {
         XCTAssertEqual(world.shieldingStores(ofApplication: "chess.desktop"), ["org.example.hoarder/store 7"])
         ManagedSettingsStore(named: .init("store 8")).clearAllSettings()
         extra.shield.applications = chess
-        XCTAssertEqual(world.shieldingStores(ofApplication: "chess.desktop"), ["org.example.hoarder/store 51", "org.example.hoarder/store 7"])
+        XCTAssertEqual(
+            world.shieldingStores(ofApplication: "chess.desktop"),
+            ["org.example.hoarder/store 51", "org.example.hoarder/store 7"])
         XCTAssertEqual(world.problems.all.count, 1)
     }
 

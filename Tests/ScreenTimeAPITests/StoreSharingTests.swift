@@ -25,7 +25,8 @@ final class StoreSharingTests: XCTestCase {
         let monitor = DomainMonitor()
         monitor.domains = picked.webDomainTokens
         try MonitorAttachment.attach(monitor, client: client)
-        try DeviceActivityCenter().startMonitoring("daily", during: DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true))
+        try DeviceActivityCenter().startMonitoring(
+            "daily", during: DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true))
 
         // 10:00 comes while the app is changing the store: the agent runs the monitor
         // between the app's reading the store and its writing.

@@ -47,7 +47,9 @@ final class StoreTests: XCTestCase {
         let world = try InProcessWorld(test: self)
         world.use("org.example.reader")
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
-        let picked = try world.pick(applications: ["chat.desktop", "editor.desktop"], categories: ["Social", "Game"], webDomains: ["example.com"])
+        let picked = try world.pick(
+            applications: ["chat.desktop", "editor.desktop"], categories: ["Social", "Game"],
+            webDomains: ["example.com"])
         let chat = try XCTUnwrap(try world.pick(applications: ["chat.desktop"]).applicationTokens.first)
 
         let store = ManagedSettingsStore(named: .init("everything"))
@@ -73,7 +75,8 @@ final class StoreTests: XCTestCase {
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
         let store = ManagedSettingsStore(named: .init("installs"))
         store.application.denyAppInstallation = true
-        XCTAssertEqual(world.problems(containing: "denyAppInstallation is enforced for managed users (child mode) only").count, 1)
+        XCTAssertEqual(
+            world.problems(containing: "denyAppInstallation is enforced for managed users (child mode) only").count, 1)
         XCTAssertNil(store.application.denyAppInstallation)
         // Saying it is off (as it is here) is accepted, and read back.
         store.application.denyAppInstallation = false
@@ -83,7 +86,11 @@ final class StoreTests: XCTestCase {
 
     func testAnyStoreDenyingAppInstallationWinsOverOneAllowingIt() {
         func stores(_ values: [Bool?]) -> EffectiveShields {
-            EffectiveShields(stores: values.enumerated().map { StoreSettings(owner: "app\($0.offset)", name: "default", application: .init(denyAppInstallation: $0.element)) })
+            EffectiveShields(
+                stores: values.enumerated().map {
+                    StoreSettings(
+                        owner: "app\($0.offset)", name: "default", application: .init(denyAppInstallation: $0.element))
+                })
         }
         XCTAssertTrue(stores([]).deniesAppInstallation(default: true), "a managed user's default")
         XCTAssertFalse(stores([]).deniesAppInstallation(default: false))

@@ -14,7 +14,8 @@ final class TokenTests: XCTestCase {
         for app in ["org.example.one", "org.example.two"] {
             world.use(app)
             try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
-            selections.append(try world.pick(applications: ["chat.desktop"], categories: ["Social"], webDomains: ["example.com"]))
+            selections.append(
+                try world.pick(applications: ["chat.desktop"], categories: ["Social"], webDomains: ["example.com"]))
         }
         let (one, two) = (selections[0], selections[1])
         XCTAssertEqual(one.applicationTokens.count, 1)
@@ -23,7 +24,8 @@ final class TokenTests: XCTestCase {
         XCTAssertTrue(one.applicationTokens.isDisjoint(with: two.applicationTokens))
         XCTAssertTrue(one.categoryTokens.isDisjoint(with: two.categoryTokens))
         XCTAssertTrue(one.webDomainTokens.isDisjoint(with: two.webDomainTokens))
-        XCTAssertFalse(one.applicationTokens.contains(world.applicationToken("chat.desktop")), "not the device-wide token")
+        XCTAssertFalse(
+            one.applicationTokens.contains(world.applicationToken("chat.desktop")), "not the device-wide token")
         XCTAssertFalse(one.categoryTokens.contains(world.categoryToken("Social")))
     }
 
@@ -31,7 +33,8 @@ final class TokenTests: XCTestCase {
         let world = try InProcessWorld(test: self)
         world.use("org.example.keeper")
         try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
-        var picked = try world.pick(applications: ["chat.desktop", "chess.desktop"], categories: ["Game"], webDomains: ["news.example.org"])
+        var picked = try world.pick(
+            applications: ["chat.desktop", "chess.desktop"], categories: ["Game"], webDomains: ["news.example.org"])
         picked.includeEntireCategory = true
 
         let data = try JSONEncoder().encode(picked)
@@ -72,7 +75,9 @@ final class TokenTests: XCTestCase {
         // Nor can it watch another app's usage.
         let event = DeviceActivityEvent(applications: theirs.applicationTokens, threshold: minutes(5))
         let schedule = DeviceActivitySchedule(intervalStart: at(10), intervalEnd: at(12), repeats: true)
-        XCTAssertThrowsError(try DeviceActivityCenter().startMonitoring("spy", during: schedule, events: ["chat": event])) { error in
+        XCTAssertThrowsError(
+            try DeviceActivityCenter().startMonitoring("spy", during: schedule, events: ["chat": event])
+        ) { error in
             XCTAssertEqual((error as? ServiceError)?.code, .invalidArgument)
         }
         XCTAssertEqual(DeviceActivityCenter().activities, [])

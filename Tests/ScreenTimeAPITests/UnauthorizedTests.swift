@@ -16,7 +16,8 @@ final class UnauthorizedTests: XCTestCase {
         store.shield.applicationCategories = .all()
         XCTAssertEqual(world.problems(containing: "could not change the settings store \"block\"").count, 1)
         XCTAssertFalse(world.problems.all.isEmpty)
-        XCTAssertEqual(world.problems(containing: "org.example.intruder is not authorised").count, world.problems.all.count)
+        XCTAssertEqual(
+            world.problems(containing: "org.example.intruder is not authorised").count, world.problems.all.count)
 
         world.problems.removeAll()
         XCTAssertEqual(store.shield, ShieldSettings())

@@ -28,18 +28,27 @@ final class WorklogTests: XCTestCase {
         world.advance(to: "2026-11-23 16:59")
         XCTAssertEqual(world.shieldingStores(ofApplication: "chat.desktop"), ["org.example.worklog/social"])
         world.advance(to: "2026-11-23 17:00")
-        XCTAssertEqual(world.shieldingStores(ofApplication: "chat.desktop"), [], "the monitor cleared the Social store at 17:00")
+        XCTAssertEqual(
+            world.shieldingStores(ofApplication: "chat.desktop"), [], "the monitor cleared the Social store at 17:00")
         XCTAssertEqual(world.shieldingStores(ofApplication: "chess.desktop"), ["org.example.worklog/gaming"])
         world.advance(to: "2026-11-23 19:59")
         XCTAssertEqual(world.shieldingStores(ofApplication: "chat.desktop"), [])
         world.advance(to: "2026-11-23 20:00")
-        XCTAssertEqual(world.shieldingStores(ofApplication: "chat.desktop"), ["org.example.worklog/social"], "shielded again at 20:00")
+        XCTAssertEqual(
+            world.shieldingStores(ofApplication: "chat.desktop"), ["org.example.worklog/social"],
+            "shielded again at 20:00")
         XCTAssertEqual(world.shieldingStores(ofApplication: "chess.desktop"), ["org.example.worklog/gaming"])
 
         // The next evening repeats it, each callback once, on time.
         world.advance(to: "2026-11-24 21:00")
-        let fired = world.callbacks.all.map { "\($0.kind.rawValue) \($0.scheduledAt == $0.interval.start || $0.scheduledAt == $0.interval.end) late:\($0.isLate)" }
-        XCTAssertEqual(fired, Array(repeating: ["intervalDidStart true late:false", "intervalDidEnd true late:false"], count: 2).flatMap { $0 })
+        let fired = world.callbacks.all.map {
+            "\($0.kind.rawValue) \($0.scheduledAt == $0.interval.start || $0.scheduledAt == $0.interval.end) late:\($0.isLate)"
+        }
+        XCTAssertEqual(
+            fired,
+            Array(repeating: ["intervalDidStart true late:false", "intervalDidEnd true late:false"], count: 2).flatMap {
+                $0
+            })
         XCTAssertEqual(world.problems.all, [])
     }
 }

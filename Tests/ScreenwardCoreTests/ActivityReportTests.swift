@@ -1,9 +1,10 @@
-import Foundation
 import DeviceActivity
+import Foundation
 import GRDB
-import SessionHarness
 @_spi(Screenward) import ManagedSettings
+import SessionHarness
 import XCTest
+
 @testable import ScreenwardCore
 
 /// Reports: segments on the calendar (across daylight saving), sums equal to the
@@ -38,9 +39,11 @@ final class ActivityReportTests: XCTestCase {
         XCTAssertEqual(autumn.count, 25)
         XCTAssertTrue(autumn.allSatisfy { $0.duration == 3600 })
 
-        let days = try ReportSegments.boundaries(of: .daily, from: day(2026, 3, 28), to: day(2026, 3, 31), calendar: calendar)
+        let days = try ReportSegments.boundaries(
+            of: .daily, from: day(2026, 3, 28), to: day(2026, 3, 31), calendar: calendar)
         XCTAssertEqual(days.map(\.duration), [24 * 3600, 23 * 3600, 24 * 3600])
-        let autumnDays = try ReportSegments.boundaries(of: .daily, from: day(2026, 10, 24), to: day(2026, 10, 27), calendar: calendar)
+        let autumnDays = try ReportSegments.boundaries(
+            of: .daily, from: day(2026, 10, 24), to: day(2026, 10, 27), calendar: calendar)
         XCTAssertEqual(autumnDays.map(\.duration), [24 * 3600, 25 * 3600, 24 * 3600])
         // Each starts at local midnight.
         for segment in days + autumnDays {
@@ -59,7 +62,8 @@ final class ActivityReportTests: XCTestCase {
         XCTAssertEqual(weeks.map(\.end), [day(2026, 11, 23), day(2026, 11, 30), end])
         XCTAssertEqual(calendar.component(.weekday, from: weeks[1].start), 2)  // Monday
         XCTAssertThrowsError(
-            try ReportSegments.boundaries(of: .hourly, from: start, to: start.addingTimeInterval(3 * 365 * 86400), calendar: calendar))
+            try ReportSegments.boundaries(
+                of: .hourly, from: start, to: start.addingTimeInterval(3 * 365 * 86400), calendar: calendar))
     }
 
     // MARK: Sums
@@ -73,11 +77,16 @@ final class ActivityReportTests: XCTestCase {
             var cursor = from
             while cursor < to {
                 let length = Double(generator.next() % 5_400) + 0.25
-                try world.record(["game", "editor", "chat", "browser"][Int(generator.next() % 4)], from: cursor, seconds: length, reason: .focusChange)
+                try world.record(
+                    ["game", "editor", "chat", "browser"][Int(generator.next() % 4)], from: cursor, seconds: length,
+                    reason: .focusChange)
                 cursor = cursor.addingTimeInterval(length + Double(generator.next() % 1_800))
             }
         }
-        for (from, to) in [(day(2026, 3, 20), day(2026, 4, 5)), (day(2026, 10, 18), day(2026, 11, 2)), (date("2026-03-29T00:30:00Z"), date("2026-10-25T01:30:00Z"))] {
+        for (from, to) in [
+            (day(2026, 3, 20), day(2026, 4, 5)), (day(2026, 10, 18), day(2026, 11, 2)),
+            (date("2026-03-29T00:30:00Z"), date("2026-10-25T01:30:00Z")),
+        ] {
             let ledgerTotals = try world.ledger.usage(since: from, until: to, liveSessionID: nil, now: to)
             for segmentation in ActivityReport.Segmentation.allCases {
                 let report = try world.report(segmentation, from, to)
@@ -85,11 +94,13 @@ final class ActivityReportTests: XCTestCase {
                 XCTAssertEqual(report.segments.last?.end, to)
                 XCTAssertEqual(report.totalSeconds, ledgerTotals.totalSeconds, accuracy: 1e-6, "\(segmentation)")
                 for app in ledgerTotals.apps {
-                    let fromSegments = report.segments.flatMap(\.applications).filter { $0.application == app.id }.reduce(0) { $0 + $1.seconds }
+                    let fromSegments = report.segments.flatMap(\.applications).filter { $0.application == app.id }
+                        .reduce(0) { $0 + $1.seconds }
                     XCTAssertEqual(fromSegments, app.seconds, accuracy: 1e-6, "\(segmentation) \(app.id)")
                 }
                 for segment in report.segments {
-                    XCTAssertEqual(segment.totalSeconds, segment.applications.reduce(0) { $0 + $1.seconds }, accuracy: 1e-9)
+                    XCTAssertEqual(
+                        segment.totalSeconds, segment.applications.reduce(0) { $0 + $1.seconds }, accuracy: 1e-9)
                     XCTAssertLessThanOrEqual(segment.totalSeconds, segment.end.timeIntervalSince(segment.start) + 1e-6)
                 }
             }
@@ -132,13 +143,16 @@ final class ActivityReportTests: XCTestCase {
         XCTAssertEqual(pickups, ["editor": 1, "chat": 2, "game": 1])
 
         // Only the game's category: its pickup, and its stretch with the editor's gap left out.
-        let games = try world.report(.daily, day(2026, 11, 23), day(2026, 11, 24), filter: ActivityReportFilter(categories: ["Game"]))
+        let games = try world.report(
+            .daily, day(2026, 11, 23), day(2026, 11, 24), filter: ActivityReportFilter(categories: ["Game"]))
         XCTAssertEqual(games.segments.first?.pickups, 1)
         XCTAssertEqual(games.segments.first?.totalSeconds, 120)
         XCTAssertEqual(games.applications.map(\.id), ["game"])
         XCTAssertEqual(games.segments.first?.longestActivity?.duration, 120)
         // Applications by id: the editor and the chat.
-        let named = try world.report(.daily, day(2026, 11, 23), day(2026, 11, 24), filter: ActivityReportFilter(applications: ["editor", "chat"]))
+        let named = try world.report(
+            .daily, day(2026, 11, 23), day(2026, 11, 24),
+            filter: ActivityReportFilter(applications: ["editor", "chat"]))
         XCTAssertEqual(named.totalSeconds, 600 + 300 + 60 + 30 + 10)
     }
 
@@ -152,7 +166,8 @@ final class ActivityReportTests: XCTestCase {
         XCTAssertEqual(report.segments[0].pickups, 0)
         XCTAssertNil(report.segments[0].firstPickup)
         // The stretch began before midnight: within the hour it is midnight to 00:11.
-        XCTAssertEqual(report.segments[0].longestActivity, DateInterval(start: midnight, end: midnight.addingTimeInterval(660)))
+        XCTAssertEqual(
+            report.segments[0].longestActivity, DateInterval(start: midnight, end: midnight.addingTimeInterval(660)))
         XCTAssertNil(report.segments[1].longestActivity)
     }
 
@@ -165,11 +180,13 @@ final class ActivityReportTests: XCTestCase {
         try world.ledger.checkpointInterval(id, duration: .seconds(10))
         let now = start.addingTimeInterval(25)
         let live = try world.ledger.activityReport(
-            .daily, range: DateInterval(start: day(2026, 11, 23), end: now), calendar: calendar, categories: world.categories,
+            .daily, range: DateInterval(start: day(2026, 11, 23), end: now), calendar: calendar,
+            categories: world.categories,
             liveSessionID: world.session, now: now)
         XCTAssertEqual(live.totalSeconds, 25, accuracy: 1e-6)
         let dead = try world.ledger.activityReport(
-            .daily, range: DateInterval(start: day(2026, 11, 23), end: now), calendar: calendar, categories: world.categories,
+            .daily, range: DateInterval(start: day(2026, 11, 23), end: now), calendar: calendar,
+            categories: world.categories,
             liveSessionID: nil, now: now)
         XCTAssertEqual(dead.totalSeconds, 10, accuracy: 1e-6)
     }
@@ -185,9 +202,13 @@ final class ActivityReportTests: XCTestCase {
             session = try ledger.beginAgentSession(pid: 1, display: ":1", at: Date(timeIntervalSince1970: 0)).sessionID
             categories = try DataDirectory.categoryTable()
             try ledger.database.write { db in
-                for (id, entryCategories) in [("game", "Game"), ("editor", "Development"), ("chat", "Network;InstantMessaging"), ("browser", "Network;WebBrowser")] {
+                for (id, entryCategories) in [
+                    ("game", "Game"), ("editor", "Development"), ("chat", "Network;InstantMessaging"),
+                    ("browser", "Network;WebBrowser"),
+                ] {
                     try db.execute(
-                        sql: "INSERT INTO application (token, publicID, displayName, categories, firstSeen, lastSeen) VALUES (?, ?, ?, ?, 0, 0)",
+                        sql:
+                            "INSERT INTO application (token, publicID, displayName, categories, firstSeen, lastSeen) VALUES (?, ?, ?, ?, 0, 0)",
                         arguments: ["token-\(id)", id, id.capitalized, entryCategories])
                 }
             }
@@ -200,15 +221,22 @@ final class ActivityReportTests: XCTestCase {
                         INSERT INTO usageInterval (token, sessionID, startedAt, endedAt, duration, isOpen, endReason)
                         VALUES (?, ?, ?, ?, ?, 0, ?)
                         """,
-                    arguments: ["token-\(app)", session, start.timeIntervalSince1970, start.timeIntervalSince1970 + seconds, seconds, reason.rawValue])
+                    arguments: [
+                        "token-\(app)", session, start.timeIntervalSince1970, start.timeIntervalSince1970 + seconds,
+                        seconds, reason.rawValue,
+                    ])
             }
         }
 
-        func report(_ segmentation: ActivityReport.Segmentation, _ from: Date, _ to: Date, filter: ActivityReportFilter = .init()) throws -> ActivityReport {
+        func report(
+            _ segmentation: ActivityReport.Segmentation, _ from: Date, _ to: Date,
+            filter: ActivityReportFilter = .init()
+        ) throws -> ActivityReport {
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = TimeZone(identifier: "Europe/Berlin")!
             return try ledger.activityReport(
-                segmentation, range: DateInterval(start: from, end: to), calendar: calendar, filter: filter, categories: categories,
+                segmentation, range: DateInterval(start: from, end: to), calendar: calendar, filter: filter,
+                categories: categories,
                 liveSessionID: nil, now: to)
         }
     }
@@ -225,7 +253,8 @@ final class WebsiteReportTests: XCTestCase {
         let browser = AppIdentity(key: .windowClass("browser"), displayName: "Browser")
         func use(_ site: Website?, from offset: TimeInterval, seconds: Double) throws {
             let id = try world.ledger.openInterval(
-                sessionID: world.session, app: browser, token: .init(opaqueValue: "token-browser"), site: site, startingAt: day.addingTimeInterval(offset))
+                sessionID: world.session, app: browser, token: .init(opaqueValue: "token-browser"), site: site,
+                startingAt: day.addingTimeInterval(offset))
             try world.ledger.closeInterval(id, duration: .seconds(seconds), reason: .siteChange)
         }
         // 08:59:30 to 09:00:30 on YouTube (across an hour), then Wikipedia, then a page of no website.
@@ -239,7 +268,8 @@ final class WebsiteReportTests: XCTestCase {
         let eight = try XCTUnwrap(report.segments.first { calendar.component(.hour, from: $0.start) == 8 })
         XCTAssertEqual(eight.websites, [.init(domain: "youtube.com", seconds: 30)])
         let nine = try XCTUnwrap(report.segments.first { calendar.component(.hour, from: $0.start) == 9 })
-        XCTAssertEqual(nine.websites, [.init(domain: "youtube.com", seconds: 30), .init(domain: "wikipedia.org", seconds: 20)])
+        XCTAssertEqual(
+            nine.websites, [.init(domain: "youtube.com", seconds: 30), .init(domain: "wikipedia.org", seconds: 20)])
 
         let view = BuiltInReport(report: report, categories: world.categories, language: "en").view
         let text = String(describing: view)
@@ -248,7 +278,9 @@ final class WebsiteReportTests: XCTestCase {
         let old = #"{"start":0,"end":3600,"totalSeconds":5,"pickups":1,"applications":[]}"#
         XCTAssertEqual(try JSONDecoder().decode(ActivityReport.Segment.self, from: Data(old.utf8)).websites, [])
         // Without websites, no table of them.
-        let plain = BuiltInReport(report: try world.report(.hourly, day.addingTimeInterval(-86_400), day), categories: world.categories, language: "en")
+        let plain = BuiltInReport(
+            report: try world.report(.hourly, day.addingTimeInterval(-86_400), day), categories: world.categories,
+            language: "en")
         XCTAssertFalse(String(describing: plain.view).contains("Websites"))
     }
 }
@@ -262,15 +294,21 @@ extension WebsiteReportTests {
         let start = Date().addingTimeInterval(-600)
         let browser = AppIdentity(key: .windowClass("browser"), displayName: "Browser")
         let id = try world.ledger.openInterval(
-            sessionID: world.session, app: browser, token: .init(opaqueValue: "token-browser"), site: Website(domain: "youtube.com", host: "m.youtube.com"),
+            sessionID: world.session, app: browser, token: .init(opaqueValue: "token-browser"),
+            site: Website(domain: "youtube.com", host: "m.youtube.com"),
             startingAt: start)
         try world.ledger.closeInterval(id, duration: .seconds(42), reason: .siteChange)
         _ = try world.ledger.authorize(client: "org.example.reports", member: "individual", grantKey: "k", at: start)
         let minter = TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 5, count: 32)))
-        let directory = ItemDirectory(minter: minter, catalog: ApplicationCatalog(entries: []), categories: world.categories)
+        let directory = ItemDirectory(
+            minter: minter, catalog: ApplicationCatalog(entries: []), categories: world.categories)
         let data = try AppReportData(
-            ledger: world.ledger, directory: directory, calendar: calendar, liveSessionID: nil, user: .init(name: "sam", role: .individual), language: "en"
-        ).data(for: "org.example.reports", filter: DeviceActivityFilter(segment: .daily(during: DateInterval(start: start.addingTimeInterval(-60), end: Date()))), now: Date())
+            ledger: world.ledger, directory: directory, calendar: calendar, liveSessionID: nil,
+            user: .init(name: "sam", role: .individual), language: "en"
+        ).data(
+            for: "org.example.reports",
+            filter: DeviceActivityFilter(
+                segment: .daily(during: DateInterval(start: start.addingTimeInterval(-60), end: Date()))), now: Date())
         let categories = data.flatMap(\.activitySegments.elements).flatMap(\.categories.elements)
         let entertainment = try XCTUnwrap(categories.first { $0.category.localizedDisplayName == "Entertainment" })
         let website = try XCTUnwrap(entertainment.webDomains.elements.first)
@@ -278,7 +316,9 @@ extension WebsiteReportTests {
         XCTAssertEqual(website.totalActivityDuration, 42, accuracy: 1e-6)
         XCTAssertNotNil(website.webDomain.token, "the app's own token")
         XCTAssertEqual(entertainment.totalActivityDuration, 0, "a website's time is its browser's")
-        XCTAssertEqual(try world.ledger.labels(kind: .webDomain).values.sorted(), ["youtube.com"], "the token was issued to the app")
+        XCTAssertEqual(
+            try world.ledger.labels(kind: .webDomain).values.sorted(), ["youtube.com"],
+            "the token was issued to the app")
     }
 
     /// A report filter naming websites (`DeviceActivityFilter.webDomains`, the app's own tokens):
@@ -292,7 +332,8 @@ extension WebsiteReportTests {
         var at = start
         func use(_ app: AppIdentity, _ site: Website?, seconds: Double) throws {
             let id = try world.ledger.openInterval(
-                sessionID: world.session, app: app, token: .init(opaqueValue: "token-\(app.displayName)"), site: site, startingAt: at)
+                sessionID: world.session, app: app, token: .init(opaqueValue: "token-\(app.displayName)"), site: site,
+                startingAt: at)
             try world.ledger.closeInterval(id, duration: .seconds(seconds), reason: .siteChange)
             at = at.addingTimeInterval(seconds)
         }
@@ -301,19 +342,26 @@ extension WebsiteReportTests {
         try use(editor, nil, seconds: 30)
         _ = try world.ledger.authorize(client: "org.example.reports", member: "individual", grantKey: "k", at: start)
         let minter = TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 5, count: 32)))
-        let directory = ItemDirectory(minter: minter, catalog: ApplicationCatalog(entries: []), categories: world.categories)
+        let directory = ItemDirectory(
+            minter: minter, catalog: ApplicationCatalog(entries: []), categories: world.categories)
         let reports = AppReportData(
-            ledger: world.ledger, directory: directory, calendar: calendar, liveSessionID: nil, user: .init(name: "sam", role: .individual), language: "en")
-        let range = DeviceActivityFilter.SegmentInterval.daily(during: DateInterval(start: start.addingTimeInterval(-60), end: Date()))
+            ledger: world.ledger, directory: directory, calendar: calendar, liveSessionID: nil,
+            user: .init(name: "sam", role: .individual), language: "en")
+        let range = DeviceActivityFilter.SegmentInterval.daily(
+            during: DateInterval(start: start.addingTimeInterval(-60), end: Date()))
         func segments(_ filter: DeviceActivityFilter) throws -> [DeviceActivityData.ActivitySegment] {
-            try reports.data(for: "org.example.reports", filter: filter, now: Date()).flatMap(\.activitySegments.elements)
+            try reports.data(for: "org.example.reports", filter: filter, now: Date()).flatMap(
+                \.activitySegments.elements)
         }
         // The app's own tokens, from an unfiltered report.
         let everything = try segments(DeviceActivityFilter(segment: range))
         XCTAssertEqual(everything.reduce(0) { $0 + $1.totalActivityDuration }, 92, accuracy: 1e-6)
         let websites = everything.flatMap(\.categories.elements).flatMap(\.webDomains.elements)
         let youtube = try XCTUnwrap(websites.first { $0.webDomain.domain == "youtube.com" }?.webDomain.token)
-        let editorToken = try XCTUnwrap(everything.flatMap(\.categories.elements).flatMap(\.applications.elements).first { $0.application.localizedDisplayName == "Editor" }?.application.token)
+        let editorToken = try XCTUnwrap(
+            everything.flatMap(\.categories.elements).flatMap(\.applications.elements).first {
+                $0.application.localizedDisplayName == "Editor"
+            }?.application.token)
 
         let onlyYouTube = try segments(DeviceActivityFilter(segment: range, webDomains: [youtube]))
         XCTAssertEqual(onlyYouTube.reduce(0) { $0 + $1.totalActivityDuration }, 42, accuracy: 1e-6)
@@ -321,10 +369,16 @@ extension WebsiteReportTests {
         XCTAssertEqual(categories.flatMap(\.webDomains.elements).map(\.webDomain.domain), ["youtube.com"])
         XCTAssertEqual(categories.flatMap(\.applications.elements).count, 0, "no application's time")
 
-        let both = try segments(DeviceActivityFilter(segment: range, applications: [editorToken], webDomains: [youtube]))
+        let both = try segments(
+            DeviceActivityFilter(segment: range, applications: [editorToken], webDomains: [youtube]))
         XCTAssertEqual(both.reduce(0) { $0 + $1.totalActivityDuration }, 72, accuracy: 1e-6)
-        XCTAssertEqual(both.flatMap(\.categories.elements).flatMap(\.applications.elements).map(\.application.localizedDisplayName), ["Editor"])
+        XCTAssertEqual(
+            both.flatMap(\.categories.elements).flatMap(\.applications.elements).map(
+                \.application.localizedDisplayName), ["Editor"])
         // A stored filter from before websites still reads.
-        XCTAssertEqual(try JSONDecoder().decode(ActivityReportFilter.self, from: Data(#"{"applications":[],"categories":["Game"]}"#.utf8)), ActivityReportFilter(categories: ["Game"]))
+        XCTAssertEqual(
+            try JSONDecoder().decode(
+                ActivityReportFilter.self, from: Data(#"{"applications":[],"categories":["Game"]}"#.utf8)),
+            ActivityReportFilter(categories: ["Game"]))
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
-import XCTest
-
 import ScreenwardCore
+import XCTest
 
 /// Processes as a test declares them.
 struct FakeProcesses: ProcessInspector {
@@ -33,8 +32,10 @@ final class AppResolverTests: XCTestCase {
         _ facts: WindowFacts, _ entries: [DesktopEntry], processes: FakeProcesses = FakeProcesses(),
         searchPath: [String] = []
     ) -> AppIdentity {
-        AppResolver(catalog: ApplicationCatalog(entries: entries, executableSearchPath: searchPath), processes: processes)
-            .resolve(facts)
+        AppResolver(
+            catalog: ApplicationCatalog(entries: entries, executableSearchPath: searchPath), processes: processes
+        )
+        .resolve(facts)
     }
 
     /// The key of the identity, as a string that is easy to compare.
@@ -49,9 +50,11 @@ final class AppResolverTests: XCTestCase {
         let identity = resolve(
             WindowFacts(windowID: 1, gtkApplicationID: "org.gnome.TextEditor"),
             [entry("org.gnome.TextEditor.desktop", name: "Text Editor")])
-        XCTAssertEqual(identity, AppIdentity(
-            key: .desktopEntry("org.gnome.TextEditor.desktop"), displayName: "Text Editor",
-            iconName: "icon-org.gnome.TextEditor.desktop", categories: ["Cat-org.gnome.TextEditor.desktop"]))
+        XCTAssertEqual(
+            identity,
+            AppIdentity(
+                key: .desktopEntry("org.gnome.TextEditor.desktop"), displayName: "Text Editor",
+                iconName: "icon-org.gnome.TextEditor.desktop", categories: ["Cat-org.gnome.TextEditor.desktop"]))
     }
 
     func testGtkApplicationIDComesFirst() {
@@ -73,7 +76,8 @@ final class AppResolverTests: XCTestCase {
         let entries = [
             entry("org.kde.dolphin.desktop"), entry("wmclass.desktop", wmClass: "dolphin"), entry("dolphin.desktop"),
         ]
-        let facts = WindowFacts(windowID: 1, wmInstance: "dolphin", wmClass: "dolphin", kdeDesktopFile: "org.kde.dolphin")
+        let facts = WindowFacts(
+            windowID: 1, wmInstance: "dolphin", wmClass: "dolphin", kdeDesktopFile: "org.kde.dolphin")
         XCTAssertEqual(resolvedID(facts, entries), "org.kde.dolphin.desktop")
 
         var withSuffix = facts
@@ -96,7 +100,8 @@ final class AppResolverTests: XCTestCase {
 
     func testStartupWMClassComesBeforeDesktopFileNames() {
         let entries = [entry("foo.desktop"), entry("claims-foo.desktop", wmClass: "foo")]
-        XCTAssertEqual(resolvedID(WindowFacts(windowID: 1, wmInstance: "x", wmClass: "foo"), entries), "claims-foo.desktop")
+        XCTAssertEqual(
+            resolvedID(WindowFacts(windowID: 1, wmInstance: "x", wmClass: "foo"), entries), "claims-foo.desktop")
     }
 
     func testDesktopFileNamedAfterTheInstanceThenTheClass() {
@@ -131,7 +136,8 @@ final class AppResolverTests: XCTestCase {
         var otherWindow = facts
         otherWindow.wmClass = "org.example.Tool"
         XCTAssertEqual(
-            resolvedID(otherWindow, entries + [entry("alias.desktop", wmClass: "org.example.Tool")], processes: processes),
+            resolvedID(
+                otherWindow, entries + [entry("alias.desktop", wmClass: "org.example.Tool")], processes: processes),
             "alias.desktop", "window hints come before the process")
     }
 
@@ -141,13 +147,17 @@ final class AppResolverTests: XCTestCase {
             FakeProcesses(executables: [pid: exe], environments: [pid: environment])
         }
         let facts = WindowFacts(windowID: 1, wmInstance: "spotify-app", wmClass: "Spotify-app", pid: pid)
-        let entries = [entry("spotify_helper.desktop"), entry("spotify_spotify.desktop"), entry("foo_foo.desktop"),
-                       entry("foo+beta_foo.desktop"), entry("tools_beta.desktop"), entry("tools_alpha.desktop")]
+        let entries = [
+            entry("spotify_helper.desktop"), entry("spotify_spotify.desktop"), entry("foo_foo.desktop"),
+            entry("foo+beta_foo.desktop"), entry("tools_beta.desktop"), entry("tools_alpha.desktop"),
+        ]
 
-        XCTAssertEqual(resolvedID(facts, entries, processes: processes(["SNAP_NAME": "spotify"])),
-                       "spotify_spotify.desktop", "the app named like the snap is the main one")
-        XCTAssertEqual(resolvedID(facts, entries, processes: processes(["SNAP_NAME": "tools"])),
-                       "tools_alpha.desktop", "else the smallest id of the snap")
+        XCTAssertEqual(
+            resolvedID(facts, entries, processes: processes(["SNAP_NAME": "spotify"])),
+            "spotify_spotify.desktop", "the app named like the snap is the main one")
+        XCTAssertEqual(
+            resolvedID(facts, entries, processes: processes(["SNAP_NAME": "tools"])),
+            "tools_alpha.desktop", "else the smallest id of the snap")
         XCTAssertEqual(
             resolvedID(facts, entries, processes: processes(["SNAP_NAME": "foo", "SNAP_INSTANCE_NAME": "foo_beta"])),
             "foo+beta_foo.desktop", "a parallel install has its own entries")
@@ -174,22 +184,29 @@ final class AppResolverTests: XCTestCase {
         let facts = WindowFacts(windowID: 1, wmInstance: "main", wmClass: "Main", pid: pid)
         let processes = FakeProcesses(executables: [pid: "/nonexistent/lib/tool/tool-bin"])
         XCTAssertEqual(
-            resolvedID(facts, [entry("tool.desktop", exec: "/nonexistent/lib/tool/tool-bin --new %U")],
-                       processes: processes),
+            resolvedID(
+                facts, [entry("tool.desktop", exec: "/nonexistent/lib/tool/tool-bin --new %U")],
+                processes: processes),
             "tool.desktop")
         XCTAssertEqual(
-            resolvedID(facts, [entry("tool.desktop", exec: "tool-launcher", tryExec: "/nonexistent/lib/tool/tool-bin")],
-                       processes: processes),
+            resolvedID(
+                facts, [entry("tool.desktop", exec: "tool-launcher", tryExec: "/nonexistent/lib/tool/tool-bin")],
+                processes: processes),
             "tool.desktop")
         XCTAssertEqual(
-            resolvedID(facts, [entry("writer.desktop", exec: "/nonexistent/lib/tool/tool-bin --writer"),
-                               entry("calc.desktop", exec: "/nonexistent/lib/tool/tool-bin --calc")],
-                       processes: processes),
+            resolvedID(
+                facts,
+                [
+                    entry("writer.desktop", exec: "/nonexistent/lib/tool/tool-bin --writer"),
+                    entry("calc.desktop", exec: "/nonexistent/lib/tool/tool-bin --calc"),
+                ],
+                processes: processes),
             "wmclass:Main", "a program several entries run does not say which")
         let python = FakeProcesses(executables: [pid: "/nonexistent/bin/python3.12"])
         XCTAssertEqual(
-            resolvedID(facts, [entry("script.desktop", exec: "/nonexistent/bin/python3.12 /opt/script.py")],
-                       processes: python),
+            resolvedID(
+                facts, [entry("script.desktop", exec: "/nonexistent/bin/python3.12 /opt/script.py")],
+                processes: python),
             "wmclass:Main", "an interpreter runs many apps")
     }
 
@@ -203,22 +220,25 @@ final class AppResolverTests: XCTestCase {
             FakeProcesses(executables: [pid: "/nonexistent/lib/tool/tool-bin"], commandLines: [pid: arguments])
         }
         XCTAssertEqual(
-            resolvedID(facts, entries, processes: processes(["tool-bin", "--writer", "--splash-pipe=6"])), "writer.desktop")
+            resolvedID(facts, entries, processes: processes(["tool-bin", "--writer", "--splash-pipe=6"])),
+            "writer.desktop")
         XCTAssertEqual(resolvedID(facts, entries, processes: processes(["tool-bin", "--calc"])), "calc.desktop")
         XCTAssertEqual(
             resolvedID(facts, entries, processes: processes(["tool-bin"])), "wmclass:Main",
             "neither was asked for: no guess")
         XCTAssertEqual(
-            resolvedID(facts, entries + [entry("tool.desktop", exec: "/nonexistent/lib/tool/tool-bin %U")],
-                       processes: processes(["tool-bin"])),
+            resolvedID(
+                facts, entries + [entry("tool.desktop", exec: "/nonexistent/lib/tool/tool-bin %U")],
+                processes: processes(["tool-bin"])),
             "tool.desktop", "the entry that adds nothing is the main one")
         let named = [
             entry("suite-w.desktop", name: "Writer", exec: "/nonexistent/lib/tool/tool-bin --writer %U"),
             entry("suite-c.desktop", name: "Calc", exec: "/nonexistent/lib/tool/tool-bin --calc %U"),
         ]
         XCTAssertEqual(
-            resolvedID(WindowFacts(windowID: 1, wmInstance: "x", wmClass: "Writer", pid: pid), named,
-                       processes: FakeProcesses(executables: [pid: "/nonexistent/lib/tool/tool-bin"])),
+            resolvedID(
+                WindowFacts(windowID: 1, wmInstance: "x", wmClass: "Writer", pid: pid), named,
+                processes: FakeProcesses(executables: [pid: "/nonexistent/lib/tool/tool-bin"])),
             "suite-w.desktop", "without a command line, the entry named like the window")
     }
 
@@ -227,11 +247,16 @@ final class AppResolverTests: XCTestCase {
         XCTAssertEqual(resolvedID(facts, [entry("org.example.Foo.desktop")]), "org.example.Foo.desktop")
         XCTAssertEqual(resolvedID(facts, [entry("gnome-foo.desktop")]), "gnome-foo.desktop")
         XCTAssertEqual(resolvedID(facts, [entry("kde4-foo.desktop", file: "kde4/foo.desktop")]), "kde4-foo.desktop")
-        XCTAssertEqual(resolvedID(facts, [entry("org.example.foobar.desktop"), entry("acme-foo.desktop")]), "wmclass:Foo",
-                       "a longer name or an unknown vendor is another application")
         XCTAssertEqual(
-            resolvedID(facts, [entry("io.foo.desktop", noDisplay: true), entry("net.example.Foo.desktop"),
-                               entry("com.example.foo.desktop")]),
+            resolvedID(facts, [entry("org.example.foobar.desktop"), entry("acme-foo.desktop")]), "wmclass:Foo",
+            "a longer name or an unknown vendor is another application")
+        XCTAssertEqual(
+            resolvedID(
+                facts,
+                [
+                    entry("io.foo.desktop", noDisplay: true), entry("net.example.Foo.desktop"),
+                    entry("com.example.foo.desktop"),
+                ]),
             "com.example.foo.desktop", "the shown entries, then the smallest id")
         XCTAssertEqual(
             resolvedID(facts, [entry("com.example.foo.desktop"), entry("net.foo.desktop")]), "net.foo.desktop",

@@ -26,7 +26,8 @@ final class ApplicationCatalogTests: XCTestCase {
         let (catalog, problems) = load()
         XCTAssertEqual(problems, [])
         XCTAssertEqual(catalog.entry(id: "editor.desktop")?.name, "User Editor")
-        XCTAssertEqual(catalog.entry(id: "editor.desktop")?.path.path, user.appendingPathComponent("editor.desktop").path)
+        XCTAssertEqual(
+            catalog.entry(id: "editor.desktop")?.path.path, user.appendingPathComponent("editor.desktop").path)
         XCTAssertEqual(catalog.entry(id: "other.desktop")?.name, "System Only")
         XCTAssertEqual(catalog.entries.map(\.id), ["editor.desktop", "other.desktop"])
     }
@@ -193,10 +194,12 @@ final class ApplicationCatalogTests: XCTestCase {
         let (catalog, problems) = load()
         XCTAssertEqual(problems, [])
         XCTAssertEqual(catalog.entries(standingFor: "mousepad").map(\.id), ["org.xfce.mousepad.desktop"])
-        XCTAssertEqual(catalog.entries(standingFor: "Mousepad-Settings").map(\.id), ["org.xfce.mousepad-settings.desktop"])
+        XCTAssertEqual(
+            catalog.entries(standingFor: "Mousepad-Settings").map(\.id), ["org.xfce.mousepad-settings.desktop"])
         XCTAssertEqual(catalog.entries(standingFor: "xterm").map(\.id), ["debian-xterm.desktop"])
         XCTAssertEqual(catalog.entries(standingFor: "notepad").map(\.id), ["wine-Programs-Notepad.desktop"])
-        XCTAssertEqual(catalog.entries(standingFor: "python3.11").map(\.id), ["python3.11.desktop"], "the whole id, ignoring case")
+        XCTAssertEqual(
+            catalog.entries(standingFor: "python3.11").map(\.id), ["python3.11.desktop"], "the whole id, ignoring case")
         XCTAssertEqual(catalog.entries(standingFor: "11"), [])
         XCTAssertEqual(catalog.entries(standingFor: "xfce"), [])
     }

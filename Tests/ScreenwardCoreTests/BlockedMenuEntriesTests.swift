@@ -1,7 +1,8 @@
 import Foundation
-import XCTest
-@testable import ScreenwardCore
 @_spi(Screenward) import ManagedSettings
+import XCTest
+
+@testable import ScreenwardCore
 
 /// Blocked applications leave the menus through a `NoDisplay=true` copy in the user's
 /// applications folder; nothing of the person's own is lost on the way.
@@ -21,9 +22,16 @@ final class BlockedMenuEntriesTests: XCTestCase {
         let user = root.appendingPathComponent("home/applications")
         let system = root.appendingPathComponent("usr/applications")
         try FileManager.default.createDirectory(at: user, withIntermediateDirectories: true)
-        try write(appEntry(name: "Tux Racer", extra: "Exec=tuxracer\nCategories=Game;\n[Desktop Action New]\nName=New\nNoDisplay=false\n"), "tuxracer.desktop", in: system)
+        try write(
+            appEntry(
+                name: "Tux Racer",
+                extra: "Exec=tuxracer\nCategories=Game;\n[Desktop Action New]\nName=New\nNoDisplay=false\n"),
+            "tuxracer.desktop", in: system)
         try write(appEntry(name: "Editor", extra: "Exec=editor\nNoDisplay=false\n"), "editor.desktop", in: system)
-        return Fixture(user: user, system: system, menus: BlockedMenuEntries(applicationsDirectory: user, setAsideDirectory: root.appendingPathComponent("aside")))
+        return Fixture(
+            user: user, system: system,
+            menus: BlockedMenuEntries(
+                applicationsDirectory: user, setAsideDirectory: root.appendingPathComponent("aside")))
     }
 
     func testABlockedEntryIsHiddenByACopyAndShownAgainWhenUnblocked() throws {
@@ -31,8 +39,13 @@ final class BlockedMenuEntriesTests: XCTestCase {
         let changes = f.menus.apply(blocked: ["tuxracer.desktop"], catalog: f.catalog())
         XCTAssertEqual(changes, .init(hidden: ["tuxracer.desktop"], shown: [], problems: []))
         let copy = try String(contentsOf: f.user.appendingPathComponent("tuxracer.desktop"), encoding: .utf8)
-        XCTAssertTrue(copy.contains("[Desktop Entry]\nNoDisplay=true\nX-Screenward-Blocked=true\nType=Application\nName=Tux Racer\nExec=tuxracer"), copy)
-        XCTAssertTrue(copy.contains("[Desktop Action New]\nName=New\nNoDisplay=false"), "other groups are left as they were: \(copy)")
+        XCTAssertTrue(
+            copy.contains(
+                "[Desktop Entry]\nNoDisplay=true\nX-Screenward-Blocked=true\nType=Application\nName=Tux Racer\nExec=tuxracer"
+            ), copy)
+        XCTAssertTrue(
+            copy.contains("[Desktop Action New]\nName=New\nNoDisplay=false"),
+            "other groups are left as they were: \(copy)")
         // Screenward reads the copy as the entry it stands for: same id, same program,
         // shown as it was (so identity ranks it as before).
         let seen = try XCTUnwrap(f.catalog().entry(id: "tuxracer.desktop"))
@@ -43,7 +56,9 @@ final class BlockedMenuEntriesTests: XCTestCase {
         // Applying the same set again changes nothing.
         XCTAssertEqual(f.menus.apply(blocked: ["tuxracer.desktop"], catalog: f.catalog()), .init())
 
-        XCTAssertEqual(f.menus.apply(blocked: [], catalog: f.catalog()), .init(hidden: [], shown: ["tuxracer.desktop"], problems: []))
+        XCTAssertEqual(
+            f.menus.apply(blocked: [], catalog: f.catalog()),
+            .init(hidden: [], shown: ["tuxracer.desktop"], problems: []))
         XCTAssertFalse(FileManager.default.fileExists(atPath: f.user.appendingPathComponent("tuxracer.desktop").path))
         XCTAssertEqual(f.catalog().entry(id: "tuxracer.desktop")?.noDisplay, false)
     }
@@ -54,10 +69,13 @@ final class BlockedMenuEntriesTests: XCTestCase {
         let ownFile = try write(own, "editor.desktop", in: f.user)
         XCTAssertEqual(f.menus.apply(blocked: ["editor.desktop"], catalog: f.catalog()).hidden, ["editor.desktop"])
         let copy = try String(contentsOf: ownFile, encoding: .utf8)
-        XCTAssertTrue(copy.contains("NoDisplay=true") && copy.contains("Exec=editor --mine") && copy.contains("# my comment"), copy)
+        XCTAssertTrue(
+            copy.contains("NoDisplay=true") && copy.contains("Exec=editor --mine") && copy.contains("# my comment"),
+            copy)
 
         XCTAssertEqual(f.menus.apply(blocked: [], catalog: f.catalog()).shown, ["editor.desktop"])
-        XCTAssertEqual(try String(contentsOf: ownFile, encoding: .utf8), own, "the person's file is back, byte for byte")
+        XCTAssertEqual(
+            try String(contentsOf: ownFile, encoding: .utf8), own, "the person's file is back, byte for byte")
     }
 
     func testFilesScreenwardDidNotWriteAreNeverRemoved() throws {
@@ -75,11 +93,18 @@ final class BlockedMenuEntriesTests: XCTestCase {
         let catalog = f.catalog()
         let tux = AppIdentity(key: .desktopEntry("tuxracer.desktop"), displayName: "Tux Racer", categories: ["Game"])
         let stores = [
-            StoreSettings(owner: "a", name: "x", application: .init(blockedApplications: [Application(token: minter.applicationToken(for: tux))])),
-            StoreSettings(owner: "b", name: "y", application: .init(blockedApplications: [Application(bundleIdentifier: "editor.desktop")])),
+            StoreSettings(
+                owner: "a", name: "x",
+                application: .init(blockedApplications: [Application(token: minter.applicationToken(for: tux))])),
+            StoreSettings(
+                owner: "b", name: "y",
+                application: .init(blockedApplications: [Application(bundleIdentifier: "editor.desktop")])),
         ]
-        XCTAssertEqual(BlockedMenuEntries.blockedIDs(in: EffectiveShields(stores: stores), catalog: catalog, minter: minter), ["tuxracer.desktop", "editor.desktop"])
-        XCTAssertEqual(BlockedMenuEntries.blockedIDs(in: EffectiveShields(stores: []), catalog: catalog, minter: minter), [])
+        XCTAssertEqual(
+            BlockedMenuEntries.blockedIDs(in: EffectiveShields(stores: stores), catalog: catalog, minter: minter),
+            ["tuxracer.desktop", "editor.desktop"])
+        XCTAssertEqual(
+            BlockedMenuEntries.blockedIDs(in: EffectiveShields(stores: []), catalog: catalog, minter: minter), [])
     }
 
     func testAnEntrysOwnNoDisplayIsKeptForIdentity() throws {
@@ -92,11 +117,21 @@ final class BlockedMenuEntriesTests: XCTestCase {
     /// one its windows resolve to: the block would no longer apply.
     func testAHiddenMainEntryStaysTheOneItsWindowsResolveTo() throws {
         let f = try fixture()
-        try write(appEntry(name: "Mousepad", extra: "Exec=mousepad %U\nStartupWMClass=Mousepad\n"), "org.xfce.mousepad.desktop", in: f.system)
-        try write(appEntry(name: "Mousepad Settings", extra: "Exec=mousepad --preferences\nStartupWMClass=Mousepad\n"), "org.xfce.mousepad-settings.desktop", in: f.system)
-        let facts = WindowFacts(windowID: 1, wmInstance: "mousepad", wmClass: "Mousepad", gtkApplicationID: nil, kdeDesktopFile: nil, title: "", pid: nil)
-        XCTAssertEqual(AppResolver(catalog: f.catalog(), processes: ProcfsInspector()).resolve(facts).publicID, "org.xfce.mousepad.desktop")
+        try write(
+            appEntry(name: "Mousepad", extra: "Exec=mousepad %U\nStartupWMClass=Mousepad\n"),
+            "org.xfce.mousepad.desktop", in: f.system)
+        try write(
+            appEntry(name: "Mousepad Settings", extra: "Exec=mousepad --preferences\nStartupWMClass=Mousepad\n"),
+            "org.xfce.mousepad-settings.desktop", in: f.system)
+        let facts = WindowFacts(
+            windowID: 1, wmInstance: "mousepad", wmClass: "Mousepad", gtkApplicationID: nil, kdeDesktopFile: nil,
+            title: "", pid: nil)
+        XCTAssertEqual(
+            AppResolver(catalog: f.catalog(), processes: ProcfsInspector()).resolve(facts).publicID,
+            "org.xfce.mousepad.desktop")
         f.menus.apply(blocked: ["org.xfce.mousepad.desktop"], catalog: f.catalog())
-        XCTAssertEqual(AppResolver(catalog: f.catalog(), processes: ProcfsInspector()).resolve(facts).publicID, "org.xfce.mousepad.desktop")
+        XCTAssertEqual(
+            AppResolver(catalog: f.catalog(), processes: ProcfsInspector()).resolve(facts).publicID,
+            "org.xfce.mousepad.desktop")
     }
 }

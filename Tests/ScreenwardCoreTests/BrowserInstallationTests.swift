@@ -1,7 +1,7 @@
-import _CryptoExtras
 import Crypto
 import Foundation
 import XCTest
+import _CryptoExtras
 
 @testable import ScreenwardCore
 
@@ -15,8 +15,10 @@ final class BrowserInstallationTests: XCTestCase {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-browsers-\(UUID().uuidString)")
         source = root.appendingPathComponent("source")
         try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
-        try #"{"manifest_version": 3, "name": "T", "version": "2.1.0"}"#.write(to: source.appendingPathComponent("manifest.json"), atomically: true, encoding: .utf8)
-        try "console.log('hi')\n".write(to: source.appendingPathComponent("background.js"), atomically: true, encoding: .utf8)
+        try #"{"manifest_version": 3, "name": "T", "version": "2.1.0"}"#.write(
+            to: source.appendingPathComponent("manifest.json"), atomically: true, encoding: .utf8)
+        try "console.log('hi')\n".write(
+            to: source.appendingPathComponent("background.js"), atomically: true, encoding: .utf8)
     }
 
     override func tearDownWithError() throws {
@@ -45,52 +47,78 @@ final class BrowserInstallationTests: XCTestCase {
         message.append(signedData)
         message.append(archive)
         let key = try _RSA.Signing.PublicKey(derRepresentation: publicKeyDER)
-        XCTAssertTrue(key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: try XCTUnwrap(proof[2])), for: message, padding: .insecurePKCS1v1_5))
+        XCTAssertTrue(
+            key.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: try XCTUnwrap(proof[2])), for: message,
+                padding: .insecurePKCS1v1_5))
         XCTAssertEqual(installed.chromiumExtensionID, CRX3.extensionID(publicKeyDER: publicKeyDER))
-        XCTAssertTrue(installed.chromiumExtensionID.allSatisfy { ("a"..."p").contains($0) } && installed.chromiumExtensionID.count == 32)
+        XCTAssertTrue(
+            installed.chromiumExtensionID.allSatisfy { ("a"..."p").contains($0) }
+                && installed.chromiumExtensionID.count == 32)
         // The policy and the host's manifest name that ID; the update manifest names the version.
         let policy = try String(contentsOf: file("/etc/chromium/policies/managed/screenward.json"), encoding: .utf8)
         XCTAssertTrue(policy.contains(installed.chromiumExtensionID) && policy.contains("force_installed"), policy)
-        let host = try String(contentsOf: file("/etc/chromium/native-messaging-hosts/org.screenward.web.json"), encoding: .utf8)
-        XCTAssertTrue(host.contains("chrome-extension://\(installed.chromiumExtensionID)/") && host.contains("/usr/bin/screenward-web-host"), host)
-        XCTAssertTrue(try String(contentsOf: file("/usr/share/screenward/web/updates.xml"), encoding: .utf8).contains("version='2.1.0'"))
+        let host = try String(
+            contentsOf: file("/etc/chromium/native-messaging-hosts/org.screenward.web.json"), encoding: .utf8)
+        XCTAssertTrue(
+            host.contains("chrome-extension://\(installed.chromiumExtensionID)/")
+                && host.contains("/usr/bin/screenward-web-host"), host)
+        XCTAssertTrue(
+            try String(contentsOf: file("/usr/share/screenward/web/updates.xml"), encoding: .utf8).contains(
+                "version='2.1.0'"))
         // The key is root's alone, and a second installation is the same extension.
-        let keyAttributes = try FileManager.default.attributesOfItem(atPath: file("/var/lib/screenward/web/extension-key.pem").path)
+        let keyAttributes = try FileManager.default.attributesOfItem(
+            atPath: file("/var/lib/screenward/web/extension-key.pem").path)
         XCTAssertEqual((keyAttributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
-        XCTAssertEqual(try installation.install(extensionSource: source).chromiumExtensionID, installed.chromiumExtensionID)
+        XCTAssertEqual(
+            try installation.install(extensionSource: source).chromiumExtensionID, installed.chromiumExtensionID)
     }
 
     func testTheXPIIsAZipThatPythonReads() throws {
         _ = try BrowserInstallation(root: root, prefix: "/usr").install(extensionSource: source)
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        python.arguments = ["-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(','.join(z.namelist()))", file("/usr/share/screenward/web/screenward.xpi").path]
+        python.arguments = [
+            "-c",
+            "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(','.join(z.namelist()))",
+            file("/usr/share/screenward/web/screenward.xpi").path,
+        ]
         let output = Pipe()
         python.standardOutput = output
         try python.run()
         python.waitUntilExit()
         XCTAssertEqual(python.terminationStatus, 0)
-        XCTAssertEqual(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "background.js,manifest.json\n")
+        XCTAssertEqual(
+            String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+            "background.js,manifest.json\n")
     }
 
     func testTheAdministratorsFirefoxPoliciesAreKept() throws {
         let policies = file("/etc/firefox/policies/policies.json")
-        try FileManager.default.createDirectory(at: policies.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let own = #"{"policies": {"DisableTelemetry": true, "Preferences": {"browser.startup.homepage": {"Value": "https://school.example", "Status": "locked"}}}}"#
+        try FileManager.default.createDirectory(
+            at: policies.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let own =
+            #"{"policies": {"DisableTelemetry": true, "Preferences": {"browser.startup.homepage": {"Value": "https://school.example", "Status": "locked"}}}}"#
         try own.write(to: policies, atomically: true, encoding: .utf8)
         let installation = BrowserInstallation(root: root, prefix: "/usr")
         _ = try installation.install(extensionSource: source)
-        let merged = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: policies)) as? [String: Any])["policies"] as? [String: Any]
+        let merged =
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: policies)) as? [String: Any])[
+                "policies"] as? [String: Any]
         XCTAssertEqual(merged?["DisableTelemetry"] as? Bool, true)
         let preferences = merged?["Preferences"] as? [String: Any]
         XCTAssertNotNil(preferences?["browser.startup.homepage"])
-        XCTAssertEqual((preferences?["xpinstall.signatures.required"] as? [String: Any])?["Status"] as? String, "locked")
+        XCTAssertEqual(
+            (preferences?["xpinstall.signatures.required"] as? [String: Any])?["Status"] as? String, "locked")
         XCTAssertNotNil((merged?["ExtensionSettings"] as? [String: Any])?[BrowserInstallation.firefoxExtensionID])
 
         try installation.remove()
         let left = try JSONSerialization.jsonObject(with: Data(contentsOf: policies)) as? NSDictionary
-        XCTAssertEqual(left, try JSONSerialization.jsonObject(with: Data(own.utf8)) as? NSDictionary, "only Screenward's entries went")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: file("/etc/chromium/policies/managed/screenward.json").path))
+        XCTAssertEqual(
+            left, try JSONSerialization.jsonObject(with: Data(own.utf8)) as? NSDictionary,
+            "only Screenward's entries went")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: file("/etc/chromium/policies/managed/screenward.json").path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("/usr/share/screenward/web").path))
     }
 
@@ -100,15 +128,20 @@ final class BrowserInstallationTests: XCTestCase {
     /// what Screenward added goes.
     func testTheRestrictionsForManagedUsersGoOnAndOffKeepingTheAdministrators() throws {
         let policies = file("/etc/firefox/policies/policies.json")
-        try FileManager.default.createDirectory(at: policies.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: policies.deletingLastPathComponent(), withIntermediateDirectories: true)
         try #"{"policies": {"DisableSafeMode": false}}"#.write(to: policies, atomically: true, encoding: .utf8)
         let installation = BrowserInstallation(root: root, prefix: "/usr")
-        XCTAssertFalse(try installation.setChildRestrictions(true), "nothing to restrict before Screenward's policies are installed")
+        XCTAssertFalse(
+            try installation.setChildRestrictions(true),
+            "nothing to restrict before Screenward's policies are installed")
         _ = try installation.install(extensionSource: source)
         let before = try Data(contentsOf: policies)
         XCTAssertTrue(try installation.setChildRestrictions(true))
         XCTAssertFalse(try installation.setChildRestrictions(true), "already on")
-        func read(_ path: String) throws -> [String: Any] { try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: file(path))) as? [String: Any]) }
+        func read(_ path: String) throws -> [String: Any] {
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: file(path))) as? [String: Any])
+        }
         func check() throws {
             let chromium = try read("/etc/chromium/policies/managed/screenward.json")
             XCTAssertEqual(chromium["IncognitoModeAvailability"] as? Int, 1)
@@ -132,25 +165,33 @@ final class BrowserInstallationTests: XCTestCase {
         _ = try installation.install(extensionSource: source)
         try check()
         XCTAssertTrue(try installation.setChildRestrictions(false))
-        XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(contentsOf: policies)) as? NSDictionary, try JSONSerialization.jsonObject(with: before) as? NSDictionary)
+        XCTAssertEqual(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: policies)) as? NSDictionary,
+            try JSONSerialization.jsonObject(with: before) as? NSDictionary)
         let chromium = try read("/etc/chromium/policies/managed/screenward.json")
         XCTAssertEqual(Set(chromium.keys), ["ExtensionSettings"])
         // Removing Screenward with the restrictions on takes them away too.
         XCTAssertTrue(try installation.setChildRestrictions(true))
         try installation.remove()
-        XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(contentsOf: policies)) as? NSDictionary, ["policies": ["DisableSafeMode": false]] as NSDictionary)
+        XCTAssertEqual(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: policies)) as? NSDictionary,
+            ["policies": ["DisableSafeMode": false]] as NSDictionary)
         XCTAssertFalse(installation.childRestrictionsAreOn)
     }
 
     func testAPolicyFileThatIsNotJSONIsNeverOverwritten() throws {
         let policies = file("/etc/firefox/policies/policies.json")
-        try FileManager.default.createDirectory(at: policies.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: policies.deletingLastPathComponent(), withIntermediateDirectories: true)
         try "{ broken".write(to: policies, atomically: true, encoding: .utf8)
-        XCTAssertThrowsError(try BrowserInstallation(root: root, prefix: "/usr").install(extensionSource: source)) { error in
+        XCTAssertThrowsError(try BrowserInstallation(root: root, prefix: "/usr").install(extensionSource: source)) {
+            error in
             XCTAssertTrue("\(error)".contains("is not a JSON object"), "\(error)")
         }
         XCTAssertEqual(try String(contentsOf: policies, encoding: .utf8), "{ broken")
-        XCTAssertThrowsError(try BrowserInstallation(root: root, prefix: "/usr").install(extensionSource: root.appendingPathComponent("nothing")))
+        XCTAssertThrowsError(
+            try BrowserInstallation(root: root, prefix: "/usr").install(
+                extensionSource: root.appendingPathComponent("nothing")))
     }
 
     /// The length-delimited fields of a protocol buffer, by number (the last of each).

@@ -1,6 +1,7 @@
 import Foundation
-@testable import ScreenwardCore
 import XCTest
+
+@testable import ScreenwardCore
 
 /// The daemon takes a managed user's browser host only from a browser: its parent must run
 /// a browser's executable (root's), as the same user, untraced, without the loader's
@@ -20,12 +21,17 @@ final class BrowserVettingTests: XCTestCase {
         try FileManager.default.removeItem(at: proc)
     }
 
-    private func process(_ pid: Int32, parent: Int32, executable: String, uid: UInt32 = 1000, tracer: Int32 = 0, environment: [String] = ["HOME=/home/kid"]) throws {
+    private func process(
+        _ pid: Int32, parent: Int32, executable: String, uid: UInt32 = 1000, tracer: Int32 = 0,
+        environment: [String] = ["HOME=/home/kid"]
+    ) throws {
         let folder = proc.appendingPathComponent("\(pid)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try "Name:\tx\nPPid:\t\(parent)\nTracerPid:\t\(tracer)\nUid:\t\(uid)\t\(uid)\t\(uid)\t\(uid)\n".write(to: folder.appendingPathComponent("status"), atomically: true, encoding: .utf8)
+        try "Name:\tx\nPPid:\t\(parent)\nTracerPid:\t\(tracer)\nUid:\t\(uid)\t\(uid)\t\(uid)\t\(uid)\n".write(
+            to: folder.appendingPathComponent("status"), atomically: true, encoding: .utf8)
         try Data(environment.joined(separator: "\0").utf8 + [0]).write(to: folder.appendingPathComponent("environ"))
-        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("exe").path, withDestinationPath: executable)
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.appendingPathComponent("exe").path, withDestinationPath: executable)
     }
 
     private func vet(host: Int32 = 20) -> Result<Int32, VettingRefusal> {
@@ -46,7 +52,9 @@ final class BrowserVettingTests: XCTestCase {
     func testAHostStartedByAnythingElseIsRefused() throws {
         try process(10, parent: 1, executable: "/usr/bin/python3")
         try process(20, parent: 10, executable: "/usr/local/bin/screenward-web-host")
-        XCTAssertTrue(refusal(vet()).contains("runs /usr/bin/python3, which is not a browser Screenward supports"), refusal(vet()))
+        XCTAssertTrue(
+            refusal(vet()).contains("runs /usr/bin/python3, which is not a browser Screenward supports"), refusal(vet())
+        )
         // Orphaned (its browser gone): init is no browser either.
         try process(30, parent: 1, executable: "/usr/local/bin/screenward-web-host")
         XCTAssertTrue(refusal(vet(host: 30)).contains("no parent that could be a browser"), refusal(vet(host: 30)))
@@ -57,9 +65,13 @@ final class BrowserVettingTests: XCTestCase {
         try process(10, parent: 1, executable: browser, tracer: 7)
         try process(11, parent: 1, executable: browser, environment: ["HOME=/home/kid", "LD_PRELOAD=/home/kid/spy.so"])
         try process(12, parent: 1, executable: browser, uid: 1001)
-        for (parent, why) in [(10, "is being traced (by pid 7)"), (11, "was started with LD_PRELOAD set"), (12, "runs as uid 1001")] {
+        for (parent, why) in [
+            (10, "is being traced (by pid 7)"), (11, "was started with LD_PRELOAD set"), (12, "runs as uid 1001"),
+        ] {
             try process(Int32(20 + parent), parent: Int32(parent), executable: "/usr/local/bin/screenward-web-host")
-            XCTAssertTrue(refusal(vet(host: Int32(20 + parent))).contains(why), "\(why): \(refusal(vet(host: Int32(20 + parent))))")
+            XCTAssertTrue(
+                refusal(vet(host: Int32(20 + parent))).contains(why),
+                "\(why): \(refusal(vet(host: Int32(20 + parent))))")
         }
     }
 

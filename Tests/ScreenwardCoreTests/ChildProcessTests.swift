@@ -21,9 +21,11 @@ final class ChildProcessTests: XCTestCase {
     /// /dev/null there before it makes the next program's pipes, and says so.
     func testAClosedStandardInputOfTheTestProcessIsNotHandedOn() throws {
         close(0)
-        let child = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "for d in 0 1 2; do readlink /proc/self/fd/$d; done"])
+        let child = try ChildProcess(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "for d in 0 1 2; do readlink /proc/self/fd/$d; done"])
         XCTAssertEqual(child.waitForExit(timeout: 10), 0, child.standardError)
-        XCTAssertEqual(Set(child.outputLines).count, 3, "the child's 0, 1 and 2 are three pipes of its own: \(child.outputLines)")
+        XCTAssertEqual(
+            Set(child.outputLines).count, 3, "the child's 0, 1 and 2 are three pipes of its own: \(child.outputLines)")
         XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/0"), "/dev/null")
     }
 
@@ -34,13 +36,15 @@ final class ChildProcessTests: XCTestCase {
         let saved = dup(1)
         XCTAssertGreaterThan(saved, 2)
         close(1)
-        let child = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "for d in 0 1 2; do readlink /proc/self/fd/$d; done"])
+        let child = try ChildProcess(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "for d in 0 1 2; do readlink /proc/self/fd/$d; done"])
         let status = child.waitForExit(timeout: 10)
         let replaced = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/1")
         dup2(saved, 1)
         close(saved)
         XCTAssertEqual(status, 0, child.standardError)
-        XCTAssertEqual(Set(child.outputLines).count, 3, "the child's 0, 1 and 2 are three pipes of its own: \(child.outputLines)")
+        XCTAssertEqual(
+            Set(child.outputLines).count, 3, "the child's 0, 1 and 2 are three pipes of its own: \(child.outputLines)")
         XCTAssertTrue(child.outputLines.allSatisfy { $0.hasPrefix("pipe:") }, "\(child.outputLines)")
         XCTAssertEqual(replaced, "/dev/null")
     }

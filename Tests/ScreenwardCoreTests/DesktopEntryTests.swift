@@ -20,21 +20,25 @@ final class DesktopEntryTests: XCTestCase {
     }
 
     func testReadsTheFieldsOfAnApplication() throws {
-        let entry = try XCTUnwrap(parse("""
-            [Desktop Entry]
-            Type=Application
-            Name=Text Editor
-            Icon=org.gnome.TextEditor
-            Categories=GNOME;GTK;Utility;TextEditor;
-            StartupWMClass=gnome-text-editor
-            Exec=gnome-text-editor %U
-            TryExec=gnome-text-editor
-            NoDisplay=true
-            """))
-        XCTAssertEqual(entry, DesktopEntry(
-            id: "app.desktop", name: "Text Editor", iconName: "org.gnome.TextEditor",
-            categories: ["GNOME", "GTK", "Utility", "TextEditor"], startupWMClass: "gnome-text-editor",
-            exec: "gnome-text-editor %U", tryExec: "gnome-text-editor", noDisplay: true, path: path))
+        let entry = try XCTUnwrap(
+            parse(
+                """
+                [Desktop Entry]
+                Type=Application
+                Name=Text Editor
+                Icon=org.gnome.TextEditor
+                Categories=GNOME;GTK;Utility;TextEditor;
+                StartupWMClass=gnome-text-editor
+                Exec=gnome-text-editor %U
+                TryExec=gnome-text-editor
+                NoDisplay=true
+                """))
+        XCTAssertEqual(
+            entry,
+            DesktopEntry(
+                id: "app.desktop", name: "Text Editor", iconName: "org.gnome.TextEditor",
+                categories: ["GNOME", "GTK", "Utility", "TextEditor"], startupWMClass: "gnome-text-editor",
+                exec: "gnome-text-editor %U", tryExec: "gnome-text-editor", noDisplay: true, path: path))
     }
 
     func testOptionalFieldsDefaultToAbsent() throws {
@@ -101,24 +105,26 @@ final class DesktopEntryTests: XCTestCase {
     }
 
     func testOnlyTheDesktopEntryGroupCounts() throws {
-        let entry = try XCTUnwrap(parse("""
-            # A comment before anything
-            [Other Group]
-            Name=Wrong
-            Exec=wrong
+        let entry = try XCTUnwrap(
+            parse(
+                """
+                # A comment before anything
+                [Other Group]
+                Name=Wrong
+                Exec=wrong
 
-              # An indented comment
+                  # An indented comment
 
-            [Desktop Entry]
-            Type = Application
-            Name =  Right\t
-            # Name=Commented out
-            Exec=right
-            a stray line without an equals sign
-            [Desktop Action new-window]
-            Name=New Window
-            Exec=right --new-window
-            """))
+                [Desktop Entry]
+                Type = Application
+                Name =  Right\t
+                # Name=Commented out
+                Exec=right
+                a stray line without an equals sign
+                [Desktop Action new-window]
+                Name=New Window
+                Exec=right --new-window
+                """))
         XCTAssertEqual(entry.name, "Right")
         XCTAssertEqual(entry.exec, "right")
     }
@@ -154,8 +160,9 @@ final class DesktopEntryTests: XCTestCase {
         let error = try XCTUnwrap(parseError("\n[Desktop Entry]\nType=Application\nName[de]=Nur Deutsch\n"))
         XCTAssertEqual(error, DesktopEntryError(file: path.path, line: 2, problem: .missingName))
         XCTAssertTrue(error.description.hasPrefix("/test/applications/app.desktop:2:"), error.description)
-        XCTAssertThrowsError(try parse("[Desktop Entry]\nType=Application\nName[de]=Nur Deutsch\n", locale: "de"),
-                             "a translation does not replace the Name")
+        XCTAssertThrowsError(
+            try parse("[Desktop Entry]\nType=Application\nName[de]=Nur Deutsch\n", locale: "de"),
+            "a translation does not replace the Name")
     }
 
     func testInvalidUTF8IsReplacedNotFatal() throws {
@@ -176,8 +183,10 @@ final class DesktopEntryTests: XCTestCase {
         let twoMiB = header + String(repeating: "x", count: 2 * 1024 * 1024 - header.utf8.count)
         let file = try write(twoMiB, "huge.desktop", in: directory)
         XCTAssertThrowsError(try DesktopEntry.load(file: file, id: "huge.desktop", locale: "C")) { error in
-            XCTAssertEqual(error as? DesktopEntryError, DesktopEntryError(
-                file: file.path, line: 0, problem: .fileTooLarge(limit: 1 << 20)))
+            XCTAssertEqual(
+                error as? DesktopEntryError,
+                DesktopEntryError(
+                    file: file.path, line: 0, problem: .fileTooLarge(limit: 1 << 20)))
         }
         // Exactly at the limit is still a file we read.
         let atLimit = header + String(repeating: "x", count: DesktopEntry.maximumFileSize - header.utf8.count)

@@ -1,22 +1,33 @@
-import XCTest
-@testable import ScreenwardCore
 @_spi(Screenward) import ManagedSettings
+import XCTest
+
+@testable import ScreenwardCore
 
 final class EffectiveShieldsTests: XCTestCase {
     let minter = TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 9, count: 32)))
-    var game: ApplicationToken { minter.applicationToken(for: AppIdentity(key: .desktopEntry("supertux.desktop"), displayName: "SuperTux")) }
-    var chat: ApplicationToken { minter.applicationToken(for: AppIdentity(key: .desktopEntry("chat.desktop"), displayName: "Chat")) }
-    var editor: ApplicationToken { minter.applicationToken(for: AppIdentity(key: .windowClass("Editor"), displayName: "Editor")) }
+    var game: ApplicationToken {
+        minter.applicationToken(for: AppIdentity(key: .desktopEntry("supertux.desktop"), displayName: "SuperTux"))
+    }
+    var chat: ApplicationToken {
+        minter.applicationToken(for: AppIdentity(key: .desktopEntry("chat.desktop"), displayName: "Chat"))
+    }
+    var editor: ApplicationToken {
+        minter.applicationToken(for: AppIdentity(key: .windowClass("Editor"), displayName: "Editor"))
+    }
     var games: ActivityCategoryToken { minter.categoryToken(forCategory: "Game") }
     var social: ActivityCategoryToken { minter.categoryToken(forCategory: "Social") }
 
     /// The Worklog talk: Social is cleared in the evening, Gaming keeps games shielded.
     func testTheMostRestrictiveStoreWins() {
-        let gaming = StoreSettings(owner: "org.example.worklog", name: "gaming", shield: .init(applicationCategories: .specific([games])))
+        let gaming = StoreSettings(
+            owner: "org.example.worklog", name: "gaming", shield: .init(applicationCategories: .specific([games])))
         var socialStore = StoreSettings(
-            owner: "org.example.worklog", name: "social", shield: .init(applicationCategories: .specific([social, games], except: [game])))
+            owner: "org.example.worklog", name: "social",
+            shield: .init(applicationCategories: .specific([social, games], except: [game])))
         var shields = EffectiveShields(stores: [gaming, socialStore])
-        XCTAssertTrue(shields.isShielded(application: game, categories: [games]), "an exception in one store does not lift another's shield")
+        XCTAssertTrue(
+            shields.isShielded(application: game, categories: [games]),
+            "an exception in one store does not lift another's shield")
         XCTAssertTrue(shields.isShielded(application: chat, categories: [social]))
         XCTAssertFalse(shields.isShielded(application: editor, categories: []))
 
@@ -29,20 +40,30 @@ final class EffectiveShieldsTests: XCTestCase {
     }
 
     func testAllExceptAndListedApplicationsAndTheirReasons() {
-        let focus = StoreSettings(owner: "org.example.focus", name: "default", shield: .init(applications: [chat], applicationCategories: .all(except: [editor])))
+        let focus = StoreSettings(
+            owner: "org.example.focus", name: "default",
+            shield: .init(applications: [chat], applicationCategories: .all(except: [editor])))
         let shields = EffectiveShields(stores: [focus])
         XCTAssertFalse(shields.isShielded(application: editor, categories: []))
         XCTAssertEqual(
             Set(shields.reasons(forApplication: chat, categories: [social])),
-            [ShieldReason(owner: "org.example.focus", store: "default", rule: .listed),
-             ShieldReason(owner: "org.example.focus", store: "default", rule: .allCategories)])
-        XCTAssertEqual(EffectiveShields(stores: [StoreSettings(owner: "a", name: "b", shield: .init(applicationCategories: ShieldSettings.ActivityCategoryPolicy<Application>.none))]).isShielded(application: chat, categories: [social]), false)
+            [
+                ShieldReason(owner: "org.example.focus", store: "default", rule: .listed),
+                ShieldReason(owner: "org.example.focus", store: "default", rule: .allCategories),
+            ])
+        XCTAssertEqual(
+            EffectiveShields(stores: [
+                StoreSettings(
+                    owner: "a", name: "b",
+                    shield: .init(applicationCategories: ShieldSettings.ActivityCategoryPolicy<Application>.none))
+            ]).isShielded(application: chat, categories: [social]), false)
     }
 
     func testWebDomainsAndShieldedCategoryListing() {
         let domain = minter.webDomainToken(forDomain: "Example.com")
         XCTAssertEqual(domain, minter.webDomainToken(forDomain: "example.com"))
-        let store = StoreSettings(owner: "x", name: "web", shield: .init(webDomains: [domain], webDomainCategories: .specific([social])))
+        let store = StoreSettings(
+            owner: "x", name: "web", shield: .init(webDomains: [domain], webDomainCategories: .specific([social])))
         let shields = EffectiveShields(stores: [store])
         XCTAssertEqual(shields.reasons(forWebDomain: domain, categories: []).map(\.rule), [.listed])
         XCTAssertEqual(shields.shieldedCategories().keys.sorted { $0.opaqueValue < $1.opaqueValue }, [social])
@@ -50,7 +71,8 @@ final class EffectiveShieldsTests: XCTestCase {
 
     func testSettingsRoundTripThroughJSON() throws {
         let store = StoreSettings(
-            owner: "x", name: "y", shield: .init(applications: [chat], applicationCategories: .specific([games], except: [game])),
+            owner: "x", name: "y",
+            shield: .init(applications: [chat], applicationCategories: .specific([games], except: [game])),
             application: .init(blockedApplications: [Application(bundleIdentifier: "chat.desktop")]))
         let decoded = try JSONDecoder().decode(StoreSettings.self, from: JSONEncoder().encode(store))
         XCTAssertEqual(decoded, store)

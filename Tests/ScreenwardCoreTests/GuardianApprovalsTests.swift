@@ -1,7 +1,8 @@
 import Foundation
 import ScreenwardIPC
-@testable import ScreenwardCore
 import XCTest
+
+@testable import ScreenwardCore
 
 /// The waiting room for guardians' answers, with scripted code checks and clock: one
 /// outcome per ask, wrong codes counted per guardian and per child, waits enforced,
@@ -34,7 +35,8 @@ final class GuardianApprovalsTests: XCTestCase {
                 now: { [unowned self] in now }))
     }
 
-    private let app = InstalledApp(bundleIdentifier: "org.example.homework", displayName: "Homework", executables: ["/usr/bin/homework"])
+    private let app = InstalledApp(
+        bundleIdentifier: "org.example.homework", displayName: "Homework", executables: ["/usr/bin/homework"])
     private let peer = ServicePeer(send: { _ in }, isConnected: { true })
 
     func testTheRightCodeApprovesOnce() throws {
@@ -46,22 +48,30 @@ final class GuardianApprovalsTests: XCTestCase {
         XCTAssertEqual(ask.guardians, ["mum", "root"])
 
         var verdicts: [GuardianVerdict] = []
-        approvals.answer(GuardianAnswer(ask: ask.id, guardian: "mum", code: "123456"), fromAgentOf: 1001) { verdicts.append($0) }
+        approvals.answer(GuardianAnswer(ask: ask.id, guardian: "mum", code: "123456"), fromAgentOf: 1001) {
+            verdicts.append($0)
+        }
         XCTAssertEqual(verdicts, [.approved])
         XCTAssertEqual(outcomes, [.approved(by: "mum")])
         XCTAssertEqual(closed, [ask.id])
         XCTAssertEqual(recorded.map(\.kind), [.approved])
         // Answered: a second answer finds nothing.
-        approvals.answer(GuardianAnswer(ask: ask.id, guardian: "mum", code: "123456"), fromAgentOf: 1001) { verdicts.append($0) }
+        approvals.answer(GuardianAnswer(ask: ask.id, guardian: "mum", code: "123456"), fromAgentOf: 1001) {
+            verdicts.append($0)
+        }
         XCTAssertEqual(verdicts.last, .closed)
         XCTAssertEqual(outcomes.count, 1)
     }
 
     func testOnlyTheChildsOwnAgentMayAnswer() throws {
         let approvals = approvals()
-        try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { _ in XCTFail("no outcome expected") }
+        try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { _ in
+            XCTFail("no outcome expected")
+        }
         var verdicts: [GuardianVerdict] = []
-        approvals.answer(GuardianAnswer(ask: shown[0].1.id, guardian: "mum", code: "123456"), fromAgentOf: 1002) { verdicts.append($0) }
+        approvals.answer(GuardianAnswer(ask: shown[0].1.id, guardian: "mum", code: "123456"), fromAgentOf: 1002) {
+            verdicts.append($0)
+        }
         XCTAssertEqual(verdicts, [.closed])
         XCTAssertTrue(checks.isEmpty)
     }
@@ -73,17 +83,23 @@ final class GuardianApprovalsTests: XCTestCase {
         let id = shown[0].1.id
         var verdicts: [GuardianVerdict] = []
         for _ in 0..<3 {
-            approvals.answer(GuardianAnswer(ask: id, guardian: "mum", code: "654321"), fromAgentOf: 1001) { verdicts.append($0) }
+            approvals.answer(GuardianAnswer(ask: id, guardian: "mum", code: "654321"), fromAgentOf: 1001) {
+                verdicts.append($0)
+            }
         }
         XCTAssertEqual(checks.count, 3)
         guard case .tryAgain(_, let notBefore) = verdicts.last else { return XCTFail("\(verdicts)") }
         XCTAssertEqual(notBefore, now.addingTimeInterval(30))
         // During the wait nothing is checked, not even for another guardian's name.
-        approvals.answer(GuardianAnswer(ask: id, guardian: "root", code: "654321"), fromAgentOf: 1001) { verdicts.append($0) }
+        approvals.answer(GuardianAnswer(ask: id, guardian: "root", code: "654321"), fromAgentOf: 1001) {
+            verdicts.append($0)
+        }
         XCTAssertEqual(checks.count, 3)
         // Someone who is no guardian counts as wrong without any code looked up.
         now = now.addingTimeInterval(31)
-        approvals.answer(GuardianAnswer(ask: id, guardian: "kid", code: "654321"), fromAgentOf: 1001) { verdicts.append($0) }
+        approvals.answer(GuardianAnswer(ask: id, guardian: "kid", code: "654321"), fromAgentOf: 1001) {
+            verdicts.append($0)
+        }
         XCTAssertEqual(checks.count, 3)
         guard case .tryAgain(_, let longer) = verdicts.last else { return XCTFail("\(verdicts)") }
         XCTAssertEqual(longer, now.addingTimeInterval(60), "the fourth wrong answer in a row doubles the wait")
@@ -98,19 +114,27 @@ final class GuardianApprovalsTests: XCTestCase {
         let id = shown[0].1.id
         var verdicts: [GuardianVerdict] = []
         verdict = .reused
-        approvals.answer(GuardianAnswer(ask: id, guardian: "mum", code: "123456"), fromAgentOf: 1001) { verdicts.append($0) }
+        approvals.answer(GuardianAnswer(ask: id, guardian: "mum", code: "123456"), fromAgentOf: 1001) {
+            verdicts.append($0)
+        }
         XCTAssertEqual(approvals.limiter.consecutiveFailures("mum"), 1)
         XCTAssertTrue(recorded.last?.detail.contains("already used") ?? false, "\(recorded)")
 
         verdict = .malformed("A code has only digits.")
-        approvals.answer(GuardianAnswer(ask: id, guardian: "mum", code: "hunter2"), fromAgentOf: 1001) { verdicts.append($0) }
+        approvals.answer(GuardianAnswer(ask: id, guardian: "mum", code: "hunter2"), fromAgentOf: 1001) {
+            verdicts.append($0)
+        }
         XCTAssertEqual(verdicts.last, .tryAgain(message: "A code has only digits.", notBefore: nil))
         verdict = .notEnrolled
-        approvals.answer(GuardianAnswer(ask: id, guardian: "mum", code: "123456"), fromAgentOf: 1001) { verdicts.append($0) }
+        approvals.answer(GuardianAnswer(ask: id, guardian: "mum", code: "123456"), fromAgentOf: 1001) {
+            verdicts.append($0)
+        }
         XCTAssertEqual(verdicts.last, .tryAgain(message: GuardianApprovals.notEnrolledAdvice("mum"), notBefore: nil))
         XCTAssertTrue(GuardianApprovals.notEnrolledAdvice("mum").contains("screenward guardian enroll"))
         XCTAssertTrue(recorded.last?.detail.contains("mum has no authenticator set up") ?? false, "\(recorded)")
-        XCTAssertEqual(approvals.limiter.consecutiveFailures("mum"), 1, "neither a non-code nor a missing authenticator is a guess")
+        XCTAssertEqual(
+            approvals.limiter.consecutiveFailures("mum"), 1, "neither a non-code nor a missing authenticator is a guess"
+        )
         XCTAssertTrue(outcomes.isEmpty, "the ask still waits")
     }
 
@@ -121,7 +145,9 @@ final class GuardianApprovalsTests: XCTestCase {
         approvals.answer(.cancelled(shown[0].1.id), fromAgentOf: 1001) { XCTAssertEqual($0, .cancelled) }
         try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { outcomes.append($0) }
         approvals.requesterGone(peer)
-        try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: ServicePeer(send: { _ in }, isConnected: { true })) {
+        try approvals.begin(
+            .authorize, app: app, child: "kid", uid: 1001, requester: ServicePeer(send: { _ in }, isConnected: { true })
+        ) {
             outcomes.append($0)
         }
         XCTAssertEqual(approvals.expire(), now.addingTimeInterval(GuardianApprovals.timeout))
@@ -135,7 +161,8 @@ final class GuardianApprovalsTests: XCTestCase {
 
     func testWithoutAnAgentNothingCanBeAsked() {
         agentAttached = false
-        XCTAssertThrowsError(try approvals().begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { _ in })
+        XCTAssertThrowsError(
+            try approvals().begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { _ in })
     }
 }
 
@@ -157,7 +184,10 @@ final class InstalledAppsTests: XCTestCase {
     }
 
     func testAManifestNamesTheAppAndItsExecutables() throws {
-        try write("org.example.a", #"{"format": 1, "bundleIdentifier": "org.example.a", "displayName": " A ", "executables": ["/bin/sh"], "later": true}"#)
+        try write(
+            "org.example.a",
+            #"{"format": 1, "bundleIdentifier": "org.example.a", "displayName": " A ", "executables": ["/bin/sh"], "later": true}"#
+        )
         let app = try InstalledApps(directory: folder, trust: .anyone).app("org.example.a")
         XCTAssertEqual(app.displayName, "A")
         XCTAssertEqual(app.executables, [URL(fileURLWithPath: "/bin/sh").resolvingSymlinksInPath().path])
@@ -165,28 +195,50 @@ final class InstalledAppsTests: XCTestCase {
 
     func testMissingMalformedAndUnsafeManifestsAreRefusedWithTheirReason() throws {
         let apps = InstalledApps(directory: folder, trust: .anyone)
-        XCTAssertThrowsError(try apps.app("org.example.none")) { XCTAssertTrue("\($0)".contains("not installed"), "\($0)") }
-        try write("org.example.b", #"{"format": 2, "bundleIdentifier": "org.example.b", "displayName": "B", "executables": ["/bin/sh"]}"#)
+        XCTAssertThrowsError(try apps.app("org.example.none")) {
+            XCTAssertTrue("\($0)".contains("not installed"), "\($0)")
+        }
+        try write(
+            "org.example.b",
+            #"{"format": 2, "bundleIdentifier": "org.example.b", "displayName": "B", "executables": ["/bin/sh"]}"#)
         XCTAssertThrowsError(try apps.app("org.example.b")) { XCTAssertTrue("\($0)".contains("format 2"), "\($0)") }
-        try write("org.example.c", #"{"format": 1, "bundleIdentifier": "org.example.other", "displayName": "C", "executables": ["/bin/sh"]}"#)
-        XCTAssertThrowsError(try apps.app("org.example.c")) { XCTAssertTrue("\($0)".contains("names org.example.other"), "\($0)") }
-        try write("org.example.d", #"{"format": 1, "bundleIdentifier": "org.example.d", "displayName": "D", "executables": ["bin/sh"]}"#)
-        XCTAssertThrowsError(try apps.app("org.example.d")) { XCTAssertTrue("\($0)".contains("not an absolute path"), "\($0)") }
+        try write(
+            "org.example.c",
+            #"{"format": 1, "bundleIdentifier": "org.example.other", "displayName": "C", "executables": ["/bin/sh"]}"#)
+        XCTAssertThrowsError(try apps.app("org.example.c")) {
+            XCTAssertTrue("\($0)".contains("names org.example.other"), "\($0)")
+        }
+        try write(
+            "org.example.d",
+            #"{"format": 1, "bundleIdentifier": "org.example.d", "displayName": "D", "executables": ["bin/sh"]}"#)
+        XCTAssertThrowsError(try apps.app("org.example.d")) {
+            XCTAssertTrue("\($0)".contains("not an absolute path"), "\($0)")
+        }
         try write("org.example.e", #"{"format": 1, "bundleIdentifier": "org.example.e""#)
         XCTAssertThrowsError(try apps.app("org.example.e")) { XCTAssertTrue("\($0)".contains("malformed"), "\($0)") }
     }
 
     func testAFolderOthersCanWriteIsNotTrusted() throws {
-        try write("org.example.a", #"{"format": 1, "bundleIdentifier": "org.example.a", "displayName": "A", "executables": ["/bin/sh"]}"#)
+        try write(
+            "org.example.a",
+            #"{"format": 1, "bundleIdentifier": "org.example.a", "displayName": "A", "executables": ["/bin/sh"]}"#)
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
-        XCTAssertThrowsError(try InstalledApps(directory: folder).app("org.example.a")) { XCTAssertTrue("\($0)".contains("not safe"), "\($0)") }
+        XCTAssertThrowsError(try InstalledApps(directory: folder).app("org.example.a")) {
+            XCTAssertTrue("\($0)".contains("not safe"), "\($0)")
+        }
     }
 
     func testCodeFromAnywhereButRootsFilesIsForeign() {
-        let system = "7f00-7f10 r-xp 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6\n7f20-7f30 r-xp 00000000 00:00 0 [vdso]\n"
+        let system =
+            "7f00-7f10 r-xp 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6\n7f20-7f30 r-xp 00000000 00:00 0 [vdso]\n"
         XCTAssertNil(ProcessVetting.foreignCode(in: system + "7f40-7f50 rw-p 00000000 00:00 0 \n"))
-        XCTAssertNotNil(ProcessVetting.foreignCode(in: system + "7f40-7f50 rwxp 00000000 00:00 0 \n"), "anonymous executable memory")
-        XCTAssertNotNil(ProcessVetting.foreignCode(in: system + "7f40-7f50 r-xp 00000000 08:01 2 /usr/lib/gone.so (deleted)\n"))
-        XCTAssertNotNil(ProcessVetting.foreignCode(in: system + "7f40-7f50 r-xp 00000000 08:01 2 \(NSTemporaryDirectory())/missing-\(UUID()).so\n"))
+        XCTAssertNotNil(
+            ProcessVetting.foreignCode(in: system + "7f40-7f50 rwxp 00000000 00:00 0 \n"), "anonymous executable memory"
+        )
+        XCTAssertNotNil(
+            ProcessVetting.foreignCode(in: system + "7f40-7f50 r-xp 00000000 08:01 2 /usr/lib/gone.so (deleted)\n"))
+        XCTAssertNotNil(
+            ProcessVetting.foreignCode(
+                in: system + "7f40-7f50 r-xp 00000000 08:01 2 \(NSTemporaryDirectory())/missing-\(UUID()).so\n"))
     }
 }

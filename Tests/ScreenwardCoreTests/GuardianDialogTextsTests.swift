@@ -1,6 +1,7 @@
 import Foundation
-@testable import ScreenwardCore
 import XCTest
+
+@testable import ScreenwardCore
 
 /// The guardian's dialog speaks the shield's languages, and always says what a guardian
 /// without an authenticator can do.

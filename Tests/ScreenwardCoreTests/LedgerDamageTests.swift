@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
-import XCTest
-@testable import ScreenwardCore
 @_spi(Screenward) import ManagedSettings
+import XCTest
+
+@testable import ScreenwardCore
 
 /// A damaged ledger, or one a newer version wrote, is refused with a message that
 /// says what to do, and its files are left byte for byte as they were.
@@ -21,13 +22,15 @@ final class LedgerDamageTests: XCTestCase {
     private func record(_ transactions: Int, in ledger: Ledger) throws {
         let session = try ledger.beginAgentSession(pid: 1, display: ":1", at: start).sessionID
         for index in 0..<transactions {
-            let id = try ledger.openInterval(sessionID: session, app: app, token: token, startingAt: start.addingTimeInterval(Double(index) * 10))
+            let id = try ledger.openInterval(
+                sessionID: session, app: app, token: token, startingAt: start.addingTimeInterval(Double(index) * 10))
             try ledger.closeInterval(id, duration: .seconds(10), reason: .focusChange)
         }
     }
 
     private func totalSeconds(_ ledger: Ledger) throws -> Double {
-        try ledger.usage(since: start, until: start.addingTimeInterval(86_400), liveSessionID: nil, now: start).totalSeconds
+        try ledger.usage(since: start, until: start.addingTimeInterval(86_400), liveSessionID: nil, now: start)
+            .totalSeconds
     }
 
     /// The files a killed agent leaves: the database and a write-ahead log that holds
@@ -53,14 +56,17 @@ final class LedgerDamageTests: XCTestCase {
         return files
     }
 
-    private func assertRefused(_ url: URL, saying expected: String, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRefused(_ url: URL, saying expected: String, file: StaticString = #filePath, line: UInt = #line)
+    {
         let before = bytes(url)
         XCTAssertThrowsError(try Ledger(url: url), file: file, line: line) { error in
             let message = "\(error)"
             XCTAssertTrue(message.contains(expected), message, file: file, line: line)
             XCTAssertTrue(message.contains(url.path), "names the file: \(message)", file: file, line: line)
             XCTAssertTrue(message.contains("left it as it is"), message, file: file, line: line)
-            XCTAssertTrue(message.contains("mkdir ") && message.contains("mv '\(url.path)'"), "says how to move it aside: \(message)", file: file, line: line)
+            XCTAssertTrue(
+                message.contains("mkdir ") && message.contains("mv '\(url.path)'"),
+                "says how to move it aside: \(message)", file: file, line: line)
         }
         XCTAssertThrowsError(try Ledger.verify(at: url), file: file, line: line)
         XCTAssertEqual(bytes(url), before, "the files are byte for byte as they were", file: file, line: line)
@@ -81,7 +87,9 @@ final class LedgerDamageTests: XCTestCase {
         let walURL = URL(fileURLWithPath: url.path + "-wal")
         var wal = try Data(contentsOf: walURL)
         // A few bytes of the second frame's page turn to garbage (a bad sector, a bad copy).
-        let secondPage = WriteAheadLog.headerSize + (WriteAheadLog.frameHeaderSize + walPageSize(wal)) + WriteAheadLog.frameHeaderSize
+        let secondPage =
+            WriteAheadLog.headerSize + (WriteAheadLog.frameHeaderSize + walPageSize(wal))
+            + WriteAheadLog.frameHeaderSize
         for offset in secondPage + 100..<secondPage + 140 { wal[offset] ^= 0x5a }
         try wal.write(to: walURL)
         XCTAssertNotNil(WriteAheadLog([UInt8](wal)).damage)
@@ -126,7 +134,9 @@ final class LedgerDamageTests: XCTestCase {
         let pageSize = Int(database[16]) << 8 | Int(database[17])
         XCTAssertGreaterThan(database.count / pageSize, 4)
         // Pages 3 and 4 overwritten; page 1, with the header and the schema, is intact.
-        for offset in (2 * pageSize)..<(4 * pageSize) { database[offset] = UInt8(truncatingIfNeeded: (offset &* 7919) >> 3) }
+        for offset in (2 * pageSize)..<(4 * pageSize) {
+            database[offset] = UInt8(truncatingIfNeeded: (offset &* 7919) >> 3)
+        }
         try database.write(to: url)
         assertRefused(url, saying: "is damaged: SQLite")
     }
@@ -153,7 +163,11 @@ final class LedgerDamageTests: XCTestCase {
                 try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: from the future')")
             }
         }
-        assertRefused(url, saying: "written by a newer version of Screenward: its schema has changes this program does not know (\"v9: from the future\")")
+        assertRefused(
+            url,
+            saying:
+                "written by a newer version of Screenward: its schema has changes this program does not know (\"v9: from the future\")"
+        )
     }
 
     func testALedgerWithAUserVersionIsRefused() throws {
@@ -171,6 +185,8 @@ final class LedgerDamageTests: XCTestCase {
         try ledger.database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
         try record(50, in: ledger)
         XCTAssertNoThrow(try Ledger.verify(at: url))
-        XCTAssertEqual(try totalSeconds(try Ledger(url: url)), 500, accuracy: 1e-9, "a second connection (the command line) reads it all")
+        XCTAssertEqual(
+            try totalSeconds(try Ledger(url: url)), 500, accuracy: 1e-9,
+            "a second connection (the command line) reads it all")
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
-import Synchronization
-import XCTest
-@testable import ScreenwardCore
 @_spi(Screenward) import ManagedSettings
+import Synchronization
 import TestSupport
+import XCTest
+
+@testable import ScreenwardCore
 
 final class LedgerTests: XCTestCase {
     var directory: URL!
@@ -41,7 +42,8 @@ final class LedgerTests: XCTestCase {
             // The process dies here: no close, no end of session.
         }
         let ledger = try Ledger(url: url)
-        let report = try ledger.usage(since: start, until: start.addingTimeInterval(3600), liveSessionID: nil, now: Date())
+        let report = try ledger.usage(
+            since: start, until: start.addingTimeInterval(3600), liveSessionID: nil, now: Date())
         XCTAssertEqual(report.apps.first?.seconds ?? 0, 41, accuracy: 1e-9)
 
         let next = try ledger.beginAgentSession(pid: 11, display: ":1", at: start.addingTimeInterval(60))
@@ -50,7 +52,8 @@ final class LedgerTests: XCTestCase {
         XCTAssertEqual(reason, "recovered")
         // Recovery changes nothing in the totals, and the new live session does not extend the old interval.
         let after = try ledger.usage(
-            since: start, until: start.addingTimeInterval(3600), liveSessionID: next.sessionID, now: start.addingTimeInterval(600))
+            since: start, until: start.addingTimeInterval(3600), liveSessionID: next.sessionID,
+            now: start.addingTimeInterval(600))
         XCTAssertEqual(after.apps.first?.seconds ?? 0, 41, accuracy: 1e-9)
     }
 
@@ -129,7 +132,8 @@ final class BackgroundLedgerSinkTests: XCTestCase {
         sink.write { _ in }
         sink.flush()
         XCTAssertEqual(sink.backlogCount, 0)
-        let report = try ledger.usage(since: start, until: start.addingTimeInterval(60), liveSessionID: nil, now: Date())
+        let report = try ledger.usage(
+            since: start, until: start.addingTimeInterval(60), liveSessionID: nil, now: Date())
         XCTAssertEqual(report.totalSeconds, 5, accuracy: 1e-9)
         XCTAssertEqual(problems.withLock { $0.count }, 2, "one report when it starts failing, one when it recovers")
     }

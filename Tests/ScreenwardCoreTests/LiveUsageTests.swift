@@ -1,9 +1,10 @@
 import DeviceActivity
 import Foundation
-import XCTest
 @_spi(Screenward) import ManagedSettings
-@testable import ScreenwardCore
 import TestSupport
+import XCTest
+
+@testable import ScreenwardCore
 
 /// A sink that records every call, hands out ids in order, and refuses on demand.
 final class RecordingSink: UsageSink {
@@ -46,7 +47,8 @@ final class LiveUsageTests: XCTestCase {
     let cardsApp = ApplicationToken(opaqueValue: "cards")
 
     /// Chess and Cards are games; nothing else has a category.
-    func liveUsage(sink: RecordingSink = RecordingSink(), horizon: TimeInterval = LiveUsage.defaultHorizon) -> LiveUsage {
+    func liveUsage(sink: RecordingSink = RecordingSink(), horizon: TimeInterval = LiveUsage.defaultHorizon) -> LiveUsage
+    {
         let games: Set<String> = ["chess", "cards"]
         return LiveUsage(
             forwardingTo: sink,
@@ -57,12 +59,17 @@ final class LiveUsageTests: XCTestCase {
     func at(_ seconds: TimeInterval) -> Date { t0.addingTimeInterval(seconds) }
 
     /// Focus on `app` over `[start, end)` seconds after t0, as the accountant reports it.
-    func focus(_ live: LiveUsage, _ identity: AppIdentity, _ token: ApplicationToken, _ start: TimeInterval, _ end: TimeInterval) throws {
+    func focus(
+        _ live: LiveUsage, _ identity: AppIdentity, _ token: ApplicationToken, _ start: TimeInterval,
+        _ end: TimeInterval
+    ) throws {
         let id = try live.intervalOpened(app: identity, token: token, at: at(start))
         try live.intervalClosed(id, duration: .seconds(end - start), reason: .focusChange)
     }
 
-    func event(apps: Set<ApplicationToken> = [], categories: Set<ActivityCategoryToken> = [], minutes: Int = 30) -> DeviceActivityEvent {
+    func event(apps: Set<ApplicationToken> = [], categories: Set<ActivityCategoryToken> = [], minutes: Int = 30)
+        -> DeviceActivityEvent
+    {
         DeviceActivityEvent(applications: apps, categories: categories, threshold: DateComponents(minute: minutes))
     }
 
@@ -101,13 +108,18 @@ final class LiveUsageTests: XCTestCase {
             intervals.append((time, time + length, token))
             time += length
         }
-        let events = [event(apps: [editorApp]), event(categories: [gamesCategory]), event(apps: [editorApp, chessApp], categories: [gamesCategory])]
+        let events = [
+            event(apps: [editorApp]), event(categories: [gamesCategory]),
+            event(apps: [editorApp, chessApp], categories: [gamesCategory]),
+        ]
         for _ in 0..<300 {
             let from = Double(random.next() % UInt64(time + 100)) - 50
             let to = from + Double(random.next() % 2000)
             for event in events {
-                let walked = intervals.filter { event.applications.contains($0.app) || ($0.app != editorApp && !event.categories.isEmpty) }
-                    .reduce(0.0) { $0 + max(0, min($1.end, to) - max($1.start, from)) }
+                let walked = intervals.filter {
+                    event.applications.contains($0.app) || ($0.app != editorApp && !event.categories.isEmpty)
+                }
+                .reduce(0.0) { $0 + max(0, min($1.end, to) - max($1.start, from)) }
                 XCTAssertEqual(live.focusedSeconds(of: event, from: at(from), to: at(to)), walked, accuracy: 1e-6)
                 XCTAssertEqual(live.usage(of: event).focusedSeconds(from: at(from), to: at(to)), walked, accuracy: 1e-6)
             }
@@ -143,7 +155,8 @@ final class LiveUsageTests: XCTestCase {
         try focus(live, editor, editorApp, 30, 70)
         XCTAssertEqual(live.focusedSeconds(of: event(categories: [gamesCategory]), from: at(0), to: at(100)), 30)
         XCTAssertEqual(
-            live.focusedSeconds(of: event(apps: [chessApp, editorApp], categories: [gamesCategory]), from: at(0), to: at(100)), 70,
+            live.focusedSeconds(
+                of: event(apps: [chessApp, editorApp], categories: [gamesCategory]), from: at(0), to: at(100)), 70,
             "chess is listed and in a listed category: once")
         XCTAssertEqual(live.focusedSeconds(of: event(apps: [chessApp]), from: at(0), to: at(100)), 10)
 
@@ -153,7 +166,8 @@ final class LiveUsageTests: XCTestCase {
         XCTAssertEqual(live.focusedSeconds(of: event(categories: [gamesCategory]), from: at(0), to: at(110)), 40)
 
         // Web domains never accrue: nothing knows which site has the focus.
-        let site = DeviceActivityEvent(webDomains: [WebDomainToken(opaqueValue: "site")], threshold: DateComponents(minute: 1))
+        let site = DeviceActivityEvent(
+            webDomains: [WebDomainToken(opaqueValue: "site")], threshold: DateComponents(minute: 1))
         XCTAssertEqual(live.accrualRate(of: site, at: at(101)), 0)
         XCTAssertEqual(live.focusedSeconds(of: site, from: at(0), to: at(110)), 0)
     }
@@ -189,7 +203,8 @@ final class LiveUsageTests: XCTestCase {
         cardGame.categories = ["Game"]
         _ = try live.intervalOpened(app: cardGame, token: cardsApp, at: at(30))
         XCTAssertEqual(games.accrualRate(at: at(35)), 1, "its entry now says Game")
-        XCTAssertEqual(games.focusedSeconds(from: at(0), to: at(35)), 10 + 10 + 5, "its whole history counts in its category now")
+        XCTAssertEqual(
+            games.focusedSeconds(from: at(0), to: at(35)), 10 + 10 + 5, "its whole history counts in its category now")
     }
 
     // MARK: The tee
@@ -203,10 +218,13 @@ final class LiveUsageTests: XCTestCase {
         let second = try live.intervalOpened(app: chess, token: chessApp, at: at(2))
         try live.intervalClosed(second, duration: .seconds(4), reason: .locked)
         XCTAssertEqual([first, second], [100, 101], "the inner sink's ids")
-        XCTAssertEqual(sink.calls, [
-            .opened(editor, editorApp, at(0)), .checkpointed(100, .milliseconds(1500)), .closed(100, .seconds(2), .focusChange),
-            .opened(chess, chessApp, at(2)), .closed(101, .seconds(4), .locked),
-        ])
+        XCTAssertEqual(
+            sink.calls,
+            [
+                .opened(editor, editorApp, at(0)), .checkpointed(100, .milliseconds(1500)),
+                .closed(100, .seconds(2), .focusChange),
+                .opened(chess, chessApp, at(2)), .closed(101, .seconds(4), .locked),
+            ])
     }
 
     func testARefusedWriteIsReportedAndTheFocusStaysTrue() throws {
@@ -232,16 +250,19 @@ final class LiveUsageTests: XCTestCase {
         let time = ManualTime(wall: t0)
         let session = try ledger.beginAgentSession(pid: 1, display: ":9", at: t0).sessionID
         let teed = LiveUsage(forwardingTo: LedgerSink(ledger: ledger, sessionID: session), categories: .none)
-        let accountant = UsageAccountant(sink: teed, minter: TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 7, count: 32))))
+        let accountant = UsageAccountant(
+            sink: teed, minter: TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 7, count: 32))))
         accountant.focusChanged(to: editor, at: time.now())
         time.advance(.seconds(12))
         accountant.focusChanged(to: cards, at: time.now())
         time.advance(.seconds(3))
         accountant.stop(at: time.now(), reason: .agentStopped)
         let report = try ledger.usage(since: t0, until: at(60), liveSessionID: nil, now: at(60))
-        XCTAssertEqual(Dictionary(uniqueKeysWithValues: report.apps.map { ($0.id, $0.seconds) }), [
-            "org.example.Editor.desktop": 12, "wmclass:Cards": 3,
-        ])
+        XCTAssertEqual(
+            Dictionary(uniqueKeysWithValues: report.apps.map { ($0.id, $0.seconds) }),
+            [
+                "org.example.Editor.desktop": 12, "wmclass:Cards": 3,
+            ])
         XCTAssertEqual(teed.closedIntervalCount, 2)
     }
 
@@ -266,7 +287,8 @@ final class LiveUsageTests: XCTestCase {
             try record(cards, cardsToken, now.addingTimeInterval(-3600), 300)
             try record(editor, minter.applicationToken(for: editor), now.addingTimeInterval(-1800), 900)
             // A dead agent's open interval: it counts up to its checkpoint.
-            let open = try ledger.openInterval(sessionID: session, app: chess, token: chessToken, startingAt: now.addingTimeInterval(-600))
+            let open = try ledger.openInterval(
+                sessionID: session, app: chess, token: chessToken, startingAt: now.addingTimeInterval(-600))
             try ledger.checkpointInterval(open, duration: .seconds(60))
         }
 
@@ -279,19 +301,24 @@ final class LiveUsageTests: XCTestCase {
             [
                 ApplicationFacts(token: chessToken, desktopID: "org.example.Chess.desktop", entryCategories: ["Game"]),
                 ApplicationFacts(token: cardsToken, desktopID: nil, entryCategories: []),
-                ApplicationFacts(token: minter.applicationToken(for: editor), desktopID: "org.example.Editor.desktop", entryCategories: []),
+                ApplicationFacts(
+                    token: minter.applicationToken(for: editor), desktopID: "org.example.Editor.desktop",
+                    entryCategories: []),
             ])
 
         let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("data/categories.json")
         let table = try CategoryTable.load(from: shipped)
-        let live = LiveUsage(forwardingTo: RecordingSink(), categories: ApplicationCategories(table: table, minter: minter))
+        let live = LiveUsage(
+            forwardingTo: RecordingSink(), categories: ApplicationCategories(table: table, minter: minter))
         try live.seed(from: ledger, now: now)
         XCTAssertEqual(live.closedIntervalCount, 4)
         let games = event(categories: [minter.categoryToken(forCategory: "Game")])
-        XCTAssertEqual(live.focusedSeconds(of: games, from: .distantPast, to: now), 1200 + 60, "the old interval is not there")
+        XCTAssertEqual(
+            live.focusedSeconds(of: games, from: .distantPast, to: now), 1200 + 60, "the old interval is not there")
         let other = event(categories: [minter.categoryToken(forCategory: "Other")])
-        XCTAssertEqual(live.focusedSeconds(of: other, from: .distantPast, to: now), 300 + 900, "no entry, or no category: Other")
+        XCTAssertEqual(
+            live.focusedSeconds(of: other, from: .distantPast, to: now), 300 + 900, "no entry, or no category: Other")
     }
 
     func testIntervalsBeyondTheHorizonAreDropped() throws {
@@ -307,7 +334,9 @@ final class LiveUsageTests: XCTestCase {
         XCTAssertEqual(live.focusedSeconds(of: event(categories: [gamesCategory]), from: at(0), to: at(2 * day)), 100)
         live.forget(before: at(1.5 * day))
         XCTAssertEqual(live.closedIntervalCount, 0)
-        XCTAssertEqual(live.focusedSeconds(of: event(apps: [editorApp]), from: at(0), to: at(1.5 * day + 300)), 100, "the open one stays")
+        XCTAssertEqual(
+            live.focusedSeconds(of: event(apps: [editorApp]), from: at(0), to: at(1.5 * day + 300)), 100,
+            "the open one stays")
     }
 
     func testAWallClockSetBackNeverCountsTheSameTimeTwice() throws {
@@ -341,7 +370,7 @@ final class LiveUsageTests: XCTestCase {
             events: [
                 "games": DeviceActivityEvent(
                     applications: [minter.applicationToken(for: cards)], categories: [gameCategory],
-                    threshold: DateComponents(minute: 20, second: 30)),
+                    threshold: DateComponents(minute: 20, second: 30))
             ],
             at: time.now().wall)
         var delivered: [MonitorCallback] = []

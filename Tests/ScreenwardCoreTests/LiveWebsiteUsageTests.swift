@@ -1,9 +1,10 @@
 import DeviceActivity
 import Foundation
-import XCTest
 @_spi(Screenward) import ManagedSettings
-@testable import ScreenwardCore
 import TestSupport
+import XCTest
+
+@testable import ScreenwardCore
 
 /// Events with web domains (`DeviceActivityEvent(webDomains:)`): a website's time in any
 /// browser, counted once when the event also has the browser.
@@ -18,12 +19,17 @@ final class LiveWebsiteUsageTests: XCTestCase {
     let videoToken = WebDomainToken(opaqueValue: "web-videos.test")
 
     func liveUsage() -> LiveUsage {
-        LiveUsage(forwardingTo: RecordingSink(), categories: .none, websites: WebsiteTokens { WebDomainToken(opaqueValue: "web-\($0)") })
+        LiveUsage(
+            forwardingTo: RecordingSink(), categories: .none,
+            websites: WebsiteTokens { WebDomainToken(opaqueValue: "web-\($0)") })
     }
 
     func at(_ seconds: TimeInterval) -> Date { t0.addingTimeInterval(seconds) }
 
-    func focus(_ live: LiveUsage, _ identity: AppIdentity, _ token: ApplicationToken, _ site: Website?, _ start: TimeInterval, _ end: TimeInterval) throws {
+    func focus(
+        _ live: LiveUsage, _ identity: AppIdentity, _ token: ApplicationToken, _ site: Website?, _ start: TimeInterval,
+        _ end: TimeInterval
+    ) throws {
         let id = try live.intervalOpened(app: identity, token: token, site: site, at: at(start))
         try live.intervalClosed(id, duration: .seconds(end - start), reason: .focusChange)
     }
@@ -36,9 +42,11 @@ final class LiveWebsiteUsageTests: XCTestCase {
         try focus(live, firefox, firefoxApp, nil, 18, 20)
         let videos = DeviceActivityEvent(webDomains: [videoToken], threshold: DateComponents(minute: 1))
         XCTAssertEqual(live.focusedSeconds(of: videos, from: at(0), to: at(100)), 13, accuracy: 1e-9)
-        XCTAssertEqual(live.focusedSeconds(of: videos, from: at(5), to: at(16)), 6, accuracy: 1e-9, "clipped to the window")
+        XCTAssertEqual(
+            live.focusedSeconds(of: videos, from: at(5), to: at(16)), 6, accuracy: 1e-9, "clipped to the window")
         // The event's browser already holds the website's time in it: counted once.
-        let both = DeviceActivityEvent(applications: [chromiumApp], webDomains: [videoToken], threshold: DateComponents(minute: 1))
+        let both = DeviceActivityEvent(
+            applications: [chromiumApp], webDomains: [videoToken], threshold: DateComponents(minute: 1))
         XCTAssertEqual(live.focusedSeconds(of: both, from: at(0), to: at(100)), 15 + 3, accuracy: 1e-9)
         // The engine's way in says the same.
         XCTAssertEqual(live.usage(of: both).focusedSeconds(from: at(0), to: at(100)), 18, accuracy: 1e-9)
@@ -73,7 +81,8 @@ final class LiveWebsiteUsageTests: XCTestCase {
         let games = ActivityCategoryToken(opaqueValue: "games")
         let live = LiveUsage(
             forwardingTo: RecordingSink(), categories: .none,
-            websites: WebsiteTokens({ WebDomainToken(opaqueValue: "web-\($0)") }, categories: { $0 == "videos.test" ? [games] : [] }))
+            websites: WebsiteTokens(
+                { WebDomainToken(opaqueValue: "web-\($0)") }, categories: { $0 == "videos.test" ? [games] : [] }))
         try focus(live, chromium, chromiumApp, video, 0, 4)
         try focus(live, chromium, chromiumApp, wiki, 4, 6)
         _ = try live.intervalOpened(app: firefox, token: firefoxApp, site: video, at: at(6))

@@ -1,6 +1,7 @@
 import DeviceActivity
 import Foundation
 import XCTest
+
 @testable import ScreenwardCore
 
 /// Presence, wall-clock jumps, suspend and time-zone changes.
@@ -18,22 +19,26 @@ final class MonitoringClockTests: MonitoringDayTestCase {
         ]
         // Its warning is due as counting starts (the threshold is within the warning
         // time), but an event belongs to an interval the app has been told about.
-        try driver.register("evening", schedule: evening, events: [
-            "short": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 5)),
-        ])
+        try driver.register(
+            "evening", schedule: evening,
+            events: [
+                "short": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 5))
+            ])
         try driver.run(until: at("12 12:00"))
-        XCTAssertEqual(summary(driver.delivered), [
-            "evening intervalWillStartWarning 10 16:50:00 late, at 10 17:20:00",
-            "evening intervalDidStart 10 17:00:00 late, at 10 17:20:00",
-            "evening eventWillReachThresholdWarning(short) 10 17:00:00 late, at 10 17:20:00",
-            "evening intervalWillEndWarning 10 19:50:00 late, at 10 20:30:00",
-            "evening intervalDidEnd 10 20:00:00 late, at 10 20:30:00",
-            "evening intervalWillStartWarning 11 16:50:00 late, at 12 09:00:00",
-            "evening intervalDidStart 11 17:00:00 late, at 12 09:00:00",
-            "evening eventWillReachThresholdWarning(short) 11 17:00:00 late, at 12 09:00:00",
-            "evening intervalWillEndWarning 11 19:50:00 late, at 12 09:00:00",
-            "evening intervalDidEnd 11 20:00:00 late, at 12 09:00:00",
-        ])
+        XCTAssertEqual(
+            summary(driver.delivered),
+            [
+                "evening intervalWillStartWarning 10 16:50:00 late, at 10 17:20:00",
+                "evening intervalDidStart 10 17:00:00 late, at 10 17:20:00",
+                "evening eventWillReachThresholdWarning(short) 10 17:00:00 late, at 10 17:20:00",
+                "evening intervalWillEndWarning 10 19:50:00 late, at 10 20:30:00",
+                "evening intervalDidEnd 10 20:00:00 late, at 10 20:30:00",
+                "evening intervalWillStartWarning 11 16:50:00 late, at 12 09:00:00",
+                "evening intervalDidStart 11 17:00:00 late, at 12 09:00:00",
+                "evening eventWillReachThresholdWarning(short) 11 17:00:00 late, at 12 09:00:00",
+                "evening intervalWillEndWarning 11 19:50:00 late, at 12 09:00:00",
+                "evening intervalDidEnd 11 20:00:00 late, at 12 09:00:00",
+            ])
     }
 
     func testAStopWhileTheStartWaitsForThePersonEndsNothing() throws {
@@ -53,16 +58,18 @@ final class MonitoringClockTests: MonitoringDayTestCase {
         try driver.run(until: at("11 21:00"))
         driver.jump(to: at("10 16:00"))  // back over a whole finished interval
         try driver.run(until: at("11 21:00"))
-        XCTAssertEqual(summary(driver.delivered), [
-            "evening intervalWillStartWarning 10 16:50:00",
-            "evening intervalDidStart 10 17:00:00",
-            "evening intervalWillEndWarning 10 19:50:00",
-            "evening intervalDidEnd 10 20:00:00",
-            "evening intervalWillStartWarning 11 16:50:00",
-            "evening intervalDidStart 11 17:00:00",
-            "evening intervalWillEndWarning 11 19:50:00",
-            "evening intervalDidEnd 11 20:00:00",
-        ])
+        XCTAssertEqual(
+            summary(driver.delivered),
+            [
+                "evening intervalWillStartWarning 10 16:50:00",
+                "evening intervalDidStart 10 17:00:00",
+                "evening intervalWillEndWarning 10 19:50:00",
+                "evening intervalDidEnd 10 20:00:00",
+                "evening intervalWillStartWarning 11 16:50:00",
+                "evening intervalDidStart 11 17:00:00",
+                "evening intervalWillEndWarning 11 19:50:00",
+                "evening intervalDidEnd 11 20:00:00",
+            ])
         try driver.run(until: at("12 18:00"))
         XCTAssertEqual(driver.delivered.count, 10, "and the next day runs as usual")
     }
@@ -73,31 +80,37 @@ final class MonitoringClockTests: MonitoringDayTestCase {
         let usage = ScriptedUsage()
         usage.focus(socialApp, from: at("11 17:10"), to: at("11 18:00"))
         let driver = try driver(at: "10 12:00", usage: usage)
-        try driver.register("evening", schedule: evening, events: [
-            "social": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 30)),
-        ])
+        try driver.register(
+            "evening", schedule: evening,
+            events: [
+                "social": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 30))
+            ])
         try driver.run(until: at("10 16:00"))
         driver.jump(to: at("12 17:30"))
         try driver.takeDue()
-        XCTAssertEqual(summary(driver.delivered), [
-            "evening intervalWillStartWarning 10 16:50:00 late, at 12 17:30:00",
-            "evening intervalDidStart 10 17:00:00 late, at 12 17:30:00",
-            "evening intervalWillEndWarning 10 19:50:00 late, at 12 17:30:00",
-            "evening intervalDidEnd 10 20:00:00 late, at 12 17:30:00",
-            "evening intervalWillStartWarning 11 16:50:00 late, at 12 17:30:00",
-            "evening intervalDidStart 11 17:00:00 late, at 12 17:30:00",
-            "evening eventWillReachThresholdWarning(social) 11 17:30:00 late, at 12 17:30:00",
-            "evening eventDidReachThreshold(social) 11 17:40:00 late, at 12 17:30:00",
-            "evening intervalWillEndWarning 11 19:50:00 late, at 12 17:30:00",
-            "evening intervalDidEnd 11 20:00:00 late, at 12 17:30:00",
-            "evening intervalWillStartWarning 12 16:50:00 late, at 12 17:30:00",
-            "evening intervalDidStart 12 17:00:00 late, at 12 17:30:00",
-        ])
+        XCTAssertEqual(
+            summary(driver.delivered),
+            [
+                "evening intervalWillStartWarning 10 16:50:00 late, at 12 17:30:00",
+                "evening intervalDidStart 10 17:00:00 late, at 12 17:30:00",
+                "evening intervalWillEndWarning 10 19:50:00 late, at 12 17:30:00",
+                "evening intervalDidEnd 10 20:00:00 late, at 12 17:30:00",
+                "evening intervalWillStartWarning 11 16:50:00 late, at 12 17:30:00",
+                "evening intervalDidStart 11 17:00:00 late, at 12 17:30:00",
+                "evening eventWillReachThresholdWarning(social) 11 17:30:00 late, at 12 17:30:00",
+                "evening eventDidReachThreshold(social) 11 17:40:00 late, at 12 17:30:00",
+                "evening intervalWillEndWarning 11 19:50:00 late, at 12 17:30:00",
+                "evening intervalDidEnd 11 20:00:00 late, at 12 17:30:00",
+                "evening intervalWillStartWarning 12 16:50:00 late, at 12 17:30:00",
+                "evening intervalDidStart 12 17:00:00 late, at 12 17:30:00",
+            ])
         XCTAssertEqual(try driver.takeDue(), [], "once")
         try driver.run(until: at("12 21:00"))
-        XCTAssertEqual(summary(Array(driver.delivered.dropFirst(12))), [
-            "evening intervalWillEndWarning 12 19:50:00", "evening intervalDidEnd 12 20:00:00",
-        ])
+        XCTAssertEqual(
+            summary(Array(driver.delivered.dropFirst(12))),
+            [
+                "evening intervalWillEndWarning 12 19:50:00", "evening intervalDidEnd 12 20:00:00",
+            ])
     }
 
     func testATimeZoneChangeKeepsTheRunningIntervalAndMovesTheNextOnes() throws {
@@ -108,12 +121,15 @@ final class MonitoringClockTests: MonitoringDayTestCase {
         let berlin = Calendar(identifier: .gregorian).with(zone: "Europe/Berlin")
         driver.calendar = berlin
         try driver.run(until: local("2026-03-11 21:00", berlin))
-        XCTAssertEqual(driver.delivered.map(\.scheduledAt), [
-            at("10 16:50"), at("10 17:00"), at("10 19:50"), at("10 20:00"),
-            local("2026-03-11 16:50", berlin), local("2026-03-11 17:00", berlin),
-            local("2026-03-11 19:50", berlin), local("2026-03-11 20:00", berlin),
-        ])
-        XCTAssertEqual(driver.delivered.dropFirst(3).first?.interval, DateInterval(start: at("10 17:00"), end: at("10 20:00")))
+        XCTAssertEqual(
+            driver.delivered.map(\.scheduledAt),
+            [
+                at("10 16:50"), at("10 17:00"), at("10 19:50"), at("10 20:00"),
+                local("2026-03-11 16:50", berlin), local("2026-03-11 17:00", berlin),
+                local("2026-03-11 19:50", berlin), local("2026-03-11 20:00", berlin),
+            ])
+        XCTAssertEqual(
+            driver.delivered.dropFirst(3).first?.interval, DateInterval(start: at("10 17:00"), end: at("10 20:00")))
         XCTAssertTrue(driver.delivered.allSatisfy { !$0.isLate })
     }
 
@@ -124,10 +140,12 @@ final class MonitoringClockTests: MonitoringDayTestCase {
         // The start was announced for 17:00 New York time; a zone change does not move it.
         driver.calendar = Calendar(identifier: .gregorian).with(zone: "Asia/Tokyo")
         try driver.run(until: at("10 20:30"))
-        XCTAssertEqual(summary(driver.delivered), [
-            "evening intervalWillStartWarning 10 16:50:00", "evening intervalDidStart 10 17:00:00",
-            "evening intervalWillEndWarning 10 19:50:00", "evening intervalDidEnd 10 20:00:00",
-        ])
+        XCTAssertEqual(
+            summary(driver.delivered),
+            [
+                "evening intervalWillStartWarning 10 16:50:00", "evening intervalDidStart 10 17:00:00",
+                "evening intervalWillEndWarning 10 19:50:00", "evening intervalDidEnd 10 20:00:00",
+            ])
     }
 
     func testAZoneChangeNeverRunsAnEveningTwice() throws {
@@ -139,9 +157,11 @@ final class MonitoringClockTests: MonitoringDayTestCase {
         let chicago = Calendar(identifier: .gregorian).with(zone: "America/Chicago")
         driver.calendar = chicago
         try driver.run(until: local("2026-03-11 17:30", chicago))
-        XCTAssertEqual(driver.delivered.map(\.scheduledAt), [
-            at("10 16:50"), at("10 17:00"), at("10 19:50"), at("10 20:00"),
-            local("2026-03-11 16:50", chicago), local("2026-03-11 17:00", chicago),
-        ])
+        XCTAssertEqual(
+            driver.delivered.map(\.scheduledAt),
+            [
+                at("10 16:50"), at("10 17:00"), at("10 19:50"), at("10 20:00"),
+                local("2026-03-11 16:50", chicago), local("2026-03-11 17:00", chicago),
+            ])
     }
 }

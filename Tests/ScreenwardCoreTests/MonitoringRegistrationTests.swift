@@ -1,6 +1,7 @@
 import DeviceActivity
 import Foundation
 import XCTest
+
 @testable import ScreenwardCore
 
 /// A day in New York with an evening activity, and a compact way to print callbacks.
@@ -26,7 +27,8 @@ class MonitoringDayTestCase: XCTestCase {
         return callbacks.map { callback in
             let event = callback.event.map { "(\($0.rawValue))" } ?? ""
             let late = callback.isLate ? " late, at \(formatter.string(from: callback.deliveredAt))" : ""
-            return "\(callback.activity.rawValue) \(callback.kind.rawValue)\(event) \(formatter.string(from: callback.scheduledAt))\(late)"
+            return
+                "\(callback.activity.rawValue) \(callback.kind.rawValue)\(event) \(formatter.string(from: callback.scheduledAt))\(late)"
         }
     }
 }
@@ -39,24 +41,28 @@ final class MonitoringRegistrationTests: MonitoringDayTestCase {
         XCTAssertEqual(summary(driver.delivered), ["evening intervalDidStart 10 18:00:00"])
         XCTAssertEqual(driver.delivered.first?.interval, DateInterval(start: at("10 17:00"), end: at("10 20:00")))
         try driver.run(until: at("11 21:00"))
-        XCTAssertEqual(summary(driver.delivered), [
-            "evening intervalDidStart 10 18:00:00",
-            "evening intervalWillEndWarning 10 19:50:00",
-            "evening intervalDidEnd 10 20:00:00",
-            "evening intervalWillStartWarning 11 16:50:00",
-            "evening intervalDidStart 11 17:00:00",
-            "evening intervalWillEndWarning 11 19:50:00",
-            "evening intervalDidEnd 11 20:00:00",
-        ])
+        XCTAssertEqual(
+            summary(driver.delivered),
+            [
+                "evening intervalDidStart 10 18:00:00",
+                "evening intervalWillEndWarning 10 19:50:00",
+                "evening intervalDidEnd 10 20:00:00",
+                "evening intervalWillStartWarning 11 16:50:00",
+                "evening intervalDidStart 11 17:00:00",
+                "evening intervalWillEndWarning 11 19:50:00",
+                "evening intervalDidEnd 11 20:00:00",
+            ])
     }
 
     func testRegisteringWithinTheStartWarningWarnsAtOnce() throws {
         let driver = try driver(at: "10 16:55")
         try driver.register("evening", schedule: evening)
         try driver.run(until: at("10 17:30"))
-        XCTAssertEqual(summary(driver.delivered), [
-            "evening intervalWillStartWarning 10 16:55:00", "evening intervalDidStart 10 17:00:00",
-        ])
+        XCTAssertEqual(
+            summary(driver.delivered),
+            [
+                "evening intervalWillStartWarning 10 16:55:00", "evening intervalDidStart 10 17:00:00",
+            ])
     }
 
     func testPastActivityCountsFromTheIntervalStartOtherwiseFromRegistration() throws {
@@ -66,40 +72,50 @@ final class MonitoringRegistrationTests: MonitoringDayTestCase {
         let driver = try driver(at: "10 17:30", usage: usage)
         let noWarning = DeviceActivitySchedule(
             intervalStart: DateComponents(hour: 17), intervalEnd: DateComponents(hour: 20), repeats: false)
-        try driver.register("evening", schedule: noWarning, events: [
-            "past": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 30), includesPastActivity: true),
-            "fresh": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 30)),
-            // Reached at 17:20, before it was asked for: due as it is registered.
-            "already": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 20), includesPastActivity: true),
-        ])
+        try driver.register(
+            "evening", schedule: noWarning,
+            events: [
+                "past": DeviceActivityEvent(
+                    applications: [socialApp], threshold: DateComponents(minute: 30), includesPastActivity: true),
+                "fresh": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 30)),
+                // Reached at 17:20, before it was asked for: due as it is registered.
+                "already": DeviceActivityEvent(
+                    applications: [socialApp], threshold: DateComponents(minute: 20), includesPastActivity: true),
+            ])
         try driver.run(until: at("10 21:00"))
-        XCTAssertEqual(summary(driver.delivered), [
-            "evening intervalDidStart 10 17:30:00",
-            "evening eventDidReachThreshold(already) 10 17:30:00",
-            "evening eventDidReachThreshold(past) 10 17:45:00",  // 25 minutes before registration, 5 after
-            "evening eventDidReachThreshold(fresh) 10 18:10:00",  // 30 minutes after registration
-            "evening intervalDidEnd 10 20:00:00",
-        ])
+        XCTAssertEqual(
+            summary(driver.delivered),
+            [
+                "evening intervalDidStart 10 17:30:00",
+                "evening eventDidReachThreshold(already) 10 17:30:00",
+                "evening eventDidReachThreshold(past) 10 17:45:00",  // 25 minutes before registration, 5 after
+                "evening eventDidReachThreshold(fresh) 10 18:10:00",  // 30 minutes after registration
+                "evening intervalDidEnd 10 20:00:00",
+            ])
     }
 
     func testEventWarningsComeTheWarningTimeBeforeTheThreshold() throws {
         let usage = ScriptedUsage()
         usage.focus(socialApp, from: at("10 17:30"), to: at("10 18:30"))
         let driver = try driver(at: "10 12:00", usage: usage)
-        try driver.register("evening", schedule: evening, events: [
-            "social": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 45)),
-            // A threshold within the warning time: "less than ten minutes left" holds from the start.
-            "short": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 5)),
-        ])
+        try driver.register(
+            "evening", schedule: evening,
+            events: [
+                "social": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 45)),
+                // A threshold within the warning time: "less than ten minutes left" holds from the start.
+                "short": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 5)),
+            ])
         try driver.run(until: at("10 19:00"))
-        XCTAssertEqual(summary(driver.delivered), [
-            "evening intervalWillStartWarning 10 16:50:00",
-            "evening intervalDidStart 10 17:00:00",
-            "evening eventWillReachThresholdWarning(short) 10 17:00:00",
-            "evening eventDidReachThreshold(short) 10 17:35:00",
-            "evening eventWillReachThresholdWarning(social) 10 18:05:00",
-            "evening eventDidReachThreshold(social) 10 18:15:00",
-        ])
+        XCTAssertEqual(
+            summary(driver.delivered),
+            [
+                "evening intervalWillStartWarning 10 16:50:00",
+                "evening intervalDidStart 10 17:00:00",
+                "evening eventWillReachThresholdWarning(short) 10 17:00:00",
+                "evening eventDidReachThreshold(short) 10 17:35:00",
+                "evening eventWillReachThresholdWarning(social) 10 18:05:00",
+                "evening eventDidReachThreshold(social) 10 18:15:00",
+            ])
     }
 
     func testRegisteringAgainReplacesTheRegistration() throws {
@@ -113,25 +129,31 @@ final class MonitoringRegistrationTests: MonitoringDayTestCase {
 
         // The old registration's interval ends; the new one's starts at once and counts from now.
         try driver.register("evening", schedule: evening, events: ["social": social])
-        XCTAssertEqual(summary(Array(driver.delivered.dropFirst(2))), [
-            "evening intervalDidEnd 10 17:30:00", "evening intervalDidStart 10 17:30:00",
-        ])
+        XCTAssertEqual(
+            summary(Array(driver.delivered.dropFirst(2))),
+            [
+                "evening intervalDidEnd 10 17:30:00", "evening intervalDidStart 10 17:30:00",
+            ])
         XCTAssertEqual(driver.engine.activities.count, 1)
         try driver.reopen()
         try driver.run(until: at("10 21:00"))
-        XCTAssertEqual(summary(Array(driver.delivered.dropFirst(4))), [
-            "evening eventWillReachThresholdWarning(social) 10 18:20:00",
-            "evening eventDidReachThreshold(social) 10 18:30:00",
-            "evening intervalWillEndWarning 10 19:50:00",
-            "evening intervalDidEnd 10 20:00:00",
-        ])
+        XCTAssertEqual(
+            summary(Array(driver.delivered.dropFirst(4))),
+            [
+                "evening eventWillReachThresholdWarning(social) 10 18:20:00",
+                "evening eventDidReachThreshold(social) 10 18:30:00",
+                "evening intervalWillEndWarning 10 19:50:00",
+                "evening intervalDidEnd 10 20:00:00",
+            ])
     }
 
     func testStoppingARunningActivityEndsItsInterval() throws {
         let driver = try driver(at: "10 16:00")
         try driver.register("evening", schedule: evening)
-        try driver.register("morning", schedule: DeviceActivitySchedule(
-            intervalStart: DateComponents(hour: 8), intervalEnd: DateComponents(hour: 11), repeats: true))
+        try driver.register(
+            "morning",
+            schedule: DeviceActivitySchedule(
+                intervalStart: DateComponents(hour: 8), intervalEnd: DateComponents(hour: 11), repeats: true))
         try driver.register("evening", owner: "org.example.other", schedule: evening)
         try driver.run(until: at("10 18:00"))
         XCTAssertEqual(driver.delivered.count, 4)
@@ -158,10 +180,12 @@ final class MonitoringRegistrationTests: MonitoringDayTestCase {
             warningTime: DateComponents(minute: 10))
         try driver.register("once", schedule: once)
         try driver.run(until: at("13 21:00"))
-        XCTAssertEqual(summary(driver.delivered), [
-            "once intervalWillStartWarning 10 16:50:00", "once intervalDidStart 10 17:00:00",
-            "once intervalWillEndWarning 10 19:50:00", "once intervalDidEnd 10 20:00:00",
-        ])
+        XCTAssertEqual(
+            summary(driver.delivered),
+            [
+                "once intervalWillStartWarning 10 16:50:00", "once intervalDidStart 10 17:00:00",
+                "once intervalWillEndWarning 10 19:50:00", "once intervalDidEnd 10 20:00:00",
+            ])
         XCTAssertNil(driver.engine.nextDeadline(now: driver.now, calendar: newYork, isPresent: true))
     }
 
@@ -171,10 +195,14 @@ final class MonitoringRegistrationTests: MonitoringDayTestCase {
         usage.focus(editorApp, from: at("10 17:20"), to: at("10 17:50"))
         usage.focus(socialApp, from: at("10 17:50"), to: at("10 19:00"))
         let engine = try MonitorEngine(ledger: Ledger(), usage: usage)
-        try engine.register("evening", owner: "o", schedule: evening, events: [
-            "social": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 30)),
-        ], at: at("10 12:00"))
-        func deadline(_ text: String) -> Date? { engine.nextDeadline(now: at(text), calendar: newYork, isPresent: true) }
+        try engine.register(
+            "evening", owner: "o", schedule: evening,
+            events: [
+                "social": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 30))
+            ], at: at("10 12:00"))
+        func deadline(_ text: String) -> Date? {
+            engine.nextDeadline(now: at(text), calendar: newYork, isPresent: true)
+        }
         XCTAssertEqual(deadline("10 12:00"), at("10 16:50"))
         _ = try engine.takeDue(now: at("10 17:00"), calendar: newYork, isPresent: true)
         // Focused on social media: the warning at 20 minutes of use.

@@ -1,6 +1,7 @@
 import DeviceActivity
 import Foundation
 import XCTest
+
 @testable import ScreenwardCore
 
 /// The engine is a new process after every restart: all it knows comes from the
@@ -17,7 +18,9 @@ final class MonitoringRestartTests: XCTestCase {
 
         var random = SplitMix64(state: 0x5C12_EE4A)
         let span = scenario.end.timeIntervalSince(scenario.start)
-        var instants = (0..<30).map { _ in scenario.start.addingTimeInterval(Double.random(in: 1..<span, using: &random)) }
+        var instants = (0..<30).map { _ in
+            scenario.start.addingTimeInterval(Double.random(in: 1..<span, using: &random))
+        }
         // Also right at instants something was due, the likeliest place for an off-by-one.
         instants += (0..<10).compactMap { _ in straight.delivered.randomElement(using: &random)?.scheduledAt }
         let restarted = try scenario.makeDriver(in: makeTemporaryDirectory())
@@ -50,17 +53,24 @@ final class MonitoringRestartTests: XCTestCase {
         let restarted = try scenario.makeDriver(in: makeTemporaryDirectory())
         try restarted.run(until: scenario.end, restarts: outages)
 
-        XCTAssertEqual(restarted.delivered.map(\.identity), straight.delivered.map(\.identity), "the same callbacks, in the same order")
+        XCTAssertEqual(
+            restarted.delivered.map(\.identity), straight.delivered.map(\.identity),
+            "the same callbacks, in the same order")
         var late = 0
         for (got, want) in zip(restarted.delivered, straight.delivered) {
-            XCTAssertEqual(got.scheduledAt.timeIntervalSince1970, want.scheduledAt.timeIntervalSince1970, accuracy: 0.002, got.identity)
-            if let outage = outages.first(where: { $0.at <= want.scheduledAt && want.scheduledAt < $0.at + $0.downtime }) {
+            XCTAssertEqual(
+                got.scheduledAt.timeIntervalSince1970, want.scheduledAt.timeIntervalSince1970, accuracy: 0.002,
+                got.identity)
+            if let outage = outages.first(where: { $0.at <= want.scheduledAt && want.scheduledAt < $0.at + $0.downtime }
+            ) {
                 // Missed while down: delivered as the engine comes back, and it says it is late.
                 XCTAssertEqual(got.deliveredAt, outage.at + outage.downtime, got.identity)
                 XCTAssertTrue(got.isLate, got.identity)
                 late += 1
             } else {
-                XCTAssertEqual(got.deliveredAt.timeIntervalSince1970, want.deliveredAt.timeIntervalSince1970, accuracy: 0.002, got.identity)
+                XCTAssertEqual(
+                    got.deliveredAt.timeIntervalSince1970, want.deliveredAt.timeIntervalSince1970, accuracy: 0.002,
+                    got.identity)
                 XCTAssertFalse(got.isLate, got.identity)
             }
         }
@@ -79,7 +89,9 @@ final class MonitoringRestartTests: XCTestCase {
         XCTAssertEqual(try driver.takeDue(), [])
         // Ended intervals are marked so: only the evening's is still open.
         let ledger = try Ledger(url: driver.url)
-        let open = try ledger.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM monitorInterval WHERE NOT isFinished") }
+        let open = try ledger.database.read {
+            try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM monitorInterval WHERE NOT isFinished")
+        }
         XCTAssertEqual(open, 1)
     }
 }
@@ -99,17 +111,25 @@ final class MonitoringQueueAtomicityTests: MonitoringDayTestCase {
     struct QueueFailed: Error {}
 
     func testACallbackWhoseQueueingFailedIsStillDueAndComesOnce() throws {
-        let expected = ["evening intervalWillStartWarning 10 16:50:00 late, at 10 17:00:00", "evening intervalDidStart 10 17:00:00"]
+        let expected = [
+            "evening intervalWillStartWarning 10 16:50:00 late, at 10 17:00:00", "evening intervalDidStart 10 17:00:00",
+        ]
         let start = at("10 17:00")
         for restartAfterFailure in [false, true] {
             let driver = try driver(at: "10 16:00")
             try driver.register("evening", schedule: evening)
-            XCTAssertThrowsError(try driver.engine.takeDue(now: start, calendar: newYork, isPresent: true) { _, _ in throw QueueFailed() })
+            XCTAssertThrowsError(
+                try driver.engine.takeDue(now: start, calendar: newYork, isPresent: true) { _, _ in throw QueueFailed()
+                })
 
             // The engine kept nothing of the failed step, in memory or in the ledger.
-            let engine = restartAfterFailure ? try MonitorEngine(ledger: Ledger(url: driver.url), usage: driver.usage) : driver.engine
+            let engine =
+                restartAfterFailure
+                ? try MonitorEngine(ledger: Ledger(url: driver.url), usage: driver.usage) : driver.engine
             var queued: [MonitorCallback] = []
-            let due = try engine.takeDue(now: start, calendar: newYork, isPresent: true) { callbacks, _ in queued = callbacks }
+            let due = try engine.takeDue(now: start, calendar: newYork, isPresent: true) { callbacks, _ in
+                queued = callbacks
+            }
             XCTAssertEqual(summary(due), expected)
             XCTAssertEqual(queued, due, "what is handed out is what was queued")
 

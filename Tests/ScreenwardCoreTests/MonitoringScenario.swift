@@ -1,7 +1,8 @@
 import DeviceActivity
 import Foundation
-import XCTest
 @_spi(Screenward) import ManagedSettings
+import XCTest
+
 @testable import ScreenwardCore
 
 /// A month of daily life: an evening activity with two events and warnings, a night
@@ -33,11 +34,13 @@ struct DailyScenario {
 
     static let events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [
         "social": DeviceActivityEvent(applications: [socialApp], threshold: DateComponents(minute: 30)),
-        "games": DeviceActivityEvent(categories: [gamesCategory], threshold: DateComponents(hour: 1), includesPastActivity: true),
+        "games": DeviceActivityEvent(
+            categories: [gamesCategory], threshold: DateComponents(hour: 1), includesPastActivity: true),
     ]
 
     func day(_ index: Int) -> DateComponents {
-        let noon = calendar.date(from: DateComponents(year: firstDay.year, month: firstDay.month, day: firstDay.day, hour: 12))!
+        let noon = calendar.date(
+            from: DateComponents(year: firstDay.year, month: firstDay.month, day: firstDay.day, hour: 12))!
         let date = calendar.date(byAdding: .day, value: index, to: noon)!
         return calendar.dateComponents([.year, .month, .day], from: date)
     }
@@ -48,7 +51,8 @@ struct DailyScenario {
     /// The first instant of local day `day` whose wall time is at least `hour:minute`,
     /// found by walking the minutes (not by the calendar's matching rules the engine uses).
     func at(_ day: DateComponents, _ hour: Int, _ minute: Int) -> Date {
-        let guess = calendar.date(from: DateComponents(year: day.year, month: day.month, day: day.day, hour: hour, minute: minute))!
+        let guess = calendar.date(
+            from: DateComponents(year: day.year, month: day.month, day: day.day, hour: hour, minute: minute))!
         var instant = guess.addingTimeInterval(-3 * 3600)
         while true {
             let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: instant)
@@ -91,7 +95,8 @@ struct DailyScenario {
         for index in 0..<dayCount {
             let day = day(index)
             let evening = DateInterval(start: at(day, 17, 0), end: at(day, 20, 0))
-            let night = DateInterval(start: at(day, night.start.0, night.start.1), end: at(day, night.end.0, night.end.1))
+            let night = DateInterval(
+                start: at(day, night.start.0, night.start.1), end: at(day, night.end.0, night.end.1))
             all += intervalCallbacks("evening", evening, warning: Self.eveningWarning)
             all += intervalCallbacks("night", night, warning: Self.nightWarning)
             for (name, event) in Self.events {
@@ -101,7 +106,9 @@ struct DailyScenario {
                     (.eventDidReachThreshold, threshold),
                 ] {
                     if let crossing = usage.crossing(of: level, for: event, from: evening.start, before: evening.end) {
-                        all.append(Expected(activity: "evening", kind: kind, event: name.rawValue, interval: evening, at: crossing))
+                        all.append(
+                            Expected(
+                                activity: "evening", kind: kind, event: name.rawValue, interval: evening, at: crossing))
                     }
                 }
             }
@@ -111,7 +118,8 @@ struct DailyScenario {
 
     private func intervalCallbacks(_ activity: String, _ interval: DateInterval, warning: TimeInterval) -> [Expected] {
         [
-            Expected(activity: activity, kind: .intervalWillStartWarning, interval: interval, at: interval.start - warning),
+            Expected(
+                activity: activity, kind: .intervalWillStartWarning, interval: interval, at: interval.start - warning),
             Expected(activity: activity, kind: .intervalDidStart, interval: interval, at: interval.start),
             Expected(activity: activity, kind: .intervalWillEndWarning, interval: interval, at: interval.end - warning),
             Expected(activity: activity, kind: .intervalDidEnd, interval: interval, at: interval.end),

@@ -2,6 +2,7 @@ import DeviceActivity
 import Foundation
 import GRDB
 import XCTest
+
 @testable import ScreenwardCore
 
 /// The engine's tables in the ledger (migration v2).
@@ -15,7 +16,8 @@ final class MonitoringStoreTests: XCTestCase {
         // A ledger that has only v1, with data in it.
         do {
             let queue = try DatabaseQueue(path: url.path)
-            try LedgerMigrations.migrator.migrate(queue, upTo: "v1: applications, agent sessions, usage intervals, status")
+            try LedgerMigrations.migrator.migrate(
+                queue, upTo: "v1: applications, agent sessions, usage intervals, status")
             try queue.write { db in
                 try db.execute(sql: "INSERT INTO agentSession (pid, display, startedAt) VALUES (1, ':1', 0)")
             }
@@ -41,7 +43,8 @@ final class MonitoringStoreTests: XCTestCase {
         end.kind = .intervalDidEnd
         XCTAssertThrowsError(try ledger.recordMonitorProgress(MonitorProgress(fired: [(id, end), (id, start)])))
         let runs = try ledger.monitorRuns()
-        XCTAssertEqual(runs.first?.open.first?.fired, [.interval(.intervalDidStart)], "the refused transaction left nothing")
+        XCTAssertEqual(
+            runs.first?.open.first?.fired, [.interval(.intervalDidStart)], "the refused transaction left nothing")
         XCTAssertEqual(runs.first?.frontier, interval.end)
     }
 
@@ -62,7 +65,8 @@ final class MonitoringStoreTests: XCTestCase {
         XCTAssertNil(runs.first?.frontier)
         try ledger.removeMonitorRegistrations([second])
         let left = try ledger.database.read { db in
-            try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM monitorRegistration) + (SELECT COUNT(*) FROM monitorInterval)")
+            try Int.fetchOne(
+                db, sql: "SELECT (SELECT COUNT(*) FROM monitorRegistration) + (SELECT COUNT(*) FROM monitorInterval)")
         }
         XCTAssertEqual(left, 0)
     }

@@ -1,7 +1,8 @@
 import DeviceActivity
 import Foundation
-import XCTest
 @_spi(Screenward) import ManagedSettings
+import XCTest
+
 @testable import ScreenwardCore
 
 /// Focus written in advance: which application has the focus when. The engine
@@ -108,7 +109,10 @@ final class MonitorDriver {
 
     /// Runs the loop until `end`, restarting the engine (a new process over the same
     /// database) at each of `restarts`, after the paired downtime.
-    func run(until end: Date, restarts: [(at: Date, downtime: TimeInterval)] = [], file: StaticString = #filePath, line: UInt = #line) throws {
+    func run(
+        until end: Date, restarts: [(at: Date, downtime: TimeInterval)] = [], file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws {
         var pending = restarts.filter { $0.at > now && $0.at < end }.sorted { $0.at < $1.at }
         while true {
             try takeDue()

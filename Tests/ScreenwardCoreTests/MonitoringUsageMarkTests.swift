@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import ScreenwardCore
 
 /// What one usage measurement lets the engine skip: only what usage growing a second

@@ -1,7 +1,6 @@
 import Foundation
-import XCTest
-
 import ScreenwardCore
+import XCTest
 
 final class PasswordAttemptLimiterTests: XCTestCase {
     private let start = Date(timeIntervalSince1970: 1_700_000_000)
@@ -21,10 +20,14 @@ final class PasswordAttemptLimiterTests: XCTestCase {
         for _ in 0..<3 { limiter.recordFailure("mum", now: now) }
         var waits: [TimeInterval] = []
         for _ in 0..<4 {
-            guard case .wait(let until) = limiter.check("mum", now: now) else { return XCTFail("no wait after \(limiter.consecutiveFailures("mum")) failures") }
+            guard case .wait(let until) = limiter.check("mum", now: now) else {
+                return XCTFail("no wait after \(limiter.consecutiveFailures("mum")) failures")
+            }
             now = until
             XCTAssertEqual(limiter.check("mum", now: now), .allowed)
-            guard case .wait(let next) = limiter.recordFailure("mum", now: now) else { return XCTFail("a failure after the wait did not start one") }
+            guard case .wait(let next) = limiter.recordFailure("mum", now: now) else {
+                return XCTFail("a failure after the wait did not start one")
+            }
             waits.append(next.timeIntervalSince(now))
         }
         XCTAssertEqual(waits, [60, 120, 240, 480])

@@ -8,13 +8,16 @@ final class PickerModelTests: XCTestCase {
     var table: CategoryTable {
         get throws {
             try CategoryTable.load(
-                from: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                from: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                    .deletingLastPathComponent()
                     .appendingPathComponent("data/categories.json"))
         }
     }
 
     func entry(_ id: String, _ name: String, _ categories: [String], noDisplay: Bool = false) -> DesktopEntry {
-        DesktopEntry(id: id, name: name, iconName: "icon-\(id)", categories: categories, noDisplay: noDisplay, path: URL(fileURLWithPath: "/x/\(id)"))
+        DesktopEntry(
+            id: id, name: name, iconName: "icon-\(id)", categories: categories, noDisplay: noDisplay,
+            path: URL(fileURLWithPath: "/x/\(id)"))
     }
 
     func catalog(language: String = "en") throws -> PickerCatalog {
@@ -28,11 +31,13 @@ final class PickerModelTests: XCTestCase {
         ])
         let seen = [
             KnownApplication(token: "t1", publicID: "wmclass:Steam", displayName: "Steam", categories: ["Game"]),
-            KnownApplication(token: "t2", publicID: "chess.desktop", displayName: "Old chess name", categories: ["Game"]),
+            KnownApplication(
+                token: "t2", publicID: "chess.desktop", displayName: "Old chess name", categories: ["Game"]),
             KnownApplication(token: "t3", publicID: "wmclass:Mystery", displayName: "Mystery"),
         ]
         return PickerCatalog(
-            catalog: entries, seen: seen, websites: ["reddit.com", "xn--bcher-kva.de", "example.org", "reddit.com"], categories: try table,
+            catalog: entries, seen: seen, websites: ["reddit.com", "xn--bcher-kva.de", "example.org", "reddit.com"],
+            categories: try table,
             language: language)
     }
 
@@ -41,7 +46,8 @@ final class PickerModelTests: XCTestCase {
         let nonEmpty = picker.groups.filter { !$0.applications.isEmpty }
         XCTAssertEqual(nonEmpty.map(\.categoryID), ["Social", "Game", "Network", "Office", "Other"])
         XCTAssertEqual(picker.groups.last?.categoryID, "Other", "Other comes last")
-        XCTAssertEqual(picker.groups.count, 13, "every category of the table, so a whole one can be picked before its apps exist")
+        XCTAssertEqual(
+            picker.groups.count, 13, "every category of the table, so a whole one can be picked before its apps exist")
         // By name, ignoring case and accents; the catalog's entry wins over the ledger's name.
         XCTAssertEqual(nonEmpty[1].applications.map(\.name), ["Chess", "Écarté Solitaire", "Steam"])
         XCTAssertEqual(picker.application(id: "chess.desktop")?.icon, "icon-chess.desktop")
@@ -55,10 +61,13 @@ final class PickerModelTests: XCTestCase {
         let picker = try catalog()
         XCTAssertEqual(picker.matching("").count, picker.groups.count)
         XCTAssertEqual(picker.matching("CHESS").flatMap(\.applications).map(\.id), ["chess.desktop"])
-        XCTAssertEqual(picker.matching("ecri").flatMap(\.applications).map(\.id), ["ecrivain.desktop"], "accents are ignored")
+        XCTAssertEqual(
+            picker.matching("ecri").flatMap(\.applications).map(\.id), ["ecrivain.desktop"], "accents are ignored")
         XCTAssertEqual(picker.matching("solitaire").flatMap(\.applications).map(\.id), ["aisleriot.desktop"])
-        XCTAssertEqual(picker.matching("wmclass:ste").flatMap(\.applications).map(\.id), ["wmclass:Steam"], "the id matches too")
-        XCTAssertEqual(picker.matching("fire fox").flatMap(\.applications).map(\.id), ["firefox.desktop"], "every word must match")
+        XCTAssertEqual(
+            picker.matching("wmclass:ste").flatMap(\.applications).map(\.id), ["wmclass:Steam"], "the id matches too")
+        XCTAssertEqual(
+            picker.matching("fire fox").flatMap(\.applications).map(\.id), ["firefox.desktop"], "every word must match")
         // A category's name keeps all of it.
         let games = picker.matching("games")
         XCTAssertEqual(games.map(\.categoryID), ["Game"])
@@ -93,18 +102,24 @@ final class PickerModelTests: XCTestCase {
 
     func testTheSummaryNamesAFewAndCountsTheRest() throws {
         let picker = try catalog()
-        let ids = ["discord.desktop", "chess.desktop", "aisleriot.desktop", "firefox.desktop", "wmclass:Steam", "wmclass:Mystery"]
+        let ids = [
+            "discord.desktop", "chess.desktop", "aisleriot.desktop", "firefox.desktop", "wmclass:Steam",
+            "wmclass:Mystery",
+        ]
         let choice = PickerChoice(SelectionRequest(applications: ids))
-        XCTAssertEqual(PickerSummary.text(of: choice, in: picker), "Chosen: Discord, Chess, Écarté Solitaire, Steam and 2 more")
+        XCTAssertEqual(
+            PickerSummary.text(of: choice, in: picker), "Chosen: Discord, Chess, Écarté Solitaire, Steam and 2 more")
     }
 
     /// Websites seen are a section of their own, by name as a person reads it; each keeps the
     /// category the table gives it (none for most), which a search by category name finds.
     func testItListsTheWebsitesSeenByNameAndSearchFindsThemByNameOrCategory() throws {
         let picker = try catalog()
-        XCTAssertEqual(picker.websites.map(\.name), ["bücher.de", "example.org", "reddit.com"], "once each, by readable name")
+        XCTAssertEqual(
+            picker.websites.map(\.name), ["bücher.de", "example.org", "reddit.com"], "once each, by readable name")
         XCTAssertEqual(picker.website(domain: "reddit.com")?.categoryID, "Social")
-        XCTAssertNil(picker.website(domain: "example.org")?.categoryID, "a website the table does not name has no category")
+        XCTAssertNil(
+            picker.website(domain: "example.org")?.categoryID, "a website the table does not name has no category")
         XCTAssertEqual(picker.matchingWebsites("BÜCH").map(\.domain), ["xn--bcher-kva.de"], "by its readable name")
         XCTAssertEqual(picker.matchingWebsites("xn--bcher").map(\.domain), ["xn--bcher-kva.de"], "and its ASCII one")
         XCTAssertEqual(picker.matchingWebsites("social").map(\.domain), ["reddit.com"], "by its category's name")
@@ -125,13 +140,16 @@ final class PickerModelTests: XCTestCase {
         for text in ["chess", "fire fox", "co.uk", "github.io", "192.168.1.1", "a..b", "", "file:///etc/passwd"] {
             XCTAssertNil(typed(text), text)
         }
-        XCTAssertNil(PickerCatalog.website(typed: "youtube.com", addresses: nil), "without the suffix list, nothing is typed in")
+        XCTAssertNil(
+            PickerCatalog.website(typed: "youtube.com", addresses: nil), "without the suffix list, nothing is typed in")
 
         var picker = try catalog()
         XCTAssertEqual(picker.add(website: "youtube.com", categories: try table), 3)
         XCTAssertEqual(picker.add(website: "aaa.org", categories: try table), 0)
-        XCTAssertEqual(picker.add(website: "reddit.com", categories: try table), 3, "one already listed stays where it is")
-        XCTAssertEqual(picker.websites.map(\.domain), ["aaa.org", "xn--bcher-kva.de", "example.org", "reddit.com", "youtube.com"])
+        XCTAssertEqual(
+            picker.add(website: "reddit.com", categories: try table), 3, "one already listed stays where it is")
+        XCTAssertEqual(
+            picker.websites.map(\.domain), ["aaa.org", "xn--bcher-kva.de", "example.org", "reddit.com", "youtube.com"])
         XCTAssertEqual(picker.website(domain: "youtube.com")?.categoryID, "AudioVideo")
     }
 
@@ -151,7 +169,8 @@ final class PickerModelTests: XCTestCase {
         XCTAssertTrue(choice.isTicked(reddit), "a covered website cannot be unticked on its own")
         XCTAssertFalse(choice.isCoveredByCategory(example), "a website without a category is covered by none")
         XCTAssertEqual(
-            choice.request(in: picker), SelectionRequest(categories: ["Social"], webDomains: ["example.org", "gone.example"]),
+            choice.request(in: picker),
+            SelectionRequest(categories: ["Social"], webDomains: ["example.org", "gone.example"]),
             "the category stands for reddit.com; a chosen website the catalog does not list is kept")
         XCTAssertEqual(PickerSummary.text(of: choice, in: picker), "Chosen: Social (all), example.org")
         choice.set(category: "Social", ticked: false)

@@ -1,7 +1,6 @@
 import Foundation
-import XCTest
-
 import ScreenwardCore
+import XCTest
 
 final class ProcfsInspectorTests: XCTestCase {
     private let ownPID = ProcessInfo.processInfo.processIdentifier
@@ -52,7 +51,8 @@ final class ProcfsInspectorTests: XCTestCase {
         try write(Data("java\0-jar\0\0/opt/a b.jar\0".utf8), "8/cmdline", in: root)
         XCTAssertEqual(inspector.commandLine(pid: 8), ["java", "-jar", "", "/opt/a b.jar"])
         try write(Data("C:\\windows\\notepad.exe    ".utf8), "9/cmdline", in: root)
-        XCTAssertEqual(inspector.commandLine(pid: 9), [#"C:\windows\notepad.exe    "#], "rewritten in place, as Wine does")
+        XCTAssertEqual(
+            inspector.commandLine(pid: 9), [#"C:\windows\notepad.exe    "#], "rewritten in place, as Wine does")
         try write(Data(), "10/cmdline", in: root)
         XCTAssertNil(inspector.commandLine(pid: 10), "a kernel thread has none")
         try write(Data(repeating: 0x61, count: 200 * 1024), "11/cmdline", in: root)
@@ -69,7 +69,8 @@ final class ProcfsInspectorTests: XCTestCase {
 
     func testFlatpakInfo() throws {
         let (root, inspector) = try fakeProc()
-        try write("""
+        try write(
+            """
             [Instance]
             name=wrong-group
             [Application]
@@ -97,7 +98,8 @@ final class ProcfsInspectorTests: XCTestCase {
         let (root, _) = try fakeProc()
         try write("AAAA=1\u{0}BBBBBBB=2222222\u{0}", "7/environ", in: root)
         // 18 bytes end inside the second value: "AAAA=1\0BBBBBBB=222".
-        XCTAssertEqual(ProcfsInspector(procRoot: root.path, environmentByteLimit: 18).environment(pid: 7), ["AAAA": "1"])
+        XCTAssertEqual(
+            ProcfsInspector(procRoot: root.path, environmentByteLimit: 18).environment(pid: 7), ["AAAA": "1"])
         XCTAssertEqual(
             ProcfsInspector(procRoot: root.path, environmentByteLimit: 23).environment(pid: 7),
             ["AAAA": "1", "BBBBBBB": "2222222"], "a limit the environment fits in loses nothing")

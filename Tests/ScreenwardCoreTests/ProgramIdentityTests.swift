@@ -8,26 +8,34 @@ import XCTest
 /// statuses given by the test.
 final class ProgramIdentityTests: XCTestCase {
     private let catalog = ApplicationCatalog(entries: [
-        DesktopEntry(id: "debian-xterm.desktop", name: "XTerm", exec: "xterm", path: URL(fileURLWithPath: "/usr/share/applications/debian-xterm.desktop")),
-        DesktopEntry(id: "org.xfce.mousepad.desktop", name: "Mousepad", exec: "mousepad %U", path: URL(fileURLWithPath: "/usr/share/applications/m.desktop")),
+        DesktopEntry(
+            id: "debian-xterm.desktop", name: "XTerm", exec: "xterm",
+            path: URL(fileURLWithPath: "/usr/share/applications/debian-xterm.desktop")),
+        DesktopEntry(
+            id: "org.xfce.mousepad.desktop", name: "Mousepad", exec: "mousepad %U",
+            path: URL(fileURLWithPath: "/usr/share/applications/m.desktop")),
     ])
     private let mousepad = AppIdentity(key: .desktopEntry("org.xfce.mousepad.desktop"), displayName: "Mousepad")
 
     func testAWindowClaimingAnotherAppIsItsProcesssApp() {
-        let xterm = ProgramFacts(pid: 7, executable: "/usr/bin/xterm", installed: true, applications: ["debian-xterm.desktop"])
+        let xterm = ProgramFacts(
+            pid: 7, executable: "/usr/bin/xterm", installed: true, applications: ["debian-xterm.desktop"])
         let narrowed = ProgramNarrowing.identity(claimed: mousepad, program: xterm, catalog: catalog)
         XCTAssertEqual(narrowed.publicID, "debian-xterm.desktop")
         XCTAssertEqual(narrowed.displayName, "XTerm")
     }
 
     func testAClaimTheProcessBearsOutStands() {
-        let real = ProgramFacts(pid: 7, executable: "/usr/bin/mousepad", installed: true, applications: ["org.xfce.mousepad.desktop"])
+        let real = ProgramFacts(
+            pid: 7, executable: "/usr/bin/mousepad", installed: true, applications: ["org.xfce.mousepad.desktop"])
         XCTAssertEqual(ProgramNarrowing.identity(claimed: mousepad, program: real, catalog: catalog), mousepad)
     }
 
     func testAnInstalledProgramNoEntryIsForCannotBeAnEntrysApp() {
         let python = ProgramFacts(pid: 7, executable: "/usr/bin/python3.11", installed: true, applications: [])
-        XCTAssertEqual(ProgramNarrowing.identity(claimed: mousepad, program: python, catalog: catalog).publicID, "exe:/usr/bin/python3.11")
+        XCTAssertEqual(
+            ProgramNarrowing.identity(claimed: mousepad, program: python, catalog: catalog).publicID,
+            "exe:/usr/bin/python3.11")
         // A class of its own, naming no installed app, it keeps.
         let own = AppIdentity(key: .windowClass("Tk"), displayName: "Tk")
         XCTAssertEqual(ProgramNarrowing.identity(claimed: own, program: python, catalog: catalog), own)
@@ -35,7 +43,9 @@ final class ProgramIdentityTests: XCTestCase {
 
     func testAProgramNotInstalledIsItselfWhateverItClaims() {
         let copy = ProgramFacts(pid: 7, executable: "/home/sam/xterm", installed: false, applications: [])
-        XCTAssertEqual(ProgramNarrowing.identity(claimed: mousepad, program: copy, catalog: catalog).publicID, "exe:/home/sam/xterm")
+        XCTAssertEqual(
+            ProgramNarrowing.identity(claimed: mousepad, program: copy, catalog: catalog).publicID,
+            "exe:/home/sam/xterm")
     }
 
     func testAWindowWhoseProcessIsNotKnownKeepsItsClaim() {
@@ -79,7 +89,8 @@ final class ProgramIdentityTests: XCTestCase {
     func testInStickyTmpOnlyWhatIsTheirsIsTheirs() {
         let tmp = file(0, 0o1777)
         let rigs = ["/": root, "/tmp": tmp, "/tmp/rig": root, "/tmp/rig/program": file(0, 0o755)]
-        XCTAssertFalse(origins(rigs).userControls(executable: "/tmp/rig/program"), "root's folder in /tmp is not theirs to change")
+        XCTAssertFalse(
+            origins(rigs).userControls(executable: "/tmp/rig/program"), "root's folder in /tmp is not theirs to change")
         let theirs = ["/": root, "/tmp": tmp, "/tmp/game": file(sam, 0o755)]
         XCTAssertTrue(origins(theirs).userControls(executable: "/tmp/game"))
     }

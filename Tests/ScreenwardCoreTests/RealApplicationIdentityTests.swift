@@ -1,7 +1,6 @@
 import Foundation
-import XCTest
-
 import ScreenwardCore
+import XCTest
 
 /// Identity of the windows real applications make, with the property values, process
 /// facts and desktop entries observed on Debian 12 (xprop under Xvfb and openbox,
@@ -68,7 +67,9 @@ final class RealApplicationIdentityTests: XCTestCase {
             resolvedID(plain, mousepadEntries, executable: exe, searchPath: [bin.path]),
             "org.xfce.mousepad.desktop", "without the command line, the entry that adds no argument")
         XCTAssertEqual(
-            resolvedID(plain, mousepadEntries, executable: exe, commandLine: ["mousepad", "--preferences"], searchPath: [bin.path]),
+            resolvedID(
+                plain, mousepadEntries, executable: exe, commandLine: ["mousepad", "--preferences"],
+                searchPath: [bin.path]),
             "org.xfce.mousepad-settings.desktop", "started as the settings entry says")
         XCTAssertEqual(
             resolvedID(window("mousepad", "Mousepad", pid: nil), mousepadEntries), "org.xfce.mousepad.desktop",
@@ -90,7 +91,8 @@ final class RealApplicationIdentityTests: XCTestCase {
                 searchPath: [bin.path]),
             "org.gnome.TextEditor.desktop")
         XCTAssertEqual(
-            resolvedID(window("gnome-text-editor", "gnome-text-editor", gtkApplicationID: "org.gnome.TextEditor"), entries),
+            resolvedID(
+                window("gnome-text-editor", "gnome-text-editor", gtkApplicationID: "org.gnome.TextEditor"), entries),
             "org.gnome.TextEditor.desktop")
     }
 
@@ -101,11 +103,16 @@ final class RealApplicationIdentityTests: XCTestCase {
             entry("debian-uxterm.desktop", name: "UXTerm", exec: "uxterm", wmClass: "UXTerm"),
             entry("debian-xterm.desktop", name: "XTerm", exec: "xterm", wmClass: "XTerm"),
         ]
-        XCTAssertEqual(resolvedID(window("xterm", "XTerm"), entries, executable: "/usr/bin/xterm"), "debian-xterm.desktop")
+        XCTAssertEqual(
+            resolvedID(window("xterm", "XTerm"), entries, executable: "/usr/bin/xterm"), "debian-xterm.desktop")
         XCTAssertEqual(
             resolvedID(window("xterm", "UXTerm"), entries, executable: "/usr/bin/xterm"), "debian-uxterm.desktop",
             "uxterm's window keeps xterm's instance: an exact StartupWMClass match comes first")
-        let withoutClasses = entries.map { var entry = $0; entry.startupWMClass = nil; return entry }
+        let withoutClasses = entries.map {
+            var entry = $0
+            entry.startupWMClass = nil
+            return entry
+        }
         XCTAssertEqual(
             resolvedID(window("xterm", "XTerm"), withoutClasses, executable: "/usr/bin/xterm"), "debian-xterm.desktop",
             "Debian's vendor prefix, as GNOME Shell strips it")
@@ -120,7 +127,8 @@ final class RealApplicationIdentityTests: XCTestCase {
             "sopwith.desktop")
         XCTAssertEqual(
             resolvedID(
-                window("featherpad", "FeatherPad"), [entry("featherpad.desktop", name: "FeatherPad", exec: "featherpad %U")],
+                window("featherpad", "FeatherPad"),
+                [entry("featherpad.desktop", name: "FeatherPad", exec: "featherpad %U")],
                 executable: "/usr/bin/featherpad"),
             "featherpad.desktop")
     }
@@ -129,7 +137,9 @@ final class RealApplicationIdentityTests: XCTestCase {
 
     func testFirefoxAndChromiumByStartupWMClass() {
         let entries = [
-            entry("firefox-esr.desktop", name: "Firefox ESR", exec: "/usr/lib/firefox-esr/firefox-esr %u", wmClass: "firefox-esr"),
+            entry(
+                "firefox-esr.desktop", name: "Firefox ESR", exec: "/usr/lib/firefox-esr/firefox-esr %u",
+                wmClass: "firefox-esr"),
             entry("chromium.desktop", name: "Chromium Web Browser", exec: "/usr/bin/chromium %U", wmClass: "chromium"),
         ]
         XCTAssertEqual(
@@ -142,22 +152,29 @@ final class RealApplicationIdentityTests: XCTestCase {
 
     func testLibreOfficeComponentsByTheirClass() {
         let entries = [
-            entry("libreoffice-calc.desktop", name: "LibreOffice Calc", exec: "libreoffice --calc %U", wmClass: "libreoffice-calc"),
-            entry("libreoffice-startcenter.desktop", name: "LibreOffice Start Center", exec: "libreoffice %U",
-                  wmClass: "libreoffice-startcenter"),
-            entry("libreoffice-writer.desktop", name: "LibreOffice Writer", exec: "libreoffice --writer %U",
-                  wmClass: "libreoffice-writer"),
-            entry("libreoffice-xsltfilter.desktop", name: "LibreOffice XSLT based filters", exec: "libreoffice %U",
-                  noDisplay: true),
+            entry(
+                "libreoffice-calc.desktop", name: "LibreOffice Calc", exec: "libreoffice --calc %U",
+                wmClass: "libreoffice-calc"),
+            entry(
+                "libreoffice-startcenter.desktop", name: "LibreOffice Start Center", exec: "libreoffice %U",
+                wmClass: "libreoffice-startcenter"),
+            entry(
+                "libreoffice-writer.desktop", name: "LibreOffice Writer", exec: "libreoffice --writer %U",
+                wmClass: "libreoffice-writer"),
+            entry(
+                "libreoffice-xsltfilter.desktop", name: "LibreOffice XSLT based filters", exec: "libreoffice %U",
+                noDisplay: true),
         ]
         let exe = "/usr/lib/libreoffice/program/soffice.bin"
         XCTAssertEqual(
-            resolvedID(window("libreoffice", "libreoffice-writer"), entries, executable: exe,
-                       commandLine: [exe, "--writer", "--splash-pipe=6"]),
+            resolvedID(
+                window("libreoffice", "libreoffice-writer"), entries, executable: exe,
+                commandLine: [exe, "--writer", "--splash-pipe=6"]),
             "libreoffice-writer.desktop")
         XCTAssertEqual(
-            resolvedID(window("libreoffice", "libreoffice-startcenter"), entries, executable: exe,
-                       commandLine: [exe, "--splash-pipe=6"]),
+            resolvedID(
+                window("libreoffice", "libreoffice-startcenter"), entries, executable: exe,
+                commandLine: [exe, "--splash-pipe=6"]),
             "libreoffice-startcenter.desktop")
     }
 
@@ -171,17 +188,23 @@ final class RealApplicationIdentityTests: XCTestCase {
         let exe = "/usr/share/code/code"
         var entries = [
             entry("code.desktop", name: "Visual Studio Code", exec: "\(exe) %F", wmClass: "Code"),
-            entry("code-url-handler.desktop", name: "Visual Studio Code - URL Handler", exec: "\(exe) --open-url %U",
-                  noDisplay: true),
+            entry(
+                "code-url-handler.desktop", name: "Visual Studio Code - URL Handler", exec: "\(exe) --open-url %U",
+                noDisplay: true),
         ]
         let code = window("code", "Code")
         XCTAssertEqual(resolvedID(code, entries, executable: exe), "code.desktop")
         entries[1].startupWMClass = "Code"
-        XCTAssertEqual(resolvedID(code, entries, executable: exe), "code.desktop", "shown before hidden, whatever the id order")
+        XCTAssertEqual(
+            resolvedID(code, entries, executable: exe), "code.desktop", "shown before hidden, whatever the id order")
         XCTAssertEqual(
             resolvedID(code, entries, executable: exe, commandLine: [exe, "--open-url", "vscode://file/x"]),
             "code.desktop", "opened through the URL handler, the window is still the editor a person sees")
-        entries = entries.map { var entry = $0; entry.startupWMClass = nil; return entry }
+        entries = entries.map {
+            var entry = $0
+            entry.startupWMClass = nil
+            return entry
+        }
         XCTAssertEqual(
             resolvedID(code, entries, executable: exe, commandLine: [exe]), "code.desktop",
             "by the program both run: the shown entry that adds no argument")
@@ -209,7 +232,8 @@ final class RealApplicationIdentityTests: XCTestCase {
             resolvedID(window("org-gjt-sp-jedit-jEdit", "org-gjt-sp-jedit-jEdit"), [unclaimed], executable: java),
             "jedit.desktop", "the entry named like the main class")
         XCTAssertEqual(
-            resolvedID(window("org-gjt-sp-jedit-jEdit", "org-gjt-sp-jedit-jEdit"), entries, executable: "/usr/bin/other"),
+            resolvedID(
+                window("org-gjt-sp-jedit-jEdit", "org-gjt-sp-jedit-jEdit"), entries, executable: "/usr/bin/other"),
             "wmclass:org-gjt-sp-jedit-jEdit", "a class with dashes means Java only when Java runs it")
     }
 
@@ -217,10 +241,12 @@ final class RealApplicationIdentityTests: XCTestCase {
         let entries = [entry("tool.desktop", name: "Tool", exec: "java -jar /opt/tool/tool.jar")]
         let facts = window("com-example-Main", "com-example-Main")
         XCTAssertEqual(
-            resolvedID(facts, entries, executable: java, commandLine: [java, "-Xmx1g", "-jar", "/opt/tool/tool.jar", "--x"]),
+            resolvedID(
+                facts, entries, executable: java, commandLine: [java, "-Xmx1g", "-jar", "/opt/tool/tool.jar", "--x"]),
             "tool.desktop")
-        XCTAssertEqual(resolvedID(facts, entries, executable: java, commandLine: [java, "-jar", "/opt/other.jar"]),
-                       "wmclass:com-example-Main")
+        XCTAssertEqual(
+            resolvedID(facts, entries, executable: java, commandLine: [java, "-jar", "/opt/other.jar"]),
+            "wmclass:com-example-Main")
     }
 
     // MARK: Wine
@@ -231,12 +257,14 @@ final class RealApplicationIdentityTests: XCTestCase {
         let entries = [
             entry(
                 "wine-Programs-Notepad.desktop", name: "Notepad",
-                exec: #"env WINEPREFIX="/home/ada/.wine" wine-stable C:\\\\users\\\\ada\\\\AppData\\\\Roaming\\\\Microsoft\\\\Windows\\\\Start\\ Menu\\\\Programs\\\\Notepad.lnk"#,
-                wmClass: "notepad.exe", file: "wine/Programs/Notepad.desktop"),
+                exec:
+                    #"env WINEPREFIX="/home/ada/.wine" wine-stable C:\\\\users\\\\ada\\\\AppData\\\\Roaming\\\\Microsoft\\\\Windows\\\\Start\\ Menu\\\\Programs\\\\Notepad.lnk"#,
+                wmClass: "notepad.exe", file: "wine/Programs/Notepad.desktop")
         ]
         XCTAssertEqual(
-            resolvedID(window("notepad.exe", "notepad.exe"), entries, executable: "/usr/lib/wine/wine64",
-                       commandLine: [#"C:\windows\system32\notepad.exe"#]),
+            resolvedID(
+                window("notepad.exe", "notepad.exe"), entries, executable: "/usr/lib/wine/wine64",
+                commandLine: [#"C:\windows\system32\notepad.exe"#]),
             "wine-Programs-Notepad.desktop")
         XCTAssertEqual(
             resolvedID(window("winecfg.exe", "winecfg.exe"), entries, executable: "/usr/lib/wine/wine64"),

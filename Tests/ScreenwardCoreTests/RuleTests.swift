@@ -33,7 +33,9 @@ final class RuleTests: XCTestCase {
 
         XCTAssertEqual(try RuleText.timeOfDay("21:00"), TimeOfDay(hour: 21, minute: 0))
         XCTAssertEqual(try RuleText.timeOfDay("7:30"), TimeOfDay(hour: 7, minute: 30))
-        for bad in ["24:00", "7:3", "7", "07:60", "-1:00", "7h30"] { XCTAssertThrowsError(try RuleText.timeOfDay(bad), bad) }
+        for bad in ["24:00", "7:3", "7", "07:60", "-1:00", "7h30"] {
+            XCTAssertThrowsError(try RuleText.timeOfDay(bad), bad)
+        }
     }
 
     func testNames() throws {
@@ -46,23 +48,42 @@ final class RuleTests: XCTestCase {
     func testTighteningAndRelaxing() {
         let games = RuleItems(applications: ["game.desktop"])
         let base = Rule.limit("Games", items: games, daily: 3600, days: Weekdays([2, 3, 4, 5, 6]), lockedFor: 3600)
-        XCTAssertTrue(Rule.limit("Games", items: games, daily: 1800, days: .every, lockedFor: 3600).isAtLeastAsStrict(as: base))
         XCTAssertTrue(
-            Rule.limit("Games", items: RuleItems(applications: ["game.desktop", "chat.desktop"]), daily: 3600, days: .every, lockedFor: 7200)
-                .isAtLeastAsStrict(as: base))
-        XCTAssertFalse(Rule.limit("Games", items: games, daily: 3601, days: .every, lockedFor: 3600).isAtLeastAsStrict(as: base), "more time")
-        XCTAssertFalse(Rule.limit("Games", items: games, daily: 3600, days: Weekdays([2]), lockedFor: 3600).isAtLeastAsStrict(as: base), "fewer days")
-        XCTAssertFalse(Rule.limit("Games", items: RuleItems(categories: ["Game"]), daily: 60, lockedFor: 3600).isAtLeastAsStrict(as: base), "other apps")
-        XCTAssertFalse(Rule.limit("Games", items: games, daily: 60, days: .every, lockedFor: 60).isAtLeastAsStrict(as: base), "a shorter lock")
+            Rule.limit("Games", items: games, daily: 1800, days: .every, lockedFor: 3600).isAtLeastAsStrict(as: base))
+        XCTAssertTrue(
+            Rule.limit(
+                "Games", items: RuleItems(applications: ["game.desktop", "chat.desktop"]), daily: 3600, days: .every,
+                lockedFor: 7200
+            )
+            .isAtLeastAsStrict(as: base))
         XCTAssertFalse(
-            Rule.limit("Games", items: games, daily: 60, days: .every, lockedFor: 3600, extraTimePerDay: 3).isAtLeastAsStrict(as: base),
+            Rule.limit("Games", items: games, daily: 3601, days: .every, lockedFor: 3600).isAtLeastAsStrict(as: base),
+            "more time")
+        XCTAssertFalse(
+            Rule.limit("Games", items: games, daily: 3600, days: Weekdays([2]), lockedFor: 3600).isAtLeastAsStrict(
+                as: base), "fewer days")
+        XCTAssertFalse(
+            Rule.limit("Games", items: RuleItems(categories: ["Game"]), daily: 60, lockedFor: 3600).isAtLeastAsStrict(
+                as: base), "other apps")
+        XCTAssertFalse(
+            Rule.limit("Games", items: games, daily: 60, days: .every, lockedFor: 60).isAtLeastAsStrict(as: base),
+            "a shorter lock")
+        XCTAssertFalse(
+            Rule.limit("Games", items: games, daily: 60, days: .every, lockedFor: 3600, extraTimePerDay: 3)
+                .isAtLeastAsStrict(as: base),
             "more extra time")
 
         let night = Rule.downtime("Bedtime", from: TimeOfDay(hour: 21, minute: 0), to: TimeOfDay(hour: 7, minute: 0))
-        XCTAssertTrue(Rule.downtime("Bedtime", from: TimeOfDay(hour: 20, minute: 0), to: TimeOfDay(hour: 7, minute: 30)).isAtLeastAsStrict(as: night))
-        XCTAssertFalse(Rule.downtime("Bedtime", from: TimeOfDay(hour: 22, minute: 0), to: TimeOfDay(hour: 7, minute: 0)).isAtLeastAsStrict(as: night))
+        XCTAssertTrue(
+            Rule.downtime("Bedtime", from: TimeOfDay(hour: 20, minute: 0), to: TimeOfDay(hour: 7, minute: 30))
+                .isAtLeastAsStrict(as: night))
         XCTAssertFalse(
-            Rule.downtime("Bedtime", from: TimeOfDay(hour: 21, minute: 0), to: TimeOfDay(hour: 7, minute: 0), days: Weekdays([1])).isAtLeastAsStrict(as: night),
+            Rule.downtime("Bedtime", from: TimeOfDay(hour: 22, minute: 0), to: TimeOfDay(hour: 7, minute: 0))
+                .isAtLeastAsStrict(as: night))
+        XCTAssertFalse(
+            Rule.downtime(
+                "Bedtime", from: TimeOfDay(hour: 21, minute: 0), to: TimeOfDay(hour: 7, minute: 0), days: Weekdays([1])
+            ).isAtLeastAsStrict(as: night),
             "fewer nights")
         XCTAssertEqual(night.downtimeLength, 10 * 3600)
     }
@@ -72,8 +93,10 @@ final class RuleTests: XCTestCase {
         XCTAssertNotNil(Rule.limit("Games", items: RuleItems(), daily: 60).problem)
         XCTAssertNotNil(Rule.limit("Games", items: RuleItems(applications: ["g"]), daily: 0).problem)
         XCTAssertNotNil(Rule.limit("Games", items: RuleItems(applications: ["g"]), daily: 86_400).problem)
-        XCTAssertNotNil(Rule.downtime("Never", from: TimeOfDay(hour: 9, minute: 0), to: TimeOfDay(hour: 9, minute: 0)).problem)
-        XCTAssertNotNil(Rule.limit("Games", items: RuleItems(applications: ["g"]), daily: 60, days: Weekdays([])).problem)
+        XCTAssertNotNil(
+            Rule.downtime("Never", from: TimeOfDay(hour: 9, minute: 0), to: TimeOfDay(hour: 9, minute: 0)).problem)
+        XCTAssertNotNil(
+            Rule.limit("Games", items: RuleItems(applications: ["g"]), daily: 60, days: Weekdays([])).problem)
     }
 
     func testActivityNamesRoundTrip() {
@@ -98,11 +121,14 @@ final class RuleTextsTests: XCTestCase {
             for language in ["en", "ko", "vi"] { XCTAssertNotNil(table[language], "\(key) has no \(language) text") }
             let placeholders = Set(ShieldDefaults.placeholderNames(in: table["en"] ?? ""))
             for (language, text) in table {
-                XCTAssertEqual(Set(ShieldDefaults.placeholderNames(in: text)), placeholders, "\(key) in \(language): \(text)")
+                XCTAssertEqual(
+                    Set(ShieldDefaults.placeholderNames(in: text)), placeholders, "\(key) in \(language): \(text)")
             }
         }
         XCTAssertEqual(texts.text("trayLeft", language: "ko", ["rule": "게임", "left": "5 min"]), "게임: 5 min 남음")
-        XCTAssertEqual(texts.text("trayLeft", language: "fr", ["rule": "Games", "left": "5 min"]), "Games: 5 min left", "English when a language is missing")
+        XCTAssertEqual(
+            texts.text("trayLeft", language: "fr", ["rule": "Games", "left": "5 min"]), "Games: 5 min left",
+            "English when a language is missing")
     }
 }
 
@@ -115,7 +141,8 @@ final class RuleWebsiteTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode(RuleItems.self, from: JSONEncoder().encode(sites)), sites)
         XCTAssertFalse(sites.isEmpty)
         XCTAssertNil(Rule.limit("Videos", items: sites, daily: 3600).problem)
-        XCTAssertTrue(RuleItems(applications: ["a"], websites: ["x.test", "y.test"]).contains(RuleItems(websites: ["y.test"])))
+        XCTAssertTrue(
+            RuleItems(applications: ["a"], websites: ["x.test", "y.test"]).contains(RuleItems(websites: ["y.test"])))
         XCTAssertFalse(RuleItems(applications: ["a"]).contains(RuleItems(websites: ["y.test"])))
     }
 }

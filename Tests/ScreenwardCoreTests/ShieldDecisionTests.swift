@@ -1,10 +1,12 @@
-import XCTest
-@testable import ScreenwardCore
 @_spi(Screenward) import ManagedSettings
+import XCTest
+
+@testable import ScreenwardCore
 
 final class ShieldDecisionTests: XCTestCase {
     let minter = TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 5, count: 32)))
-    let tux = AppIdentity(key: .desktopEntry("supertux2.desktop"), displayName: "SuperTux", categories: ["Game", "ArcadeGame"])
+    let tux = AppIdentity(
+        key: .desktopEntry("supertux2.desktop"), displayName: "SuperTux", categories: ["Game", "ArcadeGame"])
     let editor = AppIdentity(key: .windowClass("Editor"), displayName: "Editor")
 
     func decider(language: String = "en") throws -> ShieldDecider {
@@ -12,15 +14,18 @@ final class ShieldDecisionTests: XCTestCase {
     }
 
     func testAnApplicationNoStoreNamesIsNotShielded() throws {
-        let store = StoreSettings(owner: "org.example.a", name: "default", shield: .init(applications: [minter.applicationToken(for: tux)]))
+        let store = StoreSettings(
+            owner: "org.example.a", name: "default", shield: .init(applications: [minter.applicationToken(for: tux)]))
         XCTAssertNil(try decider().decide(editor, in: EffectiveShields(stores: [store])))
         XCTAssertNil(try decider().decide(tux, in: EffectiveShields(stores: [])))
     }
 
     func testAListingStoreAnswersBeforeACategoryStore() throws {
         let games = minter.categoryToken(forCategory: "Game")
-        let byCategory = StoreSettings(owner: "org.example.a", name: "games", shield: .init(applicationCategories: .specific([games])))
-        let byName = StoreSettings(owner: "org.example.z", name: "default", shield: .init(applications: [minter.applicationToken(for: tux)]))
+        let byCategory = StoreSettings(
+            owner: "org.example.a", name: "games", shield: .init(applicationCategories: .specific([games])))
+        let byName = StoreSettings(
+            owner: "org.example.z", name: "default", shield: .init(applications: [minter.applicationToken(for: tux)]))
         let decision = try XCTUnwrap(try decider().decide(tux, in: EffectiveShields(stores: [byCategory, byName])))
         XCTAssertEqual(decision.owner, "org.example.z")
         XCTAssertNil(decision.category, "listed by itself: the shield names no category")
@@ -30,7 +35,8 @@ final class ShieldDecisionTests: XCTestCase {
 
     func testACategoryShieldNamesTheCategoryInThePersonsLanguage() throws {
         let games = minter.categoryToken(forCategory: "Game")
-        let store = StoreSettings(owner: "org.example.a", name: "games", shield: .init(applicationCategories: .specific([games])))
+        let store = StoreSettings(
+            owner: "org.example.a", name: "games", shield: .init(applicationCategories: .specific([games])))
         let decision = try XCTUnwrap(try decider(language: "ko").decide(tux, in: EffectiveShields(stores: [store])))
         XCTAssertEqual(decision.category?.id, "Game")
         XCTAssertEqual(decision.category?.token, games)
@@ -59,13 +65,18 @@ final class BlockingDecisionTests: XCTestCase {
 
     func testAnApplicationIsBlockedByTokenOrByItsIdAndByNothingElse() throws {
         let byToken = StoreSettings(
-            owner: "org.example.b", name: "default", application: .init(blockedApplications: [Application(token: minter.applicationToken(for: tux))]))
+            owner: "org.example.b", name: "default",
+            application: .init(blockedApplications: [Application(token: minter.applicationToken(for: tux))]))
         let byID = StoreSettings(
-            owner: "org.example.a", name: "focus", application: .init(blockedApplications: [Application(bundleIdentifier: "supertux2.desktop")]))
+            owner: "org.example.a", name: "focus",
+            application: .init(blockedApplications: [Application(bundleIdentifier: "supertux2.desktop")]))
         let shields = EffectiveShields(stores: [byToken, byID])
         XCTAssertEqual(
             try decider().blockingStores(of: tux, in: shields),
-            [BlockingStore(owner: "org.example.a", store: "focus"), BlockingStore(owner: "org.example.b", store: "default")])
+            [
+                BlockingStore(owner: "org.example.a", store: "focus"),
+                BlockingStore(owner: "org.example.b", store: "default"),
+            ])
         XCTAssertEqual(try decider().blockingStores(of: editor, in: shields), [])
         XCTAssertNil(try decider().decide(tux, in: shields), "blocking is not shielding")
         XCTAssertFalse(EffectiveShields(stores: []).blocksAnything)

@@ -1,12 +1,14 @@
 import Foundation
 import ManagedSettingsUI
 import XCTest
+
 @testable import ScreenwardCore
 
 final class ShieldDefaultsTests: XCTestCase {
     /// The file the project ships, read as a distribution would.
     var shipped: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("data/shield.json")
     }
 
@@ -29,42 +31,59 @@ final class ShieldDefaultsTests: XCTestCase {
     }
 
     func testTheDataDirectoryFindsTheFile() throws {
-        let defaults = try ShieldDefaults.load(environment: ["SCREENWARD_DATA_DIR": shipped.deletingLastPathComponent().path])
+        let defaults = try ShieldDefaults.load(environment: [
+            "SCREENWARD_DATA_DIR": shipped.deletingLastPathComponent().path
+        ])
         XCTAssertEqual(defaults, try ShieldDefaults.load(from: shipped))
         let empty = try makeTemporaryDirectory()
         let elsewhere = empty.appendingPathComponent("bin/screenward-agent")
-        XCTAssertThrowsError(try ShieldDefaults.load(environment: ["SCREENWARD_DATA_DIR": empty.path], executable: elsewhere)) {
+        XCTAssertThrowsError(
+            try ShieldDefaults.load(environment: ["SCREENWARD_DATA_DIR": empty.path], executable: elsewhere)
+        ) {
             XCTAssertTrue("\($0)".contains("cannot find Screenward's data file shield.json"), "\($0)")
         }
     }
 
     func testTheLanguageComesFromTheLocaleWithEnglishAsFallback() throws {
         XCTAssertEqual(ShieldDefaults.language(fromEnvironment: ["LANG": "ko_KR.UTF-8"]), "ko")
-        XCTAssertEqual(ShieldDefaults.language(fromEnvironment: ["LANG": "en_US.UTF-8", "LC_MESSAGES": "vi_VN.UTF-8"]), "vi")
-        XCTAssertEqual(ShieldDefaults.language(fromEnvironment: ["LC_ALL": "ko_KR", "LC_MESSAGES": "vi_VN", "LANG": "de_DE"]), "ko")
+        XCTAssertEqual(
+            ShieldDefaults.language(fromEnvironment: ["LANG": "en_US.UTF-8", "LC_MESSAGES": "vi_VN.UTF-8"]), "vi")
+        XCTAssertEqual(
+            ShieldDefaults.language(fromEnvironment: ["LC_ALL": "ko_KR", "LC_MESSAGES": "vi_VN", "LANG": "de_DE"]), "ko"
+        )
         XCTAssertEqual(ShieldDefaults.language(fromEnvironment: ["LC_ALL": "C"]), "en")
         XCTAssertEqual(ShieldDefaults.language(fromEnvironment: [:]), "en")
 
         let defaults = try ShieldDefaults.load(from: shipped)
-        XCTAssertEqual(defaults.resolve(ShieldConfiguration(), for: firefox, language: "ko").primaryButtonLabel.text, "확인")
-        XCTAssertEqual(defaults.resolve(ShieldConfiguration(), for: firefox, language: "vi").title.text, "Firefox đang bị giới hạn")
+        XCTAssertEqual(
+            defaults.resolve(ShieldConfiguration(), for: firefox, language: "ko").primaryButtonLabel.text, "확인")
+        XCTAssertEqual(
+            defaults.resolve(ShieldConfiguration(), for: firefox, language: "vi").title.text, "Firefox đang bị giới hạn"
+        )
         // A language the file lacks reads English.
-        XCTAssertEqual(defaults.resolve(ShieldConfiguration(), for: firefox, language: "de").title.text, "Firefox is restricted")
+        XCTAssertEqual(
+            defaults.resolve(ShieldConfiguration(), for: firefox, language: "de").title.text, "Firefox is restricted")
     }
 
     func testPlaceholdersAreSubstitutedOnce() throws {
-        XCTAssertEqual(ShieldDefaults.substitute("{app} in {category}", ["app": "VLC", "category": "Entertainment"]), "VLC in Entertainment")
+        XCTAssertEqual(
+            ShieldDefaults.substitute("{app} in {category}", ["app": "VLC", "category": "Entertainment"]),
+            "VLC in Entertainment")
         XCTAssertEqual(ShieldDefaults.substitute("{app}", ["app": "{category}", "category": "x"]), "{category}")
         XCTAssertEqual(ShieldDefaults.substitute("{app} {unknown} {", ["app": "A"]), "A {unknown} {")
         XCTAssertEqual(ShieldDefaults.substitute("no placeholders", [:]), "no placeholders")
 
         let defaults = try ShieldDefaults.load(from: shipped)
-        let shield = defaults.resolve(ShieldConfiguration(), for: ShieldSubject(name: "Steam", categoryName: "게임"), language: "ko")
+        let shield = defaults.resolve(
+            ShieldConfiguration(), for: ShieldSubject(name: "Steam", categoryName: "게임"), language: "ko")
         XCTAssertEqual(shield.subtitle.text, "게임 카테고리에 제한이 걸려 있어서 지금은 Steam에 접근할 수 없어요.")
         XCTAssertEqual(shield.windowTitle, "Steam (사용 제한)")
         for language in ["en", "ko", "vi"] {
-            let resolved = defaults.resolve(ShieldConfiguration(), for: ShieldSubject(name: "Steam", categoryName: "Games"), language: language)
-            for text in [resolved.title.text, resolved.subtitle.text, resolved.primaryButtonLabel.text, resolved.windowTitle] {
+            let resolved = defaults.resolve(
+                ShieldConfiguration(), for: ShieldSubject(name: "Steam", categoryName: "Games"), language: language)
+            for text in [
+                resolved.title.text, resolved.subtitle.text, resolved.primaryButtonLabel.text, resolved.windowTitle,
+            ] {
                 XCTAssertFalse(text.contains("{"), "\(language): \(text)")
             }
             XCTAssertTrue(resolved.subtitle.text.contains("Games"), "\(language): \(resolved.subtitle.text)")
@@ -88,7 +107,9 @@ final class ShieldDefaultsTests: XCTestCase {
             secondaryButtonLabel: .init(text: "Ask a parent", color: .systemBlue))
         let merged = defaults.resolve(custom, for: firefox, language: "en")
         XCTAssertEqual(merged.backgroundBlurStyle, .light)
-        XCTAssertEqual(merged.title, .init(text: "Worklog: {app} stays shut", color: .black), "an app's own text is shown as given")
+        XCTAssertEqual(
+            merged.title, .init(text: "Worklog: {app} stays shut", color: .black), "an app's own text is shown as given"
+        )
         XCTAssertEqual(merged.secondaryButtonLabel?.text, "Ask a parent")
         XCTAssertEqual(merged.backgroundColor, plain.backgroundColor)
         XCTAssertEqual(merged.subtitle, plain.subtitle)
@@ -97,7 +118,9 @@ final class ShieldDefaultsTests: XCTestCase {
 
         // The default configuration is complete, and merging it changes nothing.
         let complete = defaults.defaultConfiguration(for: firefox, language: "vi")
-        XCTAssertEqual(defaults.resolve(complete, for: firefox, language: "vi"), defaults.resolve(ShieldConfiguration(), for: firefox, language: "vi"))
+        XCTAssertEqual(
+            defaults.resolve(complete, for: firefox, language: "vi"),
+            defaults.resolve(ShieldConfiguration(), for: firefox, language: "vi"))
     }
 
     func testADistributionCanAddADefaultSecondaryButton() throws {
@@ -108,8 +131,12 @@ final class ShieldDefaultsTests: XCTestCase {
         let url = try makeTemporaryDirectory().appendingPathComponent("shield.json")
         try JSONSerialization.data(withJSONObject: file).write(to: url)
         let defaults = try ShieldDefaults.load(from: url)
-        XCTAssertEqual(defaults.resolve(ShieldConfiguration(), for: firefox, language: "ko").secondaryButtonLabel?.text, "시간 더 요청하기")
-        XCTAssertEqual(defaults.resolve(ShieldConfiguration(), for: firefox, language: "vi").secondaryButtonLabel?.text, "Ask for more time")
+        XCTAssertEqual(
+            defaults.resolve(ShieldConfiguration(), for: firefox, language: "ko").secondaryButtonLabel?.text,
+            "시간 더 요청하기")
+        XCTAssertEqual(
+            defaults.resolve(ShieldConfiguration(), for: firefox, language: "vi").secondaryButtonLabel?.text,
+            "Ask for more time")
     }
 
     func testAMissingOrBrokenFileIsAClearError() throws {

@@ -2,6 +2,7 @@ import Foundation
 import ManagedSettingsUI
 import TestSupport
 import XCTest
+
 @testable import ScreenwardCore
 
 /// The shield's icon as the browsers' shield page gets it: the image itself, found as GTK
@@ -27,13 +28,20 @@ final class ShieldIconImagesTests: XCTestCase {
         try put(png, at: "share/icons/hicolor/256x256/apps/clock.png")
         XCTAssertEqual(images.file(forIconNamed: "clock"), data.path + "/share/icons/hicolor/256x256/apps/clock.png")
         try put(png, at: "share/icons/Adwaita/48x48/legacy/clock.png")
-        XCTAssertEqual(images.file(forIconNamed: "clock"), data.path + "/share/icons/Adwaita/48x48/legacy/clock.png", "Adwaita before hicolor")
+        XCTAssertEqual(
+            images.file(forIconNamed: "clock"), data.path + "/share/icons/Adwaita/48x48/legacy/clock.png",
+            "Adwaita before hicolor")
         try put(png, at: "share/icons/Adwaita/96x96/status/clock.png")
-        XCTAssertEqual(images.file(forIconNamed: "clock"), data.path + "/share/icons/Adwaita/96x96/status/clock.png", "the larger")
+        XCTAssertEqual(
+            images.file(forIconNamed: "clock"), data.path + "/share/icons/Adwaita/96x96/status/clock.png", "the larger")
         try put(svg, at: "share/icons/Adwaita/scalable/apps/clock.svg")
-        XCTAssertEqual(images.file(forIconNamed: "clock"), data.path + "/share/icons/Adwaita/scalable/apps/clock.svg", "scalable first")
+        XCTAssertEqual(
+            images.file(forIconNamed: "clock"), data.path + "/share/icons/Adwaita/scalable/apps/clock.svg",
+            "scalable first")
         try put(svg, at: "home/icons/Adwaita/scalable/apps/clock.svg")
-        XCTAssertEqual(images.file(forIconNamed: "clock"), data.path + "/home/icons/Adwaita/scalable/apps/clock.svg", "the person's data first")
+        XCTAssertEqual(
+            images.file(forIconNamed: "clock"), data.path + "/home/icons/Adwaita/scalable/apps/clock.svg",
+            "the person's data first")
         try put(png, at: "share/pixmaps/old-app.png")
         XCTAssertEqual(images.file(forIconNamed: "old-app"), data.path + "/share/pixmaps/old-app.png")
         XCTAssertNil(images.file(forIconNamed: "missing"))
@@ -44,9 +52,12 @@ final class ShieldIconImagesTests: XCTestCase {
 
     func testTheImageGoesAsADataURLWithItsType() throws {
         try put(svg, at: "share/icons/hicolor/scalable/apps/clock.svg")
-        XCTAssertEqual(images.dataURL(for: .themed(name: "clock")), "data:image/svg+xml;base64," + svg.base64EncodedString())
+        XCTAssertEqual(
+            images.dataURL(for: .themed(name: "clock")), "data:image/svg+xml;base64," + svg.base64EncodedString())
         try put(png, at: "file.png")
-        XCTAssertEqual(images.dataURL(for: .file(path: data.path + "/file.png")), "data:image/png;base64," + png.base64EncodedString())
+        XCTAssertEqual(
+            images.dataURL(for: .file(path: data.path + "/file.png")),
+            "data:image/png;base64," + png.base64EncodedString())
         for (bytes, type) in [
             (Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2]), "image/jpeg"), (Data("GIF89a..".utf8), "image/gif"),
             (Data("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8), "image/webp"), (Data("\n  <svg/>".utf8), "image/svg+xml"),

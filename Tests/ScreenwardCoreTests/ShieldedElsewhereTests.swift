@@ -5,8 +5,10 @@ import XCTest
 /// values: the daemon's table, what is shielded, the display's clients, and the time.
 final class ShieldedElsewhereTests: XCTestCase {
     private let start = ContinuousClock.now
-    private let xterm = ProgramFacts(pid: 10, executable: "/usr/bin/xterm", installed: true, applications: ["debian-xterm.desktop"])
-    private let editor = ProgramFacts(pid: 20, executable: "/usr/bin/mousepad", installed: true, applications: ["org.xfce.mousepad.desktop"])
+    private let xterm = ProgramFacts(
+        pid: 10, executable: "/usr/bin/xterm", installed: true, applications: ["debian-xterm.desktop"])
+    private let editor = ProgramFacts(
+        pid: 20, executable: "/usr/bin/mousepad", installed: true, applications: ["org.xfce.mousepad.desktop"])
 
     private func held(
         _ policy: inout ShieldedElsewhere, _ programs: [ProgramFacts], clients: Set<Int32> = [], after seconds: Double
@@ -36,7 +38,8 @@ final class ShieldedElsewhereTests: XCTestCase {
         policy.covered([10])
         XCTAssertNil(held(&policy, [xterm], clients: [10], after: 0), "covered now: held as covered")
         policy.covered([])
-        XCTAssertEqual(held(&policy, [xterm], clients: [10], after: 0.1), [10], "its window was taken: held all the same")
+        XCTAssertEqual(
+            held(&policy, [xterm], clients: [10], after: 0.1), [10], "its window was taken: held all the same")
     }
 
     func testAProcessThatExecsAnotherProgramStartsItsPatienceAgain() {
@@ -50,7 +53,8 @@ final class ShieldedElsewhereTests: XCTestCase {
 
     func testOnlyAProgramTheSystemDidNotInstallThatMayDrawHasAnIdentityWithoutAWindow() {
         let catalog = ApplicationCatalog(entries: [])
-        let drawing = ProgramFacts(pid: 1, executable: "/home/kid/myterm", installed: false, applications: [], usesDisplay: true)
+        let drawing = ProgramFacts(
+            pid: 1, executable: "/home/kid/myterm", installed: false, applications: [], usesDisplay: true)
         let quiet = ProgramFacts(pid: 2, executable: "/home/kid/mysleep", installed: false, applications: [])
         let unlisted = ProgramFacts(pid: 3, executable: "/usr/bin/sleep", installed: true, applications: [])
         XCTAssertEqual(ProgramNarrowing.identity(of: drawing, catalog: catalog)?.key, .executable("/home/kid/myterm"))

@@ -1,7 +1,8 @@
 import Foundation
-import XCTest
-@testable import ScreenwardCore
 @_spi(Screenward) import ManagedSettings
+import XCTest
+
+@testable import ScreenwardCore
 
 final class TokenAndHomeTests: XCTestCase {
     var directory: URL!
@@ -22,10 +23,12 @@ final class TokenAndHomeTests: XCTestCase {
 
     func testDamagedOrExposedSecretsAreRefused() throws {
         let url = directory.appendingPathComponent("device-secret")
-        _ = FileManager.default.createFile(atPath: url.path, contents: Data([1, 2, 3]), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: url.path, contents: Data([1, 2, 3]), attributes: [.posixPermissions: 0o600])
         XCTAssertThrowsError(try DeviceSecret.loadOrCreate(at: url)) { XCTAssertTrue("\($0)".contains("3 bytes")) }
         try FileManager.default.removeItem(at: url)
-        _ = FileManager.default.createFile(atPath: url.path, contents: Data(count: 32), attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(
+            atPath: url.path, contents: Data(count: 32), attributes: [.posixPermissions: 0o644])
         XCTAssertThrowsError(try DeviceSecret.loadOrCreate(at: url)) { XCTAssertTrue("\($0)".contains("chmod 600")) }
     }
 
@@ -36,7 +39,8 @@ final class TokenAndHomeTests: XCTestCase {
         let token = minter.applicationToken(for: firefox)
         XCTAssertEqual(token, minter.applicationToken(for: firefox))
         XCTAssertNotEqual(token, other.applicationToken(for: firefox))
-        XCTAssertNotEqual(token, minter.applicationToken(for: AppIdentity(key: .windowClass("firefox.desktop"), displayName: "x")))
+        XCTAssertNotEqual(
+            token, minter.applicationToken(for: AppIdentity(key: .windowClass("firefox.desktop"), displayName: "x")))
         XCTAssertFalse(token.opaqueValue.lowercased().contains("firefox"))
         XCTAssertEqual(token.opaqueValue.count, 22)
 
@@ -74,11 +78,21 @@ final class TokenAndHomeTests: XCTestCase {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "Europe/Berlin")!
         let now = try XCTUnwrap(ISO8601DateFormatter().date(from: "2026-11-21T20:00:00Z"))
-        XCTAssertEqual(try TimeArgument("today").resolve(now: now, calendar: calendar), ISO8601DateFormatter().date(from: "2026-11-20T23:00:00Z"))
-        XCTAssertEqual(try TimeArgument("yesterday").resolve(now: now, calendar: calendar), ISO8601DateFormatter().date(from: "2026-11-19T23:00:00Z"))
-        XCTAssertEqual(try TimeArgument("2026-11-21T14:30").resolve(now: now, calendar: calendar), ISO8601DateFormatter().date(from: "2026-11-21T13:30:00Z"))
-        XCTAssertEqual(try TimeArgument("2026-11-21T14:30:00Z").resolve(now: now, calendar: calendar), ISO8601DateFormatter().date(from: "2026-11-21T14:30:00Z"))
-        XCTAssertEqual(try TimeArgument("2026-11-21").resolve(now: now, calendar: calendar), ISO8601DateFormatter().date(from: "2026-11-20T23:00:00Z"))
+        XCTAssertEqual(
+            try TimeArgument("today").resolve(now: now, calendar: calendar),
+            ISO8601DateFormatter().date(from: "2026-11-20T23:00:00Z"))
+        XCTAssertEqual(
+            try TimeArgument("yesterday").resolve(now: now, calendar: calendar),
+            ISO8601DateFormatter().date(from: "2026-11-19T23:00:00Z"))
+        XCTAssertEqual(
+            try TimeArgument("2026-11-21T14:30").resolve(now: now, calendar: calendar),
+            ISO8601DateFormatter().date(from: "2026-11-21T13:30:00Z"))
+        XCTAssertEqual(
+            try TimeArgument("2026-11-21T14:30:00Z").resolve(now: now, calendar: calendar),
+            ISO8601DateFormatter().date(from: "2026-11-21T14:30:00Z"))
+        XCTAssertEqual(
+            try TimeArgument("2026-11-21").resolve(now: now, calendar: calendar),
+            ISO8601DateFormatter().date(from: "2026-11-20T23:00:00Z"))
         XCTAssertThrowsError(try TimeArgument("last tuesday").resolve(now: now, calendar: calendar))
         XCTAssertThrowsError(try TimeArgument("2026-13-45").resolve(now: now, calendar: calendar))
     }

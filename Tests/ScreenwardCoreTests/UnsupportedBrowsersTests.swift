@@ -1,11 +1,13 @@
 import Foundation
-@testable import ScreenwardCore
 import XCTest
+
+@testable import ScreenwardCore
 
 /// Child mode's rule for browsers the extension does not report for, as a value: what it
 /// shields, lifts and records, told the focus, the reports and the time.
 final class UnsupportedBrowsersTests: XCTestCase {
-    private let firefox = AppIdentity(key: .desktopEntry("firefox-esr.desktop"), displayName: "Firefox ESR", categories: ["Network", "WebBrowser"])
+    private let firefox = AppIdentity(
+        key: .desktopEntry("firefox-esr.desktop"), displayName: "Firefox ESR", categories: ["Network", "WebBrowser"])
     private let t0 = ContinuousClock.now
     private var longAgo: ContinuousClock.Instant { t0 - .seconds(3600) }
 
@@ -15,7 +17,9 @@ final class UnsupportedBrowsersTests: XCTestCase {
         var rule = UnsupportedBrowsers()
         XCTAssertEqual(rule.observe(focused: (40, firefox, longAgo), reported: [], now: at(0)), [.wake(at: at(2))])
         XCTAssertEqual(rule.observe(focused: (40, firefox, longAgo), reported: [], now: at(1.5)), [.wake(at: at(2))])
-        XCTAssertEqual(rule.observe(focused: (40, firefox, longAgo), reported: [], now: at(2)), [.shield(pid: 40, browser: firefox), .record(pid: 40, browser: firefox)])
+        XCTAssertEqual(
+            rule.observe(focused: (40, firefox, longAgo), reported: [], now: at(2)),
+            [.shield(pid: 40, browser: firefox), .record(pid: 40, browser: firefox)])
         XCTAssertEqual(rule.unsupported, [40: firefox])
         XCTAssertEqual(rule.observe(focused: nil, reported: [], now: at(5)), [], "recorded once")
         // The extension reports for it after all: its windows are the browser's again.
@@ -36,7 +40,9 @@ final class UnsupportedBrowsersTests: XCTestCase {
         _ = rule.observe(focused: (40, firefox, longAgo), reported: [], now: at(0))
         XCTAssertEqual(rule.observe(focused: nil, reported: [], now: at(1)), [.wake(at: at(2))])
         XCTAssertEqual(rule.observe(focused: (40, firefox, longAgo), reported: [], now: at(1.9)), [.wake(at: at(2))])
-        XCTAssertEqual(rule.observe(focused: nil, reported: [], now: at(2.1)), [.shield(pid: 40, browser: firefox), .record(pid: 40, browser: firefox)])
+        XCTAssertEqual(
+            rule.observe(focused: nil, reported: [], now: at(2.1)),
+            [.shield(pid: 40, browser: firefox), .record(pid: 40, browser: firefox)])
     }
 
     func testABrowserJustStartedHasTheStartupAllowance() {
@@ -44,7 +50,9 @@ final class UnsupportedBrowsersTests: XCTestCase {
         let started = at(-1)
         XCTAssertEqual(rule.observe(focused: (41, firefox, started), reported: [], now: at(0)), [.wake(at: at(9))])
         XCTAssertEqual(rule.observe(focused: (41, firefox, started), reported: [], now: at(8.9)), [.wake(at: at(9))])
-        XCTAssertEqual(rule.observe(focused: (41, firefox, started), reported: [], now: at(9)), [.shield(pid: 41, browser: firefox), .record(pid: 41, browser: firefox)])
+        XCTAssertEqual(
+            rule.observe(focused: (41, firefox, started), reported: [], now: at(9)),
+            [.shield(pid: 41, browser: firefox), .record(pid: 41, browser: firefox)])
         // A browser that cannot run the extension has none.
         XCTAssertEqual(rule.observe(focused: (43, firefox, nil), reported: [], now: at(10)), [.wake(at: at(12))])
     }
@@ -64,8 +72,14 @@ final class UnsupportedBrowsersTests: XCTestCase {
     func testWhatIsABrowser() {
         XCTAssertTrue(UnsupportedBrowsers.isBrowser(firefox, executable: "/opt/firefox/firefox"))
         let chromium = AppIdentity(key: .windowClass("Chromium"), displayName: "Chromium")
-        XCTAssertTrue(UnsupportedBrowsers.isBrowser(chromium, executable: "/usr/lib/chromium/chromium"), "a browser Screenward installs into, whatever its window claims")
-        XCTAssertFalse(UnsupportedBrowsers.isBrowser(AppIdentity(key: .desktopEntry("org.gnome.gedit.desktop"), displayName: "Text Editor", categories: ["Utility"]), executable: "/usr/bin/gedit"))
+        XCTAssertTrue(
+            UnsupportedBrowsers.isBrowser(chromium, executable: "/usr/lib/chromium/chromium"),
+            "a browser Screenward installs into, whatever its window claims")
+        XCTAssertFalse(
+            UnsupportedBrowsers.isBrowser(
+                AppIdentity(
+                    key: .desktopEntry("org.gnome.gedit.desktop"), displayName: "Text Editor", categories: ["Utility"]),
+                executable: "/usr/bin/gedit"))
         let shielded = UnsupportedBrowsers.identity(of: firefox, executable: "/usr/lib/firefox-esr/firefox-esr")
         XCTAssertEqual(shielded.displayName, "Firefox ESR")
         XCTAssertNotEqual(shielded.key, firefox.key, "a supported window of the same browser keeps its own identity")

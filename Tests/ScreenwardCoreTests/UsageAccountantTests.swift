@@ -1,8 +1,9 @@
 import Foundation
-import XCTest
-@testable import ScreenwardCore
 import ManagedSettings
 import TestSupport
+import XCTest
+
+@testable import ScreenwardCore
 
 final class UsageAccountantTests: XCTestCase {
     let editor = AppIdentity(key: .desktopEntry("org.example.Editor.desktop"), displayName: "Editor")
@@ -99,7 +100,8 @@ final class UsageAccountantTests: XCTestCase {
         XCTAssertEqual(try totals()["org.example.Editor.desktop"] ?? 0, 25.4, accuracy: 1e-6)
         // The part before the sleep stays on the calendar before it.
         let report = try ledger.usage(
-            since: time.now().wall.addingTimeInterval(-10), until: .distantFuture, liveSessionID: nil, now: time.now().wall)
+            since: time.now().wall.addingTimeInterval(-10), until: .distantFuture, liveSessionID: nil,
+            now: time.now().wall)
         XCTAssertEqual(report.totalSeconds, 5, accuracy: 1e-6)
     }
 
@@ -187,7 +189,9 @@ final class UsageAccountantFailureTests: XCTestCase {
         let time = ManualTime()
         let sink = FlakySink()
         var problems: [String] = []
-        let accountant = UsageAccountant(sink: sink, minter: TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 3, count: 32)))) {
+        let accountant = UsageAccountant(
+            sink: sink, minter: TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 3, count: 32)))
+        ) {
             problems.append($0)
         }
         let editor = AppIdentity(key: .windowClass("Editor"), displayName: "Editor")

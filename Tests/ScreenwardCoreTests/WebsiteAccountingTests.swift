@@ -1,7 +1,8 @@
 import Foundation
-import XCTest
-@testable import ScreenwardCore
 import TestSupport
+import XCTest
+
+@testable import ScreenwardCore
 
 /// Time on websites: part of the browser's intervals, never beside them.
 final class WebsiteAccountingTests: XCTestCase {
@@ -20,7 +21,8 @@ final class WebsiteAccountingTests: XCTestCase {
         ledger = try Ledger()
         let session = try ledger.beginAgentSession(pid: 1, display: ":9", at: time.now().wall).sessionID
         accountant = UsageAccountant(
-            sink: LedgerSink(ledger: ledger, sessionID: session), minter: TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 7, count: 32))))
+            sink: LedgerSink(ledger: ledger, sessionID: session),
+            minter: TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 7, count: 32))))
     }
 
     func report() throws -> UsageReport {
@@ -80,7 +82,8 @@ final class WebsiteAccountingTests: XCTestCase {
         XCTAssertNil(accountant.site, "no window, no website")
         accountant.siteChanged(to: wiki, at: time.now())
         XCTAssertNil(accountant.openInterval, "a report for no focused window starts nothing")
-        let intervals = try ledger.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM usageInterval") }
+        let intervals = try ledger.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM usageInterval")
+        }
         XCTAssertEqual(intervals, 1)
     }
 }

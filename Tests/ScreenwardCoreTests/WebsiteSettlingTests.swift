@@ -1,7 +1,8 @@
 import Foundation
-import XCTest
-@testable import ScreenwardCore
 import TestSupport
+import XCTest
+
+@testable import ScreenwardCore
 
 /// A tab switch is told twice, by the window's title and by the browser's report, a few
 /// milliseconds apart in either order: no website loses the moment in between, and the
@@ -23,23 +24,28 @@ final class WebsiteSettlingTests: XCTestCase {
         ledger = try Ledger()
         let session = try ledger.beginAgentSession(pid: 1, display: ":9", at: time.now().wall).sessionID
         accountant = UsageAccountant(
-            sink: LedgerSink(ledger: ledger, sessionID: session), minter: TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 7, count: 32))))
+            sink: LedgerSink(ledger: ledger, sessionID: session),
+            minter: TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 7, count: 32))))
         settling = WebsiteSettling()
     }
 
     /// What the agent does: the window `window` shows `app` on `site`, as `source` tells now.
     func show(_ app: AppIdentity?, _ site: Website?, window: UInt? = nil, _ source: WebsiteSettling.Source) {
         let changes = settling.update(
-            window: window ?? self.window, shown: (app, site), counting: (accountant.focused, accountant.site), source: source, at: time.now())
+            window: window ?? self.window, shown: (app, site), counting: (accountant.focused, accountant.site),
+            source: source, at: time.now())
         for change in changes { accountant.focusChanged(to: change.app, site: change.site, at: change.at) }
     }
 
     func expire() {
-        for change in settling.expire(at: time.now()) { accountant.focusChanged(to: change.app, site: change.site, at: change.at) }
+        for change in settling.expire(at: time.now()) {
+            accountant.focusChanged(to: change.app, site: change.site, at: change.at)
+        }
     }
 
     func seconds() throws -> [String: Double] {
-        let report = try ledger.usage(since: .distantPast, until: .distantFuture, liveSessionID: nil, now: time.now().wall)
+        let report = try ledger.usage(
+            since: .distantPast, until: .distantFuture, liveSessionID: nil, now: time.now().wall)
         var seconds = Dictionary(uniqueKeysWithValues: report.websites.map { ($0.domain, $0.seconds) })
         seconds["all"] = report.totalSeconds
         return seconds
@@ -56,7 +62,8 @@ final class WebsiteSettlingTests: XCTestCase {
         time.advance(.seconds(5))
         show(editor, nil, .window)
         let seconds = try seconds()
-        XCTAssertEqual(seconds["youtube.com"] ?? 0, 10, accuracy: 1e-6, "the boundary at the title's change, not the report's")
+        XCTAssertEqual(
+            seconds["youtube.com"] ?? 0, 10, accuracy: 1e-6, "the boundary at the title's change, not the report's")
         XCTAssertEqual(seconds["wikipedia.org"] ?? 0, 5.03, accuracy: 1e-6)
         XCTAssertNil(settling.deadline)
     }
@@ -70,7 +77,8 @@ final class WebsiteSettlingTests: XCTestCase {
         time.advance(.seconds(5))
         show(editor, nil, .window)
         let seconds = try seconds()
-        XCTAssertEqual(seconds["youtube.com"] ?? 0, 10.02, accuracy: 1e-6, "the old tab was on the screen until the title changed")
+        XCTAssertEqual(
+            seconds["youtube.com"] ?? 0, 10.02, accuracy: 1e-6, "the old tab was on the screen until the title changed")
         XCTAssertEqual(seconds["wikipedia.org"] ?? 0, 5, accuracy: 1e-6)
     }
 
@@ -103,7 +111,9 @@ final class WebsiteSettlingTests: XCTestCase {
         time.advance(.seconds(1))
         expire()
         show(editor, nil, .window)
-        XCTAssertEqual(try ledger.recentUsage(since: .distantPast).intervals.filter { $0.webDomain != nil }.count, 1, "one interval on the website")
+        XCTAssertEqual(
+            try ledger.recentUsage(since: .distantPast).intervals.filter { $0.webDomain != nil }.count, 1,
+            "one interval on the website")
         XCTAssertEqual(try seconds()["youtube.com"] ?? 0, 4.01, accuracy: 1e-6)
     }
 
@@ -119,7 +129,8 @@ final class WebsiteSettlingTests: XCTestCase {
         show(nil, nil, window: nil, .window)
         let seconds = try seconds()
         XCTAssertEqual(seconds["youtube.com"] ?? 0, 3, accuracy: 1e-6)
-        XCTAssertEqual(seconds["all"] ?? 0, 5.1, accuracy: 1e-6, "the browser's 0.1 s without a website, then the editor's")
+        XCTAssertEqual(
+            seconds["all"] ?? 0, 5.1, accuracy: 1e-6, "the browser's 0.1 s without a website, then the editor's")
     }
 
     /// A window that never showed a website, an application, a shield: told at once.

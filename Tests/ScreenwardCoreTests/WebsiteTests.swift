@@ -1,8 +1,8 @@
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import ScreenwardCore
-import TestSupport
 
 /// Websites from URLs and names, by the Public Suffix List Debian ships (`publicsuffix`).
 final class WebsiteTests: XCTestCase {
@@ -30,7 +30,8 @@ final class WebsiteTests: XCTestCase {
     }
 
     func testAWebsiteIsItsRegistrableDomainAndKeepsItsHost() {
-        XCTAssertEqual(site("https://www.youtube.com/watch?v=1"), Website(domain: "youtube.com", host: "www.youtube.com"))
+        XCTAssertEqual(
+            site("https://www.youtube.com/watch?v=1"), Website(domain: "youtube.com", host: "www.youtube.com"))
         XCTAssertEqual(site("https://m.youtube.com/")?.domain, "youtube.com")
         XCTAssertEqual(site("https://youtube.com")?.domain, "youtube.com")
         XCTAssertEqual(site("http://news.bbc.co.uk/sport"), Website(domain: "bbc.co.uk", host: "news.bbc.co.uk"))
@@ -46,7 +47,8 @@ final class WebsiteTests: XCTestCase {
 
     func testPortsUserInformationAndPathsAreLeftOut() {
         XCTAssertEqual(site("http://example.com:8080/a?b#c"), Website(domain: "example.com", host: "example.com"))
-        XCTAssertEqual(site("https://user:secret@www.example.com/"), Website(domain: "example.com", host: "www.example.com"))
+        XCTAssertEqual(
+            site("https://user:secret@www.example.com/"), Website(domain: "example.com", host: "www.example.com"))
         XCTAssertEqual(site("https://a.example.com\\evil")?.host, "a.example.com")
     }
 
@@ -72,8 +74,11 @@ final class WebsiteTests: XCTestCase {
         XCTAssertEqual(ItemDirectory.normalizedDomain("Bücher.DE."), "xn--bcher-kva.de")
         XCTAssertEqual(ItemDirectory.normalizedDomain("xn--bcher-kva.de"), "xn--bcher-kva.de")
         XCTAssertEqual(ItemDirectory.normalizedDomain(" News.Example.org "), "news.example.org")
-        XCTAssertEqual(try addresses.website(forURL: "https://www.bücher.de/").domain, ItemDirectory.normalizedDomain("bücher.de"))
-        for bad in ["bücher", "", "a..b", "-a.com", "xn--zz-.com", "exa mple.com", String(repeating: "a", count: 64) + ".com"] {
+        XCTAssertEqual(
+            try addresses.website(forURL: "https://www.bücher.de/").domain, ItemDirectory.normalizedDomain("bücher.de"))
+        for bad in [
+            "bücher", "", "a..b", "-a.com", "xn--zz-.com", "exa mple.com", String(repeating: "a", count: 64) + ".com",
+        ] {
             XCTAssertNil(ItemDirectory.normalizedDomain(bad), bad)
         }
     }
@@ -91,12 +96,13 @@ final class WebsiteTests: XCTestCase {
     }
 
     func testWildcardAndExceptionRules() throws {
-        let list = try PublicSuffixList(contents: """
-            // a list of three rules
-            com
-            *.ck
-            !www.ck
-            """)
+        let list = try PublicSuffixList(
+            contents: """
+                // a list of three rules
+                com
+                *.ck
+                !www.ck
+                """)
         XCTAssertEqual(list.publicSuffix(of: "a.b.ck"), "b.ck")
         XCTAssertEqual(list.registrableDomain(of: "a.b.ck"), "a.b.ck")
         XCTAssertNil(list.registrableDomain(of: "b.ck"), "a wildcard's name is a suffix")
@@ -126,7 +132,8 @@ final class WebsiteTests: XCTestCase {
         for url in [
             "", "::::", "http://", "http:example.com", "https://-bad-.com/", "http://exa mple.com/", "http://a..b.com/",
             "https://xn--ab!.com/", "http://example.com:80x/", "http://[::1/", "http://[zz]/", "http://1234/", huge,
-            "https://" + String(repeating: "a", count: 64) + ".com/", "https://\u{0}.com/", "\u{202e}moc.elpmaxe//:sptth",
+            "https://" + String(repeating: "a", count: 64) + ".com/", "https://\u{0}.com/",
+            "\u{202e}moc.elpmaxe//:sptth",
         ] {
             XCTAssertThrowsError(try addresses.website(forURL: url), url.prefix(60).description) { error in
                 guard case .malformed(let why) = error as? WebAddresses.Rejection else { return XCTFail("\(error)") }

@@ -1,7 +1,6 @@
 import Foundation
-import XCTest
-
 import ScreenwardIPC
+import XCTest
 
 final class NativeMessagingTests: XCTestCase {
     private func framed(_ text: String) -> Data { NativeMessaging.frame(Data(text.utf8))! }
@@ -16,7 +15,10 @@ final class NativeMessagingTests: XCTestCase {
                 events += decoder.feed(stream[start..<min(start + chunk, stream.count)])
                 start += chunk
             }
-            XCTAssertEqual(events, [.message(Data(#"{"a":1}"#.utf8)), .message(Data(#"{"b":"ü"}"#.utf8)), .message(Data("x".utf8))], "chunks of \(chunk)")
+            XCTAssertEqual(
+                events,
+                [.message(Data(#"{"a":1}"#.utf8)), .message(Data(#"{"b":"ü"}"#.utf8)), .message(Data("x".utf8))],
+                "chunks of \(chunk)")
             XCTAssertFalse(decoder.isInsideAMessage)
         }
     }
@@ -33,20 +35,28 @@ final class NativeMessagingTests: XCTestCase {
         for _ in 0..<16 { events += decoder.feed(Data(repeating: 0x7b, count: huge / 16)) }
         events += decoder.feed(Data(repeating: 0x7b, count: huge % 16))
         events += decoder.feed(framed("{}"))
-        XCTAssertEqual(events, [.dropped("a message of \(huge) bytes (more than \(NativeMessaging.maximumLength))"), .message(Data("{}".utf8))])
+        XCTAssertEqual(
+            events,
+            [
+                .dropped("a message of \(huge) bytes (more than \(NativeMessaging.maximumLength))"),
+                .message(Data("{}".utf8)),
+            ])
         XCTAssertNil(NativeMessaging.frame(Data(count: huge)), "the browser takes at most 1 MiB")
     }
 
     func testAnEmptyMessageIsDroppedAndATruncatedOneIsSeen() {
         var decoder = NativeMessaging.Decoder()
-        XCTAssertEqual(decoder.feed([0, 0, 0, 0] + framed("1")), [.dropped("an empty message"), .message(Data("1".utf8))])
+        XCTAssertEqual(
+            decoder.feed([0, 0, 0, 0] + framed("1")), [.dropped("an empty message"), .message(Data("1".utf8))])
         XCTAssertEqual(decoder.feed(framed("12345").prefix(6)), [])
         XCTAssertTrue(decoder.isInsideAMessage)
     }
 
     func testAFourGigabyteLengthIsDroppedNotAllocated() {
         var decoder = NativeMessaging.Decoder()
-        XCTAssertEqual(decoder.feed([0xff, 0xff, 0xff, 0xff]), [.dropped("a message of 4294967295 bytes (more than \(NativeMessaging.maximumLength))")])
+        XCTAssertEqual(
+            decoder.feed([0xff, 0xff, 0xff, 0xff]),
+            [.dropped("a message of 4294967295 bytes (more than \(NativeMessaging.maximumLength))")])
         XCTAssertTrue(decoder.isInsideAMessage, "it skips what the length said")
     }
 }

@@ -18,7 +18,9 @@ private final class EchoOwner: ServiceRequestHandler {
         guard let head = try? FrameHead.decode(from: frame), let id = head.id else { return }
         switch head.method {
         case Self.echo.name:
-            let body = Result { try Self.echo.request(from: frame).body }.mapError { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }
+            let body = Result { try Self.echo.request(from: frame).body }.mapError {
+                $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)")
+            }
             peer.send(Self.echo.replyFrame(id: id, body.map { "echo: \($0)" }))
         case Self.pushMe.name:
             let text = (try? Self.pushMe.request(from: frame).body) ?? "?"
@@ -38,7 +40,8 @@ private final class EchoOwner: ServiceRequestHandler {
 
 final class SocketChannelTests: XCTestCase {
     private func socketPath() throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sw-ipc-\(UUID().uuidString.prefix(8))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sw-ipc-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         return directory.appendingPathComponent("agent.sock").path
@@ -93,7 +96,8 @@ final class SocketChannelTests: XCTestCase {
     }
 
     func testNoAgentIsAClearError() throws {
-        let client = ServiceClient(transport: SocketTransport(path: try socketPath()), bundleIdentifier: "org.example.test")
+        let client = ServiceClient(
+            transport: SocketTransport(path: try socketPath()), bundleIdentifier: "org.example.test")
         XCTAssertThrowsError(try client.call(EchoOwner.echo, "x")) { error in
             XCTAssertEqual((error as? ServiceError)?.code, .agentUnavailable)
             XCTAssertTrue("\(error)".contains("not running"), "\(error)")
@@ -143,13 +147,25 @@ final class SocketChannelTests: XCTestCase {
         let cases: [(line: [UInt8], id: UInt64?, problem: String)] = [
             (Array("not json at all\n".utf8), nil, "the line is not JSON"),
             ([0x7B, 0xFF, 0xFE, 0x7D, 0x0A], nil, "not UTF-8"),
-            (Array(#"[{"id":2,"client":"org.example.test","method":"test.echo","body":"x"}]"#.utf8) + [0x0A], nil, "a JSON array, not an object"),
+            (
+                Array(#"[{"id":2,"client":"org.example.test","method":"test.echo","body":"x"}]"#.utf8) + [0x0A], nil,
+                "a JSON array, not an object"
+            ),
             (Array(#"{"client":"org.example.test","method":"test.echo","body":"x"}"#.utf8) + [0x0A], nil, #"no "id""#),
-            (Array(#"{"id":-3,"client":"org.example.test","method":"test.echo","body":"x"}"#.utf8) + [0x0A], nil, #""id" is not a whole number"#),
+            (
+                Array(#"{"id":-3,"client":"org.example.test","method":"test.echo","body":"x"}"#.utf8) + [0x0A], nil,
+                #""id" is not a whole number"#
+            ),
             (Array(#"{"id":4,"client":"org.example.test","body":"x"}"#.utf8) + [0x0A], 4, #"no "method""#),
-            (Array(#"{"id":5,"client":"org.example.test","method":7,"body":"x"}"#.utf8) + [0x0A], 5, #""method" is not a string"#),
+            (
+                Array(#"{"id":5,"client":"org.example.test","method":7,"body":"x"}"#.utf8) + [0x0A], 5,
+                #""method" is not a string"#
+            ),
             // No newline: the agent stops reading at the limit.
-            (Array(repeating: UInt8(ascii: "x"), count: Frame.maximumLength + 10), nil, "longer than the limit of \(Frame.maximumLength) bytes"),
+            (
+                Array(repeating: UInt8(ascii: "x"), count: Frame.maximumLength + 10), nil,
+                "longer than the limit of \(Frame.maximumLength) bytes"
+            ),
         ]
         for (line, id, problem) in cases {
             let what = String(decoding: line.prefix(60), as: UTF8.self)
@@ -168,7 +184,9 @@ final class SocketChannelTests: XCTestCase {
 
         // The client library hears the refusal's reason, not only that the connection closed.
         let rogue = SocketTransport(path: path)
-        XCTAssertThrowsError(try rogue.exchange(requestID: 1, frame: Data("not json at all".utf8), timeout: .seconds(5))) { error in
+        XCTAssertThrowsError(
+            try rogue.exchange(requestID: 1, frame: Data("not json at all".utf8), timeout: .seconds(5))
+        ) { error in
             XCTAssertEqual((error as? ServiceError)?.code, .malformedMessage, "\(error)")
         }
 

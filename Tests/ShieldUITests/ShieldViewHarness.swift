@@ -1,8 +1,8 @@
 import Foundation
 import ScreenwardCore
+import ScreenwardTesting
 import SessionHarness
 import TestSupport
-import ScreenwardTesting
 import X11Session
 import XCTest
 
@@ -17,7 +17,8 @@ class ShieldUITestCase: XCTestCase {
     override func setUpWithError() throws {
         _ = try requireProgram("Xvfb", package: "xvfb")
         _ = try requireProgram("openbox", package: "openbox")
-        temporary = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-shield-test-\(UUID().uuidString)")
+        temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "screenward-shield-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
         session = try PrivateXSession(windowManager: true)
         connection = try XConnection(displayName: session.display)
@@ -69,7 +70,9 @@ class ShieldUITestCase: XCTestCase {
     func xdotool(_ arguments: [String]) throws {
         let program = try requireProgram("xdotool", package: "xdotool")
         let process = try ChildProcess(program, arguments, environment: ["DISPLAY": session.display])
-        guard process.waitForExit(timeout: 20) == 0 else { throw HarnessError.failed("xdotool \(arguments) failed: \(process.standardError)") }
+        guard process.waitForExit(timeout: 20) == 0 else {
+            throw HarnessError.failed("xdotool \(arguments) failed: \(process.standardError)")
+        }
     }
 }
 
@@ -79,10 +82,12 @@ final class ShieldView {
     let window: WindowID
 
     init(display: String, arguments: [String]) throws {
-        process = try ChildProcess(try ProjectPrograms.url(of: "screenward-shieldview"), ["--display", display] + arguments)
+        process = try ChildProcess(
+            try ProjectPrograms.url(of: "screenward-shieldview"), ["--display", display] + arguments)
         let first = try process.waitForOutputLines(1, timeout: 30)[0]
         guard first.hasPrefix("shown 0x"), let id = UInt(first.dropFirst("shown 0x".count), radix: 16) else {
-            throw HarnessError.failed("screenward-shieldview printed \"\(first)\" instead of \"shown 0x…\"; stderr: \(process.standardError)")
+            throw HarnessError.failed(
+                "screenward-shieldview printed \"\(first)\" instead of \"shown 0x…\"; stderr: \(process.standardError)")
         }
         window = WindowID(id)
     }
@@ -97,7 +102,9 @@ final class ShieldView {
         let deadline = Date().addingTimeInterval(timeout)
         while !process.outputLines.contains(line) {
             let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { throw HarnessError.timedOut("no \"\(line)\" from screenward-shieldview; got \(process.outputLines)") }
+            guard remaining > 0 else {
+                throw HarnessError.timedOut("no \"\(line)\" from screenward-shieldview; got \(process.outputLines)")
+            }
             _ = try? process.waitForOutputLines(process.outputLines.count + 1, timeout: remaining)
         }
     }
@@ -118,7 +125,8 @@ extension ScreenCapture {
         var current: (top: Int, left: Int, right: Int)?
         func close(at bottom: Int) {
             if let band = current {
-                let rect = ScreenRect(x: band.left, y: band.top, width: band.right - band.left + 1, height: bottom - band.top)
+                let rect = ScreenRect(
+                    x: band.left, y: band.top, width: band.right - band.left + 1, height: bottom - band.top)
                 if rect.height > (best?.height ?? 0) { best = rect }
             }
             current = nil

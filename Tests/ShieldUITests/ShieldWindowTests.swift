@@ -1,7 +1,7 @@
 import Foundation
 import ScreenwardCore
-import SessionHarness
 import ScreenwardTesting
+import SessionHarness
 import X11Session
 import XCTest
 
@@ -18,7 +18,8 @@ final class ShieldWindowTests: ShieldUITestCase {
     private let secondaryColor = ScreenCapture.Pixel(hex: 0x7CFC00)
 
     private func customConfiguration(secondaryButton: Bool) throws -> String {
-        let secondary = secondaryButton ? ##", "secondaryButtonLabel": {"text": "Ask for access", "color": "#7CFC00"}"## : ""
+        let secondary =
+            secondaryButton ? ##", "secondaryButtonLabel": {"text": "Ask for access", "color": "#7CFC00"}"## : ""
         return try configurationFile(
             """
             {"backgroundBlurStyle": "systemMaterialDark", "backgroundColor": "#336699FF",
@@ -34,7 +35,10 @@ final class ShieldWindowTests: ShieldUITestCase {
     /// Shows the custom shield and finds its primary button by its color.
     private func showCustom(secondaryButton: Bool) throws -> (ShieldView, ScreenCapture, button: ScreenRect) {
         let view = try showShield(
-            ["--configuration", try customConfiguration(secondaryButton: secondaryButton), "--frame", frame.description], expecting: frame)
+            [
+                "--configuration", try customConfiguration(secondaryButton: secondaryButton), "--frame",
+                frame.description,
+            ], expecting: frame)
         let capture = try capture(frame, when: "the custom shield drawn") {
             $0.average(in: corner, isNear: background) && $0.band(of: buttonBackground) != nil
         }
@@ -54,7 +58,9 @@ final class ShieldWindowTests: ShieldUITestCase {
     func testAShieldOverAWindowCoversItsInside() throws {
         let app = try DemoApplications(display: session.display, windows: ["editor.Editor:Editor"])
         let target = try XCTUnwrap(UInt(app.windows[0].dropFirst(2), radix: 16).map(WindowID.init))
-        try waitUntil("the editor mapped") { self.connection.rootFrame(of: target) != nil && self.connection.isMapped(target) }
+        try waitUntil("the editor mapped") {
+            self.connection.rootFrame(of: target) != nil && self.connection.isMapped(target)
+        }
         let targetFrame = try XCTUnwrap(connection.rootFrame(of: target))
         let view = try showShield(["--app-name", "Editor", "--over", app.windows[0]], expecting: targetFrame)
         XCTAssertEqual(connection.names(of: view.window).title, "Editor (restricted)")
@@ -69,7 +75,9 @@ final class ShieldWindowTests: ShieldUITestCase {
     func testTheShieldDrawsItsBackgroundButtonAndTexts() throws {
         let (_, capture, button) = try showCustom(secondaryButton: false)
         // An opaque background color hides the blurred backdrop entirely.
-        XCTAssertTrue(capture.average(in: corner, isNear: background), "corner: \(String(describing: capture.averageColor(in: corner)))")
+        XCTAssertTrue(
+            capture.average(in: corner, isNear: background),
+            "corner: \(String(describing: capture.averageColor(in: corner)))")
         // The button: a filled, centered band at least 200 px wide with its label inside.
         XCTAssertGreaterThanOrEqual(button.width, 200)
         XCTAssertEqual(Double(button.x + button.width / 2), Double(frame.x + frame.width / 2), accuracy: 3)
@@ -83,25 +91,34 @@ final class ShieldWindowTests: ShieldUITestCase {
         XCTAssertLessThan(titleBand.y, subtitleBand.y, "the title comes first")
         XCTAssertLessThan(subtitleBand.y + subtitleBand.height, button.y, "the subtitle comes before the button")
         // Below the button, nothing but background: no secondary button was configured.
-        let below = ScreenRect(x: frame.x, y: button.y + button.height + 4, width: frame.width, height: frame.y + frame.height - button.y - button.height - 4)
+        let below = ScreenRect(
+            x: frame.x, y: button.y + button.height + 4, width: frame.width,
+            height: frame.y + frame.height - button.y - button.height - 4)
         XCTAssertEqual(capture.count(of: secondaryColor, in: below), 0)
         XCTAssertTrue(capture.average(in: below, isNear: background, tolerance: 2))
     }
 
     func testASecondaryButtonAppearsOnlyWhenConfiguredAndReportsItsPress() throws {
         let (view, capture, button) = try showCustom(secondaryButton: true)
-        let below = ScreenRect(x: frame.x, y: button.y + button.height, width: frame.width, height: frame.y + frame.height - button.y - button.height)
+        let below = ScreenRect(
+            x: frame.x, y: button.y + button.height, width: frame.width,
+            height: frame.y + frame.height - button.y - button.height)
         XCTAssertGreaterThan(capture.count(of: secondaryColor, in: below), 50, "the secondary button's label")
         let label = try XCTUnwrap(
-            ScreenCapture(connection: connection, region: below)?.band(of: secondaryColor, tolerance: 60, minimumPerRow: 3))
-        try xdotool(["mousemove", "--sync", "\(label.x + label.width / 2)", "\(label.y + label.height / 2)", "click", "1"])
+            ScreenCapture(connection: connection, region: below)?.band(
+                of: secondaryColor, tolerance: 60, minimumPerRow: 3))
+        try xdotool([
+            "mousemove", "--sync", "\(label.x + label.width / 2)", "\(label.y + label.height / 2)", "click", "1",
+        ])
         try view.waitForLine("action secondaryButtonPressed")
         XCTAssertFalse(view.process.outputLines.contains("action primaryButtonPressed"))
     }
 
     func testClickingThePrimaryButtonReportsTheAction() throws {
         let (view, _, button) = try showCustom(secondaryButton: false)
-        try xdotool(["mousemove", "--sync", "\(button.x + button.width / 2)", "\(button.y + button.height / 2)", "click", "1"])
+        try xdotool([
+            "mousemove", "--sync", "\(button.x + button.width / 2)", "\(button.y + button.height / 2)", "click", "1",
+        ])
         try view.waitForLine("action primaryButtonPressed")
         XCTAssertTrue(connection.isMapped(view.window), "the shield stays until its owner hides it")
     }
@@ -141,11 +158,15 @@ final class ShieldWindowTests: ShieldUITestCase {
         let center = Double(moved.x + moved.width / 2)
         // The window lands first, the column is laid out again a frame later.
         let capture = try capture(moved, when: "the moved shield drawn, its column centered") {
-            guard $0.average(in: corner, isNear: background), let band = $0.band(of: buttonBackground) else { return false }
+            guard $0.average(in: corner, isNear: background), let band = $0.band(of: buttonBackground) else {
+                return false
+            }
             return abs(Double(band.x + band.width / 2) - center) <= 3
         }
         let button = try XCTUnwrap(capture.band(of: buttonBackground))
-        XCTAssertEqual(Double(button.x + button.width / 2), Double(moved.x + moved.width / 2), accuracy: 3, "the column stays centered")
+        XCTAssertEqual(
+            Double(button.x + button.width / 2), Double(moved.x + moved.width / 2), accuracy: 3,
+            "the column stays centered")
     }
 
     func testTheShieldRefusesToClose() throws {
@@ -157,7 +178,9 @@ final class ShieldWindowTests: ShieldUITestCase {
         // A redraw answered after the requests shows the program still serves the window.
         view.process.send(##"redraw {"backgroundColor": "#993333FF"}"##)
         try view.waitForLine("ok redraw")
-        _ = try capture(frame, when: "the redrawn shield") { $0.average(in: corner, isNear: ScreenCapture.Pixel(hex: 0x993333)) }
+        _ = try capture(frame, when: "the redrawn shield") {
+            $0.average(in: corner, isNear: ScreenCapture.Pixel(hex: 0x993333))
+        }
         XCTAssertTrue(connection.isMapped(view.window))
         XCTAssertTrue(view.process.isRunning)
         XCTAssertEqual(connection.rootFrame(of: view.window), frame)

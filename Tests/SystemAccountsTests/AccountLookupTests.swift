@@ -38,7 +38,10 @@ final class AccountLookupTests: XCTestCase {
         XCTAssertEqual(account.name, name)
         XCTAssertEqual(account.home, "/home/\(name)")
         XCTAssertEqual(account.shell, "/bin/sh")
-        XCTAssertEqual(account.uid.rawValue, UInt32(try ScratchAccounts.run("/usr/bin/id", ["-u", name]).trimmingCharacters(in: .whitespacesAndNewlines)))
+        XCTAssertEqual(
+            account.uid.rawValue,
+            UInt32(
+                try ScratchAccounts.run("/usr/bin/id", ["-u", name]).trimmingCharacters(in: .whitespacesAndNewlines)))
         XCTAssertEqual(try UnixAccount.withID(account.uid), account)
         // useradd --user-group: the primary group is named after the user.
         XCTAssertEqual(try UnixGroup.withID(account.gid)?.name, name)
@@ -62,9 +65,12 @@ final class AccountLookupTests: XCTestCase {
 
         let groups = try supplementaryGroups(of: account)
         XCTAssertEqual(groups.first, AccountGroup(gid: account.gid, name: user), "primary group first")
-        XCTAssertEqual(Set(groups), [AccountGroup(gid: account.gid, name: user), AccountGroup(gid: created.gid, name: group)])
+        XCTAssertEqual(
+            Set(groups), [AccountGroup(gid: account.gid, name: user), AccountGroup(gid: created.gid, name: group)])
         // The same list as the system's own tool.
-        let idGroups = try ScratchAccounts.run("/usr/bin/id", ["-G", user]).split(separator: " ").compactMap { UInt32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let idGroups = try ScratchAccounts.run("/usr/bin/id", ["-G", user]).split(separator: " ").compactMap {
+            UInt32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         XCTAssertEqual(Set(groups.map(\.gid.rawValue)), Set(idGroups))
     }
 

@@ -22,10 +22,13 @@ final class PAMAuthenticatorTests: XCTestCase {
 
         XCTAssertEqual(try pam.verify(user: user, password: password, service: service), .accepted)
         XCTAssertEqual(try pam.verify(user: user, password: password + "x", service: service), .rejected)
-        XCTAssertEqual(try pam.verify(user: user, password: "other-\(scratch.tag)", service: service), .rejected, "another user's password")
+        XCTAssertEqual(
+            try pam.verify(user: user, password: "other-\(scratch.tag)", service: service), .rejected,
+            "another user's password")
         XCTAssertEqual(try pam.verify(user: other, password: "other-\(scratch.tag)", service: service), .accepted)
         // An unknown user is the same outcome as a wrong password.
-        XCTAssertEqual(try pam.verify(user: "swtest-nobody-\(scratch.tag)", password: password, service: service), .rejected)
+        XCTAssertEqual(
+            try pam.verify(user: "swtest-nobody-\(scratch.tag)", password: password, service: service), .rejected)
     }
 
     func testInputPAMCannotTakeIsRejected() throws {
@@ -89,7 +92,10 @@ final class PAMAuthenticatorTests: XCTestCase {
         try ScratchAccounts.requireRoot()
         let user = try scratch.addUser("a", password: "pw-\(scratch.tag)")
         let service = "screenward-test-echo-\(scratch.tag)"
-        try scratch.installPAMService(named: service, contents: "auth required pam_unix.so\naccount optional pam_echo.so hello %u\naccount required pam_unix.so\n")
+        try scratch.installPAMService(
+            named: service,
+            contents: "auth required pam_unix.so\naccount optional pam_echo.so hello %u\naccount required pam_unix.so\n"
+        )
         XCTAssertEqual(try pam.verify(user: user, password: "pw-\(scratch.tag)", service: service), .accepted)
     }
 }

@@ -15,7 +15,9 @@ final class ScratchAccounts {
 
     /// Ends the test unless it runs as root (skipped outside CI, failed under CI).
     static func requireRoot(file: StaticString = #filePath, line: UInt = #line) throws {
-        if geteuid() != 0 { try cannotRun("creating users and checking their passwords needs root", file: file, line: line) }
+        if geteuid() != 0 {
+            try cannotRun("creating users and checking their passwords needs root", file: file, line: line)
+        }
     }
 
     /// Creates `swtest-<tag><suffix>` with a home and its own group, and sets `password`.
@@ -47,7 +49,8 @@ final class ScratchAccounts {
 
     /// Installs the repository's PAM service file as `/etc/pam.d/screenward-test-<tag>`.
     func installPAMService() throws -> String {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../desktop/pam/screenward")
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../desktop/pam/screenward")
         let service = "screenward-test-\(tag)"
         let path = "/etc/pam.d/\(service)"
         try FileManager.default.copyItem(atPath: source.standardizedFileURL.path, toPath: path)
@@ -78,7 +81,9 @@ final class ScratchAccounts {
     static func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> String {
         let result = try LocalUsers.capture(program, arguments, input: input)
         guard result.status == 0 else {
-            throw ScratchAccountsError(description: "\(program) \(arguments.joined(separator: " ")) exited with \(result.status): \(result.error)")
+            throw ScratchAccountsError(
+                description:
+                    "\(program) \(arguments.joined(separator: " ")) exited with \(result.status): \(result.error)")
         }
         return result.output
     }

@@ -23,7 +23,9 @@ public func cannotRun(_ reason: String, file: StaticString = #filePath, line: UI
 
 /// The program `name` found on `$PATH`; if it is not there, `cannotRun` says which
 /// Debian `package` provides it.
-public func requireProgram(_ name: String, package: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+public func requireProgram(_ name: String, package: String, file: StaticString = #filePath, line: UInt = #line) throws
+    -> URL
+{
     let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
     for directory in path.split(separator: ":") where !directory.isEmpty {
         let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)

@@ -14,6 +14,8 @@ public func startWithinOneDay(lasting seconds: TimeInterval, in zone: TimeZone =
     guard let end = calendar.dateInterval(of: .day, for: now)?.end else { return }
     let left = end.timeIntervalSince(now)
     guard left < seconds else { return }
-    print("screenward tests: the day ends in \(Int(left.rounded(.up))) s in \(zone.identifier), before this test would; it starts after")
+    print(
+        "screenward tests: the day ends in \(Int(left.rounded(.up))) s in \(zone.identifier), before this test would; it starts after"
+    )
     Thread.sleep(forTimeInterval: left + 1)
 }

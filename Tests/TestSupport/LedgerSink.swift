@@ -13,7 +13,9 @@ public final class LedgerSink: UsageSink {
         self.sessionID = sessionID
     }
 
-    public func intervalOpened(app: AppIdentity, token: ApplicationToken, site: Website?, at start: Date) throws -> Int64 {
+    public func intervalOpened(app: AppIdentity, token: ApplicationToken, site: Website?, at start: Date) throws
+        -> Int64
+    {
         try ledger.openInterval(sessionID: sessionID, app: app, token: token, site: site, startingAt: start)
     }
 

@@ -10,7 +10,7 @@ import X11Session
 import XCTest
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `kill -9` of the real agent while its ledger writer is busy: during bursts of focus
@@ -37,8 +37,10 @@ final class AgentKillTests: XSessionTestCase {
 
         var description: String {
             switch self {
-            case .startup(let app, let offset): "\(app) focused since the start, killed \(Int(offset * 1000)) ms after the first checkpoint"
-            case .burst(let seconds, let right): "burst of \(seconds) s, killed \(right ? "right after an activation" : "mid-dwell")"
+            case .startup(let app, let offset):
+                "\(app) focused since the start, killed \(Int(offset * 1000)) ms after the first checkpoint"
+            case .burst(let seconds, let right):
+                "burst of \(seconds) s, killed \(right ? "right after an activation" : "mid-dwell")"
             case .steady(let app, let offset): "\(app) steady, killed \(Int(offset * 1000)) ms after a checkpoint"
             case .copyingLog: "burst until SQLite copies the log into the database"
             case .detachedMonitor(let app, let hold): "no monitor; \(app) past its threshold, killed after \(hold) s"
@@ -53,7 +55,8 @@ final class AgentKillTests: XSessionTestCase {
         let session = try startXSession()
         let environment = try catalogEnvironment(entries: [:])
         let names = burstApps + ["Delta", "Epsilon"]
-        let apps = try DemoApplications(display: session.display, windows: ["sentinel.Sentinel"] + names.map { "\($0.lowercased()).\($0)" })
+        let apps = try DemoApplications(
+            display: session.display, windows: ["sentinel.Sentinel"] + names.map { "\($0.lowercased()).\($0)" })
         let sentinel = apps.windows[0]
         let windows = Dictionary(uniqueKeysWithValues: zip(names, apps.windows.dropFirst()))
         let driver = try FocusDriver(display: session.display)
@@ -71,11 +74,14 @@ final class AgentKillTests: XSessionTestCase {
         var thresholds: [String: (app: String, seconds: Double)] = [:]
         for name in burstApps + ["Epsilon"] {
             let token = try XCTUnwrap(
-                try app.call(AuthorizationMethods.issueSelection, SelectionRequest(applications: ["wmclass:\(name)"])).applicationTokens.first)
+                try app.call(AuthorizationMethods.issueSelection, SelectionRequest(applications: ["wmclass:\(name)"]))
+                    .applicationTokens.first)
             for seconds in name == "Epsilon" ? [1.5] : Array(stride(from: 0.5, through: 3.0, by: 0.5)) {
                 let event = "\(name)-\(seconds)"
                 events[DeviceActivityEvent.Name(event)] = DeviceActivityEvent(
-                    applications: [token], threshold: DateComponents(second: Int(seconds), nanosecond: Int((seconds - Double(Int(seconds))) * 1e9)))
+                    applications: [token],
+                    threshold: DateComponents(
+                        second: Int(seconds), nanosecond: Int((seconds - Double(Int(seconds))) * 1e9)))
                 thresholds[event] = (name, seconds)
             }
         }
@@ -83,7 +89,8 @@ final class AgentKillTests: XSessionTestCase {
         let calendar = Calendar.current
         let schedule = DeviceActivitySchedule(
             intervalStart: calendar.dateComponents([.hour, .minute], from: now.addingTimeInterval(-3600)),
-            intervalEnd: calendar.dateComponents([.hour, .minute], from: now.addingTimeInterval(3 * 3600)), repeats: false)
+            intervalEnd: calendar.dateComponents([.hour, .minute], from: now.addingTimeInterval(3 * 3600)),
+            repeats: false)
         _ = try app.call(ActivityMethods.start, ActivityRegistration(name: "day", schedule: schedule, events: events))
         let firstMonitor = try RecordingMonitor(socket: socket, bundleIdentifier: client)
         var monitors = [firstMonitor]
@@ -112,7 +119,11 @@ final class AgentKillTests: XSessionTestCase {
 
         for (index, ending) in endings.enumerated() {
             // Who has the focus as the agent starts.
-            if case .startup(let held, _) = ending { try driver.activate(windows[held]!) } else { try driver.activate(sentinel) }
+            if case .startup(let held, _) = ending {
+                try driver.activate(windows[held]!)
+            } else {
+                try driver.activate(sentinel)
+            }
             if case .detachedMonitor = ending { firstMonitor.close() }
             agent = try AgentRun(display: session.display, home: home, environment: environment)
             let tracking = monotonicMilliseconds()
@@ -128,26 +139,35 @@ final class AgentKillTests: XSessionTestCase {
             case .startup(_, let offset):
                 // The first checkpoint comes within a second of the start, or the kill
                 // right after that second loses more than a second.
-                if let written = nextWrite(of: ledgerPath + "-wal", from: trackingSince.addingTimeInterval(0.15), until: trackingSince.addingTimeInterval(1.1)) {
+                if let written = nextWrite(
+                    of: ledgerPath + "-wal", from: trackingSince.addingTimeInterval(0.15),
+                    until: trackingSince.addingTimeInterval(1.1))
+                {
                     Thread.sleep(until: written.addingTimeInterval(offset))
                 }
                 killedAt = kill(agent)
             case .burst(let seconds, let rightAfterActivation):
-                windowStart = try burst(driver, windows, &generator, dwell: 5...150) { elapsed, _ in elapsed >= seconds }
+                windowStart = try burst(driver, windows, &generator, dwell: 5...150) { elapsed, _ in elapsed >= seconds
+                }
                 if !rightAfterActivation { Thread.sleep(forTimeInterval: Double(generator.next() % 120) / 1000) }
                 killedAt = kill(agent)
             case .steady(let held, let offset):
                 try driver.activate(windows[held]!)
                 windowStart = driver.log.entries.last!.serverTime
                 let written = try XCTUnwrap(
-                    nextWrite(of: ledgerPath + "-wal", from: Date().addingTimeInterval(0.3), until: Date().addingTimeInterval(3.3)), "a checkpoint")
+                    nextWrite(
+                        of: ledgerPath + "-wal", from: Date().addingTimeInterval(0.3),
+                        until: Date().addingTimeInterval(3.3)), "a checkpoint")
                 Thread.sleep(until: written.addingTimeInterval(offset))
                 killedAt = kill(agent)
             case .copyingLog(let limit):
                 let watcher = DatabaseWriteWatcher(path: ledgerPath, agent: agent.process.pid)
-                windowStart = try burst(driver, windows, &generator, dwell: 1...12) { elapsed, _ in watcher.killedAt != nil || elapsed >= limit }
+                windowStart = try burst(driver, windows, &generator, dwell: 1...12) { elapsed, _ in
+                    watcher.killedAt != nil || elapsed >= limit
+                }
                 killedAt = watcher.killedAt ?? kill(agent)
-                XCTAssertNotNil(watcher.killedAt, "SQLite copied the log into the database within \(limit) s of focus changes")
+                XCTAssertNotNil(
+                    watcher.killedAt, "SQLite copied the log into the database within \(limit) s of focus changes")
             case .detachedMonitor(let held, let hold):
                 try driver.activate(windows[held]!)
                 windowStart = driver.log.entries.last!.serverTime
@@ -172,7 +192,8 @@ final class AgentKillTests: XSessionTestCase {
                 let actual = (truth[windows[name]!] ?? 0) / 1000
                 guard actual > 0 || recorded > 0 else { continue }
                 line += " \(name) \(String(format: "%.3f", recorded))/\(String(format: "%.3f", actual)) s"
-                XCTAssertLessThanOrEqual(recorded, actual + 0.02, "run \(index + 1) (\(ending)): \(name) invented \(recorded - actual) s")
+                XCTAssertLessThanOrEqual(
+                    recorded, actual + 0.02, "run \(index + 1) (\(ending)): \(name) invented \(recorded - actual) s")
                 lost += actual - recorded
                 truthSinceRegistration[name, default: 0] += actual
                 recordedSinceRegistration[name, default: 0] += recorded
@@ -189,7 +210,9 @@ final class AgentKillTests: XSessionTestCase {
         let finalStart = try burst(driver, windows, &generator, dwell: 20...150) { elapsed, _ in elapsed >= 1.0 }
         try driver.activate(sentinel)
         let finalEnd = driver.log.entries.last!.serverTime
-        try waitFor("Epsilon's threshold in the new monitor") { monitors.last!.names.contains("eventDidReachThreshold(Epsilon-1.5)") }
+        try waitFor("Epsilon's threshold in the new monitor") {
+            monitors.last!.names.contains("eventDidReachThreshold(Epsilon-1.5)")
+        }
         Thread.sleep(forTimeInterval: 0.3)
         XCTAssertEqual(agent.stop(), 0)
         logs.append(agent.process.standardError)
@@ -197,12 +220,15 @@ final class AgentKillTests: XSessionTestCase {
         let finalTruth = ActiveWindowTruth.milliseconds(driver.log.entries, from: finalStart, to: finalEnd)
         for name in names {
             truthSinceRegistration[name, default: 0] += (finalTruth[windows[name]!] ?? 0) / 1000
-            recordedSinceRegistration[name, default: 0] += usage.seconds(of: "wmclass:\(name)") - persisted.seconds(of: "wmclass:\(name)")
+            recordedSinceRegistration[name, default: 0] +=
+                usage.seconds(of: "wmclass:\(name)") - persisted.seconds(of: "wmclass:\(name)")
         }
         print(report.joined(separator: "\n"))
-        print("since registration, recorded/true: " + names.map {
-            "\($0) \(String(format: "%.2f", recordedSinceRegistration[$0] ?? 0))/\(String(format: "%.2f", truthSinceRegistration[$0] ?? 0)) s"
-        }.joined(separator: ", "))
+        print(
+            "since registration, recorded/true: "
+                + names.map {
+                    "\($0) \(String(format: "%.2f", recordedSinceRegistration[$0] ?? 0))/\(String(format: "%.2f", truthSinceRegistration[$0] ?? 0)) s"
+                }.joined(separator: ", "))
 
         // The engine fired each callback once, whatever the kills.
         let arrivals = monitors.flatMap(\.arrivals)
@@ -212,7 +238,9 @@ final class AgentKillTests: XSessionTestCase {
             let sequences = fired["eventDidReachThreshold(\(event))"] ?? []
             XCTAssertLessThanOrEqual(sequences.count, 1, "\(event) fired more than once: \(sequences)")
             if threshold.seconds <= (recordedSinceRegistration[threshold.app] ?? 0) - 0.05 {
-                XCTAssertEqual(sequences.count, 1, "\(event): \(threshold.app) has \(recordedSinceRegistration[threshold.app] ?? 0) s recorded")
+                XCTAssertEqual(
+                    sequences.count, 1,
+                    "\(event): \(threshold.app) has \(recordedSinceRegistration[threshold.app] ?? 0) s recorded")
             }
             if threshold.seconds > (truthSinceRegistration[threshold.app] ?? 0) + 0.05 {
                 XCTAssertEqual(sequences.count, 0, "\(event) fired for usage that never was")
@@ -220,7 +248,9 @@ final class AgentKillTests: XSessionTestCase {
         }
         let agentLog = logs.joined()
         for event in thresholds.keys {
-            XCTAssertLessThanOrEqual(agentLog.components(separatedBy: "eventDidReachThreshold(\(event))").count - 1, 1, "\(event) handed out twice by the engine")
+            XCTAssertLessThanOrEqual(
+                agentLog.components(separatedBy: "eventDidReachThreshold(\(event))").count - 1, 1,
+                "\(event) handed out twice by the engine")
         }
         // Acknowledged callbacks never come again, to any monitor; the one that was due
         // while no monitor ran came exactly once, to the new one.
@@ -229,7 +259,9 @@ final class AgentKillTests: XSessionTestCase {
         }
         for arrival in arrivals {
             if let acknowledged = confirmed[arrival.sequence] {
-                XCTAssertLessThanOrEqual(arrival.at, acknowledged, "callback \(arrival.sequence) (\(arrival.name)) came again after its acknowledgement")
+                XCTAssertLessThanOrEqual(
+                    arrival.at, acknowledged,
+                    "callback \(arrival.sequence) (\(arrival.name)) came again after its acknowledgement")
             }
         }
         XCTAssertEqual(firstMonitor.names.filter { $0 == "eventDidReachThreshold(Epsilon-1.5)" }.count, 0)
@@ -256,7 +288,9 @@ final class AgentKillTests: XSessionTestCase {
             try driver.activate(windows[next]!)
             first = first ?? driver.log.entries.last!.serverTime
             changes += 1
-            Thread.sleep(forTimeInterval: Double(dwell.lowerBound + generator.next() % (dwell.upperBound - dwell.lowerBound + 1)) / 1000)
+            Thread.sleep(
+                forTimeInterval: Double(dwell.lowerBound + generator.next() % (dwell.upperBound - dwell.lowerBound + 1))
+                    / 1000)
         } while !done(Date().timeIntervalSince(started), changes)
         return first!
     }

@@ -1,9 +1,9 @@
 import Foundation
 import GLibRuntime
 import ScreenwardCore
+import ScreenwardTesting
 import SessionHarness
 import TestSupport
-import ScreenwardTesting
 import X11Session
 import XCTest
 
@@ -68,7 +68,9 @@ final class ClientWindowWatcherTests: XSessionTestCase {
             }
             let info = try run("xwininfo", ["-id", window])
             func number(_ label: String) throws -> Int {
-                guard let text = Self.value(after: label, in: info), let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
+                guard let text = Self.value(after: label, in: info),
+                    let value = Int(text.trimmingCharacters(in: .whitespaces))
+                else {
                     throw HarnessError.failed("no \(label) in \(info)")
                 }
                 return value
@@ -95,7 +97,8 @@ final class ClientWindowWatcherTests: XSessionTestCase {
 
     /// Runs `body` with a fixture; everything it made (connections, loop sources)
     /// is gone before the X server ends, or Xlib would lose its connection.
-    private func withFixture(windowManager: Bool = true, tools: [String] = [], _ body: (Fixture) throws -> Void) throws {
+    private func withFixture(windowManager: Bool = true, tools: [String] = [], _ body: (Fixture) throws -> Void) throws
+    {
         for tool in tools + ["xwininfo", "xprop"] { _ = try requireTool(tool) }
         let session = try startXSession(windowManager: windowManager)
         defer { session.stop() }
@@ -109,7 +112,9 @@ final class ClientWindowWatcherTests: XSessionTestCase {
         if windowManager {
             // openbox announces itself before it manages windows; its client list comes last.
             let deadline = Date().addingTimeInterval(10)
-            while (try? x.run("xprop", ["-root", "_NET_CLIENT_LIST"]))?.contains("_NET_CLIENT_LIST(WINDOW)") != true, Date() < deadline {
+            while (try? x.run("xprop", ["-root", "_NET_CLIENT_LIST"]))?.contains("_NET_CLIENT_LIST(WINDOW)") != true,
+                Date() < deadline
+            {
                 Thread.sleep(forTimeInterval: 0.02)
             }
         }
@@ -139,7 +144,8 @@ final class ClientWindowWatcherTests: XSessionTestCase {
 
             x.start()
             // At start, before any loop iteration: every current client, then the active window.
-            guard case .added(let existing)? = x.events.first(where: { if case .added = $0 { true } else { false } }) else {
+            guard case .added(let existing)? = x.events.first(where: { if case .added = $0 { true } else { false } })
+            else {
                 return XCTFail("no .added at start: \(x.events)")
             }
             XCTAssertEqual(existing.id, editorID)
@@ -176,28 +182,39 @@ final class ClientWindowWatcherTests: XSessionTestCase {
             XCTAssertTrue(x.wait { x.window(id)?.isViewable == true })
 
             try x.run("xdotool", ["windowmove", id.description, "300", "200"])
-            XCTAssertTrue(x.wait { (try? x.drawnFrame(of: id)).map { $0.x >= 290 && $0.x <= 310 } == true && x.window(id)?.frame == (try? x.drawnFrame(of: id)) },
+            XCTAssertTrue(
+                x.wait {
+                    (try? x.drawnFrame(of: id)).map { $0.x >= 290 && $0.x <= 310 } == true
+                        && x.window(id)?.frame == (try? x.drawnFrame(of: id))
+                },
                 "moved: \(String(describing: x.window(id)?.frame)) vs \(String(describing: try? x.drawnFrame(of: id)))")
             XCTAssertTrue(x.events.contains { if case .changed(let client) = $0 { client.id == id } else { false } })
 
             try x.run("xdotool", ["windowsize", id.description, "300", "150"])
-            XCTAssertTrue(x.wait { x.window(id)?.frame == (try? x.drawnFrame(of: id)) && (try? x.drawnFrame(of: id))?.width ?? 0 < 330 },
-                "resized: \(String(describing: x.window(id)?.frame)) vs \(String(describing: try? x.drawnFrame(of: id)))")
+            XCTAssertTrue(
+                x.wait {
+                    x.window(id)?.frame == (try? x.drawnFrame(of: id)) && (try? x.drawnFrame(of: id))?.width ?? 0 < 330
+                },
+                "resized: \(String(describing: x.window(id)?.frame)) vs \(String(describing: try? x.drawnFrame(of: id)))"
+            )
 
             try x.run("xdotool", ["windowminimize", id.description])
             XCTAssertTrue(x.wait { x.window(id)?.isViewable == false }, "minimized")
             try app.command("activate \(id)")
             XCTAssertTrue(x.wait { x.window(id)?.isViewable == true }, "restored")
 
-            if Int(try x.run("xdotool", ["get_num_desktops"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 1 < 2 {
+            if Int(try x.run("xdotool", ["get_num_desktops"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 1 < 2
+            {
                 try x.run("xdotool", ["set_num_desktops", "2"])
             }
             try x.run("xdotool", ["set_desktop_for_window", id.description, "1"])
-            XCTAssertTrue(x.wait { x.window(id)?.desktop == 1 }, "desktop: \(String(describing: x.window(id)?.desktop))")
+            XCTAssertTrue(
+                x.wait { x.window(id)?.desktop == 1 }, "desktop: \(String(describing: x.window(id)?.desktop))")
             // openbox unmaps (and marks Iconic) what is on a desktop not shown.
             XCTAssertTrue(x.wait { x.window(id)?.isViewable == false })
             try x.run("xdotool", ["windowactivate", id.description])
-            XCTAssertTrue(x.wait { x.window(id)?.isViewable == true && x.window(id)?.desktop == 1 }, "shown on its desktop")
+            XCTAssertTrue(
+                x.wait { x.window(id)?.isViewable == true && x.window(id)?.desktop == 1 }, "shown on its desktop")
         }
     }
 
@@ -208,7 +225,11 @@ final class ClientWindowWatcherTests: XSessionTestCase {
             x.start()
             XCTAssertTrue(x.wait { x.window(id)?.isViewable == true }, "\(x.events)")
             try x.run("wmctrl", ["-i", "-r", id.description, "-b", "add,fullscreen"])
-            XCTAssertTrue(x.wait { x.window(id)?.isFullscreen == true && x.window(id)?.frame == ScreenRect(x: 0, y: 0, width: 1280, height: 800) },
+            XCTAssertTrue(
+                x.wait {
+                    x.window(id)?.isFullscreen == true
+                        && x.window(id)?.frame == ScreenRect(x: 0, y: 0, width: 1280, height: 800)
+                },
                 "fullscreen: \(String(describing: x.window(id)))")
             try x.run("wmctrl", ["-i", "-r", id.description, "-b", "remove,fullscreen"])
             XCTAssertTrue(x.wait { x.window(id)?.isFullscreen == false })
@@ -246,13 +267,17 @@ final class ClientWindowWatcherTests: XSessionTestCase {
     func testOverrideRedirectWindowsAreReportedAsUnmanaged() throws {
         try withFixture { x in
             x.start()
-            let popup = try DemoApplications(display: x.session.display, windows: ["popup.Popup"], extraArguments: ["--override-redirect"])
+            let popup = try DemoApplications(
+                display: x.session.display, windows: ["popup.Popup"], extraArguments: ["--override-redirect"])
             let id = try ids(popup)[0]
             var found: (facts: WindowFacts?, pid: Int32?)?
-            XCTAssertTrue(x.wait {
-                for case .unmanagedMapped(let window, let facts, let pid) in x.events where window == id { found = (facts, pid) }
-                return found != nil
-            })
+            XCTAssertTrue(
+                x.wait {
+                    for case .unmanagedMapped(let window, let facts, let pid) in x.events where window == id {
+                        found = (facts, pid)
+                    }
+                    return found != nil
+                })
             XCTAssertEqual(found?.facts?.wmClass, "Popup")
             XCTAssertEqual(found?.pid, popup.process.pid)
             XCTAssertNil(x.window(id), "not a managed client")
@@ -267,12 +292,15 @@ final class ClientWindowWatcherTests: XSessionTestCase {
             let demo = DemoWindows(connection: appConnection)
             let id = demo.create(.init(instance: "bad", className: "Bad", title: "Bad"))
             x.start()
-            XCTAssertTrue(x.wait { x.window(id)?.isViewable == true }, "\(x.events) \(String(describing: x.window(id))) wm=\(x.watcher.usesWindowManager)")
+            XCTAssertTrue(
+                x.wait { x.window(id)?.isViewable == true },
+                "\(x.events) \(String(describing: x.window(id))) wm=\(x.watcher.usesWindowManager)")
             let frame = x.window(id)?.frame
             // Wrong formats and sizes where numbers are expected, a huge class.
             demo.setRawProperty(id, "_NET_FRAME_EXTENTS", type: "CARDINAL", bytes: Array(repeating: 0xff, count: 7))
             demo.setRawProperty(id, "WM_STATE", type: "WM_STATE", bytes: [3])
-            demo.setRawProperty(id, "WM_CLASS", type: "STRING", bytes: Array(repeating: 0x41, count: 200_000) + [0, 0x42])
+            demo.setRawProperty(
+                id, "WM_CLASS", type: "STRING", bytes: Array(repeating: 0x41, count: 200_000) + [0, 0x42])
             demo.setRawProperty(id, "_NET_WM_PID", type: "CARDINAL", bytes: [1, 2, 3])
             demo.setTitle(id, "after")
             XCTAssertTrue(x.wait { x.window(id)?.facts.title == "after" })
@@ -309,7 +337,8 @@ final class ClientWindowWatcherTests: XSessionTestCase {
             let shieldID = try ids(shield)[0]
             x.start()
             XCTAssertTrue(x.wait { x.window(targetID)?.isViewable == true && x.window(shieldID)?.isViewable == true })
-            if Int(try x.run("xdotool", ["get_num_desktops"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 1 < 2 {
+            if Int(try x.run("xdotool", ["get_num_desktops"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 1 < 2
+            {
                 try x.run("xdotool", ["set_num_desktops", "2"])
             }
             try x.run("xdotool", ["set_desktop_for_window", targetID.description, "1"])
@@ -320,10 +349,11 @@ final class ClientWindowWatcherTests: XSessionTestCase {
             // As a user would (openbox does not follow a bare request to another desktop).
             try x.run("xdotool", ["windowactivate", targetID.description])
             var activation: UInt32?
-            XCTAssertTrue(x.wait {
-                for case .activated(let window, let time) in x.events where window == targetID { activation = time }
-                return activation != nil
-            })
+            XCTAssertTrue(
+                x.wait {
+                    for case .activated(let window, let time) in x.events where window == targetID { activation = time }
+                    return activation != nil
+                })
             let stackingConnection = try XConnection(displayName: x.session.display)
             let stacking = ShieldStacking(connection: stackingConnection)
             stacking.present(shield: shieldID, over: try XCTUnwrap(x.window(targetID)), serverTime: activation)
@@ -334,12 +364,14 @@ final class ClientWindowWatcherTests: XSessionTestCase {
             let shieldIndex = try XCTUnwrap(order.firstIndex(of: shieldID))
             let targetIndex = try XCTUnwrap(order.firstIndex(of: targetID))
             XCTAssertGreaterThan(shieldIndex, targetIndex, "above the target: \(order)")
-            XCTAssertTrue(try x.run("xprop", ["-id", shieldID.description, "_NET_WM_STATE"]).contains("_NET_WM_STATE_ABOVE"))
+            XCTAssertTrue(
+                try x.run("xprop", ["-id", shieldID.description, "_NET_WM_STATE"]).contains("_NET_WM_STATE_ABOVE"))
 
             // Activating the target again: the shield comes back over it.
             try target.command("activate \(targetID)")
             XCTAssertTrue(x.wait { x.watcher.activeWindow == targetID }, "\(x.events)")
-            stacking.present(shield: shieldID, over: try XCTUnwrap(x.window(targetID)), serverTime: x.connection.serverTimeNow())
+            stacking.present(
+                shield: shieldID, over: try XCTUnwrap(x.window(targetID)), serverTime: x.connection.serverTimeNow())
             XCTAssertTrue(x.wait { x.watcher.activeWindow == shieldID })
         }
     }
@@ -350,12 +382,14 @@ final class ClientWindowWatcherTests: XSessionTestCase {
             let windows = try ids(apps)
             x.start()
             XCTAssertTrue(x.wait { windows.allSatisfy { x.window($0)?.isViewable == true } })
-            if Int(try x.run("xdotool", ["get_num_desktops"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 1 < 2 {
+            if Int(try x.run("xdotool", ["get_num_desktops"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 1 < 2
+            {
                 try x.run("xdotool", ["set_num_desktops", "2"])
             }
             try x.run("xdotool", ["set_desktop_for_window", windows[0].description, "1"])
             XCTAssertTrue(x.wait { x.window(windows[0])?.desktop == 1 })
-            ShieldStacking(connection: x.connection).follow(shield: windows[1], toDesktopOf: try XCTUnwrap(x.window(windows[0])))
+            ShieldStacking(connection: x.connection).follow(
+                shield: windows[1], toDesktopOf: try XCTUnwrap(x.window(windows[0])))
             XCTAssertTrue(x.wait { x.window(windows[1])?.desktop == 1 })
         }
     }

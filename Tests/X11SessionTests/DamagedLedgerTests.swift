@@ -16,14 +16,16 @@ final class DamagedLedgerTests: XSessionTestCase {
 
     private func run(_ program: String, _ arguments: [String], home: URL, display: String) throws -> Outcome {
         let process = try ChildProcess(
-            try ProjectPrograms.url(of: program), arguments, environment: ["SCREENWARD_HOME": home.path, "DISPLAY": display])
+            try ProjectPrograms.url(of: program), arguments,
+            environment: ["SCREENWARD_HOME": home.path, "DISPLAY": display])
         process.closeInput()
         guard let status = process.waitForExit(timeout: 30) else {
             process.stop()
             throw HarnessError.timedOut("\(program) \(arguments) did not exit")
         }
         Thread.sleep(forTimeInterval: 0.05)  // the pipes' last words
-        return Outcome(status: status, output: process.outputLines.joined(separator: "\n"), error: process.standardError)
+        return Outcome(
+            status: status, output: process.outputLines.joined(separator: "\n"), error: process.standardError)
     }
 
     private func contents(_ home: URL) -> [String: Data] {
@@ -38,7 +40,8 @@ final class DamagedLedgerTests: XSessionTestCase {
     private func home(_ name: String, from source: URL, ledger: Data, log: Data? = nil) throws -> URL {
         let home = temporary.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: source.appendingPathComponent("device-secret"), to: home.appendingPathComponent("device-secret"))
+        try FileManager.default.copyItem(
+            at: source.appendingPathComponent("device-secret"), to: home.appendingPathComponent("device-secret"))
         try ledger.write(to: home.appendingPathComponent("ledger.sqlite"))
         if let log { try log.write(to: home.appendingPathComponent("ledger.sqlite-wal")) }
         return home
@@ -92,9 +95,11 @@ final class DamagedLedgerTests: XSessionTestCase {
 
         // 2. A good database next to a log whose second frame went bad, with commits after it.
         var damagedLog = crashedLog
-        let walPageSize = Int(crashedLog[8]) << 24 | Int(crashedLog[9]) << 16 | Int(crashedLog[10]) << 8 | Int(crashedLog[11])
+        let walPageSize =
+            Int(crashedLog[8]) << 24 | Int(crashedLog[9]) << 16 | Int(crashedLog[10]) << 8 | Int(crashedLog[11])
         let secondPage = 32 + (24 + walPageSize) + 24
-        XCTAssertGreaterThan(crashedLog.count, 32 + 6 * (24 + walPageSize), "the killed run left several commits in the log")
+        XCTAssertGreaterThan(
+            crashedLog.count, 32 + 6 * (24 + walPageSize), "the killed run left several commits in the log")
         for offset in (secondPage + 512)..<(secondPage + 520) { damagedLog[offset] ^= 0xa5 }
 
         // 3. A schema from a newer version: a migration this program does not know.
@@ -110,9 +115,14 @@ final class DamagedLedgerTests: XSessionTestCase {
 
         let cases: [(name: String, home: URL, says: String)] = [
             ("corrupt pages", try home("corrupt", from: home, ledger: corrupt), "is damaged: SQLite"),
-            ("damaged log", try home("damaged-log", from: home, ledger: crashedLedger, log: damagedLog),
-             "is damaged: frame 2 of its write-ahead log (-wal) is damaged, and a transaction committed after it"),
-            ("newer schema", newerHome, "was written by a newer version of Screenward: its schema has changes this program does not know (\"v4: usage goals\")"),
+            (
+                "damaged log", try home("damaged-log", from: home, ledger: crashedLedger, log: damagedLog),
+                "is damaged: frame 2 of its write-ahead log (-wal) is damaged, and a transaction committed after it"
+            ),
+            (
+                "newer schema", newerHome,
+                "was written by a newer version of Screenward: its schema has changes this program does not know (\"v4: usage goals\")"
+            ),
         ]
         let commands = [
             ["usage"], ["usage", "--json"], ["status"], ["status", "--json"], ["shields"], ["shields", "--json"],
@@ -126,16 +136,20 @@ final class DamagedLedgerTests: XSessionTestCase {
             let agentRun = try run("screenward-agent", [], home: caseHome, display: session.display)
             XCTAssertNotEqual(agentRun.status, 0, "\(name): the agent exits with an error")
             for expected in [says, ledgerPath, "left it as it is", "mkdir ", "mv '\(ledgerPath)'"] {
-                XCTAssertTrue(agentRun.error.contains(expected), "\(name): the agent says \"\(expected)\": \(agentRun.error)")
+                XCTAssertTrue(
+                    agentRun.error.contains(expected), "\(name): the agent says \"\(expected)\": \(agentRun.error)")
             }
             XCTAssertFalse(agentRun.error.contains("tracking"), "\(name): the agent never tracked: \(agentRun.error)")
 
             for command in commands {
                 let outcome = try run("screenward", command, home: caseHome, display: session.display)
                 XCTAssertEqual(outcome.status, 1, "\(name): screenward \(command.joined(separator: " ")) fails")
-                XCTAssertTrue(outcome.error.contains(says), "\(name): screenward \(command.joined(separator: " ")) says why: \(outcome.error)")
+                XCTAssertTrue(
+                    outcome.error.contains(says),
+                    "\(name): screenward \(command.joined(separator: " ")) says why: \(outcome.error)")
                 XCTAssertTrue(outcome.error.contains("left it as it is"), "\(name): \(command): \(outcome.error)")
-                XCTAssertEqual(outcome.output, "", "\(name): screenward \(command.joined(separator: " ")) prints no result")
+                XCTAssertEqual(
+                    outcome.output, "", "\(name): screenward \(command.joined(separator: " ")) prints no result")
             }
             XCTAssertEqual(contents(caseHome), before, "\(name): the ledger and its log are byte for byte as they were")
             XCTAssertNotNil(before["ledger.sqlite"])
@@ -144,7 +158,8 @@ final class DamagedLedgerTests: XSessionTestCase {
 
         // The undamaged crash image is fine: the damage, not the crash, was refused.
         let intact = try home("intact", from: home, ledger: crashedLedger, log: crashedLog)
-        let usage = try run("screenward", ["usage", "--json", "--since", "2000-01-01"], home: intact, display: session.display)
+        let usage = try run(
+            "screenward", ["usage", "--json", "--since", "2000-01-01"], home: intact, display: session.display)
         XCTAssertEqual(usage.status, 0, usage.error)
         XCTAssertTrue(usage.output.contains("wmclass:Game"), usage.output)
     }

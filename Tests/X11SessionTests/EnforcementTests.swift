@@ -16,7 +16,9 @@ final class EnforcementTests: XSessionTestCase {
     /// The test process acts as an app on the Screen Time API (as the benchmark does),
     /// talking to the agent over its socket.
     private func authorise(_ bundle: String, on scene: ShieldScene) throws -> ServiceClient {
-        let client = ServiceClient(transport: SocketTransport(path: scene.agent.home.appendingPathComponent("agent.sock").path), bundleIdentifier: bundle)
+        let client = ServiceClient(
+            transport: SocketTransport(path: scene.agent.home.appendingPathComponent("agent.sock").path),
+            bundleIdentifier: bundle)
         ScreenwardApp.client = client
         _ = try client.call(AuthorizationMethods.request, .individual)
         return client
@@ -38,9 +40,12 @@ final class EnforcementTests: XSessionTestCase {
         store.application.blockedApplications = [Application(bundleIdentifier: "game.desktop")]
 
         // The game already running is closed, gentlest first.
-        XCTAssertNotNil(running.process.waitForExit(timeout: 15), "the running game was not closed: \(scene.agent.process.standardError.suffix(2000))")
+        XCTAssertNotNil(
+            running.process.waitForExit(timeout: 15),
+            "the running game was not closed: \(scene.agent.process.standardError.suffix(2000))")
         scene.wait("the agent says it closed the game") {
-            scene.agent.process.standardError.contains("blocked: closed \(running.windows[0]) of game.desktop (_NET_CLOSE_WINDOW)")
+            scene.agent.process.standardError.contains(
+                "blocked: closed \(running.windows[0]) of game.desktop (_NET_CLOSE_WINDOW)")
         }
         // Its menu entry is hidden by a copy; the person's own entry waits aside.
         let hidden = try String(contentsOf: menuFile, encoding: .utf8)
@@ -52,10 +57,14 @@ final class EnforcementTests: XSessionTestCase {
         XCTAssertTrue(try scene.covered().isEmpty, "a blocked application is closed, not shielded")
 
         // A process that keeps opening blocked windows is ended without asking.
-        let persistent = try DemoApplications(display: display, windows: ["game.Game", "game.Game:Again"], extraArguments: ["--ignore-delete"])
-        XCTAssertNotNil(persistent.process.waitForExit(timeout: 15), "the game that keeps opening windows was not ended")
+        let persistent = try DemoApplications(
+            display: display, windows: ["game.Game", "game.Game:Again"], extraArguments: ["--ignore-delete"])
+        XCTAssertNotNil(
+            persistent.process.waitForExit(timeout: 15), "the game that keeps opening windows was not ended")
         scene.wait("the agent says why") { scene.agent.process.standardError.contains("game.desktop (process") }
-        XCTAssertTrue(scene.agent.process.standardError.contains("keeps opening windows; ending the process"), scene.agent.process.standardError.suffix(2000).description)
+        XCTAssertTrue(
+            scene.agent.process.standardError.contains("keeps opening windows; ending the process"),
+            scene.agent.process.standardError.suffix(2000).description)
 
         // Unblocked: the person's entry is back as it was, and the game runs.
         store.application.blockedApplications = nil
@@ -75,11 +84,13 @@ final class EnforcementTests: XSessionTestCase {
     /// either is covered, on screen, by the store responsible, and nothing else is.
     func testACategoryShieldCoversEveryApplicationOfTheCategoryOnScreen() throws {
         let scene = try startShieldScene(extraEntries: [
-            "chat.desktop": "[Desktop Entry]\nType=Application\nName=Chat\nExec=chat\nCategories=Network;InstantMessaging;\n",
+            "chat.desktop":
+                "[Desktop Entry]\nType=Application\nName=Chat\nExec=chat\nCategories=Network;InstantMessaging;\n",
             "racer.desktop": "[Desktop Entry]\nType=Application\nName=Racer\nExec=racer\nCategories=Game;ArcadeGame;\n",
         ])
         defer { scene.stop() }
-        let apps = try DemoApplications(display: scene.session.display, windows: ["notes.Notes", "game.Game", "chat.Chat", "racer.Racer"])
+        let apps = try DemoApplications(
+            display: scene.session.display, windows: ["notes.Notes", "game.Game", "chat.Chat", "racer.Racer"])
         let windows = apps.windows.map(id)
         scene.wait("all managed") { windows.allSatisfy { scene.watcher.windows[$0] != nil } }
         var environment = scene.agent.environment
@@ -89,13 +100,18 @@ final class EnforcementTests: XSessionTestCase {
         XCTAssertEqual(setup.waitForExit(timeout: 30), 0, setup.standardError)
 
         let shields = try windows.dropFirst().map { try scene.shield(over: $0) }
-        let covered = Dictionary(uniqueKeysWithValues: try scene.covered().map { ($0.application, "\($0.owner)/\($0.store)") })
-        XCTAssertEqual(covered, [
-            "game.desktop": "org.example.worklog/gaming", "racer.desktop": "org.example.worklog/gaming",
-            "chat.desktop": "org.example.worklog/social",
-        ])
+        let covered = Dictionary(
+            uniqueKeysWithValues: try scene.covered().map { ($0.application, "\($0.owner)/\($0.store)") })
+        XCTAssertEqual(
+            covered,
+            [
+                "game.desktop": "org.example.worklog/gaming", "racer.desktop": "org.example.worklog/gaming",
+                "chat.desktop": "org.example.worklog/social",
+            ])
         for (window, shield) in zip(windows.dropFirst(), shields) {
-            scene.wait("the shield over \(window)") { scene.watcher.windows[shield]?.frame == scene.watcher.windows[window]?.frame }
+            scene.wait("the shield over \(window)") {
+                scene.watcher.windows[shield]?.frame == scene.watcher.windows[window]?.frame
+            }
             scene.activate(window, expectingShield: shield)
         }
         XCTAssertEqual(scene.watcher.windows[shields[0]]?.facts.title, "Game (restricted)")
@@ -134,9 +150,12 @@ final class EnforcementTests: XSessionTestCase {
         let total = after.totalSeconds - before.totalSeconds
         // The game held the focus for the few milliseconds before its shield took it.
         XCTAssertLessThan(gameTime, 0.1, "time in front of the shield was counted for the game")
-        XCTAssertEqual(total, notesTime + gameTime, accuracy: 0.02, "time in front of the shield was counted for something: \(after.apps)")
+        XCTAssertEqual(
+            total, notesTime + gameTime, accuracy: 0.02,
+            "time in front of the shield was counted for something: \(after.apps)")
         XCTAssertGreaterThan(notesTime, 0.9)
-        XCTAssertFalse(after.apps.contains { $0.id.contains("Screenward") || $0.id.contains("shield") }, "\(after.apps)")
+        XCTAssertFalse(
+            after.apps.contains { $0.id.contains("Screenward") || $0.id.contains("shield") }, "\(after.apps)")
     }
 
     // MARK: Thresholds
@@ -153,17 +172,23 @@ final class EnforcementTests: XSessionTestCase {
         scene.wait("notes active") { scene.watcher.activeWindow == notes }
 
         let client = try authorise("org.example.limits", on: scene)
-        let selection = try client.call(AuthorizationMethods.issueSelection, SelectionRequest(applications: ["game.desktop"]))
+        let selection = try client.call(
+            AuthorizationMethods.issueSelection, SelectionRequest(applications: ["game.desktop"]))
         let reached = Reached()
         let attachment = try MonitorAttachment.attach(ThresholdMonitor(reached: reached), client: client)
         defer { _ = attachment }
         let now = Date()
         let calendar = Calendar.current
         try DeviceActivityCenter().startMonitoring(
-            "play", during: DeviceActivitySchedule(
+            "play",
+            during: DeviceActivitySchedule(
                 intervalStart: calendar.dateComponents([.hour, .minute], from: now.addingTimeInterval(-3600)),
-                intervalEnd: calendar.dateComponents([.hour, .minute], from: now.addingTimeInterval(3 * 3600)), repeats: false),
-            events: ["two-seconds": DeviceActivityEvent(applications: selection.applicationTokens, threshold: DateComponents(second: 2))])
+                intervalEnd: calendar.dateComponents([.hour, .minute], from: now.addingTimeInterval(3 * 3600)),
+                repeats: false),
+            events: [
+                "two-seconds": DeviceActivityEvent(
+                    applications: selection.applicationTokens, threshold: DateComponents(second: 2))
+            ])
 
         // 1.2 s of the game, then notes: not reached.
         scene.connection.requestActivation(of: game)
@@ -188,9 +213,13 @@ final class EnforcementTests: XSessionTestCase {
         let focusedAgain = Date()
         // The callback arrives on the socket's threads: look every few milliseconds.
         let deadline = Date().addingTimeInterval(5)
-        while reached.events.isEmpty, Date() < deadline { scene.loop.iterate(until: { false }, timeout: .milliseconds(5)) }
+        while reached.events.isEmpty, Date() < deadline {
+            scene.loop.iterate(until: { false }, timeout: .milliseconds(5))
+        }
         XCTAssertEqual(reached.events, ["play/two-seconds"])
-        XCTAssertGreaterThan(Date().timeIntervalSince(askedAgain), left - 0.02, "reached before the game had its two seconds (\(left) s were left)")
+        XCTAssertGreaterThan(
+            Date().timeIntervalSince(askedAgain), left - 0.02,
+            "reached before the game had its two seconds (\(left) s were left)")
         XCTAssertLessThan(Date().timeIntervalSince(focusedAgain), left + 0.7, "reached late (\(left) s were left)")
 
         // Once: more focus brings nothing more.

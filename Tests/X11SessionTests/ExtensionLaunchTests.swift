@@ -19,7 +19,8 @@ final class ExtensionLaunchTests: XSessionTestCase {
     /// Installs `manifest` as the person's own app (`$XDG_DATA_HOME/screenward/apps`).
     private func install(_ identifier: String, _ manifest: String, dataHome: URL) throws {
         let folder = dataHome.appendingPathComponent("screenward/apps", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         try Data(manifest.utf8).write(to: folder.appendingPathComponent("\(identifier).json"))
     }
 
@@ -44,24 +45,38 @@ final class ExtensionLaunchTests: XSessionTestCase {
         // No Worklog process runs now. An evening running now starts at once: the agent
         // starts the monitor extension for its callback.
         let now = Date()
-        _ = try runProject("worklog", ["allow-evenings", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until", Self.hourAndMinute(now.addingTimeInterval(3600))], env)
-        try waitFor("the launched monitor to clear the Social store") { try runProject("worklog", ["status"], env).contains("social: allowed") }
-        XCTAssertTrue(try runProject("worklog", ["status"], env).contains("gaming: shielded"), "the Gaming store is untouched")
+        _ = try runProject(
+            "worklog",
+            [
+                "allow-evenings", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until",
+                Self.hourAndMinute(now.addingTimeInterval(3600)),
+            ], env)
+        try waitFor("the launched monitor to clear the Social store") {
+            try runProject("worklog", ["status"], env).contains("social: allowed")
+        }
+        XCTAssertTrue(
+            try runProject("worklog", ["status"], env).contains("gaming: shielded"), "the Gaming store is untouched")
         let log = { agent.process.standardError }
         XCTAssertTrue(log().contains("started org.example.worklog's device-activity-monitor extension"), log())
 
         // Idle, it leaves on its own; the run is recorded.
-        try waitFor("the monitor to exit when idle") { log().contains("device-activity-monitor extension (pid") && log().contains("exited when idle") }
+        try waitFor("the monitor to exit when idle") {
+            log().contains("device-activity-monitor extension (pid") && log().contains("exited when idle")
+        }
         let listing = try agent.cli(["extensions", "--json"])
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listing.utf8)) as? [String: Any], listing)
         let runs = try XCTUnwrap(report["runs"] as? [[String: Any]], listing)
         XCTAssertEqual(runs.first?["outcome"] as? String, "exited", listing)
         let apps = try XCTUnwrap(report["apps"] as? [[String: Any]], listing)
-        XCTAssertEqual(apps.first { $0["bundleIdentifier"] as? String == "org.example.worklog" }?["running"] as? [String], [], listing)
+        XCTAssertEqual(
+            apps.first { $0["bundleIdentifier"] as? String == "org.example.worklog" }?["running"] as? [String], [],
+            listing)
 
         // The end of the evening comes from a new launch; each callback came once.
         _ = try runProject("worklog", ["stop"], env)
-        try waitFor("a new launch to shield social apps again") { try runProject("worklog", ["status"], env).contains("social: shielded") }
+        try waitFor("a new launch to shield social apps again") {
+            try runProject("worklog", ["status"], env).contains("social: shielded")
+        }
         XCTAssertEqual(log().components(separatedBy: "evenings intervalDidStart").count - 1, 1, log())
         XCTAssertEqual(log().components(separatedBy: "evenings intervalDidEnd").count - 1, 1, log())
     }
@@ -70,7 +85,9 @@ final class ExtensionLaunchTests: XSessionTestCase {
 
     /// Worklog with `script` installed as its monitor; its evening callback comes due.
     /// Returns the agent and how to list the extensions' runs.
-    private func misbehavingMonitor(_ script: String) throws -> (AgentRun, () throws -> [[String: Any]], PrivateXSession) {
+    private func misbehavingMonitor(_ script: String) throws -> (
+        AgentRun, () throws -> [[String: Any]], PrivateXSession
+    ) {
         let session = try startXSession()
         let dataHome = temporary.appendingPathComponent("data", isDirectory: true)
         let program = temporary.appendingPathComponent("bad-monitor")
@@ -87,10 +104,16 @@ final class ExtensionLaunchTests: XSessionTestCase {
         let env = agent.environment
         _ = try runProject("worklog", ["setup"], env)
         let now = Date()
-        _ = try runProject("worklog", ["allow-evenings", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until", Self.hourAndMinute(now.addingTimeInterval(3600))], env)
+        _ = try runProject(
+            "worklog",
+            [
+                "allow-evenings", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until",
+                Self.hourAndMinute(now.addingTimeInterval(3600)),
+            ], env)
         let runs = {
             let listing = try agent.cli(["extensions", "--json"])
-            let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listing.utf8)) as? [String: Any], listing)
+            let report = try XCTUnwrap(
+                JSONSerialization.jsonObject(with: Data(listing.utf8)) as? [String: Any], listing)
             return try XCTUnwrap(report["runs"] as? [[String: Any]], listing)
         }
         return (agent, runs, session)
@@ -106,10 +129,14 @@ final class ExtensionLaunchTests: XSessionTestCase {
             agent.stop()
             withExtendedLifetime(session) {}
         }
-        try waitFor("the callback recorded as failed", timeout: timeout) { try runs().contains { $0["outcome"] as? String == "callback-failed" } }
+        try waitFor("the callback recorded as failed", timeout: timeout) {
+            try runs().contains { $0["outcome"] as? String == "callback-failed" }
+        }
         Thread.sleep(forTimeInterval: 1)
         let all = try runs()
-        let launches = all.filter { $0["point"] as? String == "device-activity-monitor" && $0["outcome"] as? String != "callback-failed" }
+        let launches = all.filter {
+            $0["point"] as? String == "device-activity-monitor" && $0["outcome"] as? String != "callback-failed"
+        }
         XCTAssertEqual(launches.count, 2, "one run and one retry: \(all)")
         for launch in launches {
             XCTAssertEqual(launch["outcome"] as? String, outcome, "\(launch)")
@@ -118,7 +145,10 @@ final class ExtensionLaunchTests: XSessionTestCase {
         let failed = all.filter { $0["outcome"] as? String == "callback-failed" }
         XCTAssertEqual(failed.count, 1, "\(all)")
         XCTAssertTrue((failed.first?["detail"] as? String ?? "").contains("intervalDidStart"), "\(failed)")
-        XCTAssertTrue(agent.process.isRunning, "the agent goes on: \(agent.process.waitForExit(timeout: 1).map { "exit \($0)" } ?? "") \(agent.process.standardError)")
+        XCTAssertTrue(
+            agent.process.isRunning,
+            "the agent goes on: \(agent.process.waitForExit(timeout: 1).map { "exit \($0)" } ?? "") \(agent.process.standardError)"
+        )
         XCTAssertEqual(try agent.cli(["status"]).isEmpty, false)
     }
 
@@ -127,11 +157,13 @@ final class ExtensionLaunchTests: XSessionTestCase {
     }
 
     func testAMonitorThatPrintsWithoutEndIsKilled() throws {
-        try expectTwoFailuresThenTheCallbackRecordedAsFailed("exec yes garbage", outcome: "killed", detail: "KiB of output")
+        try expectTwoFailuresThenTheCallbackRecordedAsFailed(
+            "exec yes garbage", outcome: "killed", detail: "KiB of output")
     }
 
     func testAMonitorThatHangsIsKilledAfterItsPatience() throws {
-        try expectTwoFailuresThenTheCallbackRecordedAsFailed("exec sleep 600", outcome: "killed", detail: "did not acknowledge", timeout: 30)
+        try expectTwoFailuresThenTheCallbackRecordedAsFailed(
+            "exec sleep 600", outcome: "killed", detail: "did not acknowledge", timeout: 30)
     }
 
     // MARK: A lying monitor: stopped as soon as it lies
@@ -159,7 +191,8 @@ final class ExtensionLaunchTests: XSessionTestCase {
     func testAMonitorThatSendsAnOversizedMessageIsKilled() throws {
         _ = try requireProgram("python3", package: "python3")
         try expectTwoFailuresThenTheCallbackRecordedAsFailed(
-            Self.lyingMonitor(sending: #"b'{"id": 1, "method": "store.change", "body": "' + b"x" * (2 << 20)"#), outcome: "killed",
+            Self.lyingMonitor(sending: #"b'{"id": 1, "method": "store.change", "body": "' + b"x" * (2 << 20)"#),
+            outcome: "killed",
             detail: "longer than the limit")
     }
 
@@ -167,13 +200,16 @@ final class ExtensionLaunchTests: XSessionTestCase {
     /// the monitor is stopped; the Social store is untouched.
     func testAMonitorThatClaimsATokenItWasNeverGivenIsKilled() throws {
         _ = try requireProgram("python3", package: "python3")
-        let request = #"(json.dumps({"id": 1, "client": client, "method": "store.change", "body": {"name": "social", "settings": [{"shieldApplications": {"_0": ["bm90LXdvcmtsb2dzLXRva2Vu"]}}]}}) + "\n").encode()"#
-        try expectTwoFailuresThenTheCallbackRecordedAsFailed(Self.lyingMonitor(sending: request), outcome: "killed", detail: "token it was never given")
+        let request =
+            #"(json.dumps({"id": 1, "client": client, "method": "store.change", "body": {"name": "social", "settings": [{"shieldApplications": {"_0": ["bm90LXdvcmtsb2dzLXRva2Vu"]}}]}}) + "\n").encode()"#
+        try expectTwoFailuresThenTheCallbackRecordedAsFailed(
+            Self.lyingMonitor(sending: request), outcome: "killed", detail: "token it was never given")
     }
 
     func testAMonitorThatAllocatesWithoutEndRunsOutOfMemory() throws {
         _ = try requireTool("python3")
         try expectTwoFailuresThenTheCallbackRecordedAsFailed(
-            "exec python3 -c 'blocks = []\nwhile True: blocks.append(bytearray(16 << 20))'", outcome: "crashed", detail: "status 1")
+            "exec python3 -c 'blocks = []\nwhile True: blocks.append(bytearray(16 << 20))'", outcome: "crashed",
+            detail: "status 1")
     }
 }

@@ -60,7 +60,9 @@ final class FakeLogindChild {
                 return found != nil || ended
             }, timeout: timeout)
         guard let found else {
-            throw TestFailure("\(name) \(ended ? "ended" : "said nothing expected for \(timeout)") (exit status \(process.isRunning ? "running" : "\(process.terminationStatus)"))")
+            throw TestFailure(
+                "\(name) \(ended ? "ended" : "said nothing expected for \(timeout)") (exit status \(process.isRunning ? "running" : "\(process.terminationStatus)"))"
+            )
         }
         return found
     }
@@ -102,7 +104,8 @@ final class FakeLogind {
     private let child: FakeLogindChild
 
     init(loop: MainLoop, address: String, arguments: [String] = []) throws {
-        child = try FakeLogindChild(loop: loop, executable: try Self.executable(), arguments: ["--address", address] + arguments)
+        child = try FakeLogindChild(
+            loop: loop, executable: try Self.executable(), arguments: ["--address", address] + arguments)
         _ = try child.waitForLine { $0.hasPrefix("ready") }
     }
 
@@ -150,8 +153,10 @@ final class FakeLogind {
     static func executable() throws -> URL {
         let name = "screenward-fake-logind"
         let argv0 = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let candidates = [argv0.deletingLastPathComponent(), Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-            .map { $0.appendingPathComponent(name) }
+        let candidates = [
+            argv0.deletingLastPathComponent(), Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
+        ]
+        .map { $0.appendingPathComponent(name) }
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
             throw TestFailure("\(name) not found in \(candidates.map(\.path)); build it with swift build")
         }

@@ -22,7 +22,9 @@ final class LogindSessionsTests: XCTestCase {
     func testTheInitialListHasEverySessionWithItsProperties() throws {
         let loop = MainLoop()
         let fake = try startFakeLogindOnAPrivateBus(loop: loop, arguments: ["--session-id", "3"])
-        try fake.send("add-session c2 uid=1001 name=kid type=x11 display=:1 active=yes state=active leader=4242 class=user seat=seat0")
+        try fake.send(
+            "add-session c2 uid=1001 name=kid type=x11 display=:1 active=yes state=active leader=4242 class=user seat=seat0"
+        )
         try fake.send("add-session c7 uid=1002 name=sam type=tty display= active=no state=online seat= locked=yes")
         try fake.send("add-session 12 uid=0 name=root type=wayland remote=yes class=greeter state=closing")
 
@@ -31,22 +33,28 @@ final class LogindSessionsTests: XCTestCase {
         try follower.start(record.append)
         defer { follower.stop() }
 
-        XCTAssertEqual(record.changes.compactMap(\.added).map(\.id), ["3", "c2", "c7", "12"], "in logind's order: \(record.changes)")
+        XCTAssertEqual(
+            record.changes.compactMap(\.added).map(\.id), ["3", "c2", "c7", "12"],
+            "in logind's order: \(record.changes)")
         XCTAssertEqual(record.changes.count, 4)
         XCTAssertEqual(Set(follower.sessions.keys), ["3", "c2", "c7", "12"])
         XCTAssertEqual(
             follower.sessions["c2"],
             LogindSession(
-                id: "c2", objectPath: "/org/freedesktop/login1/session/c2", uid: 1001, userName: "kid", type: .x11, display: ":1",
+                id: "c2", objectPath: "/org/freedesktop/login1/session/c2", uid: 1001, userName: "kid", type: .x11,
+                display: ":1",
                 isActive: true, state: .active, isRemote: false, leaderPID: 4242, sessionClass: "user", seat: "seat0",
                 isLocked: false))
         XCTAssertEqual(
             follower.sessions["c7"],
             LogindSession(
-                id: "c7", objectPath: "/org/freedesktop/login1/session/c7", uid: 1002, userName: "sam", type: .tty, display: "",
-                isActive: false, state: .online, isRemote: false, leaderPID: 1, sessionClass: "user", seat: nil, isLocked: true))
+                id: "c7", objectPath: "/org/freedesktop/login1/session/c7", uid: 1002, userName: "sam", type: .tty,
+                display: "",
+                isActive: false, state: .online, isRemote: false, leaderPID: 1, sessionClass: "user", seat: nil,
+                isLocked: true))
         let greeter = try XCTUnwrap(follower.sessions["12"])
-        XCTAssertEqual(greeter.objectPath, "/org/freedesktop/login1/session/_312", "a leading digit is escaped as logind does")
+        XCTAssertEqual(
+            greeter.objectPath, "/org/freedesktop/login1/session/_312", "a leading digit is escaped as logind does")
         XCTAssertEqual(greeter.type, .wayland)
         XCTAssertTrue(greeter.isRemote)
         XCTAssertEqual(greeter.state, .closing)
@@ -81,13 +89,15 @@ final class LogindSessionsTests: XCTestCase {
         XCTAssertEqual(new.isActive, false)
 
         // The child switches to their session: it becomes active, and the other one not.
-        let activated = try step("set-session c5 active=yes state=active", "set-session 1 active=no state=online", count: 2)
+        let activated = try step(
+            "set-session c5 active=yes state=active", "set-session 1 active=no state=online", count: 2)
         XCTAssertEqual(activated.count, 2, "\(activated)")
         guard case .changed(let now, let previous)? = activated.first else { return XCTFail("\(activated)") }
         XCTAssertEqual(previous, new)
         XCTAssertEqual([now.isActive, previous.isActive], [true, false])
         XCTAssertEqual(now.state, .active)
-        XCTAssertEqual(activated.last?.session.map { [$0.id.rawValue, "\($0.isActive)", "\($0.state)"] }, ["1", "false", "online"])
+        XCTAssertEqual(
+            activated.last?.session.map { [$0.id.rawValue, "\($0.isActive)", "\($0.state)"] }, ["1", "false", "online"])
         XCTAssertEqual(follower.sessions["c5"]?.isActive, true)
 
         // A change to the same values is no change.
@@ -104,7 +114,8 @@ final class LogindSessionsTests: XCTestCase {
         // A session that goes while its properties are being read is reported whole
         // and then removed, or not at all (depending on which the fake did first).
         let brief = try step("add-session c6", "remove-session c6", count: 0)
-        XCTAssertTrue(brief.isEmpty || (brief.count == 2 && brief[0].added?.id == "c6" && brief[1].removedID == "c6"), "\(brief)")
+        XCTAssertTrue(
+            brief.isEmpty || (brief.count == 2 && brief[0].added?.id == "c6" && brief[1].removedID == "c6"), "\(brief)")
         XCTAssertNil(follower.sessions["c6"])
 
         // Nothing after stop.
@@ -148,7 +159,9 @@ final class LogindSessionsTests: XCTestCase {
         }
         try fake.send("deny-session-control yes")
         XCTAssertThrowsError(try follower.lockSession("1")) { error in
-            guard case LogindSessionsError.accessDenied("LockSession", "1", _) = error else { return XCTFail("\(error)") }
+            guard case LogindSessionsError.accessDenied("LockSession", "1", _) = error else {
+                return XCTFail("\(error)")
+            }
             XCTAssertTrue("\(error)".hasPrefix("logind refused LockSession of session 1: "), "\(error)")
         }
         XCTAssertEqual(
@@ -175,7 +188,8 @@ final class LogindSessionsTests: XCTestCase {
         XCTAssertEqual(Array(follower.sessions.keys), ["1"], "the malformed session is left out")
         XCTAssertEqual(record.logged.count, 1, "\(record.logged)")
         XCTAssertTrue(
-            record.logged.first?.contains("left out session /org/freedesktop/login1/session/c3: Active has type s, not b") == true,
+            record.logged.first?.contains(
+                "left out session /org/freedesktop/login1/session/c3: Active has type s, not b") == true,
             "\(record.logged)")
 
         // A malformed session that appears later, signals with wrong arguments, and a
@@ -186,12 +200,21 @@ final class LogindSessionsTests: XCTestCase {
         XCTAssertEqual(record.changes.count, 1, "\(record.changes)")
         XCTAssertEqual(follower.sessions["1"]?.isActive, true)
         let reasons = record.logged.dropFirst()
-        XCTAssertEqual(reasons.filter { $0.hasPrefix("left out session /org/freedesktop/login1/session/c4: ") }.count, 1, "\(reasons)")
-        XCTAssertEqual(reasons.filter { $0.contains("SessionNew with arguments of type (s), not (so)") }.count, 1, "\(reasons)")
-        XCTAssertEqual(reasons.filter { $0.contains("SessionRemoved with arguments of type (us), not (so)") }.count, 1, "\(reasons)")
-        XCTAssertEqual(reasons.filter { $0.contains("ignored Active of session 1: type s, not b") }.count, 1, "\(reasons)")
-        XCTAssertEqual(reasons.filter { $0.contains("ignored State of session 1: type u, not s") }.count, 1, "\(reasons)")
-        XCTAssertEqual(reasons.filter { $0.contains("ignored PropertiesChanged of session 1 with arguments of type (s)") }.count, 1, "\(reasons)")
+        XCTAssertEqual(
+            reasons.filter { $0.hasPrefix("left out session /org/freedesktop/login1/session/c4: ") }.count, 1,
+            "\(reasons)")
+        XCTAssertEqual(
+            reasons.filter { $0.contains("SessionNew with arguments of type (s), not (so)") }.count, 1, "\(reasons)")
+        XCTAssertEqual(
+            reasons.filter { $0.contains("SessionRemoved with arguments of type (us), not (so)") }.count, 1,
+            "\(reasons)")
+        XCTAssertEqual(
+            reasons.filter { $0.contains("ignored Active of session 1: type s, not b") }.count, 1, "\(reasons)")
+        XCTAssertEqual(
+            reasons.filter { $0.contains("ignored State of session 1: type u, not s") }.count, 1, "\(reasons)")
+        XCTAssertEqual(
+            reasons.filter { $0.contains("ignored PropertiesChanged of session 1 with arguments of type (s)") }.count,
+            1, "\(reasons)")
 
         // And the follower still follows.
         try fake.send("set-session 1 active=no")
@@ -210,7 +233,8 @@ final class LogindSessionsTests: XCTestCase {
         }
         XCTAssertEqual(follower.sessions, [:])
         XCTAssertThrowsError(try follower.lockSession("1")) { error in
-            XCTAssertEqual(error as? LogindSessionsError, .notStarted(method: "LockSession"), "a failed start leaves nothing open")
+            XCTAssertEqual(
+                error as? LogindSessionsError, .notStarted(method: "LockSession"), "a failed start leaves nothing open")
         }
     }
 

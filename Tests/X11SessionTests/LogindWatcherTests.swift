@@ -1,8 +1,8 @@
 import Foundation
 import GLibRuntime
-import X11Session
 import SessionHarness
 import TestSupport
+import X11Session
 import XCTest
 
 /// Runs `LogindWatcher` in this process against a private dbus-daemon on which
@@ -67,7 +67,8 @@ final class LogindWatcherTests: XCTestCase {
 
     func testFallsBackToXDGSessionIDWhenThePIDIsInNoSession() throws {
         let loop = MainLoop()
-        let fake = try startFakeLogindOnAPrivateBus(loop: loop, arguments: ["--no-session-by-pid", "--locked", "--session-id", "c7"])
+        let fake = try startFakeLogindOnAPrivateBus(
+            loop: loop, arguments: ["--no-session-by-pid", "--locked", "--session-id", "c7"])
 
         unsetenv("XDG_SESSION_ID")
         XCTAssertThrowsError(try LogindWatcher().start { _ in }) { error in

@@ -16,7 +16,8 @@ final class PickerDriver {
         self.test = test
         display = environment["DISPLAY"] ?? ""
         process = try ChildProcess(
-            try ProjectPrograms.url(of: program), arguments, environment: environment.merging(["SCREENWARD_PICKER_TRACE": "1"]) { $1 })
+            try ProjectPrograms.url(of: program), arguments,
+            environment: environment.merging(["SCREENWARD_PICKER_TRACE": "1"]) { $1 })
         try process.waitForStandardError(containing: PickerTraceLine.readyPrefix, timeout: 20)
         try waitForList(after: PickerTraceLine.readyPrefix)
     }
@@ -43,9 +44,11 @@ final class PickerDriver {
         if !row.hasPrefix("button ") {
             XCTAssertTrue(shownRows.contains(row), "\(row) is not on the screen: \(shownRows)")
         }
-        let place = try XCTUnwrap(PickerTraceLine.lastPlace(of: row, in: lines), "\(row) is not shown: \(shownRows)").place
+        let place = try XCTUnwrap(PickerTraceLine.lastPlace(of: row, in: lines), "\(row) is not shown: \(shownRows)")
+            .place
         let ticks = lines.filter { $0.hasPrefix("picker tick: ") }.count
-        try test.runTool("xdotool", ["mousemove", "\(place.centre.x)", "\(place.centre.y)", "click", "1"], display: display)
+        try test.runTool(
+            "xdotool", ["mousemove", "\(place.centre.x)", "\(place.centre.y)", "click", "1"], display: display)
         if !row.hasPrefix("button ") {
             try waitFor("\(row) ticked or unticked") { lines.filter { $0.hasPrefix("picker tick: ") }.count > ticks }
         }
@@ -64,8 +67,15 @@ final class PickerDriver {
     func scroll(to row: String? = nil, steps: Int = 60) throws -> Bool {
         for _ in 0..<steps where row.map({ !shownRows.contains($0) }) ?? true {
             let before = shownRows
-            guard let anyRow = before.first, let place = PickerTraceLine.lastPlace(of: anyRow, in: lines)?.place else { return false }
-            try test.runTool("xdotool", ["mousemove", "\(place.centre.x)", "\(place.centre.y)", "click", "--repeat", "10", "--delay", "20", "5"], display: display)
+            guard let anyRow = before.first, let place = PickerTraceLine.lastPlace(of: anyRow, in: lines)?.place else {
+                return false
+            }
+            try test.runTool(
+                "xdotool",
+                [
+                    "mousemove", "\(place.centre.x)", "\(place.centre.y)", "click", "--repeat", "10", "--delay", "20",
+                    "5",
+                ], display: display)
             settle()
             // At its end the list no longer moves.
             if shownRows == before { break }
@@ -98,14 +108,18 @@ final class PickerDriver {
 
     /// Waits for the picker to end; returns its exit status.
     func exitStatus() throws -> Int32 {
-        guard let status = process.waitForExit(timeout: 15) else { throw HarnessError.timedOut("the picker did not end: \(process.standardError.suffix(1500))") }
+        guard let status = process.waitForExit(timeout: 15) else {
+            throw HarnessError.timedOut("the picker did not end: \(process.standardError.suffix(1500))")
+        }
         return status
     }
 
     private func waitFor(_ what: String, timeout: TimeInterval = 10, _ condition: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
-            guard Date() < deadline else { throw HarnessError.timedOut("\(what); picker's trace: \(process.standardError.suffix(2000))") }
+            guard Date() < deadline else {
+                throw HarnessError.timedOut("\(what); picker's trace: \(process.standardError.suffix(2000))")
+            }
             Thread.sleep(forTimeInterval: 0.02)
         }
     }

@@ -11,9 +11,11 @@ import XCTest
 /// written after real clicks and keys, through the real agent.
 final class PickerTests: XSessionTestCase {
     static let entries = [
-        "game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nIcon=applications-games\nCategories=Game;\n",
+        "game.desktop":
+            "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nIcon=applications-games\nCategories=Game;\n",
         "notes.desktop": "[Desktop Entry]\nType=Application\nName=Notes\nExec=notes\nCategories=Office;\n",
-        "chat.desktop": "[Desktop Entry]\nType=Application\nName=Chat\nExec=chat\nCategories=Network;InstantMessaging;\n",
+        "chat.desktop":
+            "[Desktop Entry]\nType=Application\nName=Chat\nExec=chat\nCategories=Network;InstantMessaging;\n",
         "helper.desktop": "[Desktop Entry]\nType=Application\nName=Helper Zq\nExec=helper\nNoDisplay=true\n",
     ]
     static let app = "org.example.picktest"
@@ -32,20 +34,30 @@ final class PickerTests: XSessionTestCase {
         _ = try requireTool("xdotool")
         let session = try startXSession()
         defer { session.stop() }
-        let environment = try pickerEnvironment(display: session.display).merging(["XDG_DATA_DIRS": "/usr/local/share:/usr/share"]) { $1 }
+        let environment = try pickerEnvironment(display: session.display).merging([
+            "XDG_DATA_DIRS": "/usr/local/share:/usr/share"
+        ]) { $1 }
         // One of this machine's own applications, as the menus list it.
-        let system = ApplicationCatalog.loadFromEnvironment(["XDG_DATA_HOME": "/nonexistent", "XDG_DATA_DIRS": "/usr/local/share:/usr/share"]).0
+        let system = ApplicationCatalog.loadFromEnvironment([
+            "XDG_DATA_HOME": "/nonexistent", "XDG_DATA_DIRS": "/usr/local/share:/usr/share",
+        ]).0
         let shown = system.entries.filter { !$0.noDisplay }
         // One xdotool can type, that matches none of the test's own.
-        guard let machines = shown.first(where: { entry in
-            entry.name.count >= 3 && entry.name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == " ") }
-                && !["gam", "notes", "chat"].contains { entry.name.lowercased().contains($0) }
-        }) else { try cannotRun("this machine has no desktop entries to list") }
+        guard
+            let machines = shown.first(where: { entry in
+                entry.name.count >= 3
+                    && entry.name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == " ") }
+                    && !["gam", "notes", "chat"].contains { entry.name.lowercased().contains($0) }
+            })
+        else { try cannotRun("this machine has no desktop entries to list") }
 
         let picker = try PickerDriver(self, program: "screenward-picker", ["--choose"], environment: environment)
         defer { picker.process.stop() }
-        XCTAssertTrue(picker.lines.contains(PickerTraceLine.ready(applications: shown.count + 3)), "\(picker.lines.prefix(3))")
-        XCTAssertEqual(picker.shownRows.first?.hasPrefix("category "), true, "the list starts with a category: \(picker.shownRows)")
+        XCTAssertTrue(
+            picker.lines.contains(PickerTraceLine.ready(applications: shown.count + 3)), "\(picker.lines.prefix(3))")
+        XCTAssertEqual(
+            picker.shownRows.first?.hasPrefix("category "), true, "the list starts with a category: \(picker.shownRows)"
+        )
 
         // Typing (the search field has the focus) narrows the list as each key comes.
         try picker.type("chat")
@@ -57,7 +69,8 @@ final class PickerTests: XSessionTestCase {
         XCTAssertFalse(picker.shownRows.contains("app notes.desktop"), "\(picker.shownRows)")
         try picker.key("ctrl+a")
         try picker.type(machines.name)
-        XCTAssertTrue(picker.shownRows.contains("app \(machines.id)"), "\(machines.id) (\(machines.name)): \(picker.shownRows)")
+        XCTAssertTrue(
+            picker.shownRows.contains("app \(machines.id)"), "\(machines.id) (\(machines.name)): \(picker.shownRows)")
         XCTAssertFalse(picker.shownRows.contains("app game.desktop"))
         try picker.key("ctrl+a")
         try picker.type("Zq")
@@ -73,10 +86,12 @@ final class PickerTests: XSessionTestCase {
         let session = try startXSession()
         defer { session.stop() }
         let environment = try pickerEnvironment(display: session.display)
-        let crowd = try GeneratedApplications(count: 300, in: try XCTUnwrap(environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }))
+        let crowd = try GeneratedApplications(
+            count: 300, in: try XCTUnwrap(environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }))
         let picker = try PickerDriver(self, program: "screenward-picker", ["--choose"], environment: environment)
         defer { picker.process.stop() }
-        XCTAssertTrue(picker.lines.contains(PickerTraceLine.ready(applications: crowd.count + 3)), "\(picker.lines.prefix(3))")
+        XCTAssertTrue(
+            picker.lines.contains(PickerTraceLine.ready(applications: crowd.count + 3)), "\(picker.lines.prefix(3))")
         try picker.process.waitForStandardError(containing: PickerTraceLine.completePrefix, timeout: 20)
         let firstScreen = picker.shownRows
 
@@ -85,7 +100,9 @@ final class PickerTests: XSessionTestCase {
         let last = try XCTUnwrap(picker.shownRows.last { $0.hasPrefix("app ") }, "\(picker.shownRows)")
         XCTAssertFalse(firstScreen.contains(last), "one screen cannot show 300 rows: \(firstScreen)")
         try picker.click(last)
-        XCTAssertTrue(picker.lines.contains(PickerTraceLine.ticked(String(last.dropFirst("app ".count)), true)), "\(picker.lines.suffix(5))")
+        XCTAssertTrue(
+            picker.lines.contains(PickerTraceLine.ticked(String(last.dropFirst("app ".count)), true)),
+            "\(picker.lines.suffix(5))")
 
         // The search: a name typed (the key goes to the search field) narrows the list to it.
         try picker.type("Notes")
@@ -102,10 +119,14 @@ final class PickerTests: XSessionTestCase {
     /// Games category, Enter is Done; the file holds the app's tokens for exactly those.
     func testRealClicksAndKeysWriteTheAppsTokensForWhatWasChosen() throws {
         let (session, agent, client, environment) = try startAgent()
-        defer { _ = agent.stop(); session.stop() }
+        defer {
+            _ = agent.stop()
+            session.stop()
+        }
         let file = temporary.appendingPathComponent("selection.json")
 
-        let picker = try PickerDriver(self, program: "screenward", ["pick", "--for", Self.app, "--output", file.path], environment: environment)
+        let picker = try PickerDriver(
+            self, program: "screenward", ["pick", "--for", Self.app, "--output", file.path], environment: environment)
         try picker.click("app chat.desktop")
         try picker.type("gam")
         try picker.click("category Game")
@@ -121,7 +142,8 @@ final class PickerTests: XSessionTestCase {
         // Opened again on that file: both ticked (and the category's game with it). Keys only:
         // type to search, Tab into the list, space ticks Notes, Enter is Done.
         let again = try PickerDriver(
-            self, program: "screenward", ["pick", "--for", Self.app, "--current", file.path, "--output", file.path], environment: environment)
+            self, program: "screenward", ["pick", "--for", Self.app, "--current", file.path, "--output", file.path],
+            environment: environment)
         XCTAssertEqual(again.isTicked("app chat.desktop"), true)
         XCTAssertEqual(again.isTicked("category Game"), true)
         XCTAssertEqual(again.isTicked("app game.desktop"), true)
@@ -134,8 +156,11 @@ final class PickerTests: XSessionTestCase {
         try again.key("space")
         try again.key("Return")
         XCTAssertEqual(try again.exitStatus(), 0, again.process.standardError.suffix(1500).description)
-        let widened = try client.call(AuthorizationMethods.describeSelection, try JSONDecoder().decode(FamilyActivitySelection.self, from: Data(contentsOf: file)))
-        XCTAssertEqual(widened.items, SelectionRequest(applications: ["chat.desktop", "notes.desktop"], categories: ["Game"]))
+        let widened = try client.call(
+            AuthorizationMethods.describeSelection,
+            try JSONDecoder().decode(FamilyActivitySelection.self, from: Data(contentsOf: file)))
+        XCTAssertEqual(
+            widened.items, SelectionRequest(applications: ["chat.desktop", "notes.desktop"], categories: ["Game"]))
     }
 
     /// Websites: those seen in a browser are listed under their own header (an international
@@ -146,9 +171,13 @@ final class PickerTests: XSessionTestCase {
         do {
             try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
             let ledger = try Ledger(url: ScreenwardHome.fromEnvironment(["SCREENWARD_HOME": home.path]).ledgerURL)
-            let session = try ledger.beginAgentSession(pid: 1, display: ":1", at: Date().addingTimeInterval(-600)).sessionID
+            let session = try ledger.beginAgentSession(pid: 1, display: ":1", at: Date().addingTimeInterval(-600))
+                .sessionID
             let chromium = AppIdentity(key: .windowClass("Chromium"), displayName: "Chromium")
-            for (index, site) in [Website(domain: "reddit.com", host: "www.reddit.com"), Website(domain: "xn--bcher-kva.de", host: "xn--bcher-kva.de")].enumerated() {
+            for (index, site) in [
+                Website(domain: "reddit.com", host: "www.reddit.com"),
+                Website(domain: "xn--bcher-kva.de", host: "xn--bcher-kva.de"),
+            ].enumerated() {
                 let id = try ledger.openInterval(
                     sessionID: session, app: chromium, token: ApplicationToken(opaqueValue: "chromium"), site: site,
                     startingAt: Date().addingTimeInterval(-500 + Double(index) * 60))
@@ -156,12 +185,18 @@ final class PickerTests: XSessionTestCase {
             }
         }
         let (session, agent, client, environment) = try startAgent()
-        defer { _ = agent.stop(); session.stop() }
+        defer {
+            _ = agent.stop()
+            session.stop()
+        }
         let file = temporary.appendingPathComponent("websites.json")
 
-        let picker = try PickerDriver(self, program: "screenward", ["pick", "--for", Self.app, "--output", file.path], environment: environment)
+        let picker = try PickerDriver(
+            self, program: "screenward", ["pick", "--for", Self.app, "--output", file.path], environment: environment)
         XCTAssertTrue(try picker.scroll(to: "site reddit.com"), "\(picker.shownRows)")
-        XCTAssertTrue(picker.shownRows.contains("section websites") && picker.shownRows.contains("site xn--bcher-kva.de"), "\(picker.shownRows)")
+        XCTAssertTrue(
+            picker.shownRows.contains("section websites") && picker.shownRows.contains("site xn--bcher-kva.de"),
+            "\(picker.shownRows)")
         XCTAssertFalse(picker.shownRows.contains("typed-site"), "nothing is offered before a website is typed")
         try picker.click("site reddit.com")
         screenshot("picker-websites.png", on: session.display)
@@ -182,9 +217,12 @@ final class PickerTests: XSessionTestCase {
         XCTAssertEqual(try picker.exitStatus(), 0, picker.process.standardError.suffix(1500).description)
 
         let chosen = try JSONDecoder().decode(FamilyActivitySelection.self, from: Data(contentsOf: file))
-        XCTAssertEqual(try client.call(AuthorizationMethods.describeSelection, chosen).items, SelectionRequest(webDomains: ["example.org", "reddit.com"]))
+        XCTAssertEqual(
+            try client.call(AuthorizationMethods.describeSelection, chosen).items,
+            SelectionRequest(webDomains: ["example.org", "reddit.com"]))
         // Opened again on that file: both listed and ticked, the one never seen too.
-        let again = try PickerDriver(self, program: "screenward", ["pick", "--for", Self.app, "--current", file.path], environment: environment)
+        let again = try PickerDriver(
+            self, program: "screenward", ["pick", "--for", Self.app, "--current", file.path], environment: environment)
         defer { again.process.stop() }
         try again.type("example")
         XCTAssertEqual(again.isTicked("site example.org"), true)
@@ -193,14 +231,20 @@ final class PickerTests: XSessionTestCase {
 
     func testCancelWritesNothingAndBadInputIsRefusedClearly() throws {
         let (session, agent, _, environment) = try startAgent()
-        defer { _ = agent.stop(); session.stop() }
+        defer {
+            _ = agent.stop()
+            session.stop()
+        }
         let file = temporary.appendingPathComponent("never.json")
 
-        let picker = try PickerDriver(self, program: "screenward", ["pick", "--for", Self.app, "--output", file.path], environment: environment)
+        let picker = try PickerDriver(
+            self, program: "screenward", ["pick", "--for", Self.app, "--output", file.path], environment: environment)
         try picker.click("app chat.desktop")
         try picker.click("button Cancel")
         XCTAssertEqual(try picker.exitStatus(), 1)
-        XCTAssertTrue(picker.process.standardError.contains("cancelled: nothing was chosen, nothing written"), picker.process.standardError)
+        XCTAssertTrue(
+            picker.process.standardError.contains("cancelled: nothing was chosen, nothing written"),
+            picker.process.standardError)
         XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
 
         let escaped = try PickerDriver(self, program: "screenward-picker", ["--choose"], environment: environment)
@@ -211,7 +255,8 @@ final class PickerTests: XSessionTestCase {
         let corrupt = temporary.appendingPathComponent("corrupt.json")
         try Data("{\"applicationTokens\": 3}".utf8).write(to: corrupt)
         func failure(_ arguments: [String], _ extra: [String: String] = [:]) throws -> (Int32?, String) {
-            let run = try ChildProcess(try ProjectPrograms.url(of: "screenward"), arguments, environment: environment.merging(extra) { $1 })
+            let run = try ChildProcess(
+                try ProjectPrograms.url(of: "screenward"), arguments, environment: environment.merging(extra) { $1 })
             let status = run.waitForExit(timeout: 15)
             Thread.sleep(forTimeInterval: 0.05)
             return (status, run.standardError)
@@ -224,11 +269,14 @@ final class PickerTests: XSessionTestCase {
         XCTAssertTrue(strangerMessage.contains("org.example.stranger is not authorised"), strangerMessage)
         let (displayStatus, displayMessage) = try failure(["pick", "--for", Self.app], ["DISPLAY": ":99999"])
         XCTAssertNotEqual(displayStatus, 0)
-        XCTAssertTrue(displayMessage.contains("cannot open the X display :99999 for the activity picker"), displayMessage)
-        let (noAgentStatus, noAgentMessage) = try failure(["pick", "--for", Self.app], ["SCREENWARD_HOME": temporary.appendingPathComponent("nobody").path])
+        XCTAssertTrue(
+            displayMessage.contains("cannot open the X display :99999 for the activity picker"), displayMessage)
+        let (noAgentStatus, noAgentMessage) = try failure(
+            ["pick", "--for", Self.app], ["SCREENWARD_HOME": temporary.appendingPathComponent("nobody").path])
         XCTAssertEqual(noAgentStatus, 2)
         XCTAssertTrue(noAgentMessage.contains("the Screenward agent is not running"), noAgentMessage)
-        let (missingStatus, missingMessage) = try failure(["pick", "--for", Self.app], ["SCREENWARD_PICKER": "/nonexistent/screenward-picker"])
+        let (missingStatus, missingMessage) = try failure(
+            ["pick", "--for", Self.app], ["SCREENWARD_PICKER": "/nonexistent/screenward-picker"])
         XCTAssertNotEqual(missingStatus, 0)
         XCTAssertTrue(missingMessage.contains("SCREENWARD_PICKER names /nonexistent/screenward-picker"), missingMessage)
     }
@@ -251,17 +299,24 @@ final class PickerTests: XSessionTestCase {
         let now = Date()
         let setup = try PickerDriver(
             self, program: "homework",
-            ["setup", "--threshold", "1h", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until", Self.hourAndMinute(now.addingTimeInterval(3600))],
+            [
+                "setup", "--threshold", "1h", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until",
+                Self.hourAndMinute(now.addingTimeInterval(3600)),
+            ],
             environment: environment)
         try setup.click("app game.desktop")
         try setup.key("Return")
         // The second picker (the encouraged apps) is a new window: its own trace follows.
         let firstDone = setup.lines.count
-        try waitUntil("the second picker") { setup.lines.dropFirst(firstDone).contains { $0.hasPrefix("picker shown: ") } }
+        try waitUntil("the second picker") {
+            setup.lines.dropFirst(firstDone).contains { $0.hasPrefix("picker shown: ") }
+        }
         try setup.click("app notes.desktop")
         try setup.key("Return")
         XCTAssertEqual(try setup.exitStatus(), 0, setup.process.standardError.suffix(2000).description)
-        XCTAssertTrue(setup.process.outputLines.joined().contains("Homework discourages the 1 item(s) picked"), "\(setup.process.outputLines)")
+        XCTAssertTrue(
+            setup.process.outputLines.joined().contains("Homework discourages the 1 item(s) picked"),
+            "\(setup.process.outputLines)")
         _ = try scene.shield(over: game)
         XCTAssertEqual(try scene.covered().map(\.window), ["\(game)"], "only the game was picked to discourage")
     }
@@ -271,18 +326,25 @@ final class PickerTests: XSessionTestCase {
     /// category is refused with the reason.
     func testWorklogSetupPicksItsCategoriesStartingFromItsDefaults() throws {
         let (session, agent, _, environment) = try startAgent()
-        defer { _ = agent.stop(); session.stop() }
+        defer {
+            _ = agent.stop()
+            session.stop()
+        }
         let setup = try PickerDriver(self, program: "worklog", ["setup", "--pick"], environment: environment)
         XCTAssertEqual(setup.isTicked("category Social"), true)
         XCTAssertEqual(setup.isTicked("category Game"), false)
         try setup.key("Return")
         let firstDone = setup.lines.count
-        try waitUntil("the second picker") { setup.lines.dropFirst(firstDone).contains { $0.hasPrefix("picker shown: ") } }
+        try waitUntil("the second picker") {
+            setup.lines.dropFirst(firstDone).contains { $0.hasPrefix("picker shown: ") }
+        }
         XCTAssertEqual(setup.isTicked("category Game"), true)
         try setup.click("category Social")
         try setup.key("Return")
         XCTAssertNotEqual(try setup.exitStatus(), 0)
-        XCTAssertTrue(setup.process.standardError.contains("tick exactly one category's box and no single apps (2 categories"), setup.process.standardError.suffix(800).description)
+        XCTAssertTrue(
+            setup.process.standardError.contains("tick exactly one category's box and no single apps (2 categories"),
+            setup.process.standardError.suffix(800).description)
     }
 
     // MARK: Helpers
@@ -292,8 +354,11 @@ final class PickerTests: XSessionTestCase {
     private func startAgent() throws -> (PrivateXSession, AgentRun, ServiceClient, [String: String]) {
         _ = try requireTool("xdotool")
         let session = try startXSession()
-        let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: Self.entries))
-        let client = ServiceClient(transport: SocketTransport(path: agent.home.appendingPathComponent("agent.sock").path), bundleIdentifier: Self.app)
+        let agent = try AgentRun(
+            display: session.display, home: home, environment: try catalogEnvironment(entries: Self.entries))
+        let client = ServiceClient(
+            transport: SocketTransport(path: agent.home.appendingPathComponent("agent.sock").path),
+            bundleIdentifier: Self.app)
         _ = try client.call(AuthorizationMethods.request, .individual)
         let environment = try pickerEnvironment(display: session.display).merging(agent.environment) { $1 }
         return (session, agent, client, environment)

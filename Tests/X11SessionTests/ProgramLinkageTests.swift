@@ -25,6 +25,7 @@ final class ProgramLinkageTests: XCTestCase {
         }
         // What the check looks for is there when it should be.
         let agent = try libraries(of: "screenward-agent")
-        XCTAssertTrue(agent.contains { $0.hasPrefix("libX11.") } && agent.contains { $0.hasPrefix("libgtk-3.") }, "\(agent)")
+        XCTAssertTrue(
+            agent.contains { $0.hasPrefix("libX11.") } && agent.contains { $0.hasPrefix("libgtk-3.") }, "\(agent)")
     }
 }

@@ -79,7 +79,8 @@ final class RealApplicationsTests: XSessionTestCase {
             focused && app.isRunning,
             "\(program.command): the agent never said \(program.expectedID) had the focus; last status \(status), "
                 + "program \(app.isRunning ? "running" : "exited: \(app.standardError.suffix(1000))"), "
-                + "windows: \(windowReport(display: session.display)), agent log: \(agent.process.standardError.suffix(1500))")
+                + "windows: \(windowReport(display: session.display)), agent log: \(agent.process.standardError.suffix(1500))"
+        )
         guard focused && app.isRunning else { return }
         var usage: UsageFigures?
         XCTAssertTrue(
@@ -87,7 +88,8 @@ final class RealApplicationsTests: XSessionTestCase {
                 usage = try? agent.usage()
                 return usage.map { $0.seconds(of: program.expectedID) > 0 } ?? false
             },
-            "\(program.command): usage is not filed under \(program.expectedID): \(String(describing: usage?.apps.map(\.id)))")
+            "\(program.command): usage is not filed under \(program.expectedID): \(String(describing: usage?.apps.map(\.id)))"
+        )
 
         let added = try agent.cli(["shield", "add", "--app", program.expectedID])
         XCTAssertTrue(added.contains(program.expectedID), added)
@@ -143,7 +145,8 @@ final class RealApplicationsTests: XSessionTestCase {
 
     private static func covered(_ agent: AgentRun) throws -> [CoveredWindow] {
         struct Listing: Decodable { var covered: [CoveredWindow]? }
-        return try JSONDecoder().decode(Listing.self, from: Data(try agent.cli(["shields", "--json"]).utf8)).covered ?? []
+        return try JSONDecoder().decode(Listing.self, from: Data(try agent.cli(["shields", "--json"]).utf8)).covered
+            ?? []
     }
 
     /// Checks `condition` every 200 ms until it holds or `timeout` seconds pass.
@@ -167,7 +170,9 @@ final class RealApplicationsTests: XSessionTestCase {
             return child.outputLines.joined(separator: " ")
         }
         let list = run(["-root", "_NET_CLIENT_LIST"])
-        let windows = list.split(separator: "#").last?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
-        return windows.map { run(["-id", $0, "WM_CLASS", "_GTK_APPLICATION_ID", "_NET_WM_PID"]) }.joined(separator: "; ")
+        let windows =
+            list.split(separator: "#").last?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+        return windows.map { run(["-id", $0, "WM_CLASS", "_GTK_APPLICATION_ID", "_NET_WM_PID"]) }.joined(
+            separator: "; ")
     }
 }

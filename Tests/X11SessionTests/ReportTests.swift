@@ -21,9 +21,15 @@ final class ReportTests: XSessionTestCase {
         let start = now.addingTimeInterval(-3 * 3600)
         let session = try ledger.beginAgentSession(pid: 1, display: ":0", at: start).sessionID
         var cursor = start.addingTimeInterval(600)
-        for (id, categories, seconds) in [("game.desktop", ["Game"], 1800.0), ("notes.desktop", ["Office"], 1200), ("chat.desktop", ["Network", "InstantMessaging"], 600)] {
-            let app = AppIdentity(key: .desktopEntry(id), displayName: id.replacingOccurrences(of: ".desktop", with: "").capitalized, categories: categories)
-            let interval = try ledger.openInterval(sessionID: session, app: app, token: ApplicationToken(opaqueValue: "token-\(id)"), startingAt: cursor)
+        for (id, categories, seconds) in [
+            ("game.desktop", ["Game"], 1800.0), ("notes.desktop", ["Office"], 1200),
+            ("chat.desktop", ["Network", "InstantMessaging"], 600),
+        ] {
+            let app = AppIdentity(
+                key: .desktopEntry(id), displayName: id.replacingOccurrences(of: ".desktop", with: "").capitalized,
+                categories: categories)
+            let interval = try ledger.openInterval(
+                sessionID: session, app: app, token: ApplicationToken(opaqueValue: "token-\(id)"), startingAt: cursor)
             try ledger.closeInterval(interval, duration: .seconds(seconds), reason: .idle)
             cursor = cursor.addingTimeInterval(seconds + 300)
         }
@@ -43,7 +49,8 @@ final class ReportTests: XSessionTestCase {
     func testThePNGsPieHasTheCategoriesColoursInProportion() throws {
         let range = try recordUse()
         let png = temporary.appendingPathComponent("day.png")
-        let output = try runProject("screenward", ["report", "--png", png.path, "--since", range.since, "--until", range.until], environment)
+        let output = try runProject(
+            "screenward", ["report", "--png", png.path, "--since", range.since, "--until", range.until], environment)
         let pie = try Self.place("pie", in: output.components(separatedBy: "\n"))
         let image = try PortablePixmap(png: png)
         XCTAssertEqual(image.width, 960)
@@ -53,8 +60,10 @@ final class ReportTests: XSessionTestCase {
         for step in 0..<samples {
             let angle = 2 * Double.pi * Double(step) / Double(samples)
             let radius = Double(pie[2]) * 0.6
-            let pixel = image.pixel(x: pie[0] + Int((radius * cos(angle)).rounded()), y: pie[1] + Int((radius * sin(angle)).rounded()))
-            for category in ["Game", "Office", "Social"] where pixel.isClose(to: ReportPalette.color(forCategory: category)) {
+            let pixel = image.pixel(
+                x: pie[0] + Int((radius * cos(angle)).rounded()), y: pie[1] + Int((radius * sin(angle)).rounded()))
+            for category in ["Game", "Office", "Social"]
+            where pixel.isClose(to: ReportPalette.color(forCategory: category)) {
                 counts[category, default: 0] += 1
             }
         }
@@ -71,19 +80,23 @@ final class ReportTests: XSessionTestCase {
             environment: environment.merging(["DISPLAY": session.display]) { $1 })
         defer { window.stop() }
         let deadline = Date().addingTimeInterval(15)
-        while !window.outputLines.contains(where: { $0.hasPrefix("table ") }), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        while !window.outputLines.contains(where: { $0.hasPrefix("table ") }), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         Thread.sleep(forTimeInterval: 0.3)  // the frame the trace described, on the screen
         let lines = window.outputLines
         let pie = try Self.place("pie", in: lines)
         let bars = try Self.place("bars", in: lines)
         let connection = try XConnection(displayName: session.display)
-        let capture = try XCTUnwrap(ScreenCapture(connection: connection, region: ScreenRect(x: 0, y: 0, width: 1280, height: 1024)))
+        let capture = try XCTUnwrap(
+            ScreenCapture(connection: connection, region: ScreenRect(x: 0, y: 0, width: 1280, height: 1024)))
         // The pie: its quarter-radius ring is all category colours, none of it paper.
         let colours = ["Game", "Office", "Social"].map { ReportPalette.color(forCategory: $0) }
         var inPie = 0
         for step in 0..<360 {
             let angle = Double(step) * .pi / 180
-            let pixel = capture.pixel(x: pie[0] + Int(Double(pie[2]) * 0.5 * cos(angle)), y: pie[1] + Int(Double(pie[2]) * 0.5 * sin(angle)))
+            let pixel = capture.pixel(
+                x: pie[0] + Int(Double(pie[2]) * 0.5 * cos(angle)), y: pie[1] + Int(Double(pie[2]) * 0.5 * sin(angle)))
             if colours.contains(where: { pixel.isClose(to: $0) }) { inPie += 1 }
         }
         XCTAssertGreaterThan(inPie, 350, "the pie is drawn in the categories' colours")
@@ -91,7 +104,8 @@ final class ReportTests: XSessionTestCase {
         let plot = ScreenRect(x: bars[0], y: bars[1], width: bars[2], height: bars[3])
         var coloured = 0
         for x in stride(from: plot.x, to: plot.x + plot.width, by: 2) {
-            for y in stride(from: plot.y, to: plot.y + plot.height, by: 2) where colours.contains(where: { capture.pixel(x: x, y: y).isClose(to: $0) }) {
+            for y in stride(from: plot.y, to: plot.y + plot.height, by: 2)
+            where colours.contains(where: { capture.pixel(x: x, y: y).isClose(to: $0) }) {
                 coloured += 1
             }
         }
@@ -101,7 +115,8 @@ final class ReportTests: XSessionTestCase {
 
     func testWorklogsPieChartIsDrawnByItsExtensionWithoutNetwork() throws {
         let scene = try startShieldScene(extraEntries: [
-            "chat.desktop": "[Desktop Entry]\nType=Application\nName=Chat\nExec=chat\nCategories=Network;InstantMessaging;\n"
+            "chat.desktop":
+                "[Desktop Entry]\nType=Application\nName=Chat\nExec=chat\nCategories=Network;InstantMessaging;\n"
         ])
         defer { scene.stop() }
         // Windows of both open for the whole test: the report's data is their use.
@@ -143,20 +158,27 @@ final class ReportTests: XSessionTestCase {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: program.path)
         let dataHome = temporary.appendingPathComponent("data/screenward/apps", isDirectory: true)
         try FileManager.default.createDirectory(at: dataHome, withIntermediateDirectories: true)
-        try Data(#"{"format": 1, "bundleIdentifier": "org.test.netcheck", "displayName": "Net check", "extensions": [{"point": "device-activity-report", "executable": "\#(program.path)"}]}"#.utf8)
-            .write(to: dataHome.appendingPathComponent("org.test.netcheck.json"))
+        try Data(
+            #"{"format": 1, "bundleIdentifier": "org.test.netcheck", "displayName": "Net check", "extensions": [{"point": "device-activity-report", "executable": "\#(program.path)"}]}"#
+                .utf8
+        )
+        .write(to: dataHome.appendingPathComponent("org.test.netcheck.json"))
         let session = try startXSession()
         var environment = try catalogEnvironment(entries: [:])
         environment["XDG_DATA_HOME"] = temporary.appendingPathComponent("data").path
         let agent = try AgentRun(display: session.display, home: home, environment: environment)
         defer { _ = agent.stop() }
         // The app must be authorised for its extension to get usage.
-        let client = ServiceClient(transport: SocketTransport(path: agent.home.appendingPathComponent("agent.sock").path), bundleIdentifier: "org.test.netcheck")
+        let client = ServiceClient(
+            transport: SocketTransport(path: agent.home.appendingPathComponent("agent.sock").path),
+            bundleIdentifier: "org.test.netcheck")
         _ = try client.call(AuthorizationMethods.request, .individual)
         let png = temporary.appendingPathComponent("net.png")
         _ = try agent.cli(["report", "--app", "org.test.netcheck", "--context", "any", "--png", png.path])
         let deadline2 = Date().addingTimeInterval(5)
-        while !agent.process.standardError.contains("network: "), Date() < deadline2 { Thread.sleep(forTimeInterval: 0.05) }
+        while !agent.process.standardError.contains("network: "), Date() < deadline2 {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         let log = agent.process.standardError
         XCTAssertTrue(log.contains("network: unreachable; interfaces: lo "), log)
         XCTAssertTrue(FileManager.default.fileExists(atPath: png.path))
@@ -164,7 +186,9 @@ final class ReportTests: XSessionTestCase {
 
     private func saveScreenshot(_ session: PrivateXSession, _ name: String) {
         guard let folder = ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"] else { return }
-        let shot = try? ChildProcess(URL(fileURLWithPath: "/usr/bin/import"), ["-window", "root", "\(folder)/\(name).png"], environment: ["DISPLAY": session.display])
+        let shot = try? ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/import"), ["-window", "root", "\(folder)/\(name).png"],
+            environment: ["DISPLAY": session.display])
         _ = shot?.waitForExit(timeout: 10)
     }
 }
@@ -185,7 +209,9 @@ struct PortablePixmap {
         try convert.run()
         let data = [UInt8](output.fileHandleForReading.readDataToEndOfFile())
         convert.waitUntilExit()
-        guard convert.terminationStatus == 0 else { throw HarnessError.failed("convert \(png.path) exited \(convert.terminationStatus)") }
+        guard convert.terminationStatus == 0 else {
+            throw HarnessError.failed("convert \(png.path) exited \(convert.terminationStatus)")
+        }
         // "P6\n<width> <height>\n255\n" then the pixels.
         var fields: [String] = []
         var index = 0
@@ -217,6 +243,9 @@ struct PortablePixmap {
 
 extension ScreenCapture.Pixel {
     func isClose(to color: ReportColor) -> Bool {
-        distance(to: ScreenCapture.Pixel(red: UInt8(color.red * 255 + 0.5), green: UInt8(color.green * 255 + 0.5), blue: UInt8(color.blue * 255 + 0.5))) <= 6
+        distance(
+            to: ScreenCapture.Pixel(
+                red: UInt8(color.red * 255 + 0.5), green: UInt8(color.green * 255 + 0.5),
+                blue: UInt8(color.blue * 255 + 0.5))) <= 6
     }
 }

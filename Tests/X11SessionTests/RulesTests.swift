@@ -16,7 +16,8 @@ final class RulesTests: XSessionTestCase {
 
     /// The agent's log lines about one application's shield look.
     private func looks(of app: String, in scene: ShieldScene) -> [String] {
-        scene.agent.process.standardError.split(separator: "\n").filter { $0.contains("look for \(app)") }.map(String.init)
+        scene.agent.process.standardError.split(separator: "\n").filter { $0.contains("look for \(app)") }.map(
+            String.init)
     }
 
     /// A 3-second daily limit on the game: after 3 s of focus it is shielded by the rules'
@@ -43,7 +44,8 @@ final class RulesTests: XSessionTestCase {
         scene.wait("the rules' look", timeout: .seconds(5)) { !looks(of: "game.desktop", in: scene).isEmpty }
         let look = looks(of: "game.desktop", in: scene).last ?? ""
         XCTAssertTrue(look.contains("\"Time's up: Games\""), look)
-        XCTAssertTrue(look.contains("You used 3 s of your 3 s for Games today. Game is available again tomorrow at 00:00."), look)
+        XCTAssertTrue(
+            look.contains("You used 3 s of your 3 s for Games today. Game is available again tomorrow at 00:00."), look)
         XCTAssertTrue(look.contains("\"15 more minutes\""), look)
         scene.loop.iterate(until: { false }, timeout: .milliseconds(700))
         screenshot("rules-limit-shield.png", of: scene)
@@ -91,10 +93,12 @@ final class RulesTests: XSessionTestCase {
         XCTAssertThrowsError(try scene.agent.cli(["allow", "nosuch.desktop"])) { error in
             XCTAssertTrue("\(error)".contains("no application \"nosuch.desktop\" is installed"), "\(error)")
         }
-        XCTAssertThrowsError(try scene.agent.cli(["downtime", "add", "Late", "--from", "25:00", "--to", "07:00"])) { error in
+        XCTAssertThrowsError(try scene.agent.cli(["downtime", "add", "Late", "--from", "25:00", "--to", "07:00"])) {
+            error in
             XCTAssertTrue("\(error)".contains("is not a time of day"), "\(error)")
         }
-        XCTAssertThrowsError(try scene.agent.cli(["downtime", "add", "bedtime", "--from", "21:00", "--to", "07:00"])) { error in
+        XCTAssertThrowsError(try scene.agent.cli(["downtime", "add", "bedtime", "--from", "21:00", "--to", "07:00"])) {
+            error in
             XCTAssertTrue("\(error)".contains("there is already a rule named bedtime"), "\(error)")
         }
     }
@@ -108,23 +112,33 @@ final class RulesTests: XSessionTestCase {
         let game = id(apps.windows[0])
         scene.connection.requestActivation(of: game)
         scene.wait("game focused") { scene.watcher.activeWindow == game }
-        _ = try scene.agent.cli(["limit", "add", "Games", "--app", "game.desktop", "--daily", "1h", "--locked-for", "6s"])
+        _ = try scene.agent.cli([
+            "limit", "add", "Games", "--app", "game.desktop", "--daily", "1h", "--locked-for", "6s",
+        ])
 
         // Tighter: at once (1 s is already used up after a moment in the game).
-        XCTAssertTrue(try scene.agent.cli(["limit", "change", "Games", "--app", "game.desktop", "--daily", "1s", "--locked-for", "6s"]).contains("Changed"))
+        XCTAssertTrue(
+            try scene.agent.cli([
+                "limit", "change", "Games", "--app", "game.desktop", "--daily", "1s", "--locked-for", "6s",
+            ]).contains("Changed"))
         let shield = try scene.shield(over: game)
 
         // Looser, and removal: both wait for the delay, and the shield stays meanwhile.
         let asked = Date()
-        let relaxed = try scene.agent.cli(["limit", "change", "Games", "--app", "game.desktop", "--daily", "1h", "--locked-for", "6s"])
+        let relaxed = try scene.agent.cli([
+            "limit", "change", "Games", "--app", "game.desktop", "--daily", "1h", "--locked-for", "6s",
+        ])
         XCTAssertTrue(relaxed.contains("is locked for 6s: the change relaxes it, so it takes effect at"), relaxed)
         XCTAssertTrue(try scene.agent.cli(["allow", "game.desktop"]).contains("will be always allowed from"))
         XCTAssertTrue(try scene.agent.cli(["limit", "list"]).contains("(relaxed at"))
         scene.loop.iterate(until: { false }, timeout: .seconds(3))
         XCTAssertEqual(try scene.covered().map(\.window), ["\(game)"], "still shielded before the delay")
-        scene.wait("the relaxation after its delay", timeout: .seconds(15)) { scene.watcher.windows[shield]?.isViewable != true }
+        scene.wait("the relaxation after its delay", timeout: .seconds(15)) {
+            scene.watcher.windows[shield]?.isViewable != true
+        }
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(asked), 5.5)
-        XCTAssertTrue(try scene.agent.cli(["limit", "list"]).contains("Games: 1h a day of Game, every day, locked for 6s"))
+        XCTAssertTrue(
+            try scene.agent.cli(["limit", "list"]).contains("Games: 1h a day of Game, every day, locked for 6s"))
     }
 
     /// "15 more minutes" on one's own used-up limit, pressed on the shield with real
@@ -137,15 +151,20 @@ final class RulesTests: XSessionTestCase {
         scene.connection.requestActivation(of: game)
         _ = try scene.agent.cli(["limit", "add", "Games", "--app", "game.desktop", "--daily", "1s"])
         let shield = try scene.shield(over: game)
-        scene.wait("the rules' look", timeout: .seconds(5)) { looks(of: "game.desktop", in: scene).last?.contains("15 more minutes") == true }
+        scene.wait("the rules' look", timeout: .seconds(5)) {
+            looks(of: "game.desktop", in: scene).last?.contains("15 more minutes") == true
+        }
         scene.activate(game, expectingShield: shield)
         try runTool("xdotool", ["key", "Tab"], display: scene.session.display)
         try runTool("xdotool", ["key", "Return"], display: scene.session.display)
-        scene.wait("the shield lifted for 15 minutes", timeout: .seconds(10)) { scene.watcher.windows[shield]?.isViewable != true }
+        scene.wait("the shield lifted for 15 minutes", timeout: .seconds(10)) {
+            scene.watcher.windows[shield]?.isViewable != true
+        }
         let status = try scene.agent.cli(["status"])
         XCTAssertTrue(status.contains("with 15m 00s extra"), status)
         XCTAssertThrowsError(try scene.agent.cli(["limit", "more", "Games"])) { error in
-            XCTAssertTrue("\(error)".contains("Games allows 15 more minutes 1 time a day, and it was taken"), "\(error)")
+            XCTAssertTrue(
+                "\(error)".contains("Games allows 15 more minutes 1 time a day, and it was taken"), "\(error)")
         }
     }
 
@@ -155,16 +174,26 @@ final class RulesTests: XSessionTestCase {
     func testWarningsReachTheNotificationServerBeforeTheLimitRunsOut() throws {
         let dunstProgram = try requireTool("dunst")
         let bus = try PrivateDBus()
-        let scene = try startShieldScene(extraEnvironment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], agentArguments: ["--rule-warnings", "4,2"])
+        let scene = try startShieldScene(
+            extraEnvironment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], agentArguments: ["--rule-warnings", "4,2"])
         defer { scene.stop() }
-        let dunst = try ChildProcess(dunstProgram, ["-print"], environment: ["DISPLAY": scene.session.display, "DBUS_SESSION_BUS_ADDRESS": bus.address])
+        let dunst = try ChildProcess(
+            dunstProgram, ["-print"],
+            environment: ["DISPLAY": scene.session.display, "DBUS_SESSION_BUS_ADDRESS": bus.address])
         defer { dunst.stop() }
         let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game", "notes.Notes"])
         let (game, notes) = (id(apps.windows[0]), id(apps.windows[1]))
         scene.connection.requestActivation(of: notes)
         scene.wait("notes focused") { scene.watcher.activeWindow == notes }
         // dunst takes the name once it runs.
-        scene.wait("dunst on the bus") { (try? toolOutput("dbus-send", ["--bus=\(bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications"], display: scene.session.display))?.contains("true") == true }
+        scene.wait("dunst on the bus") {
+            (try? toolOutput(
+                "dbus-send",
+                [
+                    "--bus=\(bus.address)", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                    "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.Notifications",
+                ], display: scene.session.display))?.contains("true") == true
+        }
 
         _ = try scene.agent.cli(["limit", "add", "Games", "--app", "game.desktop", "--daily", "7s"])
         let focused = Date()
@@ -176,7 +205,8 @@ final class RulesTests: XSessionTestCase {
         let second = Date().timeIntervalSince(focused)
         _ = try scene.shield(over: game)
         XCTAssertEqual(summaries(), ["\tsummary: '4 s left: Games'", "\tsummary: '2 s left: Games'"])
-        XCTAssertTrue(dunst.outputLines.contains("\tbody: 'Your daily limit for Games runs out in 4 s.'"), "\(dunst.outputLines)")
+        XCTAssertTrue(
+            dunst.outputLines.contains("\tbody: 'Your daily limit for Games runs out in 4 s.'"), "\(dunst.outputLines)")
         XCTAssertGreaterThanOrEqual(first, 2.8, "not before 3 s of the 7")
         XCTAssertGreaterThanOrEqual(second, 4.8, "not before 5 s of the 7")
         XCTAssertLessThan(second, 7, "before the limit ran out")
@@ -187,7 +217,8 @@ final class RulesTests: XSessionTestCase {
         _ = try scene.agent.cli(["limit", "add", "Notes", "--app", "notes.desktop", "--daily", "3s"])
         scene.connection.requestActivation(of: notes)
         scene.wait("the log line", timeout: .seconds(10)) {
-            scene.agent.process.standardError.contains("rules: the warning \"2 s left: Notes\" was not shown: no notification server runs")
+            scene.agent.process.standardError.contains(
+                "rules: the warning \"2 s left: Notes\" was not shown: no notification server runs")
         }
         XCTAssertEqual(summaries().count, 2, "nothing more was shown")
     }
@@ -196,14 +227,18 @@ final class RulesTests: XSessionTestCase {
     /// limit's shield and their waiting relaxation, with nothing asked again.
     func testRulesSurviveARestartOfTheAgent() throws {
         let session = try startXSession()
-        let environment = try catalogEnvironment(entries: ["game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n"])
+        let environment = try catalogEnvironment(entries: [
+            "game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n"
+        ])
         let apps = try DemoApplications(display: session.display, windows: ["game.Game"])
         let driver = try FocusDriver(display: session.display)
         try driver.activate(apps.windows[0])
         var agent = try AgentRun(display: session.display, home: home, environment: environment)
         _ = try agent.cli(["limit", "add", "Games", "--app", "game.desktop", "--daily", "1s", "--locked-for", "1h"])
         _ = try agent.cli(["limit", "remove", "Games"])
-        func covered() throws -> Bool { try agent.cli(["shields", "--json"]).contains("\"owner\" : \"org.screenward.rules\"") }
+        func covered() throws -> Bool {
+            try agent.cli(["shields", "--json"]).contains("\"owner\" : \"org.screenward.rules\"")
+        }
         var deadline = Date().addingTimeInterval(15)
         while try !covered(), Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
         XCTAssertTrue(try covered(), "the used-up limit's shield")

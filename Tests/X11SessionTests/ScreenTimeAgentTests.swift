@@ -10,7 +10,9 @@ final class ScreenTimeAgentTests: XSessionTestCase {
         run.closeInput()
         guard let status = run.waitForExit(timeout: 30) else { throw HarnessError.timedOut("worklog \(arguments)") }
         Thread.sleep(forTimeInterval: 0.05)
-        guard status == 0 else { throw HarnessError.failed("worklog \(arguments) exited \(status): \(run.standardError)") }
+        guard status == 0 else {
+            throw HarnessError.failed("worklog \(arguments) exited \(status): \(run.standardError)")
+        }
         return run.outputLines.joined(separator: "\n")
     }
 
@@ -37,23 +39,34 @@ final class ScreenTimeAgentTests: XSessionTestCase {
 
         XCTAssertTrue(try worklog(["setup"], env).contains("authorised"))
         XCTAssertTrue(try worklog(["status"], env).contains("social: shielded"))
-        let shields = try JSONSerialization.jsonObject(with: Data(try agent.cli(["shields", "--json"]).utf8)) as? [String: Any]
+        let shields =
+            try JSONSerialization.jsonObject(with: Data(try agent.cli(["shields", "--json"]).utf8)) as? [String: Any]
         let categories = (shields?["categories"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }.sorted()
         XCTAssertEqual(categories, ["Game", "Social"], "`screenward shields` names what Worklog's stores shield")
         let selection = try agent.cli(["select", "--for", "org.example.worklog", "--category", "Office"])
         XCTAssertTrue(selection.contains("categoryTokens"), selection)
-        XCTAssertThrowsError(try agent.cli(["select", "--for", "org.example.other", "--category", "Office"]), "an app that is not authorised gets no tokens")
+        XCTAssertThrowsError(
+            try agent.cli(["select", "--for", "org.example.other", "--category", "Office"]),
+            "an app that is not authorised gets no tokens")
 
         // An evening running now: registering inside it starts it at once.
         let monitor = try ChildProcess(try ProjectPrograms.url(of: "worklog"), ["monitor"], environment: env)
         defer { monitor.stop() }
         let now = Date()
-        _ = try worklog(["allow-evenings", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until", Self.clock(now.addingTimeInterval(3600))], env)
-        try waitFor("the monitor to clear the Social store") { try worklog(["status"], env).contains("social: allowed") }
+        _ = try worklog(
+            [
+                "allow-evenings", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until",
+                Self.clock(now.addingTimeInterval(3600)),
+            ], env)
+        try waitFor("the monitor to clear the Social store") {
+            try worklog(["status"], env).contains("social: allowed")
+        }
         XCTAssertTrue(try worklog(["status"], env).contains("gaming: shielded"), "the Gaming store is untouched")
 
         _ = try worklog(["stop"], env)
-        try waitFor("the monitor to shield social apps again") { try worklog(["status"], env).contains("social: shielded") }
+        try waitFor("the monitor to shield social apps again") {
+            try worklog(["status"], env).contains("social: shielded")
+        }
 
         // Each callback came once.
         let log = agent.process.standardError
@@ -62,11 +75,17 @@ final class ScreenTimeAgentTests: XSessionTestCase {
 
         // With no monitor running, the callback waits in the agent and comes when one attaches.
         monitor.stop()
-        _ = try worklog(["allow-evenings", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until", Self.clock(now.addingTimeInterval(3600))], env)
+        _ = try worklog(
+            [
+                "allow-evenings", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until",
+                Self.clock(now.addingTimeInterval(3600)),
+            ], env)
         Thread.sleep(forTimeInterval: 0.5)
         XCTAssertTrue(try worklog(["status"], env).contains("social: shielded"), "no monitor ran the callback yet")
         let second = try ChildProcess(try ProjectPrograms.url(of: "worklog"), ["monitor"], environment: env)
         defer { second.stop() }
-        try waitFor("the late callback to reach the new monitor") { try worklog(["status"], env).contains("social: allowed") }
+        try waitFor("the late callback to reach the new monitor") {
+            try worklog(["status"], env).contains("social: allowed")
+        }
     }
 }

@@ -5,7 +5,8 @@ import XCTest
 final class ServerClockTests: XCTestCase {
     func reading(_ milliseconds: Int64, base: ClockReading) -> ClockReading {
         ClockReading(
-            wall: base.wall.addingTimeInterval(Double(milliseconds) / 1000), monotonic: base.monotonic + .milliseconds(milliseconds),
+            wall: base.wall.addingTimeInterval(Double(milliseconds) / 1000),
+            monotonic: base.monotonic + .milliseconds(milliseconds),
             continuous: base.continuous + .milliseconds(milliseconds))
     }
 

@@ -1,7 +1,7 @@
 import Foundation
+import ScreenwardTesting
 import SessionHarness
 import TestSupport
-import ScreenwardTesting
 import X11Session
 import XCTest
 
@@ -13,12 +13,14 @@ final class SessionEventsIntegrationTests: XSessionTestCase {
         let apps = try DemoApplications(display: session.display, windows: ["sentinel.Sentinel", "calm.Calm"])
         let driver = try FocusDriver(display: session.display)
         try driver.activate(apps.windows[0])
-        let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: [:]))
+        let agent = try AgentRun(
+            display: session.display, home: home, environment: try catalogEnvironment(entries: [:]))
 
         // Windows owned by this test's connection, with properties no sane client sets.
         let own = DemoWindows(connection: driver.connection)
         let hostile = own.create(.init(instance: "h", className: "Hostile", title: "x"))
-        own.setRawProperty(hostile, "WM_CLASS", type: "STRING", bytes: [0xff, 0xfe, 0x00, 0xc3, 0x28, 0x1b, 0x5b, 0x32, 0x4a, 0x00])
+        own.setRawProperty(
+            hostile, "WM_CLASS", type: "STRING", bytes: [0xff, 0xfe, 0x00, 0xc3, 0x28, 0x1b, 0x5b, 0x32, 0x4a, 0x00])
         own.setRawProperty(hostile, "_NET_WM_NAME", type: "UTF8_STRING", bytes: Array(repeating: 0xe2, count: 200_000))
         own.setRawProperty(hostile, "_GTK_APPLICATION_ID", type: "CARDINAL", bytes: [1, 2, 3, 4])
         own.setRawProperty(hostile, "WM_TRANSIENT_FOR", type: "WINDOW", bytes: [0, 0, 0, 0])
@@ -54,11 +56,15 @@ final class SessionEventsIntegrationTests: XSessionTestCase {
         let left = WindowID(UInt(apps.windows[0].dropFirst(2), radix: 16)!)
         let right = WindowID(UInt(apps.windows[1].dropFirst(2), radix: 16)!)
         driver.connection.setInputFocus(to: nil)
-        let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: [:]))
+        let agent = try AgentRun(
+            display: session.display, home: home, environment: try catalogEnvironment(entries: [:]))
         XCTAssertTrue(agent.process.standardError.contains("no window manager"), agent.process.standardError)
 
         var expected: [String: Double] = [:]
-        for (window, id, dwell) in [(left, "wmclass:Left", 0.4), (right, "wmclass:Right", 0.3), (left, "wmclass:Left", 0.2), (right, "wmclass:Right", 0.5)] {
+        for (window, id, dwell) in [
+            (left, "wmclass:Left", 0.4), (right, "wmclass:Right", 0.3), (left, "wmclass:Left", 0.2),
+            (right, "wmclass:Right", 0.5),
+        ] {
             let start = Date()
             driver.connection.setInputFocus(to: window)
             Thread.sleep(forTimeInterval: dwell)
@@ -80,10 +86,12 @@ final class SessionEventsIntegrationTests: XSessionTestCase {
         let apps = try DemoApplications(display: session.display, windows: ["sentinel.Sentinel", "editor.Editor"])
         let driver = try FocusDriver(display: session.display)
         try driver.activate(apps.windows[0])
-        let agent = try AgentRun(display: session.display, home: home, idleThreshold: 2, environment: try catalogEnvironment(entries: [:]))
+        let agent = try AgentRun(
+            display: session.display, home: home, idleThreshold: 2, environment: try catalogEnvironment(entries: [:]))
         func input() throws -> Date {
             let before = Date()
-            let run = try ChildProcess(xdotool, ["mousemove_relative", "--", "3", "0"], environment: ["DISPLAY": session.display])
+            let run = try ChildProcess(
+                xdotool, ["mousemove_relative", "--", "3", "0"], environment: ["DISPLAY": session.display])
             XCTAssertEqual(run.waitForExit(), 0)
             return before.addingTimeInterval(Date().timeIntervalSince(before) / 2)
         }
@@ -111,7 +119,8 @@ final class SessionEventsIntegrationTests: XSessionTestCase {
         let apps = try DemoApplications(display: session.display, windows: ["editor.Editor"])
         let driver = try FocusDriver(display: session.display)
         try driver.activate(apps.windows[0])
-        let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: [:]))
+        let agent = try AgentRun(
+            display: session.display, home: home, environment: try catalogEnvironment(entries: [:]))
         let started = Date()
         Thread.sleep(forTimeInterval: 1.0)
         session.killServer()
@@ -143,7 +152,9 @@ final class SessionEventsIntegrationTests: XSessionTestCase {
         XCTAssertGreaterThanOrEqual(counted, lived - 1.05, "lost more than a second")
 
         let restarted = try AgentRun(display: session.display, home: home, environment: environment)
-        XCTAssertTrue(restarted.process.standardError.contains("closed 1 interval(s) a previous run left open"), restarted.process.standardError)
+        XCTAssertTrue(
+            restarted.process.standardError.contains("closed 1 interval(s) a previous run left open"),
+            restarted.process.standardError)
         Thread.sleep(forTimeInterval: 0.5)
         XCTAssertEqual(restarted.stop(), 0)
         XCTAssertEqual(try restarted.usage().seconds(of: "wmclass:Editor"), counted + 0.5, accuracy: 0.15)
@@ -154,7 +165,8 @@ final class SessionEventsIntegrationTests: XSessionTestCase {
         let apps = try DemoApplications(display: session.display, windows: ["sentinel.Sentinel", "browser.Browser"])
         let driver = try FocusDriver(display: session.display)
         try driver.activate(apps.windows[0])
-        let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: [:]))
+        let agent = try AgentRun(
+            display: session.display, home: home, environment: try catalogEnvironment(entries: [:]))
         try driver.activate(apps.windows[1])
         Thread.sleep(forTimeInterval: 0.4)
         try apps.command("class \(apps.windows[1]) player Player")
@@ -179,7 +191,8 @@ final class SessionEventsIntegrationTests: XSessionTestCase {
 
         let entry = "[Desktop Entry]\nType=Application\nName=Late Arrival\nExec=/usr/bin/true\nStartupWMClass=Late\n"
         try entry.write(
-            toFile: environment["XDG_DATA_HOME"]! + "/applications/org.example.Late.desktop", atomically: true, encoding: .utf8)
+            toFile: environment["XDG_DATA_HOME"]! + "/applications/org.example.Late.desktop", atomically: true,
+            encoding: .utf8)
         agent.process.signal(SIGHUP)
         try agent.process.waitForStandardError(containing: "1 applications in the catalog")
         try driver.activate(apps.windows[1])

@@ -7,11 +7,14 @@ import XCTest
 final class ShieldCommandTests: XSessionTestCase {
     /// The ids `screenward shields --json` lists, each with its reasons as `app/store`.
     private func shieldedApplications(_ agent: AgentRun) throws -> [String: [String]] {
-        let object = try JSONSerialization.jsonObject(with: Data(try agent.cli(["shields", "--json"]).utf8)) as? [String: Any]
+        let object =
+            try JSONSerialization.jsonObject(with: Data(try agent.cli(["shields", "--json"]).utf8)) as? [String: Any]
         var result: [String: [String]] = [:]
         for item in object?["applications"] as? [[String: Any]] ?? [] {
             guard let id = item["id"] as? String else { continue }
-            result[id] = (item["reasons"] as? [[String: Any]] ?? []).map { "\($0["app"] as? String ?? "?")/\($0["store"] as? String ?? "?")" }
+            result[id] = (item["reasons"] as? [[String: Any]] ?? []).map {
+                "\($0["app"] as? String ?? "?")/\($0["store"] as? String ?? "?")"
+            }
         }
         return result
     }
@@ -45,7 +48,9 @@ final class ShieldCommandTests: XSessionTestCase {
         XCTAssertEqual(shields["wmclass:Notes"], ["org.screenward.cli/screenward.cli"], "\(shields)")
 
         // Adding again changes nothing and says so.
-        XCTAssertTrue(try agent.cli(["shield", "add", "--app", "editor.desktop"]).contains("Already shielded by screenward.cli: editor.desktop"))
+        XCTAssertTrue(
+            try agent.cli(["shield", "add", "--app", "editor.desktop"]).contains(
+                "Already shielded by screenward.cli: editor.desktop"))
 
         let removed = try agent.cli(["shield", "remove", "--app", "editor.desktop"])
         XCTAssertFalse(removed.contains("editor.desktop"), removed)
@@ -54,7 +59,9 @@ final class ShieldCommandTests: XSessionTestCase {
         XCTAssertNil(shields["editor.desktop"], "\(shields)")
         XCTAssertNotNil(shields["wmclass:Notes"], "\(shields)")
 
-        XCTAssertTrue(try agent.cli(["shield", "remove", "--app", "wmclass:Notes"]).contains("Nothing is shielded by screenward.cli."))
+        XCTAssertTrue(
+            try agent.cli(["shield", "remove", "--app", "wmclass:Notes"]).contains(
+                "Nothing is shielded by screenward.cli."))
         XCTAssertTrue(try shieldedApplications(agent).isEmpty)
 
         // Clear failures: an unknown id (the agent's message), one not shielded, too many.
@@ -66,11 +73,14 @@ final class ShieldCommandTests: XSessionTestCase {
         XCTAssertTrue(tooMany.contains("at most 50"), tooMany)
 
         // An application another app's store shields: the command says which store.
-        let worklog = try ChildProcess(try ProjectPrograms.url(of: "worklog"), ["setup"], environment: agent.environment)
+        let worklog = try ChildProcess(
+            try ProjectPrograms.url(of: "worklog"), ["setup"], environment: agent.environment)
         worklog.closeInput()
         XCTAssertEqual(worklog.waitForExit(timeout: 30), 0, worklog.standardError)
         let other = failure(agent, ["shield", "remove", "--app", "chat.desktop"])
-        XCTAssertTrue(other.contains("chat.desktop is not shielded by screenward.cli; it is shielded by org.example.worklog/social"), other)
+        XCTAssertTrue(
+            other.contains(
+                "chat.desktop is not shielded by screenward.cli; it is shielded by org.example.worklog/social"), other)
 
         // With the agent stopped, the command says so.
         agent.stop()
@@ -83,7 +93,7 @@ final class ShieldCommandTests: XSessionTestCase {
     func testBlockAddAndRemoveChangeTheCommandLinesBlockedApplications() throws {
         let session = try startXSession()
         let environment = try catalogEnvironment(entries: [
-            "game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n",
+            "game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n"
         ])
         let agent = try AgentRun(display: session.display, home: home, environment: environment)
         defer { agent.stop() }
@@ -91,20 +101,31 @@ final class ShieldCommandTests: XSessionTestCase {
 
         let added = try agent.cli(["block", "add", "--app", "game.desktop"])
         XCTAssertTrue(added.contains("Blocked by screenward.cli:") && added.contains("game.desktop"), added)
-        XCTAssertNotNil(running.process.waitForExit(timeout: 15), "the blocked game still runs: \(agent.process.standardError.suffix(1500))")
-        let shields = try JSONSerialization.jsonObject(with: Data(try agent.cli(["shields", "--json"]).utf8)) as? [String: Any]
+        XCTAssertNotNil(
+            running.process.waitForExit(timeout: 15),
+            "the blocked game still runs: \(agent.process.standardError.suffix(1500))")
+        let shields =
+            try JSONSerialization.jsonObject(with: Data(try agent.cli(["shields", "--json"]).utf8)) as? [String: Any]
         let game = (shields?["applications"] as? [[String: Any]])?.first { $0["id"] as? String == "game.desktop" }
-        XCTAssertEqual((game?["reasons"] as? [[String: Any]])?.map { $0["rule"] as? String }, ["blocked"], "\(String(describing: shields))")
-        XCTAssertTrue(try agent.cli(["block", "add", "--app", "game.desktop"]).contains("Already blocked by screenward.cli: game.desktop"))
+        XCTAssertEqual(
+            (game?["reasons"] as? [[String: Any]])?.map { $0["rule"] as? String }, ["blocked"],
+            "\(String(describing: shields))")
+        XCTAssertTrue(
+            try agent.cli(["block", "add", "--app", "game.desktop"]).contains(
+                "Already blocked by screenward.cli: game.desktop"))
         // Shielding and blocking are separate lists.
         let notShielded = failure(agent, ["shield", "remove", "--app", "game.desktop"])
         XCTAssertTrue(notShielded.contains("game.desktop is not shielded by screenward.cli"), notShielded)
 
-        XCTAssertTrue(try agent.cli(["block", "remove", "--app", "game.desktop"]).contains("Nothing is blocked by screenward.cli."))
+        XCTAssertTrue(
+            try agent.cli(["block", "remove", "--app", "game.desktop"]).contains(
+                "Nothing is blocked by screenward.cli."))
         let again = try DemoApplications(display: session.display, windows: ["game.Game"])
         Thread.sleep(forTimeInterval: 1)
         XCTAssertTrue(again.process.isRunning, "an unblocked game is left alone")
         let notBlocked = failure(agent, ["block", "remove", "--app", "game.desktop"])
-        XCTAssertTrue(notBlocked.contains("game.desktop is not blocked by screenward.cli; no other store blocks it either"), notBlocked)
+        XCTAssertTrue(
+            notBlocked.contains("game.desktop is not blocked by screenward.cli; no other store blocks it either"),
+            notBlocked)
     }
 }

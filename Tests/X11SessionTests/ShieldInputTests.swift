@@ -13,7 +13,8 @@ final class ShieldInputTests: XSessionTestCase {
         let scene = try startShieldScene()
         defer { scene.stop() }
         let display = scene.session.display
-        let apps = try DemoApplications(display: display, windows: ["notes.Notes", "game.Game"], extraArguments: ["--report-keys"])
+        let apps = try DemoApplications(
+            display: display, windows: ["notes.Notes", "game.Game"], extraArguments: ["--report-keys"])
         let (notes, game) = (id(apps.windows[0]), id(apps.windows[1]))
         scene.wait("both windows managed") { scene.watcher.windows[notes] != nil && scene.watcher.windows[game] != nil }
         _ = try scene.agent.cli(["shield", "add", "--app", "game.desktop"])
@@ -24,7 +25,8 @@ final class ShieldInputTests: XSessionTestCase {
         XCTAssertEqual(shielded.keys + shielded.clicks, 0, "input reached the shielded game: \(shielded)")
         // The window manager did give the game the focus, round after round: the keys
         // were typed at a window that had it (else the check above proves nothing).
-        XCTAssertGreaterThanOrEqual(shielded.focused, Self.rounds / 2, "the game was rarely focused at all: \(shielded)")
+        XCTAssertGreaterThanOrEqual(
+            shielded.focused, Self.rounds / 2, "the game was rarely focused at all: \(shielded)")
 
         // Unshielded, the same rounds do reach it (so the checks above can fail).
         _ = try scene.agent.cli(["shield", "remove", "--app", "game.desktop"])
@@ -46,7 +48,9 @@ final class ShieldInputTests: XSessionTestCase {
     /// 40, about a millisecond apart, with the pointer resting over the game); the game is
     /// activated in the middle of it, as a taskbar would, and clicked at once. Returns
     /// what the game reported receiving.
-    private func play(rounds: Int, scene: ShieldScene, apps: DemoApplications, notes: WindowID, game: WindowID, then settled: WindowID) throws -> Received {
+    private func play(
+        rounds: Int, scene: ShieldScene, apps: DemoApplications, notes: WindowID, game: WindowID, then settled: WindowID
+    ) throws -> Received {
         let display = scene.session.display
         let xdotool = try requireTool("xdotool")
         var received = Received()
@@ -55,18 +59,25 @@ final class ShieldInputTests: XSessionTestCase {
             scene.wait("round \(round): notes active") { scene.watcher.activeWindow == notes }
             let start = apps.process.outputLines.count
             let typing = try ChildProcess(
-                xdotool, ["mousemove", "--window", "\(game.rawValue)", "30", "30", "type", "--delay", "1", String(repeating: "qwerty0123", count: 4)],
+                xdotool,
+                [
+                    "mousemove", "--window", "\(game.rawValue)", "30", "30", "type", "--delay", "1",
+                    String(repeating: "qwerty0123", count: 4),
+                ],
                 environment: ["DISPLAY": display])
             typing.closeInput()
             // The activation lands in the middle of the stream: once notes has its first
             // keys, and 0 to 10 ms later.
             let typingStarted = Date().addingTimeInterval(10)
-            while !apps.process.outputLines.dropFirst(start).contains(where: { $0.hasPrefix("key ") && $0.hasSuffix(" \(notes)") }), Date() < typingStarted {
+            while !apps.process.outputLines.dropFirst(start).contains(where: {
+                $0.hasPrefix("key ") && $0.hasSuffix(" \(notes)")
+            }), Date() < typingStarted {
                 Thread.sleep(forTimeInterval: 0.0005)
             }
             Thread.sleep(forTimeInterval: 0.005 * Double(round % 3))
             scene.connection.requestActivation(of: game)
-            let clicking = try ChildProcess(xdotool, ["click", "--repeat", "3", "--delay", "2", "1"], environment: ["DISPLAY": display])
+            let clicking = try ChildProcess(
+                xdotool, ["click", "--repeat", "3", "--delay", "2", "1"], environment: ["DISPLAY": display])
             clicking.closeInput()
             XCTAssertEqual(typing.waitForExit(timeout: 10), 0, typing.standardError)
             XCTAssertEqual(clicking.waitForExit(timeout: 10), 0, clicking.standardError)
@@ -95,7 +106,12 @@ final class InputHoldRecoveryTests: XSessionTestCase {
 
         func clickReachesGame() throws -> Bool {
             let before = apps.process.outputLines.count
-            try runTool("xdotool", ["windowactivate", "--sync", "\(game.rawValue)", "mousemove", "--window", "\(game.rawValue)", "30", "30", "click", "1"], display: display)
+            try runTool(
+                "xdotool",
+                [
+                    "windowactivate", "--sync", "\(game.rawValue)", "mousemove", "--window", "\(game.rawValue)", "30",
+                    "30", "click", "1",
+                ], display: display)
             scene.loop.iterate(until: { false }, timeout: .milliseconds(200))
             return apps.process.outputLines.dropFirst(before).contains("button 1 \(game)")
         }
@@ -106,7 +122,8 @@ final class InputHoldRecoveryTests: XSessionTestCase {
 
         // Killed while covering: the shield is gone with it, and the game gets no click.
         killAgent(scene.agent)
-        XCTAssertFalse(try clickReachesGame(), "the held input region is left behind (this is what the next run repairs)")
+        XCTAssertFalse(
+            try clickReachesGame(), "the held input region is left behind (this is what the next run repairs)")
 
         // Started again while the game is still shielded: covered again; lifted, the game
         // gets its own input region back (the one recorded, not the empty one).
@@ -123,7 +140,9 @@ final class InputHoldRecoveryTests: XSessionTestCase {
         try apps.command("class \(game) other Other")
         let third = try AgentRun(display: display, home: home, environment: scene.agent.environment)
         defer { _ = third.stop() }
-        XCTAssertTrue(try clickReachesGame(), "a window an earlier run held was not given its input back: \(third.process.standardError.suffix(1500))")
+        XCTAssertTrue(
+            try clickReachesGame(),
+            "a window an earlier run held was not given its input back: \(third.process.standardError.suffix(1500))")
         XCTAssertTrue(third.process.standardError.contains("gave \(game) back the input a previous run held"))
     }
 }

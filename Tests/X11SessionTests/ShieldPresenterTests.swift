@@ -1,7 +1,7 @@
 import Foundation
 import ScreenwardCore
-import SessionHarness
 import ScreenwardTesting
+import SessionHarness
 import X11Session
 import XCTest
 
@@ -19,7 +19,8 @@ final class ShieldPresenterTests: XSessionTestCase {
         _ = try scene.agent.cli(["shield", "add", "--app", "game.desktop"])
         let shield = try scene.shield(over: game)
         scene.wait("the shield over the game, focused") {
-            scene.watcher.windows[shield]?.frame == scene.watcher.windows[game]?.frame && scene.watcher.activeWindow == shield
+            scene.watcher.windows[shield]?.frame == scene.watcher.windows[game]?.frame
+                && scene.watcher.activeWindow == shield
         }
         let shieldWindow = try XCTUnwrap(scene.watcher.windows[shield])
         XCTAssertEqual(shieldWindow.facts.wmInstance, "shield")
@@ -36,8 +37,11 @@ final class ShieldPresenterTests: XSessionTestCase {
         // The shield follows the game when it moves and is resized.
         try runTool("xdotool", ["windowmove", "\(game.rawValue)", "300", "200"], display: scene.session.display)
         try runTool("xdotool", ["windowsize", "\(game.rawValue)", "500", "360"], display: scene.session.display)
-        scene.wait("the shield follows the game: \(String(describing: scene.watcher.windows[shield]?.frame)) vs \(String(describing: scene.watcher.windows[game]?.frame))") {
-            guard let target = scene.watcher.windows[game]?.frame, let cover = scene.watcher.windows[shield]?.frame else { return false }
+        scene.wait(
+            "the shield follows the game: \(String(describing: scene.watcher.windows[shield]?.frame)) vs \(String(describing: scene.watcher.windows[game]?.frame))"
+        ) {
+            guard let target = scene.watcher.windows[game]?.frame, let cover = scene.watcher.windows[shield]?.frame
+            else { return false }
             return cover == target && target.width >= 500
         }
 
@@ -64,16 +68,19 @@ final class ShieldPresenterTests: XSessionTestCase {
         // Full screen: the shield takes the whole screen too, above the game.
         try runTool("wmctrl", ["-i", "-r", "\(game.rawValue)", "-b", "add,fullscreen"], display: display)
         scene.wait("the shield full screen over the game") {
-            scene.watcher.windows[game]?.isFullscreen == true && scene.watcher.windows[shield]?.frame == scene.watcher.windows[game]?.frame
+            scene.watcher.windows[game]?.isFullscreen == true
+                && scene.watcher.windows[shield]?.frame == scene.watcher.windows[game]?.frame
                 && scene.watcher.windows[shield]?.frame.width == 1280
         }
         scene.activate(game, expectingShield: shield, "the shield focused over the full-screen game")
         var stacking = ""
         scene.wait("the shield above the full-screen game: \(stacking)") {
             stacking = (try? toolOutput("xprop", ["-root", "_NET_CLIENT_LIST_STACKING"], display: display)) ?? ""
-            let order = stacking.components(separatedBy: "#").last?.split(separator: ",")
+            let order =
+                stacking.components(separatedBy: "#").last?.split(separator: ",")
                 .compactMap { UInt($0.trimmingCharacters(in: .whitespaces).dropFirst(2), radix: 16) } ?? []
-            guard let above = order.firstIndex(of: shield.rawValue), let below = order.firstIndex(of: game.rawValue) else { return false }
+            guard let above = order.firstIndex(of: shield.rawValue), let below = order.firstIndex(of: game.rawValue)
+            else { return false }
             return above > below
         }
         try runTool("wmctrl", ["-i", "-r", "\(game.rawValue)", "-b", "remove,fullscreen"], display: display)
@@ -84,7 +91,9 @@ final class ShieldPresenterTests: XSessionTestCase {
         scene.wait("the shield gone from this desktop") { scene.watcher.windows[shield]?.isViewable != true }
         try runTool("xdotool", ["set_desktop", "1"], display: display)
         scene.wait("the shield over the game on desktop 1") {
-            guard let cover = scene.watcher.windows[shield], let target = scene.watcher.windows[game] else { return false }
+            guard let cover = scene.watcher.windows[shield], let target = scene.watcher.windows[game] else {
+                return false
+            }
             return cover.isViewable && cover.desktop == 1 && cover.frame == target.frame
         }
     }
@@ -95,16 +104,20 @@ final class ShieldPresenterTests: XSessionTestCase {
         defer { scene.stop() }
         // How each game really ended, from its exit status: the step that worked.
         let cases: [(arguments: [String], ending: ChildProcess.Termination)] = [
-            ([], .exited(0)), (["--ignore-delete"], .signalled(SIGTERM)), (["--ignore-delete", "--ignore-sigterm"], .signalled(SIGKILL)),
+            ([], .exited(0)), (["--ignore-delete"], .signalled(SIGTERM)),
+            (["--ignore-delete", "--ignore-sigterm"], .signalled(SIGKILL)),
         ]
         _ = try scene.agent.cli(["shield", "add", "--app", "game.desktop"])
         for (arguments, ending) in cases {
-            let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game"], extraArguments: arguments)
+            let apps = try DemoApplications(
+                display: scene.session.display, windows: ["game.Game"], extraArguments: arguments)
             let game = id(apps.windows[0])
             let shield = try scene.shield(over: game)
             scene.activate(game, expectingShield: shield)
             try runTool("xdotool", ["key", "Return"], display: scene.session.display)
-            XCTAssertEqual(apps.process.waitForTermination(timeout: 15), ending, "\(arguments): the game was not closed as expected")
+            XCTAssertEqual(
+                apps.process.waitForTermination(timeout: 15), ending,
+                "\(arguments): the game was not closed as expected")
             if ending == .exited(0) {
                 // Closed by its own hand, as asked (`_NET_CLOSE_WINDOW` → `WM_DELETE_WINDOW` from openbox).
                 XCTAssertTrue(apps.process.outputLines.contains("closed \(game)"), "\(apps.process.outputLines)")
@@ -119,16 +132,21 @@ final class ShieldPresenterTests: XSessionTestCase {
         let scene = try startShieldScene()
         defer { scene.stop() }
         _ = try scene.agent.cli(["shield", "add", "--app", "game.desktop"])
-        let popup = try DemoApplications(display: scene.session.display, windows: ["game.Game"], extraArguments: ["--override-redirect"])
+        let popup = try DemoApplications(
+            display: scene.session.display, windows: ["game.Game"], extraArguments: ["--override-redirect"])
         XCTAssertNotNil(popup.process.waitForExit(timeout: 15), "the override-redirect game was not closed")
         scene.wait("the agent says why") {
             scene.agent.process.standardError.contains("game.desktop mapped a window that bypasses the window manager")
         }
 
-        let grabbing = try DemoApplications(display: scene.session.display, windows: ["game.Game"], extraArguments: ["--grab-keyboard"])
+        let grabbing = try DemoApplications(
+            display: scene.session.display, windows: ["game.Game"], extraArguments: ["--grab-keyboard"])
         _ = try grabbing.process.waitForOutputLines(2, timeout: 15)  // "grabbed keyboard"
         scene.connection.requestActivation(of: id(grabbing.windows[0]))
-        XCTAssertNotNil(grabbing.process.waitForExit(timeout: 15), "the grabbing game was not closed: \(grabbing.process.outputLines) \(scene.agent.process.standardError.suffix(3000))")
+        XCTAssertNotNil(
+            grabbing.process.waitForExit(timeout: 15),
+            "the grabbing game was not closed: \(grabbing.process.outputLines) \(scene.agent.process.standardError.suffix(3000))"
+        )
         scene.wait("the agent says why") {
             scene.agent.process.standardError.contains("the keyboard stays grabbed while game.desktop is shielded")
         }
@@ -158,16 +176,21 @@ final class ShieldPresenterTests: XSessionTestCase {
         }
         let (green, amber) = (ShieldColours.homeworkGreen, ShieldColours.homeworkAmber)
         func corner() -> ScreenCapture.Pixel? { ShieldColours.corner(of: shield, in: scene) }
-        scene.wait("Homework's green: \(String(describing: corner()))", timeout: .seconds(15)) { corner().map { $0.distance(to: green) < 12 } ?? false }
+        scene.wait("Homework's green: \(String(describing: corner()))", timeout: .seconds(15)) {
+            corner().map { $0.distance(to: green) < 12 } ?? false
+        }
 
         // "Ask for access" (Tab from the primary button, then Enter): .defer, and the
         // data source's new answer ("Waiting for a guardian…") is drawn.
         scene.activate(game, expectingShield: shield)
         try runTool("xdotool", ["key", "Tab"], display: scene.session.display)
         try runTool("xdotool", ["key", "Return"], display: scene.session.display)
-        scene.wait("redrawn amber after the deferral: \(String(describing: corner()))") { corner().map { $0.distance(to: amber) < 12 } ?? false }
+        scene.wait("redrawn amber after the deferral: \(String(describing: corner()))") {
+            corner().map { $0.distance(to: amber) < 12 } ?? false
+        }
         let log = scene.agent.process.standardError
-        XCTAssertTrue(log.contains("shield: secondaryButtonPressed on the shield of game.desktop"), log.suffix(1500).description)
+        XCTAssertTrue(
+            log.contains("shield: secondaryButtonPressed on the shield of game.desktop"), log.suffix(1500).description)
         XCTAssertTrue(log.contains("shield: defer for game.desktop"), log.suffix(1500).description)
         XCTAssertTrue(apps.process.isRunning, "a deferral keeps the application")
         XCTAssertEqual(try scene.covered().map(\.window), ["\(game)"])
@@ -210,19 +233,25 @@ final class ShieldPresenterTests: XSessionTestCase {
 
         let (green, amber) = (ShieldColours.homeworkGreen, ShieldColours.homeworkAmber)
         func corner() -> ScreenCapture.Pixel? { ShieldColours.corner(of: shield, in: scene) }
-        scene.wait("Homework's green from the started data source: \(String(describing: corner()))", timeout: .seconds(15)) {
+        scene.wait(
+            "Homework's green from the started data source: \(String(describing: corner()))", timeout: .seconds(15)
+        ) {
             corner().map { $0.distance(to: green) < 12 } ?? false
         }
         // "Ask for access": the press starts the action delegate and waits for it.
         scene.activate(game, expectingShield: shield)
         try runTool("xdotool", ["key", "Tab"], display: scene.session.display)
         try runTool("xdotool", ["key", "Return"], display: scene.session.display)
-        scene.wait("redrawn amber after the started delegate deferred: \(String(describing: corner()))", timeout: .seconds(15)) {
+        scene.wait(
+            "redrawn amber after the started delegate deferred: \(String(describing: corner()))", timeout: .seconds(15)
+        ) {
             corner().map { $0.distance(to: amber) < 12 } ?? false
         }
         let log = scene.agent.process.standardError
-        XCTAssertTrue(log.contains("started org.example.homework's shield-configuration extension"), log.suffix(3000).description)
-        XCTAssertTrue(log.contains("started org.example.homework's shield-action extension"), log.suffix(3000).description)
+        XCTAssertTrue(
+            log.contains("started org.example.homework's shield-configuration extension"), log.suffix(3000).description)
+        XCTAssertTrue(
+            log.contains("started org.example.homework's shield-action extension"), log.suffix(3000).description)
         XCTAssertTrue(apps.process.isRunning, "a deferral keeps the application")
     }
 }

@@ -37,7 +37,9 @@ final class ShieldScene {
 
     /// Activates `target` (as Alt+Tab would) and waits until the shield has taken the
     /// focus back: after the activation, not merely still holding it from before.
-    func activate(_ target: WindowID, expectingShield shield: WindowID, _ message: String = "the shield takes the focus back") {
+    func activate(
+        _ target: WindowID, expectingShield shield: WindowID, _ message: String = "the shield takes the focus back"
+    ) {
         let before = activations
         connection.requestActivation(of: target)
         wait(message) { activations > before && watcher.activeWindow == shield }
@@ -79,7 +81,9 @@ final class ShieldScene {
 
     /// Runs the loop until `condition` holds; fails the test with `message` if it never does.
     @discardableResult
-    func wait(_ message: @autoclosure () -> String, timeout: Duration = .seconds(10), until condition: () -> Bool) -> Bool {
+    func wait(_ message: @autoclosure () -> String, timeout: Duration = .seconds(10), until condition: () -> Bool)
+        -> Bool
+    {
         let held = loop.iterate(until: condition, timeout: timeout)
         if !held { XCTFail("timed out: \(message()); agent log: \(agent.process.standardError.suffix(1500))") }
         return held
@@ -97,7 +101,8 @@ final class ShieldScene {
             }
             loop.iterate(until: { false }, timeout: .milliseconds(50))
         }
-        throw HarnessError.timedOut("\(window) was never covered: \((agent ?? self.agent).process.standardError.suffix(2000))")
+        throw HarnessError.timedOut(
+            "\(window) was never covered: \((agent ?? self.agent).process.standardError.suffix(2000))")
     }
 }
 
@@ -105,14 +110,18 @@ extension XSessionTestCase {
     /// A session with openbox, a catalog with a game (category Game) and a notes app
     /// (Office), and the real agent on it.
     func startShieldScene(
-        verbose: Bool = false, extraEntries: [String: String] = [:], extraEnvironment: [String: String] = [:], agentArguments: [String] = []
+        verbose: Bool = false, extraEntries: [String: String] = [:], extraEnvironment: [String: String] = [:],
+        agentArguments: [String] = []
     ) throws -> ShieldScene {
         let session = try startXSession()
-        let environment = try catalogEnvironment(entries: [
-            "game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n",
-            "notes.desktop": "[Desktop Entry]\nType=Application\nName=Notes\nExec=notes\nCategories=Office;\n",
-        ].merging(extraEntries) { $1 }).merging(extraEnvironment) { $1 }
-        let agent = try AgentRun(display: session.display, home: home, environment: environment, verbose: verbose, arguments: agentArguments)
+        let environment = try catalogEnvironment(
+            entries: [
+                "game.desktop": "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nCategories=Game;\n",
+                "notes.desktop": "[Desktop Entry]\nType=Application\nName=Notes\nExec=notes\nCategories=Office;\n",
+            ].merging(extraEntries) { $1 }
+        ).merging(extraEnvironment) { $1 }
+        let agent = try AgentRun(
+            display: session.display, home: home, environment: environment, verbose: verbose, arguments: agentArguments)
         return try ShieldScene(session: session, agent: agent)
     }
 
@@ -122,9 +131,12 @@ extension XSessionTestCase {
     }
 
     func screenshot(_ name: String, on display: String) {
-        let folder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"] ?? NSTemporaryDirectory())
+        let folder = URL(
+            fileURLWithPath: ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"] ?? NSTemporaryDirectory())
         let path = folder.appendingPathComponent(name).path
-        if (try? toolOutput("import", ["-window", "root", path], display: display)) != nil { print("screenshot: \(path)") }
+        if (try? toolOutput("import", ["-window", "root", path], display: display)) != nil {
+            print("screenshot: \(path)")
+        }
     }
 
     /// A window id as the test window program prints it (`0x…`).
@@ -135,7 +147,9 @@ extension XSessionTestCase {
         let url = try requireTool(program)
         let child = try ChildProcess(url, arguments, environment: ["DISPLAY": display])
         child.closeInput()
-        guard child.waitForExit(timeout: 10) == 0 else { throw HarnessError.failed("\(program) \(arguments): \(child.standardError)") }
+        guard child.waitForExit(timeout: 10) == 0 else {
+            throw HarnessError.failed("\(program) \(arguments): \(child.standardError)")
+        }
         Thread.sleep(forTimeInterval: 0.05)  // let the pipe hand over the last output
         return child.outputLines.joined(separator: "\n")
     }
@@ -153,7 +167,8 @@ enum ShieldColours {
     /// The colour just inside the shield's top left corner (its background).
     static func corner(of shield: WindowID, in scene: ShieldScene) -> ScreenCapture.Pixel? {
         guard let frame = scene.watcher.windows[shield]?.frame else { return nil }
-        return ScreenCapture(connection: scene.connection, region: ScreenRect(x: frame.x + 4, y: frame.y + 4, width: 1, height: 1))?
+        return ScreenCapture(
+            connection: scene.connection, region: ScreenRect(x: frame.x + 4, y: frame.y + 4, width: 1, height: 1))?
             .pixel(x: frame.x + 4, y: frame.y + 4)
     }
 }

@@ -37,8 +37,11 @@ final class TalkAppsTests: XSessionTestCase {
         let now = Date()
         let setup = try runProject(
             "homework",
-            ["setup", "--discourage", "game.desktop", "--encourage", "notes.desktop", "--threshold", "3s",
-             "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until", Self.hourAndMinute(now.addingTimeInterval(3600))],
+            [
+                "setup", "--discourage", "game.desktop", "--encourage", "notes.desktop", "--threshold", "3s",
+                "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until",
+                Self.hourAndMinute(now.addingTimeInterval(3600)),
+            ],
             environment)
         XCTAssertTrue(setup.contains("Homework discourages game.desktop"), setup)
 
@@ -51,7 +54,8 @@ final class TalkAppsTests: XSessionTestCase {
         XCTAssertEqual(try scene.covered().map(\.window), ["\(game)"], "the notes app is not discouraged")
         let log = { scene.agent.process.standardError }
         for point in ["device-activity-monitor", "shield-configuration"] {
-            XCTAssertTrue(log().contains("started org.example.homework's \(point) extension"), String(log().suffix(3000)))
+            XCTAssertTrue(
+                log().contains("started org.example.homework's \(point) extension"), String(log().suffix(3000)))
         }
 
         // "Ask for access": the started action delegate defers; the shield is redrawn as waiting.
@@ -70,16 +74,23 @@ final class TalkAppsTests: XSessionTestCase {
             scene.watcher.windows[shield]?.isViewable != true
         }
         XCTAssertEqual(try scene.covered(), [])
-        XCTAssertTrue(log().contains("Homework: encouraged reached its threshold in daily, shield lifted"), String(log().suffix(3000)))
-        XCTAssertEqual(log().components(separatedBy: "Homework: daily started").count - 1, 1, "intervalDidStart came once")
+        XCTAssertTrue(
+            log().contains("Homework: encouraged reached its threshold in daily, shield lifted"),
+            String(log().suffix(3000)))
+        XCTAssertEqual(
+            log().components(separatedBy: "Homework: daily started").count - 1, 1, "intervalDidStart came once")
 
         // Left idle, every extension leaves on its own: nothing of Homework runs.
         let deadline = Date().addingTimeInterval(20)
         // (This test's: the clock runs run this class at several clocks at once.)
         let homeworkPath = homework.resolvingSymlinksInPath().path
         let ours = try XCTUnwrap(environment["SCREENWARD_HOME"].map { "SCREENWARD_HOME=\($0)" })
-        while !RunningPrograms.processes(running: homeworkPath, environment: ours).isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
-        XCTAssertEqual(RunningPrograms.processes(running: homeworkPath, environment: ours).map(\.pid), [], "Homework's extensions exit when idle")
+        while !RunningPrograms.processes(running: homeworkPath, environment: ours).isEmpty, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        XCTAssertEqual(
+            RunningPrograms.processes(running: homeworkPath, environment: ours).map(\.pid), [],
+            "Homework's extensions exit when idle")
         XCTAssertTrue(try runProject("homework", ["status"], environment).contains("shield: none"))
     }
 
@@ -87,7 +98,8 @@ final class TalkAppsTests: XSessionTestCase {
     /// lifts the Social shield and leaves Gaming's, through its monitor started by the agent.
     func testWorklogsEveningLiftsSocialButNotGamingWithItsMonitorStartedByTheAgent() throws {
         let scene = try startShieldScene(extraEntries: [
-            "chat.desktop": "[Desktop Entry]\nType=Application\nName=Chat\nExec=chat\nCategories=Network;InstantMessaging;\n"
+            "chat.desktop":
+                "[Desktop Entry]\nType=Application\nName=Chat\nExec=chat\nCategories=Network;InstantMessaging;\n"
         ])
         defer { scene.stop() }
         let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game", "chat.Chat"])
@@ -100,16 +112,24 @@ final class TalkAppsTests: XSessionTestCase {
         _ = try scene.shield(over: game)
         let ours = try XCTUnwrap(environment["SCREENWARD_HOME"].map { "SCREENWARD_HOME=\($0)" })
         XCTAssertTrue(
-            RunningPrograms.processes(running: try ProjectPrograms.url(of: "worklog").resolvingSymlinksInPath().path, environment: ours).isEmpty, "nothing of Worklog runs")
+            RunningPrograms.processes(
+                running: try ProjectPrograms.url(of: "worklog").resolvingSymlinksInPath().path, environment: ours
+            ).isEmpty, "nothing of Worklog runs")
 
         let now = Date()
         _ = try runProject(
-            "worklog", ["allow-evenings", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until", Self.hourAndMinute(now.addingTimeInterval(3600))],
+            "worklog",
+            [
+                "allow-evenings", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until",
+                Self.hourAndMinute(now.addingTimeInterval(3600)),
+            ],
             environment)
         scene.wait("the chat's shield lifted by the started monitor", timeout: .seconds(20)) {
             scene.watcher.windows[chatShield]?.isViewable != true
         }
         XCTAssertEqual(try scene.covered().map(\.window), ["\(game)"], "the game stays shielded")
-        XCTAssertTrue(scene.agent.process.standardError.contains("started org.example.worklog's device-activity-monitor extension"))
+        XCTAssertTrue(
+            scene.agent.process.standardError.contains(
+                "started org.example.worklog's device-activity-monitor extension"))
     }
 }

@@ -66,7 +66,8 @@ final class TrackingIntegrationTests: XSessionTestCase {
             display: session.display, windows: ["sentinel.Sentinel", "first.First", "second.Second", "third.Third"])
         let driver = try FocusDriver(display: session.display)
         try driver.activate(apps.windows[0])
-        let agent = try AgentRun(display: session.display, home: home, environment: try catalogEnvironment(entries: [:]))
+        let agent = try AgentRun(
+            display: session.display, home: home, environment: try catalogEnvironment(entries: [:]))
         let firstEntry = driver.log.entries.count - 1
 
         agent.process.signal(SIGSTOP)

@@ -26,7 +26,9 @@ final class TrayTests: XSessionTestCase {
         _ = try scene.agent.cli(["limit", "add", "Games", "--app", "game.desktop", "--daily", "1s"])
         // A downtime that has not started: from two hours from now to three (any hour of the day).
         let now = Date()
-        let (from, to) = (Self.hourAndMinute(now.addingTimeInterval(2 * 3600)), Self.hourAndMinute(now.addingTimeInterval(3 * 3600)))
+        let (from, to) = (
+            Self.hourAndMinute(now.addingTimeInterval(2 * 3600)), Self.hourAndMinute(now.addingTimeInterval(3 * 3600))
+        )
         _ = try scene.agent.cli(["downtime", "add", "Bedtime", "--from", from, "--to", to])
         scene.connection.requestActivation(of: game)
         let shield = try scene.shield(over: game)
@@ -43,14 +45,21 @@ final class TrayTests: XSessionTestCase {
         // The icon, embedded in the tray: a real click opens the menu.
         var icon = ""
         let embedded = scene.wait("the icon in the tray", timeout: .seconds(10)) {
-            icon = (try? toolOutput("xdotool", ["search", "--name", "^Screen time$"], display: display))?.split(separator: "\n").first.map(String.init) ?? ""
+            icon =
+                (try? toolOutput("xdotool", ["search", "--name", "^Screen time$"], display: display))?.split(
+                    separator: "\n"
+                ).first.map(String.init) ?? ""
             return !icon.isEmpty
         }
         guard embedded else {
-            return XCTFail("tray: \(tray.standardError.suffix(2000)); windows: \((try? toolOutput("xwininfo", ["-root", "-tree"], display: display)) ?? "")")
+            return XCTFail(
+                "tray: \(tray.standardError.suffix(2000)); windows: \((try? toolOutput("xwininfo", ["-root", "-tree"], display: display)) ?? "")"
+            )
         }
         let geometry = try toolOutput("xdotool", ["getwindowgeometry", "--shell", icon], display: display)
-        func value(_ key: String) -> Int { Int(geometry.split(separator: "\n").first { $0.hasPrefix("\(key)=") }?.dropFirst(key.count + 1) ?? "") ?? 0 }
+        func value(_ key: String) -> Int {
+            Int(geometry.split(separator: "\n").first { $0.hasPrefix("\(key)=") }?.dropFirst(key.count + 1) ?? "") ?? 0
+        }
         XCTAssertLessThanOrEqual(value("HEIGHT"), 40, "a tray icon, not a window: \(geometry)")
         func place(of label: String) -> (x: Int, y: Int)? { TrayTrace.place(of: label, in: tray.outputLines) }
         scene.wait("the menu to know the limit is used up", timeout: .seconds(10)) {
@@ -67,7 +76,9 @@ final class TrayTests: XSessionTestCase {
         // A real click on "15 more minutes: Games": the shield lifts.
         let (x, y) = try XCTUnwrap(place(of: "15 more minutes: Games"))
         try runTool("xdotool", ["mousemove", "\(x)", "\(y)", "click", "1"], display: display)
-        scene.wait("the shield lifted by the tray's 15 minutes", timeout: .seconds(10)) { scene.watcher.windows[shield]?.isViewable != true }
+        scene.wait("the shield lifted by the tray's 15 minutes", timeout: .seconds(10)) {
+            scene.watcher.windows[shield]?.isViewable != true
+        }
         XCTAssertTrue(try scene.agent.cli(["status"]).contains("with 15m 00s extra"))
     }
 }

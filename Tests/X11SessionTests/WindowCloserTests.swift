@@ -6,8 +6,11 @@ import XCTest
 
 /// Closing an application, gentlest first, against real windows, openbox and processes.
 final class WindowCloserTests: XSessionTestCase {
-    private func close(_ extraArguments: [String], in session: PrivateXSession) throws -> (steps: [WindowCloser.Step], outcome: WindowCloser.Outcome?, app: DemoApplications) {
-        let app = try DemoApplications(display: session.display, windows: ["stubborn.Stubborn"], extraArguments: extraArguments)
+    private func close(_ extraArguments: [String], in session: PrivateXSession) throws -> (
+        steps: [WindowCloser.Step], outcome: WindowCloser.Outcome?, app: DemoApplications
+    ) {
+        let app = try DemoApplications(
+            display: session.display, windows: ["stubborn.Stubborn"], extraArguments: extraArguments)
         let connection = try XConnection(displayName: session.display)
         let loop = MainLoop()
         let events = loop.attach(connection)
@@ -30,7 +33,9 @@ final class WindowCloserTests: XSessionTestCase {
         XCTAssertEqual(result.steps, [.closeRequest])
         // The program's own end, not the closer's word: its last window closed, it exited cleanly.
         XCTAssertEqual(result.app.process.waitForTermination(timeout: 5), .exited(0))
-        XCTAssertTrue(result.app.process.outputLines.contains("closed \(result.app.windows[0])"), "\(result.app.process.outputLines)")
+        XCTAssertTrue(
+            result.app.process.outputLines.contains("closed \(result.app.windows[0])"),
+            "\(result.app.process.outputLines)")
     }
 
     func testAnApplicationIgnoringDeleteWindowIsTerminated() throws {

@@ -9,7 +9,8 @@ class XSessionTestCase: XCTestCase {
     var temporary: URL!
 
     override func setUpWithError() throws {
-        temporary = FileManager.default.temporaryDirectory.appendingPathComponent("screenward-test-\(UUID().uuidString)")
+        temporary = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "screenward-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
     }
 
@@ -49,7 +50,10 @@ class XSessionTestCase: XCTestCase {
 /// An X tool the tests drive (found on PATH), and the Debian package that has it;
 /// missing, the test skips outside CI and fails in CI.
 func requireTool(_ name: String) throws -> URL {
-    let packages = ["xdotool": "xdotool", "wmctrl": "wmctrl", "xwininfo": "x11-utils", "xprop": "x11-utils", "dbus-send": "dbus-bin"]
+    let packages = [
+        "xdotool": "xdotool", "wmctrl": "wmctrl", "xwininfo": "x11-utils", "xprop": "x11-utils",
+        "dbus-send": "dbus-bin",
+    ]
     return try requireProgram(name, package: packages[name] ?? name)
 }
 
@@ -61,7 +65,9 @@ extension XSessionTestCase {
         run.closeInput()
         guard let status = run.waitForExit(timeout: 30) else { throw HarnessError.timedOut("\(program) \(arguments)") }
         Thread.sleep(forTimeInterval: 0.05)
-        guard status == 0 else { throw HarnessError.failed("\(program) \(arguments) exited \(status): \(run.standardError)") }
+        guard status == 0 else {
+            throw HarnessError.failed("\(program) \(arguments) exited \(status): \(run.standardError)")
+        }
         return run.outputLines.joined(separator: "\n")
     }
 

@@ -71,10 +71,12 @@ public enum Homework {
     /// encouraged apps' threshold: the monitor extension does the rest.
     public static func start(_ model: HomeworkModel, storage: HomeworkStorage = .standard) throws {
         try storage.model.save(model)
-        let schedule = DeviceActivitySchedule(intervalStart: model.intervalStart, intervalEnd: model.intervalEnd, repeats: true)
+        let schedule = DeviceActivitySchedule(
+            intervalStart: model.intervalStart, intervalEnd: model.intervalEnd, repeats: true)
         let events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [
             .encouraged: DeviceActivityEvent(
-                applications: model.selectionToEncourage.applicationTokens, categories: model.selectionToEncourage.categoryTokens,
+                applications: model.selectionToEncourage.applicationTokens,
+                categories: model.selectionToEncourage.categoryTokens,
                 threshold: model.threshold)
         ]
         try DeviceActivityCenter().startMonitoring(.daily, during: schedule, events: events)

@@ -23,7 +23,9 @@ open class HomeworkShieldConfiguration: ShieldConfigurationDataSource {
                 backgroundColor: Self.amber,
                 icon: ShieldIcon(systemName: "appointment-soon"),
                 title: .init(text: "Waiting for a guardian…", color: .black),
-                subtitle: .init(text: "You asked to use \(name). You'll be able to open it as soon as a guardian says yes.", color: .black),
+                subtitle: .init(
+                    text: "You asked to use \(name). You'll be able to open it as soon as a guardian says yes.",
+                    color: .black),
                 primaryButtonLabel: .init(text: "OK", color: .white),
                 primaryButtonBackgroundColor: Self.green)
         }
@@ -32,13 +34,17 @@ open class HomeworkShieldConfiguration: ShieldConfigurationDataSource {
             backgroundColor: Self.green,
             icon: ShieldIcon(systemName: "accessories-dictionary"),
             title: .init(text: "Homework first!", color: .white),
-            subtitle: .init(text: "\(name) opens again once you've spent some time reading, learning or being creative.", color: .white),
+            subtitle: .init(
+                text: "\(name) opens again once you've spent some time reading, learning or being creative.",
+                color: .white),
             primaryButtonLabel: .init(text: "Close \(name)", color: Self.green),
             primaryButtonBackgroundColor: .white,
             secondaryButtonLabel: .init(text: "Ask for access", color: .white))
     }
 
-    open override func configuration(shielding application: Application, in category: ActivityCategory) -> ShieldConfiguration {
+    open override func configuration(shielding application: Application, in category: ActivityCategory)
+        -> ShieldConfiguration
+    {
         configuration(shielding: application)
     }
 }
@@ -50,7 +56,10 @@ open class HomeworkShieldActions: ShieldActionDelegate {
 
     public required init() {}
 
-    open override func handle(action: ShieldAction, for application: ApplicationToken, completionHandler: @escaping (ShieldActionResponse) -> Void) {
+    open override func handle(
+        action: ShieldAction, for application: ApplicationToken,
+        completionHandler: @escaping (ShieldActionResponse) -> Void
+    ) {
         switch action {
         case .primaryButtonPressed:
             completionHandler(.close)
@@ -64,7 +73,10 @@ open class HomeworkShieldActions: ShieldActionDelegate {
         }
     }
 
-    open override func handle(action: ShieldAction, for category: ActivityCategoryToken, completionHandler: @escaping (ShieldActionResponse) -> Void) {
+    open override func handle(
+        action: ShieldAction, for category: ActivityCategoryToken,
+        completionHandler: @escaping (ShieldActionResponse) -> Void
+    ) {
         completionHandler(action == .primaryButtonPressed ? .close : .none)
     }
 }

@@ -34,8 +34,10 @@ public struct HomeworkModel: Codable, Hashable, Sendable {
     public var intervalEnd: DateComponents
 
     public init(
-        selectionToDiscourage: FamilyActivitySelection, selectionToEncourage: FamilyActivitySelection, threshold: DateComponents,
-        intervalStart: DateComponents = DateComponents(hour: 0, minute: 0), intervalEnd: DateComponents = DateComponents(hour: 23, minute: 59)
+        selectionToDiscourage: FamilyActivitySelection, selectionToEncourage: FamilyActivitySelection,
+        threshold: DateComponents,
+        intervalStart: DateComponents = DateComponents(hour: 0, minute: 0),
+        intervalEnd: DateComponents = DateComponents(hour: 23, minute: 59)
     ) {
         self.selectionToDiscourage = selectionToDiscourage
         self.selectionToEncourage = selectionToEncourage

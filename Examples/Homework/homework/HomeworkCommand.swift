@@ -42,7 +42,9 @@ struct HomeworkCommand: AsyncParsableCommand {
 
         @Option(
             name: .customLong("discourage"),
-            help: "An application to shield until the threshold is reached; repeatable. None: chosen in the activity picker.")
+            help:
+                "An application to shield until the threshold is reached; repeatable. None: chosen in the activity picker."
+        )
         var discouraged: [String] = []
         @Option(
             name: .customLong("encourage"),
@@ -54,7 +56,10 @@ struct HomeworkCommand: AsyncParsableCommand {
         var from = "00:00"
         @Option(help: "When it ends (HH:MM).")
         var until = "23:59"
-        @Flag(help: "Ask for .child, as Homework does on iOS: in an account a guardian manages, a guardian approves with their password.")
+        @Flag(
+            help:
+                "Ask for .child, as Homework does on iOS: in an account a guardian manages, a guardian approves with their password."
+        )
         var child = false
 
         func validate() throws {
@@ -76,12 +81,16 @@ struct HomeworkCommand: AsyncParsableCommand {
                 threshold: HomeworkCommand.duration(threshold)!,
                 intervalStart: HomeworkCommand.clock(from)!, intervalEnd: HomeworkCommand.clock(until)!)
             try Homework.start(model)
-            print("Homework discourages \(discourage.named) every day from \(from) to \(until) until \(encourage.named) has been used for \(threshold).")
+            print(
+                "Homework discourages \(discourage.named) every day from \(from) to \(until) until \(encourage.named) has been used for \(threshold)."
+            )
         }
 
         /// The applications named on the command line, or, with none named, the ones the
         /// guardian picks in the activity picker (as the talk's app does in its setup screen).
-        static func choose(_ named: [String], _ header: String) async throws -> (selection: FamilyActivitySelection, named: String) {
+        static func choose(_ named: [String], _ header: String) async throws -> (
+            selection: FamilyActivitySelection, named: String
+        ) {
             if !named.isEmpty { return (try await HomeworkCommand.select(named), named.joined(separator: ", ")) }
             guard let picked = try await FamilyActivityPicker(headerText: header).present() else {
                 throw ValidationError("the activity picker was cancelled: nothing is set up")
@@ -95,7 +104,8 @@ struct HomeworkCommand: AsyncParsableCommand {
     }
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show whether Homework is authorised, shielding, and monitoring.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show whether Homework is authorised, shielding, and monitoring.")
 
         func run() throws {
             HomeworkCommand.prepare()
@@ -103,7 +113,9 @@ struct HomeworkCommand: AsyncParsableCommand {
             let shielded = ManagedSettingsStore(named: .homework).shield.applications?.count ?? 0
             print("shield: \(shielded == 0 ? "none" : "\(shielded) app(s)")")
             let daily = DeviceActivityCenter().schedule(for: .daily)
-            print("monitoring: \(daily.map { "daily, \(Self.clock($0.intervalStart))–\(Self.clock($0.intervalEnd))" } ?? "nothing")")
+            print(
+                "monitoring: \(daily.map { "daily, \(Self.clock($0.intervalStart))–\(Self.clock($0.intervalEnd))" } ?? "nothing")"
+            )
         }
 
         static func clock(_ components: DateComponents) -> String {
@@ -127,7 +139,8 @@ struct HomeworkCommand: AsyncParsableCommand {
         func run() async throws {
             HomeworkCommand.prepare()
             try await AuthorizationCenter.shared.requestAuthorization(for: child ? .child : .individual)
-            ManagedSettingsStore(named: .homework).shield.applications = try await HomeworkCommand.select(applications).applicationTokens
+            ManagedSettingsStore(named: .homework).shield.applications = try await HomeworkCommand.select(applications)
+                .applicationTokens
             print("Homework shields \(applications.joined(separator: ", ")).")
         }
     }
@@ -147,7 +160,9 @@ struct HomeworkCommand: AsyncParsableCommand {
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Give up Homework's authorization (its shields and schedule go with it); under .child a guardian approves.")
+            abstract:
+                "Give up Homework's authorization (its shields and schedule go with it); under .child a guardian approves."
+        )
 
         func run() async throws {
             HomeworkCommand.prepare()
@@ -215,7 +230,9 @@ struct HomeworkCommand: AsyncParsableCommand {
     /// "HH:MM" as an hour and minute.
     static func clock(_ text: String) -> DateComponents? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
-        guard parts.count == 2, let hour = parts[0], let minute = parts[1], (0...23).contains(hour), (0...59).contains(minute) else {
+        guard parts.count == 2, let hour = parts[0], let minute = parts[1], (0...23).contains(hour),
+            (0...59).contains(minute)
+        else {
             return nil
         }
         return DateComponents(hour: hour, minute: minute)

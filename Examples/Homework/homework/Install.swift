@@ -20,7 +20,10 @@ extension HomeworkCommand {
         func run() throws {
             let (file, program) = try ManifestInstaller.install(
                 bundleIdentifier: HomeworkCommand.bundleIdentifier, displayName: "Homework",
-                extensions: [("device-activity-monitor", ["monitor"]), ("shield-configuration", ["configuration"]), ("shield-action", ["actions"])],
+                extensions: [
+                    ("device-activity-monitor", ["monitor"]), ("shield-configuration", ["configuration"]),
+                    ("shield-action", ["actions"]),
+                ],
                 system: system)
             print("Installed Homework's extensions: \(file.path) names \(program).")
         }

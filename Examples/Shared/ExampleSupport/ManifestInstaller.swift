@@ -15,7 +15,9 @@ public enum ManifestInstaller {
             folder = URL(fileURLWithPath: "/usr/share/screenward/apps", isDirectory: true)
         } else {
             let environment = ProcessInfo.processInfo.environment
-            let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory() + "/.local/share"
+            let dataHome =
+                environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+                + "/.local/share"
             folder = URL(fileURLWithPath: dataHome).appendingPathComponent("screenward/apps", isDirectory: true)
         }
         let manifest: [String: Any] = [
@@ -23,13 +25,17 @@ public enum ManifestInstaller {
             "extensions": extensions.map { ["point": $0.point, "executable": program, "arguments": $0.arguments] },
         ]
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
             let file = folder.appendingPathComponent("\(bundleIdentifier).json")
-            try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys]).write(to: file, options: .atomic)
+            try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys]).write(
+                to: file, options: .atomic)
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
             return (file, program)
         } catch {
-            throw InstallFailure(description: "could not install \(displayName)'s manifest in \(folder.path): \(error.localizedDescription)")
+            throw InstallFailure(
+                description:
+                    "could not install \(displayName)'s manifest in \(folder.path): \(error.localizedDescription)")
         }
     }
 

@@ -26,7 +26,9 @@ public final class BarkDatabase {
     public var socialCategoryToken: ActivityCategoryToken { Self.token(Self.social, "social") }
     public var gamingCategoryToken: ActivityCategoryToken { Self.token(Self.gaming, "gaming") }
 
-    private static func token(_ selection: borrowing Mutex<FamilyActivitySelection?>, _ what: String) -> ActivityCategoryToken {
+    private static func token(_ selection: borrowing Mutex<FamilyActivitySelection?>, _ what: String)
+        -> ActivityCategoryToken
+    {
         guard let token = selection.withLock({ $0?.categoryTokens.first }) else {
             fatalError("Worklog has no \(what) category picked yet")
         }
@@ -58,7 +60,8 @@ public enum Worklog {
 
     /// "Allow for Evenings": social media between 5:00 and 8:00 p.m.
     public static func allowForEvenings(
-        from start: DateComponents = DateComponents(hour: 17, minute: 0), until end: DateComponents = DateComponents(hour: 20, minute: 0)
+        from start: DateComponents = DateComponents(hour: 17, minute: 0),
+        until end: DateComponents = DateComponents(hour: 20, minute: 0)
     ) throws {
         let schedule = DeviceActivitySchedule(intervalStart: start, intervalEnd: end, repeats: true)
         try DeviceActivityCenter().startMonitoring(.evenings, during: schedule)

@@ -22,7 +22,11 @@ public struct PieChartView: ReportContent {
             PieChart(
                 title: "Worklog: your time by category",
                 slices: configuration.totalUsageByCategory
-                    .sorted { $0.value != $1.value ? $0.value > $1.value : ($0.key.localizedDisplayName ?? "") < ($1.key.localizedDisplayName ?? "") }
+                    .sorted {
+                        $0.value != $1.value
+                            ? $0.value > $1.value
+                            : ($0.key.localizedDisplayName ?? "") < ($1.key.localizedDisplayName ?? "")
+                    }
                     .map { PieChart.Slice(label: $0.key.localizedDisplayName ?? "Other", value: $0.value) }))
     }
 }
@@ -31,7 +35,9 @@ struct PieChartReport: DeviceActivityReportScene {
     let context: DeviceActivityReport.Context = .pieChart
     let content: (PieChartView.Configuration) -> PieChartView
 
-    func makeConfiguration(representing data: DeviceActivityResults<DeviceActivityData>) async -> PieChartView.Configuration {
+    func makeConfiguration(representing data: DeviceActivityResults<DeviceActivityData>) async
+        -> PieChartView.Configuration
+    {
         var totalUsageByCategory: [ActivityCategory: TimeInterval] = [:]
         for await day in data {
             for await segment in day.activitySegments {

@@ -12,16 +12,23 @@ struct WorklogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "worklog",
         abstract: "The Worklog demo app (WWDC22 \"What's new in Screen Time API\") running on Screenward.",
-        discussion: "Run `worklog install` once (Screenward then starts its monitor when a callback is due), `worklog setup` (`--pick` to choose the two categories in the activity picker), then `worklog allow-evenings`.",
-        subcommands: [Install.self, Setup.self, AllowEvenings.self, Report.self, Monitor.self, ReportExtension.self, Status.self, Stop.self])
+        discussion:
+            "Run `worklog install` once (Screenward then starts its monitor when a callback is due), `worklog setup` (`--pick` to choose the two categories in the activity picker), then `worklog allow-evenings`.",
+        subcommands: [
+            Install.self, Setup.self, AllowEvenings.self, Report.self, Monitor.self, ReportExtension.self, Status.self,
+            Stop.self,
+        ])
 
     static let bundleIdentifier = "org.example.worklog"
 
     /// Where the app keeps the categories picked (its "BarkDatabase").
     static var selectionsURL: URL {
         let env = ProcessInfo.processInfo.environment
-        if let home = env["WORKLOG_HOME"], !home.isEmpty { return URL(fileURLWithPath: home).appendingPathComponent("selections.json") }
-        let data = env["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
+        if let home = env["WORKLOG_HOME"], !home.isEmpty {
+            return URL(fileURLWithPath: home).appendingPathComponent("selections.json")
+        }
+        let data =
+            env["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
             ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share")
         let base = data.appendingPathComponent("worklog")
         return base.appendingPathComponent("selections.json")
@@ -45,11 +52,16 @@ struct WorklogCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "First launch: authorise, pick the Social and Games categories, shield both (Gaming for good).")
 
-        @Option(help: ArgumentHelp("The category Worklog treats as social media (an id of the category table).", valueName: "category"))
+        @Option(
+            help: ArgumentHelp(
+                "The category Worklog treats as social media (an id of the category table).", valueName: "category"))
         var social = "Social"
         @Option(help: ArgumentHelp("The category Worklog shields for good.", valueName: "category"))
         var gaming = "Game"
-        @Flag(help: "Pick the two categories in the activity picker instead (the talk's first launch), starting from --social and --gaming.")
+        @Flag(
+            help:
+                "Pick the two categories in the activity picker instead (the talk's first launch), starting from --social and --gaming."
+        )
         var pick = false
 
         func run() async throws {
@@ -60,10 +72,13 @@ struct WorklogCommand: AsyncParsableCommand {
                 social: try await FamilyActivitySelection.choosing(categories: [social]),
                 gaming: try await FamilyActivitySelection.choosing(categories: [gaming]))
             if pick {
-                selections.social = try await Self.pickOneCategory(starting: selections.social, "Worklog: tick the one category of social media")
-                selections.gaming = try await Self.pickOneCategory(starting: selections.gaming, "Worklog: tick the one category of games")
+                selections.social = try await Self.pickOneCategory(
+                    starting: selections.social, "Worklog: tick the one category of social media")
+                selections.gaming = try await Self.pickOneCategory(
+                    starting: selections.gaming, "Worklog: tick the one category of games")
             }
-            try FileManager.default.createDirectory(at: selectionsURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: selectionsURL.deletingLastPathComponent(), withIntermediateDirectories: true)
             try JSONEncoder().encode(selections).write(to: selectionsURL, options: .atomic)
             try WorklogCommand.prepare()
             Worklog.createStores(database: BarkDatabase())
@@ -72,13 +87,16 @@ struct WorklogCommand: AsyncParsableCommand {
 
         /// The talk's code keeps one category token per store: the picker must end with
         /// exactly one whole category ticked.
-        static func pickOneCategory(starting: FamilyActivitySelection, _ header: String) async throws -> FamilyActivitySelection {
+        static func pickOneCategory(starting: FamilyActivitySelection, _ header: String) async throws
+            -> FamilyActivitySelection
+        {
             guard let picked = try await FamilyActivityPicker(selection: starting, headerText: header).present() else {
                 throw ValidationError("the activity picker was cancelled: Worklog is not set up")
             }
             guard picked.categoryTokens.count == 1, picked.applicationTokens.isEmpty else {
                 throw ValidationError(
-                    "Worklog shields one whole category per store: tick exactly one category's box and no single apps (\(picked.categoryTokens.count) categories and \(picked.applicationTokens.count) apps were ticked)")
+                    "Worklog shields one whole category per store: tick exactly one category's box and no single apps (\(picked.categoryTokens.count) categories and \(picked.applicationTokens.count) apps were ticked)"
+                )
             }
             return picked
         }
@@ -99,7 +117,9 @@ struct WorklogCommand: AsyncParsableCommand {
                 throw ValidationError("times are HH:MM, for example 17:00")
             }
             try Worklog.allowForEvenings(from: start, until: end)
-            print("Social apps are allowed from \(from) to \(until) (by Worklog's monitor: `worklog install` once, or keep `worklog monitor` running).")
+            print(
+                "Social apps are allowed from \(from) to \(until) (by Worklog's monitor: `worklog install` once, or keep `worklog monitor` running)."
+            )
         }
 
         static func components(_ text: String) -> DateComponents? {
@@ -110,7 +130,8 @@ struct WorklogCommand: AsyncParsableCommand {
     }
 
     struct Monitor: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Run Worklog's DeviceActivityMonitor extension (Screenward starts it when installed).")
+        static let configuration = CommandConfiguration(
+            abstract: "Run Worklog's DeviceActivityMonitor extension (Screenward starts it when installed).")
 
         func run() throws {
             try WorklogCommand.prepare()
@@ -120,7 +141,8 @@ struct WorklogCommand: AsyncParsableCommand {
 
     struct Report: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show this week's pie chart by category, drawn by Worklog's report extension (in Screenward's window).")
+            abstract:
+                "Show this week's pie chart by category, drawn by Worklog's report extension (in Screenward's window).")
 
         @Option(help: ArgumentHelp("Draw it into this PNG file instead.", valueName: "file"))
         var png: String?
@@ -138,7 +160,8 @@ struct WorklogCommand: AsyncParsableCommand {
 
     struct ReportExtension: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "report-extension", abstract: "Run Worklog's report extension (Screenward starts it, with the data on standard input).")
+            commandName: "report-extension",
+            abstract: "Run Worklog's report extension (Screenward starts it, with the data on standard input).")
 
         func run() async throws {
             await WorklogReportExtension.main()
@@ -158,13 +181,16 @@ struct WorklogCommand: AsyncParsableCommand {
             let center = DeviceActivityCenter()
             for activity in center.activities {
                 let schedule = center.schedule(for: activity)
-                print("activity \(activity.rawValue): \(schedule.map { "\($0.intervalStart.hour ?? 0):\(String(format: "%02d", $0.intervalStart.minute ?? 0))–\($0.intervalEnd.hour ?? 0):\(String(format: "%02d", $0.intervalEnd.minute ?? 0))" } ?? "?")")
+                print(
+                    "activity \(activity.rawValue): \(schedule.map { "\($0.intervalStart.hour ?? 0):\(String(format: "%02d", $0.intervalStart.minute ?? 0))–\($0.intervalEnd.hour ?? 0):\(String(format: "%02d", $0.intervalEnd.minute ?? 0))" } ?? "?")"
+                )
             }
         }
     }
 
     struct Stop: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop monitoring the evenings (social apps are shielded again).")
+        static let configuration = CommandConfiguration(
+            abstract: "Stop monitoring the evenings (social apps are shielded again).")
 
         func run() throws {
             try WorklogCommand.prepare()

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Synchronization
 @_spi(Screenward) import ManagedSettings
+import Synchronization
 
 /// The agent's sink: ledger writes happen in order on a writer thread, never on the
 /// event loop. A write can take a disk's fsync (SQLite checkpoints its WAL now and
@@ -36,7 +36,9 @@ public final class BackgroundLedgerSink: UsageSink, Sendable {
             return state.nextID
         }
         let (ledger, sessionID) = (self.ledger, self.sessionID)
-        enqueue { try ledger.openInterval(id: id, sessionID: sessionID, app: app, token: token, site: site, startingAt: start) }
+        enqueue {
+            try ledger.openInterval(id: id, sessionID: sessionID, app: app, token: token, site: site, startingAt: start)
+        }
         return id
     }
 

@@ -140,7 +140,8 @@ public final class UsageAccountant {
         if let boundary = lastBoundary, boundary.monotonic > time.monotonic { time = boundary }
         lastBoundary = time
         do {
-            let id = try sink.intervalOpened(app: app, token: minter.applicationToken(for: app), site: site, at: time.wall)
+            let id = try sink.intervalOpened(
+                app: app, token: minter.applicationToken(for: app), site: site, at: time.wall)
             openInterval = OpenInterval(id: id, app: app, site: site, start: time, lastSeen: time)
         } catch {
             report("could not start an interval for \(app.publicID): \(error)")
@@ -199,7 +200,9 @@ public final class UsageAccountant {
         } else {
             return false
         }
-        report("\(reason == .suspend ? "suspend of \(suspended.seconds) s" : "wall clock jump of \(wallJump.seconds) s") detected; splitting the open interval")
+        report(
+            "\(reason == .suspend ? "suspend of \(suspended.seconds) s" : "wall clock jump of \(wallJump.seconds) s") detected; splitting the open interval"
+        )
         finish(open, at: time, reason: reason)
         openIfCounting(at: time)
         return true

@@ -1,5 +1,5 @@
-@_spi(Screenward) import ManagedSettings
 import Foundation
+@_spi(Screenward) import ManagedSettings
 
 /// Where the accountant writes intervals: the ledger, through `BackgroundLedgerSink`, or
 /// the daemon through the managed agent's reports; tests write to a ledger directly

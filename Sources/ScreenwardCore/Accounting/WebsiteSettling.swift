@@ -54,12 +54,14 @@ public struct WebsiteSettling: Sendable {
     /// browser's report), as `source` told at `now`; the accountant counts `counting`.
     /// Returns what to tell the accountant, in order.
     public mutating func update(
-        window: UInt?, shown: (app: AppIdentity?, site: Website?), counting: (app: AppIdentity?, site: Website?), source: Source,
+        window: UInt?, shown: (app: AppIdentity?, site: Website?), counting: (app: AppIdentity?, site: Website?),
+        source: Source,
         at now: ClockReading
     ) -> [Change] {
         let same = shown.app?.key == counting.app?.key && shown.site == counting.site
         // The window that showed a website matches no report now: held, from the first moment.
-        if !same, let window, let app = shown.app, app.key == counting.app?.key, shown.site == nil, counting.site != nil {
+        if !same, let window, let app = shown.app, app.key == counting.app?.key, shown.site == nil, counting.site != nil
+        {
             if let held, held.window == window, held.app.key == app.key { return [] }
             held = Held(window: window, app: app, since: now, source: source)
             return []
@@ -72,7 +74,9 @@ public struct WebsiteSettling: Sendable {
             return [Change(app: shown.app, site: shown.site, at: settled.source == .window ? settled.since : now)]
         }
         // Another window: the one held showed no website it could name since its change.
-        return [Change(app: settled.app, site: nil, at: settled.since), Change(app: shown.app, site: shown.site, at: now)]
+        return [
+            Change(app: settled.app, site: nil, at: settled.since), Change(app: shown.app, site: shown.site, at: now),
+        ]
     }
 
     /// The patience ran out at `now`: the window held shows no website that can be named,

@@ -1,6 +1,6 @@
 import Foundation
-import ScreenwardIPC
 @_spi(Screenward) import ManagedSettings
+import ScreenwardIPC
 
 /// What a managed session's agent reports to the daemon about usage: its accountant's
 /// writes, numbered by the agent (so it never waits for a reply), sent as they happen.
@@ -58,7 +58,9 @@ public final class AgentIntervals {
         do {
             switch usage {
             case .opened(let interval, let app, let token, var start, let site):
-                guard open[interval] == nil else { return report("the agent opened interval \(interval) twice; the second is ignored") }
+                guard open[interval] == nil else {
+                    return report("the agent opened interval \(interval) twice; the second is ignored")
+                }
                 if let handover, handover.app == app, handover.token == token, start >= handover.cutAt,
                     start.timeIntervalSince(handover.cutAt) <= Self.handoverWindow
                 {
@@ -68,14 +70,20 @@ public final class AgentIntervals {
                 let id = try sink.intervalOpened(app: app, token: token, site: site, at: start)
                 open[interval] = Open(ledgerID: id, app: app, token: token, start: start, duration: .zero, heardAt: now)
             case .checkpointed(let interval, let duration):
-                guard var entry = open[interval] else { return report("the agent checkpointed interval \(interval), which is not open") }
-                guard duration >= entry.duration else { return report("the agent moved interval \(interval) backwards; ignored") }
+                guard var entry = open[interval] else {
+                    return report("the agent checkpointed interval \(interval), which is not open")
+                }
+                guard duration >= entry.duration else {
+                    return report("the agent moved interval \(interval) backwards; ignored")
+                }
                 try sink.intervalCheckpointed(entry.ledgerID, duration: duration)
                 entry.duration = duration
                 entry.heardAt = now
                 open[interval] = entry
             case .closed(let interval, let duration, let reason):
-                guard let entry = open.removeValue(forKey: interval) else { return report("the agent closed interval \(interval), which is not open") }
+                guard let entry = open.removeValue(forKey: interval) else {
+                    return report("the agent closed interval \(interval), which is not open")
+                }
                 try sink.intervalClosed(entry.ledgerID, duration: max(duration, entry.duration), reason: reason)
             }
         } catch {

@@ -1,6 +1,6 @@
 import Foundation
-import ScreenwardIPC
 @_spi(Screenward) import ManagedSettings
+import ScreenwardIPC
 
 /// What the daemon and a managed session's agent say about the child's programs. The
 /// agent, as the agents' system user, may not read the child's processes; the daemon
@@ -60,7 +60,8 @@ public enum NotInstalledPrograms {
     public static let owner = "org.screenward.child-mode"
     public static let store = "not-installed"
 
-    public static func store(for programs: [ProgramFacts], allowed: Set<String>, minter: TokenMinter) -> StoreSettings? {
+    public static func store(for programs: [ProgramFacts], allowed: Set<String>, minter: TokenMinter) -> StoreSettings?
+    {
         let executables = Set(programs.filter { !$0.installed && !allowed.contains($0.executable) }.map(\.executable))
         guard !executables.isEmpty else { return nil }
         let tokens = executables.sorted().map { path in

@@ -17,7 +17,8 @@ public struct AttachedShieldExtensions: Sendable, Hashable, Codable {
     public var configurationAttachments: [String: Int]?
 
     public init(
-        configuration: Set<String> = [], action: Set<String> = [], startableAction: Set<String> = [], configurationAttachments: [String: Int]? = nil
+        configuration: Set<String> = [], action: Set<String> = [], startableAction: Set<String> = [],
+        configurationAttachments: [String: Int]? = nil
     ) {
         self.configuration = configuration
         self.action = action
@@ -28,7 +29,8 @@ public struct AttachedShieldExtensions: Sendable, Hashable, Codable {
     /// The apps whose data source is new, or attached again, since `before`.
     public func dataSourcesAttached(since before: AttachedShieldExtensions) -> Set<String> {
         configuration.filter { owner in
-            !before.configuration.contains(owner) || configurationAttachments?[owner] != before.configurationAttachments?[owner]
+            !before.configuration.contains(owner)
+                || configurationAttachments?[owner] != before.configurationAttachments?[owner]
         }
     }
 }

@@ -41,20 +41,29 @@ public final class AgentShieldRelay {
     /// no extension attached (the agent's patience then shows the default). A press for
     /// an app whose delegate can be started waits for it: `startAction` is then true,
     /// and the owner starts it.
-    public func ask(_ question: AgentShieldQuestion, from agent: ServicePeer) -> (deliveries: [Delivery], startAction: Bool) {
+    public func ask(_ question: AgentShieldQuestion, from agent: ServicePeer) -> (
+        deliveries: [Delivery], startAction: Bool
+    ) {
         var startAction = false
         let asked: (ShieldRequestID, [Delivery])?
         if let action = question.action {
-            if let (id, delivery) = service.requestShieldAction(owner: question.owner, action: action, item: question.item) {
+            if let (id, delivery) = service.requestShieldAction(
+                owner: question.owner, action: action, item: question.item)
+            {
                 asked = (id, [delivery])
             } else if canStartAction(question.owner) {
-                asked = (service.requestShieldActionWhenAttached(owner: question.owner, action: action, item: question.item), [])
+                asked = (
+                    service.requestShieldActionWhenAttached(owner: question.owner, action: action, item: question.item),
+                    []
+                )
                 startAction = true
             } else {
                 asked = nil
             }
         } else {
-            asked = service.requestShieldConfiguration(owner: question.owner, item: question.item).map { ($0.0, [$0.1]) }
+            asked = service.requestShieldConfiguration(owner: question.owner, item: question.item).map {
+                ($0.0, [$0.1])
+            }
         }
         guard let (id, deliveries) = asked else { return ([], false) }
         if askers.count >= Self.maximumOutstanding, let oldest = askers.keys.min(by: { $0.rawValue < $1.rawValue }) {

@@ -3,7 +3,9 @@ import Foundation
 /// Something that happened to a managed user's limits, kept for their guardians
 /// (`screenward child events USER`): who did what, when.
 public struct ChildEvent: Sendable, Hashable, Codable {
-    public struct Kind: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public struct Kind: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral,
+        CustomStringConvertible
+    {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
         public init(stringLiteral value: String) { rawValue = value }

@@ -15,14 +15,17 @@ extension ChildModeService {
     /// A guardian reaches any managed user's rules (named), a managed user reads their
     /// own; anyone else keeps their own rules in their own agent. A managed user's attempt
     /// to change their rules is recorded for their guardians.
-    public func rulesAccess(_ peer: ServicePeer, user name: String?, changing: Bool, action: String) throws -> RulesAccess {
+    public func rulesAccess(_ peer: ServicePeer, user name: String?, changing: Bool, action: String) throws
+        -> RulesAccess
+    {
         let caller = try caller(peer)
         switch caller.role {
         case .guardian:
             guard let name else {
                 throw ServiceError(
                     .invalidArgument,
-                    "name the managed user whose rules these are (--user USER); a guardian's own rules are kept by their own agent")
+                    "name the managed user whose rules these are (--user USER); a guardian's own rules are kept by their own agent"
+                )
             }
             let user = try managedUser(named: name)
             return RulesAccess(uid: user.uid, user: user.name, actor: caller.account.name, mayChange: true)
@@ -32,11 +35,13 @@ extension ChildModeService {
                 throw ServiceError(.unauthorized, "a managed user reads only their own rules")
             }
             if changing { _ = try guardian(caller, doing: action) }
-            return RulesAccess(uid: caller.account.uid, user: caller.account.name, actor: caller.account.name, mayChange: false)
+            return RulesAccess(
+                uid: caller.account.uid, user: caller.account.name, actor: caller.account.name, mayChange: false)
         case .unmanaged:
             throw ServiceError(
                 .unauthorized,
-                "the system daemon keeps managed users' rules only; \(caller.account.name)'s own rules are kept by their agent (leave out --user)")
+                "the system daemon keeps managed users' rules only; \(caller.account.name)'s own rules are kept by their agent (leave out --user)"
+            )
         }
     }
 }

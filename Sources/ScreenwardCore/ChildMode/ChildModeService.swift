@@ -26,7 +26,8 @@ public final class ChildModeService {
     }
 
     public init(
-        state: DaemonState, accounts: any AccountDirectory, homes: ChildHomes, policy: GuardianPolicy = GuardianPolicy(),
+        state: DaemonState, accounts: any AccountDirectory, homes: ChildHomes,
+        policy: GuardianPolicy = GuardianPolicy(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.state = state
@@ -39,7 +40,8 @@ public final class ChildModeService {
     /// Whether this service answers `method` (the rest goes to the Screen Time API's owner).
     public static func answers(_ method: String) -> Bool {
         [
-            ChildMethods.whoAmI.name, ChildMethods.add.name, ChildMethods.remove.name, ChildMethods.list.name, ChildMethods.events.name,
+            ChildMethods.whoAmI.name, ChildMethods.add.name, ChildMethods.remove.name, ChildMethods.list.name,
+            ChildMethods.events.name,
             ChildMethods.usage.name, ChildMethods.report.name, ChildMethods.shields.name, ChildMethods.extensions.name,
             ChildMethods.enrollGuardian.name, ChildMethods.unenrollGuardian.name,
         ].contains(method)
@@ -47,9 +49,13 @@ public final class ChildModeService {
 
     /// The reply line to one request line, or nil for a line with no id (nothing to answer).
     public func handle(frame: Data, from peer: ServicePeer) -> Data? {
-        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else { return nil }
+        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else {
+            return nil
+        }
 
-        func answer<Request, Reply>(_ spec: ServiceMethod<Request, Reply>, _ body: (Caller, Request) throws -> Reply) -> Data {
+        func answer<Request, Reply>(_ spec: ServiceMethod<Request, Reply>, _ body: (Caller, Request) throws -> Reply)
+            -> Data
+        {
             let result = Result<Reply, any Error> {
                 let request = try spec.request(from: frame)
                 return try body(try caller(peer), request.body)
@@ -59,9 +65,13 @@ public final class ChildModeService {
 
         switch method {
         case ChildMethods.whoAmI.name:
-            return answer(ChildMethods.whoAmI) { caller, _ in CallerIdentity(user: caller.account.name, uid: caller.account.uid, role: caller.role) }
+            return answer(ChildMethods.whoAmI) { caller, _ in
+                CallerIdentity(user: caller.account.name, uid: caller.account.uid, role: caller.role)
+            }
         case ChildMethods.add.name:
-            return answer(ChildMethods.add) { caller, request in try add(request.user, by: try guardian(caller, doing: "child add \(request.user)")) }
+            return answer(ChildMethods.add) { caller, request in
+                try add(request.user, by: try guardian(caller, doing: "child add \(request.user)"))
+            }
         case ChildMethods.remove.name:
             return answer(ChildMethods.remove) { caller, request in
                 try remove(request.user, by: try guardian(caller, doing: "child remove \(request.user)"))
@@ -95,16 +105,22 @@ public final class ChildModeService {
         case ChildMethods.shields.name:
             return answer(ChildMethods.shields) { caller, query in
                 let owner = try readableOwner(query.user, for: caller, reading: "shields")
-                return try ShieldListing.load(from: owner.ledger, directory: owner.service.directory, language: query.language)
+                return try ShieldListing.load(
+                    from: owner.ledger, directory: owner.service.directory, language: query.language)
             }
         case ChildMethods.extensions.name:
             return answer(ChildMethods.extensions) { caller, query in
-                try extensionsListing(try readableOwner(query.user, for: caller, reading: "extensions"), min(max(1, query.runs), 1000))
+                try extensionsListing(
+                    try readableOwner(query.user, for: caller, reading: "extensions"), min(max(1, query.runs), 1000))
             }
         case ChildMethods.enrollGuardian.name:
-            return answer(ChildMethods.enrollGuardian) { caller, _ in try enrollGuardian(try guardian(caller, doing: "guardian enroll")) }
+            return answer(ChildMethods.enrollGuardian) { caller, _ in
+                try enrollGuardian(try guardian(caller, doing: "guardian enroll"))
+            }
         case ChildMethods.unenrollGuardian.name:
-            return answer(ChildMethods.unenrollGuardian) { caller, _ in try unenrollGuardian(try guardian(caller, doing: "guardian unenroll")) }
+            return answer(ChildMethods.unenrollGuardian) { caller, _ in
+                try unenrollGuardian(try guardian(caller, doing: "guardian unenroll"))
+            }
         default:
             return errorLine(id: id, ServiceError(.unknownMethod, "the daemon does not know the method \(method)"))
         }
@@ -129,14 +145,20 @@ public final class ChildModeService {
             }
             user = try managedUser(named: caller.account.name)
         case .guardian:
-            guard let name else { throw ServiceError(.invalidArgument, "name the managed user whose \(what) to show (--user USER)") }
+            guard let name else {
+                throw ServiceError(.invalidArgument, "name the managed user whose \(what) to show (--user USER)")
+            }
             user = try managedUser(named: name)
         case .unmanaged:
             // Naming someone else is a guardian's to do; their own is their agent's.
             if let name, name != caller.account.name { _ = try guardian(caller, doing: "\(what) --user \(name)") }
-            throw ServiceError(.unauthorized, "the daemon keeps only managed users' \(what); \(caller.account.name)'s own are their agent's")
+            throw ServiceError(
+                .unauthorized,
+                "the daemon keeps only managed users' \(what); \(caller.account.name)'s own are their agent's")
         }
-        guard let owner = owner(user.uid) else { throw ServiceError(.internalFailure, "the daemon could not open \(user.name)'s ledger; its log says why") }
+        guard let owner = owner(user.uid) else {
+            throw ServiceError(.internalFailure, "the daemon could not open \(user.name)'s ledger; its log says why")
+        }
         return owner
     }
 
@@ -151,7 +173,9 @@ public final class ChildModeService {
         } catch {
             throw ServiceError(.invalidArgument, "\(error)")
         }
-        guard start <= end else { throw ServiceError(.invalidArgument, "--since (\(query.since)) is after --until (\(query.until))") }
+        guard start <= end else {
+            throw ServiceError(.invalidArgument, "--since (\(query.since)) is after --until (\(query.until))")
+        }
         return try owner.usage(since: start, until: end, now: now)
     }
 
@@ -177,7 +201,9 @@ public final class ChildModeService {
     /// A managed user by name: the account's uid when it still exists (a renamed
     /// account is the same person), else the name the daemon recorded.
     func managedUser(named name: String) throws -> ManagedUser {
-        if let account = try accounts.account(named: name), let user = try state.managedUser(uid: account.uid) { return user }
+        if let account = try accounts.account(named: name), let user = try state.managedUser(uid: account.uid) {
+            return user
+        }
         if let user = try state.managedUsers().first(where: { $0.name == name }) { return user }
         throw ServiceError(.invalidArgument, "\(name) is not a managed user")
     }
@@ -192,19 +218,24 @@ public final class ChildModeService {
     /// Whether the account named `name` is a guardian now (a guardian's dialog lists
     /// names; the one chosen is checked again here, never trusted).
     public func isGuardian(named name: String) -> Bool {
-        guard let account = try? accounts.account(named: name), (try? state.managedUser(uid: account.uid)) == nil else { return false }
+        guard let account = try? accounts.account(named: name), (try? state.managedUser(uid: account.uid)) == nil else {
+            return false
+        }
         return policy.role(of: account, isManaged: false) == .guardian
     }
 
     /// Who is calling, by the kernel's word, and what they may do.
     public func caller(_ peer: ServicePeer) throws -> Caller {
         guard let credentials = peer.credentials else {
-            throw ServiceError(.unauthorized, "the daemon could not tell who is calling; it answers only identified local users")
+            throw ServiceError(
+                .unauthorized, "the daemon could not tell who is calling; it answers only identified local users")
         }
         guard let account = try accounts.account(uid: credentials.uid) else {
             throw ServiceError(.unauthorized, "uid \(credentials.uid) has no account on this computer")
         }
-        return Caller(account: account, role: policy.role(of: account, isManaged: try state.managedUser(uid: credentials.uid) != nil))
+        return Caller(
+            account: account,
+            role: policy.role(of: account, isManaged: try state.managedUser(uid: credentials.uid) != nil))
     }
 
     /// The caller's account if they are a guardian; otherwise a refusal, recorded when
@@ -215,12 +246,17 @@ public final class ChildModeService {
             return caller.account
         case .managed:
             try state.record(
-                ChildEvent(at: now(), kind: .refused, actor: caller.account.name, detail: "\(caller.account.name) tried `screenward \(action)`, which only a guardian may do"),
+                ChildEvent(
+                    at: now(), kind: .refused, actor: caller.account.name,
+                    detail: "\(caller.account.name) tried `screenward \(action)`, which only a guardian may do"),
                 uid: caller.account.uid)
-            throw ServiceError(.unauthorized, "only a guardian can do this (\(action)); ask one. The attempt was recorded.")
+            throw ServiceError(
+                .unauthorized, "only a guardian can do this (\(action)); ask one. The attempt was recorded.")
         case .unmanaged:
             throw ServiceError(
-                .unauthorized, "only a guardian can do this (\(action)): a guardian is root or a member of the group \(policy.guardianGroup)")
+                .unauthorized,
+                "only a guardian can do this (\(action)): a guardian is root or a member of the group \(policy.guardianGroup)"
+            )
         }
     }
 
@@ -251,7 +287,8 @@ public struct ChildHomes: Sendable {
     }
 
     func create(for uid: UInt32) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try home(for: uid).create()
     }
 }

@@ -18,15 +18,16 @@ public struct GuardianCodeSecret: Sendable, Equatable {
 extension DaemonState {
     static func registerGuardianCodeMigration(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v2: guardians' one-time code secrets") { db in
-            try db.execute(sql: """
-                CREATE TABLE guardianCodeSecret (
-                  uid INTEGER PRIMARY KEY NOT NULL,
-                  name TEXT NOT NULL,
-                  secret BLOB NOT NULL,
-                  enrolledAt DOUBLE NOT NULL,
-                  lastUsedStep INTEGER
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE guardianCodeSecret (
+                      uid INTEGER PRIMARY KEY NOT NULL,
+                      name TEXT NOT NULL,
+                      secret BLOB NOT NULL,
+                      enrolledAt DOUBLE NOT NULL,
+                      lastUsedStep INTEGER
+                    );
+                    """)
         }
     }
 
@@ -35,9 +36,11 @@ extension DaemonState {
     @discardableResult
     public func enrollGuardianCode(uid: UInt32, name: String, secret: [UInt8], at time: Date) throws -> Bool {
         try database.write { db in
-            let replaced = try Row.fetchOne(db, sql: "SELECT 1 FROM guardianCodeSecret WHERE uid = ?", arguments: [uid]) != nil
+            let replaced =
+                try Row.fetchOne(db, sql: "SELECT 1 FROM guardianCodeSecret WHERE uid = ?", arguments: [uid]) != nil
             try db.execute(
-                sql: "INSERT OR REPLACE INTO guardianCodeSecret (uid, name, secret, enrolledAt, lastUsedStep) VALUES (?, ?, ?, ?, NULL)",
+                sql:
+                    "INSERT OR REPLACE INTO guardianCodeSecret (uid, name, secret, enrolledAt, lastUsedStep) VALUES (?, ?, ?, ?, NULL)",
                 arguments: [uid, name, Data(secret), time.timeIntervalSince1970])
             return replaced
         }
@@ -54,12 +57,16 @@ extension DaemonState {
 
     public func guardianCode(uid: UInt32) throws -> GuardianCodeSecret? {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT uid, name, secret, enrolledAt, lastUsedStep FROM guardianCodeSecret WHERE uid = ?", arguments: [uid])
-                .map { row in
-                    GuardianCodeSecret(
-                        uid: row["uid"], name: row["name"], secret: [UInt8](row["secret"] as Data), enrolledAt: Date(timeIntervalSince1970: row["enrolledAt"]),
-                        lastUsedStep: row["lastUsedStep"])
-                }
+            try Row.fetchOne(
+                db, sql: "SELECT uid, name, secret, enrolledAt, lastUsedStep FROM guardianCodeSecret WHERE uid = ?",
+                arguments: [uid]
+            )
+            .map { row in
+                GuardianCodeSecret(
+                    uid: row["uid"], name: row["name"], secret: [UInt8](row["secret"] as Data),
+                    enrolledAt: Date(timeIntervalSince1970: row["enrolledAt"]),
+                    lastUsedStep: row["lastUsedStep"])
+            }
         }
     }
 
@@ -69,7 +76,8 @@ extension DaemonState {
     public func spendGuardianCodeStep(uid: UInt32, step: Int64) throws -> Bool {
         try database.write { db in
             try db.execute(
-                sql: "UPDATE guardianCodeSecret SET lastUsedStep = ? WHERE uid = ? AND (lastUsedStep IS NULL OR lastUsedStep < ?)",
+                sql:
+                    "UPDATE guardianCodeSecret SET lastUsedStep = ? WHERE uid = ? AND (lastUsedStep IS NULL OR lastUsedStep < ?)",
                 arguments: [step, uid, step])
             return db.changesCount > 0
         }

@@ -28,23 +28,24 @@ public final class DaemonState: Sendable {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: managed users and their events") { db in
-            try db.execute(sql: """
-                CREATE TABLE managedUser (
-                  uid INTEGER PRIMARY KEY NOT NULL,
-                  name TEXT NOT NULL,
-                  since DOUBLE NOT NULL,
-                  addedBy TEXT NOT NULL
-                );
-                CREATE TABLE childEvent (
-                  id INTEGER PRIMARY KEY AUTOINCREMENT,
-                  uid INTEGER NOT NULL,
-                  at DOUBLE NOT NULL,
-                  kind TEXT NOT NULL,
-                  actor TEXT NOT NULL,
-                  detail TEXT NOT NULL
-                );
-                CREATE INDEX childEventByUser ON childEvent(uid, at);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE managedUser (
+                      uid INTEGER PRIMARY KEY NOT NULL,
+                      name TEXT NOT NULL,
+                      since DOUBLE NOT NULL,
+                      addedBy TEXT NOT NULL
+                    );
+                    CREATE TABLE childEvent (
+                      id INTEGER PRIMARY KEY AUTOINCREMENT,
+                      uid INTEGER NOT NULL,
+                      at DOUBLE NOT NULL,
+                      kind TEXT NOT NULL,
+                      actor TEXT NOT NULL,
+                      detail TEXT NOT NULL
+                    );
+                    CREATE INDEX childEventByUser ON childEvent(uid, at);
+                    """)
         }
         registerGuardianCodeMigration(&migrator)
         return migrator
@@ -61,7 +62,10 @@ public final class DaemonState: Sendable {
             try db.execute(
                 sql: "INSERT INTO managedUser (uid, name, since, addedBy) VALUES (?, ?, ?, ?)",
                 arguments: [account.uid, account.name, time.timeIntervalSince1970, guardian])
-            try Self.insert(ChildEvent(at: time, kind: .managed, actor: guardian, detail: "\(guardian) made \(account.name) a managed user"), uid: account.uid, db)
+            try Self.insert(
+                ChildEvent(
+                    at: time, kind: .managed, actor: guardian, detail: "\(guardian) made \(account.name) a managed user"
+                ), uid: account.uid, db)
             return ManagedUser(name: account.name, uid: account.uid, since: time, addedBy: guardian)
         }
     }
@@ -71,19 +75,24 @@ public final class DaemonState: Sendable {
         try database.write { db in
             try db.execute(sql: "DELETE FROM managedUser WHERE uid = ?", arguments: [uid])
             guard db.changesCount > 0 else { throw DaemonStateError.notManaged(name) }
-            try Self.insert(ChildEvent(at: time, kind: .unmanaged, actor: guardian, detail: "\(guardian) stopped managing \(name)"), uid: uid, db)
+            try Self.insert(
+                ChildEvent(at: time, kind: .unmanaged, actor: guardian, detail: "\(guardian) stopped managing \(name)"),
+                uid: uid, db)
         }
     }
 
     public func managedUsers() throws -> [ManagedUser] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT uid, name, since, addedBy FROM managedUser ORDER BY name").map(Self.managedUser)
+            try Row.fetchAll(db, sql: "SELECT uid, name, since, addedBy FROM managedUser ORDER BY name").map(
+                Self.managedUser)
         }
     }
 
     public func managedUser(uid: UInt32) throws -> ManagedUser? {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT uid, name, since, addedBy FROM managedUser WHERE uid = ?", arguments: [uid]).map(Self.managedUser)
+            try Row.fetchOne(
+                db, sql: "SELECT uid, name, since, addedBy FROM managedUser WHERE uid = ?", arguments: [uid]
+            ).map(Self.managedUser)
         }
     }
 
@@ -96,8 +105,13 @@ public final class DaemonState: Sendable {
     /// A managed user's events, oldest first.
     public func events(uid: UInt32) throws -> [ChildEvent] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT at, kind, actor, detail FROM childEvent WHERE uid = ? ORDER BY at, id", arguments: [uid]).map { row in
-                ChildEvent(at: Date(timeIntervalSince1970: row["at"]), kind: ChildEvent.Kind(rawValue: row["kind"]), actor: row["actor"], detail: row["detail"])
+            try Row.fetchAll(
+                db, sql: "SELECT at, kind, actor, detail FROM childEvent WHERE uid = ? ORDER BY at, id",
+                arguments: [uid]
+            ).map { row in
+                ChildEvent(
+                    at: Date(timeIntervalSince1970: row["at"]), kind: ChildEvent.Kind(rawValue: row["kind"]),
+                    actor: row["actor"], detail: row["detail"])
             }
         }
     }
@@ -109,7 +123,9 @@ public final class DaemonState: Sendable {
     }
 
     private static func managedUser(_ row: Row) -> ManagedUser {
-        ManagedUser(name: row["name"], uid: row["uid"], since: Date(timeIntervalSince1970: row["since"]), addedBy: row["addedBy"])
+        ManagedUser(
+            name: row["name"], uid: row["uid"], since: Date(timeIntervalSince1970: row["since"]),
+            addedBy: row["addedBy"])
     }
 }
 

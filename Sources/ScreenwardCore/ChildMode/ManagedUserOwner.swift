@@ -35,7 +35,8 @@ public final class ManagedUserOwner {
     /// `shieldDefaults` draws their shield pages.
     public init(
         user: ManagedUser, homes: ChildHomes, catalog: ApplicationCatalog, categories: CategoryTable,
-        calendar: @escaping @Sendable () -> Calendar, addresses: WebAddresses? = nil, shieldDefaults: ShieldDefaults? = nil,
+        calendar: @escaping @Sendable () -> Calendar, addresses: WebAddresses? = nil,
+        shieldDefaults: ShieldDefaults? = nil,
         note: @escaping @Sendable (String) -> Void = { _ in }, report: @escaping @Sendable (String) -> Void
     ) throws {
         self.user = user
@@ -44,28 +45,36 @@ public final class ManagedUserOwner {
         try homes.create(for: user.uid)
         secret = try DeviceSecret.loadOrCreate(at: home.deviceSecretURL)
         ledger = try Ledger(url: home.ledgerURL)
-        let start = try ledger.beginAgentSession(pid: ProcessInfo.processInfo.processIdentifier, display: "screenward-daemon", at: Date())
+        let start = try ledger.beginAgentSession(
+            pid: ProcessInfo.processInfo.processIdentifier, display: "screenward-daemon", at: Date())
         runID = start.sessionID
         if start.recoveredIntervals > 0 {
-            report("\(user.name): closed \(start.recoveredIntervals) interval(s) the previous run left open, at their last checkpoint")
+            report(
+                "\(user.name): closed \(start.recoveredIntervals) interval(s) the previous run left open, at their last checkpoint"
+            )
         }
         sink = try BackgroundLedgerSink(ledger: ledger, sessionID: runID, report: report)
         let minter = TokenMinter(secret: secret)
-        usage = SharedLiveUsage(forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter), websites: WebsiteTokens(minter: minter, table: categories))
+        usage = SharedLiveUsage(
+            forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter),
+            websites: WebsiteTokens(minter: minter, table: categories))
         try usage.seed(from: ledger, now: Date())
         service = try ScreenTimeService(
-            ledger: ledger, usage: usage, directory: ItemDirectory(minter: minter, catalog: catalog, categories: categories), calendar: calendar)
+            ledger: ledger, usage: usage,
+            directory: ItemDirectory(minter: minter, catalog: catalog, categories: categories), calendar: calendar)
         service.report = report
         shieldRelay = AgentShieldRelay(service: service)
         webShieldQuestions = ServiceShieldQuestions(service: service)
         if let addresses {
             service.browserTabs = BrowserTabs(addresses: addresses)
         } else {
-            service.browserTabsMissing = "websites are not counted in accounts a guardian manages: the daemon has no Public Suffix List (apt-get install publicsuffix)"
+            service.browserTabsMissing =
+                "websites are not counted in accounts a guardian manages: the daemon has no Public Suffix List (apt-get install publicsuffix)"
         }
         if let shieldDefaults {
             let pages = WebShieldPageAnswers(
-                questions: webShieldQuestions, defaults: shieldDefaults, language: ShieldDefaults.language(), minter: minter, categories: categories,
+                questions: webShieldQuestions, defaults: shieldDefaults, language: ShieldDefaults.language(),
+                minter: minter, categories: categories,
                 log: { line in note("\(user.name): \(line)") })
             webShieldPages = pages
             shieldRelay.otherAnswer = { answer in pages.received(answer) }
@@ -91,12 +100,15 @@ public final class ManagedUserOwner {
 
     /// The browsers' tabs as the hosts reported them last, for `agents`.
     public func browserTabsLines(to agents: [ServicePeer]) -> [Delivery] {
-        guard let tabs = service.browserTabs, let line = try? AgentLinkMethods.browserTabs.frame(tabs.latestReports) else { return [] }
+        guard let tabs = service.browserTabs, let line = try? AgentLinkMethods.browserTabs.frame(tabs.latestReports)
+        else { return [] }
         return agents.map { Delivery(peer: $0, line: line) }
     }
 
     /// Where an attached agent's usage reports go.
-    public func intervals(continuing handover: AgentIntervals.Handover?, report: @escaping (String) -> Void) -> AgentIntervals {
+    public func intervals(continuing handover: AgentIntervals.Handover?, report: @escaping (String) -> Void)
+        -> AgentIntervals
+    {
         AgentIntervals(sink: usage, continuing: handover, report: report)
     }
 
@@ -104,7 +116,8 @@ public final class ManagedUserOwner {
     /// (`screenward allow exe:PATH --user`), by path, from when the allowance counts.
     public func allowedExecutables(at time: Date = Date()) -> Set<String> {
         let allowed = (try? ledger.allowedApplications()) ?? []
-        return Set(allowed.filter { $0.effectiveAt <= time && $0.id.hasPrefix("exe:") }.map { String($0.id.dropFirst(4)) })
+        return Set(
+            allowed.filter { $0.effectiveAt <= time && $0.id.hasPrefix("exe:") }.map { String($0.id.dropFirst(4)) })
     }
 
     /// Whether the programs the system did not install are shielded for this user: on
@@ -130,7 +143,8 @@ public final class ManagedUserOwner {
 
     public func report(_ query: ReportQuery, calendar: Calendar, now: Date = Date()) throws -> ActivityReport {
         sink.flush()
-        return try ledger.activityReport(query, calendar: calendar, categories: service.directory.categories, liveSessionID: runID, now: now)
+        return try ledger.activityReport(
+            query, calendar: calendar, categories: service.directory.categories, liveSessionID: runID, now: now)
     }
 
     /// Every queued write is tried, and the run is recorded as ended.

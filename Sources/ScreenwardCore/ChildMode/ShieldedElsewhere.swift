@@ -31,7 +31,8 @@ public struct ShieldedElsewhere {
     /// The processes to hold now, or nil when that has not changed since the last answer.
     /// `displayClients` is asked only when some process of a shielded app runs.
     public mutating func held(
-        programs: [ProgramFacts], isShielded: (ProgramFacts) -> Bool, displayClients: () -> Set<Int32>, now: ContinuousClock.Instant = .now
+        programs: [ProgramFacts], isShielded: (ProgramFacts) -> Bool, displayClients: () -> Set<Int32>,
+        now: ContinuousClock.Instant = .now
     ) -> [Int32]? {
         var fresh: [Int32: (executable: String, since: ContinuousClock.Instant)] = [:]
         var candidates: [ProgramFacts] = []
@@ -47,7 +48,9 @@ public struct ShieldedElsewhere {
             let clients = displayClients()
             for program in candidates where !coveredNow.contains(program.pid) {
                 let old = now - (fresh[program.pid]?.since ?? now) >= Self.patience
-                if wasCovered.contains(program.pid) || (old && !clients.contains(program.pid)) { held.append(program.pid) }
+                if wasCovered.contains(program.pid) || (old && !clients.contains(program.pid)) {
+                    held.append(program.pid)
+                }
             }
         }
         held.sort()

@@ -57,7 +57,8 @@ public struct UnsupportedBrowsers: Sendable {
     /// it is a browser that can run the extension (nil for one that cannot: it has no
     /// startup allowance); and which processes the vetted reports name.
     public mutating func observe(
-        focused: (pid: Int32, browser: AppIdentity, started: ContinuousClock.Instant?)?, reported: Set<Int32>, now: ContinuousClock.Instant
+        focused: (pid: Int32, browser: AppIdentity, started: ContinuousClock.Instant?)?, reported: Set<Int32>,
+        now: ContinuousClock.Instant
     ) -> [Action] {
         var actions: [Action] = []
         for pid in unsupported.keys.sorted() where reported.contains(pid) {

@@ -38,7 +38,10 @@ public struct InstalledApp: Sendable, Hashable {
     public var executables: Set<String>
     public var extensions: [ExtensionPoint: AppExtension]
 
-    public init(bundleIdentifier: String, displayName: String, executables: Set<String>, extensions: [ExtensionPoint: AppExtension] = [:]) {
+    public init(
+        bundleIdentifier: String, displayName: String, executables: Set<String>,
+        extensions: [ExtensionPoint: AppExtension] = [:]
+    ) {
         self.bundleIdentifier = bundleIdentifier
         self.displayName = displayName
         self.executables = executables
@@ -76,18 +79,26 @@ struct AppManifestFile: Decodable {
     static let maximumSize = 64 * 1024
 
     /// The app it installs, checked: a clear problem for anything malformed or unsafe.
-    func app(file: String, expectedIdentifier: String, trust: ManifestTrust) throws(InstalledAppProblem) -> InstalledApp {
-        guard format == Self.format else { throw .malformed(file, "format \(format); this Screenward reads format \(Self.format)") }
+    func app(file: String, expectedIdentifier: String, trust: ManifestTrust) throws(InstalledAppProblem) -> InstalledApp
+    {
+        guard format == Self.format else {
+            throw .malformed(file, "format \(format); this Screenward reads format \(Self.format)")
+        }
         guard bundleIdentifier == expectedIdentifier else {
             throw .malformed(file, "it names \(bundleIdentifier.prefix(120)), not \(expectedIdentifier)")
         }
         var installed: [ExtensionPoint: AppExtension] = [:]
         for entry in extensions ?? [] {
             guard let point = ExtensionPoint(rawValue: entry.point) else {
-                throw .malformed(file, "unknown extension point \(entry.point.prefix(80)) (known: \(ExtensionPoint.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw .malformed(
+                    file,
+                    "unknown extension point \(entry.point.prefix(80)) (known: \(ExtensionPoint.allCases.map(\.rawValue).joined(separator: ", ")))"
+                )
             }
             guard installed[point] == nil else { throw .malformed(file, "two \(point) extensions") }
-            installed[point] = AppExtension(point: point, executable: try Self.checkedProgram(entry.executable, file: file, trust: trust), arguments: entry.arguments ?? [])
+            installed[point] = AppExtension(
+                point: point, executable: try Self.checkedProgram(entry.executable, file: file, trust: trust),
+                arguments: entry.arguments ?? [])
         }
         var programs: Set<String> = []
         for path in executables ?? [] { programs.insert(try Self.checkedProgram(path, file: file, trust: trust)) }
@@ -99,8 +110,12 @@ struct AppManifestFile: Decodable {
             executables: programs, extensions: installed)
     }
 
-    private static func checkedProgram(_ path: String, file: String, trust: ManifestTrust) throws(InstalledAppProblem) -> String {
-        guard path.hasPrefix("/") else { throw .unsafe(file, "the executable \(path.prefix(200)) is not an absolute path") }
+    private static func checkedProgram(_ path: String, file: String, trust: ManifestTrust) throws(InstalledAppProblem)
+        -> String
+    {
+        guard path.hasPrefix("/") else {
+            throw .unsafe(file, "the executable \(path.prefix(200)) is not an absolute path")
+        }
         let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
         if let problem = FileTrust.problem(resolved, trust: trust, ancestors: true) {
             throw .unsafe(file, "the executable \(resolved): \(problem)")
@@ -117,7 +132,9 @@ enum FileTrust {
     static func problem(_ path: String, trust: ManifestTrust, ancestors: Bool = false) -> String? {
         var current = URL(fileURLWithPath: path)
         while true {
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: current.path) else { return "\(current.path) is missing" }
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: current.path) else {
+                return "\(current.path) is missing"
+            }
             let owner = (attributes[.ownerAccountID] as? NSNumber)?.uint32Value
             let mode = (attributes[.posixPermissions] as? NSNumber)?.uint16Value ?? 0o777
             let sticky = attributes[.type] as? FileAttributeType == .typeDirectory && mode & 0o1000 != 0

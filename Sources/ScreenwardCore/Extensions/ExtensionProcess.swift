@@ -51,7 +51,8 @@ public final class ExtensionProcess: Sendable {
     /// Starts `extension` of `app` (as `identity`, or as the owner's own user when nil).
     /// `onOutput` gets its output lines (bounded), `onExit` its end; both on threads of their own.
     public init(
-        _ extension: AppExtension, app: String, environment: [String: String], limits: ExtensionLimits = ExtensionLimits(),
+        _ extension: AppExtension, app: String, environment: [String: String],
+        limits: ExtensionLimits = ExtensionLimits(),
         currentProcesses: Int, runningAs identity: Identity? = nil,
         onOutput: @escaping @Sendable (String) -> Void, onExit: @escaping @Sendable (Exit) -> Void
     ) throws {
@@ -60,7 +61,8 @@ public final class ExtensionProcess: Sendable {
         let process = Process()
         // Foundation starts it as the leader of a process group of its own; prlimit
         // execs the program, so the pid stays the program's.
-        let command = Self.boxedCommand(`extension`, limits: limits, currentProcesses: currentProcesses, identity: identity)
+        let command = Self.boxedCommand(
+            `extension`, limits: limits, currentProcesses: currentProcesses, identity: identity)
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         process.environment = environment
@@ -74,7 +76,8 @@ public final class ExtensionProcess: Sendable {
             onExit(
                 Exit(
                     pid: ended.processIdentifier, app: app, point: point, status: ended.terminationStatus,
-                    signalled: ended.terminationReason == .uncaughtSignal, killedBecause: killReason.value.withLock { $0 }))
+                    signalled: ended.terminationReason == .uncaughtSignal,
+                    killedBecause: killReason.value.withLock { $0 }))
         }
         self.process = Mutex(process)
         try process.run()
@@ -90,11 +93,16 @@ public final class ExtensionProcess: Sendable {
     /// extensions' user for good: real and effective ids, no supplementary groups, and no
     /// way back through setuid programs. Each execs the next, so the pid is the program's.
     static func boxedCommand(
-        _ extension: AppExtension, limits: ExtensionLimits, currentProcesses: Int, identity: Identity?, isolation: [String] = []
+        _ extension: AppExtension, limits: ExtensionLimits, currentProcesses: Int, identity: Identity?,
+        isolation: [String] = []
     ) -> [String] {
-        let dropPrivileges = identity.map {
-            ["/usr/bin/setpriv", "--reuid=\($0.uid)", "--regid=\($0.gid)", "--clear-groups", "--no-new-privs", "--"]
-        } ?? []
+        let dropPrivileges =
+            identity.map {
+                [
+                    "/usr/bin/setpriv", "--reuid=\($0.uid)", "--regid=\($0.gid)", "--clear-groups", "--no-new-privs",
+                    "--",
+                ]
+            } ?? []
         return [
             "/usr/bin/prlimit", "--data=\(limits.memoryBytes)", "--cpu=\(limits.cpuSeconds)",
             "--nproc=\(currentProcesses + limits.extraProcesses)", "--core=0", "--",
@@ -111,7 +119,10 @@ public final class ExtensionProcess: Sendable {
     }
 
     /// Reads the output as it comes, line by line; past `limit` bytes, `tooMuch` once.
-    private static func drain(_ handle: FileHandle, limit: Int, onLine: @escaping @Sendable (String) -> Void, tooMuch: @escaping @Sendable () -> Void) {
+    private static func drain(
+        _ handle: FileHandle, limit: Int, onLine: @escaping @Sendable (String) -> Void,
+        tooMuch: @escaping @Sendable () -> Void
+    ) {
         let state = Shared<(pending: Data, total: Int, over: Bool)>((Data(), 0, false))
         handle.readabilityHandler = { handle in
             let chunk = handle.availableData
@@ -129,7 +140,8 @@ public final class ExtensionProcess: Sendable {
                 state.pending.append(chunk)
                 var lines: [String] = []
                 while let newline = state.pending.firstIndex(of: 0x0A) {
-                    lines.append(String(decoding: state.pending[state.pending.startIndex..<newline].prefix(500), as: UTF8.self))
+                    lines.append(
+                        String(decoding: state.pending[state.pending.startIndex..<newline].prefix(500), as: UTF8.self))
                     state.pending = Data(state.pending[state.pending.index(after: newline)...])
                 }
                 if state.pending.count > 4096 {
@@ -169,8 +181,12 @@ extension ExtensionProcess {
             var owner: UInt32?
             var threads = 1
             for line in status.split(separator: "\n") {
-                if line.hasPrefix("Uid:") { owner = line.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { UInt32($0) } }
-                if line.hasPrefix("Threads:") { threads = line.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Int($0) } ?? 1 }
+                if line.hasPrefix("Uid:") {
+                    owner = line.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { UInt32($0) }
+                }
+                if line.hasPrefix("Threads:") {
+                    threads = line.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Int($0) } ?? 1
+                }
             }
             if owner == uid { count += threads }
         }

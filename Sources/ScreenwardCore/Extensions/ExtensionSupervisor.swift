@@ -30,8 +30,10 @@ public final class ExtensionSupervisor {
         public var groupRemains: (Int32) -> Bool
 
         public init(
-            apps: @escaping () -> [String: InstalledApp], monitorsWanted: @escaping () -> Set<String>, callbacksOwed: @escaping (String) -> [Int64],
-            start: @escaping (AppExtension, InstalledApp, Int64) throws -> ExtensionProcess, checkAgain: @escaping (Duration) -> Void,
+            apps: @escaping () -> [String: InstalledApp], monitorsWanted: @escaping () -> Set<String>,
+            callbacksOwed: @escaping (String) -> [Int64],
+            start: @escaping (AppExtension, InstalledApp, Int64) throws -> ExtensionProcess,
+            checkAgain: @escaping (Duration) -> Void,
             log: @escaping (String) -> Void, groupRemains: @escaping (Int32) -> Bool = ExtensionProcess.groupRemains
         ) {
             self.apps = apps
@@ -92,13 +94,17 @@ public final class ExtensionSupervisor {
         let apps = services.apps()
         for app in services.monitorsWanted().sorted() {
             let key = ExtensionKey(app: app, point: .deviceActivityMonitor)
-            guard running[key] == nil, let installed = apps[app], let monitor = installed.extensions[.deviceActivityMonitor] else { continue }
+            guard running[key] == nil, let installed = apps[app],
+                let monitor = installed.extensions[.deviceActivityMonitor]
+            else { continue }
             if let pause = notBefore[key], pause > time {
                 services.checkAgain(.milliseconds(Int64(pause.timeIntervalSince(time) * 1000) + 10))
                 continue
             }
             notBefore[key] = nil
-            if let left = leftovers[key], time.timeIntervalSince(left.since) < Self.leftoverPatience, services.groupRemains(left.group) {
+            if let left = leftovers[key], time.timeIntervalSince(left.since) < Self.leftoverPatience,
+                services.groupRemains(left.group)
+            {
                 services.checkAgain(.milliseconds(100))
                 continue
             }
@@ -126,7 +132,9 @@ public final class ExtensionSupervisor {
     /// Starts `app`'s shield configuration data source if it has one and it is not running.
     public func wantShieldExtension(_ point: ExtensionPoint, of app: String) {
         let key = ExtensionKey(app: app, point: point)
-        guard running[key] == nil, let installed = services.apps()[app], let found = installed.extensions[point] else { return }
+        guard running[key] == nil, let installed = services.apps()[app], let found = installed.extensions[point] else {
+            return
+        }
         start(found, of: installed, key: key)
     }
 
@@ -141,7 +149,8 @@ public final class ExtensionSupervisor {
         do {
             run = try ledger.beginExtensionRun(client: app.bundleIdentifier, point: found.point, pid: nil, at: time)
         } catch {
-            return services.log("could not record a run of \(app.bundleIdentifier)'s \(found.point) (\(error)); not started")
+            return services.log(
+                "could not record a run of \(app.bundleIdentifier)'s \(found.point) (\(error)); not started")
         }
         do {
             let process = try services.start(found, app, run)
@@ -149,9 +158,12 @@ public final class ExtensionSupervisor {
             try? ledger.setExtensionRunPID(run, pid: process.pid)
             services.log("started \(app.bundleIdentifier)'s \(found.point) extension (pid \(process.pid))")
         } catch {
-            services.log("could not start \(app.bundleIdentifier)'s \(found.point) extension \(found.executable): \(error)")
+            services.log(
+                "could not start \(app.bundleIdentifier)'s \(found.point) extension \(found.executable): \(error)")
             try? ledger.endExtensionRun(run, at: time, outcome: .failedToStart, detail: "\(error)")
-            if found.point == .deviceActivityMonitor { countFailedDelivery(app.bundleIdentifier, why: "the monitor could not start: \(error)") }
+            if found.point == .deviceActivityMonitor {
+                countFailedDelivery(app.bundleIdentifier, why: "the monitor could not start: \(error)")
+            }
         }
     }
 
@@ -195,8 +207,13 @@ public final class ExtensionSupervisor {
         let owed = services.callbacksOwed(app)
         guard !owed.isEmpty else { return }
         do {
-            let givenUp = try ledger.recordFailedDelivery(client: app, sequences: owed, limit: Self.attemptsPerCallback, at: now(), why: why)
-            if !givenUp.isEmpty { services.log("\(app): callback(s) \(givenUp.map(String.init).joined(separator: ", ")) failed \(Self.attemptsPerCallback) times and are recorded as failed") }
+            let givenUp = try ledger.recordFailedDelivery(
+                client: app, sequences: owed, limit: Self.attemptsPerCallback, at: now(), why: why)
+            if !givenUp.isEmpty {
+                services.log(
+                    "\(app): callback(s) \(givenUp.map(String.init).joined(separator: ", ")) failed \(Self.attemptsPerCallback) times and are recorded as failed"
+                )
+            }
         } catch {
             services.log("could not count a failed delivery to \(app)'s monitor (\(error))")
         }
@@ -208,7 +225,9 @@ public final class ExtensionSupervisor {
     public func misbehaved(pid: Int32, _ what: String) {
         let group = getpgid(pid)
         for entry in running.values where entry.process.pid == pid || entry.process.pid == group {
-            services.log("\(entry.process.app)'s \(entry.process.point) extension (pid \(entry.process.pid)) is stopped: \(what)")
+            services.log(
+                "\(entry.process.app)'s \(entry.process.point) extension (pid \(entry.process.pid)) is stopped: \(what)"
+            )
             entry.process.kill(because: what)
         }
     }

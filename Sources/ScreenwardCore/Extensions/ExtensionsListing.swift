@@ -34,7 +34,9 @@ public struct ExtensionsListing: Codable, Sendable {
             App(
                 bundleIdentifier: app.bundleIdentifier, displayName: app.displayName,
                 extensions: app.extensions.values.sorted { $0.point.rawValue < $1.point.rawValue },
-                running: app.extensions.keys.map(\.rawValue).filter { running.contains("\(app.bundleIdentifier) \($0)") }.sorted())
+                running: app.extensions.keys.map(\.rawValue).filter {
+                    running.contains("\(app.bundleIdentifier) \($0)")
+                }.sorted())
         }
         self.skipped = skipped
         let formatter = ISO8601DateFormatter()

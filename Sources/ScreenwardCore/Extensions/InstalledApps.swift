@@ -19,9 +19,15 @@ public struct InstalledApps: Sendable {
     }
 
     /// A person's own apps: `$XDG_DATA_HOME/screenward/apps` (or `~/.local/share/…`).
-    public static func personal(environment: [String: String] = ProcessInfo.processInfo.environment, uid: UInt32) -> InstalledApps {
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
-        return InstalledApps(directory: URL(fileURLWithPath: dataHome).appendingPathComponent("screenward/apps", isDirectory: true), trust: .owner(uid: uid))
+    public static func personal(environment: [String: String] = ProcessInfo.processInfo.environment, uid: UInt32)
+        -> InstalledApps
+    {
+        let dataHome =
+            environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/share")
+        return InstalledApps(
+            directory: URL(fileURLWithPath: dataHome).appendingPathComponent("screenward/apps", isDirectory: true),
+            trust: .owner(uid: uid))
     }
 
     /// The folders a person's apps are installed in, in order: their own, then the
@@ -29,10 +35,14 @@ public struct InstalledApps: Sendable {
     /// root's files only. Later folders win when two name an app: the system's over the
     /// person's, and the first of `$XDG_DATA_DIRS` over the others, as XDG orders them.
     /// (A managed account's apps are the daemon's folder alone, whatever its environment says.)
-    public static func forPerson(uid: UInt32, environment: [String: String] = ProcessInfo.processInfo.environment) -> [InstalledApps] {
+    public static func forPerson(uid: UInt32, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> [InstalledApps]
+    {
         var seen = Set<String>()
         let system = SharedDataDirectories.from(environment).compactMap { folder -> InstalledApps? in
-            let directory = URL(fileURLWithPath: folder, isDirectory: true).appendingPathComponent("screenward/apps", isDirectory: true).standardizedFileURL
+            let directory = URL(fileURLWithPath: folder, isDirectory: true).appendingPathComponent(
+                "screenward/apps", isDirectory: true
+            ).standardizedFileURL
             guard seen.insert(directory.path).inserted else { return nil }
             return InstalledApps(directory: directory, trust: .rootOnly)
         }
@@ -40,7 +50,9 @@ public struct InstalledApps: Sendable {
     }
 
     /// Every app `folders` install, later folders winning, and the manifests skipped.
-    public static func all(in folders: [InstalledApps]) -> (apps: [String: InstalledApp], problems: [InstalledAppProblem]) {
+    public static func all(in folders: [InstalledApps]) -> (
+        apps: [String: InstalledApp], problems: [InstalledAppProblem]
+    ) {
         var apps: [String: InstalledApp] = [:]
         var problems: [InstalledAppProblem] = []
         for folder in folders {
@@ -55,14 +67,18 @@ public struct InstalledApps: Sendable {
     /// manifest is unsafe or malformed.
     public func app(_ bundleIdentifier: String) throws(InstalledAppProblem) -> InstalledApp {
         let file = directory.appendingPathComponent("\(bundleIdentifier).json")
-        guard FileManager.default.fileExists(atPath: file.path) else { throw .notInstalled(bundleIdentifier, directory: directory.path) }
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            throw .notInstalled(bundleIdentifier, directory: directory.path)
+        }
         for path in [directory.path, file.path] {
             if let problem = FileTrust.problem(path, trust: trust) { throw .unsafe(file.path, problem) }
         }
         let manifest: AppManifestFile
         do {
             let data = try Data(contentsOf: file)
-            guard data.count <= AppManifestFile.maximumSize else { throw InstalledAppProblem.malformed(file.path, "larger than 64 KiB") }
+            guard data.count <= AppManifestFile.maximumSize else {
+                throw InstalledAppProblem.malformed(file.path, "larger than 64 KiB")
+            }
             manifest = try JSONDecoder().decode(AppManifestFile.self, from: data)
         } catch let problem as InstalledAppProblem {
             throw problem

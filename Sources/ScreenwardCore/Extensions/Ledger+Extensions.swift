@@ -41,7 +41,9 @@ extension Ledger {
     }
 
     public func setExtensionRunPID(_ id: Int64, pid: Int32) throws {
-        try database.write { db in try db.execute(sql: "UPDATE extensionRun SET pid = ? WHERE id = ?", arguments: [pid, id]) }
+        try database.write { db in
+            try db.execute(sql: "UPDATE extensionRun SET pid = ? WHERE id = ?", arguments: [pid, id])
+        }
     }
 
     public func endExtensionRun(_ id: Int64, at time: Date, outcome: ExtensionRunOutcome, detail: String) throws {
@@ -56,7 +58,8 @@ extension Ledger {
     public func endOpenExtensionRuns(at time: Date) throws {
         try database.write { db in
             try db.execute(
-                sql: "UPDATE extensionRun SET endedAt = ?, outcome = 'stopped', detail = 'the owner stopped' WHERE endedAt IS NULL",
+                sql:
+                    "UPDATE extensionRun SET endedAt = ?, outcome = 'stopped', detail = 'the owner stopped' WHERE endedAt IS NULL",
                 arguments: [time.timeIntervalSince1970])
         }
     }
@@ -64,12 +67,14 @@ extension Ledger {
     /// The newest runs first.
     public func recentExtensionRuns(limit: Int = 50) throws -> [ExtensionRun] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM extensionRun ORDER BY id DESC LIMIT ?", arguments: [limit]).map { row in
+            try Row.fetchAll(db, sql: "SELECT * FROM extensionRun ORDER BY id DESC LIMIT ?", arguments: [limit]).map {
+                row in
                 ExtensionRun(
                     id: row["id"], client: row["client"], point: row["point"], pid: row["pid"],
                     startedAt: Date(timeIntervalSince1970: row["startedAt"]),
                     endedAt: (row["endedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
-                    outcome: (row["outcome"] as String?).flatMap(ExtensionRunOutcome.init(rawValue:)), detail: row["detail"])
+                    outcome: (row["outcome"] as String?).flatMap(ExtensionRunOutcome.init(rawValue:)),
+                    detail: row["detail"])
             }
         }
     }
@@ -83,20 +88,30 @@ extension Ledger {
     /// each counts one attempt; those that reach `limit` are taken out of the outbox and
     /// recorded as failed (never silently lost, never sent again). Returns their sequences.
     @discardableResult
-    public func recordFailedDelivery(client: String, sequences: [Int64], limit: Int, at time: Date, why: String) throws -> [Int64] {
+    public func recordFailedDelivery(client: String, sequences: [Int64], limit: Int, at time: Date, why: String) throws
+        -> [Int64]
+    {
         try database.write { db in
             var givenUp: [Int64] = []
             for sequence in sequences {
-                try db.execute(sql: "UPDATE monitorOutbox SET attempts = attempts + 1 WHERE client = ? AND sequence = ?", arguments: [client, sequence])
-                guard let row = try Row.fetchOne(db, sql: "SELECT attempts, message FROM monitorOutbox WHERE client = ? AND sequence = ?", arguments: [client, sequence]),
+                try db.execute(
+                    sql: "UPDATE monitorOutbox SET attempts = attempts + 1 WHERE client = ? AND sequence = ?",
+                    arguments: [client, sequence])
+                guard
+                    let row = try Row.fetchOne(
+                        db, sql: "SELECT attempts, message FROM monitorOutbox WHERE client = ? AND sequence = ?",
+                        arguments: [client, sequence]),
                     (row["attempts"] as Int) >= limit
                 else { continue }
                 let message: String = row["message"]
-                try db.execute(sql: "DELETE FROM monitorOutbox WHERE client = ? AND sequence = ?", arguments: [client, sequence])
                 try db.execute(
-                    sql: "INSERT INTO extensionRun (client, point, startedAt, endedAt, outcome, detail) VALUES (?, ?, ?, ?, 'callback-failed', ?)",
+                    sql: "DELETE FROM monitorOutbox WHERE client = ? AND sequence = ?", arguments: [client, sequence])
+                try db.execute(
+                    sql:
+                        "INSERT INTO extensionRun (client, point, startedAt, endedAt, outcome, detail) VALUES (?, ?, ?, ?, 'callback-failed', ?)",
                     arguments: [
-                        client, ExtensionPoint.deviceActivityMonitor.rawValue, time.timeIntervalSince1970, time.timeIntervalSince1970,
+                        client, ExtensionPoint.deviceActivityMonitor.rawValue, time.timeIntervalSince1970,
+                        time.timeIntervalSince1970,
                         String("callback \(sequence) failed \(limit) times (\(why)): \(message)".prefix(2000)),
                     ])
                 givenUp.append(sequence)

@@ -20,7 +20,9 @@ public struct ReportExtensionRun: Sendable {
     /// Where what it writes to standard error goes (the owner's log), line by line.
     public var log: @Sendable (String) -> Void
 
-    public init(environment: [String: String], identity: ExtensionProcess.Identity?, log: @escaping @Sendable (String) -> Void) {
+    public init(
+        environment: [String: String], identity: ExtensionProcess.Identity?, log: @escaping @Sendable (String) -> Void
+    ) {
         self.environment = environment
         self.identity = identity
         self.log = log
@@ -34,8 +36,11 @@ public struct ReportExtensionRun: Sendable {
     /// The program line: limits, then a network of its own, then (as root) the drop to
     /// the extensions' user, then the extension.
     func commandLine(for extension: AppExtension, currentProcesses: Int) -> [String] {
-        let isolate = geteuid() == 0 ? ["/usr/bin/unshare", "--net", "--"] : ["/usr/bin/unshare", "--user", "--net", "--map-current-user", "--"]
-        return ExtensionProcess.boxedCommand(`extension`, limits: limits, currentProcesses: currentProcesses, identity: identity, isolation: isolate)
+        let isolate =
+            geteuid() == 0
+            ? ["/usr/bin/unshare", "--net", "--"] : ["/usr/bin/unshare", "--user", "--net", "--map-current-user", "--"]
+        return ExtensionProcess.boxedCommand(
+            `extension`, limits: limits, currentProcesses: currentProcesses, identity: identity, isolation: isolate)
     }
 
     /// Runs `extension` with `request` and returns its view. Blocks the calling thread
@@ -94,17 +99,26 @@ public struct ReportExtensionRun: Sendable {
         _ = Glibc.kill(-pid, SIGKILL)  // whatever it left behind in its group
         reading.wait()
         if output.exceeded {
-            throw Failure("\(app)'s report extension wrote more than \(ReportExtensionReply.maximumBytes >> 20) MiB and was killed")
+            throw Failure(
+                "\(app)'s report extension wrote more than \(ReportExtensionReply.maximumBytes >> 20) MiB and was killed"
+            )
         }
         let reply: ReportExtensionReply
         do {
             reply = try JSONDecoder().decode(ReportExtensionReply.self, from: output.data)
         } catch {
-            let status = process.terminationReason == .uncaughtSignal ? "was killed by signal \(process.terminationStatus)" : "exited with status \(process.terminationStatus)"
-            throw Failure("\(app)'s report extension \(status) without a report: \(output.data.isEmpty ? "it wrote nothing" : "its output is not a report (\(error))")")
+            let status =
+                process.terminationReason == .uncaughtSignal
+                ? "was killed by signal \(process.terminationStatus)"
+                : "exited with status \(process.terminationStatus)"
+            throw Failure(
+                "\(app)'s report extension \(status) without a report: \(output.data.isEmpty ? "it wrote nothing" : "its output is not a report (\(error))")"
+            )
         }
         if let error = reply.error { throw Failure("\(app)'s report extension failed: \(error.prefix(500))") }
-        guard let view = reply.view else { throw Failure("\(app)'s report extension answered neither a view nor an error") }
+        guard let view = reply.view else {
+            throw Failure("\(app)'s report extension answered neither a view nor an error")
+        }
         try ReportViewLimits.check(view)
         return view
     }
@@ -186,7 +200,9 @@ public enum ReportViewLimits {
             guard count <= maximumElements else {
                 throw ReportExtensionRun.Failure("the report has more than \(maximumElements) elements")
             }
-            guard depth <= maximumDepth else { throw ReportExtensionRun.Failure("the report nests deeper than \(maximumDepth)") }
+            guard depth <= maximumDepth else {
+                throw ReportExtensionRun.Failure("the report nests deeper than \(maximumDepth)")
+            }
             switch view {
             case .column(let children), .row(let children): for child in children { try visit(child, depth: depth + 1) }
             case .pieChart(let chart): count += chart.slices.count

@@ -98,12 +98,14 @@ public struct AppResolver: Sendable {
         }
         let environment = processes.environment(pid: pid) ?? [:]
         if let snap = nonEmpty(environment["SNAP_INSTANCE_NAME"]) ?? nonEmpty(environment["SNAP_NAME"]),
-           executable.map({ $0.hasPrefix("/snap/") }) ?? true,  // Children a classic snap starts inherit its variables.
-           let entry = snapEntry(instanceName: snap) {
+            executable.map({ $0.hasPrefix("/snap/") }) ?? true,  // Children a classic snap starts inherit its variables.
+            let entry = snapEntry(instanceName: snap)
+        {
             return entry
         }
         if let appImage = nonEmpty(environment["APPIMAGE"]),
-           let entry = catalog.entries(execProgram: appImage).first {
+            let entry = catalog.entries(execProgram: appImage).first
+        {
             return entry
         }
         if let executable {
@@ -133,7 +135,8 @@ public struct AppResolver: Sendable {
     private func javaEntry(
         instance: String?, wmClass: String?, executable: String?, arguments: @escaping () -> [String]?
     ) -> DesktopEntry? {
-        let isJava = instance?.hasPrefix("sun-awt-X11-") == true
+        let isJava =
+            instance?.hasPrefix("sun-awt-X11-") == true
             || executable.map({ ExecCommand.fileName($0) == "java" }) == true
         guard isJava else { return nil }
         var names: [String] = []

@@ -37,14 +37,16 @@ public struct ApplicationCatalog: Sendable {
             }
             var paths: Set<String> = []
             if let exec = entry.exec, let program = ExecCommand.program(of: exec),
-               let path = ExecCommand.locate(program, searchPath: executableSearchPath) {
+                let path = ExecCommand.locate(program, searchPath: executableSearchPath)
+            {
                 byProgram[path, default: []].append(entry.id)
                 if !ExecCommand.isSharedRuntime(program) && !ExecCommand.isSharedRuntime(path) {
                     paths.insert(path)
                 }
             }
             if let tryExec = entry.tryExec, !ExecCommand.isSharedRuntime(tryExec),
-               let path = ExecCommand.locate(tryExec, searchPath: executableSearchPath) {
+                let path = ExecCommand.locate(tryExec, searchPath: executableSearchPath)
+            {
                 paths.insert(path)
             }
             for path in paths { byExecutable[path, default: []].append(entry.id) }
@@ -196,7 +198,8 @@ extension ApplicationCatalog {
 
         var seen: Set<String> = []
         // The base directory spec says relative paths are invalid and must be ignored.
-        return dataDirectories
+        return
+            dataDirectories
             .filter { $0.hasPrefix("/") }
             .map { URL(fileURLWithPath: $0).standardizedFileURL.path + "/applications" }
             .filter { seen.insert($0).inserted }
@@ -218,12 +221,13 @@ extension ApplicationCatalog {
             return []  // Most listed data directories have no applications; that is normal.
         }
         var enumerationProblems: [String] = []
-        guard let enumerator = FileManager.default.enumerator(
-            at: root, includingPropertiesForKeys: [.isRegularFileKey],
-            errorHandler: { url, error in
-                enumerationProblems.append("\(url.path): \(error.localizedDescription)")
-                return true
-            })
+        guard
+            let enumerator = FileManager.default.enumerator(
+                at: root, includingPropertiesForKeys: [.isRegularFileKey],
+                errorHandler: { url, error in
+                    enumerationProblems.append("\(url.path): \(error.localizedDescription)")
+                    return true
+                })
         else {
             problems.append("\(directory): cannot be listed")
             return []
@@ -241,7 +245,8 @@ extension ApplicationCatalog {
         problems += enumerationProblems
 
         var seen: Set<String> = []
-        return files
+        return
+            files
             .sorted { ($0.id, $0.relative) < ($1.id, $1.relative) }
             .filter { seen.insert($0.id).inserted }
             .map { ($0.id, $0.file) }

@@ -28,7 +28,10 @@ public struct CategoryTable: Sendable, Decodable {
         var websites: [String: String] = [:]
         for (name, category) in try container.decodeIfPresent([String: String].self, forKey: .websites) ?? [:] {
             guard let ascii = HostName.ascii(name) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.websites], debugDescription: "\(name.prefix(80)) is not a website's name"))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: [CodingKeys.websites],
+                        debugDescription: "\(name.prefix(80)) is not a website's name"))
             }
             websites[ascii] = category
         }
@@ -63,11 +66,14 @@ public struct CategoryTable: Sendable, Decodable {
             throw LoadError.unreadable(path: url.path, reason: "\(error)")
         }
         let known = Set(table.categories.map(\.id))
-        for (key, category) in table.additionalCategories.merging(table.applications, uniquingKeysWith: { a, _ in a }).merging(table.websites, uniquingKeysWith: { a, _ in a })
+        for (key, category) in table.additionalCategories.merging(table.applications, uniquingKeysWith: { a, _ in a })
+            .merging(table.websites, uniquingKeysWith: { a, _ in a })
         where !known.contains(category) {
             throw LoadError.unknownCategory(path: url.path, category: category, usedBy: key)
         }
-        guard known.contains(other) else { throw LoadError.unknownCategory(path: url.path, category: other, usedBy: "the fallback") }
+        guard known.contains(other) else {
+            throw LoadError.unknownCategory(path: url.path, category: other, usedBy: "the fallback")
+        }
         return table
     }
 

@@ -107,7 +107,8 @@ extension DesktopEntry {
         // A copy Screenward wrote to hide a blocked application from menus stands, for
         // identity, for the entry as it was (its own NoDisplay is kept aside): hiding an
         // entry must not make another entry of the same program the "main" one.
-        let noDisplay = boolean(BlockedMenuEntries.marker) ? boolean(BlockedMenuEntries.ownNoDisplayKey) : boolean("NoDisplay")
+        let noDisplay =
+            boolean(BlockedMenuEntries.marker) ? boolean(BlockedMenuEntries.ownNoDisplayKey) : boolean("NoDisplay")
         return DesktopEntry(
             id: id, name: translated ?? untranslated, iconName: string("Icon"),
             categories: values["Categories"].map { unescape($0, splittingList: true) } ?? [],
@@ -188,8 +189,14 @@ extension DesktopEntry {
                 current = String.UnicodeScalarView()
                 continue
             }
-            guard scalar == "\\" else { current.append(scalar); continue }
-            guard let escaped = scalars.next() else { current.append(scalar); break }
+            guard scalar == "\\" else {
+                current.append(scalar)
+                continue
+            }
+            guard let escaped = scalars.next() else {
+                current.append(scalar)
+                break
+            }
             switch escaped {
             case "s": current.append(" ")
             case "n": current.append("\n")
@@ -197,7 +204,9 @@ extension DesktopEntry {
             case "r": current.append("\r")
             case "\\": current.append("\\")
             case ";" where splittingList: current.append(";")
-            default: current.append(scalar); current.append(escaped)
+            default:
+                current.append(scalar)
+                current.append(escaped)
             }
         }
         items.append(String(current))

@@ -22,7 +22,8 @@ enum KeyFile {
         var firstContentLine = 0
         var lineNumber = 0
         // Splitting on Characters keeps "\r\n" as one separator, so CRLF files work.
-        for rawLine in contents.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+        for rawLine in contents.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        {
             lineNumber += 1
             let line = rawLine.drop(while: { $0 == " " || $0 == "\t" })
             if line.isEmpty || line.hasPrefix("#") { continue }

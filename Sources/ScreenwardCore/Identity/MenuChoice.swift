@@ -84,10 +84,11 @@ private struct NameForms {
 
     init(_ names: [String]) {
         exact = Set(names)
-        folded = Set(names.flatMap { name -> [String] in
-            let lowered = name.lowercased()
-            return [lowered, lowered.replacingOccurrences(of: " ", with: "-")]
-        })
+        folded = Set(
+            names.flatMap { name -> [String] in
+                let lowered = name.lowercased()
+                return [lowered, lowered.replacingOccurrences(of: " ", with: "-")]
+            })
     }
 
     /// 2 when the entry's id or StartupWMClass is a name exactly (GNOME Shell's

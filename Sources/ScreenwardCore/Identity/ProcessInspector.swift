@@ -35,7 +35,7 @@ public struct ProcfsInspector: ProcessInspector {
 
     public func executablePath(pid: Int32) -> String? {
         guard pid > 0,
-              let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(procRoot)/\(pid)/exe")
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(procRoot)/\(pid)/exe")
         else { return nil }
         // The kernel marks a binary replaced by an upgrade; the path is still the app's.
         let deleted = " (deleted)"
@@ -70,7 +70,9 @@ public struct ProcfsInspector: ProcessInspector {
 
     public func commandLine(pid: Int32) -> [String]? {
         // Real command lines are short; 64 KiB keeps a hostile one from costing much.
-        guard pid > 0, var data = read("\(procRoot)/\(pid)/cmdline", limit: 64 * 1024), !data.isEmpty else { return nil }
+        guard pid > 0, var data = read("\(procRoot)/\(pid)/cmdline", limit: 64 * 1024), !data.isEmpty else {
+            return nil
+        }
         if data.last == 0 { data.removeLast() }  // Each argument ends with a NUL.
         return data.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
     }

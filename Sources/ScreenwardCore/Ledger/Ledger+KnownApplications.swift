@@ -23,7 +23,9 @@ extension Ledger {
     /// Every application ever seen in use, by public id.
     public func knownApplications() throws -> [KnownApplication] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT token, publicID, displayName, categories FROM application ORDER BY publicID").map { row in
+            try Row.fetchAll(
+                db, sql: "SELECT token, publicID, displayName, categories FROM application ORDER BY publicID"
+            ).map { row in
                 let categories: String = row["categories"]
                 return KnownApplication(
                     token: row["token"], publicID: row["publicID"], displayName: row["displayName"],
@@ -37,7 +39,8 @@ extension Ledger {
     /// Every website (registrable domain, ASCII) ever seen in use, in order.
     public func knownWebsites() throws -> [String] {
         try database.read { db in
-            try String.fetchAll(db, sql: "SELECT DISTINCT webDomain FROM usageInterval WHERE webDomain IS NOT NULL ORDER BY webDomain")
+            try String.fetchAll(
+                db, sql: "SELECT DISTINCT webDomain FROM usageInterval WHERE webDomain IS NOT NULL ORDER BY webDomain")
         }
     }
 }

@@ -17,7 +17,9 @@ public struct RecentUsage: Sendable, Equatable {
         /// The website (registrable domain) the interval was on, if any.
         public var webDomain: String?
 
-        public init(token: ApplicationToken, startedAt: Date, duration: TimeInterval, isOpen: Bool, webDomain: String? = nil) {
+        public init(
+            token: ApplicationToken, startedAt: Date, duration: TimeInterval, isOpen: Bool, webDomain: String? = nil
+        ) {
             self.token = token
             self.startedAt = startedAt
             self.duration = duration
@@ -43,12 +45,14 @@ extension Ledger {
             let cutoff = since.timeIntervalSince1970
             let intervals = try Row.fetchAll(
                 db,
-                sql: "SELECT token, startedAt, duration, isOpen, webDomain FROM usageInterval WHERE endedAt > ? ORDER BY startedAt, id",
+                sql:
+                    "SELECT token, startedAt, duration, isOpen, webDomain FROM usageInterval WHERE endedAt > ? ORDER BY startedAt, id",
                 arguments: [cutoff]
             ).map { row in
                 RecentUsage.Interval(
                     token: ApplicationToken(opaqueValue: row["token"]),
-                    startedAt: Date(timeIntervalSince1970: row["startedAt"]), duration: row["duration"], isOpen: row["isOpen"], webDomain: row["webDomain"])
+                    startedAt: Date(timeIntervalSince1970: row["startedAt"]), duration: row["duration"],
+                    isOpen: row["isOpen"], webDomain: row["webDomain"])
             }
             let applications = try Row.fetchAll(
                 db,

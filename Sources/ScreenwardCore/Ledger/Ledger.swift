@@ -66,7 +66,9 @@ public enum LedgerError: Error, CustomStringConvertible {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyyMMdd-HHmmss"
-        let aside = url.deletingLastPathComponent().appendingPathComponent("ledger-set-aside-\(formatter.string(from: Date()))").path
+        let aside = url.deletingLastPathComponent().appendingPathComponent(
+            "ledger-set-aside-\(formatter.string(from: Date()))"
+        ).path
         let files = [path] + [path + "-wal", path + "-shm"].filter { FileManager.default.fileExists(atPath: $0) }
         func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
         let companions = files.dropFirst().map { URL(fileURLWithPath: $0).lastPathComponent }
@@ -99,7 +101,9 @@ public enum IntervalEndReason: String, Sendable, Codable, CaseIterable {
 extension Ledger {
     /// Records the start of an agent run and closes what a previous run left open
     /// (it crashed or was killed): those intervals end at their last checkpoint.
-    public func beginAgentSession(pid: Int32, display: String, at start: Date) throws -> (sessionID: Int64, recoveredIntervals: Int) {
+    public func beginAgentSession(pid: Int32, display: String, at start: Date) throws -> (
+        sessionID: Int64, recoveredIntervals: Int
+    ) {
         try database.write { db in
             try db.execute(
                 sql: "UPDATE usageInterval SET isOpen = 0, endReason = ? WHERE isOpen",
@@ -131,7 +135,8 @@ extension Ledger {
     /// `BackgroundLedgerSink`); without, SQLite picks one.
     @discardableResult
     public func openInterval(
-        id: Int64? = nil, sessionID: Int64, app: AppIdentity, token: ApplicationToken, site: Website? = nil, startingAt start: Date
+        id: Int64? = nil, sessionID: Int64, app: AppIdentity, token: ApplicationToken, site: Website? = nil,
+        startingAt start: Date
     ) throws -> Int64 {
         try database.write { db in
             let now = start.timeIntervalSince1970

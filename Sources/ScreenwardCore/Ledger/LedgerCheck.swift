@@ -29,7 +29,9 @@ extension Ledger {
             // SQLite deletes a log found next to an empty database.
             throw LedgerError.damaged(
                 path: path,
-                detail: "the database file is \(databaseSize == nil ? "missing" : "empty") but its write-ahead log (-wal) holds \(walSize) bytes")
+                detail:
+                    "the database file is \(databaseSize == nil ? "missing" : "empty") but its write-ahead log (-wal) holds \(walSize) bytes"
+            )
         }
         if walSize > 0, let damage = writeAheadLogDamage(at: walPath) {
             throw LedgerError.damaged(path: path, detail: damage)
@@ -42,18 +44,21 @@ extension Ledger {
             try queue.read { db in
                 let problems = try String.fetchAll(db, sql: "PRAGMA quick_check(5)")
                 if problems != ["ok"] {
-                    throw LedgerError.damaged(path: path, detail: "SQLite's check of its pages found: \(problems.joined(separator: "; "))")
+                    throw LedgerError.damaged(
+                        path: path, detail: "SQLite's check of its pages found: \(problems.joined(separator: "; "))")
                 }
                 let migrator = LedgerMigrations.migrator
                 let unknown = try migrator.appliedIdentifiers(db).subtracting(migrator.migrations)
                 if !unknown.isEmpty {
                     let names = unknown.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-                    throw LedgerError.newerSchema(path: path, detail: "its schema has changes this program does not know (\(names))")
+                    throw LedgerError.newerSchema(
+                        path: path, detail: "its schema has changes this program does not know (\(names))")
                 }
                 // This program never sets user_version: a value there comes from a newer one.
                 let userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
                 if userVersion != 0 {
-                    throw LedgerError.newerSchema(path: path, detail: "its schema version is \(userVersion); this program knows none")
+                    throw LedgerError.newerSchema(
+                        path: path, detail: "its schema version is \(userVersion); this program knows none")
                 }
             }
         } catch let error as DatabaseError {

@@ -67,7 +67,9 @@ public struct UsageReport: Sendable, Equatable, Codable {
         byDomain.map { domain, hosts in
             SiteUsage(
                 domain: domain, seconds: hosts.values.reduce(0, +),
-                hosts: hosts.map { HostUsage(host: $0.key, seconds: $0.value) }.sorted { ($0.seconds, $1.host) > ($1.seconds, $0.host) })
+                hosts: hosts.map { HostUsage(host: $0.key, seconds: $0.value) }.sorted {
+                    ($0.seconds, $1.host) > ($1.seconds, $0.host)
+                })
         }
         .sorted { ($0.seconds, $1.domain) > ($1.seconds, $0.domain) }
     }
@@ -135,7 +137,9 @@ extension Ledger {
         }
         var sitesByToken: [String: [String: [String: Double]]] = [:]
         for row in siteRows {
-            let token: String = row["token"], domain: String = row["webDomain"], host: String = row["webHost"] ?? domain
+            let token: String = row["token"]
+            let domain: String = row["webDomain"]
+            let host: String = row["webHost"] ?? domain
             sitesByToken[token, default: [:]][domain, default: [:]][host, default: 0] += row["seconds"]
         }
         let apps = rows.map { row in

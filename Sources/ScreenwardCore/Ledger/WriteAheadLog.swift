@@ -52,12 +52,14 @@ struct WriteAheadLog {
             let stored = (word(at: start + 16), word(at: start + 20))
             let sameGeneration = word(at: start + 8) == salts.0 && word(at: start + 12) == salts.1
             let partial = checksum(start..<(start + 8), seed: seed, bigEndian: bigEndian)
-            let computed = checksum((start + Self.frameHeaderSize)..<(start + frameSize), seed: partial, bigEndian: bigEndian)
+            let computed = checksum(
+                (start + Self.frameHeaderSize)..<(start + frameSize), seed: partial, bigEndian: bigEndian)
             let valid = sameGeneration && computed == stored
             let commits = word(at: start + 4) != 0
             if let bad = firstBad {
                 if valid && commits {
-                    return "frame \(bad + 1) of its write-ahead log (-wal) is damaged, and a transaction committed after it "
+                    return
+                        "frame \(bad + 1) of its write-ahead log (-wal) is damaged, and a transaction committed after it "
                         + "(ending at frame \(index + 1) of \(frames)) would be lost"
                 }
             } else if !valid {
@@ -70,7 +72,8 @@ struct WriteAheadLog {
 
     /// A big-endian 32-bit word (every header field is stored so).
     private func word(at offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+        UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8
+            | UInt32(bytes[offset + 3])
     }
 
     /// SQLite's WAL checksum over `range` (a multiple of 8 bytes), continuing `seed`;
@@ -89,6 +92,7 @@ struct WriteAheadLog {
     }
 
     private func littleEndianWord(at offset: Int) -> UInt32 {
-        UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+        UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(
+            bytes[offset + 3]) << 24
     }
 }

@@ -100,7 +100,9 @@ struct ActivityRun: Sendable {
         // change, or with an end rarer than the start) would overlap it: skip to the next.
         for _ in 0..<8 {
             if candidate.start >= frontier { return candidate }
-            guard let later = schedule.interval(containingOrAfter: candidate.end, calendar: calendar) else { return nil }
+            guard let later = schedule.interval(containingOrAfter: candidate.end, calendar: calendar) else {
+                return nil
+            }
             candidate = later
         }
         return nil
@@ -149,7 +151,9 @@ struct ActivityRun: Sendable {
     /// Takes up every interval whose first callback is due by `now`; returns them,
     /// and the view from the new frontier (what `view(calendar:)` would now say).
     /// `view` is what the schedule means in `calendar` from the current frontier.
-    mutating func takeUpIntervals(now: Date, calendar: Calendar, view: ScheduleView) -> (taken: [DateInterval], view: ScheduleView) {
+    mutating func takeUpIntervals(now: Date, calendar: Calendar, view: ScheduleView) -> (
+        taken: [DateInterval], view: ScheduleView
+    ) {
         var taken: [DateInterval] = []
         var candidate = view.next
         while taken.count < Self.intervalsPerCall, let next = candidate,
@@ -218,13 +222,16 @@ struct ActivityRun: Sendable {
                         open[index].measured[eventIndex] = UsageMark(at: upTo, used: measured)
                         used = measured
                     }
-                    guard let crossing = ThresholdCrossing.find(
-                        level: level, from: from, upTo: upTo, used: used, usage: usages[eventIndex])
+                    guard
+                        let crossing = ThresholdCrossing.find(
+                            level: level, from: from, upTo: upTo, used: used, usage: usages[eventIndex])
                     else { continue }
                     // With past activity the crossing may precede the registration: due at once.
-                    found.append(DueCallback(
-                        due: max(crossing, registeredAt), kind: kind, event: events[eventIndex].name, eventIndex: eventIndex,
-                        intervalIndex: index))
+                    found.append(
+                        DueCallback(
+                            due: max(crossing, registeredAt), kind: kind, event: events[eventIndex].name,
+                            eventIndex: eventIndex,
+                            intervalIndex: index))
                 }
             }
         }
@@ -232,10 +239,13 @@ struct ActivityRun: Sendable {
     }
 
     /// The lowest usage level an event still waits for in `open`, nil when none.
-    private func lowestPendingLevel(of eventIndex: Int, in open: OpenInterval, warning: TimeInterval?) -> TimeInterval? {
+    private func lowestPendingLevel(of eventIndex: Int, in open: OpenInterval, warning: TimeInterval?) -> TimeInterval?
+    {
         var lowest: TimeInterval?
         for kind in Self.eventKinds where !open.hasFired(kind, event: eventIndex) {
-            if let level = Self.level(kind, of: events[eventIndex], warning: warning), lowest.map({ level < $0 }) ?? true {
+            if let level = Self.level(kind, of: events[eventIndex], warning: warning),
+                lowest.map({ level < $0 }) ?? true
+            {
                 lowest = level
             }
         }

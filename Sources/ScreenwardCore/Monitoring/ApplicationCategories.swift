@@ -46,7 +46,10 @@ public struct ApplicationCategories: Sendable {
     /// categories), the minter turns it into the token clients hold.
     public init(table: CategoryTable, minter: TokenMinter) {
         self.init { facts in
-            [minter.categoryToken(forCategory: table.category(desktopID: facts.desktopID, entryCategories: facts.entryCategories))]
+            [
+                minter.categoryToken(
+                    forCategory: table.category(desktopID: facts.desktopID, entryCategories: facts.entryCategories))
+            ]
         }
     }
 
@@ -67,10 +70,15 @@ public struct WebsiteTokens: Sendable {
     /// The agent's: the minter's tokens, and the categories the table gives websites.
     public init(minter: TokenMinter, table: CategoryTable) {
         mint = { minter.webDomainToken(forDomain: $0) }
-        resolveCategories = { domain in table.category(ofWebsite: domain).map { [minter.categoryToken(forCategory: $0)] } ?? [] }
+        resolveCategories = { domain in
+            table.category(ofWebsite: domain).map { [minter.categoryToken(forCategory: $0)] } ?? []
+        }
     }
 
-    public init(_ mint: @escaping @Sendable (String) -> WebDomainToken, categories: @escaping @Sendable (String) -> [ActivityCategoryToken] = { _ in [] }) {
+    public init(
+        _ mint: @escaping @Sendable (String) -> WebDomainToken,
+        categories: @escaping @Sendable (String) -> [ActivityCategoryToken] = { _ in [] }
+    ) {
         self.mint = mint
         resolveCategories = categories
     }

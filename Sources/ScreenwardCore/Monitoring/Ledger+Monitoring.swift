@@ -15,7 +15,8 @@ extension Ledger {
                     db, sql: #"SELECT MAX("end") FROM monitorInterval WHERE registrationID = ?"#, arguments: [id])
                 let open = try Row.fetchAll(
                     db,
-                    sql: #"SELECT start, "end" FROM monitorInterval WHERE registrationID = ? AND NOT isFinished ORDER BY start"#,
+                    sql:
+                        #"SELECT start, "end" FROM monitorInterval WHERE registrationID = ? AND NOT isFinished ORDER BY start"#,
                     arguments: [id]
                 ).map { interval in
                     let start: Double = interval["start"]
@@ -31,7 +32,8 @@ extension Ledger {
                     }
                     return OpenInterval(
                         interval: DateInterval(
-                            start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: interval["end"])),
+                            start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: interval["end"])
+                        ),
                         fired: Set(fired))
                 }
                 return ActivityRun(
@@ -43,7 +45,9 @@ extension Ledger {
 
     /// Registers an activity, replacing the owner's registration of the same name
     /// and everything it had run. Returns the new registration's id.
-    func replaceMonitorRegistration(_ activity: MonitoredActivity, alongside: (Database) throws -> Void = { _ in }) throws -> Int64 {
+    func replaceMonitorRegistration(_ activity: MonitoredActivity, alongside: (Database) throws -> Void = { _ in })
+        throws -> Int64
+    {
         let schedule = try MonitorCoding.encode(activity.schedule)
         let events = try MonitorCoding.encode(activity.sortedEvents.map { NamedEvent(name: $0.name, event: $0.event) })
         return try database.write { db in
@@ -51,9 +55,11 @@ extension Ledger {
                 sql: "DELETE FROM monitorRegistration WHERE owner = ? AND activity = ?",
                 arguments: [activity.owner, activity.name.rawValue])
             try db.execute(
-                sql: "INSERT INTO monitorRegistration (owner, activity, schedule, events, registeredAt) VALUES (?, ?, ?, ?, ?)",
+                sql:
+                    "INSERT INTO monitorRegistration (owner, activity, schedule, events, registeredAt) VALUES (?, ?, ?, ?, ?)",
                 arguments: [
-                    activity.owner, activity.name.rawValue, schedule, events, activity.registeredAt.timeIntervalSince1970,
+                    activity.owner, activity.name.rawValue, schedule, events,
+                    activity.registeredAt.timeIntervalSince1970,
                 ])
             let id = db.lastInsertedRowID
             try alongside(db)

@@ -39,13 +39,15 @@ struct EventMembers {
         refresh(from: source)
         let isMember = isMember
         return source.focusedSeconds(
-            ofMembers: members, isMember: { $0 < isMember.count && isMember[$0] }, websites: source.websites(of: event), focusIsMember: focusIsMember(in: source),
+            ofMembers: members, isMember: { $0 < isMember.count && isMember[$0] }, websites: source.websites(of: event),
+            focusIsMember: focusIsMember(in: source),
             from: from, to: to)
     }
 
     mutating func accrualRate(in source: LiveUsage, at now: Date) -> Double {
         refresh(from: source)
-        return source.accrualRate(focusIsMember: focusIsMember(in: source), websites: source.websites(of: event), at: now)
+        return source.accrualRate(
+            focusIsMember: focusIsMember(in: source), websites: source.websites(of: event), at: now)
     }
 
     private func focusIsMember(in source: LiveUsage) -> Bool {

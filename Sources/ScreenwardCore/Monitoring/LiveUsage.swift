@@ -73,7 +73,8 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     ///   - categories: which category tokens an application has.
     ///   - horizon: how far back questions may reach; older intervals are dropped.
     public init(
-        forwardingTo sink: any UsageSink, categories: ApplicationCategories, websites: WebsiteTokens = .none, horizon: TimeInterval = defaultHorizon
+        forwardingTo sink: any UsageSink, categories: ApplicationCategories, websites: WebsiteTokens = .none,
+        horizon: TimeInterval = defaultHorizon
     ) {
         self.sink = sink
         self.categories = categories
@@ -95,7 +96,8 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     public func seed(with recent: RecentUsage) {
         for facts in recent.applications { _ = application(for: facts) }
         for interval in recent.intervals {
-            let index = indexByToken[interval.token]
+            let index =
+                indexByToken[interval.token]
                 ?? application(for: ApplicationFacts(token: interval.token, desktopID: nil, entryCategories: []))
             let start = interval.startedAt.timeIntervalSinceReferenceDate
             applications[index].history.add(start: start, end: start + interval.duration)
@@ -127,14 +129,17 @@ public final class LiveUsage: UsageSink, EventUsageSource {
 
     // MARK: UsageSink
 
-    public func intervalOpened(app: AppIdentity, token: ApplicationToken, site: Website?, at start: Date) throws -> Int64 {
+    public func intervalOpened(app: AppIdentity, token: ApplicationToken, site: Website?, at start: Date) throws
+        -> Int64
+    {
         let id = try sink.intervalOpened(app: app, token: token, site: site, at: start)
         let startSeconds = start.timeIntervalSinceReferenceDate
         // The accountant closes before it opens; should a close ever be missing, the
         // old interval ends where the new one starts rather than running on.
         if let open = focus { close(open, at: max(open.start, startSeconds)) }
         focus = Focus(
-            id: id, application: application(for: ApplicationFacts(token: token, identity: app)), website: site.flatMap { websiteToken($0.domain) },
+            id: id, application: application(for: ApplicationFacts(token: token, identity: app)),
+            website: site.flatMap { websiteToken($0.domain) },
             start: startSeconds)
         if startSeconds >= nextTrim {
             nextTrim = startSeconds + Self.trimEvery
@@ -164,7 +169,8 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     public func focusedSeconds(of event: DeviceActivityEvent, from: Date, to: Date) -> TimeInterval {
         let members = members(of: event)
         return focusedSeconds(
-            ofMembers: members, isMember: { members.contains($0) }, websites: websites(of: event), focusIsMember: focus.map { members.contains($0.application) } ?? false,
+            ofMembers: members, isMember: { members.contains($0) }, websites: websites(of: event),
+            focusIsMember: focus.map { members.contains($0.application) } ?? false,
             from: from, to: to)
     }
 
@@ -177,7 +183,9 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     func websites(of event: DeviceActivityEvent) -> Set<WebDomainToken> {
         guard !event.categories.isEmpty else { return event.webDomains }
         var members = event.webDomains
-        for (website, categories) in websiteCategories where categories.contains(where: event.categories.contains) { members.insert(website) }
+        for (website, categories) in websiteCategories where categories.contains(where: event.categories.contains) {
+            members.insert(website)
+        }
         return members
     }
 
@@ -214,7 +222,8 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     /// applications that are not members, in `[from, to)`; the open interval counts up to
     /// `to` when its application is a member or its website one of `websites`.
     func focusedSeconds(
-        ofMembers members: [Int], isMember: (Int) -> Bool, websites events: Set<WebDomainToken>, focusIsMember: Bool, from: Date, to: Date
+        ofMembers members: [Int], isMember: (Int) -> Bool, websites events: Set<WebDomainToken>, focusIsMember: Bool,
+        from: Date, to: Date
     ) -> TimeInterval {
         let from = from.timeIntervalSinceReferenceDate
         let to = to.timeIntervalSinceReferenceDate
@@ -225,7 +234,9 @@ public final class LiveUsage: UsageSink, EventUsageSource {
         }
         for website in events {
             for application in applicationsByWebsite[website] ?? [] where !isMember(application) {
-                total += websiteHistories[WebsiteKey(website: website, application: application)]?.seconds(from: from, to: to) ?? 0
+                total +=
+                    websiteHistories[WebsiteKey(website: website, application: application)]?.seconds(
+                        from: from, to: to) ?? 0
             }
         }
         if let open = focus, focusIsMember || open.website.map(events.contains) == true {
@@ -237,7 +248,9 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     /// 1 while the open interval's application is a member or its website one of
     /// `websites`, from its start on.
     func accrualRate(focusIsMember: Bool, websites: Set<WebDomainToken>, at now: Date) -> Double {
-        guard let open = focus, focusIsMember || open.website.map(websites.contains) == true, now.timeIntervalSinceReferenceDate >= open.start else { return 0 }
+        guard let open = focus, focusIsMember || open.website.map(websites.contains) == true,
+            now.timeIntervalSinceReferenceDate >= open.start
+        else { return 0 }
         return 1
     }
 
@@ -251,7 +264,9 @@ public final class LiveUsage: UsageSink, EventUsageSource {
 
     private func close(_ open: Focus, at end: Double) {
         applications[open.application].history.add(start: open.start, end: end)
-        if let website = open.website { addWebsite(website, application: open.application, start: open.start, end: end) }
+        if let website = open.website {
+            addWebsite(website, application: open.application, start: open.start, end: end)
+        }
         focus = nil
     }
 

@@ -75,7 +75,8 @@ public final class MonitorEngine {
         _ name: DeviceActivityName, owner: String, schedule: DeviceActivitySchedule,
         events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:], at now: Date, alongside: AlongsideWrite? = nil
     ) throws -> [MonitorCallback] {
-        let activity = MonitoredActivity(owner: owner, name: name, schedule: schedule, events: events, registeredAt: now)
+        let activity = MonitoredActivity(
+            owner: owner, name: name, schedule: schedule, events: events, registeredAt: now)
         let replaced = runs.firstIndex { $0.activity.owner == owner && $0.activity.name == name }
         let ended = replaced.map { endings(of: runs[$0], at: now) } ?? []
         let id = try ledger.replaceMonitorRegistration(activity) { db in try alongside?(ended, db) }
@@ -91,7 +92,9 @@ public final class MonitorEngine {
     ///
     /// - Returns: `intervalDidEnd` for each interval that had started for the app.
     @discardableResult
-    public func unregister(_ names: [DeviceActivityName], owner: String, at now: Date, alongside: AlongsideWrite? = nil) throws -> [MonitorCallback] {
+    public func unregister(_ names: [DeviceActivityName], owner: String, at now: Date, alongside: AlongsideWrite? = nil)
+        throws -> [MonitorCallback]
+    {
         let stopping = runs.filter { $0.activity.owner == owner && (names.isEmpty || names.contains($0.activity.name)) }
         guard !stopping.isEmpty else { return [] }
         let ended = stopping.flatMap { endings(of: $0, at: now) }
@@ -126,7 +129,9 @@ public final class MonitorEngine {
     ///     follow it, begun ones keep their instants.
     ///   - isPresent: whether the person is using the device. While they are not,
     ///     interval callbacks wait, and come (late, if they are) on their return.
-    public func takeDue(now: Date, calendar: Calendar, isPresent: Bool, alongside: AlongsideWrite? = nil) throws -> [MonitorCallback] {
+    public func takeDue(now: Date, calendar: Calendar, isPresent: Bool, alongside: AlongsideWrite? = nil) throws
+        -> [MonitorCallback]
+    {
         useCalendar(calendar)
         var progress = MonitorProgress()
         var delivered: [(callback: MonitorCallback, order: Int)] = []

@@ -29,7 +29,8 @@ struct OpenInterval: Sendable, Equatable {
         intervalBits = 0
         eventBits = Array(repeating: 0, count: events.count)
         measured = Array(repeating: nil, count: events.count)
-        let indexByName = Dictionary(events.enumerated().map { ($1.name.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
+        let indexByName = Dictionary(
+            events.enumerated().map { ($1.name.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
         for key in fired {
             if key.kind.isIntervalCallback {
                 intervalBits |= key.kind.bit

@@ -20,7 +20,9 @@ public final class SharedLiveUsage: UsageSink, EventUsageSource, Sendable {
         try usage.withLock { try $0.seed(from: ledger, now: now) }
     }
 
-    public func intervalOpened(app: AppIdentity, token: ApplicationToken, site: Website?, at start: Date) throws -> Int64 {
+    public func intervalOpened(app: AppIdentity, token: ApplicationToken, site: Website?, at start: Date) throws
+        -> Int64
+    {
         try usage.withLock { try $0.intervalOpened(app: app, token: token, site: site, at: start) }
     }
 

@@ -64,7 +64,10 @@ public struct PickerCatalog: Sendable {
     ///     the same id wins (it has the icon), and ones no longer installed are still listed.
     ///   - websites: registrable domains (ASCII) seen in use or chosen before.
     ///   - language: the category names' language (`en`, `ko`, `vi`).
-    public init(catalog: ApplicationCatalog, seen: [KnownApplication], websites: [String] = [], categories: CategoryTable, language: String) {
+    public init(
+        catalog: ApplicationCatalog, seen: [KnownApplication], websites: [String] = [], categories: CategoryTable,
+        language: String
+    ) {
         var applications: [String: PickerApplication] = [:]
         for entry in catalog.entries where !entry.noDisplay {
             applications[entry.id] = PickerApplication(
@@ -74,7 +77,8 @@ public struct PickerCatalog: Sendable {
         for app in seen where applications[app.publicID] == nil && catalog.entry(id: app.publicID) == nil {
             let desktopID = app.publicID.hasSuffix(".desktop") ? app.publicID : nil
             applications[app.publicID] = PickerApplication(
-                id: app.publicID, name: app.displayName, categoryID: categories.category(desktopID: desktopID, entryCategories: app.categories))
+                id: app.publicID, name: app.displayName,
+                categoryID: categories.category(desktopID: desktopID, entryCategories: app.categories))
         }
         let byCategory = Dictionary(grouping: applications.values, by: \.categoryID)
         let order = categories.categories.map(\.id).filter { $0 != CategoryTable.other } + [CategoryTable.other]
@@ -83,7 +87,8 @@ public struct PickerCatalog: Sendable {
                 categoryID: id, title: categories.displayName(of: id, language: language),
                 applications: (byCategory[id] ?? []).sorted(by: Self.listOrder))
         }
-        self.websites = Set(websites).map { PickerWebsite(domain: $0, categoryID: categories.category(ofWebsite: $0)) }.sorted(by: Self.listOrder)
+        self.websites = Set(websites).map { PickerWebsite(domain: $0, categoryID: categories.category(ofWebsite: $0)) }
+            .sorted(by: Self.listOrder)
     }
 
     private static func listOrder(_ a: PickerApplication, _ b: PickerApplication) -> Bool {
@@ -131,7 +136,8 @@ public struct PickerCatalog: Sendable {
         let titles = Dictionary(uniqueKeysWithValues: groups.map { ($0.categoryID, $0.title) })
         return websites.filter { website in
             let category = website.categoryID.map { [$0, titles[$0] ?? $0] } ?? []
-            return Self.matches(words, [website.name, website.domain]) || (!category.isEmpty && Self.matches(words, category))
+            return Self.matches(words, [website.name, website.domain])
+                || (!category.isEmpty && Self.matches(words, category))
         }
     }
 
@@ -140,7 +146,9 @@ public struct PickerCatalog: Sendable {
     }
 
     private static func matches(_ words: [String], _ texts: [String]) -> Bool {
-        words.allSatisfy { word in texts.contains { $0.range(of: word, options: [.caseInsensitive, .diacriticInsensitive]) != nil } }
+        words.allSatisfy { word in
+            texts.contains { $0.range(of: word, options: [.caseInsensitive, .diacriticInsensitive]) != nil }
+        }
     }
 
     /// The groups as shown for a search: an application matches when its name or id
@@ -153,7 +161,8 @@ public struct PickerCatalog: Sendable {
         return groups.compactMap { group in
             if matches([group.title, group.categoryID]) { return group }
             let applications = group.applications.filter { matches([$0.name, $0.id]) }
-            return applications.isEmpty ? nil : PickerGroup(categoryID: group.categoryID, title: group.title, applications: applications)
+            return applications.isEmpty
+                ? nil : PickerGroup(categoryID: group.categoryID, title: group.title, applications: applications)
         }
     }
 }

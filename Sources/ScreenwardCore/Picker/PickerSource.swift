@@ -25,12 +25,15 @@ public struct PickerSource {
     ///
     /// - Parameter alsoListing: what is already chosen, listed (so it can be unticked) even
     ///   when nothing else knows it any more.
-    @_spi(Screenward) public func load(alsoListing chosen: SelectionRequest = SelectionRequest()) throws -> PickerSourceContents {
+    @_spi(Screenward) public func load(alsoListing chosen: SelectionRequest = SelectionRequest()) throws
+        -> PickerSourceContents
+    {
         let categories = try DataDirectory.categoryTable()
         // No executable search path: the picker needs the entries, not the index of their
         // programs that identity resolution builds (a PATH lookup per entry).
         let (catalog, entryProblems) = ApplicationCatalog.load(
-            dataDirectories: ApplicationCatalog.applicationDirectories(environment), locale: DesktopEntry.locale(fromEnvironment: environment),
+            dataDirectories: ApplicationCatalog.applicationDirectories(environment),
+            locale: DesktopEntry.locale(fromEnvironment: environment),
             executableSearchPath: [])
         var problems = entryProblems
         var seen: (applications: [KnownApplication], websites: [String]) = ([], [])
@@ -44,7 +47,8 @@ public struct PickerSource {
             seen.applications.append(KnownApplication(token: "", publicID: id, displayName: id))
         }
         let picker = PickerCatalog(
-            catalog: catalog, seen: seen.applications, websites: seen.websites + chosen.webDomains, categories: categories,
+            catalog: catalog, seen: seen.applications, websites: seen.websites + chosen.webDomains,
+            categories: categories,
             language: ShieldListing.language(fromEnvironment: environment))
         var addresses: WebAddresses?
         do {
@@ -61,7 +65,10 @@ public struct PickerSource {
             defer { transport.close() }
             let client = ServiceClient(transport: transport, bundleIdentifier: Self.clientLabel)
             let report = try client.call(ChildMethods.usage, UsageQuery(user: nil, since: "2000-01-01", until: "now"))
-            return (report.apps.map { KnownApplication(token: $0.token, publicID: $0.id, displayName: $0.name) }, report.websites.map(\.domain))
+            return (
+                report.apps.map { KnownApplication(token: $0.token, publicID: $0.id, displayName: $0.name) },
+                report.websites.map(\.domain)
+            )
         }
         let home = ScreenwardHome.fromEnvironment(environment)
         guard FileManager.default.fileExists(atPath: home.ledgerURL.path) else { return ([], []) }
@@ -91,7 +98,8 @@ extension PickerCatalog {
         guard let addresses, trimmed.contains("."), !trimmed.contains(" "),
             let website = try? addresses.website(named: trimmed),
             // An address is no name to pick: its "domain" is itself.
-            website.domain.contains(where: \.isLetter), website.domain != addresses.suffixes.publicSuffix(of: website.domain)
+            website.domain.contains(where: \.isLetter),
+            website.domain != addresses.suffixes.publicSuffix(of: website.domain)
         else { return nil }
         return website.domain
     }

@@ -32,8 +32,12 @@ public enum PickerTraceLine {
 
     /// Every list row's place is followed by this line, so a reader knows the set is whole.
     public static func shown(rows: Int) -> String { "picker shown: \(rows) rows" }
-    public static func searched(_ query: String, applications: Int) -> String { "picker search: \"\(query)\" matches \(applications) applications" }
-    public static func ticked(_ what: String, _ ticked: Bool) -> String { "picker tick: \(what) \(ticked ? "on" : "off")" }
+    public static func searched(_ query: String, applications: Int) -> String {
+        "picker search: \"\(query)\" matches \(applications) applications"
+    }
+    public static func ticked(_ what: String, _ ticked: Bool) -> String {
+        "picker tick: \(what) \(ticked ? "on" : "off")"
+    }
 
     /// The last place given for `what` (`app game.desktop`), and whether it was ticked.
     public static func lastPlace(of what: String, in lines: [String]) -> (place: Place, ticked: Bool?)? {

@@ -75,7 +75,8 @@ public struct ActivityReport: Codable, Sendable, Equatable {
         public var websites: [WebsiteUse]
 
         public init(
-            start: Date, end: Date, totalSeconds: Double, pickups: Int, firstPickup: Date?, longestActivity: DateInterval?,
+            start: Date, end: Date, totalSeconds: Double, pickups: Int, firstPickup: Date?,
+            longestActivity: DateInterval?,
             applications: [ApplicationUse], websites: [WebsiteUse] = []
         ) {
             self.start = start
@@ -88,7 +89,9 @@ public struct ActivityReport: Codable, Sendable, Equatable {
             self.websites = websites
         }
 
-        enum CodingKeys: String, CodingKey { case start, end, totalSeconds, pickups, firstPickup, longestActivity, applications, websites }
+        enum CodingKeys: String, CodingKey {
+            case start, end, totalSeconds, pickups, firstPickup, longestActivity, applications, websites
+        }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -115,7 +118,8 @@ public struct ActivityReport: Codable, Sendable, Equatable {
     public var segments: [Segment]
 
     public init(
-        segmentation: Segmentation, since: Date, until: Date, timeZone: String, lastUpdated: Date, applications: [Application],
+        segmentation: Segmentation, since: Date, until: Date, timeZone: String, lastUpdated: Date,
+        applications: [Application],
         segments: [Segment]
     ) {
         self.segmentation = segmentation
@@ -147,14 +151,18 @@ public struct ActivityReport: Codable, Sendable, Equatable {
         for segment in segments {
             for use in segment.websites { totals[use.domain, default: 0] += use.seconds }
         }
-        return totals.map { ($0.key, $0.value) }.sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.domain < $1.domain }
+        return totals.map { ($0.key, $0.value) }.sorted {
+            $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.domain < $1.domain
+        }
     }
 
     /// Seconds per category id over every segment, most used first.
     public var secondsByCategory: [(category: String, seconds: Double)] {
         var totals: [String: Double] = [:]
         for (app, seconds) in secondsByApplication { totals[app.category, default: 0] += seconds }
-        return totals.map { ($0.key, $0.value) }.sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.category < $1.category }
+        return totals.map { ($0.key, $0.value) }.sorted {
+            $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.category < $1.category
+        }
     }
 }
 

@@ -41,7 +41,10 @@ public struct ActivityReportBuilder: Sendable {
     public var calendar: Calendar
     public var filter: ActivityReportFilter
 
-    public init(segmentation: ActivityReport.Segmentation, range: DateInterval, calendar: Calendar, filter: ActivityReportFilter = .init()) {
+    public init(
+        segmentation: ActivityReport.Segmentation, range: DateInterval, calendar: Calendar,
+        filter: ActivityReportFilter = .init()
+    ) {
         self.segmentation = segmentation
         self.range = range
         self.calendar = calendar
@@ -51,8 +54,11 @@ public struct ActivityReportBuilder: Sendable {
     /// The report of `uses` (sorted by start; use before the range only decides whether
     /// the first use in it is a pickup) for the applications in `applications` (by
     /// ledger token; use of a token missing there is left out).
-    public func build(uses: [RecordedUse], applications: [String: ActivityReport.Application], lastUpdated: Date) throws -> ActivityReport {
-        let bounds = try ReportSegments.boundaries(of: segmentation, from: range.start, to: range.end, calendar: calendar)
+    public func build(uses: [RecordedUse], applications: [String: ActivityReport.Application], lastUpdated: Date) throws
+        -> ActivityReport
+    {
+        let bounds = try ReportSegments.boundaries(
+            of: segmentation, from: range.start, to: range.end, calendar: calendar)
         var segments = bounds.map { SegmentTally(bounds: $0) }
         var previous: RecordedUse?
         var run: DateInterval?
@@ -73,7 +79,8 @@ public struct ActivityReportBuilder: Sendable {
             // website alone when the filter names it (a website's time, not its browser's).
             let forApplication = filter.includes(application)
             guard forApplication || use.webDomain.map({ filter.websites.contains($0) }) == true else { continue }
-            let continuesRun = !isPickup && lastIncludedEnd.map { use.start.timeIntervalSince($0) <= Self.pickupGap } == true
+            let continuesRun =
+                !isPickup && lastIncludedEnd.map { use.start.timeIntervalSince($0) <= Self.pickupGap } == true
             if continuesRun, let current = run {
                 run = DateInterval(start: current.start, end: max(current.end, use.end))
             } else {
@@ -86,7 +93,9 @@ public struct ActivityReportBuilder: Sendable {
                 let bound = bounds[index]
                 let seconds = min(use.end, bound.end).timeIntervalSince(max(use.start, bound.start))
                 if seconds > 0 {
-                    if let domain = use.webDomain, filter.lists(website: domain) { segments[index].websites[domain, default: 0] += seconds }
+                    if let domain = use.webDomain, filter.lists(website: domain) {
+                        segments[index].websites[domain, default: 0] += seconds
+                    }
                     if forApplication {
                         segments[index].seconds[application.id, default: 0] += seconds
                         used[application.id] = application
@@ -108,7 +117,8 @@ public struct ActivityReportBuilder: Sendable {
         closeRun()
         return ActivityReport(
             segmentation: segmentation, since: range.start, until: range.end, timeZone: calendar.timeZone.identifier,
-            lastUpdated: lastUpdated, applications: used.values.sorted { $0.id < $1.id }, segments: segments.map(\.segment))
+            lastUpdated: lastUpdated, applications: used.values.sorted { $0.id < $1.id },
+            segments: segments.map(\.segment))
     }
 
     /// Whether `use` begins a pickup, given the use recorded just before it.
@@ -130,7 +140,9 @@ public struct ActivityReportBuilder: Sendable {
             if bounds[middle].end <= interval.start { low = middle + 1 } else { high = middle }
         }
         var upper = low
-        while upper < bounds.count, bounds[upper].start < interval.end || (interval.duration == 0 && bounds[upper].start <= interval.start) {
+        while upper < bounds.count,
+            bounds[upper].start < interval.end || (interval.duration == 0 && bounds[upper].start <= interval.start)
+        {
             upper += 1
         }
         return low..<max(low, upper)
@@ -155,16 +167,21 @@ private struct SegmentTally {
         let start = max(stretch.start, bounds.start)
         let end = min(stretch.end, bounds.end)
         guard end > start else { return }
-        if longest.map({ end.timeIntervalSince(start) > $0.duration }) ?? true { longest = DateInterval(start: start, end: end) }
+        if longest.map({ end.timeIntervalSince(start) > $0.duration }) ?? true {
+            longest = DateInterval(start: start, end: end)
+        }
     }
 
     var segment: ActivityReport.Segment {
         let ids = Set(seconds.keys).union(pickups.keys)
-        let uses = ids.map { ActivityReport.ApplicationUse(application: $0, seconds: seconds[$0] ?? 0, pickups: pickups[$0] ?? 0) }
-            .sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.application < $1.application }
+        let uses = ids.map {
+            ActivityReport.ApplicationUse(application: $0, seconds: seconds[$0] ?? 0, pickups: pickups[$0] ?? 0)
+        }
+        .sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.application < $1.application }
         return ActivityReport.Segment(
             start: bounds.start, end: bounds.end, totalSeconds: uses.reduce(0) { $0 + $1.seconds } + websiteOnlySeconds,
-            pickups: pickups.values.reduce(0, +) + websiteOnlyPickups, firstPickup: firstPickup, longestActivity: longest, applications: uses,
+            pickups: pickups.values.reduce(0, +) + websiteOnlyPickups, firstPickup: firstPickup,
+            longestActivity: longest, applications: uses,
             websites: websites.map { ActivityReport.WebsiteUse(domain: $0.key, seconds: $0.value) }
                 .sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.domain < $1.domain })
     }

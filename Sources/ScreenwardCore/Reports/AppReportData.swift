@@ -14,7 +14,10 @@ public struct AppReportData: Sendable {
     public var user: DeviceActivityData.User
     public var language: String
 
-    public init(ledger: Ledger, directory: ItemDirectory, calendar: Calendar, liveSessionID: Int64?, user: DeviceActivityData.User, language: String) {
+    public init(
+        ledger: Ledger, directory: ItemDirectory, calendar: Calendar, liveSessionID: Int64?,
+        user: DeviceActivityData.User, language: String
+    ) {
         self.ledger = ledger
         self.directory = directory
         self.calendar = calendar
@@ -26,21 +29,28 @@ public struct AppReportData: Sendable {
     public func data(for app: String, filter: DeviceActivityFilter, now: Date) throws -> [DeviceActivityData] {
         guard let grant = try ledger.grant(for: app) else {
             throw ServiceError(
-                .unauthorized, "\(app) is not authorised: its report extension is given usage only once the app is (AuthorizationCenter.shared.requestAuthorization)")
+                .unauthorized,
+                "\(app) is not authorised: its report extension is given usage only once the app is (AuthorizationCenter.shared.requestAuthorization)"
+            )
         }
         let tokens = ClientTokens(grant: grant, ledger: ledger)
         let applications = try ledger.reportApplications(categories: directory.categories)
         let included = ActivityReportFilter(
-            applications: Set(try tokens.toDevice(filter.applications, .application).compactMap { applications[$0.opaqueValue]?.id }),
+            applications: Set(
+                try tokens.toDevice(filter.applications, .application).compactMap { applications[$0.opaqueValue]?.id }),
             categories: Set(try categoryIDs(tokens.toDevice(filter.categories, .category))),
             websites: Set(try websiteNames(tokens.toDevice(filter.webDomains, .webDomain))))
-        guard filter.applications.isEmpty && filter.categories.isEmpty && filter.webDomains.isEmpty || !included.includesEverything else {
+        guard
+            filter.applications.isEmpty && filter.categories.isEmpty && filter.webDomains.isEmpty
+                || !included.includesEverything
+        else {
             // Every token named was valid, but none names an application seen in use: nothing is included.
             return [try convert(emptyReport(filter, now: now), tokens: tokens, filter: filter)]
         }
         let segmentation = ActivityReport.Segmentation(filter.segmentInterval)
         let report = try ledger.activityReport(
-            segmentation, range: filter.segmentInterval.interval, calendar: calendar, filter: included, categories: directory.categories,
+            segmentation, range: filter.segmentInterval.interval, calendar: calendar, filter: included,
+            categories: directory.categories,
             liveSessionID: liveSessionID, now: now)
         return [try convert(report, tokens: tokens, filter: filter)]
     }
@@ -53,22 +63,32 @@ public struct AppReportData: Sendable {
     }
 
     private func categoryIDs(_ deviceTokens: Set<ActivityCategoryToken>) -> [String] {
-        let byToken = Dictionary(directory.categoryTokensByID().map { ($0.value.opaqueValue, $0.key) }, uniquingKeysWith: { first, _ in first })
+        let byToken = Dictionary(
+            directory.categoryTokensByID().map { ($0.value.opaqueValue, $0.key) },
+            uniquingKeysWith: { first, _ in first })
         return deviceTokens.compactMap { byToken[$0.opaqueValue] }
     }
 
     private func emptyReport(_ filter: DeviceActivityFilter, now: Date) throws -> ActivityReport {
         let interval = filter.segmentInterval.interval
         let segmentation = ActivityReport.Segmentation(filter.segmentInterval)
-        let bounds = try ReportSegments.boundaries(of: segmentation, from: interval.start, to: interval.end, calendar: calendar)
+        let bounds = try ReportSegments.boundaries(
+            of: segmentation, from: interval.start, to: interval.end, calendar: calendar)
         return ActivityReport(
-            segmentation: segmentation, since: interval.start, until: interval.end, timeZone: calendar.timeZone.identifier,
+            segmentation: segmentation, since: interval.start, until: interval.end,
+            timeZone: calendar.timeZone.identifier,
             lastUpdated: min(now, interval.end), applications: [],
-            segments: bounds.map { .init(start: $0.start, end: $0.end, totalSeconds: 0, pickups: 0, firstPickup: nil, longestActivity: nil, applications: []) })
+            segments: bounds.map {
+                .init(
+                    start: $0.start, end: $0.end, totalSeconds: 0, pickups: 0, firstPickup: nil, longestActivity: nil,
+                    applications: [])
+            })
     }
 
     /// The report with the app's tokens and the names.
-    private func convert(_ report: ActivityReport, tokens: ClientTokens, filter: DeviceActivityFilter) throws -> DeviceActivityData {
+    private func convert(_ report: ActivityReport, tokens: ClientTokens, filter: DeviceActivityFilter) throws
+        -> DeviceActivityData
+    {
         var issued: [IssuedToken] = []
         var applicationTokens: [String: ApplicationToken] = [:]
         for app in report.applications {
@@ -80,7 +100,8 @@ public struct AppReportData: Sendable {
         var websiteTokens: [String: WebDomainToken] = [:]
         var websiteCategory: [String: String] = [:]
         for (domain, _) in report.secondsByWebsite {
-            let token = tokens.issue(.webDomain, deviceToken: directory.minter.webDomainToken(forDomain: domain).opaqueValue, label: domain)
+            let token = tokens.issue(
+                .webDomain, deviceToken: directory.minter.webDomainToken(forDomain: domain).opaqueValue, label: domain)
             issued.append(token)
             websiteTokens[domain] = WebDomainToken(opaqueValue: token.token)
             websiteCategory[domain] = directory.categories.category(ofWebsite: domain) ?? CategoryTable.other
@@ -99,11 +120,14 @@ public struct AppReportData: Sendable {
             var byCategory: [String: [DeviceActivityData.ApplicationActivity]] = [:]
             for use in segment.applications {
                 guard let app = report.application(use.application) else { continue }
-                let category = ActivityCategory(token: categoryTokens[app.category], localizedDisplayName: categoryName(app.category))
+                let category = ActivityCategory(
+                    token: categoryTokens[app.category], localizedDisplayName: categoryName(app.category))
                 byCategory[app.category, default: []].append(
                     DeviceActivityData.ApplicationActivity(
-                        application: Application(token: applicationTokens[app.id], bundleIdentifier: app.id, localizedDisplayName: app.name),
-                        category: category, totalActivityDuration: use.seconds, numberOfPickups: use.pickups, numberOfNotifications: 0))
+                        application: Application(
+                            token: applicationTokens[app.id], bundleIdentifier: app.id, localizedDisplayName: app.name),
+                        category: category, totalActivityDuration: use.seconds, numberOfPickups: use.pickups,
+                        numberOfNotifications: 0))
             }
             var websitesByCategory: [String: [DeviceActivityData.WebDomainActivity]] = [:]
             for use in segment.websites {
@@ -119,19 +143,29 @@ public struct AppReportData: Sendable {
                 let apps = byCategory[id] ?? []
                 let total: TimeInterval = apps.reduce(0) { $0 + $1.totalActivityDuration }
                 categories.append(
-                    (id, DeviceActivityData.CategoryActivity(
-                        category: ActivityCategory(token: categoryTokens[id], localizedDisplayName: categoryName(id)), totalActivityDuration: total,
-                        applications: DeviceActivityResults(apps), webDomains: DeviceActivityResults(websitesByCategory[id] ?? []))))
+                    (
+                        id,
+                        DeviceActivityData.CategoryActivity(
+                            category: ActivityCategory(
+                                token: categoryTokens[id], localizedDisplayName: categoryName(id)),
+                            totalActivityDuration: total,
+                            applications: DeviceActivityResults(apps),
+                            webDomains: DeviceActivityResults(websitesByCategory[id] ?? []))
+                    ))
             }
             // Most used first, then by id.
             categories.sort { ($1.activity.totalActivityDuration, $0.id) < ($0.activity.totalActivityDuration, $1.id) }
             return DeviceActivityData.ActivitySegment(
-                dateInterval: DateInterval(start: segment.start, end: segment.end), totalActivityDuration: segment.totalSeconds,
-                longestActivity: segment.longestActivity, firstPickup: segment.firstPickup, totalPickups: segment.pickups,
-                totalPickupsWithoutApplicationActivity: 0, categories: DeviceActivityResults(categories.map(\.activity)))
+                dateInterval: DateInterval(start: segment.start, end: segment.end),
+                totalActivityDuration: segment.totalSeconds,
+                longestActivity: segment.longestActivity, firstPickup: segment.firstPickup,
+                totalPickups: segment.pickups,
+                totalPickupsWithoutApplicationActivity: 0, categories: DeviceActivityResults(categories.map(\.activity))
+            )
         }
         return DeviceActivityData(
-            user: user, device: DeviceActivityData.Device(name: ProcessInfo.processInfo.hostName), lastUpdatedDate: report.lastUpdated,
+            user: user, device: DeviceActivityData.Device(name: ProcessInfo.processInfo.hostName),
+            lastUpdatedDate: report.lastUpdated,
             segmentInterval: filter.segmentInterval, activitySegments: DeviceActivityResults(segments))
     }
 

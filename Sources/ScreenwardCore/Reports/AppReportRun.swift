@@ -18,10 +18,15 @@ public struct AppReportRun: Sendable {
 
     @_spi(Screenward) public func run(_ request: ReportRunRequest, now: Date) throws -> ReportRendering {
         guard let app = installed[request.app] else {
-            throw ServiceError(.invalidArgument, "no app \(request.app.prefix(120)) is installed (its manifest names its report extension; `screenward extensions` lists them)")
+            throw ServiceError(
+                .invalidArgument,
+                "no app \(request.app.prefix(120)) is installed (its manifest names its report extension; `screenward extensions` lists them)"
+            )
         }
         guard let found = app.extensions[.deviceActivityReport] else {
-            throw ServiceError(.invalidArgument, "\(app.displayName) has no report extension (a `device-activity-report` extension in its manifest)")
+            throw ServiceError(
+                .invalidArgument,
+                "\(app.displayName) has no report extension (a `device-activity-report` extension in its manifest)")
         }
         let interval = request.filter.segmentInterval.interval
         guard interval.duration > 0 else { throw ServiceError(.invalidArgument, "the filter's range is empty") }

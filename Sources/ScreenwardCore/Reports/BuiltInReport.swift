@@ -44,11 +44,18 @@ public struct BuiltInReport {
             let category = categories.category(ofWebsite: site)
             return ReportTable.Row(
                 swatch: category.map(ReportPalette.color(forCategory:)),
-                cells: [.text(HostName.readable(site)), .text(category.map { categories.displayName(of: $0, language: language) } ?? ""), .duration(seconds)])
+                cells: [
+                    .text(HostName.readable(site)),
+                    .text(category.map { categories.displayName(of: $0, language: language) } ?? ""),
+                    .duration(seconds),
+                ])
         }
         if sites.count > Self.websiteRows {
             let rest = sites.dropFirst(Self.websiteRows)
-            rows.append(ReportTable.Row(cells: [.text("\(rest.count) more"), .text(""), .duration(rest.reduce(0) { $0 + $1.seconds })]))
+            rows.append(
+                ReportTable.Row(cells: [
+                    .text("\(rest.count) more"), .text(""), .duration(rest.reduce(0) { $0 + $1.seconds }),
+                ]))
         }
         return .table(ReportTable(title: "Websites", columns: ["Website", "Category", "Time"], rows: rows))
     }
@@ -77,7 +84,9 @@ public struct BuiltInReport {
             parts.append("\(pickups) pickup\(pickups == 1 ? "" : "s"), the first at \(clock.string(from: first))")
         }
         if let longest = report.segments.compactMap(\.longestActivity).max(by: { $0.duration < $1.duration }) {
-            parts.append("longest stretch \(ReportText.duration(longest.duration)) (\(clock.string(from: longest.start))–\(clock.string(from: longest.end)))")
+            parts.append(
+                "longest stretch \(ReportText.duration(longest.duration)) (\(clock.string(from: longest.start))–\(clock.string(from: longest.end)))"
+            )
         }
         return parts.joined(separator: " · ")
     }
@@ -87,7 +96,9 @@ public struct BuiltInReport {
             PieChart(
                 title: "By category",
                 slices: report.secondsByCategory.map {
-                    PieChart.Slice(label: categories.displayName(of: $0.category, language: language), value: $0.seconds, color: ReportPalette.color(forCategory: $0.category))
+                    PieChart.Slice(
+                        label: categories.displayName(of: $0.category, language: language), value: $0.seconds,
+                        color: ReportPalette.color(forCategory: $0.category))
                 }))
     }
 
@@ -99,11 +110,14 @@ public struct BuiltInReport {
         let bars = report.segments.map { segment in
             var byCategory: [String: Double] = [:]
             for use in segment.applications {
-                byCategory[report.application(use.application)?.category ?? CategoryTable.other, default: 0] += use.seconds
+                byCategory[report.application(use.application)?.category ?? CategoryTable.other, default: 0] +=
+                    use.seconds
             }
             return BarChart.Bar(
                 label: label.string(from: segment.start),
-                parts: order.compactMap { id in byCategory[id].map { BarChart.Part(value: $0, color: ReportPalette.color(forCategory: id)) } })
+                parts: order.compactMap { id in
+                    byCategory[id].map { BarChart.Part(value: $0, color: ReportPalette.color(forCategory: id)) }
+                })
         }
         return .barChart(BarChart(title: report.segmentation == .hourly ? "By hour" : "By day", bars: bars))
     }
@@ -118,7 +132,8 @@ public struct BuiltInReport {
             ReportTable.Row(
                 icon: app.iconName, swatch: ReportPalette.color(forCategory: app.category),
                 cells: [
-                    .text(app.name), .text(categories.displayName(of: app.category, language: language)), .duration(seconds),
+                    .text(app.name), .text(categories.displayName(of: app.category, language: language)),
+                    .duration(seconds),
                     .number(Double(pickups[app.id] ?? 0)),
                 ])
         }
@@ -130,7 +145,8 @@ public struct BuiltInReport {
                     .number(Double(rest.reduce(0) { $0 + (pickups[$1.application.id] ?? 0) })),
                 ]))
         }
-        return .table(ReportTable(title: "Applications", columns: ["Application", "Category", "Time", "Pickups"], rows: rows))
+        return .table(
+            ReportTable(title: "Applications", columns: ["Application", "Category", "Time", "Pickups"], rows: rows))
     }
 }
 

@@ -11,11 +11,12 @@ extension Ledger {
             // The longest interval bounds how long before `since` an interval reaching into
             // the range can start; the live one may have grown since its last checkpoint.
             let longest = try Double.fetchOne(db, sql: "SELECT MAX(duration) FROM usageInterval") ?? 0
-            let growth = try liveSessionID.map { id in
-                try Double.fetchOne(
-                    db, sql: "SELECT MAX(0, :now - endedAt) FROM usageInterval WHERE isOpen AND sessionID = :live",
-                    arguments: ["now": now.timeIntervalSince1970, "live": id]) ?? 0
-            } ?? 0
+            let growth =
+                try liveSessionID.map { id in
+                    try Double.fetchOne(
+                        db, sql: "SELECT MAX(0, :now - endedAt) FROM usageInterval WHERE isOpen AND sessionID = :live",
+                        arguments: ["now": now.timeIntervalSince1970, "live": id]) ?? 0
+                } ?? 0
             let reach = longest + growth
             // Twice the reach, and the pickup gap: the use before the first in range.
             let earliest = since.timeIntervalSince1970 - 2 * reach - ActivityReportBuilder.pickupGap - 1
@@ -29,14 +30,18 @@ extension Ledger {
                     WHERE startedAt >= :earliest AND startedAt < :until
                     ORDER BY startedAt, id
                     """,
-                arguments: ["live": liveSessionID, "now": now.timeIntervalSince1970, "earliest": earliest, "until": until.timeIntervalSince1970])
+                arguments: [
+                    "live": liveSessionID, "now": now.timeIntervalSince1970, "earliest": earliest,
+                    "until": until.timeIntervalSince1970,
+                ])
             var uses: [RecordedUse] = []
             while let row = try rows.next() {
                 let reason: String? = row["endReason"]
                 uses.append(
                     RecordedUse(
                         token: row["token"], start: Date(timeIntervalSince1970: row["startedAt"]),
-                        end: Date(timeIntervalSince1970: row["endedAt"]), endReason: reason.flatMap(IntervalEndReason.init(rawValue:)),
+                        end: Date(timeIntervalSince1970: row["endedAt"]),
+                        endReason: reason.flatMap(IntervalEndReason.init(rawValue:)),
                         webDomain: row["webDomain"]))
             }
             return uses
@@ -47,12 +52,15 @@ extension Ledger {
     public func reportApplications(categories: CategoryTable) throws -> [String: ActivityReport.Application] {
         try database.read { db in
             var applications: [String: ActivityReport.Application] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT token, publicID, displayName, iconName, categories FROM application") {
+            for row in try Row.fetchAll(
+                db, sql: "SELECT token, publicID, displayName, iconName, categories FROM application")
+            {
                 let publicID: String = row["publicID"]
                 let stored: String = row["categories"]
                 let isDesktopID = !publicID.hasPrefix("wmclass:") && !publicID.hasPrefix("exe:")
                 let category = categories.category(
-                    desktopID: isDesktopID ? publicID : nil, entryCategories: stored.split(separator: ";").map(String.init))
+                    desktopID: isDesktopID ? publicID : nil,
+                    entryCategories: stored.split(separator: ";").map(String.init))
                 let token: String = row["token"]
                 applications[token] = ActivityReport.Application(
                     id: publicID, name: row["displayName"], token: token, iconName: row["iconName"], category: category)
@@ -63,11 +71,14 @@ extension Ledger {
 
     /// The report of `range` cut into `segmentation`'s segments of `calendar`.
     public func activityReport(
-        _ segmentation: ActivityReport.Segmentation, range: DateInterval, calendar: Calendar, filter: ActivityReportFilter = .init(),
+        _ segmentation: ActivityReport.Segmentation, range: DateInterval, calendar: Calendar,
+        filter: ActivityReportFilter = .init(),
         categories: CategoryTable, liveSessionID: Int64?, now: Date
     ) throws -> ActivityReport {
         let uses = try recordedUse(since: range.start, until: range.end, liveSessionID: liveSessionID, now: now)
-        let builder = ActivityReportBuilder(segmentation: segmentation, range: range, calendar: calendar, filter: filter)
-        return try builder.build(uses: uses, applications: try reportApplications(categories: categories), lastUpdated: min(now, range.end))
+        let builder = ActivityReportBuilder(
+            segmentation: segmentation, range: range, calendar: calendar, filter: filter)
+        return try builder.build(
+            uses: uses, applications: try reportApplications(categories: categories), lastUpdated: min(now, range.end))
     }
 }

@@ -13,8 +13,10 @@ public enum ReportPalette {
     ]
 
     /// For slices and bars that name no colour, in order.
-    public static let sequence: [ReportColor] = ["#3B82F6", "#EF4444", "#10B981", "#F59E0B", "#A855F7", "#14B8A6", "#EC4899", "#6366F1", "#84CC16", "#9CA3AF"]
-        .compactMap(ReportColor.init(hex:))
+    public static let sequence: [ReportColor] = [
+        "#3B82F6", "#EF4444", "#10B981", "#F59E0B", "#A855F7", "#14B8A6", "#EC4899", "#6366F1", "#84CC16", "#9CA3AF",
+    ]
+    .compactMap(ReportColor.init(hex:))
 
     public static func color(forCategory id: String) -> ReportColor {
         if let hex = categoryColors[id], let color = ReportColor(hex: hex) { return color }

@@ -53,7 +53,8 @@ extension Ledger {
         _ query: ReportQuery, calendar: Calendar, categories: CategoryTable, liveSessionID: Int64?, now: Date
     ) throws -> ActivityReport {
         try activityReport(
-            query.segmentation, range: try query.range(now: now, calendar: calendar), calendar: calendar, categories: categories,
+            query.segmentation, range: try query.range(now: now, calendar: calendar), calendar: calendar,
+            categories: categories,
             liveSessionID: liveSessionID, now: now)
     }
 }

@@ -99,8 +99,10 @@ extension Ledger {
         try database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM pendingRuleChange ORDER BY effectiveAt").map { row in
                 PendingRuleChange(
-                    name: row["name"], rule: try (row["definition"] as Data?).map { try JSONDecoder().decode(Rule.self, from: $0) },
-                    askedAt: Date(timeIntervalSince1970: row["askedAt"]), effectiveAt: Date(timeIntervalSince1970: row["effectiveAt"]))
+                    name: row["name"],
+                    rule: try (row["definition"] as Data?).map { try JSONDecoder().decode(Rule.self, from: $0) },
+                    askedAt: Date(timeIntervalSince1970: row["askedAt"]),
+                    effectiveAt: Date(timeIntervalSince1970: row["effectiveAt"]))
             }
         }
     }
@@ -110,8 +112,12 @@ extension Ledger {
         let definition = try change.rule.map { try JSONEncoder().encode($0) }
         try database.write { db in
             try db.execute(
-                sql: "INSERT OR REPLACE INTO pendingRuleChange (name, definition, askedAt, effectiveAt) VALUES (?, ?, ?, ?)",
-                arguments: [change.name, definition, change.askedAt.timeIntervalSince1970, change.effectiveAt.timeIntervalSince1970])
+                sql:
+                    "INSERT OR REPLACE INTO pendingRuleChange (name, definition, askedAt, effectiveAt) VALUES (?, ?, ?, ?)",
+                arguments: [
+                    change.name, definition, change.askedAt.timeIntervalSince1970,
+                    change.effectiveAt.timeIntervalSince1970,
+                ])
         }
     }
 
@@ -121,7 +127,8 @@ extension Ledger {
         try database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM allowedApplication ORDER BY id").map { row in
                 AllowedApplication(
-                    id: row["id"], addedAt: Date(timeIntervalSince1970: row["addedAt"]), effectiveAt: Date(timeIntervalSince1970: row["effectiveAt"]))
+                    id: row["id"], addedAt: Date(timeIntervalSince1970: row["addedAt"]),
+                    effectiveAt: Date(timeIntervalSince1970: row["effectiveAt"]))
             }
         }
     }
@@ -149,18 +156,24 @@ extension Ledger {
     /// The grants for intervals that have not ended by `time`.
     public func ruleGrants(endingAfter time: Date) throws -> [RuleGrant] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM ruleGrant WHERE intervalEnd > ? ORDER BY id", arguments: [time.timeIntervalSince1970]).map { row in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM ruleGrant WHERE intervalEnd > ? ORDER BY id",
+                arguments: [time.timeIntervalSince1970]
+            ).map { row in
                 RuleGrant(
                     id: row["id"], rule: row["rule"], application: row["application"], seconds: row["seconds"],
                     grantedAt: Date(timeIntervalSince1970: row["grantedAt"]), grantedBy: row["grantedBy"],
-                    interval: DateInterval(start: Date(timeIntervalSince1970: row["intervalStart"]), end: Date(timeIntervalSince1970: row["intervalEnd"])))
+                    interval: DateInterval(
+                        start: Date(timeIntervalSince1970: row["intervalStart"]),
+                        end: Date(timeIntervalSince1970: row["intervalEnd"])))
             }
         }
     }
 
     @discardableResult
     public func insertRuleGrant(
-        rule: String, application: String?, seconds: TimeInterval?, by actor: String, at time: Date, interval: DateInterval, requestID: Int64? = nil
+        rule: String, application: String?, seconds: TimeInterval?, by actor: String, at time: Date,
+        interval: DateInterval, requestID: Int64? = nil
     ) throws -> Int64 {
         try database.write { db in
             try db.execute(
@@ -201,26 +214,35 @@ public struct TimeRequest: Sendable, Hashable, Codable {
 extension Ledger {
     public func timeRequests(since time: Date) throws -> [TimeRequest] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM timeRequest WHERE askedAt >= ? OR state = 'pending' ORDER BY id", arguments: [time.timeIntervalSince1970])
-                .map(Self.timeRequest)
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM timeRequest WHERE askedAt >= ? OR state = 'pending' ORDER BY id",
+                arguments: [time.timeIntervalSince1970]
+            )
+            .map(Self.timeRequest)
         }
     }
 
     public func timeRequest(id: Int64) throws -> TimeRequest? {
-        try database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM timeRequest WHERE id = ?", arguments: [id]).map(Self.timeRequest) }
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM timeRequest WHERE id = ?", arguments: [id]).map(Self.timeRequest)
+        }
     }
 
     /// Records a request; a pending one for the same rule and application is kept instead.
     /// Returns it and whether it is new.
-    public func askForTime(rule: String, application: String, applicationName: String, at time: Date) throws -> (TimeRequest, isNew: Bool) {
+    public func askForTime(rule: String, application: String, applicationName: String, at time: Date) throws -> (
+        TimeRequest, isNew: Bool
+    ) {
         let (id, isNew) = try database.write { db -> (Int64, Bool) in
             if let existing = try Int64.fetchOne(
-                db, sql: "SELECT id FROM timeRequest WHERE rule = ? AND application = ? AND state = 'pending'", arguments: [rule, application])
+                db, sql: "SELECT id FROM timeRequest WHERE rule = ? AND application = ? AND state = 'pending'",
+                arguments: [rule, application])
             {
                 return (existing, false)
             }
             try db.execute(
-                sql: "INSERT INTO timeRequest (rule, application, applicationName, askedAt, state) VALUES (?, ?, ?, ?, 'pending')",
+                sql:
+                    "INSERT INTO timeRequest (rule, application, applicationName, askedAt, state) VALUES (?, ?, ?, ?, 'pending')",
                 arguments: [rule, application, applicationName, time.timeIntervalSince1970])
             return (db.lastInsertedRowID, true)
         }
@@ -229,10 +251,13 @@ extension Ledger {
     }
 
     /// Answers a pending request; false when it was not pending (answered already, or expired).
-    public func answerTimeRequest(id: Int64, state: TimeRequest.State, by actor: String, seconds: TimeInterval?, at time: Date) throws -> Bool {
+    public func answerTimeRequest(
+        id: Int64, state: TimeRequest.State, by actor: String, seconds: TimeInterval?, at time: Date
+    ) throws -> Bool {
         try database.write { db in
             try db.execute(
-                sql: "UPDATE timeRequest SET state = ?, answeredAt = ?, answeredBy = ?, grantedSeconds = ? WHERE id = ? AND state = 'pending'",
+                sql:
+                    "UPDATE timeRequest SET state = ?, answeredAt = ?, answeredBy = ?, grantedSeconds = ? WHERE id = ? AND state = 'pending'",
                 arguments: [state.rawValue, time.timeIntervalSince1970, actor, seconds, id])
             return db.changesCount == 1
         }
@@ -241,8 +266,10 @@ extension Ledger {
     private static func timeRequest(_ row: Row) -> TimeRequest {
         TimeRequest(
             id: row["id"], rule: row["rule"], application: row["application"], applicationName: row["applicationName"],
-            askedAt: Date(timeIntervalSince1970: row["askedAt"]), state: TimeRequest.State(rawValue: row["state"]) ?? .expired,
-            answeredAt: (row["answeredAt"] as Double?).map(Date.init(timeIntervalSince1970:)), answeredBy: row["answeredBy"],
+            askedAt: Date(timeIntervalSince1970: row["askedAt"]),
+            state: TimeRequest.State(rawValue: row["state"]) ?? .expired,
+            answeredAt: (row["answeredAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            answeredBy: row["answeredBy"],
             grantedSeconds: row["grantedSeconds"])
     }
 }

@@ -33,25 +33,35 @@ public struct Rule: Codable, Hashable, Sendable {
         _ name: String, items: RuleItems, daily: TimeInterval, days: Weekdays = .every, lockedFor: TimeInterval? = nil,
         extraTimePerDay: Int = defaultExtraTimePerDay
     ) -> Rule {
-        Rule(name: name, kind: .limit, days: days, items: items, daily: daily, lockedFor: lockedFor, extraTimePerDay: extraTimePerDay)
+        Rule(
+            name: name, kind: .limit, days: days, items: items, daily: daily, lockedFor: lockedFor,
+            extraTimePerDay: extraTimePerDay)
     }
 
     public static func downtime(
         _ name: String, from: TimeOfDay, to: TimeOfDay, days: Weekdays = .every, lockedFor: TimeInterval? = nil,
         extraTimePerDay: Int = defaultExtraTimePerDay
     ) -> Rule {
-        Rule(name: name, kind: .downtime, days: days, from: from, to: to, lockedFor: lockedFor, extraTimePerDay: extraTimePerDay)
+        Rule(
+            name: name, kind: .downtime, days: days, from: from, to: to, lockedFor: lockedFor,
+            extraTimePerDay: extraTimePerDay)
     }
 
     /// Why the rule cannot be kept, or nil.
     public var problem: String? {
-        if let invalid = (try? RuleText.name(name)) == nil ? "\"\(name.prefix(40))\" is not a rule name" : nil { return invalid }
+        if let invalid = (try? RuleText.name(name)) == nil ? "\"\(name.prefix(40))\" is not a rule name" : nil {
+            return invalid
+        }
         if days.days.isEmpty { return "the rule \(name) applies on no day" }
         if extraTimePerDay < 0 || extraTimePerDay > 96 { return "extra time can be taken 0 to 96 times a day" }
-        if let lockedFor, lockedFor < 1 || lockedFor > 30 * 86_400 { return "a rule can be locked for 1 second to 30 days" }
+        if let lockedFor, lockedFor < 1 || lockedFor > 30 * 86_400 {
+            return "a rule can be locked for 1 second to 30 days"
+        }
         switch kind {
         case .limit:
-            guard let items, !items.isEmpty else { return "the limit \(name) names no application, category or website" }
+            guard let items, !items.isEmpty else {
+                return "the limit \(name) names no application, category or website"
+            }
             guard let daily, daily >= 1 else { return "a limit of 0 means nothing: give at least 1s" }
             guard daily < 86_400 else { return "a daily limit must be shorter than a day" }
         case .downtime:
@@ -66,7 +76,9 @@ public struct Rule: Codable, Hashable, Sendable {
     /// Whether `self` holds the person to at least everything `old` did (so it may
     /// replace a locked rule at once).
     public func isAtLeastAsStrict(as old: Rule) -> Bool {
-        guard kind == old.kind, (lockedFor ?? 0) >= (old.lockedFor ?? 0), extraTimePerDay <= old.extraTimePerDay else { return false }
+        guard kind == old.kind, (lockedFor ?? 0) >= (old.lockedFor ?? 0), extraTimePerDay <= old.extraTimePerDay else {
+            return false
+        }
         switch kind {
         case .limit:
             guard let daily, let oldDaily = old.daily, let items, let oldItems = old.items else { return false }
@@ -110,7 +122,8 @@ public struct RuleItems: Codable, Hashable, Sendable {
     public var websites: [String]
 
     public init(
-        applications: [String] = [], categories: [String] = [], applicationTokens: [String] = [], categoryTokens: [String] = [], websites: [String] = []
+        applications: [String] = [], categories: [String] = [], applicationTokens: [String] = [],
+        categoryTokens: [String] = [], websites: [String] = []
     ) {
         self.applications = applications
         self.categories = categories
@@ -131,12 +144,18 @@ public struct RuleItems: Codable, Hashable, Sendable {
         websites = try container.decodeIfPresent([String].self, forKey: .websites) ?? []
     }
 
-    public var isEmpty: Bool { applications.isEmpty && categories.isEmpty && applicationTokens.isEmpty && categoryTokens.isEmpty && websites.isEmpty }
-    public var count: Int { applications.count + categories.count + applicationTokens.count + categoryTokens.count + websites.count }
+    public var isEmpty: Bool {
+        applications.isEmpty && categories.isEmpty && applicationTokens.isEmpty && categoryTokens.isEmpty
+            && websites.isEmpty
+    }
+    public var count: Int {
+        applications.count + categories.count + applicationTokens.count + categoryTokens.count + websites.count
+    }
 
     func contains(_ other: RuleItems) -> Bool {
         Set(applications).isSuperset(of: other.applications) && Set(categories).isSuperset(of: other.categories)
-            && Set(applicationTokens).isSuperset(of: other.applicationTokens) && Set(categoryTokens).isSuperset(of: other.categoryTokens)
+            && Set(applicationTokens).isSuperset(of: other.applicationTokens)
+            && Set(categoryTokens).isSuperset(of: other.categoryTokens)
             && Set(websites).isSuperset(of: other.websites)
     }
 }

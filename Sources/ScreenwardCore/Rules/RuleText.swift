@@ -21,7 +21,8 @@ public enum RuleText {
                 number.append(character)
                 continue
             }
-            guard "hms".contains(character), !units.contains(character), let value = Int(number), value <= 100_000 else {
+            guard "hms".contains(character), !units.contains(character), let value = Int(number), value <= 100_000
+            else {
                 throw Invalid("\"\(text.prefix(40))\" is not a \(what): \(example)")
             }
             // Units in order, each once: 1h30m, not 30m1h.
@@ -32,7 +33,9 @@ public enum RuleText {
             total += value * (character == "h" ? 3600 : character == "m" ? 60 : 1)
             number = ""
         }
-        guard number.isEmpty, !units.isEmpty else { throw Invalid("\"\(text.prefix(40))\" is not a \(what): \(example)") }
+        guard number.isEmpty, !units.isEmpty else {
+            throw Invalid("\"\(text.prefix(40))\" is not a \(what): \(example)")
+        }
         guard total > 0 else { throw Invalid("a \(what) of 0 means nothing: give at least 1s") }
         return TimeInterval(total)
     }
@@ -101,8 +104,14 @@ public enum RuleText {
     public static func name(_ text: String) throws -> String {
         let name = text.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { throw Invalid("a rule needs a name") }
-        guard name.count <= maximumNameLength else { throw Invalid("a rule's name has at most \(maximumNameLength) characters") }
-        guard name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || " -_".unicodeScalars.contains($0) }) else {
+        guard name.count <= maximumNameLength else {
+            throw Invalid("a rule's name has at most \(maximumNameLength) characters")
+        }
+        guard
+            name.unicodeScalars.allSatisfy({
+                CharacterSet.alphanumerics.contains($0) || " -_".unicodeScalars.contains($0)
+            })
+        else {
             throw Invalid("\"\(name.prefix(40))\" is not a rule name: use letters, digits, spaces, - and _")
         }
         return name

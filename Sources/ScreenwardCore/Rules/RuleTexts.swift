@@ -18,7 +18,8 @@ public struct RuleTexts: Sendable, Hashable {
         do {
             let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: url))
             for (key, table) in file.texts where table[ShieldDefaults.fallbackLanguage] == nil {
-                throw RuleText.Invalid("the rule texts \(url.path) have no '\(ShieldDefaults.fallbackLanguage)' text for '\(key)'")
+                throw RuleText.Invalid(
+                    "the rule texts \(url.path) have no '\(ShieldDefaults.fallbackLanguage)' text for '\(key)'")
             }
             return RuleTexts(texts: file.texts)
         } catch let error as DecodingError {
@@ -34,15 +35,22 @@ public struct RuleTexts: Sendable, Hashable {
     /// `key` in `language` (else English), filled in; the key itself when the file lacks
     /// it (a distribution's edited file should not take a shield's words away).
     public func text(_ key: String, language: String, _ values: [String: String] = [:]) -> String {
-        guard let table = texts[key], let template = table[language] ?? table[ShieldDefaults.fallbackLanguage] else { return key }
+        guard let table = texts[key], let template = table[language] ?? table[ShieldDefaults.fallbackLanguage] else {
+            return key
+        }
         return ShieldDefaults.substitute(template, values)
     }
 
     /// A span for people: `1 h 05 min`, `5 min`, `45 s`.
     public static func span(_ seconds: TimeInterval) -> String {
         let whole = max(0, Int(seconds.rounded()))
-        if whole >= 3600 { return whole % 3600 / 60 == 0 ? "\(whole / 3600) h" : String(format: "%d h %02d min", whole / 3600, whole % 3600 / 60) }
-        if whole >= 60 { return whole % 60 == 0 || whole >= 600 ? "\(whole / 60) min" : "\(whole / 60) min \(whole % 60) s" }
+        if whole >= 3600 {
+            return whole % 3600 / 60 == 0
+                ? "\(whole / 3600) h" : String(format: "%d h %02d min", whole / 3600, whole % 3600 / 60)
+        }
+        if whole >= 60 {
+            return whole % 60 == 0 || whole >= 600 ? "\(whole / 60) min" : "\(whole / 60) min \(whole % 60) s"
+        }
         return "\(whole) s"
     }
 }

@@ -46,8 +46,10 @@ public final class RulesApp: Sendable {
         public var calendar: @Sendable () -> Calendar
 
         public init(
-            usage: @escaping @Sendable (DeviceActivityEvent, Date, Date) throws -> TimeInterval, directory: ItemDirectory,
-            now: @escaping @Sendable () -> Date = { Date() }, calendar: @escaping @Sendable () -> Calendar = { .current }
+            usage: @escaping @Sendable (DeviceActivityEvent, Date, Date) throws -> TimeInterval,
+            directory: ItemDirectory,
+            now: @escaping @Sendable () -> Date = { Date() },
+            calendar: @escaping @Sendable () -> Calendar = { .current }
         ) {
             self.usage = usage
             self.directory = directory

@@ -16,14 +16,16 @@ extension RulesCore {
     func latestRequest(rule: Rule, application: String) -> TimeRequest? {
         guard let interval = currentInterval(of: rule) else { return nil }
         return ((try? ledger.timeRequests(since: interval.start)) ?? []).last {
-            $0.rule.caseInsensitiveCompare(rule.name) == .orderedSame && $0.application == application && $0.askedAt >= interval.start
+            $0.rule.caseInsensitiveCompare(rule.name) == .orderedSame && $0.application == application
+                && $0.askedAt >= interval.start
         }
     }
 
     /// The child pressed "Ask for more time" on `rule`'s shield of `application`.
     func askForMoreTime(rule: Rule, application: String, name: String) {
         do {
-            let (request, isNew) = try ledger.askForTime(rule: rule.name, application: application, applicationName: name, at: now)
+            let (request, isNew) = try ledger.askForTime(
+                rule: rule.name, application: application, applicationName: name, at: now)
             guard isNew else { return }
             record("time-requested", nil, "asked for more time for \(name) on \(rule.name) (request \(request.id))")
             onRequest(request)
@@ -35,9 +37,13 @@ extension RulesCore {
     /// "Ask for more time…" from the tray: for all of a used-up limit (the request names
     /// the limit, as its shield's would name the application).
     func askForMoreTime(onLimit name: String) throws -> RuleOutcome {
-        guard placement == .managed else { throw ServiceError(.invalidArgument, "your own rules give 15 more minutes (screenward limit more NAME)") }
+        guard placement == .managed else {
+            throw ServiceError(.invalidArgument, "your own rules give 15 more minutes (screenward limit more NAME)")
+        }
         let rule = try existing(name, kind: .limit)
-        guard try limitState(rule).isUsedUp else { throw ServiceError(.invalidArgument, "\(rule.name) is not used up: there is time left") }
+        guard try limitState(rule).isUsedUp else {
+            throw ServiceError(.invalidArgument, "\(rule.name) is not used up: there is time left")
+        }
         askForMoreTime(rule: rule, application: "", name: rule.name)
         return RuleOutcome(message: "Asked a guardian for more time on \(rule.name).")
     }
@@ -45,44 +51,61 @@ extension RulesCore {
     /// A guardian's answer: extra time on the rule (all of a limit; one application of a
     /// downtime) for the interval running now, or a refusal. The child is told either way.
     func answerRequest(_ id: Int64, approve: Bool, seconds: TimeInterval?, by actor: String) throws -> RuleOutcome {
-        guard let request = try ledger.timeRequest(id: id) else { throw ServiceError(.invalidArgument, "there is no request \(id)") }
+        guard let request = try ledger.timeRequest(id: id) else {
+            throw ServiceError(.invalidArgument, "there is no request \(id)")
+        }
         guard request.state == .pending else {
             let who = request.answeredBy.map { " by \($0)" } ?? ""
             throw ServiceError(.invalidArgument, "request \(id) was already answered (\(request.state.rawValue)\(who))")
         }
-        if let seconds, seconds < 1 || seconds > 86_400 { throw ServiceError(.invalidArgument, "grant 1 to 1440 minutes, or the rest of the day") }
+        if let seconds, seconds < 1 || seconds > 86_400 {
+            throw ServiceError(.invalidArgument, "grant 1 to 1440 minutes, or the rest of the day")
+        }
         let time = now
-        guard let rule = try storedRules().first(where: { $0.name.caseInsensitiveCompare(request.rule) == .orderedSame }),
+        guard
+            let rule = try storedRules().first(where: { $0.name.caseInsensitiveCompare(request.rule) == .orderedSame }),
             let interval = currentInterval(of: rule)
         else {
             _ = try ledger.answerTimeRequest(id: id, state: .expired, by: actor, seconds: nil, at: time)
-            throw ServiceError(.invalidArgument, "request \(id) is for \(request.rule), which no longer holds \(request.applicationName) back: nothing to grant")
+            throw ServiceError(
+                .invalidArgument,
+                "request \(id) is for \(request.rule), which no longer holds \(request.applicationName) back: nothing to grant"
+            )
         }
         let language = language()
         let what = seconds.map { RuleTexts.span($0) } ?? "the rest of the day"
         guard approve else {
             _ = try ledger.answerTimeRequest(id: id, state: .denied, by: actor, seconds: nil, at: time)
-            record("time-denied", actor, "\(actor) did not approve more time for \(request.applicationName) on \(rule.name) (request \(id))")
+            record(
+                "time-denied", actor,
+                "\(actor) did not approve more time for \(request.applicationName) on \(rule.name) (request \(id))")
             redrawShields()
             notify(
                 RulesApp.Notice(
                     title: "\(texts.text("notApproved", language: language)): \(rule.name)",
-                    body: texts.text("notApprovedBody", language: language, ["rule": rule.name, "by": actor, "app": request.applicationName])))
+                    body: texts.text(
+                        "notApprovedBody", language: language,
+                        ["rule": rule.name, "by": actor, "app": request.applicationName])))
             return RuleOutcome(message: "Not approved: more time for \(request.applicationName) on \(rule.name).")
         }
         guard try ledger.answerTimeRequest(id: id, state: .approved, by: actor, seconds: seconds, at: time) else {
             throw ServiceError(.invalidArgument, "request \(id) was answered meanwhile")
         }
         try ledger.insertRuleGrant(
-            rule: rule.name, application: rule.kind == .downtime ? request.application : nil, seconds: seconds, by: actor, at: time, interval: interval,
+            rule: rule.name, application: rule.kind == .downtime ? request.application : nil, seconds: seconds,
+            by: actor, at: time, interval: interval,
             requestID: id)
-        record("time-approved", actor, "\(actor) gave \(what) more for \(request.applicationName) on \(rule.name) (request \(id))")
+        record(
+            "time-approved", actor,
+            "\(actor) gave \(what) more for \(request.applicationName) on \(rule.name) (request \(id))")
         try registerExtraTime(for: rule)
         reconcile()
         redrawShields()
         notify(
             RulesApp.Notice(
-                title: texts.text("extraTimeTitle", language: language, ["extra": seconds.map { RuleTexts.span($0) } ?? "∞", "rule": rule.name]),
+                title: texts.text(
+                    "extraTimeTitle", language: language,
+                    ["extra": seconds.map { RuleTexts.span($0) } ?? "∞", "rule": rule.name]),
                 body: texts.text("extraTimeBody", language: language, ["rule": rule.name, "by": actor])))
         return RuleOutcome(message: "Approved: \(what) more for \(request.applicationName) on \(rule.name).")
     }
@@ -90,34 +113,55 @@ extension RulesCore {
     /// Extra time on every limit that applies today.
     func giveExtraTime(_ seconds: TimeInterval?, by actor: String) throws -> RuleOutcome {
         let time = now
-        let limits = try storedRules().filter { $0.kind == .limit }.filter { (try? limitState($0, at: time).appliesToday) == true }
+        let limits = try storedRules().filter { $0.kind == .limit }.filter {
+            (try? limitState($0, at: time).appliesToday) == true
+        }
         guard !limits.isEmpty else { throw ServiceError(.invalidArgument, "no limit applies today") }
         for rule in limits {
-            try ledger.insertRuleGrant(rule: rule.name, application: nil, seconds: seconds, by: actor, at: time, interval: try limitState(rule, at: time).day)
+            try ledger.insertRuleGrant(
+                rule: rule.name, application: nil, seconds: seconds, by: actor, at: time,
+                interval: try limitState(rule, at: time).day)
             try registerExtraTime(for: rule)
         }
         reconcile()
         redrawShields()
         let what = seconds.map { RuleTexts.span($0) } ?? "the rest of the day"
-        record("time-approved", actor, "\(actor) gave \(what) more on \(limits.map(\.name).joined(separator: ", ")) at the child's desktop")
+        record(
+            "time-approved", actor,
+            "\(actor) gave \(what) more on \(limits.map(\.name).joined(separator: ", ")) at the child's desktop")
         let language = language()
         notify(
             RulesApp.Notice(
-                title: texts.text("extraTimeTitle", language: language, ["extra": seconds.map { RuleTexts.span($0) } ?? "∞", "rule": limits.map(\.name).joined(separator: ", ")]),
-                body: texts.text("extraTimeBody", language: language, ["rule": limits.map(\.name).joined(separator: ", "), "by": actor])))
+                title: texts.text(
+                    "extraTimeTitle", language: language,
+                    [
+                        "extra": seconds.map { RuleTexts.span($0) } ?? "∞",
+                        "rule": limits.map(\.name).joined(separator: ", "),
+                    ]),
+                body: texts.text(
+                    "extraTimeBody", language: language,
+                    ["rule": limits.map(\.name).joined(separator: ", "), "by": actor])))
         return RuleOutcome(message: "\(what) more on \(limits.map(\.name).joined(separator: ", ")).")
     }
 
     /// No rule shields anything for `seconds` (a guardian's pause, or the person's own).
     func pause(for seconds: TimeInterval, by actor: String) throws -> RuleOutcome {
-        guard (60...86_400).contains(seconds) else { throw ServiceError(.invalidArgument, "pause for 1 minute to 1 day") }
+        guard (60...86_400).contains(seconds) else {
+            throw ServiceError(.invalidArgument, "pause for 1 minute to 1 day")
+        }
         if placement == .individual, let lock = try storedRules().compactMap(\.lockedFor).max() {
-            throw ServiceError(.invalidArgument, "a rule is locked for \(RuleText.duration(lock)): pausing it would undo the lock; relax the rule instead")
+            throw ServiceError(
+                .invalidArgument,
+                "a rule is locked for \(RuleText.duration(lock)): pausing it would undo the lock; relax the rule instead"
+            )
         }
         let time = now
         let interval = DateInterval(start: time, duration: seconds)
-        try ledger.insertRuleGrant(rule: Self.pauseRule, application: nil, seconds: nil, by: actor, at: time, interval: interval)
-        try register(ActivityRegistration(name: ActivityNaming.pauseActivity, schedule: oneOff(from: time, to: interval.end), events: [:]))
+        try ledger.insertRuleGrant(
+            rule: Self.pauseRule, application: nil, seconds: nil, by: actor, at: time, interval: interval)
+        try register(
+            ActivityRegistration(
+                name: ActivityNaming.pauseActivity, schedule: oneOff(from: time, to: interval.end), events: [:]))
         reconcile()
         record("rules-paused", actor, "\(actor) paused every rule until \(timeText(interval.end))")
         return RuleOutcome(message: "Every rule is paused until \(timeText(interval.end)).", effectiveAt: interval.end)

@@ -34,19 +34,25 @@ extension RulesCore {
     func limitState(_ rule: Rule, at time: Date? = nil) throws -> LimitState {
         let time = time ?? now
         let calendar = calendar
-        let day = calendar.dateInterval(of: .day, for: time) ?? DateInterval(start: calendar.startOfDay(for: time), duration: 86_400)
+        let day =
+            calendar.dateInterval(of: .day, for: time)
+            ?? DateInterval(start: calendar.startOfDay(for: time), duration: 86_400)
         let applies = rule.days.contains(calendar.component(.weekday, from: day.start))
         let used = try rule.items.map { try owner.usage(try event(for: $0, threshold: 1), day.start, time) } ?? 0
-        let grants = try ledger.ruleGrants(endingAfter: time).filter { $0.rule.caseInsensitiveCompare(rule.name) == .orderedSame && $0.interval.start <= time }
+        let grants = try ledger.ruleGrants(endingAfter: time).filter {
+            $0.rule.caseInsensitiveCompare(rule.name) == .orderedSame && $0.interval.start <= time
+        }
         return LimitState(
-            day: day, appliesToday: applies, used: used, daily: rule.daily ?? 0, extraTime: grants.compactMap(\.seconds).reduce(0, +),
+            day: day, appliesToday: applies, used: used, daily: rule.daily ?? 0,
+            extraTime: grants.compactMap(\.seconds).reduce(0, +),
             unlimited: grants.contains { $0.seconds == nil })
     }
 
     func downtimeSchedule(_ rule: Rule) -> DeviceActivitySchedule? {
         guard let from = rule.from, let to = rule.to else { return nil }
         return DeviceActivitySchedule(
-            intervalStart: DateComponents(hour: from.hour, minute: from.minute), intervalEnd: DateComponents(hour: to.hour, minute: to.minute),
+            intervalStart: DateComponents(hour: from.hour, minute: from.minute),
+            intervalEnd: DateComponents(hour: to.hour, minute: to.minute),
             repeats: true, warningTime: warningLeads.first.map(Self.components))
     }
 
@@ -73,22 +79,27 @@ extension RulesCore {
     /// tokens), by grant.
     func runningDowntimeGrants(_ rule: Rule, at time: Date) throws -> [RuleGrant] {
         try ledger.ruleGrants(endingAfter: time).filter { grant in
-            guard grant.rule.caseInsensitiveCompare(rule.name) == .orderedSame, let token = grant.application, grant.interval.start <= time else {
+            guard grant.rule.caseInsensitiveCompare(rule.name) == .orderedSame, let token = grant.application,
+                grant.interval.start <= time
+            else {
                 return false
             }
             guard let seconds = grant.seconds else { return true }
-            let used = try owner.usage(try event(for: RuleItems(applicationTokens: [token]), threshold: 1), grant.grantedAt, time)
+            let used = try owner.usage(
+                try event(for: RuleItems(applicationTokens: [token]), threshold: 1), grant.grantedAt, time)
             return used < seconds - Self.tolerance
         }
     }
 
     /// The always-allowed applications that count at `time`.
     func allowedTokens(at time: Date) -> Set<ApplicationToken> {
-        let ids = ((try? ledger.allowedApplications()) ?? []).filter { $0.effectiveAt <= time && $0.website == nil }.map(\.id)
+        let ids = ((try? ledger.allowedApplications()) ?? []).filter { $0.effectiveAt <= time && $0.website == nil }
+            .map(\.id)
         var tokens: Set<ApplicationToken> = []
         for id in ids {
             do { tokens.formUnion(try self.tokens(applications: [id]).values) } catch {
-                report("rules: the always-allowed application \(id) is not installed any more (\(error)); it is left out")
+                report(
+                    "rules: the always-allowed application \(id) is not installed any more (\(error)); it is left out")
             }
         }
         return tokens
@@ -106,7 +117,8 @@ extension RulesCore {
     /// The browsers installed (their desktop entries say `WebBrowser`): open during a downtime
     /// when a website is always allowed, for that website only.
     func browserTokens() -> Set<ApplicationToken> {
-        let ids = owner.directory.catalog.entries.filter { !$0.noDisplay && $0.categories.contains("WebBrowser") }.map(\.id)
+        let ids = owner.directory.catalog.entries.filter { !$0.noDisplay && $0.categories.contains("WebBrowser") }.map(
+            \.id)
         return Set(((try? tokens(applications: ids)) ?? [:]).values)
     }
 
@@ -114,7 +126,9 @@ extension RulesCore {
 
     /// The end of a pause running at `time` (every rule lifted), if any.
     func pausedUntil(at time: Date) throws -> Date? {
-        try ledger.ruleGrants(endingAfter: time).filter { $0.rule == Self.pauseRule && $0.interval.start <= time }.map(\.interval.end).max()
+        try ledger.ruleGrants(endingAfter: time).filter { $0.rule == Self.pauseRule && $0.interval.start <= time }.map(
+            \.interval.end
+        ).max()
     }
 
     /// A pause is extra time on every rule at once.
@@ -128,7 +142,8 @@ extension RulesCore {
         var stores: [String: StoreContents] = [:]
         for rule in try storedRules() {
             guard !paused else {
-                stores[Self.storeName(rule.name)] = StoreContents(shield: ShieldSettings(), application: ApplicationSettings())
+                stores[Self.storeName(rule.name)] = StoreContents(
+                    shield: ShieldSettings(), application: ApplicationSettings())
                 continue
             }
             var shield = ShieldSettings()
@@ -138,13 +153,16 @@ extension RulesCore {
                     let event = try event(for: items, threshold: 1)
                     let applications = event.applications.subtracting(allowed)
                     if !applications.isEmpty { shield.applications = applications }
-                    if !event.categories.isEmpty { shield.applicationCategories = .specific(event.categories, except: allowed) }
+                    if !event.categories.isEmpty {
+                        shield.applicationCategories = .specific(event.categories, except: allowed)
+                    }
                     let websites = event.webDomains.subtracting(allowedSites)
                     if !websites.isEmpty { shield.webDomains = websites }
                 }
             case .downtime:
                 if downtimeState(rule, at: time).isActive {
-                    let freed = try runningDowntimeGrants(rule, at: time).compactMap(\.application).map(ApplicationToken.init(opaqueValue:))
+                    let freed = try runningDowntimeGrants(rule, at: time).compactMap(\.application).map(
+                        ApplicationToken.init(opaqueValue:))
                     var exceptions = allowed.union(freed)
                     if !allowedSites.isEmpty {
                         // The browsers stay open for the allowed websites, and only for them.
@@ -165,10 +183,13 @@ extension RulesCore {
         do {
             let desired = try desiredStores(at: time)
             for name in Set(desired.keys).union(written.keys).sorted() {
-                let target = desired[name] ?? StoreContents(shield: ShieldSettings(), application: ApplicationSettings())
+                let target =
+                    desired[name] ?? StoreContents(shield: ShieldSettings(), application: ApplicationSettings())
                 let current = try written[name] ?? client.call(StoreMethods.read, StoreReference(name: name))
                 let settings = StoreChange.settings(from: current, to: target)
-                if !settings.isEmpty { _ = try client.call(StoreMethods.change, StoreChange(name: name, settings: settings)) }
+                if !settings.isEmpty {
+                    _ = try client.call(StoreMethods.change, StoreChange(name: name, settings: settings))
+                }
                 written[name] = desired[name]
             }
             try stopEndedActivities(at: time)
@@ -192,15 +213,20 @@ extension RulesCore {
             return [
                 ActivityRegistration(
                     name: ActivityNaming.name(.limit, rule.name),
-                    schedule: DeviceActivitySchedule(intervalStart: midnight, intervalEnd: midnight, repeats: true), events: events)
+                    schedule: DeviceActivitySchedule(intervalStart: midnight, intervalEnd: midnight, repeats: true),
+                    events: events)
             ]
         case .downtime:
             guard let schedule = downtimeSchedule(rule) else { return [] }
-            var registrations = [ActivityRegistration(name: ActivityNaming.name(.downtime, rule.name), schedule: schedule, events: [:])]
+            var registrations = [
+                ActivityRegistration(name: ActivityNaming.name(.downtime, rule.name), schedule: schedule, events: [:])
+            ]
             for lead in warningLeads.dropFirst() {
                 var warning = schedule
                 warning.warningTime = Self.components(lead)
-                registrations.append(ActivityRegistration(name: ActivityNaming.downtimeWarning(rule.name, lead: lead), schedule: warning, events: [:]))
+                registrations.append(
+                    ActivityRegistration(
+                        name: ActivityNaming.downtimeWarning(rule.name, lead: lead), schedule: warning, events: [:]))
             }
             return registrations
         }
@@ -256,7 +282,8 @@ extension RulesCore {
     func oneOff(from start: Date, to end: Date) -> DeviceActivitySchedule {
         let fields: Set<Calendar.Component> = [.year, .month, .day, .hour, .minute, .second]
         return DeviceActivitySchedule(
-            intervalStart: calendar.dateComponents(fields, from: start), intervalEnd: calendar.dateComponents(fields, from: end.addingTimeInterval(0.999)),
+            intervalStart: calendar.dateComponents(fields, from: start),
+            intervalEnd: calendar.dateComponents(fields, from: end.addingTimeInterval(0.999)),
             repeats: false)
     }
 
@@ -268,26 +295,31 @@ extension RulesCore {
         switch rule.kind {
         case .limit:
             let state = try limitState(rule, at: time)
-            guard let items = rule.items, !state.unlimited, state.extraTime > 0, state.remaining > 0 else { return try stop([name].filter { registered[$0] != nil }) }
+            guard let items = rule.items, !state.unlimited, state.extraTime > 0, state.remaining > 0 else {
+                return try stop([name].filter { registered[$0] != nil })
+            }
             var events = [ActivityNaming.usedUpEvent: try event(for: items, threshold: state.remaining)]
             for lead in warningLeads where lead < state.remaining {
                 events[ActivityNaming.warningEvent(lead)] = try event(for: items, threshold: state.remaining - lead)
             }
             for key in Array(events.keys) { events[key]?.includesPastActivity = false }
-            try register(ActivityRegistration(name: name, schedule: oneOff(from: time, to: state.day.end), events: events))
+            try register(
+                ActivityRegistration(name: name, schedule: oneOff(from: time, to: state.day.end), events: events))
         case .downtime:
             let state = downtimeState(rule, at: time)
             guard let interval = state.interval, state.isActive else { return }
             var events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:]
             for grant in try runningDowntimeGrants(rule, at: time) {
                 guard let token = grant.application, let seconds = grant.seconds else { continue }
-                let used = try owner.usage(try event(for: RuleItems(applicationTokens: [token]), threshold: 1), grant.grantedAt, time)
+                let used = try owner.usage(
+                    try event(for: RuleItems(applicationTokens: [token]), threshold: 1), grant.grantedAt, time)
                 var event = try event(for: RuleItems(applicationTokens: [token]), threshold: max(1, seconds - used))
                 event.includesPastActivity = false
                 events[DeviceActivityEvent.Name("grant.\(grant.id)")] = event
             }
             guard !events.isEmpty else { return try stop([name].filter { registered[$0] != nil }) }
-            try register(ActivityRegistration(name: name, schedule: oneOff(from: time, to: interval.end), events: events))
+            try register(
+                ActivityRegistration(name: name, schedule: oneOff(from: time, to: interval.end), events: events))
         }
     }
 
@@ -311,7 +343,8 @@ extension RulesCore {
     /// One activity ends when the earliest waiting relaxation (or allowance) comes due.
     func scheduleRelaxationWakeUp() throws {
         let time = now
-        let waiting = try ledger.pendingRuleChanges().map(\.effectiveAt) + ledger.allowedApplications().map(\.effectiveAt)
+        let waiting =
+            try ledger.pendingRuleChanges().map(\.effectiveAt) + ledger.allowedApplications().map(\.effectiveAt)
         guard let next = waiting.filter({ $0 > time }).min() else {
             return try stop([ActivityNaming.relaxActivity].filter { registered[$0] != nil })
         }

@@ -18,15 +18,23 @@ extension RulesCore {
             guard let shield = written[Self.storeName(rule.name)]?.shield else { continue }
             if let application, shield.applications?.contains(application) == true { return rule }
             if let website, shield.webDomains?.contains(website) == true { return rule }
-            if let category, case .specific(let categories, _) = shield.applicationCategories, categories.contains(category) { return rule }
+            if let category, case .specific(let categories, _) = shield.applicationCategories,
+                categories.contains(category)
+            {
+                return rule
+            }
         }
-        return rules.first { $0.kind == .downtime && written[Self.storeName($0.name)]?.shield.applicationCategories != nil }
+        return rules.first {
+            $0.kind == .downtime && written[Self.storeName($0.name)]?.shield.applicationCategories != nil
+        }
     }
 
     func received(configure request: ShieldConfigurationRequest) {
         let configuration = configuration(for: request.subject)
         do {
-            _ = try client.call(ShieldConfigurationMethods.answer, ShieldConfigurationAnswer(id: request.id, configuration: configuration))
+            _ = try client.call(
+                ShieldConfigurationMethods.answer,
+                ShieldConfigurationAnswer(id: request.id, configuration: configuration))
         } catch {
             report("rules: could not answer a shield configuration request: \(error)")
         }
@@ -51,11 +59,14 @@ extension RulesCore {
         case .downtime:
             values["end"] = downtimeState(rule).interval.map { timeText($0.end) } ?? "?"
             configuration.title = .init(text: texts.text("downtimeTitle", language: language, values), color: white)
-            configuration.subtitle = .init(text: texts.text("downtimeSubtitle", language: language, values), color: soft)
+            configuration.subtitle = .init(
+                text: texts.text("downtimeSubtitle", language: language, values), color: soft)
         }
         configuration.primaryButtonLabel = .init(text: texts.text("close", language: language, values), color: white)
         if let secondary = secondaryButton(for: rule, application: Self.token(of: subject)) {
-            configuration.secondaryButtonLabel = .init(text: texts.text(secondary, language: language, values), color: ShieldColor(red: 0.04, green: 0.52, blue: 1))
+            configuration.secondaryButtonLabel = .init(
+                text: texts.text(secondary, language: language, values),
+                color: ShieldColor(red: 0.04, green: 0.52, blue: 1))
         }
         return configuration
     }
@@ -66,7 +77,9 @@ extension RulesCore {
     func secondaryButton(for rule: Rule, application: String?) -> String? {
         switch placement {
         case .individual:
-            guard let interval = currentInterval(of: rule), let taken = try? extraTimeTaken(on: rule, in: interval), taken < rule.extraTimePerDay else {
+            guard let interval = currentInterval(of: rule), let taken = try? extraTimeTaken(on: rule, in: interval),
+                taken < rule.extraTimePerDay
+            else {
                 return nil
             }
             return "fifteenMoreMinutes"
@@ -101,14 +114,18 @@ extension RulesCore {
 
     func resetText(_ date: Date, language: String) -> String {
         let time = timeText(date)
-        let tomorrow = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: now)).map { calendar.isDate(date, inSameDayAs: $0) } ?? false
+        let tomorrow =
+            calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: now)).map {
+                calendar.isDate(date, inSameDayAs: $0)
+            } ?? false
         if tomorrow { return texts.text("resetTomorrow", language: language, ["time": time]) }
         return texts.text("resetAt", language: language, ["time": time, "day": Self.day(date, calendar: calendar)])
     }
 
     static func name(of subject: ShieldRequestSubject) -> String {
         switch subject {
-        case .application(let app), .applicationInCategory(let app, _): app.localizedDisplayName ?? app.bundleIdentifier ?? "this application"
+        case .application(let app), .applicationInCategory(let app, _):
+            app.localizedDisplayName ?? app.bundleIdentifier ?? "this application"
         case .webDomain(let domain), .webDomainInCategory(let domain, _): domain.domain ?? "this site"
         }
     }
@@ -127,7 +144,8 @@ extension RulesCore {
     func response(to request: ShieldActionRequest) -> ShieldActionResponse {
         guard request.action == .secondaryButtonPressed else { return .close }
         let token = Self.token(of: request.subject)
-        guard let rule = coveringRule(request.subject), let button = secondaryButton(for: rule, application: token) else { return .none }
+        guard let rule = coveringRule(request.subject), let button = secondaryButton(for: rule, application: token)
+        else { return .none }
         switch button {
         case "fifteenMoreMinutes":
             do {

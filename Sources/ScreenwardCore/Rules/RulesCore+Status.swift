@@ -10,7 +10,8 @@ extension RulesCore {
         var entries: [RulesStatus.Entry] = []
         for rule in try storedRules() {
             var entry = RulesStatus.Entry(
-                name: rule.name, kind: rule.kind, appliesToday: false, extraTimeTakenToday: 0, extraTimePerDay: rule.extraTimePerDay,
+                name: rule.name, kind: rule.kind, appliesToday: false, extraTimeTakenToday: 0,
+                extraTimePerDay: rule.extraTimePerDay,
                 isDowntimeNow: false, shieldedNow: [], lockedFor: rule.lockedFor,
                 pending: pending.first { $0.name.caseInsensitiveCompare(rule.name) == .orderedSame })
             switch rule.kind {
@@ -24,19 +25,24 @@ extension RulesCore {
                 entry.extraTimeTakenToday = try extraTimeTaken(on: rule, in: state.day)
                 if state.isUsedUp {
                     entry.resetsAt = state.day.end
-                    entry.shieldedNow = (rule.items.map { itemNames($0, language: language) } ?? []).filter { name in !allowed.contains { owner.directory.application(publicID: $0)?.displayName == name } }
+                    entry.shieldedNow = (rule.items.map { itemNames($0, language: language) } ?? []).filter { name in
+                        !allowed.contains { owner.directory.application(publicID: $0)?.displayName == name }
+                    }
                 }
             case .downtime:
                 let state = downtimeState(rule, at: time)
                 entry.downtime = state.interval
                 entry.isDowntimeNow = state.isActive
-                entry.appliesToday = state.interval.map { $0.start < (calendar.dateInterval(of: .day, for: time)?.end ?? time) } ?? false
+                entry.appliesToday =
+                    state.interval.map { $0.start < (calendar.dateInterval(of: .day, for: time)?.end ?? time) } ?? false
                 if state.isActive, let interval = state.interval {
                     entry.extraTimeTakenToday = try extraTimeTaken(on: rule, in: interval)
                     let freed = try runningDowntimeGrants(rule, at: time).count
                     var spared = allowed.map { owner.directory.application(publicID: $0)?.displayName ?? $0 }
                     if freed > 0 { spared.append("\(freed) with extra time") }
-                    entry.shieldedNow = ["every application" + (spared.isEmpty ? "" : " but \(spared.joined(separator: ", "))")]
+                    entry.shieldedNow = [
+                        "every application" + (spared.isEmpty ? "" : " but \(spared.joined(separator: ", "))")
+                    ]
                 }
             }
             entries.append(entry)

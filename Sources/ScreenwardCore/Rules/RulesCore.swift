@@ -46,7 +46,8 @@ final class RulesCore {
 
     init(
         placement: RulesApp.Placement, ledger: Ledger, client: ServiceClient, owner: RulesApp.Owner, texts: RuleTexts,
-        warningLeads: [TimeInterval], language: @escaping @Sendable () -> String, notify: @escaping @Sendable (RulesApp.Notice) -> Void,
+        warningLeads: [TimeInterval], language: @escaping @Sendable () -> String,
+        notify: @escaping @Sendable (RulesApp.Notice) -> Void,
         report: @escaping @Sendable (String) -> Void
     ) {
         self.placement = placement
@@ -76,7 +77,9 @@ final class RulesCore {
         let transport = client.transport
         let report = report
         transport.setPushReceiver { frame in
-            guard let message = try? ActivityMethods.callback.body(from: frame) else { return report("rules: ignored a push that is not a monitor callback") }
+            guard let message = try? ActivityMethods.callback.body(from: frame) else {
+                return report("rules: ignored a push that is not a monitor callback")
+            }
             callback(message)
         }
         transport.setPushReceiver(forKind: ShieldConfigurationMethods.configure.name) { frame in
@@ -88,7 +91,8 @@ final class RulesCore {
         _ = try client.call(ActivityMethods.attachMonitor, Empty())
         _ = try client.call(ShieldConfigurationMethods.attach, Empty())
         _ = try client.call(ShieldActionMethods.attach, Empty())
-        registered = Dictionary(try client.call(ActivityMethods.list, Empty()).map { ($0.name, $0) }, uniquingKeysWith: { $1 })
+        registered = Dictionary(
+            try client.call(ActivityMethods.list, Empty()).map { ($0.name, $0) }, uniquingKeysWith: { $1 })
         try applyDueRelaxations()
         try syncActivities()
         reconcile()
@@ -103,7 +107,8 @@ final class RulesCore {
             let selection = try client.call(AuthorizationMethods.issueSelection, SelectionRequest(applications: [id]))
             applicationTokens[id] = selection.applicationTokens.first
         }
-        return Dictionary(ids.compactMap { id in applicationTokens[id].map { (id, $0) } }, uniquingKeysWith: { a, _ in a })
+        return Dictionary(
+            ids.compactMap { id in applicationTokens[id].map { (id, $0) } }, uniquingKeysWith: { a, _ in a })
     }
 
     func tokens(categories ids: [String]) throws -> [String: ActivityCategoryToken] {
@@ -119,7 +124,8 @@ final class RulesCore {
             let selection = try client.call(AuthorizationMethods.issueSelection, SelectionRequest(webDomains: [name]))
             websiteTokens[name] = selection.webDomainTokens.first
         }
-        return Dictionary(names.compactMap { name in websiteTokens[name].map { (name, $0) } }, uniquingKeysWith: { a, _ in a })
+        return Dictionary(
+            names.compactMap { name in websiteTokens[name].map { (name, $0) } }, uniquingKeysWith: { a, _ in a })
     }
 
     /// What a limit counts, in the app's tokens.
@@ -129,7 +135,8 @@ final class RulesCore {
         var categories = Set(try tokens(categories: items.categories).values)
         categories.formUnion(items.categoryTokens.map { ActivityCategoryToken(opaqueValue: $0) })
         return DeviceActivityEvent(
-            applications: applications, categories: categories, webDomains: Set(try tokens(websites: items.websites).values),
+            applications: applications, categories: categories,
+            webDomains: Set(try tokens(websites: items.websites).values),
             threshold: Self.components(threshold), includesPastActivity: true)
     }
 
@@ -157,7 +164,9 @@ final class RulesCore {
                 warnOfLimit(rule, lead: lead, from: prefix)
             }
         case (.downtime, .intervalWillStartWarning):
-            if let rule, let lead = warningLeads.first, downtimeApplies(rule, intervalStart: message.context.interval.start) {
+            if let rule, let lead = warningLeads.first,
+                downtimeApplies(rule, intervalStart: message.context.interval.start)
+            {
                 warnOfDowntime(rule, lead: lead, start: message.context.interval.start)
             }
         case (.downtimeWarning, .intervalWillStartWarning):
@@ -167,7 +176,9 @@ final class RulesCore {
                 warnOfDowntime(rule, lead: lead, start: message.context.interval.start)
             }
         case (.relax, .intervalDidEnd):
-            do { try applyDueRelaxations() } catch { report("rules: could not apply a relaxation that came due: \(error)") }
+            do { try applyDueRelaxations() } catch {
+                report("rules: could not apply a relaxation that came due: \(error)")
+            }
         default:
             break
         }
@@ -183,7 +194,8 @@ final class RulesCore {
         let language = language()
         notify(
             RulesApp.Notice(
-                title: texts.text("limitWarningTitle", language: language, values), body: texts.text("limitWarningBody", language: language, values)))
+                title: texts.text("limitWarningTitle", language: language, values),
+                body: texts.text("limitWarningBody", language: language, values)))
     }
 
     private func warnOfDowntime(_ rule: Rule, lead: TimeInterval, start: Date) {
@@ -220,13 +232,17 @@ enum ActivityNaming {
         case unknown
     }
 
-    static func name(_ prefix: Prefix, _ rule: String) -> DeviceActivityName { DeviceActivityName("\(prefix.rawValue).\(rule)") }
+    static func name(_ prefix: Prefix, _ rule: String) -> DeviceActivityName {
+        DeviceActivityName("\(prefix.rawValue).\(rule)")
+    }
 
     static func downtimeWarning(_ rule: String, lead: TimeInterval) -> DeviceActivityName {
         DeviceActivityName("\(Prefix.downtimeWarning.rawValue).\(leadText(lead)).\(rule)")
     }
 
-    static func warningEvent(_ lead: TimeInterval) -> DeviceActivityEvent.Name { DeviceActivityEvent.Name("warning.\(leadText(lead))") }
+    static func warningEvent(_ lead: TimeInterval) -> DeviceActivityEvent.Name {
+        DeviceActivityEvent.Name("warning.\(leadText(lead))")
+    }
     static let usedUpEvent = DeviceActivityEvent.Name("used-up")
     static let relaxActivity = DeviceActivityName("relax.all")
     static let pauseActivity = DeviceActivityName("pause.all")
@@ -240,14 +256,18 @@ enum ActivityNaming {
         guard let dot = text.firstIndex(of: ".") else { return (.unknown, text) }
         let prefix = Prefix(rawValue: String(text[..<dot])) ?? .unknown
         var rest = String(text[text.index(after: dot)...])
-        if prefix == .downtimeWarning, let second = rest.firstIndex(of: ".") { rest = String(rest[rest.index(after: second)...]) }
+        if prefix == .downtimeWarning, let second = rest.firstIndex(of: ".") {
+            rest = String(rest[rest.index(after: second)...])
+        }
         return (prefix, rest)
     }
 
     /// The lead of `warning.300` or of `downtime-warning.300.Bedtime`.
     static func warningLead(_ text: String) -> TimeInterval? {
         let parts = text.split(separator: ".", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0] == "warning" || parts[0] == Prefix.downtimeWarning.rawValue, let seconds = Int(parts[1]) else { return nil }
+        guard parts.count >= 2, parts[0] == "warning" || parts[0] == Prefix.downtimeWarning.rawValue,
+            let seconds = Int(parts[1])
+        else { return nil }
         return TimeInterval(seconds)
     }
 }

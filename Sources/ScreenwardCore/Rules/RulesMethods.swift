@@ -28,7 +28,8 @@ public enum RulesMethods {
     public static let guardianAction = ServiceMethod<GuardianActionRequest, RuleOutcome>("rules.guardian-action")
 
     public static let all = [
-        list.name, status.name, add.name, change.name, remove.name, allow.name, disallow.name, extraTime.name, requests.name, answer.name,
+        list.name, status.name, add.name, change.name, remove.name, allow.name, disallow.name, extraTime.name,
+        requests.name, answer.name,
         ask.name, pause.name, guardianAction.name,
     ]
     /// The ones that change nothing of the rules (a managed user may send them for themself).

@@ -23,7 +23,8 @@ struct ClientTokens {
 
     /// Issues (and records) the client's token for a device token.
     func issue(_ kind: TokenKind, deviceToken: String, label: String) -> IssuedToken {
-        IssuedToken(kind: kind, token: clientToken(forDevice: deviceToken, kind: kind), deviceToken: deviceToken, label: label)
+        IssuedToken(
+            kind: kind, token: clientToken(forDevice: deviceToken, kind: kind), deviceToken: deviceToken, label: label)
     }
 
     // MARK: Client → device
@@ -36,22 +37,26 @@ struct ClientTokens {
     static func checkSize<Item>(of tokens: Set<Token<Item>>, _ kind: TokenKind) throws {
         guard tokens.count <= maximumTokensPerSet else {
             throw ServiceError(
-                .limitExceeded, "a set of \(tokens.count) \(kind.rawValue) tokens; at most \(maximumTokensPerSet) are allowed in one set")
+                .limitExceeded,
+                "a set of \(tokens.count) \(kind.rawValue) tokens; at most \(maximumTokensPerSet) are allowed in one set"
+            )
         }
     }
 
     func toDevice<Item>(_ tokens: Set<Token<Item>>, _ kind: TokenKind) throws -> Set<Token<Item>> {
         try Self.checkSize(of: tokens, kind)
         let issued = try ledger.issuedTokens(client: grant.client, kind: kind, tokens.map(\.opaqueValue))
-        return Set(try tokens.map { token in
-            guard let known = issued[token.opaqueValue] else {
-                throw ClientLie(
-                    ServiceError(
-                        .invalidArgument,
-                        "\(token) is not a \(kind.rawValue) token of \(grant.client) (it was issued to another app, or before the app's authorization was revoked)"))
-            }
-            return Token<Item>(opaqueValue: known.deviceToken)
-        })
+        return Set(
+            try tokens.map { token in
+                guard let known = issued[token.opaqueValue] else {
+                    throw ClientLie(
+                        ServiceError(
+                            .invalidArgument,
+                            "\(token) is not a \(kind.rawValue) token of \(grant.client) (it was issued to another app, or before the app's authorization was revoked)"
+                        ))
+                }
+                return Token<Item>(opaqueValue: known.deviceToken)
+            })
     }
 
     func toDevice<Child>(_ policy: ShieldSettings.ActivityCategoryPolicy<Child>, _ childKind: TokenKind) throws
@@ -60,26 +65,31 @@ struct ClientTokens {
         switch policy {
         case .none: .none
         case .all(let except): .all(except: try toDevice(except, childKind))
-        case .specific(let categories, let except): .specific(try toDevice(categories, .category), except: try toDevice(except, childKind))
+        case .specific(let categories, let except):
+            .specific(try toDevice(categories, .category), except: try toDevice(except, childKind))
         }
     }
 
     func toDevice(_ setting: StoreChange.Setting) throws -> StoreChange.Setting {
         switch setting {
         case .shieldApplications(let tokens): .shieldApplications(try tokens.map { try toDevice($0, .application) })
-        case .shieldApplicationCategories(let policy): .shieldApplicationCategories(try policy.map { try toDevice($0, .application) })
+        case .shieldApplicationCategories(let policy):
+            .shieldApplicationCategories(try policy.map { try toDevice($0, .application) })
         case .shieldWebDomains(let tokens): .shieldWebDomains(try tokens.map { try toDevice($0, .webDomain) })
-        case .shieldWebDomainCategories(let policy): .shieldWebDomainCategories(try policy.map { try toDevice($0, .webDomain) })
+        case .shieldWebDomainCategories(let policy):
+            .shieldWebDomainCategories(try policy.map { try toDevice($0, .webDomain) })
         case .denyAppInstallation(let value): .denyAppInstallation(value)
         case .webContentBlockedByFilter(let policy): .webContentBlockedByFilter(try policy.map(WebFilter.checked))
         case .blockedApplications(let apps):
-            .blockedApplications(try apps.map { apps in
-                Set(try apps.map { app in
-                    var copy = app
-                    copy.token = try app.token.map { try toDevice([$0], .application).first! }
-                    return copy
+            .blockedApplications(
+                try apps.map { apps in
+                    Set(
+                        try apps.map { app in
+                            var copy = app
+                            copy.token = try app.token.map { try toDevice([$0], .application).first! }
+                            return copy
+                        })
                 })
-            })
         }
     }
 
@@ -97,11 +107,14 @@ struct ClientTokens {
         Set(tokens.map { Token<Item>(opaqueValue: clientToken(forDevice: $0.opaqueValue, kind: kind)) })
     }
 
-    func toClient<Child>(_ policy: ShieldSettings.ActivityCategoryPolicy<Child>, _ childKind: TokenKind) -> ShieldSettings.ActivityCategoryPolicy<Child> {
+    func toClient<Child>(_ policy: ShieldSettings.ActivityCategoryPolicy<Child>, _ childKind: TokenKind)
+        -> ShieldSettings.ActivityCategoryPolicy<Child>
+    {
         switch policy {
         case .none: .none
         case .all(let except): .all(except: toClient(except, childKind))
-        case .specific(let categories, let except): .specific(toClient(categories, .category), except: toClient(except, childKind))
+        case .specific(let categories, let except):
+            .specific(toClient(categories, .category), except: toClient(except, childKind))
         }
     }
 
@@ -112,11 +125,12 @@ struct ClientTokens {
         copy.shield.webDomains = contents.shield.webDomains.map { toClient($0, .webDomain) }
         copy.shield.webDomainCategories = contents.shield.webDomainCategories.map { toClient($0, .webDomain) }
         copy.application.blockedApplications = contents.application.blockedApplications.map { apps in
-            Set(apps.map { app in
-                var copy = app
-                copy.token = app.token.map { toClient([$0], .application).first! }
-                return copy
-            })
+            Set(
+                apps.map { app in
+                    var copy = app
+                    copy.token = app.token.map { toClient([$0], .application).first! }
+                    return copy
+                })
         }
         return copy
     }

@@ -21,10 +21,13 @@ public struct ItemDirectory: Sendable {
             return wmClass.isEmpty ? nil : AppIdentity(key: .windowClass(wmClass), displayName: wmClass)
         }
         if let path = publicID.dropPrefix("exe:") {
-            return path.hasPrefix("/") ? AppIdentity(key: .executable(path), displayName: (path as NSString).lastPathComponent) : nil
+            return path.hasPrefix("/")
+                ? AppIdentity(key: .executable(path), displayName: (path as NSString).lastPathComponent) : nil
         }
         guard let entry = catalog.entry(id: publicID) else { return nil }
-        return AppIdentity(key: .desktopEntry(entry.id), displayName: entry.name, iconName: entry.iconName, categories: entry.categories)
+        return AppIdentity(
+            key: .desktopEntry(entry.id), displayName: entry.name, iconName: entry.iconName,
+            categories: entry.categories)
     }
 
     /// The activity category id of an application (`Game`, `Social`, `Other`…).
@@ -43,7 +46,8 @@ public struct ItemDirectory: Sendable {
 
     /// Every category's device token, by category id.
     public func categoryTokensByID() -> [String: ActivityCategoryToken] {
-        Dictionary(uniqueKeysWithValues: categories.categories.map { ($0.id, minter.categoryToken(forCategory: $0.id)) })
+        Dictionary(
+            uniqueKeysWithValues: categories.categories.map { ($0.id, minter.categoryToken(forCategory: $0.id)) })
     }
 
     /// A domain name as people type it, as Screenward keeps host names (lower case, ASCII:

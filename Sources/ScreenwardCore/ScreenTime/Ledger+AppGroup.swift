@@ -4,7 +4,8 @@ import GRDB
 extension Ledger {
     public func appGroupValue(client: String, key: String) throws -> Data? {
         try database.read { db in
-            try Data.fetchOne(db, sql: "SELECT value FROM appGroupValue WHERE client = ? AND key = ?", arguments: [client, key])
+            try Data.fetchOne(
+                db, sql: "SELECT value FROM appGroupValue WHERE client = ? AND key = ?", arguments: [client, key])
         }
     }
 
@@ -16,8 +17,13 @@ extension Ledger {
                 try db.execute(sql: "DELETE FROM appGroupValue WHERE client = ? AND key = ?", arguments: [client, key])
                 return
             }
-            let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM appGroupValue WHERE client = ? AND key = ?", arguments: [client, key]) ?? false
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM appGroupValue WHERE client = ?", arguments: [client]) ?? 0
+            let exists =
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM appGroupValue WHERE client = ? AND key = ?", arguments: [client, key])
+                ?? false
+            let count =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM appGroupValue WHERE client = ?", arguments: [client])
+                ?? 0
             guard exists || count < maximumKeys else { throw AppGroupFull(client: client, maximumKeys: maximumKeys) }
             try db.execute(
                 sql: "INSERT OR REPLACE INTO appGroupValue (client, key, value, updatedAt) VALUES (?, ?, ?, ?)",

@@ -32,7 +32,9 @@ extension Ledger {
     public func grant(for client: String) throws -> ClientGrant? {
         try database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM clientAuthorization WHERE client = ?", arguments: [client]).map {
-                ClientGrant(client: $0["client"], member: $0["member"], grantKey: $0["grantKey"], grantedAt: Date(timeIntervalSince1970: $0["grantedAt"]))
+                ClientGrant(
+                    client: $0["client"], member: $0["member"], grantKey: $0["grantKey"],
+                    grantedAt: Date(timeIntervalSince1970: $0["grantedAt"]))
             }
         }
     }
@@ -40,7 +42,9 @@ extension Ledger {
     /// The clients authorised as `member`, oldest grant first.
     public func clients(withMember member: String) throws -> [String] {
         try database.read { db in
-            try String.fetchAll(db, sql: "SELECT client FROM clientAuthorization WHERE member = ? ORDER BY grantedAt", arguments: [member])
+            try String.fetchAll(
+                db, sql: "SELECT client FROM clientAuthorization WHERE member = ? ORDER BY grantedAt",
+                arguments: [member])
         }
     }
 
@@ -48,10 +52,13 @@ extension Ledger {
     public func authorize(client: String, member: String, grantKey: String, at now: Date) throws -> ClientGrant {
         try database.write { db in
             try db.execute(
-                sql: "INSERT OR IGNORE INTO clientAuthorization (client, member, grantKey, grantedAt) VALUES (?, ?, ?, ?)",
+                sql:
+                    "INSERT OR IGNORE INTO clientAuthorization (client, member, grantKey, grantedAt) VALUES (?, ?, ?, ?)",
                 arguments: [client, member, grantKey, now.timeIntervalSince1970])
         }
-        guard let grant = try grant(for: client) else { throw LedgerError.unreadable(path: "clientAuthorization", reason: "grant vanished") }
+        guard let grant = try grant(for: client) else {
+            throw LedgerError.unreadable(path: "clientAuthorization", reason: "grant vanished")
+        }
         return grant
     }
 
@@ -70,14 +77,17 @@ extension Ledger {
         try database.write { db in
             for token in tokens {
                 try db.execute(
-                    sql: "INSERT OR IGNORE INTO issuedToken (client, kind, token, deviceToken, label) VALUES (?, ?, ?, ?, ?)",
+                    sql:
+                        "INSERT OR IGNORE INTO issuedToken (client, kind, token, deviceToken, label) VALUES (?, ?, ?, ?, ?)",
                     arguments: [client, token.kind.rawValue, token.token, token.deviceToken, token.label])
             }
         }
     }
 
     /// The issued tokens of `client` among `tokens`, by token.
-    public func issuedTokens(client: String, kind: TokenKind, _ tokens: some Collection<String>) throws -> [String: IssuedToken] {
+    public func issuedTokens(client: String, kind: TokenKind, _ tokens: some Collection<String>) throws -> [String:
+        IssuedToken]
+    {
         guard !tokens.isEmpty else { return [:] }
         return try database.read { db in
             var found: [String: IssuedToken] = [:]
@@ -86,7 +96,8 @@ extension Ledger {
                     db, sql: "SELECT deviceToken, label FROM issuedToken WHERE client = ? AND kind = ? AND token = ?",
                     arguments: [client, kind.rawValue, token])
                 {
-                    found[token] = IssuedToken(kind: kind, token: token, deviceToken: row["deviceToken"], label: row["label"])
+                    found[token] = IssuedToken(
+                        kind: kind, token: token, deviceToken: row["deviceToken"], label: row["label"])
                 }
             }
             return found
@@ -97,7 +108,10 @@ extension Ledger {
     public func labels(kind: TokenKind) throws -> [String: String] {
         try database.read { db in
             var labels: [String: String] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT DISTINCT deviceToken, label FROM issuedToken WHERE kind = ?", arguments: [kind.rawValue]) {
+            for row in try Row.fetchAll(
+                db, sql: "SELECT DISTINCT deviceToken, label FROM issuedToken WHERE kind = ?",
+                arguments: [kind.rawValue])
+            {
                 labels[row["deviceToken"]] = row["label"]
             }
             return labels
@@ -108,22 +122,26 @@ extension Ledger {
 
     func storeContents(client: String, name: String) throws -> StoreContents? {
         try database.read { db in
-            try String.fetchOne(db, sql: "SELECT contents FROM managedStore WHERE client = ? AND name = ?", arguments: [client, name])
+            try String.fetchOne(
+                db, sql: "SELECT contents FROM managedStore WHERE client = ? AND name = ?", arguments: [client, name])
         }.map { try JSONDecoder().decode(StoreContents.self, from: Data($0.utf8)) }
     }
 
     public func storeNames(client: String) throws -> [String] {
         try database.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM managedStore WHERE client = ? ORDER BY name", arguments: [client])
+            try String.fetchAll(
+                db, sql: "SELECT name FROM managedStore WHERE client = ? ORDER BY name", arguments: [client])
         }
     }
 
     /// Saves a store; an empty one is removed (it no longer counts against the 50).
-    @_spi(Screenward) public func saveStore(client: String, name: String, contents: StoreContents, at now: Date) throws {
+    @_spi(Screenward) public func saveStore(client: String, name: String, contents: StoreContents, at now: Date) throws
+    {
         let json = String(decoding: try JSONEncoder().encode(contents), as: UTF8.self)
         try database.write { db in
             if contents.isEmpty {
-                try db.execute(sql: "DELETE FROM managedStore WHERE client = ? AND name = ?", arguments: [client, name])
+                try db.execute(
+                    sql: "DELETE FROM managedStore WHERE client = ? AND name = ?", arguments: [client, name])
             } else {
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO managedStore (client, name, contents, updatedAt) VALUES (?, ?, ?, ?)",
@@ -142,7 +160,9 @@ extension Ledger {
             let (client, name, contents): (String, String, String) = (row["client"], row["name"], row["contents"])
             do {
                 let decoded = try JSONDecoder().decode(StoreContents.self, from: Data(contents.utf8))
-                return StoreSettings(owner: client, name: name, shield: decoded.shield, application: decoded.application, webContent: decoded.webContent)
+                return StoreSettings(
+                    owner: client, name: name, shield: decoded.shield, application: decoded.application,
+                    webContent: decoded.webContent)
             } catch {
                 problems.append("the settings store \(client)/\(name) cannot be read (\(error)); it is ignored")
                 return nil
@@ -158,7 +178,9 @@ extension Ledger {
     }
 
     /// The same, inside a transaction the caller holds.
-    static func appendToOutbox(_ db: Database, client: String, at now: Date, message: (Int64) throws -> Data) throws -> Int64 {
+    static func appendToOutbox(_ db: Database, client: String, at now: Date, message: (Int64) throws -> Data) throws
+        -> Int64
+    {
         try db.execute(
             sql: "INSERT INTO monitorOutbox (client, message, createdAt) VALUES (?, '', ?)",
             arguments: [client, now.timeIntervalSince1970])
@@ -171,15 +193,19 @@ extension Ledger {
 
     public func outbox(client: String) throws -> [(sequence: Int64, message: Data)] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT sequence, message FROM monitorOutbox WHERE client = ? ORDER BY sequence", arguments: [client])
-                .map { (sequence: $0["sequence"], message: Data(($0["message"] as String).utf8)) }
+            try Row.fetchAll(
+                db, sql: "SELECT sequence, message FROM monitorOutbox WHERE client = ? ORDER BY sequence",
+                arguments: [client]
+            )
+            .map { (sequence: $0["sequence"], message: Data(($0["message"] as String).utf8)) }
         }
     }
 
     public func acknowledge(client: String, sequences: [Int64]) throws {
         try database.write { db in
             for sequence in sequences {
-                try db.execute(sql: "DELETE FROM monitorOutbox WHERE client = ? AND sequence = ?", arguments: [client, sequence])
+                try db.execute(
+                    sql: "DELETE FROM monitorOutbox WHERE client = ? AND sequence = ?", arguments: [client, sequence])
             }
         }
     }

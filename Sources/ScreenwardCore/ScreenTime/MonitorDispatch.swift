@@ -77,7 +77,8 @@ public final class ConnectedMonitors: MonitorDispatch {
     static func resent(_ line: Data, at now: Date) -> Data {
         guard var message = try? ActivityMethods.callback.body(from: line) else { return line }
         message.context.deliveredAt = now
-        message.context.isLate = message.context.isLate
+        message.context.isLate =
+            message.context.isLate
             || now.timeIntervalSince(message.context.scheduledAt) > MonitorCallback.latenessTolerance
         return (try? ActivityMethods.callback.frame(message)) ?? line
     }
@@ -99,7 +100,8 @@ extension MonitorCallback {
     @_spi(Screenward) public func message(sequence: Int64) -> MonitorCallbackMessage {
         MonitorCallbackMessage(
             sequence: sequence, activity: activity, kind: kind.messageKind, event: event,
-            context: DeviceActivityCallbackContext(interval: interval, scheduledAt: scheduledAt, deliveredAt: deliveredAt, isLate: isLate))
+            context: DeviceActivityCallbackContext(
+                interval: interval, scheduledAt: scheduledAt, deliveredAt: deliveredAt, isLate: isLate))
     }
 }
 

@@ -10,16 +10,22 @@ extension ScreenTimeService {
     /// Answers one request line from `peer`: the reply first, then anything the
     /// request made due (an `intervalDidStart` at once, callbacks owed to a monitor).
     public func handle(frame: Data, from peer: ServicePeer) -> [Delivery] {
-        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else { return [] }
+        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else {
+            return []
+        }
         var after: [Delivery] = []
 
-        func answer<Request, Reply>(_ spec: ServiceMethod<Request, Reply>, _ body: (String, Request) throws -> Reply) -> Data {
+        func answer<Request, Reply>(_ spec: ServiceMethod<Request, Reply>, _ body: (String, Request) throws -> Reply)
+            -> Data
+        {
             let result = Result<Reply, any Error> {
                 let request = try spec.request(from: frame)
                 try BundleIdentifier.validate(request.client)
                 return try body(request.client, request.body)
             }
-            if case .failure(let lie as ClientLie) = result { lies.append(ClientLieReport(peer: peer, client: head.client ?? "?", what: lie.refusal.message)) }
+            if case .failure(let lie as ClientLie) = result {
+                lies.append(ClientLieReport(peer: peer, client: head.client ?? "?", what: lie.refusal.message))
+            }
             return spec.replyFrame(id: id, result.mapError(Self.serviceError))
         }
 
@@ -28,18 +34,26 @@ extension ScreenTimeService {
         case AuthorizationMethods.request.name:
             reply = answer(AuthorizationMethods.request) { client, member in try requestAuthorization(client, member) }
         case AuthorizationMethods.status.name:
-            reply = answer(AuthorizationMethods.status) { client, _ in try ledger.grant(for: client) == nil ? .notDetermined : .approved }
+            reply = answer(AuthorizationMethods.status) { client, _ in
+                try ledger.grant(for: client) == nil ? .notDetermined : .approved
+            }
         case AuthorizationMethods.revoke.name:
             reply = answer(AuthorizationMethods.revoke) { client, _ in try revoke(client) }
         case AuthorizationMethods.issueSelection.name:
-            reply = answer(AuthorizationMethods.issueSelection) { client, request in try issueSelection(try tokens(client), request) }
+            reply = answer(AuthorizationMethods.issueSelection) { client, request in
+                try issueSelection(try tokens(client), request)
+            }
         case AuthorizationMethods.describeSelection.name:
-            reply = answer(AuthorizationMethods.describeSelection) { client, selection in try describeSelection(try tokens(client), selection) }
+            reply = answer(AuthorizationMethods.describeSelection) { client, selection in
+                try describeSelection(try tokens(client), selection)
+            }
         case StoreMethods.read.name:
             reply = answer(StoreMethods.read) { client, store in
                 try Self.checkStoreName(store.name)
                 let tokens = try tokens(client)
-                let contents = try ledger.storeContents(client: client, name: store.name) ?? StoreContents(shield: .init(), application: .init())
+                let contents =
+                    try ledger.storeContents(client: client, name: store.name)
+                    ?? StoreContents(shield: .init(), application: .init())
                 return tokens.toClient(contents)
             }
         case StoreMethods.change.name:
@@ -48,7 +62,9 @@ extension ScreenTimeService {
             reply = answer(StoreMethods.clear) { client, store in
                 try Self.checkStoreName(store.name)
                 _ = try tokens(client)
-                try ledger.saveStore(client: client, name: store.name, contents: StoreContents(shield: .init(), application: .init()), at: now())
+                try ledger.saveStore(
+                    client: client, name: store.name, contents: StoreContents(shield: .init(), application: .init()),
+                    at: now())
                 storesChanged()
                 return Empty()
             }
@@ -64,13 +80,18 @@ extension ScreenTimeService {
                 try Self.checkAppGroupKey(request.key)
                 if let value = request.value, value.count > AppGroupStorage.maximumValueBytes {
                     throw ServiceError(
-                        .limitExceeded, "a value of \(value.count) bytes; at most \(AppGroupStorage.maximumValueBytes) are kept under one key")
+                        .limitExceeded,
+                        "a value of \(value.count) bytes; at most \(AppGroupStorage.maximumValueBytes) are kept under one key"
+                    )
                 }
                 do {
                     try ledger.setAppGroupValue(
-                        client: client, key: request.key, value: request.value, maximumKeys: AppGroupStorage.maximumKeys, at: now())
+                        client: client, key: request.key, value: request.value,
+                        maximumKeys: AppGroupStorage.maximumKeys, at: now())
                 } catch is AppGroupFull {
-                    throw ServiceError(.limitExceeded, "\(client) already keeps \(AppGroupStorage.maximumKeys) values; remove one first")
+                    throw ServiceError(
+                        .limitExceeded,
+                        "\(client) already keeps \(AppGroupStorage.maximumKeys) values; remove one first")
                 }
                 return Empty()
             }
@@ -84,14 +105,18 @@ extension ScreenTimeService {
                 try Self.checkNames(names.map(\.rawValue))
                 _ = try tokens(client)
                 let time = now()
-                after += try engineStep(at: time) { queue in try engine.unregister(names, owner: client, at: time, alongside: queue) }
+                after += try engineStep(at: time) { queue in
+                    try engine.unregister(names, owner: client, at: time, alongside: queue)
+                }
                 return Empty()
             }
         case ActivityMethods.list.name:
             reply = answer(ActivityMethods.list) { client, _ in
                 let tokens = try tokens(client)
                 return engine.activities.filter { $0.owner == client }.map { activity in
-                    ActivityRegistration(name: activity.name, schedule: activity.schedule, events: activity.events.mapValues(tokens.toClient))
+                    ActivityRegistration(
+                        name: activity.name, schedule: activity.schedule,
+                        events: activity.events.mapValues(tokens.toClient))
                 }
             }
         case ActivityMethods.attachMonitor.name:
@@ -122,12 +147,15 @@ extension ScreenTimeService {
             }
         case ShieldConfigurationMethods.answer.name:
             reply = answer(ShieldConfigurationMethods.answer) { client, answer in
-                acceptShieldAnswer(.configuration(ShieldRequestID(rawValue: answer.id), answer.configuration), owner: client, peer: peer)
+                acceptShieldAnswer(
+                    .configuration(ShieldRequestID(rawValue: answer.id), answer.configuration), owner: client,
+                    peer: peer)
                 return Empty()
             }
         case ShieldActionMethods.answer.name:
             reply = answer(ShieldActionMethods.answer) { client, answer in
-                acceptShieldAnswer(.action(ShieldRequestID(rawValue: answer.id), answer.response), owner: client, peer: peer)
+                acceptShieldAnswer(
+                    .action(ShieldRequestID(rawValue: answer.id), answer.response), owner: client, peer: peer)
                 return Empty()
             }
         case WebHostMethods.shieldEvent.name:
@@ -145,7 +173,11 @@ extension ScreenTimeService {
                 return Empty()
             }
         default:
-            reply = errorLine(id: id, ServiceError(.unknownMethod, "the agent knows no request \"\(method.prefix(80))\" (is the agent older than the app?)"))
+            reply = errorLine(
+                id: id,
+                ServiceError(
+                    .unknownMethod,
+                    "the agent knows no request \"\(method.prefix(80))\" (is the agent older than the app?)"))
         }
         return [Delivery(peer: peer, line: reply)] + after + runDue()
     }
@@ -159,7 +191,8 @@ extension ScreenTimeService {
             throw ServiceError(
                 .invalidAccountType,
                 "this account is not managed by a guardian, so it cannot grant .child authorization; "
-                    + "request .individual to manage this person's own use, or have a guardian run `screenward child add USER`")
+                    + "request .individual to manage this person's own use, or have a guardian run `screenward child add USER`"
+            )
         }
         let key = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
         _ = try ledger.authorize(client: client, member: member.rawValue, grantKey: key, at: now())
@@ -199,7 +232,8 @@ extension ScreenTimeService {
         guard let grant = try ledger.grant(for: client) else {
             throw ServiceError(
                 .unauthorized,
-                "\(client) is not authorised: call AuthorizationCenter.shared.requestAuthorization(for: .individual) first")
+                "\(client) is not authorised: call AuthorizationCenter.shared.requestAuthorization(for: .individual) first"
+            )
         }
         return ClientTokens(grant: grant, ledger: ledger)
     }
@@ -209,27 +243,40 @@ extension ScreenTimeService {
     private func issueSelection(_ tokens: ClientTokens, _ request: SelectionRequest) throws -> FamilyActivitySelection {
         let count = request.applications.count + request.categories.count + request.webDomains.count
         guard count <= Self.maximumSelectionItems else {
-            throw ServiceError(.limitExceeded, "a selection of \(count) items; at most \(Self.maximumSelectionItems) can be picked at once")
+            throw ServiceError(
+                .limitExceeded,
+                "a selection of \(count) items; at most \(Self.maximumSelectionItems) can be picked at once")
         }
         var issued: [IssuedToken] = []
         for id in request.applications {
             guard let app = directory.application(publicID: id) else {
-                throw ServiceError(.invalidArgument, "no application \"\(id.prefix(120))\" is installed (ids are desktop ids such as firefox.desktop, or wmclass:<class>)")
+                throw ServiceError(
+                    .invalidArgument,
+                    "no application \"\(id.prefix(120))\" is installed (ids are desktop ids such as firefox.desktop, or wmclass:<class>)"
+                )
             }
-            issued.append(tokens.issue(.application, deviceToken: directory.minter.applicationToken(for: app).opaqueValue, label: id))
+            issued.append(
+                tokens.issue(
+                    .application, deviceToken: directory.minter.applicationToken(for: app).opaqueValue, label: id))
         }
         for id in request.categories {
             guard directory.isCategory(id) else {
                 let known = directory.categories.categories.map(\.id).joined(separator: ", ")
-                throw ServiceError(.invalidArgument, "no activity category \"\(id.prefix(60))\"; the categories are \(known)")
+                throw ServiceError(
+                    .invalidArgument, "no activity category \"\(id.prefix(60))\"; the categories are \(known)")
             }
-            issued.append(tokens.issue(.category, deviceToken: directory.minter.categoryToken(forCategory: id).opaqueValue, label: id))
+            issued.append(
+                tokens.issue(
+                    .category, deviceToken: directory.minter.categoryToken(forCategory: id).opaqueValue, label: id))
         }
         for text in request.webDomains {
             guard let domain = websiteName(text) else {
                 throw ServiceError(.invalidArgument, "\"\(text.prefix(120))\" is not a domain name")
             }
-            issued.append(tokens.issue(.webDomain, deviceToken: directory.minter.webDomainToken(forDomain: domain).opaqueValue, label: domain))
+            issued.append(
+                tokens.issue(
+                    .webDomain, deviceToken: directory.minter.webDomainToken(forDomain: domain).opaqueValue,
+                    label: domain))
         }
         try ledger.recordIssuedTokens(issued, client: tokens.grant.client)
         func pick<Item>(_ kind: TokenKind) -> Set<Token<Item>> {
@@ -246,26 +293,34 @@ extension ScreenTimeService {
     /// Public Suffix List; the host as typed, in ASCII, where it does not.
     func websiteName(_ text: String) -> String? {
         guard let domain = ItemDirectory.normalizedDomain(text) else { return nil }
-        guard let addresses = browserTabs?.addresses, let website = try? addresses.website(named: domain) else { return domain }
+        guard let addresses = browserTabs?.addresses, let website = try? addresses.website(named: domain) else {
+            return domain
+        }
         return website.domain
     }
 
     /// The ids this client's tokens were issued for. Only the client's own record is read,
     /// so another app's token (or one from before a revocation) is never named.
-    private func describeSelection(_ tokens: ClientTokens, _ selection: FamilyActivitySelection) throws -> SelectionDescription {
+    private func describeSelection(_ tokens: ClientTokens, _ selection: FamilyActivitySelection) throws
+        -> SelectionDescription
+    {
         let client = tokens.grant.client
         var skipped: [String] = []
         func labels<Item>(_ set: Set<Token<Item>>, _ kind: TokenKind) throws -> [String] {
             try ClientTokens.checkSize(of: set, kind)
             let issued = try ledger.issuedTokens(client: client, kind: kind, set.map(\.opaqueValue))
             for token in set where issued[token.opaqueValue] == nil {
-                skipped.append("\(token): not a \(kind.rawValue) token of \(client) (issued to another app, or before its authorization was revoked)")
+                skipped.append(
+                    "\(token): not a \(kind.rawValue) token of \(client) (issued to another app, or before its authorization was revoked)"
+                )
             }
             return issued.values.map(\.label).sorted()
         }
         let items = SelectionRequest(
-            applications: try labels(selection.applicationTokens, .application), categories: try labels(selection.categoryTokens, .category),
-            webDomains: try labels(selection.webDomainTokens, .webDomain), includeEntireCategory: selection.includeEntireCategory)
+            applications: try labels(selection.applicationTokens, .application),
+            categories: try labels(selection.categoryTokens, .category),
+            webDomains: try labels(selection.webDomainTokens, .webDomain),
+            includeEntireCategory: selection.includeEntireCategory)
         return SelectionDescription(items: items, skipped: skipped.sorted())
     }
 
@@ -278,7 +333,9 @@ extension ScreenTimeService {
         // before each of its tokens is looked up.
         var requested = StoreContents(shield: .init(), application: .init())
         for setting in change.settings { requested.apply(setting) }
-        if requested.application.denyAppInstallation == true, tokens.grant.member == FamilyControlsMember.individual.rawValue {
+        if requested.application.denyAppInstallation == true,
+            tokens.grant.member == FamilyControlsMember.individual.rawValue
+        {
             throw ServiceError(
                 .unsupported,
                 "application.denyAppInstallation is enforced for managed users (child mode) only: in a person's own account "
@@ -288,7 +345,9 @@ extension ScreenTimeService {
         let existing = try ledger.storeContents(client: client, name: change.name)
         if existing == nil, try ledger.storeNames(client: client).count >= Self.maximumStoresPerClient {
             throw ServiceError(
-                .limitExceeded, "\(client) already uses \(Self.maximumStoresPerClient) settings stores; clear one before using \"\(change.name)\"")
+                .limitExceeded,
+                "\(client) already uses \(Self.maximumStoresPerClient) settings stores; clear one before using \"\(change.name)\""
+            )
         }
         var contents = existing ?? StoreContents(shield: .init(), application: .init())
         for setting in change.settings { contents.apply(try tokens.toDevice(setting)) }
@@ -304,7 +363,8 @@ extension ScreenTimeService {
         let client = tokens.grant.client
         let time = now()
         let builtIn = Self.builtInClients.contains(client)
-        if let problem = registration.schedule.monitoringProblem(events: registration.events, now: time, calendar: calendar()),
+        if let problem = registration.schedule.monitoringProblem(
+            events: registration.events, now: time, calendar: calendar()),
             !(builtIn && (problem == .intervalTooShort || problem == .intervalTooLong))
         {
             throw problem
@@ -314,15 +374,21 @@ extension ScreenTimeService {
         try Self.checkNames([registration.name.rawValue] + registration.events.keys.map(\.rawValue))
         guard registration.events.count <= Self.maximumEventsPerActivity else {
             throw ServiceError(
-                .invalidArgument, "an activity may watch at most \(Self.maximumEventsPerActivity) events (\(registration.events.count) given)")
+                .invalidArgument,
+                "an activity may watch at most \(Self.maximumEventsPerActivity) events (\(registration.events.count) given)"
+            )
         }
         let mine = engine.activities.filter { $0.owner == client }
-        if !builtIn, mine.count >= DeviceActivityCenter.maximumActivities, !mine.contains(where: { $0.name == registration.name }) {
+        if !builtIn, mine.count >= DeviceActivityCenter.maximumActivities,
+            !mine.contains(where: { $0.name == registration.name })
+        {
             throw DeviceActivityCenter.MonitoringError.excessiveActivities
         }
         let events = try registration.events.mapValues(tokens.toDevice)
         return try engineStep(at: time) { queue in
-            try engine.register(registration.name, owner: client, schedule: registration.schedule, events: events, at: time, alongside: queue)
+            try engine.register(
+                registration.name, owner: client, schedule: registration.schedule, events: events, at: time,
+                alongside: queue)
         }
     }
 
@@ -330,7 +396,9 @@ extension ScreenTimeService {
 
     /// Focused seconds over `[from, to)` of an event given in `client`'s own tokens (a
     /// token the client was never given is refused).
-    public func focusedSeconds(client: String, of event: DeviceActivityEvent, from: Date, to: Date) throws -> TimeInterval {
+    public func focusedSeconds(client: String, of event: DeviceActivityEvent, from: Date, to: Date) throws
+        -> TimeInterval
+    {
         let event = try tokens(client).toDevice(event)
         return to > from ? usage.focusedSeconds(of: event, from: from, to: to) : 0
     }
@@ -340,13 +408,16 @@ extension ScreenTimeService {
     /// Store names are the app's own, but bounded: they are keys in the ledger.
     static func checkStoreName(_ name: String) throws {
         guard !name.isEmpty, name.count <= maximumStoreNameLength else {
-            throw ServiceError(.invalidArgument, "a store name must have 1 to \(maximumStoreNameLength) characters (\(name.count) given)")
+            throw ServiceError(
+                .invalidArgument,
+                "a store name must have 1 to \(maximumStoreNameLength) characters (\(name.count) given)")
         }
     }
 
     static func checkNames(_ names: [String]) throws {
         guard names.allSatisfy({ !$0.isEmpty && $0.count <= maximumNameLength }) else {
-            throw ServiceError(.invalidArgument, "activity and event names must have 1 to \(maximumNameLength) characters")
+            throw ServiceError(
+                .invalidArgument, "activity and event names must have 1 to \(maximumNameLength) characters")
         }
     }
 

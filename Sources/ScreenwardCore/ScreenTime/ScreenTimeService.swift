@@ -114,7 +114,9 @@ public final class ScreenTimeService {
 
     /// Runs one engine step; the callbacks it decides on are queued for their monitors
     /// in the transaction that records them as fired. Returns what can be sent now.
-    func engineStep(at time: Date, _ step: (_ queue: @escaping AlongsideWrite) throws -> [MonitorCallback]) throws -> [Delivery] {
+    func engineStep(at time: Date, _ step: (_ queue: @escaping AlongsideWrite) throws -> [MonitorCallback]) throws
+        -> [Delivery]
+    {
         var queued: [QueuedCallback] = []
         let monitors = monitors
         let callbacks = try step { callbacks, db in queued = try monitors.queue(callbacks, at: time, in: db) }
@@ -175,10 +177,15 @@ public final class ScreenTimeService {
         func categories(_ name: String) -> Set<ActivityCategoryToken> {
             Set(table.category(ofWebsite: name).map { [directory.minter.categoryToken(forCategory: $0)] } ?? [])
         }
-        var candidates = names.map { WebShields.Candidate(name: $1, token: WebDomainToken(opaqueValue: $0), categories: categories($1)) }
+        var candidates = names.map {
+            WebShields.Candidate(name: $1, token: WebDomainToken(opaqueValue: $0), categories: categories($1))
+        }
         let named = Set(names.values)
         for domain in table.websites.keys where !named.contains(domain) {
-            candidates.append(WebShields.Candidate(name: domain, token: directory.minter.webDomainToken(forDomain: domain), categories: categories(domain)))
+            candidates.append(
+                WebShields.Candidate(
+                    name: domain, token: directory.minter.webDomainToken(forDomain: domain),
+                    categories: categories(domain)))
         }
         return WebShields(shields: effectiveShields, candidates: candidates)
     }
@@ -208,9 +215,15 @@ public final class ScreenTimeService {
     func takeBrowserWindows(_ report: BrowserWindowsReport, from peer: ServicePeer) throws {
         guard browserTabs != nil else { throw ServiceError(.unsupported, browserTabsMissing) }
         guard report.windows.count <= BrowserWindowsReport.maximumWindows,
-            report.windows.allSatisfy({ ($0.tab?.title.count ?? 0) <= BrowserWindowsReport.maximumTitleLength && ($0.tab?.url.utf8.count ?? 0) <= WebAddresses.maximumURLLength })
+            report.windows.allSatisfy({
+                ($0.tab?.title.count ?? 0) <= BrowserWindowsReport.maximumTitleLength
+                    && ($0.tab?.url.utf8.count ?? 0) <= WebAddresses.maximumURLLength
+            })
         else {
-            throw ServiceError(.limitExceeded, "a browser report with more than \(BrowserWindowsReport.maximumWindows) windows, or a title or URL too long to be a page's")
+            throw ServiceError(
+                .limitExceeded,
+                "a browser report with more than \(BrowserWindowsReport.maximumWindows) windows, or a title or URL too long to be a page's"
+            )
         }
         browserTabs?.update(report, from: peer.number)
         browserTabsChanges += 1

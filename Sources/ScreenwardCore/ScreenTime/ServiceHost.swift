@@ -79,7 +79,9 @@ public final class ServiceHost: ServiceRequestHandler {
     /// another thread: hop onto your own loop there). Nil when `owner` has no data
     /// source attached: show the default shield at once.
     public func requestShieldConfiguration(owner: String, item: ShieldedItem) -> ShieldRequestID? {
-        guard let (id, delivery) = service.withLock({ $0.requestShieldConfiguration(owner: owner, item: item) }) else { return nil }
+        guard let (id, delivery) = service.withLock({ $0.requestShieldConfiguration(owner: owner, item: item) }) else {
+            return nil
+        }
         delivery.send()
         return id
     }
@@ -88,13 +90,17 @@ public final class ServiceHost: ServiceRequestHandler {
     /// its response comes through `onShieldAnswer`. Nil when `owner` has no delegate
     /// attached: use `ShieldActionDelegate.defaultResponse(to:)`.
     public func requestShieldAction(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID? {
-        guard let (id, delivery) = service.withLock({ $0.requestShieldAction(owner: owner, action: action, item: item) }) else { return nil }
+        guard
+            let (id, delivery) = service.withLock({ $0.requestShieldAction(owner: owner, action: action, item: item) })
+        else { return nil }
         delivery.send()
         return id
     }
 
     /// Asks `owner`'s shield action delegate when it attaches (the owner is starting it).
-    public func requestShieldActionWhenAttached(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID {
+    public func requestShieldActionWhenAttached(owner: String, action: ShieldAction, item: ShieldedItem)
+        -> ShieldRequestID
+    {
         service.withLock { $0.requestShieldActionWhenAttached(owner: owner, action: action, item: item) }
     }
 

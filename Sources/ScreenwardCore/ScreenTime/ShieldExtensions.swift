@@ -88,26 +88,30 @@ struct ShieldExtensions {
     }
 
     func peer(_ kind: ShieldExtensionKind, owner: String) -> ServicePeer? {
-        let peer = switch kind {
-        case .configuration: configuration[owner]
-        case .action: action[owner]
-        }
+        let peer =
+            switch kind {
+            case .configuration: configuration[owner]
+            case .action: action[owner]
+            }
         return peer.flatMap { $0.connected ? $0 : nil }
     }
 
     /// The apps with an extension of this kind attached on a live connection.
     func attachedOwners(_ kind: ShieldExtensionKind) -> Set<String> {
-        let attached = switch kind {
-        case .configuration: configuration
-        case .action: action
-        }
+        let attached =
+            switch kind {
+            case .configuration: configuration
+            case .action: action
+            }
         return Set(attached.filter { $0.value.connected }.keys)
     }
 
     mutating func ask(_ kind: ShieldExtensionKind, owner: String, peer: ServicePeer) -> ShieldRequestID {
         lastID += 1
         let id = ShieldRequestID(rawValue: lastID)
-        if outstanding.count >= Self.maximumOutstanding, let oldest = outstanding.keys.min(by: { $0.rawValue < $1.rawValue }) {
+        if outstanding.count >= Self.maximumOutstanding,
+            let oldest = outstanding.keys.min(by: { $0.rawValue < $1.rawValue })
+        {
             outstanding.removeValue(forKey: oldest)
         }
         outstanding[id] = Question(kind: kind, owner: owner, peer: peer)
@@ -117,7 +121,8 @@ struct ShieldExtensions {
     /// Whether `id` was asked of this kind of extension, of `owner`, on `peer`, and not
     /// answered or cancelled yet; if so it is answered now.
     mutating func accept(_ id: ShieldRequestID, _ kind: ShieldExtensionKind, owner: String, peer: ServicePeer) -> Bool {
-        guard let question = outstanding[id], question.kind == kind, question.owner == owner, question.peer == peer else {
+        guard let question = outstanding[id], question.kind == kind, question.owner == owner, question.peer == peer
+        else {
             return false
         }
         outstanding.removeValue(forKey: id)
@@ -180,11 +185,16 @@ extension ScreenTimeService {
     /// line to send once the caller has released the service. Nil when `owner` has no
     /// data source attached or is no longer authorised.
     public func requestShieldConfiguration(owner: String, item: ShieldedItem) -> (ShieldRequestID, Delivery)? {
-        guard let peer = shieldExtensions.peer(.configuration, owner: owner), let subject = shieldSubject(item, owner: owner) else {
+        guard let peer = shieldExtensions.peer(.configuration, owner: owner),
+            let subject = shieldSubject(item, owner: owner)
+        else {
             return nil
         }
         let id = shieldExtensions.ask(.configuration, owner: owner, peer: peer)
-        guard let line = try? ShieldConfigurationMethods.configure.frame(ShieldConfigurationRequest(id: id.rawValue, subject: subject)) else {
+        guard
+            let line = try? ShieldConfigurationMethods.configure.frame(
+                ShieldConfigurationRequest(id: id.rawValue, subject: subject))
+        else {
             shieldExtensions.cancel(id)
             return nil
         }
@@ -193,12 +203,18 @@ extension ScreenTimeService {
 
     /// Tells `owner`'s shield action delegate that a button was pressed on `item`'s
     /// shield. Nil when `owner` has no delegate attached or is no longer authorised.
-    public func requestShieldAction(owner: String, action: ShieldAction, item: ShieldedItem) -> (ShieldRequestID, Delivery)? {
-        guard let peer = shieldExtensions.peer(.action, owner: owner), let subject = shieldSubject(item, owner: owner) else {
+    public func requestShieldAction(owner: String, action: ShieldAction, item: ShieldedItem) -> (
+        ShieldRequestID, Delivery
+    )? {
+        guard let peer = shieldExtensions.peer(.action, owner: owner), let subject = shieldSubject(item, owner: owner)
+        else {
             return nil
         }
         let id = shieldExtensions.ask(.action, owner: owner, peer: peer)
-        guard let line = try? ShieldActionMethods.action.frame(ShieldActionRequest(id: id.rawValue, action: action, subject: subject)) else {
+        guard
+            let line = try? ShieldActionMethods.action.frame(
+                ShieldActionRequest(id: id.rawValue, action: action, subject: subject))
+        else {
             shieldExtensions.cancel(id)
             return nil
         }
@@ -211,7 +227,9 @@ extension ScreenTimeService {
         let configuration = shieldExtensions.attachedOwners(.configuration)
         return AttachedShieldExtensions(
             configuration: configuration, action: shieldExtensions.attachedOwners(.action),
-            configurationAttachments: shieldExtensions.configurationAttachments.filter { configuration.contains($0.key) })
+            configurationAttachments: shieldExtensions.configurationAttachments.filter {
+                configuration.contains($0.key)
+            })
     }
 
     /// Forgets a question: its answer, if one still comes, is ignored.
@@ -226,7 +244,9 @@ extension ScreenTimeService {
 
     /// Asks `owner`'s shield action delegate once it attaches: the owner is starting it.
     /// The question is cancelled like any other (the presenter's patience).
-    public func requestShieldActionWhenAttached(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID {
+    public func requestShieldActionWhenAttached(owner: String, action: ShieldAction, item: ShieldedItem)
+        -> ShieldRequestID
+    {
         shieldExtensions.awaitDelegate(owner: owner, action: action, item: item)
     }
 
@@ -238,7 +258,8 @@ extension ScreenTimeService {
         guard kind == .action else { return [] }
         return shieldExtensions.takeAwaiting(owner: owner).compactMap { waiting in
             guard let subject = shieldSubject(waiting.item, owner: owner),
-                let line = try? ShieldActionMethods.action.frame(ShieldActionRequest(id: waiting.id.rawValue, action: waiting.action, subject: subject))
+                let line = try? ShieldActionMethods.action.frame(
+                    ShieldActionRequest(id: waiting.id.rawValue, action: waiting.action, subject: subject))
             else {
                 shieldExtensions.cancel(waiting.id)
                 return nil
@@ -291,13 +312,16 @@ extension ScreenTimeService {
                 bundleIdentifier: desktopID, localizedDisplayName: name)
         }
         func webDomain(_ token: WebDomainToken, _ domain: String) -> WebDomain {
-            var webDomain = WebDomain(token: WebDomainToken(opaqueValue: issue(.webDomain, token.opaqueValue, label: domain)))
+            var webDomain = WebDomain(
+                token: WebDomainToken(opaqueValue: issue(.webDomain, token.opaqueValue, label: domain)))
             webDomain.domain = domain
             return webDomain
         }
         func category(_ token: ActivityCategoryToken, _ name: String) -> ActivityCategory {
             let id = directory.categoryTokensByID().first { $0.value == token }?.key
-            return ActivityCategory(token: ActivityCategoryToken(opaqueValue: issue(.category, token.opaqueValue, label: id)), localizedDisplayName: name)
+            return ActivityCategory(
+                token: ActivityCategoryToken(opaqueValue: issue(.category, token.opaqueValue, label: id)),
+                localizedDisplayName: name)
         }
 
         let subject: ShieldRequestSubject =
@@ -314,7 +338,9 @@ extension ScreenTimeService {
         do {
             try ledger.recordIssuedTokens(issued, client: owner)
         } catch {
-            report("could not record the tokens shown to \(owner)'s shield extension (\(error)); it can still recognise them")
+            report(
+                "could not record the tokens shown to \(owner)'s shield extension (\(error)); it can still recognise them"
+            )
         }
         return subject
     }

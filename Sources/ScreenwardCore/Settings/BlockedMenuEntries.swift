@@ -37,11 +37,15 @@ public struct BlockedMenuEntries: Sendable {
     }
 
     /// The desktop ids of the catalog's applications some store blocks (by token or by id).
-    public static func blockedIDs(in shields: EffectiveShields, catalog: ApplicationCatalog, minter: TokenMinter) -> Set<String> {
+    public static func blockedIDs(in shields: EffectiveShields, catalog: ApplicationCatalog, minter: TokenMinter)
+        -> Set<String>
+    {
         guard shields.blocksAnything else { return [] }
         var ids: Set<String> = []
         for entry in catalog.entries {
-            let app = AppIdentity(key: .desktopEntry(entry.id), displayName: entry.name, iconName: entry.iconName, categories: entry.categories)
+            let app = AppIdentity(
+                key: .desktopEntry(entry.id), displayName: entry.name, iconName: entry.iconName,
+                categories: entry.categories)
             if !shields.blockingStores(forApplication: minter.applicationToken(for: app), publicID: entry.id).isEmpty {
                 ids.insert(entry.id)
             }
@@ -86,7 +90,8 @@ public struct BlockedMenuEntries: Sendable {
     /// Ids of the entries Screenward hides now (marked files in the applications folder).
     public func hiddenIDs() -> Set<String> {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: applicationsDirectory.path)) ?? []
-        return Set(names.filter { $0.hasSuffix(".desktop") && isOurs(applicationsDirectory.appendingPathComponent($0)) })
+        return Set(
+            names.filter { $0.hasSuffix(".desktop") && isOurs(applicationsDirectory.appendingPathComponent($0)) })
     }
 
     private func hide(_ entry: DesktopEntry) throws {
@@ -95,11 +100,13 @@ public struct BlockedMenuEntries: Sendable {
         var source = entry.path
         if entry.path.standardizedFileURL.path.hasPrefix(applicationsDirectory.standardizedFileURL.path + "/") {
             // The person's own entry: set it aside, to be put back as it was.
-            try FileManager.default.createDirectory(at: setAsideDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: setAsideDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let aside = setAsideDirectory.appendingPathComponent(entry.id)
             try? FileManager.default.removeItem(at: aside)
             try FileManager.default.moveItem(at: entry.path, to: aside)
-            try Data(entry.path.path.utf8).write(to: setAsideDirectory.appendingPathComponent(entry.id + ".from"), options: .atomic)
+            try Data(entry.path.path.utf8).write(
+                to: setAsideDirectory.appendingPathComponent(entry.id + ".from"), options: .atomic)
             source = aside
         }
         let contents = try String(contentsOf: source, encoding: .utf8)
@@ -114,7 +121,8 @@ public struct BlockedMenuEntries: Sendable {
         let from = setAsideDirectory.appendingPathComponent(id + ".from")
         guard FileManager.default.fileExists(atPath: aside.path) else { return }
         let original = (try? String(contentsOf: from, encoding: .utf8)).map { URL(fileURLWithPath: $0) } ?? file
-        try FileManager.default.createDirectory(at: original.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: original.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.moveItem(at: aside, to: original)
         try? FileManager.default.removeItem(at: from)
     }
@@ -123,7 +131,9 @@ public struct BlockedMenuEntries: Sendable {
         guard let data = try? Data(contentsOf: file), data.count <= DesktopEntry.maximumFileSize,
             let text = String(data: data, encoding: .utf8)
         else { return false }
-        return text.split(whereSeparator: \.isNewline).contains { $0.trimmingCharacters(in: .whitespaces) == "\(Self.marker)=true" }
+        return text.split(whereSeparator: \.isNewline).contains {
+            $0.trimmingCharacters(in: .whitespaces) == "\(Self.marker)=true"
+        }
     }
 
     /// The entry's text with `NoDisplay=true` and the marker in its `[Desktop Entry]`

@@ -11,7 +11,8 @@ public struct StoreSettings: Hashable, Codable, Sendable {
     public var webContent: WebContentSettings
 
     public init(
-        owner: String, name: String, shield: ShieldSettings = .init(), application: ApplicationSettings = .init(), webContent: WebContentSettings = .init()
+        owner: String, name: String, shield: ShieldSettings = .init(), application: ApplicationSettings = .init(),
+        webContent: WebContentSettings = .init()
     ) {
         self.owner = owner
         self.name = name
@@ -72,7 +73,9 @@ public struct EffectiveShields: Sendable {
     }
 
     /// Every reason `application` (member of `categories`) is shielded; empty when it is not.
-    public func reasons(forApplication application: ApplicationToken, categories: Set<ActivityCategoryToken>) -> [ShieldReason] {
+    public func reasons(forApplication application: ApplicationToken, categories: Set<ActivityCategoryToken>)
+        -> [ShieldReason]
+    {
         reasons(for: application, in: categories, listed: \.applications, policy: \.applicationCategories)
     }
 
@@ -132,21 +135,29 @@ public struct EffectiveShields: Sendable {
     public func shieldedCategories() -> [ActivityCategoryToken: [ShieldReason]] {
         var result: [ActivityCategoryToken: [ShieldReason]] = [:]
         for store in stores {
-            for policy in [store.shield.applicationCategories.map(AnyPolicy.init), store.shield.webDomainCategories.map(AnyPolicy.init)] {
+            for policy in [
+                store.shield.applicationCategories.map(AnyPolicy.init),
+                store.shield.webDomainCategories.map(AnyPolicy.init),
+            ] {
                 guard case .specific(let categories)? = policy else { continue }
                 for category in categories {
-                    result[category, default: []].append(ShieldReason(owner: store.owner, store: store.name, rule: .category(category)))
+                    result[category, default: []].append(
+                        ShieldReason(owner: store.owner, store: store.name, rule: .category(category)))
                 }
             }
         }
         return result
     }
 
-    private static func rule<Child>(_ policy: ShieldSettings.ActivityCategoryPolicy<Child>, _ categories: Set<ActivityCategoryToken>) -> ShieldReason.Rule {
+    private static func rule<Child>(
+        _ policy: ShieldSettings.ActivityCategoryPolicy<Child>, _ categories: Set<ActivityCategoryToken>
+    ) -> ShieldReason.Rule {
         switch policy {
         case .specific(let selected, _):
             // The first matching category, in a stable order, names the reason.
-            selected.intersection(categories).map(\.opaqueValue).sorted().first.map { .category(ActivityCategoryToken(opaqueValue: $0)) }
+            selected.intersection(categories).map(\.opaqueValue).sorted().first.map {
+                .category(ActivityCategoryToken(opaqueValue: $0))
+            }
                 ?? .allCategories
         default:
             .allCategories

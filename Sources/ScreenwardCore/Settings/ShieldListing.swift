@@ -171,7 +171,8 @@ private struct Builder {
 
     func listing(knownApplications: [KnownApplication], problems: [String]) -> ShieldListing {
         ShieldListing(
-            applications: applications(knownApplications), categories: categories(), webDomains: webDomains(), problems: problems)
+            applications: applications(knownApplications), categories: categories(), webDomains: webDomains(),
+            problems: problems)
     }
 
     // MARK: Applications
@@ -185,17 +186,24 @@ private struct Builder {
         // secret must not list the application twice).
         func add(_ app: AppIdentity, token: String) {
             guard result[token] == nil, ids.insert(app.publicID).inserted else { return }
-            result[token] = Candidate(id: app.publicID, name: app.displayName, token: token, categoryID: directory.categoryID(of: app))
+            result[token] = Candidate(
+                id: app.publicID, name: app.displayName, token: token, categoryID: directory.categoryID(of: app))
         }
         for entry in directory.catalog.entries {
-            let app = AppIdentity(key: .desktopEntry(entry.id), displayName: entry.name, iconName: entry.iconName, categories: entry.categories)
+            let app = AppIdentity(
+                key: .desktopEntry(entry.id), displayName: entry.name, iconName: entry.iconName,
+                categories: entry.categories)
             add(app, token: directory.minter.applicationToken(for: app).opaqueValue)
         }
         for known in known {
-            add(Self.identity(publicID: known.publicID, displayName: known.displayName, categories: known.categories), token: known.token)
+            add(
+                Self.identity(publicID: known.publicID, displayName: known.displayName, categories: known.categories),
+                token: known.token)
         }
         for (token, id) in (labels[.application] ?? [:]).sorted(by: { $0.key < $1.key }) {
-            add(directory.application(publicID: id) ?? Self.identity(publicID: id, displayName: id, categories: []), token: token)
+            add(
+                directory.application(publicID: id) ?? Self.identity(publicID: id, displayName: id, categories: []),
+                token: token)
         }
         return result
     }
@@ -203,9 +211,11 @@ private struct Builder {
     /// The identity a public id stands for, when the catalog no longer has it.
     static func identity(publicID: String, displayName: String, categories: [String]) -> AppIdentity {
         let key: AppIdentity.Key =
-            if publicID.hasPrefix("wmclass:") { .windowClass(String(publicID.dropFirst("wmclass:".count))) }
-            else if publicID.hasPrefix("exe:") { .executable(String(publicID.dropFirst("exe:".count))) }
-            else { .desktopEntry(publicID) }
+            if publicID.hasPrefix("wmclass:") {
+                .windowClass(String(publicID.dropFirst("wmclass:".count)))
+            } else if publicID.hasPrefix("exe:") { .executable(String(publicID.dropFirst("exe:".count))) } else {
+                .desktopEntry(publicID)
+            }
         return AppIdentity(key: key, displayName: displayName, categories: categories)
     }
 
@@ -215,20 +225,26 @@ private struct Builder {
         var items: [String: ShieldListing.Item] = [:]
         func item(for token: String) -> ShieldListing.Item {
             if let candidate = candidates[token] {
-                return ShieldListing.Item(kind: .application, id: candidate.id, name: candidate.name, token: token, reasons: [])
+                return ShieldListing.Item(
+                    kind: .application, id: candidate.id, name: candidate.name, token: token, reasons: [])
             }
             if let id = labels[.application]?[token] {
-                return ShieldListing.Item(kind: .application, id: id, name: byPublicID[id]?.name ?? id, token: token, reasons: [])
+                return ShieldListing.Item(
+                    kind: .application, id: id, name: byPublicID[id]?.name ?? id, token: token, reasons: [])
             }
             return unknownItem(.application, token: token)
         }
 
         for candidate in candidates.values {
-            let categories: Set<ActivityCategoryToken> = [directory.minter.categoryToken(forCategory: candidate.categoryID)]
-            let reasons = shields.reasons(forApplication: ApplicationToken(opaqueValue: candidate.token), categories: categories)
+            let categories: Set<ActivityCategoryToken> = [
+                directory.minter.categoryToken(forCategory: candidate.categoryID)
+            ]
+            let reasons = shields.reasons(
+                forApplication: ApplicationToken(opaqueValue: candidate.token), categories: categories)
             guard !reasons.isEmpty else { continue }
             items[candidate.token] = ShieldListing.Item(
-                kind: .application, id: candidate.id, name: candidate.name, token: candidate.token, reasons: reasons.map(reason))
+                kind: .application, id: candidate.id, name: candidate.name, token: candidate.token,
+                reasons: reasons.map(reason))
         }
         // Listed tokens nothing names: still shielded, still listed.
         for store in stores {
@@ -255,7 +271,8 @@ private struct Builder {
                         if items[key] == nil {
                             let named = directory.application(publicID: id)
                             items[key] = ShieldListing.Item(
-                                kind: .application, id: id, name: named?.displayName ?? app.localizedDisplayName ?? id, token: nil, reasons: [])
+                                kind: .application, id: id, name: named?.displayName ?? app.localizedDisplayName ?? id,
+                                token: nil, reasons: [])
                         }
                     }
                 } else {
@@ -272,7 +289,9 @@ private struct Builder {
     func categories() -> [ShieldListing.Item] {
         var items: [String: ShieldListing.Item] = [:]
         for store in stores {
-            for policy in [store.shield.applicationCategories.map(Policy.init), store.shield.webDomainCategories.map(Policy.init)] {
+            for policy in [
+                store.shield.applicationCategories.map(Policy.init), store.shield.webDomainCategories.map(Policy.init),
+            ] {
                 switch policy {
                 case .specific(let categories)?:
                     for category in categories {
@@ -280,19 +299,23 @@ private struct Builder {
                         if items[token] == nil {
                             items[token] =
                                 if let id = categoryIDs[token] {
-                                    ShieldListing.Item(kind: .category, id: id, name: categoryName(id), token: token, reasons: [])
+                                    ShieldListing.Item(
+                                        kind: .category, id: id, name: categoryName(id), token: token, reasons: [])
                                 } else {
                                     unknownItem(.category, token: token)
                                 }
                         }
-                        items[token]?.reasons.append(ShieldListing.Reason(app: store.owner, store: store.name, rule: .listed))
+                        items[token]?.reasons.append(
+                            ShieldListing.Reason(app: store.owner, store: store.name, rule: .listed))
                     }
                 case .all?:
                     let id = ShieldListing.allCategoriesID
                     if items[id] == nil {
-                        items[id] = ShieldListing.Item(kind: .category, id: id, name: "All categories", token: nil, reasons: [])
+                        items[id] = ShieldListing.Item(
+                            kind: .category, id: id, name: "All categories", token: nil, reasons: [])
                     }
-                    items[id]?.reasons.append(ShieldListing.Reason(app: store.owner, store: store.name, rule: .allCategories))
+                    items[id]?.reasons.append(
+                        ShieldListing.Reason(app: store.owner, store: store.name, rule: .allCategories))
                 case .other?, nil:
                     break
                 }
@@ -325,7 +348,8 @@ private struct Builder {
         for (token, domain) in domains {
             let reasons = shields.reasons(forWebDomain: WebDomainToken(opaqueValue: token), categories: [])
             guard !reasons.isEmpty else { continue }
-            items[token] = ShieldListing.Item(kind: .webDomain, id: domain, name: domain, token: token, reasons: reasons.map(reason))
+            items[token] = ShieldListing.Item(
+                kind: .webDomain, id: domain, name: domain, token: token, reasons: reasons.map(reason))
         }
         for store in stores {
             for token in store.shield.webDomains ?? [] where items[token.opaqueValue] == nil {
@@ -359,7 +383,9 @@ private struct Builder {
     }
 
     func unknownItem(_ kind: ShieldListing.Kind, token: String) -> ShieldListing.Item {
-        ShieldListing.Item(kind: kind, id: "token:\(token)", name: ShieldListing.unknownName(token: token), token: token, isKnown: false, reasons: [])
+        ShieldListing.Item(
+            kind: kind, id: "token:\(token)", name: ShieldListing.unknownName(token: token), token: token,
+            isKnown: false, reasons: [])
     }
 
     /// Known items by name, then unknown ones; "all categories" first; reasons in a stable order, once each.
@@ -370,7 +396,9 @@ private struct Builder {
             return copy
         }
         .sorted { a, b in
-            let rank = { (item: ShieldListing.Item) in item.id == ShieldListing.allCategoriesID ? 0 : item.isKnown ? 1 : 2 }
+            let rank = { (item: ShieldListing.Item) in
+                item.id == ShieldListing.allCategoriesID ? 0 : item.isKnown ? 1 : 2
+            }
             if rank(a) != rank(b) { return rank(a) < rank(b) }
             let order = a.name.localizedCaseInsensitiveCompare(b.name)
             if order != .orderedSame { return order == .orderedAscending }

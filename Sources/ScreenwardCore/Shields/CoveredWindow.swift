@@ -22,7 +22,8 @@ public struct CoveredWindow: Hashable, Codable, Sendable {
     public var pid: Int32?
 
     public init(
-        window: String, shieldWindow: String, application: String, name: String, owner: String, store: String, frame: ScreenRect,
+        window: String, shieldWindow: String, application: String, name: String, owner: String, store: String,
+        frame: ScreenRect,
         visible: Bool, pid: Int32? = nil
     ) {
         self.window = window

@@ -63,18 +63,23 @@ public struct ShieldDecider: Sendable {
             switch chosen.rule {
             case .listed: nil
             case .category, .allCategories:
-                ShieldDecision.Category(id: categoryID, token: categoryToken, name: categories.displayName(of: categoryID, language: language))
+                ShieldDecision.Category(
+                    id: categoryID, token: categoryToken,
+                    name: categories.displayName(of: categoryID, language: language))
             }
         return ShieldDecision(
-            application: token, identity: identity, owner: chosen.owner, store: chosen.store, category: category, reasons: reasons)
+            application: token, identity: identity, owner: chosen.owner, store: chosen.store, category: category,
+            reasons: reasons)
     }
 
     /// The stores blocking `identity` (it may not be used at all), in a stable order;
     /// empty when none does. Blocking comes before shielding.
     public func blockingStores(of identity: AppIdentity, in shields: EffectiveShields) -> [BlockingStore] {
         guard shields.blocksAnything else { return [] }
-        return shields.blockingStores(forApplication: minter.applicationToken(for: identity), publicID: identity.publicID)
-            .sorted { ($0.owner, $0.store) < ($1.owner, $1.store) }
+        return shields.blockingStores(
+            forApplication: minter.applicationToken(for: identity), publicID: identity.publicID
+        )
+        .sorted { ($0.owner, $0.store) < ($1.owner, $1.store) }
     }
 
     private static func precedes(_ a: ShieldReason, _ b: ShieldReason) -> Bool {

@@ -108,7 +108,8 @@ public struct ShieldDefaults: Hashable, Sendable {
             }
             for (language, value) in table {
                 if let unknown = Self.placeholderNames(in: value).first(where: { !placeholders.contains($0) }) {
-                    throw LoadError.unknownPlaceholder(path: url.path, text: key, language: language, placeholder: unknown)
+                    throw LoadError.unknownPlaceholder(
+                        path: url.path, text: key, language: language, placeholder: unknown)
                 }
             }
             texts[text] = table.filter { !$0.value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
@@ -121,12 +122,13 @@ public struct ShieldDefaults: Hashable, Sendable {
         return ShieldDefaults(look: file.look, texts: texts)
     }
 
-
     // MARK: Languages and texts
 
     /// The language of shield texts: from LC_ALL, LC_MESSAGES or LANG (`vi_VN.UTF-8` → `vi`),
     /// `en` for C/POSIX or an unset locale.
-    public static func language(fromEnvironment environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func language(fromEnvironment environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> String
+    {
         ShieldListing.language(fromEnvironment: environment)
     }
 
@@ -141,7 +143,9 @@ public struct ShieldDefaults: Hashable, Sendable {
     /// file does not give (only `secondaryButton` may be missing). A placeholder with no
     /// value given stays as written.
     public func text(_ text: Text, language: String, values: [String: String]) -> String? {
-        guard let table = texts[text], let template = table[language] ?? table[Self.fallbackLanguage] else { return nil }
+        guard let table = texts[text], let template = table[language] ?? table[Self.fallbackLanguage] else {
+            return nil
+        }
         return Self.substitute(template, values)
     }
 
@@ -195,7 +199,9 @@ public struct ShieldDefaults: Hashable, Sendable {
     /// `configuration` (an app's answer) over the defaults: each nil field takes the
     /// default. The app's own texts are shown as given (no placeholders substituted).
     /// A nil `secondaryButtonLabel` means no secondary button (unless the file gives a default one).
-    public func resolve(_ configuration: ShieldConfiguration, for subject: ShieldSubject, language: String) -> ResolvedShield {
+    public func resolve(_ configuration: ShieldConfiguration, for subject: ShieldSubject, language: String)
+        -> ResolvedShield
+    {
         let base = defaultConfiguration(for: subject, language: language)
         let fallbackLabel = ShieldConfiguration.Label(text: subject.name, color: look.titleColor)
         return ResolvedShield(
@@ -205,12 +211,15 @@ public struct ShieldDefaults: Hashable, Sendable {
             title: configuration.title ?? base.title ?? fallbackLabel,
             subtitle: configuration.subtitle ?? base.subtitle ?? fallbackLabel,
             primaryButtonLabel: configuration.primaryButtonLabel ?? base.primaryButtonLabel ?? fallbackLabel,
-            primaryButtonBackgroundColor: configuration.primaryButtonBackgroundColor ?? look.primaryButtonBackgroundColor,
+            primaryButtonBackgroundColor: configuration.primaryButtonBackgroundColor
+                ?? look.primaryButtonBackgroundColor,
             secondaryButtonLabel: configuration.secondaryButtonLabel ?? base.secondaryButtonLabel,
             windowTitle: text(.windowTitle, language: language, values: subject.placeholderValues) ?? subject.name)
     }
 
-    private func label(_ text: Text, _ language: String, _ values: [String: String], _ color: ShieldColor) -> ShieldConfiguration.Label? {
+    private func label(_ text: Text, _ language: String, _ values: [String: String], _ color: ShieldColor)
+        -> ShieldConfiguration.Label?
+    {
         self.text(text, language: language, values: values).map { ShieldConfiguration.Label(text: $0, color: color) }
     }
 }

@@ -14,8 +14,14 @@ public struct ShieldIconImages: Sendable {
     /// The themes looked in, in order: GTK's own default, then the one every theme inherits.
     static let themes = ["Adwaita", "hicolor"]
     /// Each theme's size folders, most wanted first.
-    static let sizes = ["scalable", "512x512", "256x256", "192x192", "128x128", "96x96", "72x72", "64x64", "48x48", "32x32", "24x24", "22x22", "16x16"]
-    static let contexts = ["apps", "status", "actions", "categories", "places", "devices", "emblems", "mimetypes", "legacy", "emotes", "intl"]
+    static let sizes = [
+        "scalable", "512x512", "256x256", "192x192", "128x128", "96x96", "72x72", "64x64", "48x48", "32x32", "24x24",
+        "22x22", "16x16",
+    ]
+    static let contexts = [
+        "apps", "status", "actions", "categories", "places", "devices", "emblems", "mimetypes", "legacy", "emotes",
+        "intl",
+    ]
 
     /// The data folders (`…/share`) whose `icons` and `pixmaps` are looked in, in order.
     let dataDirectories: [String]
@@ -78,7 +84,9 @@ public struct ShieldIconImages: Sendable {
     static func image(at path: String) -> (data: Data, type: String)? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: maximumBytes + 1), data.count <= maximumBytes, let type = imageType(of: data) else { return nil }
+        guard let data = try? handle.read(upToCount: maximumBytes + 1), data.count <= maximumBytes,
+            let type = imageType(of: data)
+        else { return nil }
         return (data, type)
     }
 
@@ -88,7 +96,9 @@ public struct ShieldIconImages: Sendable {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
         if bytes.starts(with: Array("GIF8".utf8)) { return "image/gif" }
-        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) { return "image/webp" }
+        if bytes.count >= 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
+            return "image/webp"
+        }
         // SVG is text: an XML declaration or the element itself, after any blank space.
         let head = String(decoding: data.prefix(512), as: UTF8.self).drop { $0.isWhitespace || $0 == "\u{FEFF}" }
         if head.hasPrefix("<svg") || (head.hasPrefix("<?xml") && head.contains("<svg")) { return "image/svg+xml" }

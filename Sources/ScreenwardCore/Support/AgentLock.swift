@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The agent's claim on a Screenward home: an exclusive `flock` on `agent.lock`.
@@ -32,7 +33,8 @@ public final class AgentLock: Sendable {
         let path = home.agentLockURL.path
         let handle = try openLockFile(path)
         guard flock(handle.fileDescriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let holder = (try? String(contentsOfFile: path, encoding: .utf8))?
+            let holder =
+                (try? String(contentsOfFile: path, encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
             try? handle.close()
             throw LockError.alreadyRunning(path: path, pid: holder.isEmpty ? "?" : holder)

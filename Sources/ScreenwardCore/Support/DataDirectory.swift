@@ -34,7 +34,9 @@ public enum DataDirectory {
             candidates.append(folder.appendingPathComponent("data", isDirectory: true))
             folder = folder.deletingLastPathComponent()
         }
-        if let found = candidates.map({ $0.appendingPathComponent(file) }).first(where: { FileManager.default.fileExists(atPath: $0.path) }) {
+        if let found = candidates.map({ $0.appendingPathComponent(file) }).first(where: {
+            FileManager.default.fileExists(atPath: $0.path)
+        }) {
             return found
         }
         throw LookupError.notFound(file: file, searched: candidates.map(\.path))

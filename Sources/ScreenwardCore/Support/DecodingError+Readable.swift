@@ -3,7 +3,8 @@ extension DecodingError {
     /// "expected String at texts.title.en: …".
     public var readableDescription: String {
         func at(_ path: [any CodingKey]) -> String {
-            path.isEmpty ? "" : " at \(path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: "."))"
+            path.isEmpty
+                ? "" : " at \(path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: "."))"
         }
         switch self {
         case .dataCorrupted(let context):

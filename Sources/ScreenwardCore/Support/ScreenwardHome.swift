@@ -8,7 +8,8 @@ public struct ScreenwardHome: Sendable, Hashable {
 
     public init(url: URL) { self.url = url }
 
-    public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) -> ScreenwardHome {
+    public static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) -> ScreenwardHome
+    {
         ScreenwardHome(url: AgentAddress.homeDirectory(environment: env))
     }
 

@@ -37,13 +37,16 @@ public struct DeviceSecret: Sendable {
             // racing each other end with one secret, never a half-written one.
             let temporary = url.deletingLastPathComponent()
                 .appendingPathComponent(".device-secret.\(ProcessInfo.processInfo.processIdentifier).tmp")
-            guard manager.createFile(atPath: temporary.path, contents: Data(fresh), attributes: [.posixPermissions: 0o600]) else {
+            guard
+                manager.createFile(
+                    atPath: temporary.path, contents: Data(fresh), attributes: [.posixPermissions: 0o600])
+            else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
             }
             defer { try? manager.removeItem(at: temporary) }
             do {
                 try manager.linkItem(at: temporary, to: url)
-            } catch where manager.fileExists(atPath: url.path) {
+            } catch  where manager.fileExists(atPath: url.path) {
                 // Another process won the race: use its secret.
             }
         }

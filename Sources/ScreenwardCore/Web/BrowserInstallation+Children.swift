@@ -14,23 +14,27 @@ import Foundation
 /// administrator set is neither changed nor, later, removed.
 extension BrowserInstallation {
     /// Chromium's policies for a computer with managed users (Chromium's names and values).
-    static var chromiumChildPolicies: [String: Any] { [
-        "IncognitoModeAvailability": 1,  // private windows unavailable
-        "BrowserGuestModeEnabled": false,
-        "BrowserAddPersonEnabled": false,
-        "DnsOverHttpsMode": "off",
-        "ExtensionDeveloperModeSettings": 1,  // developer mode not allowed
-        "DeveloperToolsAvailability": 1,  // no developer tools on extensions a policy installed
-    ] }
+    static var chromiumChildPolicies: [String: Any] {
+        [
+            "IncognitoModeAvailability": 1,  // private windows unavailable
+            "BrowserGuestModeEnabled": false,
+            "BrowserAddPersonEnabled": false,
+            "DnsOverHttpsMode": "off",
+            "ExtensionDeveloperModeSettings": 1,  // developer mode not allowed
+            "DeveloperToolsAvailability": 1,  // no developer tools on extensions a policy installed
+        ]
+    }
 
     /// Firefox's, with the same intent.
-    static var firefoxChildPolicies: [String: Any] { [
-        "DisablePrivateBrowsing": true,
-        "DNSOverHTTPS": ["Enabled": false, "Locked": true],
-        "DisableDeveloperTools": true,  // also about:debugging, which loads temporary add-ons
-        "DisableSafeMode": true,
-        "BlockAboutProfiles": true,
-    ] }
+    static var firefoxChildPolicies: [String: Any] {
+        [
+            "DisablePrivateBrowsing": true,
+            "DNSOverHTTPS": ["Enabled": false, "Locked": true],
+            "DisableDeveloperTools": true,  // also about:debugging, which loads temporary add-ons
+            "DisableSafeMode": true,
+            "BlockAboutProfiles": true,
+        ]
+    }
 
     /// Every other extension is blocked (a force-installed one, Screenward's, is not).
     static var blockEveryOtherExtension: [String: Any] { ["installation_mode": "blocked"] }
@@ -68,7 +72,9 @@ extension BrowserInstallation {
     /// Writes the restrictions in (again, after an installation rewrote the files) or takes
     /// away what Screenward added.
     func applyChildRestrictions(_ on: Bool) throws {
-        let record = (try? Data(contentsOf: onDisk(childRestrictionsRecord))).flatMap { try? JSONDecoder().decode(Record.self, from: $0) }
+        let record = (try? Data(contentsOf: onDisk(childRestrictionsRecord))).flatMap {
+            try? JSONDecoder().decode(Record.self, from: $0)
+        }
         var chromium = try jsonObject(at: Self.chromiumPolicy) ?? [:]
         var chromiumExtensions = chromium["ExtensionSettings"] as? [String: Any] ?? [:]
         var firefox = try jsonObject(at: Self.firefoxPolicies) ?? [:]

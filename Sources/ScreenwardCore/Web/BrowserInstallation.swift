@@ -1,5 +1,5 @@
-import _CryptoExtras
 import Foundation
+import _CryptoExtras
 
 /// What makes Debian's Chromium and Firefox ESR run Screenward's extension for every person
 /// on the machine, installed as root-owned files the browsers read at start (docs/websites.md
@@ -19,7 +19,9 @@ public struct BrowserInstallation: Sendable {
     public static let hostBundleIdentifier = "org.screenward.web-host"
     /// The browsers' main executables, as Debian installs them: the only parents the daemon
     /// takes a managed user's host from.
-    public static let browserExecutables: Set<String> = ["/usr/lib/chromium/chromium", "/usr/lib/firefox-esr/firefox-esr"]
+    public static let browserExecutables: Set<String> = [
+        "/usr/lib/chromium/chromium", "/usr/lib/firefox-esr/firefox-esr",
+    ]
 
     /// Everything is written under `root` (`/`, or a system image being built).
     public var root: URL
@@ -71,30 +73,41 @@ public struct BrowserInstallation: Sendable {
         let updatesPath = "\(packageDirectory)/updates.xml"
         try write(crx, to: crxPath)
         try write(archive, to: xpiPath)
-        try write(Data("""
-            <?xml version='1.0' encoding='UTF-8'?>
-            <gupdate xmlns='http://www.google.com/update2/response' protocol='2.0'>
-              <app appid='\(id)'>
-                <updatecheck codebase='file://\(crxPath)' version='\(version)' />
-              </app>
-            </gupdate>
+        try write(
+            Data(
+                """
+                <?xml version='1.0' encoding='UTF-8'?>
+                <gupdate xmlns='http://www.google.com/update2/response' protocol='2.0'>
+                  <app appid='\(id)'>
+                    <updatecheck codebase='file://\(crxPath)' version='\(version)' />
+                  </app>
+                </gupdate>
 
-            """.utf8), to: updatesPath)
-        try write(json([
-            "ExtensionSettings": [id: ["installation_mode": "force_installed", "update_url": "file://\(updatesPath)"]]
-        ]), to: Self.chromiumPolicy)
-        try write(json([
-            "name": Self.hostName, "description": "Screenward: websites' time and shields", "path": hostProgram, "type": "stdio",
-            "allowed_origins": ["chrome-extension://\(id)/"],
-        ]), to: Self.chromiumHostManifest)
-        try write(json([
-            "name": Self.hostName, "description": "Screenward: websites' time and shields", "path": hostProgram, "type": "stdio",
-            "allowed_extensions": [Self.firefoxExtensionID],
-        ]), to: Self.firefoxHostManifest)
+                """.utf8), to: updatesPath)
+        try write(
+            json([
+                "ExtensionSettings": [
+                    id: ["installation_mode": "force_installed", "update_url": "file://\(updatesPath)"]
+                ]
+            ]), to: Self.chromiumPolicy)
+        try write(
+            json([
+                "name": Self.hostName, "description": "Screenward: websites' time and shields", "path": hostProgram,
+                "type": "stdio",
+                "allowed_origins": ["chrome-extension://\(id)/"],
+            ]), to: Self.chromiumHostManifest)
+        try write(
+            json([
+                "name": Self.hostName, "description": "Screenward: websites' time and shields", "path": hostProgram,
+                "type": "stdio",
+                "allowed_extensions": [Self.firefoxExtensionID],
+            ]), to: Self.firefoxHostManifest)
         var policies = try firefoxPolicyFile()
         var entries = policies["policies"] as? [String: Any] ?? [:]
         var extensions = entries["ExtensionSettings"] as? [String: Any] ?? [:]
-        extensions[Self.firefoxExtensionID] = ["installation_mode": "force_installed", "install_url": "file://\(xpiPath)", "private_browsing": true]
+        extensions[Self.firefoxExtensionID] = [
+            "installation_mode": "force_installed", "install_url": "file://\(xpiPath)", "private_browsing": true,
+        ]
         entries["ExtensionSettings"] = extensions
         var preferences = entries["Preferences"] as? [String: Any] ?? [:]
         // Firefox ESR installs an extension no store signed only with this preference off,
@@ -107,14 +120,20 @@ public struct BrowserInstallation: Sendable {
         if childRestrictionsAreOn { try applyChildRestrictions(true) }
         return Installed(
             chromiumExtensionID: id,
-            files: [crxPath, xpiPath, updatesPath, Self.chromiumPolicy, Self.chromiumHostManifest, Self.firefoxHostManifest, Self.firefoxPolicies])
+            files: [
+                crxPath, xpiPath, updatesPath, Self.chromiumPolicy, Self.chromiumHostManifest, Self.firefoxHostManifest,
+                Self.firefoxPolicies,
+            ])
     }
 
     /// Removes what `install` wrote; the key stays (with the state) so a new installation
     /// is the same extension. Firefox's policies keep every entry that is not Screenward's.
     public func remove() throws {
         try setChildRestrictions(false)
-        for path in ["\(packageDirectory)/screenward.crx", "\(packageDirectory)/screenward.xpi", "\(packageDirectory)/updates.xml", Self.chromiumPolicy, Self.chromiumHostManifest, Self.firefoxHostManifest] {
+        for path in [
+            "\(packageDirectory)/screenward.crx", "\(packageDirectory)/screenward.xpi",
+            "\(packageDirectory)/updates.xml", Self.chromiumPolicy, Self.chromiumHostManifest, Self.firefoxHostManifest,
+        ] {
             try? FileManager.default.removeItem(at: onDisk(path))
         }
         try? FileManager.default.removeItem(at: onDisk(packageDirectory))
@@ -142,7 +161,9 @@ public struct BrowserInstallation: Sendable {
     func write(_ data: Data, to path: String, mode: Int = 0o644) throws {
         let url = onDisk(path)
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o755])
             try data.write(to: url, options: .atomic)
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
         } catch {
@@ -151,12 +172,15 @@ public struct BrowserInstallation: Sendable {
     }
 
     func json(_ value: Any) throws -> Data {
-        try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) + Data("\n".utf8)
+        try JSONSerialization.data(
+            withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) + Data("\n".utf8)
     }
 
     /// The extension's files, in a fixed order, names relative to its folder.
     private func extensionFiles(in source: URL) throws -> [(name: String, contents: Data)] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: source.path).sorted(), names.contains("manifest.json") else {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: source.path).sorted(),
+            names.contains("manifest.json")
+        else {
             throw Failure(description: "\(source.path) holds no extension (no manifest.json)")
         }
         return try names.filter { !$0.hasPrefix(".") }.map { name in
@@ -179,14 +203,21 @@ public struct BrowserInstallation: Sendable {
             do {
                 return try _RSA.Signing.PrivateKey(pemRepresentation: pem)
             } catch {
-                throw Failure(description: "\(url.path) is not an RSA key (\(error)); remove it to make a new one, and the extension gets a new ID")
+                throw Failure(
+                    description:
+                        "\(url.path) is not an RSA key (\(error)); remove it to make a new one, and the extension gets a new ID"
+                )
             }
         }
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
             // Made with no permission for anyone else before the key is in it.
-            guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            guard
+                FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            else {
                 throw Failure(description: "\(url.path) could not be created")
             }
             try Data(key.pemRepresentation.utf8).write(to: url)
@@ -204,7 +235,9 @@ public struct BrowserInstallation: Sendable {
         let url = onDisk(path)
         guard let data = try? Data(contentsOf: url) else { return nil }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw Failure(description: "\(url.path) is not a JSON object: fix or remove it (the browser ignores it too), then try again")
+            throw Failure(
+                description:
+                    "\(url.path) is not a JSON object: fix or remove it (the browser ignores it too), then try again")
         }
         return object
     }
@@ -215,7 +248,9 @@ public struct BrowserInstallation: Sendable {
         let url = onDisk(Self.firefoxPolicies)
         guard let data = try? Data(contentsOf: url) else { return [:] }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw Failure(description: "\(url.path) is not a JSON object: fix or remove it (Firefox ignores it too), then install again")
+            throw Failure(
+                description:
+                    "\(url.path) is not a JSON object: fix or remove it (Firefox ignores it too), then install again")
         }
         return object
     }

@@ -107,7 +107,9 @@ public struct BrowserTabs: Sendable {
 
     /// What counts while a window of `app`, owned by `pid` and titled `title`, has the focus:
     /// the application and the website it shows; nothing in front of a shield page.
-    public func counted(_ app: AppIdentity, windowPID pid: Int32?, title: String?) -> (app: AppIdentity?, site: Website?) {
+    public func counted(_ app: AppIdentity, windowPID pid: Int32?, title: String?) -> (
+        app: AppIdentity?, site: Website?
+    ) {
         switch showing(windowPID: pid, title: title) {
         case .website(let site): (app, site)
         case .shield: (nil, nil)
@@ -118,7 +120,8 @@ public struct BrowserTabs: Sendable {
     /// Screenward's extension's shield page (`chrome-extension://ID/shield.html?site=…`,
     /// `moz-extension://UUID/shield.html?site=…`).
     static func isShieldPage(_ url: String) -> Bool {
-        (url.hasPrefix("chrome-extension://") || url.hasPrefix("moz-extension://")) && url.contains("/shield.html?site=")
+        (url.hasPrefix("chrome-extension://") || url.hasPrefix("moz-extension://"))
+            && url.contains("/shield.html?site=")
     }
 
     /// The website the X window owned by `pid` and titled `title` shows, if any.
@@ -134,7 +137,9 @@ public struct BrowserTabs: Sendable {
             for window in report.windows {
                 guard let tab = window.tab, !tab.title.isEmpty, title.hasPrefix(tab.title) else { continue }
                 let focused = window.id == report.focusedWindow
-                if best == nil || (focused && !(best?.focused ?? false)) || (focused == best?.focused && tab.title.count > (best?.tab.title.count ?? 0)) {
+                if best == nil || (focused && !(best?.focused ?? false))
+                    || (focused == best?.focused && tab.title.count > (best?.tab.title.count ?? 0))
+                {
                     best = (tab, focused)
                 }
             }
@@ -178,7 +183,9 @@ public struct WebShields: Sendable, Hashable, Codable {
     /// shields its websites).
     public init(shields: EffectiveShields, candidates: [Candidate]) {
         // A token no one holds, in no category: shielded only by a policy for every website.
-        let everything = !shields.reasons(forWebDomain: WebDomainToken(opaqueValue: "screenward-no-website"), categories: []).isEmpty
+        let everything = !shields.reasons(
+            forWebDomain: WebDomainToken(opaqueValue: "screenward-no-website"), categories: []
+        ).isEmpty
         var shielded: Set<String> = []
         var spared: Set<String> = []
         for candidate in candidates {

@@ -1,6 +1,6 @@
-import _CryptoExtras
 import Crypto
 import Foundation
+import _CryptoExtras
 
 /// Chromium's package format, CRX3: a ZIP archive after a header that proves it was signed
 /// by the extension's key. Chromium installs a CRX from an enterprise policy only when the
@@ -16,7 +16,10 @@ enum CRX3 {
     /// The extension ID of a public key: the first 16 bytes of its SHA-256, each hex digit
     /// written `a` to `p`.
     static func extensionID(publicKeyDER: Data) -> String {
-        String(SHA256.hash(data: publicKeyDER).prefix(16).flatMap { [$0 >> 4, $0 & 0xf] }.map { Character(Unicode.Scalar(UInt8(ascii: "a") + $0)) })
+        String(
+            SHA256.hash(data: publicKeyDER).prefix(16).flatMap { [$0 >> 4, $0 & 0xf] }.map {
+                Character(Unicode.Scalar(UInt8(ascii: "a") + $0))
+            })
     }
 
     static func package(archive: Data, key: _RSA.Signing.PrivateKey) throws -> Data {

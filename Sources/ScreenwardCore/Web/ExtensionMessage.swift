@@ -57,16 +57,23 @@ public enum ExtensionMessage: Equatable, Sendable {
         case "hello":
             return .hello(version: String((wire.extension_ ?? "?").prefix(40)))
         case "shield":
-            let kinds: [String: WebShieldEvent.Kind] = ["shown": .shown, "primary": .primaryButtonPressed, "secondary": .secondaryButtonPressed]
-            guard let event = wire.event.flatMap({ kinds[$0] }) else { throw Refusal("a shield message without a known event") }
-            guard let site = wire.site, !site.isEmpty, site.utf8.count <= HostName.maximumLength + 2 else { throw Refusal("a shield message without a website") }
+            let kinds: [String: WebShieldEvent.Kind] = [
+                "shown": .shown, "primary": .primaryButtonPressed, "secondary": .secondaryButtonPressed,
+            ]
+            guard let event = wire.event.flatMap({ kinds[$0] }) else {
+                throw Refusal("a shield message without a known event")
+            }
+            guard let site = wire.site, !site.isEmpty, site.utf8.count <= HostName.maximumLength + 2 else {
+                throw Refusal("a shield message without a website")
+            }
             return .shield(WebShieldEvent(kind: event, site: site))
         case "problem":
             return .problem(WebAddresses.excerpt(wire.text ?? "?", limit: 300))
         case "windows":
             guard let windows = wire.windows else { throw Refusal("a windows message without windows") }
             guard windows.count <= BrowserWindowsReport.maximumWindows else {
-                throw Refusal("a windows message with \(windows.count) windows (at most \(BrowserWindowsReport.maximumWindows))")
+                throw Refusal(
+                    "a windows message with \(windows.count) windows (at most \(BrowserWindowsReport.maximumWindows))")
             }
             var seen: Set<Int> = []
             var result: [BrowserWindowsReport.Window] = []
@@ -74,11 +81,16 @@ public enum ExtensionMessage: Equatable, Sendable {
                 guard seen.insert(window.id).inserted else { throw Refusal("window \(window.id) named twice") }
                 if let tab = window.tab {
                     guard tab.title.count <= BrowserWindowsReport.maximumTitleLength else {
-                        throw Refusal("a tab title of \(tab.title.count) characters (at most \(BrowserWindowsReport.maximumTitleLength))")
+                        throw Refusal(
+                            "a tab title of \(tab.title.count) characters (at most \(BrowserWindowsReport.maximumTitleLength))"
+                        )
                     }
                     // A data: URL can be megabytes: only its scheme matters, for it is no website.
                     let url = tab.url.utf8.count > WebAddresses.maximumURLLength ? String(tab.url.prefix(64)) : tab.url
-                    result.append(.init(id: window.id, incognito: window.incognito ?? false, tab: .init(url: url, title: tab.title)))
+                    result.append(
+                        .init(
+                            id: window.id, incognito: window.incognito ?? false, tab: .init(url: url, title: tab.title))
+                    )
                 } else {
                     result.append(.init(id: window.id, incognito: window.incognito ?? false, tab: nil))
                 }
@@ -110,7 +122,9 @@ public enum ExtensionMessage: Equatable, Sendable {
             enum CodingKeys: String, CodingKey { case kind, domains, allExcept, filtered, filteredAllExcept }
         }
         return try JSONEncoder().encode(
-            Shields(domains: shields.domains, allExcept: shields.allExcept, filtered: shields.filter.blocked, filteredAllExcept: shields.filter.allExcept))
+            Shields(
+                domains: shields.domains, allExcept: shields.allExcept, filtered: shields.filter.blocked,
+                filteredAllExcept: shields.filter.allExcept))
     }
 
     /// A message to the extension: `body`'s fields with `"kind": kind`.

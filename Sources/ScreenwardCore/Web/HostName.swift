@@ -17,7 +17,9 @@ public enum HostName {
         for label in name.split(separator: ".", omittingEmptySubsequences: false) {
             guard !label.isEmpty, let ascii = Punycode.encode(label: String(label)) else { return nil }
             guard ascii.utf8.count <= maximumLabelLength,
-                ascii.unicodeScalars.allSatisfy({ ($0 >= "a" && $0 <= "z") || ($0 >= "0" && $0 <= "9") || $0 == "-" || $0 == "_" }),
+                ascii.unicodeScalars.allSatisfy({
+                    ($0 >= "a" && $0 <= "z") || ($0 >= "0" && $0 <= "9") || $0 == "-" || $0 == "_"
+                }),
                 !ascii.hasPrefix("-"), !ascii.hasSuffix("-")
             else { return nil }
             // A label written `xn--` must be Punycode that decodes: anything else is a forgery.

@@ -55,7 +55,10 @@ public struct PublicSuffixList: Sendable {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw Failure(description: "the Public Suffix List cannot be read at \(path) (Debian's publicsuffix package installs it): \(error.localizedDescription)")
+            throw Failure(
+                description:
+                    "the Public Suffix List cannot be read at \(path) (Debian's publicsuffix package installs it): \(error.localizedDescription)"
+            )
         }
         do {
             return try PublicSuffixList(contents: text)
@@ -72,7 +75,9 @@ public struct PublicSuffixList: Sendable {
             let candidate = labels[start...].joined(separator: ".")
             if exceptions.contains(candidate) { return labels[(start + 1)...].joined(separator: ".") }
             if rules.contains(candidate) { return candidate }
-            if start + 1 < labels.count, wildcards.contains(labels[(start + 1)...].joined(separator: ".")) { return candidate }
+            if start + 1 < labels.count, wildcards.contains(labels[(start + 1)...].joined(separator: ".")) {
+                return candidate
+            }
         }
         return labels.last ?? host
     }

@@ -13,7 +13,10 @@ enum Punycode {
         var output = String(String.UnicodeScalarView(scalars.filter(\.isASCII)))
         let basicCount = output.unicodeScalars.count
         if basicCount > 0 { output.append("-") }
-        var n = initialN, delta = 0, bias = initialBias, handled = basicCount
+        var n = initialN
+        var delta = 0
+        var bias = initialBias
+        var handled = basicCount
         while handled < scalars.count {
             guard let next = scalars.map({ Int($0.value) }).filter({ $0 >= n }).min() else { return nil }
             let (product, overflow) = (next - n).multipliedReportingOverflow(by: handled + 1)
@@ -57,7 +60,9 @@ enum Punycode {
             output = Array(encoded[..<dash])
             start = dash + 1
         }
-        var n = initialN, i = 0, bias = initialBias
+        var n = initialN
+        var i = 0
+        var bias = initialBias
         var position = start
         while position < encoded.count {
             let oldI = i

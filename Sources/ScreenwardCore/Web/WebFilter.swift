@@ -13,17 +13,23 @@ public enum WebFilter {
     public static func checked(_ policy: WebContentSettings.FilterPolicy) throws -> WebContentSettings.FilterPolicy {
         func domains(_ set: Set<WebDomain>) throws -> Set<WebDomain> {
             guard set.count <= WebContentSettings.maximumDomains else {
-                throw ServiceError(.limitExceeded, "a web content filter names \(set.count) websites; at most \(WebContentSettings.maximumDomains) are allowed")
+                throw ServiceError(
+                    .limitExceeded,
+                    "a web content filter names \(set.count) websites; at most \(WebContentSettings.maximumDomains) are allowed"
+                )
             }
-            return Set(try set.map { domain in
-                guard let name = domain.domain else {
-                    throw ServiceError(.invalidArgument, "a web content filter names websites by domain (WebDomain(domain:)), not by token")
-                }
-                guard let ascii = HostName.ascii(name), ascii.contains(".") || ascii == "localhost" else {
-                    throw ServiceError(.invalidArgument, "\"\(name.prefix(80))\" is not a website's domain")
-                }
-                return WebDomain(domain: ascii)
-            })
+            return Set(
+                try set.map { domain in
+                    guard let name = domain.domain else {
+                        throw ServiceError(
+                            .invalidArgument,
+                            "a web content filter names websites by domain (WebDomain(domain:)), not by token")
+                    }
+                    guard let ascii = HostName.ascii(name), ascii.contains(".") || ascii == "localhost" else {
+                        throw ServiceError(.invalidArgument, "\"\(name.prefix(80))\" is not a website's domain")
+                    }
+                    return WebDomain(domain: ascii)
+                })
         }
         switch policy {
         case .none: return .none
@@ -50,7 +56,9 @@ public enum WebFilter {
     }
 
     /// Combines the stores' policies, reading the administrator's lists for `.auto`.
-    public static func combine(_ policies: [WebContentSettings.FilterPolicy], lists: () -> [String] = { administratorLists() }) -> Combined {
+    public static func combine(
+        _ policies: [WebContentSettings.FilterPolicy], lists: () -> [String] = { administratorLists() }
+    ) -> Combined {
         var blocked: Set<String> = []
         var spared: Set<String>?
         for policy in policies {
@@ -84,7 +92,9 @@ public enum WebFilter {
         for name in names.sorted() where name.hasSuffix(".list") {
             guard let text = try? String(contentsOfFile: "\(folder)/\(name)", encoding: .utf8) else { continue }
             for line in text.split(whereSeparator: \.isNewline) {
-                let entry = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
+                let entry =
+                    line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)?
+                    .trimmingCharacters(in: .whitespaces) ?? ""
                 if let ascii = HostName.ascii(entry), !entry.isEmpty { hosts.append(ascii) }
             }
         }

@@ -41,8 +41,10 @@ public final class WebShieldPageAnswers {
 
     /// - Parameter icons: where the looks' icons are found (default: this process's data folders).
     public init(
-        questions: any ShieldQuestions, defaults: ShieldDefaults, language: String, minter: TokenMinter, categories: CategoryTable,
-        icons: ShieldIconImages = ShieldIconImages(environment: ProcessInfo.processInfo.environment), log: @escaping (String) -> Void
+        questions: any ShieldQuestions, defaults: ShieldDefaults, language: String, minter: TokenMinter,
+        categories: CategoryTable,
+        icons: ShieldIconImages = ShieldIconImages(environment: ProcessInfo.processInfo.environment),
+        log: @escaping (String) -> Void
     ) {
         self.icons = icons
         self.questions = questions
@@ -62,11 +64,17 @@ public final class WebShieldPageAnswers {
         switch event.kind {
         case .shown:
             // The default look at once; the app's when it answers.
-            let look = line(WebHostMethods.shieldLook, self.look(event.site, defaults.resolve(ShieldConfiguration(), for: subject, language: language)), to: peer)
-            if let id = questions.requestShieldConfiguration(owner: owner, item: item) { remember(id, event.site, peer) }
+            let look = line(
+                WebHostMethods.shieldLook,
+                self.look(event.site, defaults.resolve(ShieldConfiguration(), for: subject, language: language)),
+                to: peer)
+            if let id = questions.requestShieldConfiguration(owner: owner, item: item) {
+                remember(id, event.site, peer)
+            }
             return look
         case .primaryButtonPressed, .secondaryButtonPressed:
-            let action: ShieldAction = event.kind == .primaryButtonPressed ? .primaryButtonPressed : .secondaryButtonPressed
+            let action: ShieldAction =
+                event.kind == .primaryButtonPressed ? .primaryButtonPressed : .secondaryButtonPressed
             if let id = questions.requestShieldAction(owner: owner, action: action, item: item) {
                 remember(id, event.site, peer)
                 return []
@@ -83,7 +91,9 @@ public final class WebShieldPageAnswers {
         case .configuration(_, let configuration):
             guard let (_, _, subject) = shielding(request.site) else { return [] }
             log("web shield: the look for \(request.site): \"\(configuration.title?.text ?? "(default title)")\"")
-            return line(WebHostMethods.shieldLook, look(request.site, defaults.resolve(configuration, for: subject, language: language)), to: request.peer)
+            return line(
+                WebHostMethods.shieldLook,
+                look(request.site, defaults.resolve(configuration, for: subject, language: language)), to: request.peer)
         case .action(_, let response):
             return respond(response, site: request.site, peer: request.peer)
         }
@@ -96,7 +106,9 @@ public final class WebShieldPageAnswers {
             image = known
         } else {
             image = icons.dataURL(for: resolved.icon)
-            if image == nil { log("web shield: no image to send for the icon \(resolved.icon); the page keeps its own") }
+            if image == nil {
+                log("web shield: no image to send for the icon \(resolved.icon); the page keeps its own")
+            }
             images[resolved.icon] = image
         }
         return WebShieldLook(site: site, look: resolved, iconImage: image)
@@ -107,12 +119,17 @@ public final class WebShieldPageAnswers {
         let token = minter.webDomainToken(forDomain: site)
         let category = categories.category(ofWebsite: site)
         let categoryToken = category.map { minter.categoryToken(forCategory: $0) }
-        guard let reason = questions.effectiveShields.reasons(forWebDomain: token, categories: Set(categoryToken.map { [$0] } ?? [])).first else { return nil }
+        guard
+            let reason = questions.effectiveShields.reasons(
+                forWebDomain: token, categories: Set(categoryToken.map { [$0] } ?? [])
+            ).first
+        else { return nil }
         let name = HostName.readable(site)
         if case .category = reason.rule, let category, let categoryToken {
             let categoryName = categories.displayName(of: category, language: language)
             return (
-                reason.owner, .webDomainInCategory(token, domain: site, category: categoryToken, categoryName: categoryName),
+                reason.owner,
+                .webDomainInCategory(token, domain: site, category: categoryToken, categoryName: categoryName),
                 ShieldSubject(name: name, categoryName: categoryName)
             )
         }

@@ -14,7 +14,9 @@ public struct Website: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// The domain as a person reads it (Unicode for an internationalised name).
     public var readableDomain: String { HostName.readable(domain) }
-    public var description: String { host == domain ? readableDomain : "\(readableDomain) (\(HostName.readable(host)))" }
+    public var description: String {
+        host == domain ? readableDomain : "\(readableDomain) (\(HostName.readable(host)))"
+    }
 }
 
 /// Turns what a browser reports (a page's URL) and what a person types (`youtube.com`,
@@ -53,11 +55,17 @@ public struct WebAddresses: Sendable {
             throw .malformed("not a URL: \(Self.excerpt(url))")
         }
         let scheme = String(url[..<colon]).lowercased()
-        guard scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0 == "-" || $0 == "+" || $0 == ".") }), !scheme.isEmpty else {
+        guard
+            scheme.unicodeScalars.allSatisfy({
+                $0.isASCII && ($0.properties.isAlphabetic || $0 == "-" || $0 == "+" || $0 == ".")
+            }), !scheme.isEmpty
+        else {
             throw .malformed("not a URL: \(Self.excerpt(url))")
         }
         guard scheme == "http" || scheme == "https" else { throw .notAWebPage(scheme: scheme) }
-        guard url.utf8.count <= Self.maximumURLLength else { throw .malformed("a URL of more than \(Self.maximumURLLength) bytes") }
+        guard url.utf8.count <= Self.maximumURLLength else {
+            throw .malformed("a URL of more than \(Self.maximumURLLength) bytes")
+        }
         let rest = url[url.index(after: colon)...]
         guard rest.hasPrefix("//") else { throw .malformed("an \(scheme) URL without a host: \(Self.excerpt(url))") }
         let authority = rest.dropFirst(2).prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != "\\" }
@@ -70,40 +78,52 @@ public struct WebAddresses: Sendable {
     public func website(named name: String) throws(Rejection) -> Website {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         if trimmed.contains("://") { return try website(forURL: trimmed) }
-        guard !trimmed.contains("/"), !trimmed.contains("@") else { throw .malformed("not a website's name: \(Self.excerpt(name))") }
+        guard !trimmed.contains("/"), !trimmed.contains("@") else {
+            throw .malformed("not a website's name: \(Self.excerpt(name))")
+        }
         return try website(forHostAndPort: trimmed, in: name)
     }
 
     private func website(forHostAndPort hostAndPort: String, in url: String) throws(Rejection) -> Website {
         if hostAndPort.hasPrefix("[") {
             // An IPv6 address: it is its own website.
-            guard let end = hostAndPort.firstIndex(of: "]") else { throw .malformed("an unclosed IPv6 address: \(Self.excerpt(url))") }
+            guard let end = hostAndPort.firstIndex(of: "]") else {
+                throw .malformed("an unclosed IPv6 address: \(Self.excerpt(url))")
+            }
             let address = hostAndPort[hostAndPort.index(after: hostAndPort.startIndex)..<end].lowercased()
-            guard !address.isEmpty, address.count <= 45, address.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
+            guard !address.isEmpty, address.count <= 45, address.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." })
+            else {
                 throw .malformed("not an IPv6 address: \(Self.excerpt(url))")
             }
             return Website(domain: "[\(address)]", host: "[\(address)]")
         }
         var host = Substring(hostAndPort)
         if let colon = host.lastIndex(of: ":") {
-            guard host[host.index(after: colon)...].allSatisfy(\.isNumber) else { throw .malformed("not a port: \(Self.excerpt(url))") }
+            guard host[host.index(after: colon)...].allSatisfy(\.isNumber) else {
+                throw .malformed("not a port: \(Self.excerpt(url))")
+            }
             host = host[..<colon]
         }
         let decoded = host.removingPercentEncoding ?? String(host)
         guard let ascii = HostName.ascii(decoded) else { throw .malformed("not a host name: \(Self.excerpt(decoded))") }
         if Self.isIPv4(ascii) { return Website(domain: ascii, host: ascii) }
-        guard ascii.contains(where: { $0.isLetter }) else { throw .malformed("not a host name: \(Self.excerpt(ascii))") }
+        guard ascii.contains(where: { $0.isLetter }) else {
+            throw .malformed("not a host name: \(Self.excerpt(ascii))")
+        }
         return Website(domain: suffixes.registrableDomain(of: ascii) ?? ascii, host: ascii)
     }
 
     static func isIPv4(_ host: String) -> Bool {
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) && Int($0)! <= 255 }
+        return parts.count == 4
+            && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) && Int($0)! <= 255 }
     }
 
     /// A piece of hostile input fit for a log line.
     static func excerpt(_ text: String, limit: Int = 80) -> String {
-        let cut = text.prefix(limit).map { $0.isASCII && !$0.isNewline && $0 != "\u{7f}" && ($0.asciiValue ?? 0) >= 32 ? String($0) : "?" }.joined()
+        let cut = text.prefix(limit).map {
+            $0.isASCII && !$0.isNewline && $0 != "\u{7f}" && ($0.asciiValue ?? 0) >= 32 ? String($0) : "?"
+        }.joined()
         return text.count > limit ? cut + "…" : cut
     }
 }

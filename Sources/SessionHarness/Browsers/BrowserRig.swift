@@ -30,7 +30,9 @@ public final class BrowserRig {
     }
 
     static func program(_ name: String) throws -> URL {
-        guard let found = ManagedDesktopRig.findProgram(name) else { throw HarnessError.missingProgram("\(name) is not on PATH") }
+        guard let found = ManagedDesktopRig.findProgram(name) else {
+            throw HarnessError.missingProgram("\(name) is not on PATH")
+        }
         return found
     }
 
@@ -47,32 +49,43 @@ public final class BrowserRig {
             try "<!doctype html><html><head><title>\(title)</title></head><body><h1>\(title)</h1></body></html>\n"
                 .write(to: pages.appendingPathComponent(file), atomically: true, encoding: .utf8)
         }
-        server = try ChildProcess(python, ["-c", """
-            import functools, http.server, sys
-            handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-            print(server.server_address[1], flush=True)
-            server.serve_forever()
-            """, pages.path])
+        server = try ChildProcess(
+            python,
+            [
+                "-c",
+                """
+                import functools, http.server, sys
+                handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+                server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+                print(server.server_address[1], flush=True)
+                server.serve_forever()
+                """, pages.path,
+            ])
         guard let line = try server.waitForOutputLines(1, timeout: 10).first, let port = Int(line) else {
             throw HarnessError.failed("the HTTP server did not start: \(server.standardError)")
         }
         self.port = port
         try Self.removeHostNames()
         let hosts = try String(contentsOfFile: "/etc/hosts", encoding: .utf8)
-        try (hosts + (hosts.hasSuffix("\n") ? "" : "\n") + "127.0.0.1 \(Self.hostNames.joined(separator: " ")) \(Self.hostsMarker)\n")
+        try
+            (hosts + (hosts.hasSuffix("\n") ? "" : "\n")
+            + "127.0.0.1 \(Self.hostNames.joined(separator: " ")) \(Self.hostsMarker)\n")
             .write(toFile: "/etc/hosts", atomically: false, encoding: .utf8)
         // An installation whose programs are this build's.
         prefix = folder.appendingPathComponent("prefix")
-        try FileManager.default.createDirectory(at: prefix.appendingPathComponent("bin"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: prefix.appendingPathComponent("bin"), withIntermediateDirectories: true)
         // The host as built, its log kept in a file (Firefox keeps no host's standard error).
         hostLog = folder.appendingPathComponent("host.log")
         // `exec`: the host keeps the browser for its parent, as the daemon requires.
         let wrapper = prefix.appendingPathComponent("bin/screenward-web-host")
         let hostProgram = try host ?? ProjectPrograms.url(of: "screenward-web-host")
-        try "#!/bin/sh\nexec '\(hostProgram.path)' \"$@\" 2>>'\(hostLog.path)'\n".write(to: wrapper, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\nexec '\(hostProgram.path)' \"$@\" 2>>'\(hostLog.path)'\n".write(
+            to: wrapper, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper.path)
-        guard FileManager.default.createFile(atPath: hostLog.path, contents: nil, attributes: [.posixPermissions: 0o666]) else {
+        guard
+            FileManager.default.createFile(atPath: hostLog.path, contents: nil, attributes: [.posixPermissions: 0o666])
+        else {
             throw HarnessError.failed("cannot create the hosts' log \(hostLog.path)")
         }
         for folder in [folder, prefix, prefix.appendingPathComponent("bin")] {
@@ -84,7 +97,10 @@ public final class BrowserRig {
     /// Chromium's command line with a profile in `profile`. (As root it runs only without
     /// its sandbox; a child's runs so too, as this machine may not let users make namespaces.)
     public static func chromiumCommand(profile: String, urls: [String]) throws -> [String] {
-        [try program("chromium").path, "--no-sandbox", "--user-data-dir=\(profile)", "--no-first-run", "--no-default-browser-check", "--disable-gpu", "--password-store=basic"] + urls
+        [
+            try program("chromium").path, "--no-sandbox", "--user-data-dir=\(profile)", "--no-first-run",
+            "--no-default-browser-check", "--disable-gpu", "--password-store=basic",
+        ] + urls
     }
 
     /// Firefox ESR's command line with the profile in `profile` (which must exist).
@@ -94,7 +110,8 @@ public final class BrowserRig {
 
     public func chromium(environment: [String: String], urls: [String]) throws -> ChildProcess {
         let command = try Self.chromiumCommand(profile: folder.appendingPathComponent("chromium").path, urls: urls)
-        let browser = try ChildProcess(URL(fileURLWithPath: command[0]), Array(command.dropFirst()), environment: environment)
+        let browser = try ChildProcess(
+            URL(fileURLWithPath: command[0]), Array(command.dropFirst()), environment: environment)
         browsers.append(browser)
         return browser
     }
@@ -104,7 +121,8 @@ public final class BrowserRig {
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         let command = try Self.firefoxCommand(profile: profile.path, urls: urls)
         let browser = try ChildProcess(
-            URL(fileURLWithPath: command[0]), Array(command.dropFirst()), environment: environment.merging(["MOZ_CRASHREPORTER_DISABLE": "1"]) { $1 })
+            URL(fileURLWithPath: command[0]), Array(command.dropFirst()),
+            environment: environment.merging(["MOZ_CRASHREPORTER_DISABLE": "1"]) { $1 })
         browsers.append(browser)
         return browser
     }
@@ -122,20 +140,26 @@ public final class BrowserRig {
     }
 
     /// The window titled exactly `title`, waited for (browsers take seconds to start).
-    public func window(titled title: String, display: String, xdotool: URL, or browser: ChildProcess?) throws -> String {
+    public func window(titled title: String, display: String, xdotool: URL, or browser: ChildProcess?) throws -> String
+    {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if let id = windowID(titled: title, display: display, xdotool: xdotool) { return id }
             Thread.sleep(forTimeInterval: 0.02)
         }
-        throw HarnessError.timedOut("no window titled \(title); the hosts said: \(hostLines.suffix(2000))\(browser.map { "; the browser: \($0.standardError.suffix(1000))" } ?? "")")
+        throw HarnessError.timedOut(
+            "no window titled \(title); the hosts said: \(hostLines.suffix(2000))\(browser.map { "; the browser: \($0.standardError.suffix(1000))" } ?? "")"
+        )
     }
 
     /// Presses the shield page's second button from the keyboard: a click on the page's
     /// empty left edge gives it the focus, then Tab, Tab (the first button, the second), Return.
     public func pressSecondaryButton(in window: String, display: String, xdotool: URL) throws {
         Thread.sleep(forTimeInterval: 0.5)  // the page's look drawn
-        let steps = [["windowactivate", "--sync", window], ["mousemove", "--window", window, "5", "400"], ["click", "1"], ["key", "Tab"], ["key", "Tab"], ["key", "Return"]]
+        let steps = [
+            ["windowactivate", "--sync", window], ["mousemove", "--window", window, "5", "400"], ["click", "1"],
+            ["key", "Tab"], ["key", "Tab"], ["key", "Return"],
+        ]
         try drive(steps.map { ($0, 0.2) }, display: display, xdotool: xdotool)
     }
 
@@ -144,14 +168,19 @@ public final class BrowserRig {
         for (step, pause) in steps {
             let keys = try ChildProcess(xdotool, step, environment: x(display))
             keys.closeInput()
-            guard keys.waitForExit(timeout: 30) == 0 else { throw HarnessError.failed("xdotool \(step): \(keys.standardError)") }
+            guard keys.waitForExit(timeout: 30) == 0 else {
+                throw HarnessError.failed("xdotool \(step): \(keys.standardError)")
+            }
             Thread.sleep(forTimeInterval: pause)
         }
     }
 
     /// The id (`0x…`) of a window titled exactly `title`, if there is one now.
     private func windowID(titled title: String, display: String, xdotool: URL) -> String? {
-        guard let search = try? ChildProcess(xdotool, ["search", "--name", "^\(NSRegularExpression.escapedPattern(for: title))$"], environment: x(display))
+        guard
+            let search = try? ChildProcess(
+                xdotool, ["search", "--name", "^\(NSRegularExpression.escapedPattern(for: title))$"],
+                environment: x(display))
         else { return nil }
         search.closeInput()
         _ = search.waitForExit(timeout: 10)
@@ -161,7 +190,9 @@ public final class BrowserRig {
     /// Whether the extension in `browser` (`chromium`, `firefox`) has said hello to a host
     /// that browser started.
     public func isConnected(_ browser: String) -> Bool {
-        hostLines.split(separator: "\n").contains { $0.hasPrefix("screenward-web-host (\(browser)") && $0.hasSuffix("is connected") }
+        hostLines.split(separator: "\n").contains {
+            $0.hasPrefix("screenward-web-host (\(browser)") && $0.hasSuffix("is connected")
+        }
     }
 
     /// Waits until the extension in each of `browsers` is connected to its host (a browser
@@ -169,7 +200,10 @@ public final class BrowserRig {
     public func waitUntilConnected(_ browsers: [String], timeout: TimeInterval = 60) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while !browsers.allSatisfy(isConnected) {
-            guard Date() < deadline else { throw HarnessError.timedOut("the extensions of \(browsers) did not connect to their hosts: \(hostLines.suffix(2000))") }
+            guard Date() < deadline else {
+                throw HarnessError.timedOut(
+                    "the extensions of \(browsers) did not connect to their hosts: \(hostLines.suffix(2000))")
+            }
             Thread.sleep(forTimeInterval: 0.1)
         }
     }
@@ -184,9 +218,13 @@ public final class BrowserRig {
         let folder = self.folder.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for file in ["shield.json", "rules.json"] {
-            try FileManager.default.copyItem(at: shipped.appendingPathComponent(file), to: folder.appendingPathComponent(file))
+            try FileManager.default.copyItem(
+                at: shipped.appendingPathComponent(file), to: folder.appendingPathComponent(file))
         }
-        guard var table = try JSONSerialization.jsonObject(with: Data(contentsOf: shipped.appendingPathComponent("categories.json"))) as? [String: Any] else {
+        guard
+            var table = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: shipped.appendingPathComponent("categories.json"))) as? [String: Any]
+        else {
             throw HarnessError.failed("the shipped categories.json is not a JSON object")
         }
         table["websites"] = (table["websites"] as? [String: String] ?? [:]).merging(websites) { $1 }
@@ -201,13 +239,19 @@ public final class BrowserRig {
 
     /// Types `url` into the address bar of `window` (activated first) and goes there.
     public func navigate(_ window: String, to url: String, display: String, xdotool: URL) throws {
-        try drive([(["windowactivate", "--sync", window], 0.2), (["key", "ctrl+l"], 0.3), (["type", "--delay", "5", url], 0.1), (["key", "Return"], 0)], display: display, xdotool: xdotool)
+        try drive(
+            [
+                (["windowactivate", "--sync", window], 0.2), (["key", "ctrl+l"], 0.3),
+                (["type", "--delay", "5", url], 0.1), (["key", "Return"], 0),
+            ], display: display, xdotool: xdotool)
     }
 
     private func run(_ arguments: [String]) throws {
         let command = try ChildProcess(try ProjectPrograms.url(of: "screenward"), arguments)
         command.closeInput()
-        guard command.waitForExit(timeout: 60) == 0 else { throw HarnessError.failed("screenward \(arguments): \(command.standardError)") }
+        guard command.waitForExit(timeout: 60) == 0 else {
+            throw HarnessError.failed("screenward \(arguments): \(command.standardError)")
+        }
     }
 
     public func remove() {

@@ -18,7 +18,9 @@ public struct ConnectionFlood {
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
         script = file.path
         users = desktop.fixture.users
-        process = try desktop.startAsKid(["python3", script, desktop.fixture.socket, String(connections), String(heavy)])
+        process = try desktop.startAsKid([
+            "python3", script, desktop.fixture.socket, String(connections), String(heavy),
+        ])
         guard let line = try process.waitForOutputLines(1, timeout: 90).first else {
             throw LocalUsersError(description: "the flood said nothing: \(process.standardError)")
         }

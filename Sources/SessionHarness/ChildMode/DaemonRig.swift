@@ -26,7 +26,8 @@ public final class DaemonRig {
     /// Why a rig cannot run here (not root, a tool missing), or nil when it can.
     public static func missingRequirement() -> String? {
         guard geteuid() == 0 else { return "creating users and running the system daemon needs root" }
-        for program in ["/usr/sbin/useradd", "/usr/sbin/runuser", "/usr/bin/setpriv"] where !FileManager.default.isExecutableFile(atPath: program) {
+        for program in ["/usr/sbin/useradd", "/usr/sbin/runuser", "/usr/bin/setpriv"]
+        where !FileManager.default.isExecutableFile(atPath: program) {
             return "\(program) is missing (apt-get install passwd util-linux)"
         }
         return nil
@@ -43,11 +44,13 @@ public final class DaemonRig {
 
     public init() throws {
         work = URL(fileURLWithPath: "/tmp/screenward-daemon-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         users.note("folder \(work.path)")
         systemZone = Self.testZone() ?? SystemTimeZone().zone()
         try FileManager.default.createSymbolicLink(
-            atPath: work.appendingPathComponent("localtime").path, withDestinationPath: "/usr/share/zoneinfo/\(systemZone.identifier)")
+            atPath: work.appendingPathComponent("localtime").path,
+            withDestinationPath: "/usr/share/zoneinfo/\(systemZone.identifier)")
         agentUser = try users.add("agent")
         extensionUser = try users.add("ext")
         try installPrograms()
@@ -65,8 +68,12 @@ public final class DaemonRig {
 
     private func installPrograms() throws {
         let manager = FileManager.default
-        try manager.createDirectory(at: programs, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        for name in ["screenward", "screenward-agent", "screenward-web-host", "screenward-testwindow", "homework", "screenward-tray", "screenward-report", "screenward-picker"] {
+        try manager.createDirectory(
+            at: programs, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        for name in [
+            "screenward", "screenward-agent", "screenward-web-host", "screenward-testwindow", "homework",
+            "screenward-tray", "screenward-report", "screenward-picker",
+        ] {
             try manager.copyItem(at: try ProjectPrograms.url(of: name), to: programs.appendingPathComponent(name))
         }
         // The agent finds its data in ../share/screenward beside its folder.
@@ -77,8 +84,11 @@ public final class DaemonRig {
             let found = try Self.dataFile(file, above: source)
             try manager.copyItem(at: found, to: data.appendingPathComponent(file))
         }
-        for path in [work.appendingPathComponent("share").path, data.path] + (try manager.contentsOfDirectory(atPath: data.path)).map({ data.appendingPathComponent($0).path }) {
-            let isDirectory = (try manager.attributesOfItem(atPath: path))[.type] as? FileAttributeType == .typeDirectory
+        for path in [work.appendingPathComponent("share").path, data.path]
+            + (try manager.contentsOfDirectory(atPath: data.path)).map({ data.appendingPathComponent($0).path })
+        {
+            let isDirectory =
+                (try manager.attributesOfItem(atPath: path))[.type] as? FileAttributeType == .typeDirectory
             try manager.setAttributes([.posixPermissions: isDirectory ? 0o755 : 0o644], ofItemAtPath: path)
         }
     }
@@ -88,9 +98,14 @@ public final class DaemonRig {
 
     /// Installs an app's manifest for every user, naming `executables` and `extensions`
     /// (point → executable and arguments).
-    public func installApp(_ bundleIdentifier: String, name: String, executables: [String], extensions: [String: [String]] = [:]) throws {
-        try FileManager.default.createDirectory(at: apps, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        var manifest: [String: Any] = ["format": 1, "bundleIdentifier": bundleIdentifier, "displayName": name, "executables": executables]
+    public func installApp(
+        _ bundleIdentifier: String, name: String, executables: [String], extensions: [String: [String]] = [:]
+    ) throws {
+        try FileManager.default.createDirectory(
+            at: apps, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        var manifest: [String: Any] = [
+            "format": 1, "bundleIdentifier": bundleIdentifier, "displayName": name, "executables": executables,
+        ]
         if !extensions.isEmpty {
             manifest["extensions"] = extensions.sorted { $0.key < $1.key }.map { point, command in
                 ["point": point, "executable": command[0], "arguments": Array(command.dropFirst())] as [String: Any]
@@ -101,7 +116,8 @@ public final class DaemonRig {
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
     }
 
-    private static func dataFile(_ name: String, above directory: URL, folder subfolder: String = "data") throws -> URL {
+    private static func dataFile(_ name: String, above directory: URL, folder subfolder: String = "data") throws -> URL
+    {
         var folder = directory
         while folder.path != "/" {
             let candidate = folder.appendingPathComponent(subfolder).appendingPathComponent(name)
@@ -125,12 +141,18 @@ public final class DaemonRig {
         guard !machineApplications.isEmpty || !testApplications.isEmpty else { return machine }
         let chosen = work.appendingPathComponent("chosen-share")
         let applications = chosen.appendingPathComponent("applications")
-        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            at: applications, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         for name in machineApplications {
             let target = applications.appendingPathComponent(name)
             guard !FileManager.default.fileExists(atPath: target.path) else { continue }
-            let source = MachineSharedData.folders.map { "\($0)/applications/\(name)" }.first { FileManager.default.fileExists(atPath: $0) }
-            guard let source else { throw LocalUsersError(description: "no desktop entry \(name) on this machine (is its package installed?)") }
+            let source = MachineSharedData.folders.map { "\($0)/applications/\(name)" }.first {
+                FileManager.default.fileExists(atPath: $0)
+            }
+            guard let source else {
+                throw LocalUsersError(
+                    description: "no desktop entry \(name) on this machine (is its package installed?)")
+            }
             try FileManager.default.copyItem(atPath: source, toPath: target.path)
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: target.path)
         }
@@ -160,7 +182,8 @@ public final class DaemonRig {
 
     public func startDaemon(environment: [String: String] = [:]) throws {
         let command = try daemonCommand()
-        let daemon = try ChildProcess(URL(fileURLWithPath: command[0]), Array(command.dropFirst()), environment: environment)
+        let daemon = try ChildProcess(
+            URL(fileURLWithPath: command[0]), Array(command.dropFirst()), environment: environment)
         self.daemon = daemon
         try daemon.waitForStandardError(containing: "listening on", timeout: 10)
     }
@@ -172,7 +195,9 @@ public final class DaemonRig {
     }
 
     /// `screenward ARGUMENTS` as `user`, against this daemon.
-    public func screenward(as user: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    public func screenward(as user: String, _ arguments: [String]) throws -> (
+        status: Int32, output: String, error: String
+    ) {
         try users.run(as: user, [program("screenward")] + arguments, environment: ["SCREENWARD_DAEMON_SOCKET": socket])
     }
 

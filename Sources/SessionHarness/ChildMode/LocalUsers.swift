@@ -42,7 +42,9 @@ public final class LocalUsers {
     }
 
     /// Runs `arguments` as `user` (runuser, no login shell), returning its exit status and output.
-    public func run(as user: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
+    public func run(as user: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (
+        status: Int32, output: String, error: String
+    ) {
         let assignments = environment.map { "\($0.key)=\($0.value)" }
         return try Self.capture("/usr/sbin/runuser", ["-u", user, "--", "/usr/bin/env"] + assignments + arguments)
     }
@@ -61,18 +63,24 @@ public final class LocalUsers {
     }
 
     public static func groupExists(_ name: String) -> Bool {
-        ((try? String(contentsOfFile: "/etc/group", encoding: .utf8)) ?? "").split(separator: "\n").contains { $0.hasPrefix(name + ":") }
+        ((try? String(contentsOfFile: "/etc/group", encoding: .utf8)) ?? "").split(separator: "\n").contains {
+            $0.hasPrefix(name + ":")
+        }
     }
 
     private static func run(_ program: String, _ arguments: [String], input: String? = nil) throws {
         let result = try capture(program, arguments, input: input)
         guard result.status == 0 else {
-            throw LocalUsersError(description: "\(program) \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.error)")
+            throw LocalUsersError(
+                description: "\(program) \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.error)"
+            )
         }
     }
 
     @discardableResult
-    public static func capture(_ program: String, _ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String, error: String) {
+    public static func capture(_ program: String, _ arguments: [String], input: String? = nil) throws -> (
+        status: Int32, output: String, error: String
+    ) {
         HarnessStreams.check(beforeStarting: program)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
@@ -92,7 +100,10 @@ public final class LocalUsers {
         let outData = output.fileHandleForReading.readDataToEndOfFile()
         let errData = errorReader.finish()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: outData, as: UTF8.self),
+            String(decoding: errData, as: UTF8.self)
+        )
     }
 }
 

@@ -16,7 +16,10 @@ public final class ManagedDesktopRig {
     private var processes: [ChildProcess] = []
 
     /// The programs a managed desktop needs, with their Debian packages.
-    public static let programs = [("Xvfb", "xvfb"), ("openbox", "openbox"), ("xauth", "xauth"), ("dbus-daemon", "dbus-daemon"), ("xdotool", "xdotool")]
+    public static let programs = [
+        ("Xvfb", "xvfb"), ("openbox", "openbox"), ("xauth", "xauth"), ("dbus-daemon", "dbus-daemon"),
+        ("xdotool", "xdotool"),
+    ]
 
     /// Why a managed desktop cannot run here, or nil when it can.
     public static func missingRequirement() -> String? {
@@ -43,7 +46,11 @@ public final class ManagedDesktopRig {
     public init(fixture: DaemonRig, windows windowSpecs: [String] = ["game.Game:Game"]) throws {
         self.fixture = fixture
         kid = try fixture.users.add("kid")
-        guard let uid = UInt32(try fixture.users.run(as: "root", ["id", "-u", kid]).output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard
+            let uid = UInt32(
+                try fixture.users.run(as: "root", ["id", "-u", kid]).output.trimmingCharacters(
+                    in: .whitespacesAndNewlines))
+        else {
             throw LocalUsersError(description: "no uid for \(kid)")
         }
         self.uid = uid
@@ -54,7 +61,8 @@ public final class ManagedDesktopRig {
         // whatever display an entry names) and picks a free display itself (-displayfd), so
         // runs beside this one never race for a number; the child's own file then names it.
         let serverAuthority = fixture.work.appendingPathComponent("xserver-\(kid).auth").path
-        guard try LocalUsers.capture("/usr/bin/xauth", ["-f", serverAuthority, "add", ":0", ".", cookie]).status == 0 else {
+        guard try LocalUsers.capture("/usr/bin/xauth", ["-f", serverAuthority, "add", ":0", ".", cookie]).status == 0
+        else {
             throw LocalUsersError(description: "xauth add failed for the child's X server")
         }
         let (server, display) = try PrivateXSession.startServer(
@@ -67,7 +75,8 @@ public final class ManagedDesktopRig {
         }
         try waitFor("the child's X server") { fixture.users.runQuietly(as: kid, ["xdpyinfo"], environment: x) }
         processes.append(try startAsKid(["openbox", "--sm-disable"]))
-        let windowProgram = try startAsKid([fixture.program("screenward-testwindow")] + windowSpecs.flatMap { ["--window", $0] })
+        let windowProgram = try startAsKid(
+            [fixture.program("screenward-testwindow")] + windowSpecs.flatMap { ["--window", $0] })
         windows = Array(try windowProgram.waitForOutputLines(windowSpecs.count, timeout: 20).prefix(windowSpecs.count))
     }
 
@@ -81,7 +90,8 @@ public final class ManagedDesktopRig {
 
     /// Starts `arguments` as the child in their session, against the test's daemon.
     public func startAsKid(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess {
-        let assignments = x.merging(["SCREENWARD_DAEMON_SOCKET": fixture.socket, "HOME": "/home/\(kid)"]) { $1 }.merging(environment) { $1 }
+        let assignments = x.merging(["SCREENWARD_DAEMON_SOCKET": fixture.socket, "HOME": "/home/\(kid)"]) { $1 }
+            .merging(environment) { $1 }
         let process = try ChildProcess(
             URL(fileURLWithPath: "/usr/sbin/runuser"),
             ["-u", kid, "--", "/usr/bin/env"] + assignments.map { "\($0.key)=\($0.value)" } + arguments)
@@ -90,8 +100,12 @@ public final class ManagedDesktopRig {
     }
 
     /// Runs `arguments` as the child in their session and waits for it.
-    public func runAsKid(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
-        try fixture.users.run(as: kid, arguments, environment: x.merging(["SCREENWARD_DAEMON_SOCKET": fixture.socket]) { $1 }.merging(environment) { $1 })
+    public func runAsKid(_ arguments: [String], environment: [String: String] = [:]) throws -> (
+        status: Int32, output: String, error: String
+    ) {
+        try fixture.users.run(
+            as: kid, arguments,
+            environment: x.merging(["SCREENWARD_DAEMON_SOCKET": fixture.socket]) { $1 }.merging(environment) { $1 })
     }
 
     /// Starts the daemon on the private bus, makes the child managed, and (once the
@@ -102,7 +116,9 @@ public final class ManagedDesktopRig {
         guard added.status == 0 else { throw LocalUsersError(description: "child add: \(added.error)") }
         try before()
         try bus.logind("add-session \(session) uid=\(uid) name=\(kid) type=x11 display=\(display) active=yes leader=1")
-        try waitFor("the session's agent to attach") { (fixture.daemon?.standardError ?? "").contains("session \(session): agent attached") }
+        try waitFor("the session's agent to attach") {
+            (fixture.daemon?.standardError ?? "").contains("session \(session): agent attached")
+        }
     }
 
     /// Starts the managed session with the game shielded by a store of the child's, as
@@ -115,7 +131,9 @@ public final class ManagedDesktopRig {
 
     /// Starts the managed session with `applications` shielded by a store of the child's,
     /// which holds `settings` too.
-    public func startSession(_ session: String = "c9", shielding applications: [AppIdentity], settings: ApplicationSettings = .init()) throws {
+    public func startSession(
+        _ session: String = "c9", shielding applications: [AppIdentity], settings: ApplicationSettings = .init()
+    ) throws {
         try startManagedSession(session) {
             fixture.stopDaemon()
             let home = ChildHomes(stateDirectory: fixture.state).home(for: uid)
@@ -125,7 +143,9 @@ public final class ManagedDesktopRig {
             _ = try ledger.authorize(client: "org.example.family", member: "child", grantKey: "test", at: Date())
             try ledger.saveStore(
                 client: "org.example.family", name: "games",
-                contents: StoreContents(shield: ShieldSettings(applications: tokens.isEmpty ? nil : tokens), application: settings), at: Date())
+                contents: StoreContents(
+                    shield: ShieldSettings(applications: tokens.isEmpty ? nil : tokens), application: settings),
+                at: Date())
             try fixture.startDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
         }
     }
@@ -139,9 +159,12 @@ public final class ManagedDesktopRig {
     public func agentPID(session: String = "c9") -> Int32? {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         for entry in entries {
-            guard let pid = Int32(entry), let cmdline = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(entry)/cmdline")) else { continue }
+            guard let pid = Int32(entry),
+                let cmdline = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(entry)/cmdline"))
+            else { continue }
             let arguments = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            if arguments.first?.hasSuffix("screenward-agent") == true, let index = arguments.firstIndex(of: "--managed-session"),
+            if arguments.first?.hasSuffix("screenward-agent") == true,
+                let index = arguments.firstIndex(of: "--managed-session"),
                 arguments.indices.contains(index + 1), arguments[index + 1] == session
             {
                 return pid
@@ -157,8 +180,10 @@ public final class ManagedDesktopRig {
 
     /// The child's recorded use of application `id` (as `screenward usage` names it), all time.
     public func usageSeconds(of id: String) throws -> Double {
-        let result = try fixture.screenward(as: "root", ["usage", "--user", kid, "--json", "--since", "2000-01-01", "--until", "now"])
-        guard result.status == 0, let report = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
+        let result = try fixture.screenward(
+            as: "root", ["usage", "--user", kid, "--json", "--since", "2000-01-01", "--until", "now"])
+        guard result.status == 0,
+            let report = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
             let apps = report["apps"] as? [[String: Any]]
         else { throw LocalUsersError(description: "screenward usage --user \(kid): \(result.error)") }
         return apps.first { $0["id"] as? String == id }?["seconds"] as? Double ?? 0
@@ -174,7 +199,9 @@ public final class ManagedDesktopRig {
     /// and the question interleave).
     public func currentAgentCovers(_ count: Int, session: String = "c9") -> Bool {
         let log = fixture.daemon?.standardError ?? ""
-        guard let pid = agentPID(session: session), let attached = log.range(of: "session \(session): agent attached (pid \(pid))", options: .backwards) else {
+        guard let pid = agentPID(session: session),
+            let attached = log.range(of: "session \(session): agent attached (pid \(pid))", options: .backwards)
+        else {
             return false
         }
         return log[attached.upperBound...].contains("session \(session): \(count) window(s) covered")
@@ -182,16 +209,22 @@ public final class ManagedDesktopRig {
 
     /// The child presses the second button of the shield over window `index` with real
     /// input: a click on the shield, then Tab and Return.
-    public func pressSecondButtonOnShield(over index: Int = 0) throws -> (status: Int32, output: String, error: String) {
+    public func pressSecondButtonOnShield(over index: Int = 0) throws -> (status: Int32, output: String, error: String)
+    {
         let frame = try geometry(of: windows[index])
-        return try runAsKid(["xdotool", "mousemove", "\(frame.x + 20)", "\(frame.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab", "key", "Return"])
+        return try runAsKid([
+            "xdotool", "mousemove", "\(frame.x + 20)", "\(frame.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab",
+            "key", "Return",
+        ])
     }
 
     /// Saves what the child's screen shows (for the README and for looking at failures).
     public func screenshot(_ name: String) {
-        let folder = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"] ?? NSTemporaryDirectory())
+        let folder = URL(
+            fileURLWithPath: ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"] ?? NSTemporaryDirectory())
         let path = folder.appendingPathComponent(name).path
-        if let result = try? LocalUsers.capture("/usr/bin/env", ["DISPLAY=\(display)", "XAUTHORITY=\(authority)", "import", "-window", "root", path]),
+        if let result = try? LocalUsers.capture(
+            "/usr/bin/env", ["DISPLAY=\(display)", "XAUTHORITY=\(authority)", "import", "-window", "root", path]),
             result.status == 0
         {
             print("screenshot: \(path)")
@@ -203,7 +236,11 @@ public final class ManagedDesktopRig {
     public func pixel(x: Int, y: Int) -> (red: Int, green: Int, blue: Int)? {
         guard
             let result = try? LocalUsers.capture(
-                "/usr/bin/env", ["DISPLAY=\(display)", "XAUTHORITY=\(authority)", "import", "-window", "root", "-crop", "1x1+\(x)+\(y)", "-depth", "8", "txt:-"]),
+                "/usr/bin/env",
+                [
+                    "DISPLAY=\(display)", "XAUTHORITY=\(authority)", "import", "-window", "root", "-crop",
+                    "1x1+\(x)+\(y)", "-depth", "8", "txt:-",
+                ]),
             // "# ImageMagick pixel enumeration: …" then "0,0: (46,125,51)  #2E7D33  srgb(…)".
             result.status == 0, let pixel = result.output.range(of: "0,0:"),
             let hash = result.output[pixel.upperBound...].firstIndex(of: "#")
@@ -221,7 +258,8 @@ public final class ManagedDesktopRig {
             let parts = line.split(separator: "=")
             if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
         }
-        guard let x = values["X"], let y = values["Y"], let width = values["WIDTH"], let height = values["HEIGHT"] else {
+        guard let x = values["X"], let y = values["Y"], let width = values["WIDTH"], let height = values["HEIGHT"]
+        else {
             throw LocalUsersError(description: "no geometry for window \(id): \(result.output) \(result.error)")
         }
         return ScreenRect(x: x, y: y, width: width, height: height)
@@ -231,7 +269,9 @@ public final class ManagedDesktopRig {
         let deadline = Date().addingTimeInterval(timeout)
         while try !condition() {
             guard Date() < deadline else {
-                throw LocalUsersError(description: "no \(what) within \(timeout) s; daemon: \(fixture.daemon?.standardError.suffix(3000) ?? "")")
+                throw LocalUsersError(
+                    description:
+                        "no \(what) within \(timeout) s; daemon: \(fixture.daemon?.standardError.suffix(3000) ?? "")")
             }
             Thread.sleep(forTimeInterval: 0.02)
         }

@@ -15,11 +15,13 @@ public enum TestLeftovers {
 
     /// Appends `line` ("user NAME", "group NAME", "file PATH", "folder PATH") to `prefix`'s record.
     static func note(_ line: String, for prefix: String) {
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let record = folder.appendingPathComponent(prefix)
         if !FileManager.default.fileExists(atPath: record.path) {
             // Not made: the open below fails, and nothing is recorded.
-            _ = FileManager.default.createFile(atPath: record.path, contents: Data("\(thisProcess)\n".utf8), attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(
+                atPath: record.path, contents: Data("\(thisProcess)\n".utf8), attributes: [.posixPermissions: 0o600])
         }
         guard let handle = try? FileHandle(forWritingTo: record) else { return }
         defer { try? handle.close() }
@@ -66,7 +68,10 @@ public enum TestLeftovers {
             try? FileManager.default.removeItem(at: record)
         }
         if !removed.isEmpty {
-            FileHandle.standardError.write(Data("screenward harness: removed what a run no longer running left: \(removed.joined(separator: ", "))\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "screenward harness: removed what a run no longer running left: \(removed.joined(separator: ", "))\n"
+                        .utf8))
         }
         return removed
     }

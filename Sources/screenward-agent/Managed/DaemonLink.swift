@@ -199,10 +199,12 @@ final class DaemonShieldState: ShieldStateOwner, Sendable {
 
     /// Sets the agent's own stores; the presenter redraws.
     func setLocalStores(_ stores: [StoreSettings]) {
-        guard local.withLock({ current in
-            defer { current = stores }
-            return current != stores
-        }) else { return }
+        guard
+            local.withLock({ current in
+                defer { current = stores }
+                return current != stores
+            })
+        else { return }
         changed.withLock { $0 }?()
     }
 
@@ -239,11 +241,13 @@ final class DaemonShieldState: ShieldStateOwner, Sendable {
     }
 
     private func ask(owner: String, item: ShieldedItem, action: ShieldAction?) -> ShieldRequestID {
-        let id = ShieldRequestID(rawValue: lastQuestion.withLock { last in
-            last += 1
-            return last
-        })
-        link.post(AgentLinkMethods.askShieldExtension, AgentShieldQuestion(id: id, owner: owner, item: item, action: action))
+        let id = ShieldRequestID(
+            rawValue: lastQuestion.withLock { last in
+                last += 1
+                return last
+            })
+        link.post(
+            AgentLinkMethods.askShieldExtension, AgentShieldQuestion(id: id, owner: owner, item: item, action: action))
         return id
     }
 

@@ -74,13 +74,20 @@ final class ManagedAgent {
         minter = TokenMinter(secret: DeviceSecret(bytes: attachment.deviceSecret))
         categories = try DataDirectory.categoryTable()
         let link = link
-        accountant = UsageAccountant(sink: AgentReportSink { report in link.post(AgentLinkMethods.usage, report) }, minter: minter) { [log] problem in
+        accountant = UsageAccountant(
+            sink: AgentReportSink { report in link.post(AgentLinkMethods.usage, report) }, minter: minter
+        ) { [log] problem in
             log.error(problem)
         }
         focus = FocusTracker(connection: connection, loop: loop)
-        idle = try IdleWatcher(connection: connection, threshold: .milliseconds(Int64(attachment.idleThresholdSeconds * 1000)))
-        checkpoints = CheckpointTimer(loop: loop) { [unowned self] in accountant.checkpoint(at: connection.timeSource.now()) }
-        focusedWebsite = FocusedWebsite(accountant: accountant, loop: loop, now: { [unowned self] in connection.timeSource.now() }) { [unowned self] in
+        idle = try IdleWatcher(
+            connection: connection, threshold: .milliseconds(Int64(attachment.idleThresholdSeconds * 1000)))
+        checkpoints = CheckpointTimer(loop: loop) { [unowned self] in
+            accountant.checkpoint(at: connection.timeSource.now())
+        }
+        focusedWebsite = FocusedWebsite(
+            accountant: accountant, loop: loop, now: { [unowned self] in connection.timeSource.now() }
+        ) { [unowned self] in
             stateChanged()
         }
         do {
@@ -117,7 +124,11 @@ final class ManagedAgent {
                 // could stop the count while playing. A locked screen takes no input, so
                 // the X server's idle time stops it instead. Suspend is the machine's.
                 guard case .sleeping = event else {
-                    if case .locked(true) = event { log.info("logind says the session is locked: ignored (the child may set LockedHint; idle time counts)") }
+                    if case .locked(true) = event {
+                        log.info(
+                            "logind says the session is locked: ignored (the child may set LockedHint; idle time counts)"
+                        )
+                    }
                     return
                 }
                 accountant.take(event, at: connection.timeSource.now())
@@ -133,14 +144,17 @@ final class ManagedAgent {
         focus.start { [self] observation in
             lastFocus = observation
             let (app, site) = counted(observation)
-            log.debug("focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")\(site.map { " on \($0)" } ?? "")")
+            log.debug(
+                "focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")\(site.map { " on \($0)" } ?? "")"
+            )
             focusedWebsite.show(window: observation.window, app: app, site: site, source: .window, at: observation.time)
             stateChanged()
             checkBrowsers()
         }
         aliveTimer = loop.schedule(after: AgentLinkMethods.aliveInterval) { [self] in sayAlive() }
         link.post(AgentLinkMethods.alive, Empty())
-        log.info("tracking \(connection.displayName) for \(attachment.user) (session \(session)), reporting to \(link.path)")
+        log.info(
+            "tracking \(connection.displayName) for \(attachment.user) (session \(session)), reporting to \(link.path)")
         loop.run()
         link.close()
     }
@@ -149,11 +163,13 @@ final class ManagedAgent {
         do {
             let state = DaemonShieldState(link: link)
             let presenter = try ShieldPresenter.forSession(
-                displayName: connection.displayName, loop: loop, stateOwner: state, minter: minter, categories: categories,
+                displayName: connection.displayName, loop: loop, stateOwner: state, minter: minter,
+                categories: categories,
                 identify: { [unowned self] facts in identity(for: facts) }, log: log)
             let link = link
             presenter.onShieldReplaced = { application, problem in
-                link.post(AgentLinkMethods.shieldTampered, AgentShieldTampered(application: application, problem: problem))
+                link.post(
+                    AgentLinkMethods.shieldTampered, AgentShieldTampered(application: application, problem: problem))
             }
             presenter.onWindowManagerGone = { link.post(AgentLinkMethods.windowManagerGone, Empty()) }
             presenter.onCoversChanged = { [unowned self] processes in
@@ -163,7 +179,9 @@ final class ManagedAgent {
             self.presenter = presenter
             presenter.start()
             shieldState = state
-            elsewhereTimer = loop.schedule(after: ShieldedElsewhere.interval) { [weak self] in self?.holdShieldedElsewhereNow() }
+            elsewhereTimer = loop.schedule(after: ShieldedElsewhere.interval) { [weak self] in
+                self?.holdShieldedElsewhereNow()
+            }
         } catch {
             // Without shields the session is not enforced: say so and stop, so that the
             // daemon counts a failure (and locks the session if it keeps failing).
@@ -179,18 +197,23 @@ final class ManagedAgent {
     private func holdShieldedElsewhere() {
         guard let presenter else { return }
         let held = elsewhere.held(
-            programs: link.programs.all, isShielded: { [catalog] program in
+            programs: link.programs.all,
+            isShielded: { [catalog] program in
                 ProgramNarrowing.identity(of: program, catalog: catalog).map(presenter.isShielded) ?? false
             },
             displayClients: { [connection] in connection.clientProcessIDs() })
         guard let held else { return }
-        log.info("processes of shielded apps with no window here, held: \(held.isEmpty ? "none" : held.map(String.init).joined(separator: " "))")
+        log.info(
+            "processes of shielded apps with no window here, held: \(held.isEmpty ? "none" : held.map(String.init).joined(separator: " "))"
+        )
         link.post(AgentLinkMethods.heldElsewhere, held)
     }
 
     private func holdShieldedElsewhereNow() {
         holdShieldedElsewhere()
-        elsewhereTimer = loop.schedule(after: ShieldedElsewhere.interval) { [weak self] in self?.holdShieldedElsewhereNow() }
+        elsewhereTimer = loop.schedule(after: ShieldedElsewhere.interval) { [weak self] in
+            self?.holdShieldedElsewhereNow()
+        }
     }
 
     // MARK: A guardian's approval
@@ -221,7 +244,9 @@ final class ManagedAgent {
             log.info("a guardian is asked: \(ask.question)")
             dialogs[ask.id] = GuardianDialog(
                 question: ask.question, guardians: ask.guardians, texts: .forLanguage(ShieldDefaults.language()),
-                onAnswer: { [unowned self] guardian, code in send(GuardianAnswer(ask: ask.id, guardian: guardian, code: code)) },
+                onAnswer: { [unowned self] guardian, code in
+                    send(GuardianAnswer(ask: ask.id, guardian: guardian, code: code))
+                },
                 onCancel: { [unowned self] in
                     dialogs[ask.id] = nil
                     send(.cancelled(ask.id))
@@ -243,7 +268,9 @@ final class ManagedAgent {
         let events = dialogEvents
         let wakeup = dialogWakeup
         Thread.detachNewThread {
-            let verdict = (try? link.answer(answer)) ?? .tryAgain(message: "The daemon did not answer; try again.", notBefore: nil)
+            let verdict =
+                (try? link.answer(answer))
+                ?? .tryAgain(message: "The daemon did not answer; try again.", notBefore: nil)
             events.put(.verdict(answer.ask, verdict))
             wakeup?.fire()
         }
@@ -271,7 +298,9 @@ final class ManagedAgent {
             }
             return claimed
         }
-        if let browser = unsupportedBrowsers.unsupported[pid] { return UnsupportedBrowsers.identity(of: browser, executable: program.executable) }
+        if let browser = unsupportedBrowsers.unsupported[pid] {
+            return UnsupportedBrowsers.identity(of: browser, executable: program.executable)
+        }
         return ProgramNarrowing.identity(claimed: claimed, program: program, catalog: catalog)
     }
 
@@ -279,9 +308,12 @@ final class ManagedAgent {
     /// daemon's word (its first milliseconds are not counted rather than counted as what it
     /// claims), none for a shield.
     private func countedIdentity(of observation: FocusObservation) -> AppIdentity? {
-        guard let window = observation.window, !(presenter?.isShield(window) ?? false), let facts = observation.facts else { return nil }
+        guard let window = observation.window, !(presenter?.isShield(window) ?? false), let facts = observation.facts
+        else { return nil }
         let app = identity(for: facts)
-        if let pid = facts.pid, link.programs.facts(pid: pid) == nil, let since = asked[pid], ContinuousClock.now - since < Self.patience {
+        if let pid = facts.pid, link.programs.facts(pid: pid) == nil, let since = asked[pid],
+            ContinuousClock.now - since < Self.patience
+        {
             return nil
         }
         return app
@@ -302,8 +334,10 @@ final class ManagedAgent {
         let before = unsupportedBrowsers.unsupported
         unsupportedBrowsers.forgetEnded { FileManager.default.fileExists(atPath: "/proc/\($0)") }
         var focused: (pid: Int32, browser: AppIdentity, started: ContinuousClock.Instant?)?
-        if let observation = lastFocus, let window = observation.window, !(presenter?.isShield(window) ?? false), let facts = observation.facts,
-            let pid = facts.pid, let program = link.programs.facts(pid: pid), unsupportedBrowsers.unsupported[pid] == nil
+        if let observation = lastFocus, let window = observation.window, !(presenter?.isShield(window) ?? false),
+            let facts = observation.facts,
+            let pid = facts.pid, let program = link.programs.facts(pid: pid),
+            unsupportedBrowsers.unsupported[pid] == nil
         {
             let app = identity(for: facts)
             if UnsupportedBrowsers.isBrowser(app, executable: program.executable) {
@@ -312,33 +346,51 @@ final class ManagedAgent {
             }
         }
         let now = ContinuousClock.now
-        for action in unsupportedBrowsers.observe(focused: focused, reported: Set(link.browsers.current.map(\.browserPID)), now: now) {
+        for action in unsupportedBrowsers.observe(
+            focused: focused, reported: Set(link.browsers.current.map(\.browserPID)), now: now)
+        {
             switch action {
             case .wake(let at):
                 unsupportedWake?.cancel()
-                unsupportedWake = loop.schedule(after: max(at - now, .milliseconds(1))) { [weak self] in self?.checkBrowsers() }
+                unsupportedWake = loop.schedule(after: max(at - now, .milliseconds(1))) { [weak self] in
+                    self?.checkBrowsers()
+                }
             case .shield(let pid, let browser):
-                log.info("\(browser.displayName) (pid \(pid)) had the focus with no report of Screenward's extension: shielded as not supported")
+                log.info(
+                    "\(browser.displayName) (pid \(pid)) had the focus with no report of Screenward's extension: shielded as not supported"
+                )
             case .lift(let pid):
                 log.info("the browser of pid \(pid) reports now: no longer shielded")
             case .record(let pid, let browser):
                 let executable = link.programs.facts(pid: pid)?.executable ?? "?"
-                link.post(AgentLinkMethods.unsupportedBrowser, AgentUnsupportedBrowser(pid: pid, browser: browser.displayName, executable: executable))
+                link.post(
+                    AgentLinkMethods.unsupportedBrowser,
+                    AgentUnsupportedBrowser(pid: pid, browser: browser.displayName, executable: executable))
             }
         }
         guard unsupportedBrowsers.unsupported != before else { return }
         let tokens = unsupportedBrowsers.unsupported.compactMap { pid, browser in
-            link.programs.facts(pid: pid).map { minter.applicationToken(for: UnsupportedBrowsers.identity(of: browser, executable: $0.executable)) }
+            link.programs.facts(pid: pid).map {
+                minter.applicationToken(for: UnsupportedBrowsers.identity(of: browser, executable: $0.executable))
+            }
         }
         shieldState?.setLocalStores(
-            tokens.isEmpty ? [] : [StoreSettings(owner: NotInstalledPrograms.owner, name: UnsupportedBrowsers.store, shield: ShieldSettings(applications: Set(tokens)))])
+            tokens.isEmpty
+                ? []
+                : [
+                    StoreSettings(
+                        owner: NotInstalledPrograms.owner, name: UnsupportedBrowsers.store,
+                        shield: ShieldSettings(applications: Set(tokens)))
+                ])
         presenter?.identitiesChanged()
     }
 
     /// When process `pid` started, on the monotonic clock (now, when /proc does not say).
     private static func started(_ pid: Int32) -> ContinuousClock.Instant {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.range(of: ")", options: .backwards),
-            let uptime = try? String(contentsOfFile: "/proc/uptime", encoding: .utf8), let up = Double(uptime.split(separator: " ").first ?? "")
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.range(of: ")", options: .backwards),
+            let uptime = try? String(contentsOfFile: "/proc/uptime", encoding: .utf8),
+            let up = Double(uptime.split(separator: " ").first ?? "")
         else { return .now }
         // Field 22 (starttime, in clock ticks since boot); the fields after the name start at 3.
         let fields = stat[close.upperBound...].split(separator: " ")
@@ -358,7 +410,8 @@ final class ManagedAgent {
             if app?.key != accountant.focused?.key || site != accountant.site {
                 log.debug("website: \(site.map { "\($0)" } ?? "none") on the focused window")
             }
-            focusedWebsite.show(window: observation.window, app: app, site: site, source: .report, at: connection.timeSource.now())
+            focusedWebsite.show(
+                window: observation.window, app: app, site: site, source: .report, at: connection.timeSource.now())
             stateChanged()
         }
         browsersWakeup = wakeup
@@ -376,7 +429,8 @@ final class ManagedAgent {
             checkBrowsers()
             if let observation = lastFocus {
                 let (app, site) = counted(observation)
-                focusedWebsite.show(window: observation.window, app: app, site: site, source: .window, at: connection.timeSource.now())
+                focusedWebsite.show(
+                    window: observation.window, app: app, site: site, source: .window, at: connection.timeSource.now())
                 stateChanged()
             }
         }

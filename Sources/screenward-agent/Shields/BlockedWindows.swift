@@ -48,7 +48,9 @@ final class BlockedWindows {
         closing[window.id] = Closing(identity: identity, pid: window.pid)
         let why = stores.map(\.description).joined(separator: ", ")
         if first == .terminate {
-            log.warning("blocked: \(identity.publicID) (process \(window.pid ?? 0)) keeps opening windows; ending the process (blocked by \(why))")
+            log.warning(
+                "blocked: \(identity.publicID) (process \(window.pid ?? 0)) keeps opening windows; ending the process (blocked by \(why))"
+            )
         } else {
             log.info("blocked: closing \(window.id) of \(identity.publicID) (blocked by \(why))")
         }
@@ -57,7 +59,8 @@ final class BlockedWindows {
         } done: { [weak self, log] outcome in
             switch outcome {
             case .closed(let step): log.info("blocked: closed \(window.id) of \(identity.publicID) (\(step.rawValue))")
-            case .failed(let reason): log.warning("blocked: could not close \(window.id) of \(identity.publicID): \(reason)")
+            case .failed(let reason):
+                log.warning("blocked: could not close \(window.id) of \(identity.publicID): \(reason)")
             }
             self?.finished(window.id)
         }

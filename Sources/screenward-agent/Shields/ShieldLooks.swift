@@ -56,10 +56,14 @@ final class ShieldLooks {
         if decision.owner == NotInstalledPrograms.owner {
             let values = ["app": decision.identity.displayName]
             let unsupported = decision.store == UnsupportedBrowsers.store
-            if let title = defaults.text(unsupported ? .unsupportedBrowserTitle : .notInstalledTitle, language: language, values: values) {
+            if let title = defaults.text(
+                unsupported ? .unsupportedBrowserTitle : .notInstalledTitle, language: language, values: values)
+            {
                 configuration.title = ShieldConfiguration.Label(text: title, color: defaults.look.titleColor)
             }
-            if let subtitle = defaults.text(unsupported ? .unsupportedBrowserSubtitle : .notInstalledSubtitle, language: language, values: values) {
+            if let subtitle = defaults.text(
+                unsupported ? .unsupportedBrowserSubtitle : .notInstalledSubtitle, language: language, values: values)
+            {
                 configuration.subtitle = ShieldConfiguration.Label(text: subtitle, color: defaults.look.subtitleColor)
             }
         }
@@ -79,7 +83,9 @@ final class ShieldLooks {
         let timeout = loop.schedule(after: Self.patience) { [self] in
             guard pending.removeValue(forKey: id) != nil else { return }
             stateOwner.cancelShieldRequest(id)
-            log.warning("\(decision.owner)'s shield configuration data source did not answer within \(Int(Self.patience.seconds)) s; its shield keeps the look it has")
+            log.warning(
+                "\(decision.owner)'s shield configuration data source did not answer within \(Int(Self.patience.seconds)) s; its shield keeps the look it has"
+            )
         }
         pending[id] = (key, decision, timeout)
     }
@@ -89,7 +95,8 @@ final class ShieldLooks {
         request.timeout.cancel()
         let look = defaults.resolve(configuration, for: request.decision.subject, language: language)
         log.info(
-            "shield: \(request.decision.owner)'s look for \(request.decision.identity.publicID): \"\(configuration.title?.text ?? "(default title)")\" / \"\(configuration.subtitle?.text ?? "(default subtitle)")\" / \"\(configuration.secondaryButtonLabel?.text ?? "(no second button)")\"")
+            "shield: \(request.decision.owner)'s look for \(request.decision.identity.publicID): \"\(configuration.title?.text ?? "(default title)")\" / \"\(configuration.subtitle?.text ?? "(default subtitle)")\" / \"\(configuration.secondaryButtonLabel?.text ?? "(no second button)")\""
+        )
         answers[request.key] = look
         onNewLook(request.decision.application, look)
     }
@@ -104,6 +111,8 @@ extension ShieldDecision {
     var item: ShieldedItem {
         let desktopID: String? = if case .desktopEntry(let id) = identity.key { id } else { nil }
         guard let category else { return .application(application, desktopID: desktopID, name: identity.displayName) }
-        return .applicationInCategory(application, desktopID: desktopID, name: identity.displayName, category: category.token, categoryName: category.name)
+        return .applicationInCategory(
+            application, desktopID: desktopID, name: identity.displayName, category: category.token,
+            categoryName: category.name)
     }
 }

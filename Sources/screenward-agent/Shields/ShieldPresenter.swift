@@ -84,7 +84,8 @@ final class ShieldPresenter {
     /// initialised there, an X connection of its own, the shield texts in the session's
     /// language. Not started yet.
     static func forSession(
-        displayName: String, loop: MainLoop, stateOwner: any ShieldStateOwner, minter: TokenMinter, categories: CategoryTable,
+        displayName: String, loop: MainLoop, stateOwner: any ShieldStateOwner, minter: TokenMinter,
+        categories: CategoryTable,
         identify: @escaping (WindowFacts) -> AppIdentity, log: AgentLog
     ) throws -> ShieldPresenter {
         try ShieldToolkit.initialize(displayName: displayName)
@@ -93,12 +94,14 @@ final class ShieldPresenter {
         let language = ShieldDefaults.language()
         return ShieldPresenter(
             connection: connection, loop: loop, stateOwner: stateOwner,
-            decider: ShieldDecider(minter: minter, categories: categories, language: language), defaults: defaults, language: language,
+            decider: ShieldDecider(minter: minter, categories: categories, language: language), defaults: defaults,
+            language: language,
             identify: identify, log: log)
     }
 
     init(
-        connection: XConnection, loop: MainLoop, stateOwner: any ShieldStateOwner, decider: ShieldDecider, defaults: ShieldDefaults, language: String,
+        connection: XConnection, loop: MainLoop, stateOwner: any ShieldStateOwner, decider: ShieldDecider,
+        defaults: ShieldDefaults, language: String,
         identify: @escaping (WindowFacts) -> AppIdentity, log: AgentLog
     ) {
         self.loop = loop
@@ -156,7 +159,8 @@ final class ShieldPresenter {
             if let cover = covers[id], cover.surface.isVisible { focus(cover) }
         }
         watcher.onWindowManagerGone = { [unowned self] in
-            log.warning("shield: the window manager is gone; windows are followed without it, and hidden shields unmapped")
+            log.warning(
+                "shield: the window manager is gone; windows are followed without it, and hidden shields unmapped")
             spare?.stopStandingBy()
             for cover in covers.values { cover.surface.stopStandingBy() }
             onWindowManagerGone?()
@@ -223,7 +227,9 @@ final class ShieldPresenter {
     }
 
     private func replaceShield(of cover: Cover, because problem: String) {
-        log.warning("shield: the shield over \(cover.target.id) of \(cover.decision.identity.publicID) was \(problem): it is replaced")
+        log.warning(
+            "shield: the shield over \(cover.target.id) of \(cover.decision.identity.publicID) was \(problem): it is replaced"
+        )
         let old = cover.surface
         shieldIDs.remove(cover.shieldID)
         awaitingFocus.remove(cover.shieldID)
@@ -330,7 +336,9 @@ final class ShieldPresenter {
         do {
             try hold.hold(window.id)
         } catch {
-            log.warning("shield: the input of \(window.id) of \(decision.identity.publicID) cannot be held (\(error)); it cannot be covered reliably, so it is closed")
+            log.warning(
+                "shield: the input of \(window.id) of \(decision.identity.publicID) cannot be held (\(error)); it cannot be covered reliably, so it is closed"
+            )
             close(window.id, pid: window.pid, of: decision)
         }
         if window.isViewable { show(cover) }
@@ -387,7 +395,9 @@ final class ShieldPresenter {
             grabChecks[target] = nil
             // A key held down on a covered window: the grab is the input hold's own.
             guard !hold.holdsKeyboard else { return }
-            log.warning("shield: the keyboard stays grabbed while \(cover.decision.identity.publicID) is shielded; it cannot be covered reliably, so it is closed")
+            log.warning(
+                "shield: the keyboard stays grabbed while \(cover.decision.identity.publicID) is shielded; it cannot be covered reliably, so it is closed"
+            )
             close(cover.target.id, pid: cover.target.pid, of: cover.decision)
         }
     }
@@ -426,13 +436,17 @@ final class ShieldPresenter {
     private func takeDownUnmanagedWindows() {
         let coveredProcesses = Set(covers.values.compactMap(\.target.pid))
         for unmanaged in watcher.unmanagedWindows() where unmanaged.pid != ownPID && !closing.contains(unmanaged.id) {
-            let shielded = unmanaged.pid.map(coveredProcesses.contains) == true || unmanaged.facts.map { isShielded(identify($0)) } == true
+            let shielded =
+                unmanaged.pid.map(coveredProcesses.contains) == true
+                || unmanaged.facts.map { isShielded(identify($0)) } == true
             guard shielded else { continue }
             guard stateOwner.holdsCoveredProcesses else {
                 closeUncoverable(unmanaged.id, facts: unmanaged.facts, pid: unmanaged.pid)
                 continue
             }
-            log.warning("shield: a shielded app has a window that bypasses the window manager (\(unmanaged.id)) open; it is unmapped")
+            log.warning(
+                "shield: a shielded app has a window that bypasses the window manager (\(unmanaged.id)) open; it is unmapped"
+            )
             watcher.unmap(unmanaged.id)
         }
     }
@@ -445,7 +459,9 @@ final class ShieldPresenter {
         let covered = covers.values.first { cover in pid != nil && cover.target.pid == pid }
         let decision = covered?.decision ?? facts.flatMap { decider.decide(identify($0), in: shields) }
         guard let decision, !closing.contains(id) else { return }
-        log.warning("shield: \(decision.identity.publicID) mapped a window that bypasses the window manager (\(id)); it cannot be covered, so the application is closed")
+        log.warning(
+            "shield: \(decision.identity.publicID) mapped a window that bypasses the window manager (\(id)); it cannot be covered, so the application is closed"
+        )
         close(id, pid: pid, of: decision)
     }
 
@@ -469,7 +485,8 @@ final class ShieldPresenter {
     /// A data source that starts after its app's shields went up restyles them.
     private func dataSourcesAttached(_ owners: Set<String>) {
         var asked: Set<ApplicationToken> = []
-        for cover in covers.values where owners.contains(cover.decision.owner) && asked.insert(cover.decision.application).inserted {
+        for cover in covers.values
+        where owners.contains(cover.decision.owner) && asked.insert(cover.decision.application).inserted {
             looks.ask(cover.decision)
         }
     }
@@ -498,7 +515,9 @@ final class ShieldPresenter {
         let timeout = loop.schedule(after: Self.actionPatience) { [self] in
             guard pendingActions.removeValue(forKey: id) != nil else { return }
             stateOwner.cancelShieldRequest(id)
-            log.warning("\(decision.owner)'s shield action delegate did not answer within \(Int(Self.actionPatience.seconds)) s: nothing is done")
+            log.warning(
+                "\(decision.owner)'s shield action delegate did not answer within \(Int(Self.actionPatience.seconds)) s: nothing is done"
+            )
         }
         pendingActions[id] = PendingAction(decision: decision, action: action, timeout: timeout)
     }
@@ -528,8 +547,10 @@ final class ShieldPresenter {
             log.info("shield: closing \(window) of \(decision.identity.publicID): \(step.rawValue)")
         } done: { [weak self, log] outcome in
             switch outcome {
-            case .closed(let step): log.info("shield: closed \(window) of \(decision.identity.publicID) (\(step.rawValue))")
-            case .failed(let reason): log.warning("shield: could not close \(window) of \(decision.identity.publicID): \(reason)")
+            case .closed(let step):
+                log.info("shield: closed \(window) of \(decision.identity.publicID) (\(step.rawValue))")
+            case .failed(let reason):
+                log.warning("shield: could not close \(window) of \(decision.identity.publicID): \(reason)")
             }
             self?.closing.remove(window)
         }
@@ -561,7 +582,8 @@ final class ShieldPresenter {
     private func publish() {
         let covered = covers.values.map { cover in
             CoveredWindow(
-                window: "\(cover.target.id)", shieldWindow: "\(cover.shieldID)", application: cover.decision.identity.publicID,
+                window: "\(cover.target.id)", shieldWindow: "\(cover.shieldID)",
+                application: cover.decision.identity.publicID,
                 name: cover.decision.identity.displayName, owner: cover.decision.owner, store: cover.decision.store,
                 frame: cover.target.frame, visible: cover.surface.isVisible, pid: cover.target.pid)
         }.sorted { $0.window < $1.window }

@@ -83,7 +83,9 @@ final class LaunchingShieldState: ShieldStateOwner {
 
     func requestShieldAction(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID? {
         if let id = host.requestShieldAction(owner: owner, action: action, item: item) { return id }
-        guard let supervisor = extensions?.supervisor, supervisor.isInstalled(.shieldAction, of: owner) else { return nil }
+        guard let supervisor = extensions?.supervisor, supervisor.isInstalled(.shieldAction, of: owner) else {
+            return nil
+        }
         let id = host.requestShieldActionWhenAttached(owner: owner, action: action, item: item)
         supervisor.wantShieldExtension(.shieldAction, of: owner)
         return id

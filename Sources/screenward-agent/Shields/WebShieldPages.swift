@@ -29,7 +29,9 @@ final class WebShieldPages {
             answerWakeup.fire()
         }
         let eventWakeup = LoopWakeup { [unowned self] in
-            for (event, peer) in host.withService({ $0.takeWebShieldEvents() }) { answers.handle(event, from: peer).forEach { $0.send() } }
+            for (event, peer) in host.withService({ $0.takeWebShieldEvents() }) {
+                answers.handle(event, from: peer).forEach { $0.send() }
+            }
         }
         host.withService { $0.onWebShieldEvent = { eventWakeup.fire() } }
         wakeups = [answerWakeup, eventWakeup]

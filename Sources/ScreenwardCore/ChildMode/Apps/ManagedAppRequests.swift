@@ -21,7 +21,8 @@ public final class ManagedAppRequests {
 
         public init(
             owner: @escaping (UInt32) -> ManagedUserOwner?, apps: InstalledApps, vetting: ProcessVetting,
-            record: @escaping (ChildEvent, UInt32) -> Void, now: @escaping () -> Date = { Date() }, webHost: WebHostTrust? = nil
+            record: @escaping (ChildEvent, UInt32) -> Void, now: @escaping () -> Date = { Date() },
+            webHost: WebHostTrust? = nil
         ) {
             self.owner = owner
             self.apps = apps
@@ -40,7 +41,9 @@ public final class ManagedAppRequests {
 
         public init(executable: String, browsers: Set<String> = BrowserInstallation.browserExecutables) {
             let canonical = URL(fileURLWithPath: executable).resolvingSymlinksInPath().path
-            app = InstalledApp(bundleIdentifier: BrowserInstallation.hostBundleIdentifier, displayName: "Screenward's browser host", executables: [canonical])
+            app = InstalledApp(
+                bundleIdentifier: BrowserInstallation.hostBundleIdentifier, displayName: "Screenward's browser host",
+                executables: [canonical])
             self.browsers = Set(browsers.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path })
         }
     }
@@ -79,12 +82,19 @@ public final class ManagedAppRequests {
     /// One request of managed user `user`'s app: the lines to send now (none while a
     /// guardian is being asked: the reply follows their answer).
     public func handle(frame: Data, from peer: ServicePeer, user: Account) -> [Delivery] {
-        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else { return [] }
+        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else {
+            return []
+        }
         func reply(_ error: ServiceError) -> [Delivery] { [Delivery(peer: peer, line: errorLine(id: id, error))] }
         guard let owner = services.owner(user.uid) else {
-            return reply(ServiceError(.internalFailure, "the daemon could not open \(user.name)'s state; a guardian finds why in its log"))
+            return reply(
+                ServiceError(
+                    .internalFailure, "the daemon could not open \(user.name)'s state; a guardian finds why in its log")
+            )
         }
-        guard let client = head.client else { return reply(ServiceError(.malformedMessage, "the request names no app")) }
+        guard let client = head.client else {
+            return reply(ServiceError(.malformedMessage, "the request names no app"))
+        }
         let app: InstalledApp
         do {
             app = try vet(client, peer: peer, user: user)
@@ -96,7 +106,9 @@ public final class ManagedAppRequests {
             return reply(
                 ServiceError(
                     .unauthorized,
-                    fromBrowser ? "only Screenward's browser host, started by a browser, speaks for a browser" : "Screenward's browser host only speaks for a browser"))
+                    fromBrowser
+                        ? "only Screenward's browser host, started by a browser, speaks for a browser"
+                        : "Screenward's browser host only speaks for a browser"))
         }
         switch method {
         case AuthorizationMethods.request.name:
@@ -107,22 +119,29 @@ public final class ManagedAppRequests {
                 return reply(
                     ServiceError(
                         .invalidAccountType,
-                        "this account is managed by a guardian: an app asks for .child here, and a guardian approves it with their password"))
+                        "this account is managed by a guardian: an app asks for .child here, and a guardian approves it with their password"
+                    ))
             }
             return requestChild(app, owner: owner, user: user, peer: peer, id: id)
         case AuthorizationMethods.revoke.name:
-            guard (try? owner.ledger.grant(for: client)) != nil else { return [Delivery(peer: peer, line: AuthorizationMethods.revoke.replyFrame(id: id, .success(Empty())))] }
-            return ask(.revoke, app: app, owner: owner, user: user, peer: peer, id: id, method: AuthorizationMethods.revoke) {
+            guard (try? owner.ledger.grant(for: client)) != nil else {
+                return [Delivery(peer: peer, line: AuthorizationMethods.revoke.replyFrame(id: id, .success(Empty())))]
+            }
+            return ask(
+                .revoke, app: app, owner: owner, user: user, peer: peer, id: id, method: AuthorizationMethods.revoke
+            ) {
                 try owner.service.revokeAuthorization(of: client)
                 return Empty()
             }
         case WebHostMethods.windows.name:
             // The browser's process is the one vetted, whatever the report says.
-            guard var report = try? WebHostMethods.windows.request(from: frame).body, let browser = browsers[peer] else {
+            guard var report = try? WebHostMethods.windows.request(from: frame).body, let browser = browsers[peer]
+            else {
                 return reply(ServiceError(.malformedMessage, "the browser report is malformed"))
             }
             report.browserPID = browser
-            let result = Result { try owner.service.takeBrowserWindows(report, from: peer) }.map { Empty() }.mapError(Self.serviceError)
+            let result = Result { try owner.service.takeBrowserWindows(report, from: peer) }.map { Empty() }.mapError(
+                Self.serviceError)
             return [Delivery(peer: peer, line: WebHostMethods.windows.replyFrame(id: id, result))]
         default:
             return owner.service.handle(frame: frame, from: peer)
@@ -131,13 +150,19 @@ public final class ManagedAppRequests {
 
     // MARK: Authorization
 
-    private func requestChild(_ app: InstalledApp, owner: ManagedUserOwner, user: Account, peer: ServicePeer, id: UInt64) -> [Delivery] {
+    private func requestChild(
+        _ app: InstalledApp, owner: ManagedUserOwner, user: Account, peer: ServicePeer, id: UInt64
+    ) -> [Delivery] {
         let spec = AuthorizationMethods.request
         do {
             if let holder = try owner.service.childAuthorizationHolder() {
-                if holder == app.bundleIdentifier { return [Delivery(peer: peer, line: spec.replyFrame(id: id, .success(.approved)))] }
+                if holder == app.bundleIdentifier {
+                    return [Delivery(peer: peer, line: spec.replyFrame(id: id, .success(.approved)))]
+                }
                 throw ServiceError(
-                    .authorizationConflict, "\(holder) already manages \(user.name)'s screen time; a guardian revokes it before another app can")
+                    .authorizationConflict,
+                    "\(holder) already manages \(user.name)'s screen time; a guardian revokes it before another app can"
+                )
             }
         } catch {
             return [Delivery(peer: peer, line: spec.replyFrame(id: id, .failure(Self.serviceError(error))))]
@@ -154,7 +179,8 @@ public final class ManagedAppRequests {
 
     /// Asks a guardian; on approval runs `approved` and replies with its result.
     private func ask<Reply>(
-        _ purpose: GuardianAsk.Purpose, app: InstalledApp, owner: ManagedUserOwner, user: Account, peer: ServicePeer, id: UInt64,
+        _ purpose: GuardianAsk.Purpose, app: InstalledApp, owner: ManagedUserOwner, user: Account, peer: ServicePeer,
+        id: UInt64,
         method: ServiceMethod<some Codable & Sendable, Reply>, approved: @escaping () throws -> Reply
     ) -> [Delivery] {
         let send = send
@@ -163,7 +189,8 @@ public final class ManagedAppRequests {
                 let result: Result<Reply, ServiceError>
                 switch outcome {
                 case .approved: result = Result(catching: approved).mapError(Self.serviceError)
-                case .notApproved(let why): result = .failure(ServiceError(.authorizationCanceled, "a guardian did not approve: \(why)"))
+                case .notApproved(let why):
+                    result = .failure(ServiceError(.authorizationCanceled, "a guardian did not approve: \(why)"))
                 }
                 send(Delivery(peer: peer, line: method.replyFrame(id: id, result)))
             }
@@ -182,7 +209,10 @@ public final class ManagedAppRequests {
         let isWebHost = client == BrowserInstallation.hostBundleIdentifier
         if isWebHost {
             guard let webHost = services.webHost else {
-                throw ServiceError(.unsupported, "this daemon takes no browser's reports (it has no Public Suffix List: apt-get install publicsuffix)")
+                throw ServiceError(
+                    .unsupported,
+                    "this daemon takes no browser's reports (it has no Public Suffix List: apt-get install publicsuffix)"
+                )
             }
             app = webHost.app
         } else {
@@ -193,16 +223,25 @@ public final class ManagedAppRequests {
             }
         }
         if vetted[peer]?.contains(client) == true { return app }
-        guard let credentials = peer.credentials else { throw ServiceError(.unauthorized, "the daemon could not tell who is calling") }
-        if let refusal = services.vetting.refusal(pid: credentials.pid, uid: credentials.uid, app: app, proof: proofs[peer]) {
-            throw refuse("a request claiming to be \(app.displayName) (\(client)) was refused: \(refusal)", client: client, peer: peer, user: user)
+        guard let credentials = peer.credentials else {
+            throw ServiceError(.unauthorized, "the daemon could not tell who is calling")
+        }
+        if let refusal = services.vetting.refusal(
+            pid: credentials.pid, uid: credentials.uid, app: app, proof: proofs[peer])
+        {
+            throw refuse(
+                "a request claiming to be \(app.displayName) (\(client)) was refused: \(refusal)", client: client,
+                peer: peer, user: user)
         }
         if isWebHost, let webHost = services.webHost {
             // Its word on the browser's tabs counts only when a real browser started it.
-            switch services.vetting.browser(startingHost: credentials.pid, uid: credentials.uid, browsers: webHost.browsers) {
+            switch services.vetting.browser(
+                startingHost: credentials.pid, uid: credentials.uid, browsers: webHost.browsers)
+            {
             case .success(let browser): browsers[peer] = browser
             case .failure(let refusal):
-                throw refuse("a report of a browser's tabs was refused: \(refusal)", client: client, peer: peer, user: user)
+                throw refuse(
+                    "a report of a browser's tabs was refused: \(refusal)", client: client, peer: peer, user: user)
             }
         }
         vetted[peer, default: []].insert(client)

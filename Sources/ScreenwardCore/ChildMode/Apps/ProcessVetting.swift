@@ -34,25 +34,40 @@ public struct ProcessVetting: Sendable {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(base)/exe") else {
             return "process \(pid) is gone or unreadable"
         }
-        if executable.hasSuffix(" (deleted)") { return "process \(pid) runs a deleted or replaced executable (\(executable))" }
-        guard app.executables.contains(executable) else {
-            return "process \(pid) runs \(executable), which is not one of \(app.bundleIdentifier)'s installed executables"
+        if executable.hasSuffix(" (deleted)") {
+            return "process \(pid) runs a deleted or replaced executable (\(executable))"
         }
-        guard let status = text("\(base)/status", limit: 16 * 1024) else { return "process \(pid)'s status is unreadable" }
+        guard app.executables.contains(executable) else {
+            return
+                "process \(pid) runs \(executable), which is not one of \(app.bundleIdentifier)'s installed executables"
+        }
+        guard let status = text("\(base)/status", limit: 16 * 1024) else {
+            return "process \(pid)'s status is unreadable"
+        }
         if let problem = Self.tracedOrAnotherUser(status, uid: uid, subject: "process \(pid)") { return problem }
         if uid != 0 {
             // The kernel gives a non-dumpable process's files (not its folder) to root.
-            let owner = (try? FileManager.default.attributesOfItem(atPath: "\(base)/status"))?[.ownerAccountID] as? NSNumber
+            let owner =
+                (try? FileManager.default.attributesOfItem(atPath: "\(base)/status"))?[.ownerAccountID] as? NSNumber
             guard owner?.uint32Value == 0 else {
-                return "process \(pid) is dumpable: another process of its user could trace it (the Screen Time API makes an app non-dumpable before it connects)"
+                return
+                    "process \(pid) is dumpable: another process of its user could trace it (the Screen Time API makes an app non-dumpable before it connects)"
             }
         }
-        guard let environ = data("\(base)/environ", limit: 512 * 1024) else { return "process \(pid)'s environment is unreadable" }
+        guard let environ = data("\(base)/environ", limit: 512 * 1024) else {
+            return "process \(pid)'s environment is unreadable"
+        }
         if let variable = Self.loaderVariable(in: environ) { return "process \(pid) was started with \(variable) set" }
-        guard let maps = text("\(base)/maps", limit: 4 * 1024 * 1024) else { return "process \(pid)'s memory map is unreadable" }
+        guard let maps = text("\(base)/maps", limit: 4 * 1024 * 1024) else {
+            return "process \(pid)'s memory map is unreadable"
+        }
         if let problem = Self.foreignCode(in: maps) { return "process \(pid) \(problem)" }
-        guard let proof else { return "the connection did not open with the app's proof (an app of a managed account connects through the Screen Time API)" }
-        guard proof.secret.count == AppProof.secretLength, let handle = FileHandle(forReadingAtPath: "\(base)/mem") else {
+        guard let proof else {
+            return
+                "the connection did not open with the app's proof (an app of a managed account connects through the Screen Time API)"
+        }
+        guard proof.secret.count == AppProof.secretLength, let handle = FileHandle(forReadingAtPath: "\(base)/mem")
+        else {
             return "process \(pid)'s proof cannot be checked"
         }
         defer { try? handle.close() }
@@ -61,7 +76,8 @@ public struct ProcessVetting: Sendable {
             return try handle.read(upToCount: AppProof.secretLength)
         }()
         guard let held, held == Data(proof.secret) else {
-            return "process \(pid) does not hold the proof its connection opened with (a connection made before exec, or passed from another process)"
+            return
+                "process \(pid) does not hold the proof its connection opened with (a connection made before exec, or passed from another process)"
         }
         return nil
     }
@@ -73,7 +89,9 @@ public struct ProcessVetting: Sendable {
     /// dumpable: with `kernel.yama.ptrace_scope` below 2, a debugger of the child's could
     /// change what its extension reports (docs/architecture.md).
     public func browser(startingHost pid: Int32, uid: UInt32, browsers: Set<String>) -> Result<Int32, VettingRefusal> {
-        guard let status = text("\(procRoot)/\(pid)/status", limit: 16 * 1024), let parent = Self.field("PPid", in: status).flatMap({ Int32($0) }), parent > 1 else {
+        guard let status = text("\(procRoot)/\(pid)/status", limit: 16 * 1024),
+            let parent = Self.field("PPid", in: status).flatMap({ Int32($0) }), parent > 1
+        else {
             return .failure(VettingRefusal("process \(pid) has no parent that could be a browser"))
         }
         let base = "\(procRoot)/\(parent)"
@@ -81,16 +99,27 @@ public struct ProcessVetting: Sendable {
             return .failure(VettingRefusal("its parent, process \(parent), is gone or unreadable"))
         }
         guard browsers.contains(executable) else {
-            return .failure(VettingRefusal("its parent, process \(parent), runs \(executable), which is not a browser Screenward supports (\(browsers.sorted().joined(separator: ", ")))"))
+            return .failure(
+                VettingRefusal(
+                    "its parent, process \(parent), runs \(executable), which is not a browser Screenward supports (\(browsers.sorted().joined(separator: ", ")))"
+                ))
         }
         if let problem = FileTrust.problem(executable, trust: .rootOnly, ancestors: true) {
             return .failure(VettingRefusal("its parent runs \(executable): \(problem)"))
         }
-        guard let parentStatus = text("\(base)/status", limit: 16 * 1024) else { return .failure(VettingRefusal("its parent's status is unreadable")) }
+        guard let parentStatus = text("\(base)/status", limit: 16 * 1024) else {
+            return .failure(VettingRefusal("its parent's status is unreadable"))
+        }
         let subject = "its parent, the browser \(parent),"
-        if let problem = Self.tracedOrAnotherUser(parentStatus, uid: uid, subject: subject) { return .failure(VettingRefusal(problem)) }
-        guard let environ = data("\(base)/environ", limit: 512 * 1024) else { return .failure(VettingRefusal("its parent's environment is unreadable")) }
-        if let variable = Self.loaderVariable(in: environ) { return .failure(VettingRefusal("\(subject) was started with \(variable) set")) }
+        if let problem = Self.tracedOrAnotherUser(parentStatus, uid: uid, subject: subject) {
+            return .failure(VettingRefusal(problem))
+        }
+        guard let environ = data("\(base)/environ", limit: 512 * 1024) else {
+            return .failure(VettingRefusal("its parent's environment is unreadable"))
+        }
+        if let variable = Self.loaderVariable(in: environ) {
+            return .failure(VettingRefusal("\(subject) was started with \(variable) set"))
+        }
         return .success(parent)
     }
 
@@ -123,7 +152,9 @@ public struct ProcessVetting: Sendable {
             guard fields.count >= 5, fields[1].contains("x") else { continue }
             let path = fields.count == 6 ? fields[5].trimmingCharacters(in: .whitespaces) : ""
             if path == "[vdso]" || path == "[vsyscall]" { continue }
-            guard path.hasPrefix("/") else { return "has executable memory that is not from a file (\(path.isEmpty ? "anonymous" : path))" }
+            guard path.hasPrefix("/") else {
+                return "has executable memory that is not from a file (\(path.isEmpty ? "anonymous" : path))"
+            }
             if path.hasSuffix(" (deleted)") { return "runs code from a deleted file (\(path))" }
             guard checked.insert(path).inserted else { continue }
             if let problem = FileTrust.problem(path, trust: .rootOnly) { return "runs code from \(path): \(problem)" }

@@ -28,7 +28,8 @@ public final class GuardianApprovals {
         public var now: () -> Date
 
         public init(
-            guardianNames: @escaping () -> [String], isGuardian: @escaping (String) -> Bool, show: @escaping (UInt32, GuardianAsk) -> Bool,
+            guardianNames: @escaping () -> [String], isGuardian: @escaping (String) -> Bool,
+            show: @escaping (UInt32, GuardianAsk) -> Bool,
             close: @escaping (UInt32, UInt64) -> Void, checkCode: @escaping (String, String) -> CodeCheck,
             record: @escaping (ChildEvent, UInt32) -> Void, now: @escaping () -> Date = { Date() }
         ) {
@@ -67,17 +68,21 @@ public final class GuardianApprovals {
     /// Puts the question on the child's screen; `decide` is called once, with the outcome.
     /// Throws when no agent of the child's session can show it.
     public func begin(
-        _ purpose: GuardianAsk.Purpose, app: InstalledApp, child: String, uid: UInt32, requester: ServicePeer, action: String? = nil,
+        _ purpose: GuardianAsk.Purpose, app: InstalledApp, child: String, uid: UInt32, requester: ServicePeer,
+        action: String? = nil,
         decide: @escaping (Outcome) -> Void
     ) throws {
         let guardians = services.guardianNames()
         var ask = GuardianAsk(
-            id: nextID, purpose: purpose, appName: app.displayName, bundleIdentifier: app.bundleIdentifier, child: child, guardians: guardians)
+            id: nextID, purpose: purpose, appName: app.displayName, bundleIdentifier: app.bundleIdentifier,
+            child: child, guardians: guardians)
         ask.action = action
         nextID += 1
         guard services.show(uid, ask) else {
             throw ServiceError(
-                .unsupported, "no enforced desktop session of \(child) is running to ask a guardian in: try again from \(child)'s desktop session")
+                .unsupported,
+                "no enforced desktop session of \(child) is running to ask a guardian in: try again from \(child)'s desktop session"
+            )
         }
         pending[ask.id] = Pending(ask: ask, uid: uid, requester: requester, began: services.now(), decide: decide)
     }
@@ -94,12 +99,14 @@ public final class GuardianApprovals {
         let childKey = "child:\(uid)"
         for key in [guardian, childKey] {
             if case .wait(let until) = limiter.check(key, now: now) {
-                return reply(.tryAgain(message: "Too many wrong codes. Try again at \(Self.clock(until)).", notBefore: until))
+                return reply(
+                    .tryAgain(message: "Too many wrong codes. Try again at \(Self.clock(until)).", notBefore: until))
             }
         }
         guard services.isGuardian(guardian) else {
             // Not a guardian's account: counted like a wrong code, and nothing looked up.
-            return reply(wrong(guardian: guardian, childKey: childKey, entry: entry, why: "\(guardian) is not a guardian"))
+            return reply(
+                wrong(guardian: guardian, childKey: childKey, entry: entry, why: "\(guardian) is not a guardian"))
         }
         switch services.checkCode(guardian, code) {
         case .accepted:
@@ -111,7 +118,10 @@ public final class GuardianApprovals {
             reply(wrong(guardian: guardian, childKey: childKey, entry: entry, why: "a wrong code for \(guardian)"))
         case .reused:
             // Someone read it off the screen, or the keyboard, and typed it again.
-            reply(wrong(guardian: guardian, childKey: childKey, entry: entry, why: "a code of \(guardian)'s that was already used"))
+            reply(
+                wrong(
+                    guardian: guardian, childKey: childKey, entry: entry,
+                    why: "a code of \(guardian)'s that was already used"))
         case .malformed(let why):
             // Not a code: it cannot match, so it costs no try (a guardian who typed their
             // password by habit is told, not locked out); it is not recorded either.
@@ -120,11 +130,16 @@ public final class GuardianApprovals {
             services.record(
                 ChildEvent(
                     at: now, kind: .notApproved, actor: entry.ask.child,
-                    detail: "\(entry.ask.appName) (\(entry.ask.bundleIdentifier)): \(guardian) has no authenticator set up to approve at \(entry.ask.child)'s desk"),
+                    detail:
+                        "\(entry.ask.appName) (\(entry.ask.bundleIdentifier)): \(guardian) has no authenticator set up to approve at \(entry.ask.child)'s desk"
+                ),
                 entry.uid)
             reply(.tryAgain(message: Self.notEnrolledAdvice(guardian), notBefore: nil))
         case .unavailable(let why):
-            reply(.tryAgain(message: "The daemon could not check the code (\(why)); approve from your own account instead.", notBefore: nil))
+            reply(
+                .tryAgain(
+                    message: "The daemon could not check the code (\(why)); approve from your own account instead.",
+                    notBefore: nil))
         }
     }
 
@@ -138,11 +153,18 @@ public final class GuardianApprovals {
         let now = services.now()
         let decisions = [limiter.recordFailure(guardian, now: now), limiter.recordFailure(childKey, now: now)]
         services.record(
-            ChildEvent(at: now, kind: .notApproved, actor: entry.ask.child, detail: "\(entry.ask.appName) (\(entry.ask.bundleIdentifier)): \(why)"),
+            ChildEvent(
+                at: now, kind: .notApproved, actor: entry.ask.child,
+                detail: "\(entry.ask.appName) (\(entry.ask.bundleIdentifier)): \(why)"),
             entry.uid)
-        let until = decisions.compactMap { decision -> Date? in if case .wait(let until) = decision { until } else { nil } }.max()
-        if let until { return .tryAgain(message: "Wrong code. Too many tries: wait until \(Self.clock(until)).", notBefore: until) }
-        return .tryAgain(message: "Wrong code. Try again with the code your authenticator app shows now.", notBefore: nil)
+        let until = decisions.compactMap { decision -> Date? in
+            if case .wait(let until) = decision { until } else { nil }
+        }.max()
+        if let until {
+            return .tryAgain(message: "Wrong code. Too many tries: wait until \(Self.clock(until)).", notBefore: until)
+        }
+        return .tryAgain(
+            message: "Wrong code. Try again with the code your authenticator app shows now.", notBefore: nil)
     }
 
     /// A new agent attached for user `uid` (the last one died or was killed, dialog and
@@ -180,11 +202,15 @@ public final class GuardianApprovals {
         switch outcome {
         case .approved(let guardian):
             services.record(
-                ChildEvent(at: services.now(), kind: .approved, actor: guardian, detail: "\(guardian) allowed \(entry.ask.appName) (\(entry.ask.bundleIdentifier)) \(what)"),
+                ChildEvent(
+                    at: services.now(), kind: .approved, actor: guardian,
+                    detail: "\(guardian) allowed \(entry.ask.appName) (\(entry.ask.bundleIdentifier)) \(what)"),
                 entry.uid)
         case .notApproved(let why):
             services.record(
-                ChildEvent(at: services.now(), kind: .notApproved, actor: entry.ask.child, detail: "\(entry.ask.appName) (\(entry.ask.bundleIdentifier)) was not allowed \(what): \(why)"),
+                ChildEvent(
+                    at: services.now(), kind: .notApproved, actor: entry.ask.child,
+                    detail: "\(entry.ask.appName) (\(entry.ask.bundleIdentifier)) was not allowed \(what): \(why)"),
                 entry.uid)
         }
         entry.decide(outcome)

@@ -51,7 +51,8 @@ public struct GuardianCodes: Sendable {
     public func enroll(uid: UInt32, name: String, at time: Date) throws -> GuardianEnrollment {
         let code = OneTimeCode(secret: OneTimeCode.newSecret())
         let replaced = try state.enrollGuardianCode(uid: uid, name: name, secret: code.secret, at: time)
-        return GuardianEnrollment(guardian: name, secret: code.base32Secret, uri: code.provisioningURI(account: name), replaced: replaced)
+        return GuardianEnrollment(
+            guardian: name, secret: code.base32Secret, uri: code.provisioningURI(account: name), replaced: replaced)
     }
 
     /// Forgets the guardian's secret; returns whether there was one.

@@ -24,7 +24,9 @@ public struct GuardianAsk: Sendable, Hashable, Codable {
     /// What a `.rules` ask asks for.
     public var action: String?
 
-    public init(id: UInt64, purpose: Purpose, appName: String, bundleIdentifier: String, child: String, guardians: [String]) {
+    public init(
+        id: UInt64, purpose: Purpose, appName: String, bundleIdentifier: String, child: String, guardians: [String]
+    ) {
         self.id = id
         self.purpose = purpose
         self.appName = appName

@@ -41,7 +41,8 @@ public struct OneTimeCode: Sendable {
         let mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: SymmetricKey(data: secret)))
         let offset = Int(mac[mac.count - 1] & 0x0f)
         let value =
-            UInt32(mac[offset] & 0x7f) << 24 | UInt32(mac[offset + 1]) << 16 | UInt32(mac[offset + 2]) << 8 | UInt32(mac[offset + 3])
+            UInt32(mac[offset] & 0x7f) << 24 | UInt32(mac[offset + 1]) << 16 | UInt32(mac[offset + 2]) << 8
+            | UInt32(mac[offset + 3])
         var modulus: UInt32 = 1
         for _ in 0..<digits { modulus *= 10 }
         let text = String(value % modulus)
@@ -85,7 +86,9 @@ public enum OneTimeCodeInput {
         }
         let kept = typed.unicodeScalars.filter { !$0.properties.isWhitespace }
         guard kept.allSatisfy({ ("0"..."9").contains($0) }) else {
-            throw Malformed(description: "A code has only digits: type the \(OneTimeCode.digits) digits your authenticator app shows.")
+            throw Malformed(
+                description:
+                    "A code has only digits: type the \(OneTimeCode.digits) digits your authenticator app shows.")
         }
         guard kept.count == OneTimeCode.digits else {
             throw Malformed(description: "A code is \(OneTimeCode.digits) digits; that was \(kept.count).")

@@ -16,13 +16,16 @@ public struct InstalledPrograms: Sendable {
         self.catalog = catalog
         let programs = Set(catalog.programPaths)
         var siblings: [String: [String]] = [:]
-        let lists = ((try? FileManager.default.contentsOfDirectory(atPath: dpkgInfo)) ?? []).filter { $0.hasSuffix(".list") }
+        let lists = ((try? FileManager.default.contentsOfDirectory(atPath: dpkgInfo)) ?? []).filter {
+            $0.hasSuffix(".list")
+        }
         for list in lists {
             guard let text = try? String(contentsOfFile: dpkgInfo + "/" + list, encoding: .utf8) else { continue }
             let files = text.split(separator: "\n").map(String.init)
             // A package's entries' programs, by their paths as the catalog resolved them.
             var shipped: [String] = []
-            for file in files where programs.contains(file) || (Self.isProgramFolder(file) && programs.contains(Self.canonical(file))) {
+            for file in files
+            where programs.contains(file) || (Self.isProgramFolder(file) && programs.contains(Self.canonical(file))) {
                 let program = programs.contains(file) ? file : Self.canonical(file)
                 if !shipped.contains(program) { shipped.append(program) }
             }
@@ -36,7 +39,9 @@ public struct InstalledPrograms: Sendable {
     public func applications(forExecutable executable: String) -> [String] {
         var ids = catalog.entries(executablePath: executable).filter { !$0.noDisplay }.map(\.id)
         for program in packageSiblings[executable] ?? [] {
-            for entry in catalog.entries(executablePath: program) where !entry.noDisplay && !ids.contains(entry.id) { ids.append(entry.id) }
+            for entry in catalog.entries(executablePath: program) where !entry.noDisplay && !ids.contains(entry.id) {
+                ids.append(entry.id)
+            }
         }
         return ids
     }

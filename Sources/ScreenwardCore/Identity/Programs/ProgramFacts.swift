@@ -37,14 +37,19 @@ public struct ProgramFacts: Sendable, Hashable, Codable {
 /// is that process's application instead; a program the system did not install is itself,
 /// whatever it claims.
 public enum ProgramNarrowing {
-    public static func identity(claimed: AppIdentity, program: ProgramFacts?, catalog: ApplicationCatalog) -> AppIdentity {
+    public static func identity(claimed: AppIdentity, program: ProgramFacts?, catalog: ApplicationCatalog)
+        -> AppIdentity
+    {
         guard let program else { return claimed }
         guard program.installed else { return program.notInstalledIdentity }
         if case .desktopEntry(let id) = claimed.key, program.applications.contains(id) { return claimed }
         if let own = identity(of: program, catalog: catalog) { return own }
         // An installed program no entry is for: it cannot be any entry's application. A
         // class of its own it may keep (it names no installed app; see docs/architecture.md).
-        if case .desktopEntry = claimed.key { return AppIdentity(key: .executable(program.executable), displayName: ExecCommand.fileName(program.executable)) }
+        if case .desktopEntry = claimed.key {
+            return AppIdentity(
+                key: .executable(program.executable), displayName: ExecCommand.fileName(program.executable))
+        }
         return claimed
     }
 
@@ -55,6 +60,8 @@ public enum ProgramNarrowing {
     public static func identity(of program: ProgramFacts, catalog: ApplicationCatalog) -> AppIdentity? {
         guard program.installed else { return program.usesDisplay ? program.notInstalledIdentity : nil }
         guard let first = program.applications.first, let entry = catalog.entry(id: first) else { return nil }
-        return AppIdentity(key: .desktopEntry(entry.id), displayName: entry.name, iconName: entry.iconName, categories: entry.categories)
+        return AppIdentity(
+            key: .desktopEntry(entry.id), displayName: entry.name, iconName: entry.iconName,
+            categories: entry.categories)
     }
 }

@@ -24,7 +24,9 @@ public struct ProgramOrigins: Sendable {
 
     /// `status` reads a path's owner and mode without following a final symbolic link
     /// (tests give their own).
-    public init(uid: UInt32, groups: Set<UInt32>, status: @escaping @Sendable (String) -> FileStatus? = ProgramOrigins.lstatus) {
+    public init(
+        uid: UInt32, groups: Set<UInt32>, status: @escaping @Sendable (String) -> FileStatus? = ProgramOrigins.lstatus
+    ) {
         self.uid = uid
         self.groups = groups
         self.status = status
@@ -44,7 +46,11 @@ public struct ProgramOrigins: Sendable {
             let current = parent == "/" ? "/" + name : parent + "/" + name
             guard let here = status(current) else { return true }
             // The folder lets the user replace this entry.
-            if canWrite(parentStatus) && (parentStatus.mode & 0o1000 == 0 || parentStatus.owner == uid || here.owner == uid) { return true }
+            if canWrite(parentStatus)
+                && (parentStatus.mode & 0o1000 == 0 || parentStatus.owner == uid || here.owner == uid)
+            {
+                return true
+            }
             if here.owner == uid { return true }
             if index == components.count - 1, canWrite(here) { return true }
             parent = current
