@@ -89,7 +89,7 @@ let package = Package(
         // inotify, notifications. A platform module (it touches C); the daemon and the command
         // line take it without the X11 module, so they link no Xlib and no GTK.
         .systemLibrary(name: "CGLib", pkgConfig: "gio-2.0 glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
-        .target(name: "GLibRuntime", dependencies: ["CGLib", "ScreenwardCore"]),
+        .target(name: "GLibRuntime", dependencies: ["CGLib", "ScreenwardCore", "ScreenwardIPC"]),
         // The X11 platform module: with ShieldUI and SystemAccounts, the only places that touch C.
         .target(name: "X11Session", dependencies: ["CX11", "GLibRuntime", "ScreenwardCore"]),
 
@@ -266,7 +266,7 @@ let package = Package(
             name: "ScreenTimeAPITests",
             dependencies: [
                 "ScreenwardCore", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI",
-                "ScreenwardIPC", "WorklogDemo", "TestSupport",
+                "ScreenwardIPC", "WorklogDemo", "TestSupport", "GLibRuntime",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),

@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Threading: not thread-safe. Call `start` on the thread that runs the GLib default
 /// main context (the daemon's `MainLoop.run()`, or `g_main_loop_run` on a thread of its
-/// own: then call `start` from that thread, e.g. from a `LoopWakeup` action, not from
+/// own: then call `start` from that thread, e.g. from a `LoopMailbox`'s receiver, not from
 /// the thread that created the loop). Signals and the replies it waits for are
 /// delivered on the thread-default main context of the thread that called `start`,
 /// and the handler runs there; call the other methods on that thread too.

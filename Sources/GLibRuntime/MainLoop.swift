@@ -86,6 +86,12 @@ public final class MainLoop {
         return Registration(sourceID: id)
     }
 
+    /// Runs what is ready on the default context, without waiting (for a test that waits in
+    /// its own way on the thread the loop's work belongs to).
+    public static func runPending() {
+        while g_main_context_iteration(nil, 0) != 0 {}
+    }
+
     /// Runs the loop until `condition` holds or `timeout` passes (for tools and tests).
     /// Returns whether the condition held.
     ///
@@ -133,44 +139,47 @@ private let releaseBox: GDestroyNotify = { data in
     Unmanaged<CallbackBox>.fromOpaque(data!).release()
 }
 
-/// Runs an action on the loop's thread when any thread asks (`fire()`): how work
-/// that arrives on other threads (client requests) gets back to the one loop.
-/// Fires that come while one is pending run the action once.
-public final class LoopWakeup: @unchecked Sendable {
-    // Only ever called on the loop's thread, by GLib's idle dispatch.
-    private let action: () -> Void
-    private let pending = Atomic<Bool>(false)
+/// The one way onto the loop from another thread (a socket's, a process watcher's, a D-Bus
+/// reply's): items posted from any thread are handed to `receive` on the loop's thread,
+/// all those waiting at once, in the order they were posted. Posts that come while a
+/// hand-over is pending join it, so a burst costs the loop one wakeup.
+public final class LoopMailbox<Item: Sendable>: @unchecked Sendable {
+    // `receive` is only ever called on the loop's thread, by GLib's idle dispatch; the
+    // items are the only state threads share, behind their own lock.
+    private let receive: ([Item]) -> Void
+    private let items = Mutex<(waiting: [Item], wakeupPending: Bool)>(([], false))
 
-    public init(_ action: @escaping () -> Void) {
-        self.action = action
+    public init(_ receive: @escaping ([Item]) -> Void) {
+        self.receive = receive
     }
 
-    public func fire() {
-        guard pending.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
-            return
+    /// From any thread.
+    public func post(_ item: Item) {
+        let wake = items.withLock { items in
+            items.waiting.append(item)
+            defer { items.wakeupPending = true }
+            return !items.wakeupPending
         }
+        guard wake else { return }
         let box = CallbackBox { [self] in
-            pending.store(false, ordering: .releasing)
-            action()
+            let taken = items.withLock { items in
+                defer { items = ([], false) }
+                return items.waiting
+            }
+            receive(taken)
         }
         // g_idle_add_full is thread-safe: it adds to the default context and wakes it.
         g_idle_add_full(G_PRIORITY_DEFAULT, fireOnce, Unmanaged.passRetained(box).toOpaque(), releaseBox)
     }
 }
 
-/// Items handed from other threads (a socket's, a process watcher's) to a loop, which
-/// takes them all when its `LoopWakeup` fires.
-public final class Inbox<Item: Sendable>: Sendable {
-    private let items = Mutex<[Item]>([])
+extension LoopMailbox where Item == Void {
+    /// Asks for one run of the loop's side ("something changed: look again").
+    public func post() { post(()) }
 
-    public init() {}
-
-    public func put(_ item: Item) { items.withLock { $0.append(item) } }
-
-    public func take() -> [Item] {
-        items.withLock { items in
-            defer { items.removeAll() }
-            return items
-        }
+    /// A mailbox that only says "look again": `action` runs once for however many posts
+    /// came before it ran.
+    public convenience init(_ action: @escaping () -> Void) {
+        self.init { (_: [Void]) in action() }
     }
 }

@@ -13,9 +13,12 @@ final class Agent {
     private let log: AgentLog
     private let home: ScreenwardHome
     private let lock: AgentLock
-    private let ledger: Ledger
-    private let sessionID: Int64
-    private let sink: BackgroundLedgerSink
+    /// The Screen Time API's state owner for this person, on this loop.
+    private let owner: OwnerStack
+    private var ledger: Ledger { owner.ledger }
+    private var sessionID: Int64 { owner.runID }
+    private var sink: BackgroundLedgerSink { owner.sink }
+    private var host: ServiceHost { owner.host }
     private let connection: XConnection
     private let loop = MainLoop()
     private let identities: Identities
@@ -26,12 +29,9 @@ final class Agent {
     private let logind = LogindWatcher()
     private var checkpoints: CheckpointTimer!
     private var lastStatus: AgentStatus?
-    /// The Screen Time API's state owner, its socket, and the one timer that wakes
-    /// the engine at its next deadline.
+    /// The owner's socket, and the one timer that wakes the engine at its next deadline.
     private let minter: TokenMinter
     private let categories: CategoryTable
-    private let usage: SharedLiveUsage
-    private let host: ServiceHost
     private var server: SocketServer?
     private var deadlineTimer: WallClockTimer?
     private var zoneCheckedAt = Date.distantPast
@@ -42,7 +42,7 @@ final class Agent {
     /// Apps' extensions, started when needed.
     private var extensions: AgentExtensions?
     /// The person's own rules (`screenward limit`, `downtime`, `allow`).
-    private var rules: AgentRules?
+    private var rules: RulesApp?
     private let directory: ItemDirectory
     private let warningLeads: [TimeInterval]
     /// The focused window's facts and application, for the website it shows (a browser's
@@ -61,33 +61,28 @@ final class Agent {
         try home.create()
         lock = try AgentLock.acquire(in: home)
         let secret = try DeviceSecret.loadOrCreate(at: home.deviceSecretURL)
-        ledger = try Ledger(url: home.ledgerURL)
         connection = try XConnection(displayName: displayName)
 
         identities = Identities(resolver: Self.loadResolver(log: log))
 
-        let start = try ledger.beginAgentSession(
-            pid: ProcessInfo.processInfo.processIdentifier, display: connection.displayName, at: Date())
-        sessionID = start.sessionID
-        if start.recoveredIntervals > 0 {
-            log.warning(
-                "closed \(start.recoveredIntervals) interval(s) a previous run left open, at their last checkpoint")
-        }
-        let sink = try BackgroundLedgerSink(ledger: ledger, sessionID: sessionID) { [log] problem in log.error(problem)
-        }
-        self.sink = sink
         minter = TokenMinter(secret: secret)
         categories = try DataDirectory.categoryTable()
+        directory = ItemDirectory(minter: minter, catalog: identities.resolver.catalog, categories: categories)
+        owner = try OwnerStack(
+            ledgerURL: home.ledgerURL, directory: directory, runBy: connection.displayName,
+            websites: Self.websites(log: log)
+        ) { [log] problem in log.warning(problem) }
+        if owner.recoveredIntervals > 0 {
+            log.warning(
+                "closed \(owner.recoveredIntervals) interval(s) a previous run left open, at their last checkpoint")
+        }
+        owner.service.onCallbacks = { [log] callbacks in
+            for callback in callbacks { log.info("monitor: \(callback)") }
+        }
         // The accountant writes through the live usage (the engine's view) to the ledger.
-        usage = SharedLiveUsage(
-            forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter),
-            websites: WebsiteTokens(minter: minter, table: categories))
-        try usage.seed(from: ledger, now: Date())
-        accountant = UsageAccountant(sink: usage, minter: minter) { [log] problem in
+        accountant = UsageAccountant(sink: owner.usage, minter: minter) { [log] problem in
             log.error(problem)
         }
-        directory = ItemDirectory(minter: minter, catalog: identities.resolver.catalog, categories: categories)
-        host = ServiceHost(try Self.makeService(ledger: ledger, usage: usage, directory: directory, log: log))
         focus = FocusTracker(connection: connection, loop: loop)
         idle = try IdleWatcher(connection: connection, threshold: idleThreshold)
         checkpoints = CheckpointTimer(loop: loop) { [unowned self] in
@@ -100,21 +95,13 @@ final class Agent {
         }
     }
 
-    private static func makeService(ledger: Ledger, usage: SharedLiveUsage, directory: ItemDirectory, log: AgentLog)
-        throws -> sending ScreenTimeService
-    {
-        let service = try ScreenTimeService(ledger: ledger, usage: usage, directory: directory)
-        service.report = { [log] problem in log.warning(problem) }
+    private static func websites(log: AgentLog) -> OwnerStack.Websites {
         do {
-            service.browserTabs = BrowserTabs(addresses: WebAddresses(suffixes: try PublicSuffixList.load()))
+            return .counted(WebAddresses(suffixes: try PublicSuffixList.load()))
         } catch {
             log.warning("websites are not counted: \(error)")
-            service.browserTabsMissing = "websites are not counted: \(error)"
+            return .notCounted(because: "websites are not counted: \(error)")
         }
-        service.onCallbacks = { [log] callbacks in
-            for callback in callbacks { log.info("monitor: \(callback)") }
-        }
-        return service
     }
 
     func run() throws {
@@ -224,8 +211,8 @@ final class Agent {
 
     // MARK: The Screen Time API
 
-    /// Listens for API clients. Requests are answered on the socket's threads (the
-    /// owner is behind a lock); the loop is woken afterwards to re-arm the deadline.
+    /// Listens for API clients. Requests hop from the socket's threads onto the loop, where
+    /// the owner answers them; the deadline is re-armed after each.
     private func startService() throws {
         deadlineTimer = try WallClockTimer { [self] wake in
             if wake == .clockChanged {
@@ -234,13 +221,12 @@ final class Agent {
             }
             runEngine()
         }
-        let rearm = LoopWakeup { [self] in
+        host.afterRequest = { [unowned self] in
             armDeadline()
             extensions?.supervisor.check()
         }
-        host.afterRequest = { rearm.fire() }
         // A browser's tabs changed: the focused window may show another website now.
-        let tabsChanged = LoopWakeup { [self] in
+        let tabsChanged = LoopMailbox<Void> { [unowned self] in
             let (app, site) = counted()
             // Told even when it is what is counted: a change held (`WebsiteSettling`) is undone.
             if app?.key != accountant.focused?.key || site != accountant.site {
@@ -252,28 +238,24 @@ final class Agent {
                 window: focusedWindow, app: app, site: site, source: .report, at: connection.timeSource.now())
             stateChanged()
         }
-        host.withService { $0.onBrowserTabsChanged = { tabsChanged.fire() } }
+        host.withService { $0.onBrowserTabsChanged = { tabsChanged.post() } }
         let path = home.socketPath()
         extensions = AgentExtensions(ledger: ledger, host: host, socketPath: path, loop: loop, log: log)
         var rulesProblem = "the rules did not start"
         do {
-            let rules = try AgentRules(
-                host: host, ledger: ledger, directory: directory, warningLeads: warningLeads, log: log)
-            try rules.start()
-            self.rules = rules
+            rules = try AgentRules.start(in: owner, warningLeads: warningLeads, log: log)
         } catch {
             rulesProblem = "the rules could not start: \(error)"
             log.error("\(rulesProblem); the Screen Time API still runs")
         }
         // Peers are identified (SO_PEERCRED) so an extension the agent started that
         // misbehaves can be told from the person's own programs.
+        let requests = AgentRequests(
+            host: host, rules: rules,
+            reports: AgentReports(ledger: ledger, directory: directory, sessionID: sessionID, socketPath: path, log: log),
+            problem: rulesProblem)
         server = try SocketServer(
-            path: path, identify: PeerCredentialReader.read,
-            handler: AgentRequests(
-                host: host, rules: rules?.app,
-                reports: AgentReports(
-                    ledger: ledger, directory: directory, sessionID: sessionID, socketPath: path, log: log),
-                problem: rulesProblem))
+            path: path, identify: PeerCredentialReader.read, handler: RequestsOnLoop(onLoop: requests))
         log.info("Screen Time API clients connect at \(path)")
         runEngine()
     }

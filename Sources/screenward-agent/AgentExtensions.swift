@@ -13,10 +13,8 @@ final class AgentExtensions {
     private let socketPath: String
     private var installed: [String: InstalledApp] = [:]
     private(set) var supervisor: ExtensionSupervisor!
-    private let exits = Inbox<ExtensionProcess.Exit>()
-    private var exitWakeup: LoopWakeup?
-    private let lies = Inbox<(pid: Int32, what: String)>()
-    private var lieWakeup: LoopWakeup?
+    /// Extensions' exits, from their watcher threads.
+    private var exits: LoopMailbox<ExtensionProcess.Exit>!
     private var recheck: MainLoop.Registration?
     private var folderWatch: DirectoryWatch?
 
@@ -29,19 +27,13 @@ final class AgentExtensions {
         self.loop = loop
         self.socketPath = socketPath
         folders = InstalledApps.forPerson(uid: getuid())
-        let exits = exits
-        exitWakeup = LoopWakeup { [unowned self] in
-            for exit in exits.take() { supervisor.exited(exit) }
+        exits = LoopMailbox { [unowned self] exits in
+            for exit in exits { supervisor.exited(exit) }
         }
-        let lies = lies
-        lieWakeup = LoopWakeup { [unowned self] in
-            for lie in lies.take() { supervisor.misbehaved(pid: lie.pid, lie.what) }
-        }
-        host.onMisbehaviour = { [lieWakeup] peer, what in
+        host.onMisbehaviour = { [unowned self] peer, what in
             // The socket identifies its peers; a launched extension is known by its pid.
             guard let pid = peer.credentials?.pid else { return }
-            lies.put((pid, what))
-            lieWakeup?.fire()
+            supervisor.misbehaved(pid: pid, what)
         }
         supervisor = ExtensionSupervisor(
             services: ExtensionSupervisor.Services(
@@ -87,8 +79,7 @@ final class AgentExtensions {
         for name in ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "SCREENWARD_HOME"] {
             if let value = env[name] { environment[name] = value }
         }
-        let exits = exits
-        let wakeup = exitWakeup
+        let exits = exits!
         let log = log
         let app = app.bundleIdentifier
         let point = found.point
@@ -96,8 +87,7 @@ final class AgentExtensions {
             found, app: app, environment: environment, currentProcesses: ExtensionProcess.taskCount(of: getuid()),
             onOutput: { line in log.info("\(app) \(point): \(line)") },
             onExit: { exit in
-                exits.put(exit)
-                wakeup?.fire()
+                exits.post(exit)
             })
     }
 }

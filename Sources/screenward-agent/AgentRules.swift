@@ -6,34 +6,15 @@ import ScreenwardIPC
 import SystemAccounts
 import X11Session
 
-/// The person's own rules in individual mode: the built-in rules app, reaching the
-/// agent's owner in this process, its pushes handed to the loop (never inline while
-/// it is in a call), its warnings sent as desktop notifications.
-final class AgentRules {
-    let app: RulesApp
-    private let pushes = Inbox<@Sendable () -> Void>()
-    private var wakeup: LoopWakeup!
-
-    init(host: ServiceHost, ledger: Ledger, directory: ItemDirectory, warningLeads: [TimeInterval], log: AgentLog)
-        throws
-    {
-        let pushes = pushes
-        let wakeup = LoopWakeup { for push in pushes.take() { push() } }
-        self.wakeup = wakeup
-        let transport = DirectTransport(handler: host) { push in
-            pushes.put(push)
-            wakeup.fire()
-        }
+/// The person's own rules in individual mode: the built-in rules app of the agent's owner
+/// stack, its warnings sent as desktop notifications.
+enum AgentRules {
+    static func start(in owner: OwnerStack, warningLeads: [TimeInterval], log: AgentLog) throws -> RulesApp {
         let notifications = DesktopNotifications()
-        app = RulesApp(
-            placement: .individual, ledger: ledger, transport: transport,
-            owner: RulesApp.Owner(
-                usage: { event, from, to in
-                    try host.withService {
-                        try $0.focusedSeconds(client: RulesApp.bundleIdentifier, of: event, from: from, to: to)
-                    }
-                }, directory: directory),
-            texts: try RuleTexts.load(), warningLeads: warningLeads, language: { ShieldDefaults.language() },
+        let pushes = LoopMailbox<@Sendable () -> Void> { pushes in for push in pushes { push() } }
+        return try owner.startRules(
+            placement: .individual, texts: try RuleTexts.load(), warningLeads: warningLeads,
+            language: { ShieldDefaults.language() },
             notify: { [log] notice in
                 log.info("rules: notifying \"\(notice.title)\"")
                 notifications.send(summary: notice.title, body: notice.body) { outcome in
@@ -46,15 +27,14 @@ final class AgentRules {
                     }
                 }
             },
-            report: { [log] line in log.info(line) })
+            report: { [log] line in log.info(line) },
+            later: { push in pushes.post(push) })
     }
-
-    func start() throws { try app.start() }
 }
 
-/// The agent's socket: the rules' requests go to the rules app, reports to their own
-/// threads, the rest to the Screen Time API's owner. Only the person reaches this
-/// socket, so their rules are theirs to change.
+/// The agent's socket, on the loop: the rules' requests go to the rules app, reports to
+/// their own threads, the rest to the Screen Time API's owner. Only the person reaches
+/// this socket, so their rules are theirs to change.
 final class AgentRequests: ServiceRequestHandler {
     private let host: ServiceHost
     private let rules: RulesApp?

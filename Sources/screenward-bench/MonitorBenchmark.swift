@@ -24,9 +24,6 @@ struct MonitorBenchmark: ParsableCommand {
         static let lateCallbacks = Target(figure: "late callbacks", limit: 0, unit: "", inclusive: true, digits: 0)
     }
 
-    @Flag(help: "Measure LiveUsage bare, without the lock the agent reaches it through.")
-    var direct = false
-
     @Option(name: .customLong("focus-changes"), help: "Focus changes to time.")
     var focusChanges = 10_000
 
@@ -71,17 +68,10 @@ struct MonitorBenchmark: ParsableCommand {
         let ledger = try Ledger()
         let historyIntervals = try workload.writeHistory(
             to: ledger, span: historyDays * 86_400, before: now, &random)
-        // The agent reaches LiveUsage through a lock (SharedLiveUsage); --direct measures it bare.
-        let live: any UsageSink & EventUsageSource =
-            direct
-            ? LiveUsage(forwardingTo: DiscardingSink(), categories: workload.categories)
-            : SharedLiveUsage(forwardingTo: DiscardingSink(), categories: workload.categories)
+        // As the agent's owner stack has it: the accountant and the engine use it on one loop.
+        let live = LiveUsage(forwardingTo: DiscardingSink(), categories: workload.categories)
         let seedStart = ContinuousClock.now
-        if let bare = live as? LiveUsage {
-            try bare.seed(from: ledger, now: now)
-        } else if let shared = live as? SharedLiveUsage {
-            try shared.seed(from: ledger, now: now)
-        }
+        try live.seed(from: ledger, now: now)
         let seedTime = ContinuousClock.now - seedStart
 
         let engine = try MonitorEngine(ledger: ledger, usage: live)

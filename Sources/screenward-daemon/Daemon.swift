@@ -31,7 +31,6 @@ final class Daemon {
     private var askExpiry: MainLoop.Registration?
     private var server: SocketServer?
     private let socketPath: String
-    private let inbox = Inbox<Arrival>()
     /// Launches managed users' extensions (nil when there is no user to run them as).
     private var extensions: DaemonExtensions?
     /// The connections of extensions the daemon started, and whose they are.
@@ -49,12 +48,6 @@ final class Daemon {
     /// extensions' users are not limited). A child's programs need a handful; a guardian's
     /// tray and command line fewer.
     static let connectionsPerUser = 32
-
-    enum Arrival: Sendable {
-        case frame(Data, ServicePeer)
-        case gone(ServicePeer)
-        case refused(ServicePeer, String)
-    }
 
     struct Options {
         var stateDirectory: URL
@@ -267,7 +260,7 @@ final class Daemon {
                 calendar: { [timeZone] in timeZone.calendar() },
                 addresses: webAddresses, shieldDefaults: shieldDefaults, note: { line in log.info(line) }
             ) { problem in log.warning(problem) }
-            let changed = LoopWakeup { [unowned self] in sessions.shieldsChanged(uid: user.uid) }
+            let changed = LoopMailbox<Void> { [unowned self] in sessions.shieldsChanged(uid: user.uid) }
             if let extensions {
                 owner.shieldRelay.canStartAction = { app in extensions.isInstalled(.shieldAction, of: app) }
                 owner.shieldRelay.startableActions = { extensions.apps(with: .shieldAction) }
@@ -277,7 +270,7 @@ final class Daemon {
                     return true
                 }
             }
-            owner.service.onShieldsChanged = { changed.fire() }
+            owner.service.onShieldsChanged = { changed.post() }
             owner.service.onCallbacks = { callbacks in
                 for callback in callbacks { log.info("\(user.name): monitor: \(callback)") }
             }
@@ -290,7 +283,9 @@ final class Daemon {
             engines[user.uid] = engine
             engine.afterRun = { [unowned self] in extensions?.check(uid: user.uid) }
             engine.run()
-            rules.open(owner, state: state) { [unowned self] in appsHeard(uid: user.uid) }
+            // The rules app's requests reach the owner through its host.
+            owner.stack.host.afterRequest = { [unowned self] in appsHeard(uid: user.uid) }
+            rules.open(owner, state: state)
         } catch {
             // Fail closed: the user stays managed, and their sessions are not left
             // unenforced silently: say why, loudly.
@@ -332,14 +327,7 @@ final class Daemon {
 
     /// Serves until SIGTERM or SIGINT.
     func run() throws {
-        let inbox = inbox
-        let wakeup = LoopWakeup { [unowned self] in
-            for arrival in inbox.take() { handle(arrival) }
-        }
-        let handler = DaemonRequests { arrival in
-            inbox.put(arrival)
-            wakeup.fire()
-        }
+        let handler = RequestsOnLoop { [unowned self] arrival in handle(arrival) }
         let socketDirectory = URL(fileURLWithPath: socketPath).deletingLastPathComponent()
         // Every local user must reach the socket (children read their usage, guardians act).
         try FileManager.default.createDirectory(
@@ -389,7 +377,7 @@ final class Daemon {
         loop.quit()
     }
 
-    private func handle(_ arrival: Arrival) {
+    private func handle(_ arrival: RequestsOnLoop.Arrival) {
         switch arrival {
         case .refused(let peer, let reason) where reason == ConnectionLimit.refusal:
             guard let uid = peer.credentials?.uid, owners[uid] != nil else {
@@ -719,19 +707,6 @@ final class Daemon {
             [weak self] in
             self?.scheduleAskExpiry()
         }
-    }
-
-    typealias Arrive = @Sendable (Arrival) -> Void
-
-    /// The socket's side: each line and each ended connection is handed to the loop.
-    private final class DaemonRequests: ServiceRequestHandler {
-        private let arrive: Arrive
-
-        init(_ arrive: @escaping Arrive) { self.arrive = arrive }
-
-        func received(frame: Data, from peer: ServicePeer) { arrive(.frame(frame, peer)) }
-        func disconnected(_ peer: ServicePeer) { arrive(.gone(peer)) }
-        func refused(_ peer: ServicePeer, because reason: String) { arrive(.refused(peer, reason)) }
     }
 }
 

@@ -27,8 +27,8 @@ final class DaemonExtensions {
     private var installed: [String: InstalledApp] = [:]
     private var supervisors: [UInt32: ExtensionSupervisor] = [:]
     private var rechecks: [UInt32: MainLoop.Registration] = [:]
-    private let exits = Inbox<(uid: UInt32, exit: ExtensionProcess.Exit)>()
-    private var exitWakeup: LoopWakeup?
+    /// Extensions' exits, from their watcher threads.
+    private var exits: LoopMailbox<(uid: UInt32, exit: ExtensionProcess.Exit)>!
     private var folderWatch: DirectoryWatch?
 
     /// The uid extensions run as: its connections are extensions', never a person's.
@@ -51,9 +51,8 @@ final class DaemonExtensions {
             at: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         try FileManager.default.setAttributes(
             [.posixPermissions: 0o755, .ownerAccountID: 0, .groupOwnerAccountID: 0], ofItemAtPath: dataDirectory.path)
-        let exits = exits
-        exitWakeup = LoopWakeup { [unowned self] in
-            for (uid, exit) in exits.take() { supervisors[uid]?.exited(exit) }
+        exits = LoopMailbox { [unowned self] exits in
+            for (uid, exit) in exits { supervisors[uid]?.exited(exit) }
         }
         reload()
         do {
@@ -201,8 +200,7 @@ final class DaemonExtensions {
             "SCREENWARD_DAEMON_SOCKET": socketPath, "SCREENWARD_BUNDLE_ID": app.bundleIdentifier,
             "SCREENWARD_EXTENSION_IDLE_EXIT": "5",
         ]
-        let exits = exits
-        let wakeup = exitWakeup
+        let exits = exits!
         let log = log
         let name = app.bundleIdentifier
         let point = found.point
@@ -211,8 +209,7 @@ final class DaemonExtensions {
             runningAs: identity,
             onOutput: { line in log.info("\(name) \(point) (uid \(uid)): \(line)") },
             onExit: { exit in
-                exits.put((uid, exit))
-                wakeup?.fire()
+                exits.post((uid, exit))
             })
     }
 }

@@ -3,12 +3,11 @@ import GLibRuntime
 import ScreenwardCore
 import ScreenwardIPC
 
-/// Managed users' rules: one built-in rules app per managed user, reaching that user's
-/// owner on the daemon's loop; its pushes wait for the loop (never inline while it is in
-/// a call); its warnings go to the user's session as desktop notifications.
+/// Managed users' rules: one built-in rules app per managed user, run by that user's
+/// owner stack on the daemon's loop; its warnings go to the user's session as desktop
+/// notifications, and what it records goes to the daemon's record of the child's events.
 final class DaemonRules {
-    private let pushes = Inbox<@Sendable () -> Void>()
-    private let wakeup: LoopWakeup
+    private let pushes: LoopMailbox<@Sendable () -> Void>
     private let log: DaemonLog
     private let warningLeads: [TimeInterval]
     private let texts: RuleTexts?
@@ -17,8 +16,7 @@ final class DaemonRules {
 
     init(warningLeads: [TimeInterval], notifier: SessionNotifier, log: DaemonLog) {
         self.notifier = notifier
-        let pushes = pushes
-        wakeup = LoopWakeup { for push in pushes.take() { push() } }
+        pushes = LoopMailbox { pushes in for push in pushes { push() } }
         self.warningLeads = warningLeads
         self.log = log
         do {
@@ -29,78 +27,50 @@ final class DaemonRules {
         }
     }
 
-    /// Starts `owner`'s rules; `afterRequest` runs after each of its requests (the engine, the agents).
-    func open(_ owner: ManagedUserOwner, state: DaemonState, afterRequest: @escaping () -> Void) {
+    /// Starts `owner`'s rules.
+    func open(_ owner: ManagedUserOwner, state: DaemonState) {
         guard let texts else { return }
-        let handler = OwnerRequests(LoopBound((owner, afterRequest)))
-        let (pushes, wakeup) = (pushes, wakeup)
-        let transport = DirectTransport(handler: handler) { push in
-            pushes.put(push)
-            wakeup.fire()
-        }
-        let service = LoopBound(owner.service)
         let log = log
         let user = owner.user
         let notifier = notifier
-        let app = RulesApp(
-            placement: .managed, ledger: owner.ledger, transport: transport,
-            owner: RulesApp.Owner(
-                usage: { event, from, to in
-                    try service {
-                        try $0.focusedSeconds(client: RulesApp.bundleIdentifier, of: event, from: from, to: to)
-                    }
-                }, directory: owner.service.directory, calendar: owner.calendar),
-            texts: texts, warningLeads: warningLeads, language: { "en" },
-            notify: { notice in
-                log.info("\(user.name): rules: notifying \"\(notice.title)\"")
-                notifier.notify(notice, user: user)
-            },
-            report: { line in log.info("\(user.name): \(line)") })
+        let pushes = pushes
+        do {
+            apps[user.uid] = try owner.stack.startRules(
+                placement: .managed, texts: texts, warningLeads: warningLeads, language: { "en" },
+                notify: { notice in
+                    log.info("\(user.name): rules: notifying \"\(notice.title)\"")
+                    notifier.notify(notice, user: user)
+                },
+                report: { line in log.info("\(user.name): \(line)") },
+                observe: { app in Self.observe(app, of: user, state: state, log: log) },
+                later: { push in pushes.post(push) })
+        } catch {
+            log.error("cannot start \(user.name)'s rules: \(error)")
+        }
+    }
+
+    /// What a guardian must see: each change recorded, each request for more time said.
+    private static func observe(_ app: RulesApp, of user: ManagedUser, state: DaemonState, log: DaemonLog) {
         app.observe(
             record: { kind, actor, detail in
                 log.info("\(user.name): \(kind): \(detail)")
                 do {
                     try state.record(
                         ChildEvent(
-                            at: Date(), kind: ChildEvent.Kind(rawValue: kind), actor: actor ?? user.name, detail: detail
-                        ), uid: user.uid)
+                            at: Date(), kind: ChildEvent.Kind(rawValue: kind), actor: actor ?? user.name,
+                            detail: detail), uid: user.uid)
                 } catch {
                     log.error("could not record \(user.name)'s \(kind): \(error)")
                 }
             },
             onRequest: { request in
                 log.info(
-                    "\(user.name) asks for more time for \(request.applicationName) on \(request.rule): `screenward request approve \(user.name)/\(request.id)`"
-                )
+                    "\(user.name) asks for more time for \(request.applicationName) on \(request.rule): "
+                        + "`screenward request approve \(user.name)/\(request.id)`")
             })
-        do {
-            try app.start()
-            apps[user.uid] = app
-        } catch {
-            log.error("cannot start \(user.name)'s rules: \(error)")
-        }
     }
 
     func close(uid: UInt32) { apps[uid] = nil }
 
     func app(for uid: UInt32) -> RulesApp? { apps[uid] }
-}
-
-/// A managed user's owner as an in-process app's transport sees it: each request
-/// answered at once on the daemon's loop, then what it set in motion.
-private final class OwnerRequests: ServiceRequestHandler {
-    private let bound: LoopBound<(ManagedUserOwner, () -> Void)>
-
-    init(_ bound: LoopBound<(ManagedUserOwner, () -> Void)>) { self.bound = bound }
-
-    func received(frame: Data, from peer: ServicePeer) {
-        bound { owner, after in
-            owner.service.handle(frame: frame, from: peer).forEach { $0.send() }
-            after()
-        }
-    }
-
-    func disconnected(_ peer: ServicePeer) {
-        bound { owner, _ in owner.service.disconnected(peer) }
-    }
 }

@@ -53,8 +53,8 @@ final class ManagedSessions {
     /// Stores the daemon adds to a user's own (the programs the system did not install).
     var extraStores: ((_ uid: UInt32) -> [StoreSettings])?
     private var tracked: [SessionID: Tracked] = [:]
-    private let exits = Inbox<ProcessExit>()
-    private var exitWakeup: LoopWakeup?
+    /// Agents' exits, from their watcher threads.
+    private var exits: LoopMailbox<ProcessExit>!
     private static let idleThreshold: Double = 120
 
     private struct ProcessExit: Sendable {
@@ -76,8 +76,8 @@ final class ManagedSessions {
 
     /// On the loop's thread, before it runs.
     func start() {
-        exitWakeup = LoopWakeup { [unowned self] in
-            for exit in exits.take() { agentExited(exit) }
+        exits = LoopMailbox { [unowned self] exits in
+            for exit in exits { agentExited(exit) }
         }
         do {
             try logind.start { [unowned self] change in
@@ -205,13 +205,11 @@ final class ManagedSessions {
             guard let account = try UnixAccount.withID(UserID(rawValue: session.uid)) else {
                 throw AgentLauncher.LaunchError.failed("uid \(session.uid) has no account")
             }
-            let exits = exits
-            let wakeup = exitWakeup
+            let exits = exits!
             let process = try launcher.launch(
                 for: session, user: SessionUser(uid: session.uid, gid: account.gid.rawValue, home: account.home)
             ) { pid, status in
-                exits.put(ProcessExit(session: id, pid: pid, status: status))
-                wakeup?.fire()
+                exits.post(ProcessExit(session: id, pid: pid, status: status))
             }
             tracked[id]?.process = process
             tracked[id]?.lastAgentAttached = false

@@ -1,6 +1,7 @@
 @_spi(Screenward) import DeviceActivity
 @_spi(Screenward) import FamilyControls
 import Foundation
+import GLibRuntime
 import GRDB
 @_spi(Screenward) import ManagedSettings
 import ScreenwardCore
@@ -9,7 +10,7 @@ import TestSupport
 import XCTest
 
 /// Raw lines to the real state owner (`ScreenTimeService` behind `ServiceHost` behind
-/// `SocketServer`, wired as the agent wires them, in a Screenward home the agent's way):
+/// `RequestsOnLoop` behind `SocketServer`, the test's thread the loop, wired as the agent wires them, in a Screenward home the agent's way):
 /// each bad line gets a clear error, and the owner's state is the same afterwards.
 final class MalformedRequestTests: XCTestCase {
     private static let app = "org.example.focus"
@@ -22,7 +23,8 @@ final class MalformedRequestTests: XCTestCase {
         home = ScreenwardHome(url: try temporaryFile("home"))
         try home.create()
         world = try InProcessWorld(test: self, ledgerURL: home.ledgerURL)
-        server = try SocketServer(path: home.socketPath(environment: [:]), handler: world.host)
+        server = try SocketServer(
+            path: home.socketPath(environment: [:]), handler: RequestsOnLoop(onLoop: world.host))
     }
 
     override func tearDown() {
@@ -46,7 +48,7 @@ final class MalformedRequestTests: XCTestCase {
     func testBadRequestsGetClearErrorsAndChangeNothing() throws {
         let picked = try establishState()
         let before = try ownerState()
-        let connection = try RawLineConnection(path: server.path)
+        let connection = try RawLineConnection(path: server.path, whileWaiting: MainLoop.runPending)
         var id: UInt64 = 100
 
         /// Sends one request line; returns the error of its reply (failing the test if it is no error reply).
@@ -212,7 +214,7 @@ final class MalformedRequestTests: XCTestCase {
         ]
         for (line, problem) in refused {
             let what = String(decoding: line.prefix(80), as: UTF8.self)
-            let rogue = try RawLineConnection(path: server.path)
+            let rogue = try RawLineConnection(path: server.path, whileWaiting: MainLoop.runPending)
             try rogue.send(line + [0x0A])
             let answer = try XCTUnwrap(rogue.nextLine(timeout: 30), "no refusal of \(what)")
             let refusal = try JSONDecoder().decode(RefusalFrame.self, from: answer)

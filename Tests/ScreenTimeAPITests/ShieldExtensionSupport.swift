@@ -1,5 +1,6 @@
 @_spi(Screenward) import DeviceActivity
 import Foundation
+import GLibRuntime
 @_spi(Screenward) import ManagedSettings
 @_spi(Screenward) import ManagedSettingsUI
 import ScreenwardCore
@@ -170,10 +171,13 @@ extension InProcessWorld {
 }
 
 extension XCTestCase {
-    /// Waits (up to five seconds) until `condition` holds.
+    /// Waits (up to five seconds) until `condition` holds, running the owner's loop (the
+    /// test's thread is that loop: lines from a socket reach the owner through it).
     func waitUntil(_ what: String, _ condition: () -> Bool) {
         let deadline = Date().addingTimeInterval(5)
-        while !condition() {
+        while true {
+            MainLoop.runPending()
+            if condition() { return }
             guard Date() < deadline else { return XCTFail("timed out waiting for \(what)") }
             Thread.sleep(forTimeInterval: 0.01)
         }

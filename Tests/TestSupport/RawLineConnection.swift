@@ -16,8 +16,12 @@ public final class RawLineConnection {
 
     private let channel: any Channel
     private let recorder = LineRecorder()
+    private let whileWaiting: () -> Void
 
-    public init(path: String) throws {
+    /// - Parameter whileWaiting: run again and again while this waits for a line (the
+    ///   owner's loop, when the test's thread is that loop).
+    public init(path: String, whileWaiting: @escaping () -> Void = {}) throws {
+        self.whileWaiting = whileWaiting
         let recorder = recorder
         // Half-closure: the agent's end of file is recorded while this side may still be
         // writing a long line (which the agent reads and drops).
@@ -42,12 +46,14 @@ public final class RawLineConnection {
 
     /// The next line the agent sent; nil if none came within `timeout` seconds.
     public func nextLine(timeout: TimeInterval = 10) -> Data? {
-        recorder.wait(timeout: timeout) { $0.lines.isEmpty ? nil : $0.lines.removeFirst() }
+        recorder.wait(timeout: timeout, whileWaiting: whileWaiting) {
+            $0.lines.isEmpty ? nil : $0.lines.removeFirst()
+        }
     }
 
     /// How the connection ended; nil if it is still open after `timeout` seconds.
     public func end(within timeout: TimeInterval) -> End? {
-        recorder.wait(timeout: timeout) { $0.end }
+        recorder.wait(timeout: timeout, whileWaiting: whileWaiting) { $0.end }
     }
 }
 
@@ -65,9 +71,10 @@ private final class LineRecorder: ChannelInboundHandler, Sendable {
 
     private let state = Mutex(State())
 
-    func wait<Value>(timeout: TimeInterval, _ take: (inout State) -> Value?) -> Value? {
+    func wait<Value>(timeout: TimeInterval, whileWaiting: () -> Void, _ take: (inout State) -> Value?) -> Value? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
+            whileWaiting()
             if let value = state.withLock({ take(&$0) }) { return value }
             guard Date() < deadline else { return nil }
             Thread.sleep(forTimeInterval: 0.002)

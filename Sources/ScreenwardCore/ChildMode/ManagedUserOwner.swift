@@ -2,26 +2,28 @@ import DeviceActivity
 import Foundation
 import ScreenwardIPC
 
-/// One managed user's state owner inside the daemon: the same pieces a person's agent
-/// owns in individual mode (ledger, device secret, live usage, the Screen Time service),
-/// kept in the daemon's state directory where the child cannot reach them, and fed by
-/// the agent of the child's session through `AgentIntervals`.
+/// One managed user's state owner inside the daemon: the `OwnerStack` a person's agent
+/// builds in individual mode, kept in the daemon's state directory where the child cannot
+/// reach it, fed by the agent of the child's session through `AgentIntervals`, with what
+/// child mode adds: the relay between the session's agents and the apps' shield extensions,
+/// and the browsers' shield pages answered here.
 ///
-/// Single-threaded: the daemon runs it on its state loop.
+/// On the daemon's loop, as everything of the stack's.
 public final class ManagedUserOwner {
     public let user: ManagedUser
     public let home: ScreenwardHome
-    public let ledger: Ledger
     public let secret: DeviceSecret
-    public let service: ScreenTimeService
+    public let stack: OwnerStack
+    public var ledger: Ledger { stack.ledger }
+    public var service: ScreenTimeService { stack.service }
     /// Between the session's agent, which draws shields, and the apps' shield extensions.
     public let shieldRelay: AgentShieldRelay
     /// The system's calendar (a managed user's day is the computer's).
-    public let calendar: @Sendable () -> Calendar
-    let sink: BackgroundLedgerSink
-    let usage: SharedLiveUsage
+    public var calendar: @Sendable () -> Calendar { stack.calendar }
+    var sink: BackgroundLedgerSink { stack.sink }
+    var usage: LiveUsage { stack.usage }
     /// This daemon run, as the ledger records runs.
-    let runID: Int64
+    var runID: Int64 { stack.runID }
     /// The browsers' shield pages (nil without the shields' defaults).
     public private(set) var webShieldPages: WebShieldPageAnswers?
     /// The questions those pages ask of the apps' extensions.
@@ -40,37 +42,25 @@ public final class ManagedUserOwner {
         note: @escaping @Sendable (String) -> Void = { _ in }, report: @escaping @Sendable (String) -> Void
     ) throws {
         self.user = user
-        self.calendar = calendar
         home = homes.home(for: user.uid)
         try homes.create(for: user.uid)
         secret = try DeviceSecret.loadOrCreate(at: home.deviceSecretURL)
-        ledger = try Ledger(url: home.ledgerURL)
-        let start = try ledger.beginAgentSession(
-            pid: ProcessInfo.processInfo.processIdentifier, display: "screenward-daemon", at: Date())
-        runID = start.sessionID
-        if start.recoveredIntervals > 0 {
-            report(
-                "\(user.name): closed \(start.recoveredIntervals) interval(s) the previous run left open, at their last checkpoint"
-            )
-        }
-        sink = try BackgroundLedgerSink(ledger: ledger, sessionID: runID, report: report)
         let minter = TokenMinter(secret: secret)
-        usage = SharedLiveUsage(
-            forwardingTo: sink, categories: ApplicationCategories(table: categories, minter: minter),
-            websites: WebsiteTokens(minter: minter, table: categories))
-        try usage.seed(from: ledger, now: Date())
-        service = try ScreenTimeService(
-            ledger: ledger, usage: usage,
-            directory: ItemDirectory(minter: minter, catalog: catalog, categories: categories), calendar: calendar)
-        service.report = report
-        shieldRelay = AgentShieldRelay(service: service)
-        webShieldQuestions = ServiceShieldQuestions(service: service)
-        if let addresses {
-            service.browserTabs = BrowserTabs(addresses: addresses)
-        } else {
-            service.browserTabsMissing =
-                "websites are not counted in accounts a guardian manages: the daemon has no Public Suffix List (apt-get install publicsuffix)"
+        stack = try OwnerStack(
+            ledgerURL: home.ledgerURL, directory: ItemDirectory(minter: minter, catalog: catalog, categories: categories),
+            runBy: "screenward-daemon",
+            websites: addresses.map { .counted($0) }
+                ?? .notCounted(
+                    because: "websites are not counted in accounts a guardian manages: "
+                        + "the daemon has no Public Suffix List (apt-get install publicsuffix)"),
+            calendar: calendar, report: report)
+        if stack.recoveredIntervals > 0 {
+            report(
+                "\(user.name): closed \(stack.recoveredIntervals) interval(s) the previous run left open, "
+                    + "at their last checkpoint")
         }
+        shieldRelay = AgentShieldRelay(service: stack.service)
+        webShieldQuestions = ServiceShieldQuestions(service: stack.service)
         if let shieldDefaults {
             let pages = WebShieldPageAnswers(
                 questions: webShieldQuestions, defaults: shieldDefaults, language: ShieldDefaults.language(),
@@ -149,7 +139,6 @@ public final class ManagedUserOwner {
 
     /// Every queued write is tried, and the run is recorded as ended.
     public func close(reason: String) {
-        sink.flush()
-        try? ledger.endAgentSession(runID, at: Date(), reason: reason)
+        try? stack.close(reason: reason)
     }
 }

@@ -3,7 +3,6 @@
 import Foundation
 @_spi(Screenward) import ManagedSettings
 import ScreenwardIPC
-import Synchronization
 
 /// Our own rules (`screenward limit`, `downtime`, `allow`) as one more app of the
 /// owner, `org.screenward.rules`, whose monitor, shield configuration and shield
@@ -11,9 +10,9 @@ import Synchronization
 /// answers shields through the same requests any app sends, over an in-process
 /// transport. What it adds is the rules themselves, kept in the owner's ledger.
 ///
-/// Thread-safe: every entry point runs under one lock. The owner must hand its pushes
-/// to the app later (`DirectTransport`'s `deferPushes`), never inline while it is in
-/// a call.
+/// It runs on its owner's loop, one use at a time (`ExclusiveAccess`, no lock), and is
+/// built by `OwnerStack.startRules`, whose transport hands the owner's pushes to it after
+/// the use that made them, as a socket's would.
 public final class RulesApp: Sendable {
     public static let bundleIdentifier = "org.screenward.rules"
     /// The member its grant is recorded as: not `.child`, so a guardian's app may still hold that.
@@ -58,7 +57,7 @@ public final class RulesApp: Sendable {
         }
     }
 
-    private let core: Mutex<RulesCore>
+    private let core: ExclusiveAccess<RulesCore>
 
     /// - Parameters:
     ///   - transport: to the owner, in this process, with deferred pushes.
@@ -70,10 +69,11 @@ public final class RulesApp: Sendable {
         notify: @escaping @Sendable (Notice) -> Void, report: @escaping @Sendable (String) -> Void
     ) {
         let client = ServiceClient(transport: transport, bundleIdentifier: Self.bundleIdentifier)
-        core = Mutex(
+        core = ExclusiveAccess(
             RulesCore(
                 placement: placement, ledger: ledger, client: client, owner: owner, texts: texts,
-                warningLeads: warningLeads.sorted(by: >), language: language, notify: notify, report: report))
+                warningLeads: warningLeads.sorted(by: >), language: language, notify: notify, report: report),
+            what: "the rules app")
     }
 
     /// Authorizes the app, attaches its monitor and shield handlers, and brings the
@@ -81,18 +81,18 @@ public final class RulesApp: Sendable {
     /// happened meanwhile).
     public func start() throws {
         let app = self
-        try core.withLock { core in
+        try core { core in
             try core.start(
-                callback: { message in app.core.withLock { $0.received(callback: message) } },
-                configure: { request in app.core.withLock { $0.received(configure: request) } },
-                action: { request in app.core.withLock { $0.received(action: request) } })
+                callback: { message in app.core { $0.received(callback: message) } },
+                configure: { request in app.core { $0.received(configure: request) } },
+                action: { request in app.core { $0.received(action: request) } })
         }
     }
 
     /// Answers one of `RulesMethods` from `actor` (a name for the record), for the
     /// person this owner keeps. Whose rules they are was settled by the caller.
     public func handle(frame: Data, actor: String, mayChange: Bool) -> Data? {
-        core.withLock { $0.handle(frame: frame, actor: actor, mayChange: mayChange) }
+        core { $0.handle(frame: frame, actor: actor, mayChange: mayChange) }
     }
 
     /// Hooks for the guardians (the daemon records and announces requests and answers).
@@ -100,7 +100,7 @@ public final class RulesApp: Sendable {
         record: @escaping @Sendable (_ kind: String, _ actor: String?, _ detail: String) -> Void,
         onRequest: @escaping @Sendable (TimeRequest) -> Void
     ) {
-        core.withLock { core in
+        core { core in
             core.record = record
             core.onRequest = onRequest
         }
@@ -109,21 +109,21 @@ public final class RulesApp: Sendable {
     /// Extra time on every limit that applies today (a guardian's, approved at the child's
     /// desktop); nil seconds: the rest of the day.
     public func giveExtraTime(_ seconds: TimeInterval?, by actor: String) throws -> RuleOutcome {
-        try core.withLock { try $0.giveExtraTime(seconds, by: actor) }
+        try core { try $0.giveExtraTime(seconds, by: actor) }
     }
 
     /// No rule shields anything for `seconds`.
     public func pause(for seconds: TimeInterval, by actor: String) throws -> RuleOutcome {
-        try core.withLock { try $0.pause(for: seconds, by: actor) }
+        try core { try $0.pause(for: seconds, by: actor) }
     }
 
     /// Pending requests for more time, and those of today.
     public func requests() throws -> [TimeRequest] {
-        try core.withLock { try $0.requests() }
+        try core { try $0.requests() }
     }
 
     /// Each rule today (the tray and `screenward status` show it).
     public func status(language: String) throws -> RulesStatus {
-        try core.withLock { try $0.status(language: language) }
+        try core { try $0.status(language: language) }
     }
 }

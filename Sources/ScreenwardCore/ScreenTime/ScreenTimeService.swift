@@ -80,7 +80,7 @@ public final class ScreenTimeService {
     public static let builtInClients: Set<String> = ["org.screenward.rules"]
 
     public init(
-        ledger: Ledger, usage: any EventUsageSource & Sendable, directory: ItemDirectory,
+        ledger: Ledger, usage: any EventUsageSource, directory: ItemDirectory,
         now: @escaping @Sendable () -> Date = { Date() }, calendar: @escaping @Sendable () -> Calendar = { .current }
     ) throws {
         self.ledger = ledger

@@ -1,52 +1,61 @@
 import Foundation
 import ManagedSettings
 import ScreenwardIPC
-import Synchronization
 
-/// Puts a `ScreenTimeService` behind a lock so requests can come from the socket's
-/// threads while the agent's loop runs the engine; lines go out after the lock is
-/// released, so a monitor in this process may call straight back in.
+/// The state owner as its clients' lines reach it: a `ScreenTimeService` on its owner's
+/// loop. Lines from a socket are handed to the loop first (`RequestsOnLoop`); an app in
+/// the same process reaches it inline, on the loop, through a `DirectTransport`. It takes
+/// no lock: one use at a time is checked (`ExclusiveAccess`), and the lines a use makes
+/// go out after it ends, so a monitor in this process may call straight back in.
 public final class ServiceHost: ServiceRequestHandler {
-    private let service: Mutex<ScreenTimeService>
-    private let afterRequestHook = Mutex<(@Sendable () -> Void)?>(nil)
-    private let shieldAnswerHook = Mutex<(@Sendable (ShieldAnswer) -> Void)?>(nil)
-    private let misbehaviourHook = Mutex<(@Sendable (ServicePeer, String) -> Void)?>(nil)
+    private struct State {
+        var service: ScreenTimeService
+        var afterRequest: (() -> Void)?
+        var onShieldAnswer: ((ShieldAnswer) -> Void)?
+        var onMisbehaviour: ((ServicePeer, String) -> Void)?
+    }
+    private let state: ExclusiveAccess<State>
 
-    /// Called after each request is answered, on the thread that answered it (the
-    /// agent wakes its loop with it, to re-arm the engine's deadline).
-    public var afterRequest: (@Sendable () -> Void)? {
-        get { afterRequestHook.withLock { $0 } }
-        set { afterRequestHook.withLock { $0 = newValue } }
+    /// Called after each request is answered (the agent re-arms the engine's deadline).
+    public var afterRequest: (() -> Void)? {
+        get { state { $0.afterRequest } }
+        set { state { $0.afterRequest = newValue } }
     }
 
-    /// Called with each answer of an app's shield extension, on the thread that received
-    /// it (a socket thread; inline, before `requestShield…` returns, with an in-process
-    /// client), after the host's lock is released. Answers to unknown, cancelled or
-    /// already answered requests, and answers from another connection than the one
+    /// Called with each answer of an app's shield extension (inline, before
+    /// `requestShield…` returns, with an in-process client). Answers to unknown, cancelled
+    /// or already answered requests, and answers from another connection than the one
     /// asked, never come here.
-    public var onShieldAnswer: (@Sendable (ShieldAnswer) -> Void)? {
-        get { shieldAnswerHook.withLock { $0 } }
-        set { shieldAnswerHook.withLock { $0 = newValue } }
+    public var onShieldAnswer: ((ShieldAnswer) -> Void)? {
+        get { state { $0.onShieldAnswer } }
+        set { state { $0.onShieldAnswer = newValue } }
     }
 
     /// Called with a peer that sent what no honest client sends (a line that is not a
-    /// message, one over the length limit, a token it was never given) and what it was,
-    /// on the thread that received it. The agent stops an extension it started that does.
-    public var onMisbehaviour: (@Sendable (ServicePeer, String) -> Void)? {
-        get { misbehaviourHook.withLock { $0 } }
-        set { misbehaviourHook.withLock { $0 = newValue } }
+    /// message, one over the length limit, a token it was never given) and what it was.
+    /// The agent stops an extension it started that does.
+    public var onMisbehaviour: ((ServicePeer, String) -> Void)? {
+        get { state { $0.onMisbehaviour } }
+        set { state { $0.onMisbehaviour = newValue } }
     }
 
-    public init(_ service: sending ScreenTimeService) {
-        self.service = Mutex(service)
+    public init(_ service: ScreenTimeService) {
+        state = ExclusiveAccess(State(service: service), what: "the state owner")
     }
 
     public func received(frame: Data, from peer: ServicePeer) {
-        let (deliveries, answers, lies) = service.withLock { service in
-            let deliveries = service.handle(frame: frame, from: peer)
-            return (deliveries, service.takeShieldAnswers(), service.takeLies())
+        // Answers and lies stay with the service for whoever takes them there (the daemon's
+        // relay, its extension supervision) unless this host has someone to hand them to.
+        let (deliveries, answers, lies, hooks) = state { state in
+            let deliveries = state.service.handle(frame: frame, from: peer)
+            return (
+                deliveries, state.onShieldAnswer == nil ? [] : state.service.takeShieldAnswers(),
+                state.onMisbehaviour == nil ? [] : state.service.takeLies(),
+                (state.onShieldAnswer, state.onMisbehaviour, state.afterRequest)
+            )
         }
         deliveries.forEach { $0.send() }
+        let (onShieldAnswer, onMisbehaviour, afterRequest) = hooks
         if !answers.isEmpty, let onShieldAnswer { answers.forEach(onShieldAnswer) }
         if let onMisbehaviour {
             for lie in lies { onMisbehaviour(lie.peer, "it used a token it was never given: \(lie.what)") }
@@ -59,27 +68,27 @@ public final class ServiceHost: ServiceRequestHandler {
     }
 
     public func disconnected(_ peer: ServicePeer) {
-        service.withLock { $0.disconnected(peer) }
+        state { $0.service.disconnected(peer) }
     }
 
     /// Delivers what is due now.
     public func runDue() {
-        let deliveries = service.withLock { $0.runDue() }
+        let deliveries = state { $0.service.runDue() }
         deliveries.forEach { $0.send() }
     }
 
     public func nextDeadline() -> Date? {
-        service.withLock { $0.nextDeadline() }
+        state { $0.service.nextDeadline() }
     }
 
     // MARK: Shield extensions (for the shield presenter)
 
     /// Asks `owner`'s shield configuration data source how to draw `item`'s shield; its
-    /// answer comes later through `onShieldAnswer` (possibly before this returns, on
-    /// another thread: hop onto your own loop there). Nil when `owner` has no data
+    /// answer comes later through `onShieldAnswer` (before this returns, from an app in
+    /// this process). Nil when `owner` has no data
     /// source attached: show the default shield at once.
     public func requestShieldConfiguration(owner: String, item: ShieldedItem) -> ShieldRequestID? {
-        guard let (id, delivery) = service.withLock({ $0.requestShieldConfiguration(owner: owner, item: item) }) else {
+        guard let (id, delivery) = state({ $0.service.requestShieldConfiguration(owner: owner, item: item) }) else {
             return nil
         }
         delivery.send()
@@ -91,7 +100,7 @@ public final class ServiceHost: ServiceRequestHandler {
     /// attached: use `ShieldActionDelegate.defaultResponse(to:)`.
     public func requestShieldAction(owner: String, action: ShieldAction, item: ShieldedItem) -> ShieldRequestID? {
         guard
-            let (id, delivery) = service.withLock({ $0.requestShieldAction(owner: owner, action: action, item: item) })
+            let (id, delivery) = state({ $0.service.requestShieldAction(owner: owner, action: action, item: item) })
         else { return nil }
         delivery.send()
         return id
@@ -101,17 +110,17 @@ public final class ServiceHost: ServiceRequestHandler {
     public func requestShieldActionWhenAttached(owner: String, action: ShieldAction, item: ShieldedItem)
         -> ShieldRequestID
     {
-        service.withLock { $0.requestShieldActionWhenAttached(owner: owner, action: action, item: item) }
+        state { $0.service.requestShieldActionWhenAttached(owner: owner, action: action, item: item) }
     }
 
     /// Forgets an outstanding request (the presenter stopped waiting, or the shield went
     /// away): an answer that still comes is ignored.
     public func cancelShieldRequest(_ id: ShieldRequestID) {
-        service.withLock { $0.cancelShieldRequest(id) }
+        state { $0.service.cancelShieldRequest(id) }
     }
 
-    /// Runs `body` with the service (under the lock: do not call back into the host).
-    public func withService<Result: Sendable>(_ body: (ScreenTimeService) throws -> Result) rethrows -> Result {
-        try service.withLock { try body($0) }
+    /// Runs `body` with the service; what it makes (lines to send) goes out after it.
+    public func withService<Result>(_ body: (ScreenTimeService) throws -> Result) rethrows -> Result {
+        try state { try body($0.service) }
     }
 }

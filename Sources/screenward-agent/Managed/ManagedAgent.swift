@@ -25,7 +25,7 @@ final class ManagedAgent {
     /// How long a client's windows wait for the daemon's word before their claim is taken
     /// (a process not the child's is never in its table).
     private static let patience: Duration = .milliseconds(500)
-    private var programsWakeup: LoopWakeup?
+    private var programsChanged: LoopMailbox<Void>?
     private var lastFocus: FocusObservation?
     private var focusedWebsite: FocusedWebsite!
     private let minter: TokenMinter
@@ -42,11 +42,11 @@ final class ManagedAgent {
     private var dialogs: [UInt64: GuardianDialog] = [:]
     private var elsewhere = ShieldedElsewhere()
     private var elsewhereTimer: MainLoop.Registration?
-    private let dialogEvents = Inbox<DialogEvent>()
+    private var dialogEvents: LoopMailbox<DialogEvent>?
     /// The child's browsers' tabs, as the daemon passes them on (nil: websites are not told
     /// apart here, for want of the Public Suffix List).
     private var browserTabs: BrowserTabs?
-    private var browsersWakeup: LoopWakeup?
+    private var browsersChanged: LoopMailbox<Void>?
     /// Browsers the extension does not report for, shielded as not supported.
     private var unsupportedBrowsers = UnsupportedBrowsers()
     private var unsupportedWake: MainLoop.Registration?
@@ -98,11 +98,11 @@ final class ManagedAgent {
     }
 
     func run() throws {
-        let ended = LoopWakeup { [self] in
+        let ended = LoopMailbox<Void> { [self] in
             log.info("the daemon closed the connection: stopping")
             loop.quit()
         }
-        link.onEnd { ended.fire() }
+        link.onEnd { ended.post() }
         connection.onConnectionLost { [self] in
             // Called from inside Xlib; the process exits right after. The daemon closes
             // the open interval when this process's connection drops.
@@ -220,21 +220,18 @@ final class ManagedAgent {
 
     /// The daemon's asks arrive on the link's queue and hop onto the loop, where GTK runs.
     private func listenForGuardianAsks() {
-        let events = dialogEvents
-        let wakeup = LoopWakeup { [unowned self] in
-            for event in events.take() { handle(event) }
+        let events = LoopMailbox<DialogEvent> { [unowned self] events in
+            for event in events { handle(event) }
         }
-        dialogWakeup = wakeup
+        dialogEvents = events
         link.onDialogPushes { push in
             switch push {
-            case .show(let ask): events.put(.show(ask))
-            case .close(let id): events.put(.close(id))
+            case .show(let ask): events.post(.show(ask))
+            case .close(let id): events.post(.close(id))
             }
-            wakeup.fire()
         }
     }
 
-    private var dialogWakeup: LoopWakeup?
 
     private func handle(_ event: DialogEvent) {
         switch event {
@@ -266,13 +263,11 @@ final class ManagedAgent {
     private func send(_ answer: GuardianAnswer) {
         let link = link
         let events = dialogEvents
-        let wakeup = dialogWakeup
         Thread.detachNewThread {
             let verdict =
                 (try? link.answer(answer))
                 ?? .tryAgain(message: "The daemon did not answer; try again.", notBefore: nil)
-            events.put(.verdict(answer.ask, verdict))
-            wakeup?.fire()
+            events?.post(.verdict(answer.ask, verdict))
         }
     }
 
@@ -294,7 +289,7 @@ final class ManagedAgent {
                 asked[pid] = .now
                 link.post(AgentLinkMethods.clients, [pid])
                 // Not the child's (never in the table): its claim stands once patience ends.
-                loop.schedule(after: Self.patience) { [weak self] in self?.programsWakeup?.fire() }
+                loop.schedule(after: Self.patience) { [weak self] in self?.programsChanged?.post() }
             }
             return claimed
         }
@@ -401,7 +396,7 @@ final class ManagedAgent {
 
     /// The daemon told of the browsers' tabs anew: the focused window's website may be another.
     private func listenForBrowsers() {
-        let wakeup = LoopWakeup { [unowned self] in
+        let changed = LoopMailbox<Void> { [unowned self] in
             browserTabs?.replace(with: link.browsers.current)
             checkBrowsers()
             guard let observation = lastFocus else { return }
@@ -414,13 +409,13 @@ final class ManagedAgent {
                 window: observation.window, app: app, site: site, source: .report, at: connection.timeSource.now())
             stateChanged()
         }
-        browsersWakeup = wakeup
-        link.browsers.onChange { wakeup.fire() }
+        browsersChanged = changed
+        link.browsers.onChange { changed.post() }
     }
 
     /// The daemon told the child's programs anew: every window is identified again.
     private func listenForPrograms() {
-        let wakeup = LoopWakeup { [unowned self] in
+        let changed = LoopMailbox<Void> { [unowned self] in
             identities.reload(identities.resolver)
             // A client the daemon does not answer for is not the child's: not asked again
             // for a minute.
@@ -434,8 +429,8 @@ final class ManagedAgent {
                 stateChanged()
             }
         }
-        programsWakeup = wakeup
-        link.programs.onChange { wakeup.fire() }
+        programsChanged = changed
+        link.programs.onChange { changed.post() }
     }
 
     private func stateChanged() {

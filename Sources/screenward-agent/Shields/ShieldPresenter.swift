@@ -74,11 +74,10 @@ final class ShieldPresenter {
     private var pendingActions: [ShieldRequestID: PendingAction] = [:]
     /// The server time of the last activation, for the shield's own activation request.
     private var lastActivationTime: UInt32?
-    /// Answers from the extensions arrive on the socket's threads.
-    private let answers = Inbox<ShieldAnswer>()
-    private var answerWakeup: LoopWakeup?
-    private var shieldsWakeup: LoopWakeup?
-    private var attachWakeup: LoopWakeup?
+    /// What the state owner tells, from whichever thread it is on (a socket's, in child mode).
+    private var answers: LoopMailbox<ShieldAnswer>?
+    private var shieldsChanged: LoopMailbox<Void>?
+    private var attached: LoopMailbox<String>?
 
     /// A presenter for the session on `displayName`, as both agents make it: GTK
     /// initialised there, an X connection of its own, the shield texts in the session's
@@ -137,22 +136,15 @@ final class ShieldPresenter {
                 cover.surface.redraw(look)
             }
         }
-        let answerWakeup = LoopWakeup { [unowned self] in drainAnswers() }
-        self.answerWakeup = answerWakeup
-        stateOwner.onShieldAnswer { [answers] answer in
-            answers.put(answer)
-            answerWakeup.fire()
-        }
-        let shieldsWakeup = LoopWakeup { [unowned self] in settingsChanged() }
-        self.shieldsWakeup = shieldsWakeup
-        stateOwner.onShieldsChanged { shieldsWakeup.fire() }
-        let attached = Inbox<String>()
-        let attachWakeup = LoopWakeup { [unowned self] in dataSourcesAttached(Set(attached.take())) }
-        self.attachWakeup = attachWakeup
-        stateOwner.onShieldDataSourceAttached { bundle in
-            attached.put(bundle)
-            attachWakeup.fire()
-        }
+        let answers = LoopMailbox<ShieldAnswer> { [unowned self] answers in received(answers) }
+        self.answers = answers
+        stateOwner.onShieldAnswer { answer in answers.post(answer) }
+        let shieldsChanged = LoopMailbox<Void> { [unowned self] in settingsChanged() }
+        self.shieldsChanged = shieldsChanged
+        stateOwner.onShieldsChanged { shieldsChanged.post() }
+        let attached = LoopMailbox<String> { [unowned self] bundles in dataSourcesAttached(Set(bundles)) }
+        self.attached = attached
+        stateOwner.onShieldDataSourceAttached { bundle in attached.post(bundle) }
         // A key caught on a covered window: the window manager has just given it the
         // focus, and its shield takes it back (the key itself went nowhere).
         hold.onInputCaught = { [unowned self] id in
@@ -556,8 +548,8 @@ final class ShieldPresenter {
         }
     }
 
-    private func drainAnswers() {
-        for answer in answers.take() {
+    private func received(_ answers: [ShieldAnswer]) {
+        for answer in answers {
             switch answer {
             case .configuration(let id, let configuration):
                 looks.received(id, configuration)

@@ -11,7 +11,7 @@ final class WebShieldPages {
     private let host: ServiceHost
     private let stateOwner: any ShieldStateOwner
     private let answers: WebShieldPageAnswers
-    private var wakeups: [LoopWakeup] = []
+    private var mailboxes: [AnyObject] = []
 
     init(host: ServiceHost, stateOwner: any ShieldStateOwner, answers: WebShieldPageAnswers) {
         self.host = host
@@ -20,20 +20,16 @@ final class WebShieldPages {
     }
 
     func start() {
-        let inbox = Inbox<ShieldAnswer>()
-        let answerWakeup = LoopWakeup { [unowned self] in
-            for answer in inbox.take() { answers.received(answer).forEach { $0.send() } }
+        let answered = LoopMailbox<ShieldAnswer> { [unowned self] received in
+            for answer in received { answers.received(answer).forEach { $0.send() } }
         }
-        stateOwner.onShieldAnswer { answer in
-            inbox.put(answer)
-            answerWakeup.fire()
-        }
-        let eventWakeup = LoopWakeup { [unowned self] in
+        stateOwner.onShieldAnswer { answer in answered.post(answer) }
+        let events = LoopMailbox<Void> { [unowned self] in
             for (event, peer) in host.withService({ $0.takeWebShieldEvents() }) {
                 answers.handle(event, from: peer).forEach { $0.send() }
             }
         }
-        host.withService { $0.onWebShieldEvent = { eventWakeup.fire() } }
-        wakeups = [answerWakeup, eventWakeup]
+        host.withService { $0.onWebShieldEvent = { events.post() } }
+        mailboxes = [answered, events]
     }
 }
