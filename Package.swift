@@ -1,7 +1,8 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// Targets outside the platform modules (GLibRuntime, X11Session, ShieldUI, TrayUI, ReportUI, PickerUI, SystemAccounts) may not contain unsafe code.
+/// Targets outside the platform modules (GLibRuntime, X11Session, ShieldUI, TrayUI, ReportUI, PickerUI,
+/// SystemAccounts) may not contain unsafe code.
 let safeSwift: [SwiftSetting] = [
     .strictMemorySafety(),
     .treatWarning("StrictMemorySafety", as: .error),

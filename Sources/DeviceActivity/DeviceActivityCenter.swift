@@ -24,7 +24,10 @@ public final class DeviceActivityCenter: Sendable {
             try call(ActivityMethods.stop, activities)
         } catch {
             ScreenwardApp.report(
-                "could not stop monitoring \(activities.isEmpty ? "activities" : activities.map(\.rawValue).joined(separator: ", ")): \(error)"
+                """
+                could not stop monitoring \
+                \(activities.isEmpty ? "activities" : activities.map(\.rawValue).joined(separator: ", ")): \(error)
+                """
             )
         }
     }

@@ -117,7 +117,10 @@ open class DeviceActivityMonitor {
             _ = try client.call(ActivityMethods.acknowledge, [message.sequence])
         } catch {
             ScreenwardApp.report(
-                "could not acknowledge callback \(message.sequence): \(error) (the agent sends it again; it will not run twice)"
+                """
+                could not acknowledge callback \(message.sequence): \(error) (the agent sends it again; it will \
+                not run twice)
+                """
             )
         }
     }

@@ -36,9 +36,15 @@ public struct DeviceActivityReport: Sendable {
         public var description: String {
             switch self {
             case .noBundleIdentifier:
-                "the app has no bundle identifier: set ScreenwardApp.bundleIdentifier (or SCREENWARD_BUNDLE_ID) before presenting a report"
+                """
+                the app has no bundle identifier: set ScreenwardApp.bundleIdentifier (or SCREENWARD_BUNDLE_ID) \
+                before presenting a report
+                """
             case .rendererMissing:
-                "Screenward's report window (screenward-report) is not installed: it was looked for in SCREENWARD_REPORT, on PATH and beside this program"
+                """
+                Screenward's report window (screenward-report) is not installed: it was looked for in \
+                SCREENWARD_REPORT, on PATH and beside this program
+                """
             case .failed(let status, let message):
                 "the report could not be shown (screenward-report exited with status \(status)): \(message)"
             }

@@ -42,13 +42,19 @@ extension DeviceActivityReportExtension {
             let request = try JSONDecoder().decode(ReportExtensionRequest.self, from: input)
             guard request.format == ReportExtensionRequest.currentFormat else {
                 throw ReportExtensionError(
-                    "a request of format \(request.format); this extension reads format \(ReportExtensionRequest.currentFormat)"
+                    """
+                    a request of format \(request.format); this extension reads format \
+                    \(ReportExtensionRequest.currentFormat)
+                    """
                 )
             }
             let extensionValue = Self()
             guard let view = await extensionValue.body.view(for: request.context, data: request.data) else {
                 throw ReportExtensionError(
-                    "this extension has no scene for the context \"\(request.context.rawValue)\" (its scene's is \"\(extensionValue.body.context.rawValue)\")"
+                    """
+                    this extension has no scene for the context \"\(request.context.rawValue)\" (its scene's is \
+                    \"\(extensionValue.body.context.rawValue)\")
+                    """
                 )
             }
             reply = ReportExtensionReply(view: view, error: nil)

@@ -23,7 +23,10 @@ extension DeviceActivityCenter {
             case .invalidDateComponents:
                 "the schedule's or an event's date components never name a moment or a duration"
             case .unauthorized:
-                "this app is not authorised: call AuthorizationCenter.shared.requestAuthorization(for: .individual) first"
+                """
+                this app is not authorised: call AuthorizationCenter.shared.requestAuthorization(for: \
+                .individual) first
+                """
             }
         }
     }

@@ -9,7 +9,10 @@ public enum PickerUIError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .noDisplay(let name):
-            "cannot open the X display \(name) for the activity picker: it needs a desktop session (DISPLAY, and XAUTHORITY when the server asks for one)"
+            """
+            cannot open the X display \(name) for the activity picker: it needs a desktop session (DISPLAY, and \
+            XAUTHORITY when the server asks for one)
+            """
         }
     }
 }

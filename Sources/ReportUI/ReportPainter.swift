@@ -178,7 +178,10 @@ final class ReportPainter {
             y += ReportLayout.tableTitleHeight
         }
         trace?(
-            "table \(Int(origin.x + rect.x)) \(Int(origin.y + y)) \(Int(rect.width)) \(Int(ReportLayout.tableRowHeight * Double(table.rows.count + 1)))"
+            """
+            table \(Int(origin.x + rect.x)) \(Int(origin.y + y)) \(Int(rect.width)) \
+            \(Int(ReportLayout.tableRowHeight * Double(table.rows.count + 1)))
+            """
         )
         let count = max(1, table.columns.count)
         let first = count == 1 ? rect.width : rect.width * 0.4

@@ -38,7 +38,8 @@ public enum Frame {
             // A decoding error can quote the value it refused, which may be most of a line.
             let reason = "\(error)"
             throw ServiceError(
-                .malformedMessage, "not a valid \(type) message: \(reason.prefix(600))\(reason.count > 600 ? "…" : "")")
+                .malformedMessage,
+                "not a valid \(type) message: \(reason.prefix(600))\(reason.count > 600 ? "…" : "")")
         }
     }
 }

@@ -49,7 +49,10 @@ public struct RefusalFrame: Codable, Sendable {
     private static func notARequest(_ problem: String) -> ServiceError {
         ServiceError(
             .malformedMessage,
-            #"not a request: \#(problem); a request is one JSON object per line, {"id":1,"client":"org.example.app","method":"…","body":…}"#
+            #"""
+            not a request: \#(problem); a request is one JSON object per line, \#
+            {"id":1,"client":"org.example.app","method":"…","body":…}
+            """#
         )
     }
 

@@ -62,7 +62,11 @@ public final class ServiceClient: Sendable {
         guard let declared = declaredIdentifier else {
             throw ServiceError(
                 .unauthorized,
-                "this program declares no bundle identifier: set SCREENWARD_BUNDLE_ID (for example org.example.worklog) in its environment, or set ScreenwardApp.bundleIdentifier before using the Screen Time API"
+                """
+                this program declares no bundle identifier: set SCREENWARD_BUNDLE_ID (for example \
+                org.example.worklog) in its environment, or set ScreenwardApp.bundleIdentifier before using the \
+                Screen Time API
+                """
             )
         }
         try BundleIdentifier.validate(declared)
@@ -113,7 +117,10 @@ public enum BundleIdentifier {
         else {
             throw ServiceError(
                 .invalidArgument,
-                "\"\(identifier.prefix(80))\" is not a bundle identifier: use reverse-DNS letters, digits, '.', '-' and '_' (for example org.example.worklog)"
+                """
+                \"\(identifier.prefix(80))\" is not a bundle identifier: use reverse-DNS letters, digits, '.', \
+                '-' and '_' (for example org.example.worklog)
+                """
             )
         }
     }

@@ -14,8 +14,9 @@ import X11Session
 /// `SessionNew`/`SessionRemoved`, changing them `PropertiesChanged`. `LockSession` sets
 /// LockedHint and emits the session's `Lock`; `TerminateSession` removes the session;
 /// both are recorded in `calls`, as are a session's `SetLockedHint` and `SetIdleHint` (which
-/// its owner may call on real logind; the fake sets LockedHint for anyone). It also emits on request what logind emits for the
-/// first session and the machine: PropertiesChanged for LockedHint, `Lock`/`Unlock`,
+/// its owner may call on real logind; the fake sets LockedHint for anyone). It also emits on
+/// request what logind emits for the first session and the machine: PropertiesChanged for
+/// LockedHint, `Lock`/`Unlock`,
 /// `PrepareForSleep`. Method calls arrive on the thread-default main context of the
 /// thread that created it.
 public final class FakeLogindService {

@@ -67,7 +67,10 @@ public final class AgentRun {
         guard process.terminationReason == .exit else { throw HarnessError.timedOut("screenward \(arguments)") }
         guard status == 0 else {
             throw HarnessError.failed(
-                "screenward \(arguments) exited \(status): \(String(decoding: errorText.withLock { $0 }, as: UTF8.self))"
+                """
+                screenward \(arguments) exited \(status): \
+                \(String(decoding: errorText.withLock { $0 }, as: UTF8.self))
+                """
             )
         }
         return String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)

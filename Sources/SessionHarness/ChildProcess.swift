@@ -121,7 +121,10 @@ public final class ChildProcess: @unchecked Sendable {
                 exitNoticed = noticed
                 if stdoutEnded && stderrEnded || now.timeIntervalSince(noticed) > 0.3 {
                     throw HarnessError.failed(
-                        "\(name) exited (status \(process.terminationStatus)) before \(what); stderr: \(stderrText.suffix(2000))"
+                        """
+                        \(name) exited (status \(process.terminationStatus)) before \(what); stderr: \
+                        \(stderrText.suffix(2000))
+                        """
                     )
                 }
             }

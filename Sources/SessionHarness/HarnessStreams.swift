@@ -11,7 +11,10 @@ enum HarnessStreams {
         let reopened = StandardStreams.reopenClosed()
         guard !reopened.isEmpty else { return }
         let line =
-            "screenward harness: the test process's descriptor(s) \(reopened) were closed before it started \(program); they are /dev/null now\n"
+            """
+            screenward harness: the test process's descriptor(s) \(reopened) were closed before it started \
+            \(program); they are /dev/null now\n
+            """
         // Said where it can still be read: standard error unless that was one of them.
         let channel = reopened.contains(2) ? FileHandle.standardOutput : FileHandle.standardError
         channel.write(Data(line.utf8))

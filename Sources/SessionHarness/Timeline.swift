@@ -73,7 +73,10 @@ public final class FocusDriver {
             if now > deadline {
                 let recent = log.entries.suffix(6).map { "\($0.window.map { "\($0)" } ?? "none")@\($0.serverTime)" }
                 throw HarnessError.timedOut(
-                    "window \(window) never became active (now \(connection.activeWindowProperty().map { "\($0)" } ?? "none"); last changes \(recent))"
+                    """
+                    window \(window) never became active (now \
+                    \(connection.activeWindowProperty().map { "\($0)" } ?? "none"); last changes \(recent))
+                    """
                 )
             }
             if now > nextRequest {

@@ -37,8 +37,10 @@ struct ShieldStyle {
                 min-width: 200px; outline-color: \(Self.rgba(secondaryText.withAlphaComponent(0.4)));
             }
             \(window) #shield-secondary label { color: \(Self.rgba(secondaryText)); }
-            \(window) #shield-secondary:hover { background-color: \(Self.rgba(secondaryText.withAlphaComponent(0.12))); }
-            \(window) #shield-secondary:active { background-color: \(Self.rgba(secondaryText.withAlphaComponent(0.2))); }
+            \(window) #shield-secondary:hover { \
+            background-color: \(Self.rgba(secondaryText.withAlphaComponent(0.12))); }
+            \(window) #shield-secondary:active { \
+            background-color: \(Self.rgba(secondaryText.withAlphaComponent(0.2))); }
             """
     }
 
@@ -47,7 +49,10 @@ struct ShieldStyle {
         func channel(_ value: Double) -> Int { Int((value * 255).rounded()) }
         // String(format:) without a locale always writes a decimal point.
         return
-            "rgba(\(channel(color.red)), \(channel(color.green)), \(channel(color.blue)), \(String(format: "%.3f", color.alpha)))"
+            """
+            rgba(\(channel(color.red)), \(channel(color.green)), \(channel(color.blue)), \
+            \(String(format: "%.3f", color.alpha)))
+            """
     }
 
     /// `color` moved `amount` (0…1) towards `other`, keeping its alpha.

@@ -7,7 +7,10 @@ public enum ShieldUIError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .noDisplay(let name):
-            "cannot open the X display \(name) for the shield window: is an X server running there, and may this user connect (XAUTHORITY)?"
+            """
+            cannot open the X display \(name) for the shield window: is an X server running there, and may this \
+            user connect (XAUTHORITY)?
+            """
         }
     }
 }

@@ -19,11 +19,17 @@ public enum PAMError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .requiresRoot(let uid):
-            "checking a password with PAM needs root (running as uid \(uid)): pam_unix lets other users check only their own password"
+            """
+            checking a password with PAM needs root (running as uid \(uid)): pam_unix lets other users check only \
+            their own password
+            """
         case .invalidServiceName(let name):
             "\"\(name)\" is not a PAM service name (a file name in /etc/pam.d: not empty, no \"/\", no NUL)"
         case .serviceFileMissing(let path):
-            "the PAM service file \(path) is missing: install desktop/pam/screenward there (PAM would otherwise fall back to /etc/pam.d/other)"
+            """
+            the PAM service file \(path) is missing: install desktop/pam/screenward there (PAM would otherwise \
+            fall back to /etc/pam.d/other)
+            """
         case .startFailed(let service, let status):
             "pam_start for the service \"\(service)\" failed: \(status)"
         case .unexpectedConversation(let request):

@@ -122,8 +122,11 @@ public final class TrayIndicator {
         gdk_window_get_origin(window, &originX, &originY)
         FileHandle.standardOutput.write(
             Data(
-                "menu item: \(label) at \(originX + allocation.x),\(originY + allocation.y) \(allocation.width)x\(allocation.height)\n"
-                    .utf8))
+                """
+                menu item: \(label) at \(originX + allocation.x),\(originY + allocation.y) \
+                \(allocation.width)x\(allocation.height)\n
+                """
+                .utf8))
         FileHandle.standardOutput.synchronizeFile()
     }
 }

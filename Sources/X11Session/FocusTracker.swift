@@ -177,12 +177,18 @@ public final class FocusTracker {
             // client took the focus before this change: report it here.
             if let client = lastFocusedClient, client != focused, client != active {
                 trace?(
-                    "read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0); behind: the focus went to \(String(client, radix: 16))"
+                    """
+                    read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0); behind: the \
+                    focus went to \(String(client, radix: 16))
+                    """
                 )
                 behind = (client, time, serverTime)
             } else {
                 trace?(
-                    "read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0); a later change is queued"
+                    """
+                    read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0); a later \
+                    change is queued
+                    """
                 )
             }
             return

@@ -20,7 +20,10 @@ struct AgentKillBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "agent-kill",
         abstract:
-            "kill -9 of a managed session's agent → a new agent, the shield back (X server record), usage lost (root).")
+            """
+            kill -9 of a managed session's agent → a new agent, the shield back (X server record), usage lost \
+            (root).
+            """)
 
     enum Targets {
         static let shieldBack = Target(
@@ -43,7 +46,10 @@ struct AgentKillBenchmark: ParsableCommand {
         let desktop = try ManagedDesktopRig(fixture: rig, windows: ["game.Game:Game", "notes.Notes:Notes"])
         defer { desktop.tearDown() }
         print(
-            "Screenward agent kill benchmark on \(desktop.display): \(kills) kills of the agent, then \(kills) more with usage counted"
+            """
+            Screenward agent kill benchmark on \(desktop.display): \(kills) kills of the agent, then \(kills) \
+            more with usage counted
+            """
         )
         try desktop.startSessionWithTheGameShielded()
         // This process reads the child's display with their cookie (root may).
@@ -76,7 +82,10 @@ struct AgentKillBenchmark: ParsableCommand {
         Thread.sleep(forTimeInterval: 1.5)
         guard try desktop.usageSeconds(of: "wmclass:Notes") > 0 else {
             throw HarnessError.failed(
-                "the daemon records no use of Notes while it has the focus: \(try rig.screenward(as: "root", ["usage", "--user", desktop.kid]).output)"
+                """
+                the daemon records no use of Notes while it has the focus: \
+                \(try rig.screenward(as: "root", ["usage", "--user", desktop.kid]).output)
+                """
             )
         }
         var lost: [Double] = []
@@ -104,7 +113,10 @@ struct AgentKillBenchmark: ParsableCommand {
             let sorted = samples.sorted()
             func percentile(_ p: Double) -> Double { screenward_bench.percentile(p, of: sorted) }
             print(
-                "  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), 0)), p99 \(format(percentile(0.99), 0)), max \(format(sorted.last!, 0))"
+                """
+                  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), 0)), p99 \
+                \(format(percentile(0.99), 0)), max \(format(sorted.last!, 0))
+                """
             )
             figures[name] = [
                 "count": sorted.count, "p50_ms": percentile(0.5), "p99_ms": percentile(0.99), "max_ms": sorted.last!,
@@ -115,7 +127,10 @@ struct AgentKillBenchmark: ParsableCommand {
         }
         print("  the new agent's first window is seen when the server reports it (its creation has no time stamp);")
         print(
-            "  usage lost is the wall time around a kill minus the usage the daemon recorded for it (its read counts up to now)."
+            """
+              usage lost is the wall time around a kill minus the usage the daemon recorded for it (its read \
+            counts up to now).
+            """
         )
         verdicts.printLines()
         verdicts.record(in: &figures)

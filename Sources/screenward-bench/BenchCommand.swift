@@ -7,7 +7,10 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "screenward-bench",
         abstract:
-            "Measure Screenward: focus tracking, threshold callbacks and shields through the real agent in a private Xvfb + openbox session, and the monitor engine's cost.",
+            """
+            Measure Screenward: focus tracking, threshold callbacks and shields through the real agent in a \
+            private Xvfb + openbox session, and the monitor engine's cost.
+            """,
         discussion: """
             Each benchmark compares its figures with its targets at the end, prints a verdict per figure and \
             writes the verdicts with the figures. Exit status: 0 when every target is met, \

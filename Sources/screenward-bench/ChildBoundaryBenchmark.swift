@@ -22,12 +22,16 @@ struct ChildBoundaryBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "child-boundary",
         abstract:
-            "A disguised window of a shielded app → covered (identity from its process); a guardian's call during a flood (root)."
+            """
+            A disguised window of a shielded app → covered (identity from its process); a guardian's call during \
+            a flood (root).
+            """
     )
 
     enum Targets {
         static let newWindow = Target(
-            figure: "disguised new window of a shielded app → its shield over it, p99", limit: 20, unit: "ms", digits: 0
+            figure: "disguised new window of a shielded app → its shield over it, p99",
+            limit: 20, unit: "ms", digits: 0
         )
         static let guardian = Target(
             figure: "a guardian's child.list while the child floods the daemon, p99", limit: 100, unit: "ms", digits: 1)
@@ -57,7 +61,10 @@ struct ChildBoundaryBenchmark: ParsableCommand {
             desktop.tearDown()
         }
         print(
-            "Screenward child-boundary benchmark on \(desktop.display): \(windows) disguised windows, \(calls) guardian calls during a flood"
+            """
+            Screenward child-boundary benchmark on \(desktop.display): \(windows) disguised windows, \(calls) \
+            guardian calls during a flood
+            """
         )
         try desktop.startSession(shielding: [
             AppIdentity(key: .desktopEntry("debian-xterm.desktop"), displayName: "XTerm")
@@ -116,7 +123,8 @@ struct ChildBoundaryBenchmark: ParsableCommand {
         print("")
         for (name, label, samples) in [
             (
-                "new_window", "disguised new window managed → its shield mapped over it (upper bound: read when seen)",
+                "new_window",
+                "disguised new window managed → its shield mapped over it (upper bound: read when seen)",
                 shielded
             ),
             (
@@ -129,7 +137,10 @@ struct ChildBoundaryBenchmark: ParsableCommand {
             func percentile(_ p: Double) -> Double { screenward_bench.percentile(p, of: sorted) }
             let digits = name == "guardian_list" ? 1 : 0
             print(
-                "  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), digits)), p99 \(format(percentile(0.99), digits)), max \(format(sorted.last!, digits))"
+                """
+                  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), digits)), p99 \
+                \(format(percentile(0.99), digits)), max \(format(sorted.last!, digits))
+                """
             )
             figures[name] = [
                 "count": sorted.count, "p50_ms": percentile(0.5), "p99_ms": percentile(0.99), "max_ms": sorted.last!,

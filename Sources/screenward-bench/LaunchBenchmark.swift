@@ -86,7 +86,10 @@ struct LaunchBenchmark: ParsableCommand {
             display: session.display, home: home, environment: ["XDG_DATA_HOME": data.path, "XDG_DATA_DIRS": data.path])
         defer { agent.stop() }
         print(
-            "Screenward extension launch benchmark on \(session.display): \(crossings) crossings cold (\(coldSpacing) s apart), \(crossings) warm (\(warmSpacing) s apart)"
+            """
+            Screenward extension launch benchmark on \(session.display): \(crossings) crossings cold \
+            (\(coldSpacing) s apart), \(crossings) warm (\(warmSpacing) s apart)
+            """
         )
 
         let client = ServiceClient(
@@ -117,10 +120,17 @@ struct LaunchBenchmark: ParsableCommand {
             }
             func percentile(_ p: Double) -> Double { screenward_bench.percentile(p, of: measured) }
             print(
-                "\n\(phase): \(measured.count) crossings\(missing.isEmpty ? "" : "; \(missing.count) without a callback")"
+                """
+                \n\(phase): \(measured.count) crossings\
+                \(missing.isEmpty ? "" : "; \(missing.count) without a callback")
+                """
             )
             print(
-                "  latency crossing → callback (ms): p50 \(format(percentile(0.5))), p90 \(format(percentile(0.9))), p99 \(format(percentile(0.99))), max \(format(measured.last!)), min \(format(measured.first!))"
+                """
+                  latency crossing → callback (ms): p50 \(format(percentile(0.5))), p90 \
+                \(format(percentile(0.9))), p99 \(format(percentile(0.99))), max \(format(measured.last!)), min \
+                \(format(measured.first!))
+                """
             )
             figures[phase] = [
                 "spacing_seconds": spacing, "crossings": measured.count, "missing": missing.count,

@@ -84,10 +84,16 @@ struct MonitorBenchmark: ParsableCommand {
         var callbacks: [MonitorCallback] = try engine.takeDue(now: now, calendar: calendar, isPresent: true)
 
         print(
-            "Screenward monitor benchmark: \(activities) activities × \(eventsPerActivity) events, \(applications) applications in \(MonitorWorkload.categoryNames.count) categories"
+            """
+            Screenward monitor benchmark: \(activities) activities × \(eventsPerActivity) events, \(applications) \
+            applications in \(MonitorWorkload.categoryNames.count) categories
+            """
         )
         print(
-            "  history: \(historyIntervals) intervals over \(format(historyDays, 0)) days, seeded into LiveUsage in \(format(seedTime.microseconds / 1000)) ms"
+            """
+              history: \(historyIntervals) intervals over \(format(historyDays, 0)) days, seeded into LiveUsage \
+            in \(format(seedTime.microseconds / 1000)) ms
+            """
         )
 
         var focused = workload.nextApplication(after: nil, &random)
@@ -133,15 +139,24 @@ struct MonitorBenchmark: ParsableCommand {
         for callback in callbacks { byKind[callback.kind.rawValue, default: 0] += 1 }
 
         print(
-            "  \(focusChanges) focus changes over \(format(simulatedDays, 1)) simulated days; \(wakeCosts.count) deadline wakes between them"
+            """
+              \(focusChanges) focus changes over \(format(simulatedDays, 1)) simulated days; \(wakeCosts.count) \
+            deadline wakes between them
+            """
         )
         print("\nPer focus change (LiveUsage update + takeDue + nextDeadline), µs:")
         print(
-            "  p50 \(format(change.p50))  p90 \(format(change.p90))  p99 \(format(change.p99))  max \(format(change.max))  mean \(format(change.mean))"
+            """
+              p50 \(format(change.p50))  p90 \(format(change.p90))  p99 \(format(change.p99))  max \
+            \(format(change.max))  mean \(format(change.mean))
+            """
         )
         print("Per deadline wake (takeDue + nextDeadline), µs:")
         print(
-            "  p50 \(format(wake.p50))  p90 \(format(wake.p90))  p99 \(format(wake.p99))  max \(format(wake.max))  mean \(format(wake.mean))"
+            """
+              p50 \(format(wake.p50))  p90 \(format(wake.p90))  p99 \(format(wake.p99))  max \
+            \(format(wake.max))  mean \(format(wake.mean))
+            """
         )
         print("\nCallbacks fired: \(callbacks.count)")
         for kind in MonitorCallback.Kind.allCases {

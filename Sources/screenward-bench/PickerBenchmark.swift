@@ -14,7 +14,9 @@ import SessionHarness
 struct PickerBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "picker",
-        abstract: "Activity picker started → its list shown and ready, with hundreds of applications (Xvfb + openbox).")
+        abstract: """
+            Activity picker started → its list shown and ready, with hundreds of applications (Xvfb + openbox).
+            """)
 
     enum Targets {
         static let ready = Target(
@@ -45,7 +47,10 @@ struct PickerBenchmark: ParsableCommand {
         ]) { $1 }
         let program = try ProjectPrograms.url(of: "screenward-picker")
         print(
-            "Screenward activity picker benchmark on \(session.display) (Xvfb + openbox): \(applications) generated applications, \(runs) runs"
+            """
+            Screenward activity picker benchmark on \(session.display) (Xvfb + openbox): \(applications) \
+            generated applications, \(runs) runs
+            """
         )
 
         var ready: [Double] = []

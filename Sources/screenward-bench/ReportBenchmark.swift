@@ -43,7 +43,10 @@ struct ReportBenchmark: ParsableCommand {
         let start = try YearOfUse(intervals: intervals).write(into: try DatabaseQueue(path: url.path), endingAt: end)
         let ledger = try Ledger(url: url)
         print(
-            "ledger: \(intervals) intervals from \(start) to \(end), written in \(building.duration(to: .now)) (\(url.path))"
+            """
+            ledger: \(intervals) intervals from \(start) to \(end), written in \(building.duration(to: .now)) \
+            (\(url.path))
+            """
         )
 
         let categories = try DataDirectory.categoryTable()
@@ -73,7 +76,10 @@ struct ReportBenchmark: ParsableCommand {
         for (period, target) in [(ReportQuery.Period.day, Targets.day), (.week, Targets.week)] {
             let sorted = try measure(period)
             let line =
-                "p50 \(format(percentile(0.5, of: sorted), 1)) ms, p90 \(format(percentile(0.9, of: sorted), 1)) ms, p99 \(format(percentile(0.99, of: sorted), 1)) ms, max \(format(sorted.last!, 1)) ms"
+                """
+                p50 \(format(percentile(0.5, of: sorted), 1)) ms, p90 \(format(percentile(0.9, of: sorted), 1)) \
+                ms, p99 \(format(percentile(0.99, of: sorted), 1)) ms, max \(format(sorted.last!, 1)) ms
+                """
             print("\(period == .day ? "day (by hour)" : "week (by day)"), \(sorted.count) samples: \(line)")
             figures[period.rawValue] = [
                 "p50_ms": percentile(0.5, of: sorted), "p90_ms": percentile(0.9, of: sorted),
@@ -122,7 +128,10 @@ struct YearOfUse {
             for app in Self.applications {
                 try db.execute(
                     sql:
-                        "INSERT INTO application (token, publicID, displayName, iconName, categories, firstSeen, lastSeen) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        """
+                        INSERT INTO application (token, publicID, displayName, iconName, categories, firstSeen, \
+                        lastSeen) VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
                     arguments: [
                         "bench-token-\(app.id)", app.id, app.name, app.icon, app.categories,
                         first.timeIntervalSince1970, end.timeIntervalSince1970,
@@ -130,7 +139,10 @@ struct YearOfUse {
             }
             let insert = try db.makeStatement(
                 sql:
-                    "INSERT INTO usageInterval (token, sessionID, startedAt, endedAt, duration, isOpen, endReason) VALUES (?, ?, ?, ?, ?, 0, ?)"
+                    """
+                    INSERT INTO usageInterval (token, sessionID, startedAt, endedAt, duration, isOpen, endReason) \
+                    VALUES (?, ?, ?, ?, ?, 0, ?)
+                    """
             )
             var cursor = first.addingTimeInterval(7 * 3600)
             var dayEnd = cursor.addingTimeInterval(16 * 3600)

@@ -26,7 +26,8 @@ struct RulesBenchmark: ParsableCommand {
         abstract: "Limit used up → shield over the app; a guardian's approval → shield lifted (X server record).")
 
     enum Targets {
-        static let limit = Target(figure: "limit used up → shield over the app, p99", limit: 100, unit: "ms", digits: 0)
+        static let limit = Target(
+            figure: "limit used up → shield over the app, p99", limit: 100, unit: "ms", digits: 0)
         static let approval = Target(
             figure: "guardian's approval → shield lifted, p99", limit: 1000, unit: "ms", digits: 0)
     }
@@ -72,7 +73,10 @@ struct RulesBenchmark: ParsableCommand {
         let sorted = samples.sorted()
         func at(_ p: Double) -> Double { percentile(p, of: sorted) }
         print(
-            "  \(label), \(sorted.count) times (ms): p50 \(format(at(0.5), 0)), p90 \(format(at(0.9), 0)), p99 \(format(at(0.99), 0)), max \(format(sorted.last!, 0))"
+            """
+              \(label), \(sorted.count) times (ms): p50 \(format(at(0.5), 0)), p90 \(format(at(0.9), 0)), p99 \
+            \(format(at(0.99), 0)), max \(format(sorted.last!, 0))
+            """
         )
         figures[name] = [
             "count": sorted.count, "p50_ms": at(0.5), "p90_ms": at(0.9), "p99_ms": at(0.99), "max_ms": sorted.last!,

@@ -20,7 +20,9 @@ import X11Session
 struct ShieldBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shield",
-        abstract: "Shielded window activation → shield over it, mapped and focused (real agent, X server timestamps).")
+        abstract: """
+            Shielded window activation → shield over it, mapped and focused (real agent, X server timestamps).
+            """)
 
     /// The targets: within one 60 Hz frame or so, at the 99th percentile.
     enum Targets {
@@ -40,12 +42,17 @@ struct ShieldBenchmark: ParsableCommand {
     var output = "bench-results"
     @Flag(
         help:
-            "Run the agent with --verbose, save its log next to the figures, and print the X server's record of slow samples."
+            """
+            Run the agent with --verbose, save its log next to the figures, and print the X server's record of \
+            slow samples.
+            """
     )
     var trace = false
 
     func validate() throws {
-        guard activations >= 1, newWindows >= 0 else { throw ValidationError("--activations ≥ 1, --new-windows ≥ 0") }
+        guard activations >= 1, newWindows >= 0 else {
+            throw ValidationError("--activations ≥ 1, --new-windows ≥ 0")
+        }
     }
 
     func run() throws {
@@ -77,7 +84,10 @@ struct ShieldBenchmark: ParsableCommand {
         game: String
     ) throws -> Verdicts {
         print(
-            "Screenward shield benchmark on \(session.display) (Xvfb + openbox): \(activations) activations, \(newWindows) new windows"
+            """
+            Screenward shield benchmark on \(session.display) (Xvfb + openbox): \(activations) activations, \
+            \(newWindows) new windows
+            """
         )
 
         _ = try agent.cli(["shield", "add", "--app", "game.desktop"])
@@ -115,7 +125,10 @@ struct ShieldBenchmark: ParsableCommand {
             let covering = try coveringShield(of: created.windows[0], agent: agent)
             guard covering == span.shield else {
                 throw HarnessError.failed(
-                    "the shield that took the focus over \(created.windows[0]), \(span.shield), is not the one the agent covers it with (\(covering.map { "\($0)" } ?? "none"))"
+                    """
+                    the shield that took the focus over \(created.windows[0]), \(span.shield), is not the one the \
+                    agent covers it with (\(covering.map { "\($0)" } ?? "none"))
+                    """
                 )
             }
             if !span.stamped { unstamped += 1 }
@@ -125,7 +138,10 @@ struct ShieldBenchmark: ParsableCommand {
             }
             if trace {
                 print(
-                    "new window: \(span.milliseconds) ms from the client list, \(mapped.last.map { "\($0)" } ?? "?") ms from its map"
+                    """
+                    new window: \(span.milliseconds) ms from the client list, \
+                    \(mapped.last.map { "\($0)" } ?? "?") ms from its map
+                    """
                 )
             }
             // Close it again, so the screen does not fill up with windows, and let the
@@ -153,7 +169,10 @@ struct ShieldBenchmark: ParsableCommand {
                 default: "new window managed (client list) → its shield mapped and focused"
                 }
             print(
-                "  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), 0)), p90 \(format(percentile(0.9), 0)), p99 \(format(percentile(0.99), 0)), max \(format(sorted.last!, 0))"
+                """
+                  \(label), \(sorted.count) times (ms): p50 \(format(percentile(0.5), 0)), p90 \
+                \(format(percentile(0.9), 0)), p99 \(format(percentile(0.99), 0)), max \(format(sorted.last!, 0))
+                """
             )
             figures[name] = [
                 "count": sorted.count, "p50_ms": percentile(0.5), "p90_ms": percentile(0.9), "p99_ms": percentile(0.99),
@@ -163,10 +182,16 @@ struct ShieldBenchmark: ParsableCommand {
         }
         print("  a sample ends when the shield over that window has its frame, is mapped and holds the focus;")
         print(
-            "  \(unstamped) of \(again.count + managed.count) were completed by a move or map after the focus (end read at once from the server)."
+            """
+              \(unstamped) of \(again.count + managed.count) were completed by a move or map after the focus (end \
+            read at once from the server).
+            """
         )
         print(
-            "  X server time has millisecond resolution; for comparison, timekpr-nExT acts on running applications at its 3-second poll."
+            """
+              X server time has millisecond resolution; for comparison, timekpr-nExT acts on running applications \
+            at its 3-second poll.
+            """
         )
         figures["completed_after_focus"] = unstamped
         verdicts.printLines()

@@ -179,7 +179,10 @@ final class ShieldRecord {
             "\($0.id) at \($0.frame)\($0.isViewable ? "" : " (not viewable)")"
         }
         return
-            "window \(target) at \(windows[target].map { "\($0.frame)" } ?? "?"); active \(active.map { "\($0)" } ?? "none"); shields: \(shields.joined(separator: ", "))"
+            """
+            window \(target) at \(windows[target].map { "\($0.frame)" } ?? "?"); active \
+            \(active.map { "\($0)" } ?? "none"); shields: \(shields.joined(separator: ", "))
+            """
     }
 
     private func handle(_ event: ClientWindowEvent) {

@@ -50,7 +50,10 @@ func measureShieldSpan(
             "\($0.window.map { "\($0)" } ?? "none")@\($0.serverTime)"
         }
         print(
-            "slow: \(span.milliseconds) ms from \(start) to \(end.serverTime)\(end.stamped ? "" : " (read)"): \(changes); \(record.describe(target))"
+            """
+            slow: \(span.milliseconds) ms from \(start) to \(end.serverTime)\(end.stamped ? "" : " (read)"): \
+            \(changes); \(record.describe(target))
+            """
         )
     }
     return span

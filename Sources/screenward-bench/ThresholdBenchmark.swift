@@ -16,7 +16,8 @@ import X11Session
 /// reaches the threshold, mapped from server time to the wall clock.
 struct ThresholdBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "thresholds", abstract: "Threshold crossing → monitor callback latency (real agent, real focus).")
+        commandName: "thresholds",
+        abstract: "Threshold crossing → monitor callback latency (real agent, real focus).")
 
     /// The targets: a crossing reaches the app's monitor within 10 ms (p99), and
     /// every crossing does.
@@ -61,7 +62,10 @@ struct ThresholdBenchmark: ParsableCommand {
             environment: ["XDG_DATA_HOME": empty.path, "XDG_DATA_DIRS": empty.path])
         defer { agent.stop() }
         print(
-            "Screenward threshold benchmark on \(session.display): \(apps) applications × \(thresholds) thresholds, \(step) s apart"
+            """
+            Screenward threshold benchmark on \(session.display): \(apps) applications × \(thresholds) \
+            thresholds, \(step) s apart
+            """
         )
 
         // The benchmark is the app: authorised, given tokens for the demo windows, monitoring.
@@ -145,10 +149,16 @@ struct ThresholdBenchmark: ParsableCommand {
         guard !latencies.isEmpty else { throw HarnessError.failed("no threshold was crossed") }
         func percentile(_ p: Double) -> Double { screenward_bench.percentile(p, of: latencies) }
         print(
-            "\n\(latencies.count) crossings measured\(missing.isEmpty ? "" : "; \(missing.count) crossed without a callback: \(missing.sorted().prefix(10))")"
+            """
+            \n\(latencies.count) crossings measured\
+            \(missing.isEmpty ? "" : "; \(missing.count) crossed without a callback: \(missing.sorted().prefix(10))")
+            """
         )
         print(
-            "  latency crossing → callback (ms): p50 \(format(percentile(0.5))), p90 \(format(percentile(0.9))), p99 \(format(percentile(0.99))), max \(format(latencies.last!)), min \(format(latencies.first!))"
+            """
+              latency crossing → callback (ms): p50 \(format(percentile(0.5))), p90 \(format(percentile(0.9))), \
+            p99 \(format(percentile(0.99))), max \(format(latencies.last!)), min \(format(latencies.first!))
+            """
         )
         print("  Truth: X server timestamps, mapped to the wall clock within ~1 ms.")
         var figures: [String: Any] = [

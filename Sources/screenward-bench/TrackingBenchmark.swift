@@ -63,7 +63,10 @@ struct TrackingBenchmark: ParsableCommand {
         try driver.activate(apps.windows[0])
 
         print(
-            "Screenward tracking benchmark on \(session.display) (Xvfb + openbox), \(switches) switches, dwell \(dwell[0])–\(dwell[1]) ms"
+            """
+            Screenward tracking benchmark on \(session.display) (Xvfb + openbox), \(switches) switches, dwell \
+            \(dwell[0])–\(dwell[1]) ms
+            """
         )
 
         // Phase 1: accuracy.
@@ -112,11 +115,16 @@ struct TrackingBenchmark: ParsableCommand {
         print("  application   truth (ms)   agent (ms)   error (ms)")
         for entry in errors {
             print(
-                "  \(entry.name.padding(toLength: 12, withPad: " ", startingAt: 0))  \(format(entry.truth, 0).leftPadded(10))   \(format(entry.measured, 1).leftPadded(10))   \(format(entry.measured - entry.truth, 2).leftPadded(10))"
+                "  \(entry.name.padding(toLength: 12, withPad: " ", startingAt: 0))"
+                    + "  \(format(entry.truth, 0).leftPadded(10))   \(format(entry.measured, 1).leftPadded(10))"
+                    + "   \(format(entry.measured - entry.truth, 2).leftPadded(10))"
             )
         }
         print(
-            "  mean |error| per application: \(format(meanError)) ms; max: \(format(maxError)) ms; summed |error| per switch: \(format(perSwitch, 3)) ms"
+            """
+              mean |error| per application: \(format(meanError)) ms; max: \(format(maxError)) ms; summed |error| \
+            per switch: \(format(perSwitch, 3)) ms
+            """
         )
         print("  (ActivityWatch's 1 s polling loses 1–3 s per switch; see DESIGN.md)")
 
@@ -127,7 +135,10 @@ struct TrackingBenchmark: ParsableCommand {
         try showShield(
             over: shieldedWindow, agent: agent, driver: driver, sentinel: apps.windows[0], times: shieldActivations)
         print(
-            "\nShield: \(Self.shielded) shielded (screenward shield add) and activated \(shieldActivations) times; its shield took the focus each time"
+            """
+            \nShield: \(Self.shielded) shielded (screenward shield add) and activated \(shieldActivations) times; \
+            its shield took the focus each time
+            """
         )
         // GTK's GL probe (unless GDK_GL=disable) maps Mesa's libLLVM: tens of MB.
         var llvmMapped = Self.mapsLLVM(agent.process.pid)
@@ -156,13 +167,24 @@ struct TrackingBenchmark: ParsableCommand {
 
         print("\nCost over \(format(quietSeconds, 0)) s with nothing happening:")
         print(
-            "  focused, no input (1 s checkpoint runs): CPU \(format(focusedQuiet.cpu, 4)) s, wakeups \(focusedQuiet.wakeups) (\(format(Double(focusedQuiet.wakeups) / quietSeconds)) per s), threads \(focusedQuiet.threads)\(ended(focusedQuiet.ended))"
+            """
+              focused, no input (1 s checkpoint runs): CPU \(format(focusedQuiet.cpu, 4)) s, wakeups \
+            \(focusedQuiet.wakeups) (\(format(Double(focusedQuiet.wakeups) / quietSeconds)) per s), threads \
+            \(focusedQuiet.threads)\(ended(focusedQuiet.ended))
+            """
         )
         print(
-            "  idle (past the threshold):               CPU \(format(idleQuiet.cpu, 4)) s, wakeups \(idleQuiet.wakeups) (\(format(Double(idleQuiet.wakeups) / quietSeconds)) per s), threads \(idleQuiet.threads)\(ended(idleQuiet.ended))"
+            """
+              idle (past the threshold):               CPU \(format(idleQuiet.cpu, 4)) s, wakeups \
+            \(idleQuiet.wakeups) (\(format(Double(idleQuiet.wakeups) / quietSeconds)) per s), threads \
+            \(idleQuiet.threads)\(ended(idleQuiet.ended))
+            """
         )
         print(
-            "  peak RSS: \(format(peakFocused, 1)) MiB after the timeline and a shield shown, \(format(peakIdle, 1)) MiB idle; Mesa's libLLVM \(llvmMapped ? "mapped" : "not mapped")"
+            """
+              peak RSS: \(format(peakFocused, 1)) MiB after the timeline and a shield shown, \
+            \(format(peakIdle, 1)) MiB idle; Mesa's libLLVM \(llvmMapped ? "mapped" : "not mapped")
+            """
         )
 
         var figures: [String: Any] = [

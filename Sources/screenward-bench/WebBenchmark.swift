@@ -29,7 +29,10 @@ struct WebBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "web",
         abstract:
-            "Websites in real Chromium and Firefox ESR: accounting per tab switch, store change → tab covered, no frame of a shielded site, no wakeups while idle (root)."
+            """
+            Websites in real Chromium and Firefox ESR: accounting per tab switch, store change → tab covered, no \
+            frame of a shielded site, no wakeups while idle (root).
+            """
     )
 
     enum Targets {
@@ -92,7 +95,10 @@ struct WebBenchmark: ParsableCommand {
         let titles = try TitleRecord(display: session.display)
         let driver = try FocusDriver(display: session.display)
         print(
-            "Screenward web benchmark on \(session.display) (Xvfb + openbox), Chromium and Firefox ESR: \(switches) tab switches each, \(shields) shields, \(navigations) navigations each, \(quiet) s of quiet"
+            """
+            Screenward web benchmark on \(session.display) (Xvfb + openbox), Chromium and Firefox ESR: \
+            \(switches) tab switches each, \(shields) shields, \(navigations) navigations each, \(quiet) s of quiet
+            """
         )
 
         let urls = Self.pages.map { "http://\($0.0):\(rig.port)/\($0.1)" }
@@ -131,7 +137,10 @@ struct WebBenchmark: ParsableCommand {
             let sorted = samples.sorted()
             func p(_ q: Double) -> Double { percentile(q, of: sorted) }
             print(
-                "  \(label), \(sorted.count) times (ms): p50 \(format(p(0.5), 1)), p90 \(format(p(0.9), 1)), p99 \(format(p(0.99), 1)), max \(format(sorted.last!, 1))"
+                """
+                  \(label), \(sorted.count) times (ms): p50 \(format(p(0.5), 1)), p90 \(format(p(0.9), 1)), p99 \
+                \(format(p(0.99), 1)), max \(format(sorted.last!, 1))
+                """
             )
             figures[name] = [
                 "count": sorted.count, "p50_ms": p(0.5), "p90_ms": p(0.9), "p99_ms": p(0.99), "max_ms": sorted.last!,
@@ -139,7 +148,10 @@ struct WebBenchmark: ParsableCommand {
         }
         let bias = errors.reduce(0, +) / Double(errors.count)
         print(
-            "  the ledger's visits are \(format(bias, 2)) ms \(bias >= 0 ? "longer" : "shorter") than the truth's on average (signed)"
+            """
+              the ledger's visits are \(format(bias, 2)) ms \(bias >= 0 ? "longer" : "shorter") than the truth's \
+            on average (signed)
+            """
         )
         print("  navigations to the shielded website that showed it: \(shown) of \(navigations * browsers.count)")
         print("  the hosts' wakeups over \(quiet) s with nothing changing: \(wakeups)")
@@ -212,7 +224,10 @@ struct WebBenchmark: ParsableCommand {
             let counted = try visitsInLedger(agent, since: baseline)
             guard counted.map(\.site) == truth.map(\.0) else {
                 throw HarnessError.failed(
-                    "\(browser.name): the ledger's visits (\(counted.count)) are not the timeline's (\(truth.count)): \(counted.map(\.site).prefix(12)) vs \(truth.map(\.0).prefix(12))"
+                    """
+                    \(browser.name): the ledger's visits (\(counted.count)) are not the timeline's \
+                    (\(truth.count)): \(counted.map(\.site).prefix(12)) vs \(truth.map(\.0).prefix(12))
+                    """
                 )
             }
             errors += zip(counted, truth).map { $0.milliseconds - $1.1 }
@@ -228,7 +243,10 @@ struct WebBenchmark: ParsableCommand {
             let index = Self.pages.firstIndex(where: { title == $0.2 + browser.titleSuffix })
         else {
             throw HarnessError.failed(
-                "\(browser.name)'s window shows none of the benchmark's pages: \(titles.titles[browser.window] ?? "no title")"
+                """
+                \(browser.name)'s window shows none of the benchmark's pages: \
+                \(titles.titles[browser.window] ?? "no title")
+                """
             )
         }
         return index
@@ -322,7 +340,10 @@ struct WebBenchmark: ParsableCommand {
         for (name, samples) in coveredBy.sorted(by: { $0.key < $1.key }) {
             let sorted = samples.sorted()
             print(
-                "    covered in \(name) (ms): p50 \(format(percentile(0.5, of: sorted), 1)), max \(format(sorted.last!, 1))"
+                """
+                    covered in \(name) (ms): p50 \(format(percentile(0.5, of: sorted), 1)), max \
+                \(format(sorted.last!, 1))
+                """
             )
         }
 
@@ -414,7 +435,9 @@ struct WebBenchmark: ParsableCommand {
                     guard line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:")
                     else { return sum }
                     return sum
-                        + (line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0)
+                        + (line.split(separator: ":").last.flatMap {
+                            Int($0.trimmingCharacters(in: .whitespaces))
+                        } ?? 0)
                 }
         }
     }

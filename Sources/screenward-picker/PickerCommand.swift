@@ -100,7 +100,10 @@ struct PickerCommand: ParsableCommand {
         defer { agent.close() }
         guard try agent.call(AuthorizationMethods.status, Empty()) == .approved else {
             throw PickerFailure(
-                "\(bundle) is not authorised: the app calls AuthorizationCenter.shared.requestAuthorization(for: .individual) first",
+                """
+                \(bundle) is not authorised: the app calls AuthorizationCenter.shared.requestAuthorization(for: \
+                .individual) first
+                """,
                 status: 2)
         }
         var ticked = SelectionRequest()

@@ -75,7 +75,10 @@ struct ReportSource {
             throw ServiceError(
                 .agentUnavailable,
                 owner == .agent
-                    ? "the Screenward agent is not running: start `screenward-agent` in the desktop session (it normally starts at login)"
+                    ? """
+                    the Screenward agent is not running: start `screenward-agent` in the desktop session (it \
+                    normally starts at login)
+                    """
                     : "the Screenward system daemon is not running (no answer on \(path))")
         }
     }

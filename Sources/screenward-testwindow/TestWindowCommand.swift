@@ -33,7 +33,10 @@ struct TestWindowCommand: ParsableCommand {
     @Flag(
         name: .customLong("ignore-delete"),
         help:
-            "Ignore WM_DELETE_WINDOW (a hung application); by default a window asked to close is destroyed, and the program ends with its last window."
+            """
+            Ignore WM_DELETE_WINDOW (a hung application); by default a window asked to close is destroyed, and \
+            the program ends with its last window.
+            """
     )
     var ignoreDelete = false
 
@@ -51,7 +54,10 @@ struct TestWindowCommand: ParsableCommand {
     @Flag(
         name: .customLong("report-keys"),
         help:
-            "Print \"key <keycode> <window>\" and \"button <n> <window>\" for key presses and clicks the windows receive, and \"focus <window>\" when one is given the focus."
+            """
+            Print \"key <keycode> <window>\" and \"button <n> <window>\" for key presses and clicks the windows \
+            receive, and \"focus <window>\" when one is given the focus.
+            """
     )
     var reportKeys = false
 

@@ -38,7 +38,10 @@ struct BrowsersCommand: ParsableCommand {
             let installation = BrowserInstallation(root: URL(fileURLWithPath: root), prefix: prefix)
             let installed = try installation.install(extensionSource: source)
             print(
-                "Screenward's extension is installed for Chromium (ID \(installed.chromiumExtensionID)) and Firefox ESR (\(BrowserInstallation.firefoxExtensionID)):"
+                """
+                Screenward's extension is installed for Chromium (ID \(installed.chromiumExtensionID)) and \
+                Firefox ESR (\(BrowserInstallation.firefoxExtensionID)):
+                """
             )
             for file in installed.files { print("  \(file)") }
             if !FileManager.default.isExecutableFile(
@@ -66,7 +69,10 @@ struct BrowsersCommand: ParsableCommand {
             try requireRoot("remove")
             try BrowserInstallation(root: URL(fileURLWithPath: root), prefix: prefix ?? installedPrefix()).remove()
             print(
-                "Screenward's extension is removed from Chromium's and Firefox's policies; browsers drop it when they start again."
+                """
+                Screenward's extension is removed from Chromium's and Firefox's policies; browsers drop it when \
+                they start again.
+                """
             )
         }
     }
@@ -75,7 +81,10 @@ struct BrowsersCommand: ParsableCommand {
 private func requireRoot(_ verb: String) throws {
     guard geteuid() == 0 else {
         throw ValidationError(
-            "only root can \(verb) the browsers' policies (they are the machine's, for every user): sudo screenward browsers \(verb)"
+            """
+            only root can \(verb) the browsers' policies (they are the machine's, for every user): sudo \
+            screenward browsers \(verb)
+            """
         )
     }
 }

@@ -21,7 +21,10 @@ struct ApplicationOptions: ParsableArguments {
         let count = Set(applications).count
         guard count <= ManagedSettingsStore.maximumTokens else {
             throw ValidationError(
-                "\(count) applications named; one settings store lists at most \(ManagedSettingsStore.maximumTokens) applications"
+                """
+                \(count) applications named; one settings store lists at most \
+                \(ManagedSettingsStore.maximumTokens) applications
+                """
             )
         }
     }
@@ -74,8 +77,9 @@ struct CLIStore {
         let updated = current.union(tokens.map(\.token))
         guard updated.count <= ManagedSettingsStore.maximumTokens else {
             throw CLIError(
-                "\(ShieldCommand.storeName) would list \(updated.count) \(list.participle) applications; one settings store lists at most "
-                    + "\(ManagedSettingsStore.maximumTokens): remove some first (\(list.removeCommand))")
+                "\(ShieldCommand.storeName) would list \(updated.count) \(list.participle) applications; "
+                    + "one settings store lists at most \(ManagedSettingsStore.maximumTokens): "
+                    + "remove some first (\(list.removeCommand))")
         }
         let already = tokens.filter { current.contains($0.token) }.map(\.id)
         if !already.isEmpty {
@@ -143,7 +147,8 @@ struct CLIStore {
         reason.app == ShieldCommand.client && reason.store == ShieldCommand.storeName
     }
 
-    /// `chat.desktop is not shielded by screenward.cli; it is shielded by org.example.worklog/social (category Social); …`.
+    /// `chat.desktop is not shielded by screenward.cli; it is shielded by
+    /// org.example.worklog/social (category Social); …`.
     func notListedMessage(_ ids: [String], _ list: CLIList) -> String {
         let listing = listing()
         let lines = ids.map { id -> String in

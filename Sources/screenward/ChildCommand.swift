@@ -78,7 +78,8 @@ struct ChildCommand: ParsableCommand {
             for user in users {
                 let uid = String(user.uid).padding(toLength: 5, withPad: " ", startingAt: 0)
                 print(
-                    "\(user.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(uid)  \(iso8601(user.since))  \(user.addedBy)"
+                    "\(user.name.padding(toLength: width, withPad: " ", startingAt: 0))"
+                        + "  \(uid)  \(iso8601(user.since))  \(user.addedBy)"
                 )
             }
         }
@@ -103,7 +104,8 @@ struct ChildCommand: ParsableCommand {
             let width = max(14, events.map(\.kind.rawValue.count).max() ?? 0)
             for event in events {
                 print(
-                    "\(iso8601(event.at))  \(event.kind.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))  \(event.detail)"
+                    "\(iso8601(event.at))  \(event.kind.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))"
+                        + "  \(event.detail)"
                 )
             }
         }

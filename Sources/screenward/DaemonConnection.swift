@@ -22,7 +22,10 @@ struct DaemonConnection {
         } catch let error as ServiceError where error.code == .agentUnavailable {
             throw ServiceError(
                 .agentUnavailable,
-                "the Screenward system daemon is not running (no answer on \(path)): child mode needs it; install it with scripts/install.sh and start it with `systemctl start screenward-daemon`"
+                """
+                the Screenward system daemon is not running (no answer on \(path)): child mode needs it; install \
+                it with scripts/install.sh and start it with `systemctl start screenward-daemon`
+                """
             )
         }
     }

@@ -57,7 +57,10 @@ struct ExtensionsCommand: ParsableCommand {
             print("\nRecent runs:")
             for run in listing.runs {
                 print(
-                    "  \(run.started)  \(run.app) \(run.point)\(run.pid.map { " pid \($0)" } ?? "")  \(run.outcome ?? "running")  \(run.detail)"
+                    """
+                      \(run.started)  \(run.app) \
+                    \(run.point)\(run.pid.map { " pid \($0)" } ?? "")  \(run.outcome ?? "running")  \(run.detail)
+                    """
                 )
             }
         }

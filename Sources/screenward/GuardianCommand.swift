@@ -35,11 +35,17 @@ struct GuardianCommand: ParsableCommand {
             let enrollment = try connection.call(ChildMethods.enrollGuardian, Empty())
             if enrollment.replaced {
                 print(
-                    "This replaces \(enrollment.guardian)'s earlier authenticator secret: its codes no longer work. Remove its old entry from your app."
+                    """
+                    This replaces \(enrollment.guardian)'s earlier authenticator secret: its codes no longer \
+                    work. Remove its old entry from your app.
+                    """
                 )
             }
             print(
-                "Scan this with your authenticator app (Aegis, FreeOTP, Google Authenticator, 2FAS…) to add Screenward for \(enrollment.guardian):"
+                """
+                Scan this with your authenticator app (Aegis, FreeOTP, Google Authenticator, 2FAS…) to add \
+                Screenward for \(enrollment.guardian):
+                """
             )
             do {
                 print(try QRCode.terminalDrawing(of: enrollment.uri), terminator: "")
@@ -50,7 +56,10 @@ struct GuardianCommand: ParsableCommand {
             print("  Secret: \(enrollment.secret)")
             print("  URI: \(enrollment.uri)")
             print(
-                "This is shown once: keep it to yourself. At a child's desk, choose \(enrollment.guardian) and type the code the app shows."
+                """
+                This is shown once: keep it to yourself. At a child's desk, choose \(enrollment.guardian) and \
+                type the code the app shows.
+                """
             )
         }
     }
@@ -65,7 +74,10 @@ struct GuardianCommand: ParsableCommand {
             let who = try connection.call(ChildMethods.whoAmI, Empty()).user
             if try connection.call(ChildMethods.unenrollGuardian, Empty()) {
                 print(
-                    "\(who)'s authenticator secret is forgotten: its codes no longer approve anything. Remove Screenward from your app."
+                    """
+                    \(who)'s authenticator secret is forgotten: its codes no longer approve anything. Remove \
+                    Screenward from your app.
+                    """
                 )
             } else {
                 print("\(who) had no authenticator set up.")
@@ -88,7 +100,10 @@ enum QRCode {
         guard let path else {
             throw Unavailable(
                 description:
-                    "cannot draw the QR code: the program qrencode is not installed (Debian package qrencode: `apt-get install qrencode`)"
+                    """
+                    cannot draw the QR code: the program qrencode is not installed (Debian package qrencode: \
+                    `apt-get install qrencode`)
+                    """
             )
         }
         let process = Process()
@@ -114,7 +129,10 @@ enum QRCode {
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             throw Unavailable(
                 description:
-                    "qrencode failed (\(String(decoding: problem, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))"
+                    """
+                    qrencode failed \
+                    (\(String(decoding: problem, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+                    """
             )
         }
         return String(decoding: drawing, as: UTF8.self)

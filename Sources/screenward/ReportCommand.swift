@@ -19,7 +19,10 @@ struct ReportCommand: ParsableCommand {
     func run() throws {
         guard let program = Self.reportProgram() else {
             throw ValidationError(
-                "screenward-report is not installed (looked beside this program and on PATH): install Screenward with scripts/install.sh"
+                """
+                screenward-report is not installed (looked beside this program and on PATH): install Screenward \
+                with scripts/install.sh
+                """
             )
         }
         try SiblingProgram.run(URL(fileURLWithPath: program), options)

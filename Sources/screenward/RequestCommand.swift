@@ -44,7 +44,10 @@ struct RequestCommand: ParsableCommand {
             for request in requests {
                 let who = request.user ?? user ?? "you"
                 var line =
-                    "\(who)/\(request.id)  \(request.applicationName) on \(request.rule), asked \(iso8601(request.askedAt)): \(request.state.rawValue)"
+                    """
+                    \(who)/\(request.id)  \(request.applicationName) on \(request.rule), asked \
+                    \(iso8601(request.askedAt)): \(request.state.rawValue)
+                    """
                 if let by = request.answeredBy { line += " by \(by)" }
                 if request.state == .approved {
                     line += request.grantedSeconds.map { " (\(Int($0 / 60)) min)" } ?? " (rest of the day)"

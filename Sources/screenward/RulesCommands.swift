@@ -121,13 +121,19 @@ struct LimitCommand: ParsableCommand {
         @Option(
             name: .customLong("site"),
             help: ArgumentHelp(
-                "A website: youtube.com (www.youtube.com and m.youtube.com are youtube.com), in Chromium and Firefox with Screenward's extension (repeatable).",
+                """
+                A website: youtube.com (www.youtube.com and m.youtube.com are youtube.com), in Chromium and \
+                Firefox with Screenward's extension (repeatable).
+                """,
                 valueName: "domain"))
         var websites: [String] = []
 
         @Option(
             help: ArgumentHelp(
-                "A FamilyActivitySelection (JSON) of org.screenward.rules's tokens (`screenward select --for org.screenward.rules`).",
+                """
+                A FamilyActivitySelection (JSON) of org.screenward.rules's tokens (`screenward select --for \
+                org.screenward.rules`).
+                """,
                 valueName: "file"))
         var selection: String?
 
@@ -235,13 +241,19 @@ struct DowntimeCommand: ParsableCommand {
         commandName: "downtime",
         abstract: "Downtime: times when only always-allowed applications may be used.",
         discussion:
-            "Every application but the always-allowed ones (`screenward allow`) is shielded during downtime; a warning comes 5 minutes and 1 minute before it starts.",
+            """
+            Every application but the always-allowed ones (`screenward allow`) is shielded during downtime; a \
+            warning comes 5 minutes and 1 minute before it starts.
+            """,
         subcommands: [Add.self, Change.self, List.self, Remove.self, More.self])
 
     struct More: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Take 15 more minutes of one application in your own downtime (as often as the downtime allows; recorded)."
+                """
+                Take 15 more minutes of one application in your own downtime (as often as the downtime allows; \
+                recorded).
+                """
         )
         @Argument(help: "The downtime's name.") var name: String
         @Option(name: .customLong("app"), help: ArgumentHelp("The application the minutes are for.", valueName: "id"))
@@ -425,7 +437,10 @@ func listRules(_ kind: Rule.Kind, options: RulesOptions, json: Bool) throws {
         switch kind {
         case .limit:
             line =
-                "\(rule.name): \(RuleText.duration(rule.daily ?? 0)) a day of \(entry.itemNames.joined(separator: ", "))"
+                """
+                \(rule.name): \(RuleText.duration(rule.daily ?? 0)) a day of \
+                \(entry.itemNames.joined(separator: ", "))
+                """
         case .downtime:
             line = "\(rule.name): \(rule.from?.description ?? "?") to \(rule.to?.description ?? "?")"
         }

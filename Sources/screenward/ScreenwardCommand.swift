@@ -17,7 +17,8 @@ struct ScreenwardCommand: ParsableCommand {
         abstract: "Screen time for X11 desktops: see usage, shields and the agent's state.",
         discussion: """
             Reads the ledger in $SCREENWARD_HOME (default $XDG_DATA_HOME/screenward); works whether or not \
-            the agent runs, except `select` and `pick`, which ask the agent for an app's tokens, and `shield add|remove`, \
+            the agent runs, except `select` and `pick`, which ask the agent for an app's tokens, and \
+            `shield add|remove`, \
             which change the command line's own settings store through the agent.
             """,
         subcommands: [

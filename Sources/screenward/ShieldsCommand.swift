@@ -45,7 +45,10 @@ struct ShieldsCommand: ParsableCommand {
             try printJSON(output)
         } else if !hasSecret {
             print(
-                "Nothing can be shielded yet: there is no device secret (\(home.deviceSecretURL.path)); the agent creates it on its first run."
+                """
+                Nothing can be shielded yet: there is no device secret (\(home.deviceSecretURL.path)); the agent \
+                creates it on its first run.
+                """
             )
         } else {
             printTable(listing)

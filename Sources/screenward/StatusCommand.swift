@@ -64,7 +64,10 @@ struct StatusCommand: ParsableCommand {
             return
         }
         print(
-            "Agent: running\(status.pid.map { " (pid \($0))" } ?? "")\(status.display.map { " on display \($0)" } ?? "")"
+            """
+            Agent: running\(status.pid.map { " (pid \($0))" } ?? "")\
+            \(status.display.map { " on display \($0)" } ?? "")
+            """
         )
         if let name = status.focusedName, let id = status.focusedID {
             print("Focused: \(name) (\(id))")
@@ -91,7 +94,10 @@ func printRules(_ status: RulesStatus) {
                 line += "not today"
             } else if let allowance = rule.allowance, let remaining = rule.remaining {
                 line +=
-                    "\(formatDuration(rule.used ?? 0)) used of \(formatDuration(allowance)), \(formatDuration(remaining)) left"
+                    """
+                    \(formatDuration(rule.used ?? 0)) used of \(formatDuration(allowance)), \
+                    \(formatDuration(remaining)) left
+                    """
                 if let extra = rule.extraTime, extra > 0 { line += " (with \(formatDuration(extra)) extra)" }
             } else {
                 line += "\(formatDuration(rule.used ?? 0)) used, no limit for the rest of today"

@@ -26,7 +26,10 @@ struct UsageCommand: ParsableCommand {
 
     @Flag(
         help:
-            "Print CSV (RFC 4180: a header, then id, name, token, seconds, website: a row per application, then one per website it showed) instead of a table."
+            """
+            Print CSV (RFC 4180: a header, then id, name, token, seconds, website: a row per application, then \
+            one per website it showed) instead of a table.
+            """
     )
     var csv = false
 
@@ -152,7 +155,8 @@ struct UsageCommand: ParsableCommand {
             print("  \(pad(app.name, nameWidth))  \(pad(app.id, idWidth))  \(formatDuration(app.seconds))")
             for site in app.websites.prefix(10) {
                 print(
-                    "    \(pad(site.readableDomain, nameWidth - 2))  \(pad("", idWidth))  \(formatDuration(site.seconds))"
+                    "    \(pad(site.readableDomain, nameWidth - 2))  \(pad("", idWidth))"
+                        + "  \(formatDuration(site.seconds))"
                 )
             }
             if app.websites.count > 10 {

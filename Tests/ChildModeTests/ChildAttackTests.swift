@@ -187,7 +187,10 @@ final class ChildAttackTests: XCTestCase {
             }
             let back = seenGone ? Date().timeIntervalSince(done) : 0
             print(
-                "shield \(what) by the child → \(seenGone ? "back over the game in \(Int(back * 1000)) ms" : "never left the game")"
+                """
+                shield \(what) by the child → \
+                \(seenGone ? "back over the game in \(Int(back * 1000)) ms" : "never left the game")
+                """
             )
             // How soon is the agent's audit (twice 250 ms): a figure printed, not a timed
             // assertion on a shared machine; the wait above fails past 5 s.

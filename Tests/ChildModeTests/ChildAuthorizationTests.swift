@@ -117,7 +117,8 @@ final class ChildAuthorizationTests: XCTestCase {
         let script = """
             import json, os, socket
             s = socket.socket(socket.AF_UNIX); s.connect(os.environ["SCREENWARD_DAEMON_SOCKET"])
-            s.sendall((json.dumps({"id": 1, "client": "\(homework)", "method": "store.clear", "body": {"name": "homework"}}) + "\\n").encode())
+            s.sendall((json.dumps({"id": 1, "client": "\(homework)", "method": "store.clear", \
+            "body": {"name": "homework"}}) + "\\n").encode())
             print(s.makefile().readline())
             """
         let forged = try desktop.runAsKid(["/usr/bin/python3", "-c", script])

@@ -189,7 +189,8 @@ final class ManagedExtensionTests: XCTestCase {
             """
             #!/bin/bash
             cat > "$HOME/request.json"
-            echo "report extension: uid $(id -u); network: $(\(probe)); interfaces: $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ' ')" >&2
+            echo "report extension: uid $(id -u); network: $(\(probe)); interfaces: \
+            $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ' ')" >&2
             echo '{"view":{"text":{"_0":"Homework time"}}}'
             """.utf8
         ).write(to: extensionProgram)

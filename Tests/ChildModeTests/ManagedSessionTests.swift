@@ -111,7 +111,10 @@ final class ManagedSessionTests: XCTestCase {
             try desktop.usageSeconds(of: "wmclass:Game") - before >= elapsed - 1.5
         }
         print(
-            "with the child's LockedHint set: \(try desktop.usageSeconds(of: "wmclass:Game") - before) s counted in \(elapsed) s"
+            """
+            with the child's LockedHint set: \(try desktop.usageSeconds(of: "wmclass:Game") - before) s counted \
+            in \(elapsed) s
+            """
         )
     }
 }

@@ -93,7 +93,8 @@ final class ManagedWebsiteTests: XCTestCase {
 
         // A child's script speaks as the host: refused, recorded, and nothing counted.
         let claim =
-            #"{"kind":"windows","focused":1,"windows":[{"id":1,"incognito":false,"tab":{"url":"https://en.wiki.test/","title":"Wiki page"}}]}"#
+            #"{"kind":"windows","focused":1,"windows":[{"id":1,"incognito":false,"#
+            + #""tab":{"url":"https://en.wiki.test/","title":"Wiki page"}}]}"#
         let copy = "/home/\(kid)/host"
         XCTAssertEqual(try desktop.runAsKid(["cp", fixture.program("screenward-web-host"), copy]).status, 0)
         let attempts: [(what: String, command: [String], refusal: String)] = [
@@ -112,7 +113,10 @@ final class ManagedWebsiteTests: XCTestCase {
         for attempt in attempts {
             let forged = try desktop.runAsKid([
                 "sh", "-c",
-                "\(Self.framing(claim)) | \(attempt.command.map { "'\($0)'" }.joined(separator: " ")) chrome-extension://forged/",
+                """
+                \(Self.framing(claim)) | \(attempt.command.map { "'\($0)'" }.joined(separator: " ")) \
+                chrome-extension://forged/
+                """,
             ])
             XCTAssertTrue(forged.error.contains("refused"), "\(attempt.what): \(forged.error)")
             XCTAssertTrue(forged.error.contains(attempt.refusal), "\(attempt.what): \(forged.error)")
@@ -136,7 +140,8 @@ final class ManagedWebsiteTests: XCTestCase {
             applications: { fixture in
                 [
                     "rogue-browser.desktop":
-                        "[Desktop Entry]\nType=Application\nName=Rogue Browser\nExec=\(fixture.program("screenward-testwindow"))\nCategories=Network;WebBrowser;\n"
+                        "[Desktop Entry]\nType=Application\nName=Rogue Browser\n"
+                        + "Exec=\(fixture.program("screenward-testwindow"))\nCategories=Network;WebBrowser;\n"
                 ]
             })
         let xdotool = try requireProgram("xdotool", package: "xdotool")

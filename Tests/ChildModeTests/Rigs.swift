@@ -124,7 +124,10 @@ extension ManagedDesktopRig {
             if (try? waitFor("the daemon to check the code", timeout: 5, { codesChecked() > before })) != nil { return }
         }
         XCTFail(
-            "three tries typed into the guardian's dialog never reached the daemon: \((fixture.daemon?.standardError ?? "").suffix(1500))"
+            """
+            three tries typed into the guardian's dialog never reached the daemon: \
+            \((fixture.daemon?.standardError ?? "").suffix(1500))
+            """
         )
     }
 
@@ -151,7 +154,10 @@ extension ManagedDesktopRig {
             if approved() { return code }
         }
         XCTFail(
-            "the guardian's code did not approve in three tries; daemon: \((fixture.daemon?.standardError ?? "").suffix(1500))"
+            """
+            the guardian's code did not approve in three tries; daemon: \
+            \((fixture.daemon?.standardError ?? "").suffix(1500))
+            """
         )
         return ""
     }

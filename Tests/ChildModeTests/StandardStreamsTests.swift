@@ -66,7 +66,10 @@ final class StandardStreamsTests: XCTestCase {
         let png = "/home/\(person)/report.png"
         let inner = "ulimit -Sn 4096 && exec 3000</dev/null && ulimit -Sn 1024 && exec \"$@\""
         let outer =
-            "ulimit -n 4096 && exec /usr/sbin/runuser -u \"$1\" -- /usr/bin/env HOME=/home/$1 SCREENWARD_DAEMON_SOCKET=\"$2\" /bin/bash -c \"$3\" bash \"$4\" report --png \"$5\""
+            """
+            ulimit -n 4096 && exec /usr/sbin/runuser -u \"$1\" -- /usr/bin/env HOME=/home/$1 \
+            SCREENWARD_DAEMON_SOCKET=\"$2\" /bin/bash -c \"$3\" bash \"$4\" report --png \"$5\"
+            """
         let report = try LocalUsers.capture(
             "/bin/sh", ["-c", outer, "sh", person, fixture.socket, inner, fixture.program("screenward"), png])
         XCTAssertEqual(

@@ -17,7 +17,8 @@ final class DeviceActivityScheduleTests: XCTestCase {
 
     func testTheCurrentIntervalIsReturnedWhileItRuns() {
         let berlin = calendar("Europe/Berlin")
-        let inside = evenings.interval(containingOrAfter: date("2026-11-21T17:30:00Z"), calendar: berlin)  // 18:30 local
+        let inside = evenings.interval(
+            containingOrAfter: date("2026-11-21T17:30:00Z"), calendar: berlin)  // 18:30 local
         XCTAssertEqual(inside, DateInterval(start: date("2026-11-21T16:00:00Z"), end: date("2026-11-21T19:00:00Z")))
         let before = evenings.interval(containingOrAfter: date("2026-11-21T10:00:00Z"), calendar: berlin)
         XCTAssertEqual(before?.start, date("2026-11-21T16:00:00Z"))

@@ -17,7 +17,10 @@ struct Heard: Sendable, Equatable {
         let what = event.map { "\(kind)(\($0))" } ?? kind
         let interval = "\(InProcessWorld.text(context.interval.start))–\(InProcessWorld.text(context.interval.end))"
         return
-            "\(what) \(activity) [\(interval)] at \(InProcessWorld.text(context.scheduledAt))\(context.isLate ? " late" : "")"
+            """
+            \(what) \(activity) [\(interval)] at \
+            \(InProcessWorld.text(context.scheduledAt))\(context.isLate ? " late" : "")
+            """
     }
 }
 

@@ -64,7 +64,10 @@ final class SelectionDescribeTests: XCTestCase {
             XCTAssertEqual(
                 error,
                 .invalidArgument(
-                    "no application \"nothing.desktop\" is installed (ids are desktop ids such as firefox.desktop, or wmclass:<class>)"
+                    """
+                    no application \"nothing.desktop\" is installed (ids are desktop ids such as firefox.desktop, \
+                    or wmclass:<class>)
+                    """
                 ))
         }
     }

@@ -154,7 +154,8 @@ final class ShieldActionExtensionTests: XCTestCase {
             world.host.requestShieldAction(
                 owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
 
-        // Another app, the same app on another connection, and an answer of the wrong kind: all ignored, without a word.
+        // Another app, the same app on another connection, and an answer of the wrong kind: all ignored,
+        // without a word.
         let other = world.process("org.example.other").client
         XCTAssertEqual(
             try send(other, ShieldActionMethods.answer, ShieldActionAnswer(id: id.rawValue, response: .none)), Empty())

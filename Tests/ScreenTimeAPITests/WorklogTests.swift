@@ -42,7 +42,10 @@ final class WorklogTests: XCTestCase {
         // The next evening repeats it, each callback once, on time.
         world.advance(to: "2026-11-24 21:00")
         let fired = world.callbacks.all.map {
-            "\($0.kind.rawValue) \($0.scheduledAt == $0.interval.start || $0.scheduledAt == $0.interval.end) late:\($0.isLate)"
+            """
+            \($0.kind.rawValue) \($0.scheduledAt == $0.interval.start || $0.scheduledAt == $0.interval.end) \
+            late:\($0.isLate)
+            """
         }
         XCTAssertEqual(
             fired,

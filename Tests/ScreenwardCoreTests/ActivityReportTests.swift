@@ -208,7 +208,10 @@ final class ActivityReportTests: XCTestCase {
                 ] {
                     try db.execute(
                         sql:
-                            "INSERT INTO application (token, publicID, displayName, categories, firstSeen, lastSeen) VALUES (?, ?, ?, ?, 0, 0)",
+                            """
+                            INSERT INTO application (token, publicID, displayName, categories, firstSeen, \
+                            lastSeen) VALUES (?, ?, ?, ?, 0, 0)
+                            """,
                         arguments: ["token-\(id)", id, id.capitalized, entryCategories])
                 }
             }

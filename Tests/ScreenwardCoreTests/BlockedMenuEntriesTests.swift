@@ -41,7 +41,14 @@ final class BlockedMenuEntriesTests: XCTestCase {
         let copy = try String(contentsOf: f.user.appendingPathComponent("tuxracer.desktop"), encoding: .utf8)
         XCTAssertTrue(
             copy.contains(
-                "[Desktop Entry]\nNoDisplay=true\nX-Screenward-Blocked=true\nType=Application\nName=Tux Racer\nExec=tuxracer"
+                """
+                [Desktop Entry]
+                NoDisplay=true
+                X-Screenward-Blocked=true
+                Type=Application
+                Name=Tux Racer
+                Exec=tuxracer
+                """
             ), copy)
         XCTAssertTrue(
             copy.contains("[Desktop Action New]\nName=New\nNoDisplay=false"),

@@ -36,7 +36,8 @@ final class BrowserInstallationTests: XCTestCase {
         let headerLength = Int(crx[8]) | Int(crx[9]) << 8 | Int(crx[10]) << 16 | Int(crx[11]) << 24
         let header = crx[12..<(12 + headerLength)]
         let archive = crx[(12 + headerLength)...]
-        // The header's fields, read back: the proof (2) with its key (1) and signature (2), and the signed data (10000).
+        // The header's fields, read back: the proof (2) with its key (1) and signature (2), and the signed
+        // data (10000).
         let fields = try Self.fields(Data(header))
         let proof = try Self.fields(try XCTUnwrap(fields[2]))
         let publicKeyDER = try XCTUnwrap(proof[1])
@@ -80,7 +81,10 @@ final class BrowserInstallationTests: XCTestCase {
         python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         python.arguments = [
             "-c",
-            "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(','.join(z.namelist()))",
+            """
+            import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; \
+            print(','.join(z.namelist()))
+            """,
             file("/usr/share/screenward/web/screenward.xpi").path,
         ]
         let output = Pipe()
@@ -98,7 +102,10 @@ final class BrowserInstallationTests: XCTestCase {
         try FileManager.default.createDirectory(
             at: policies.deletingLastPathComponent(), withIntermediateDirectories: true)
         let own =
-            #"{"policies": {"DisableTelemetry": true, "Preferences": {"browser.startup.homepage": {"Value": "https://school.example", "Status": "locked"}}}}"#
+            #"""
+            {"policies": {"DisableTelemetry": true, "Preferences": {"browser.startup.homepage": {"Value": \#
+            "https://school.example", "Status": "locked"}}}}
+            """#
         try own.write(to: policies, atomically: true, encoding: .utf8)
         let installation = BrowserInstallation(root: root, prefix: "/usr")
         _ = try installation.install(extensionSource: source)

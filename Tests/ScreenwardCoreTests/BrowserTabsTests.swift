@@ -76,7 +76,8 @@ final class BrowserTabsTests: XCTestCase {
                 windows: [
                     window(
                         1,
-                        "chrome-extension://kcjmpdfdmamjfgmkicnailjlhckajpph/shield.html?site=videos.test&url=https://www.videos.test/",
+                        "chrome-extension://kcjmpdfdmamjfgmkicnailjlhckajpph/shield.html"
+                            + "?site=videos.test&url=https://www.videos.test/",
                         "videos.test (restricted)"),
                     window(
                         2, "moz-extension://0d6f4b8a/shield.html?site=news.test&filter=1&url=http://news.test/",
@@ -95,7 +96,8 @@ final class BrowserTabsTests: XCTestCase {
         let message = try ExtensionMessage.decode(
             Data(
                 #"""
-                {"kind":"windows","focused":3,"windows":[{"id":3,"incognito":true,"tab":{"id":9,"url":"https://x.org/","title":"X"}},{"id":4,"incognito":false,"tab":null}]}
+                {"kind":"windows","focused":3,"windows":[{"id":3,"incognito":true,\#
+                "tab":{"id":9,"url":"https://x.org/","title":"X"}},{"id":4,"incognito":false,"tab":null}]}
                 """#.utf8))
         XCTAssertEqual(
             message,
@@ -126,7 +128,10 @@ final class BrowserTabsTests: XCTestCase {
             (#"{"kind":"windows","windows":[{"id":1},{"id":1}]}"#, "named twice"),
             (#"{"kind":"windows","windows":\#(manyWindows)}"#, "at most \(BrowserWindowsReport.maximumWindows)"),
             (
-                #"{"kind":"windows","windows":[{"id":1,"tab":{"url":"https://a.b/","title":"\#(String(repeating: "t", count: 5000))"}}]}"#,
+                #"""
+                {"kind":"windows","windows":[{"id":1,"tab":{"url":"https://a.b/",\#
+                "title":"\#(String(repeating: "t", count: 5000))"}}]}
+                """#,
                 "at most 1024"
             ),
             (#"{"kind":"\u0000\u202e"}"#, "unknown kind ??"), ("\u{FF}\u{FE}garbage", "not JSON"),

@@ -37,8 +37,11 @@ final class CategoryTableTests: XCTestCase {
         }
         let inconsistent = directory.appendingPathComponent("inconsistent.json")
         try Data(
-            #"{"categories": [{"id": "Other", "names": {}}], "additionalCategories": {"Chat": "Social"}, "applications": {}}"#
-                .utf8
+            #"""
+            {"categories": [{"id": "Other", "names": {}}], "additionalCategories": {"Chat": "Social"}, \#
+            "applications": {}}
+            """#
+            .utf8
         )
         .write(to: inconsistent)
         XCTAssertThrowsError(try CategoryTable.load(from: inconsistent)) {
@@ -61,7 +64,10 @@ final class WebsiteCategoryTableTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let base =
-            #""categories": [{"id": "Other", "names": {}}, {"id": "Game", "names": {}}], "additionalCategories": {}, "applications": {}"#
+            #"""
+            "categories": [{"id": "Other", "names": {}}, {"id": "Game", "names": {}}], "additionalCategories": \#
+            {}, "applications": {}
+            """#
         let older = folder.appendingPathComponent("older.json")
         try Data("{\(base)}".utf8).write(to: older)
         XCTAssertEqual(try CategoryTable.load(from: older).websites, [:], "a table from before websites has none")

@@ -186,7 +186,10 @@ final class InstalledAppsTests: XCTestCase {
     func testAManifestNamesTheAppAndItsExecutables() throws {
         try write(
             "org.example.a",
-            #"{"format": 1, "bundleIdentifier": "org.example.a", "displayName": " A ", "executables": ["/bin/sh"], "later": true}"#
+            #"""
+            {"format": 1, "bundleIdentifier": "org.example.a", "displayName": " A ", "executables": ["/bin/sh"], \#
+            "later": true}
+            """#
         )
         let app = try InstalledApps(directory: folder, trust: .anyone).app("org.example.a")
         XCTAssertEqual(app.displayName, "A")
@@ -230,7 +233,11 @@ final class InstalledAppsTests: XCTestCase {
 
     func testCodeFromAnywhereButRootsFilesIsForeign() {
         let system =
-            "7f00-7f10 r-xp 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6\n7f20-7f30 r-xp 00000000 00:00 0 [vdso]\n"
+            """
+            7f00-7f10 r-xp 00000000 08:01 1 /usr/lib/x86_64-linux-gnu/libc.so.6
+            7f20-7f30 r-xp 00000000 00:00 0 [vdso]
+
+            """
         XCTAssertNil(ProcessVetting.foreignCode(in: system + "7f40-7f50 rw-p 00000000 00:00 0 \n"))
         XCTAssertNotNil(
             ProcessVetting.foreignCode(in: system + "7f40-7f50 rwxp 00000000 00:00 0 \n"), "anonymous executable memory"

@@ -166,7 +166,10 @@ final class LedgerDamageTests: XCTestCase {
         assertRefused(
             url,
             saying:
-                "written by a newer version of Screenward: its schema has changes this program does not know (\"v9: from the future\")"
+                """
+                written by a newer version of Screenward: its schema has changes this program does not know \
+                (\"v9: from the future\")
+                """
         )
     }
 

@@ -76,7 +76,10 @@ extension XCTestCase {
         var missing = 0
         for want in expected {
             let identity =
-                "\(want.activity) \(want.kind.rawValue) \(want.event ?? "-") \(want.interval.start.timeIntervalSince1970)"
+                """
+                \(want.activity) \(want.kind.rawValue) \(want.event ?? "-") \
+                \(want.interval.start.timeIntervalSince1970)
+                """
             guard let got = byIdentity.removeValue(forKey: identity)?.first else {
                 missing += 1
                 if missing <= 5 { XCTFail("never fired: \(identity) due \(want.at)", file: file, line: line) }

@@ -28,7 +28,10 @@ class MonitoringDayTestCase: XCTestCase {
             let event = callback.event.map { "(\($0.rawValue))" } ?? ""
             let late = callback.isLate ? " late, at \(formatter.string(from: callback.deliveredAt))" : ""
             return
-                "\(callback.activity.rawValue) \(callback.kind.rawValue)\(event) \(formatter.string(from: callback.scheduledAt))\(late)"
+                """
+                \(callback.activity.rawValue) \(callback.kind.rawValue)\(event) \
+                \(formatter.string(from: callback.scheduledAt))\(late)
+                """
         }
     }
 }

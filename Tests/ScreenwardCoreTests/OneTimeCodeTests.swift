@@ -36,7 +36,8 @@ final class OneTimeCodeTests: XCTestCase {
         XCTAssertEqual(code.base32Secret, "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ")
         XCTAssertEqual(
             code.provisioningURI(account: "mum"),
-            "otpauth://totp/Screenward:mum?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Screenward&algorithm=SHA1&digits=6&period=30"
+            "otpauth://totp/Screenward:mum?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
+                + "&issuer=Screenward&algorithm=SHA1&digits=6&period=30"
         )
         XCTAssertTrue(code.provisioningURI(account: "a b:c").contains("Screenward:a%20b%3Ac?"))
         let secrets = (0..<4).map { _ in OneTimeCode.newSecret() }

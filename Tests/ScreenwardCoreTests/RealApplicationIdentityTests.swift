@@ -258,7 +258,8 @@ final class RealApplicationIdentityTests: XCTestCase {
             entry(
                 "wine-Programs-Notepad.desktop", name: "Notepad",
                 exec:
-                    #"env WINEPREFIX="/home/ada/.wine" wine-stable C:\\\\users\\\\ada\\\\AppData\\\\Roaming\\\\Microsoft\\\\Windows\\\\Start\\ Menu\\\\Programs\\\\Notepad.lnk"#,
+                    #"env WINEPREFIX="/home/ada/.wine" wine-stable C:\\\\users\\\\ada\\\\AppData\\\\Roaming\\\\"#
+                    + #"Microsoft\\\\Windows\\\\Start\\ Menu\\\\Programs\\\\Notepad.lnk"#,
                 wmClass: "notepad.exe", file: "wine/Programs/Notepad.desktop")
         ]
         XCTAssertEqual(

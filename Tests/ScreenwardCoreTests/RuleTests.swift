@@ -125,7 +125,8 @@ final class RuleTextsTests: XCTestCase {
                     Set(ShieldDefaults.placeholderNames(in: text)), placeholders, "\(key) in \(language): \(text)")
             }
         }
-        XCTAssertEqual(texts.text("trayLeft", language: "ko", ["rule": "게임", "left": "5 min"]), "게임: 5 min 남음")
+        XCTAssertEqual(
+            texts.text("trayLeft", language: "ko", ["rule": "게임", "left": "5 min"]), "게임: 5 min 남음")
         XCTAssertEqual(
             texts.text("trayLeft", language: "fr", ["rule": "Games", "left": "5 min"]), "Games: 5 min left",
             "English when a language is missing")

@@ -58,7 +58,8 @@ final class ShieldDefaultsTests: XCTestCase {
         XCTAssertEqual(
             defaults.resolve(ShieldConfiguration(), for: firefox, language: "ko").primaryButtonLabel.text, "확인")
         XCTAssertEqual(
-            defaults.resolve(ShieldConfiguration(), for: firefox, language: "vi").title.text, "Firefox đang bị giới hạn"
+            defaults.resolve(ShieldConfiguration(), for: firefox, language: "vi").title.text,
+            "Firefox đang bị giới hạn"
         )
         // A language the file lacks reads English.
         XCTAssertEqual(
@@ -76,7 +77,10 @@ final class ShieldDefaultsTests: XCTestCase {
         let defaults = try ShieldDefaults.load(from: shipped)
         let shield = defaults.resolve(
             ShieldConfiguration(), for: ShieldSubject(name: "Steam", categoryName: "게임"), language: "ko")
-        XCTAssertEqual(shield.subtitle.text, "게임 카테고리에 제한이 걸려 있어서 지금은 Steam에 접근할 수 없어요.")
+        XCTAssertEqual(
+            shield.subtitle.text,
+            "게임 카테고리에 제한이 걸려 있어서 "
+                + "지금은 Steam에 접근할 수 없어요.")
         XCTAssertEqual(shield.windowTitle, "Steam (사용 제한)")
         for language in ["en", "ko", "vi"] {
             let resolved = defaults.resolve(

@@ -75,7 +75,8 @@ final class WebsiteTests: XCTestCase {
         XCTAssertEqual(ItemDirectory.normalizedDomain("xn--bcher-kva.de"), "xn--bcher-kva.de")
         XCTAssertEqual(ItemDirectory.normalizedDomain(" News.Example.org "), "news.example.org")
         XCTAssertEqual(
-            try addresses.website(forURL: "https://www.bücher.de/").domain, ItemDirectory.normalizedDomain("bücher.de"))
+            try addresses.website(forURL: "https://www.bücher.de/").domain,
+            ItemDirectory.normalizedDomain("bücher.de"))
         for bad in [
             "bücher", "", "a..b", "-a.com", "xn--zz-.com", "exa mple.com", String(repeating: "a", count: 64) + ".com",
         ] {
@@ -86,7 +87,8 @@ final class WebsiteTests: XCTestCase {
     func testPunycodeAgreesWithRFC3492AndBrowsers() {
         for (unicode, ascii) in [
             ("bücher", "xn--bcher-kva"), ("münchen", "xn--mnchen-3ya"), ("пример", "xn--e1afmkfd"),
-            ("例子", "xn--fsqu00a"), ("ليهمابتكلموشعربي؟", "xn--egbpdaj6bu4bxfgehfvwxn"), ("abc", "abc"),
+            ("例子", "xn--fsqu00a"), ("ليهمابتكلموشعربي؟", "xn--egbpdaj6bu4bxfgehfvwxn"),
+            ("abc", "abc"),
         ] {
             XCTAssertEqual(Punycode.encode(label: unicode), ascii, unicode)
             XCTAssertEqual(Punycode.decode(label: ascii), unicode, ascii)

@@ -87,7 +87,10 @@ final class ShieldView {
         let first = try process.waitForOutputLines(1, timeout: 30)[0]
         guard first.hasPrefix("shown 0x"), let id = UInt(first.dropFirst("shown 0x".count), radix: 16) else {
             throw HarnessError.failed(
-                "screenward-shieldview printed \"\(first)\" instead of \"shown 0x…\"; stderr: \(process.standardError)")
+                """
+                screenward-shieldview printed \"\(first)\" instead of \"shown 0x…\"; stderr: \
+                \(process.standardError)
+                """)
         }
         window = WindowID(id)
     }

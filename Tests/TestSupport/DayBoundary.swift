@@ -15,7 +15,10 @@ public func startWithinOneDay(lasting seconds: TimeInterval, in zone: TimeZone =
     let left = end.timeIntervalSince(now)
     guard left < seconds else { return }
     print(
-        "screenward tests: the day ends in \(Int(left.rounded(.up))) s in \(zone.identifier), before this test would; it starts after"
+        """
+        screenward tests: the day ends in \(Int(left.rounded(.up))) s in \(zone.identifier), before this test \
+        would; it starts after
+        """
     )
     Thread.sleep(forTimeInterval: left + 1)
 }

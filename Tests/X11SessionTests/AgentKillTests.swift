@@ -227,7 +227,10 @@ final class AgentKillTests: XSessionTestCase {
         print(
             "since registration, recorded/true: "
                 + names.map {
-                    "\($0) \(String(format: "%.2f", recordedSinceRegistration[$0] ?? 0))/\(String(format: "%.2f", truthSinceRegistration[$0] ?? 0)) s"
+                    """
+                    \($0) \(String(format: "%.2f", recordedSinceRegistration[$0] ?? 0))/\
+                    \(String(format: "%.2f", truthSinceRegistration[$0] ?? 0)) s
+                    """
                 }.joined(separator: ", "))
 
         // The engine fired each callback once, whatever the kills.

@@ -195,7 +195,10 @@ final class ClientWindowWatcherTests: XSessionTestCase {
                 x.wait {
                     x.window(id)?.frame == (try? x.drawnFrame(of: id)) && (try? x.drawnFrame(of: id))?.width ?? 0 < 330
                 },
-                "resized: \(String(describing: x.window(id)?.frame)) vs \(String(describing: try? x.drawnFrame(of: id)))"
+                """
+                resized: \(String(describing: x.window(id)?.frame)) vs \
+                \(String(describing: try? x.drawnFrame(of: id)))
+                """
             )
 
             try x.run("xdotool", ["windowminimize", id.description])

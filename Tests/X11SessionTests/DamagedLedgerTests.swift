@@ -121,7 +121,10 @@ final class DamagedLedgerTests: XSessionTestCase {
             ),
             (
                 "newer schema", newerHome,
-                "was written by a newer version of Screenward: its schema has changes this program does not know (\"v4: usage goals\")"
+                """
+                was written by a newer version of Screenward: its schema has changes this program does not know \
+                (\"v4: usage goals\")
+                """
             ),
         ]
         let commands = [

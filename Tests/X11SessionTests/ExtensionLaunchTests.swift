@@ -34,7 +34,10 @@ final class ExtensionLaunchTests: XSessionTestCase {
         let worklog = try ProjectPrograms.url(of: "worklog").resolvingSymlinksInPath().path
         try install(
             "org.example.worklog",
-            #"{"format": 1, "bundleIdentifier": "org.example.worklog", "displayName": "Worklog", "extensions": [{"point": "device-activity-monitor", "executable": "\#(worklog)", "arguments": ["monitor"]}]}"#,
+            #"""
+            {"format": 1, "bundleIdentifier": "org.example.worklog", "displayName": "Worklog", "extensions": \#
+            [{"point": "device-activity-monitor", "executable": "\#(worklog)", "arguments": ["monitor"]}]}
+            """#,
             dataHome: dataHome)
         let agent = try AgentRun(display: session.display, home: home, environment: environment)
         defer { agent.stop() }
@@ -98,7 +101,10 @@ final class ExtensionLaunchTests: XSessionTestCase {
         environment["XDG_DATA_HOME"] = dataHome.path
         try install(
             "org.example.worklog",
-            #"{"format": 1, "bundleIdentifier": "org.example.worklog", "displayName": "Worklog", "extensions": [{"point": "device-activity-monitor", "executable": "\#(program.path)"}]}"#,
+            #"""
+            {"format": 1, "bundleIdentifier": "org.example.worklog", "displayName": "Worklog", "extensions": \#
+            [{"point": "device-activity-monitor", "executable": "\#(program.path)"}]}
+            """#,
             dataHome: dataHome)
         let agent = try AgentRun(display: session.display, home: home, environment: environment)
         let env = agent.environment
@@ -147,7 +153,10 @@ final class ExtensionLaunchTests: XSessionTestCase {
         XCTAssertTrue((failed.first?["detail"] as? String ?? "").contains("intervalDidStart"), "\(failed)")
         XCTAssertTrue(
             agent.process.isRunning,
-            "the agent goes on: \(agent.process.waitForExit(timeout: 1).map { "exit \($0)" } ?? "") \(agent.process.standardError)"
+            """
+            the agent goes on: \(agent.process.waitForExit(timeout: 1).map { "exit \($0)" } ?? "") \
+            \(agent.process.standardError)
+            """
         )
         XCTAssertEqual(try agent.cli(["status"]).isEmpty, false)
     }
@@ -201,7 +210,10 @@ final class ExtensionLaunchTests: XSessionTestCase {
     func testAMonitorThatClaimsATokenItWasNeverGivenIsKilled() throws {
         _ = try requireProgram("python3", package: "python3")
         let request =
-            #"(json.dumps({"id": 1, "client": client, "method": "store.change", "body": {"name": "social", "settings": [{"shieldApplications": {"_0": ["bm90LXdvcmtsb2dzLXRva2Vu"]}}]}}) + "\n").encode()"#
+            #"""
+            (json.dumps({"id": 1, "client": client, "method": "store.change", "body": {"name": "social", \#
+            "settings": [{"shieldApplications": {"_0": ["bm90LXdvcmtsb2dzLXRva2Vu"]}}]}}) + "\n").encode()
+            """#
         try expectTwoFailuresThenTheCallbackRecordedAsFailed(
             Self.lyingMonitor(sending: request), outcome: "killed", detail: "token it was never given")
     }

@@ -61,7 +61,10 @@ final class FakeLogindChild {
             }, timeout: timeout)
         guard let found else {
             throw TestFailure(
-                "\(name) \(ended ? "ended" : "said nothing expected for \(timeout)") (exit status \(process.isRunning ? "running" : "\(process.terminationStatus)"))"
+                """
+                \(name) \(ended ? "ended" : "said nothing expected for \(timeout)") (exit status \
+                \(process.isRunning ? "running" : "\(process.terminationStatus)"))
+                """
             )
         }
         return found

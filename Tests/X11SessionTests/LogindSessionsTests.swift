@@ -23,7 +23,10 @@ final class LogindSessionsTests: XCTestCase {
         let loop = MainLoop()
         let fake = try startFakeLogindOnAPrivateBus(loop: loop, arguments: ["--session-id", "3"])
         try fake.send(
-            "add-session c2 uid=1001 name=kid type=x11 display=:1 active=yes state=active leader=4242 class=user seat=seat0"
+            """
+            add-session c2 uid=1001 name=kid type=x11 display=:1 active=yes state=active leader=4242 class=user \
+            seat=seat0
+            """
         )
         try fake.send("add-session c7 uid=1002 name=sam type=tty display= active=no state=online seat= locked=yes")
         try fake.send("add-session 12 uid=0 name=root type=wayland remote=yes class=greeter state=closing")

@@ -79,7 +79,8 @@ final class RealApplicationsTests: XSessionTestCase {
             focused && app.isRunning,
             "\(program.command): the agent never said \(program.expectedID) had the focus; last status \(status), "
                 + "program \(app.isRunning ? "running" : "exited: \(app.standardError.suffix(1000))"), "
-                + "windows: \(windowReport(display: session.display)), agent log: \(agent.process.standardError.suffix(1500))"
+                + "windows: \(windowReport(display: session.display)), "
+                + "agent log: \(agent.process.standardError.suffix(1500))"
         )
         guard focused && app.isRunning else { return }
         var usage: UsageFigures?
@@ -88,7 +89,10 @@ final class RealApplicationsTests: XSessionTestCase {
                 usage = try? agent.usage()
                 return usage.map { $0.seconds(of: program.expectedID) > 0 } ?? false
             },
-            "\(program.command): usage is not filed under \(program.expectedID): \(String(describing: usage?.apps.map(\.id)))"
+            """
+            \(program.command): usage is not filed under \(program.expectedID): \
+            \(String(describing: usage?.apps.map(\.id)))
+            """
         )
 
         let added = try agent.cli(["shield", "add", "--app", program.expectedID])
@@ -100,8 +104,8 @@ final class RealApplicationsTests: XSessionTestCase {
         }
         XCTAssertTrue(
             isCovered,
-            "\(program.command): \(program.expectedID) shielded but not covered; covered: \(covered.map(\.application)), "
-                + "agent log: \(agent.process.standardError.suffix(1500))")
+            "\(program.command): \(program.expectedID) shielded but not covered; "
+                + "covered: \(covered.map(\.application)), agent log: \(agent.process.standardError.suffix(1500))")
     }
 
     /// What the program gets: the private session's display and only X11 (a test run

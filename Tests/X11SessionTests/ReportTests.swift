@@ -151,7 +151,8 @@ final class ReportTests: XSessionTestCase {
             """
             #!/bin/bash
             cat > /dev/null
-            echo "network: $(\(probe)); interfaces: $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ' ')" >&2
+            echo "network: $(\(probe)); interfaces: \
+            $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ' ')" >&2
             echo '{"view":{"text":{"_0":"checked"}}}'
             """.utf8
         ).write(to: program)
@@ -159,8 +160,11 @@ final class ReportTests: XSessionTestCase {
         let dataHome = temporary.appendingPathComponent("data/screenward/apps", isDirectory: true)
         try FileManager.default.createDirectory(at: dataHome, withIntermediateDirectories: true)
         try Data(
-            #"{"format": 1, "bundleIdentifier": "org.test.netcheck", "displayName": "Net check", "extensions": [{"point": "device-activity-report", "executable": "\#(program.path)"}]}"#
-                .utf8
+            #"""
+            {"format": 1, "bundleIdentifier": "org.test.netcheck", "displayName": "Net check", "extensions": \#
+            [{"point": "device-activity-report", "executable": "\#(program.path)"}]}
+            """#
+            .utf8
         )
         .write(to: dataHome.appendingPathComponent("org.test.netcheck.json"))
         let session = try startXSession()

@@ -38,7 +38,10 @@ final class ShieldPresenterTests: XSessionTestCase {
         try runTool("xdotool", ["windowmove", "\(game.rawValue)", "300", "200"], display: scene.session.display)
         try runTool("xdotool", ["windowsize", "\(game.rawValue)", "500", "360"], display: scene.session.display)
         scene.wait(
-            "the shield follows the game: \(String(describing: scene.watcher.windows[shield]?.frame)) vs \(String(describing: scene.watcher.windows[game]?.frame))"
+            """
+            the shield follows the game: \(String(describing: scene.watcher.windows[shield]?.frame)) vs \
+            \(String(describing: scene.watcher.windows[game]?.frame))
+            """
         ) {
             guard let target = scene.watcher.windows[game]?.frame, let cover = scene.watcher.windows[shield]?.frame
             else { return false }
@@ -145,7 +148,10 @@ final class ShieldPresenterTests: XSessionTestCase {
         scene.connection.requestActivation(of: id(grabbing.windows[0]))
         XCTAssertNotNil(
             grabbing.process.waitForExit(timeout: 15),
-            "the grabbing game was not closed: \(grabbing.process.outputLines) \(scene.agent.process.standardError.suffix(3000))"
+            """
+            the grabbing game was not closed: \(grabbing.process.outputLines) \
+            \(scene.agent.process.standardError.suffix(3000))
+            """
         )
         scene.wait("the agent says why") {
             scene.agent.process.standardError.contains("the keyboard stays grabbed while game.desktop is shielded")
@@ -219,8 +225,12 @@ final class ShieldPresenterTests: XSessionTestCase {
         let manifests = temporary.appendingPathComponent("data/screenward/apps", isDirectory: true)
         try FileManager.default.createDirectory(at: manifests, withIntermediateDirectories: true)
         try Data(
-            #"{"format": 1, "bundleIdentifier": "org.example.homework", "displayName": "Homework", "extensions": [{"point": "shield-configuration", "executable": "\#(program)", "arguments": ["configuration"]}, {"point": "shield-action", "executable": "\#(program)", "arguments": ["actions"]}]}"#
-                .utf8
+            #"""
+            {"format": 1, "bundleIdentifier": "org.example.homework", "displayName": "Homework", "extensions": \#
+            [{"point": "shield-configuration", "executable": "\#(program)", "arguments": ["configuration"]}, \#
+            {"point": "shield-action", "executable": "\#(program)", "arguments": ["actions"]}]}
+            """#
+            .utf8
         ).write(to: manifests.appendingPathComponent("org.example.homework.json"))
         scene.agent.process.signal(SIGHUP)
         scene.wait("the manifest read") { scene.agent.process.standardError.contains("1 with extensions") }

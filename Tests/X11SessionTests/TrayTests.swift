@@ -53,7 +53,10 @@ final class TrayTests: XSessionTestCase {
         }
         guard embedded else {
             return XCTFail(
-                "tray: \(tray.standardError.suffix(2000)); windows: \((try? toolOutput("xwininfo", ["-root", "-tree"], display: display)) ?? "")"
+                """
+                tray: \(tray.standardError.suffix(2000)); windows: \
+                \((try? toolOutput("xwininfo", ["-root", "-tree"], display: display)) ?? "")
+                """
             )
         }
         let geometry = try toolOutput("xdotool", ["getwindowgeometry", "--shell", icon], display: display)

@@ -11,7 +11,10 @@ final class WebHostInputTests: XSessionTestCase {
     private func framed(_ text: String) -> Data { NativeMessaging.frame(Data(text.utf8))! }
 
     private func windows(_ url: String, title: String = "T") -> String {
-        #"{"kind":"windows","focused":1,"windows":[{"id":1,"incognito":false,"tab":{"url":\#(String(reflecting: url)),"title":\#(String(reflecting: title))}}]}"#
+        #"""
+        {"kind":"windows","focused":1,"windows":[{"id":1,"incognito":false,\#
+        "tab":{"url":\#(String(reflecting: url)),"title":\#(String(reflecting: title))}}]}
+        """#
     }
 
     func testHostileMessagesAreDroppedWithALogLineAndTheRestGoesThrough() throws {

@@ -318,7 +318,8 @@ final class WebsiteTimeTests: XSessionTestCase {
         let xdotool = try requireTool("xdotool")
         let catalog = try catalogEnvironment(entries: [
             "chromium.desktop":
-                "[Desktop Entry]\nType=Application\nName=Chromium\nExec=chromium %U\nStartupWMClass=chromium\nCategories=Network;WebBrowser;\n",
+                "[Desktop Entry]\nType=Application\nName=Chromium\nExec=chromium %U\nStartupWMClass=chromium\n"
+                + "Categories=Network;WebBrowser;\n",
             "game.desktop":
                 "[Desktop Entry]\nType=Application\nName=Game\nExec=game\nStartupWMClass=Game\nCategories=Game;\n",
         ])
@@ -496,7 +497,10 @@ final class WebsiteTimeTests: XSessionTestCase {
                     "Firefox asked the shielded website for a page after its restart")
             } else {
                 print(
-                    "Chromium, started again on the shielded website, asked it for \(rig.requests(for: "/video.html") - asked) page(s) before covering it"
+                    """
+                    Chromium, started again on the shielded website, asked it for \
+                    \(rig.requests(for: "/video.html") - asked) page(s) before covering it
+                    """
                 )
             }
             again.stop(grace: 10)

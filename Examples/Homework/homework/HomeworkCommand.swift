@@ -16,7 +16,8 @@ struct HomeworkCommand: AsyncParsableCommand {
         discussion: """
             Once: `homework install` (its extensions, which Screenward starts on demand). Then a guardian runs \
             `homework setup --threshold 30m` and picks the apps in the activity picker, or names them with \
-            `--discourage ID --encourage ID` (add --child in an account a guardian manages). Every day the discouraged apps are shielded until the encouraged apps have been \
+            `--discourage ID --encourage ID` (add --child in an account a guardian manages). Every day the \
+            discouraged apps are shielded until the encouraged apps have been \
             used for the threshold. Nothing of Homework needs to keep running.
             """,
         subcommands: [
@@ -43,7 +44,10 @@ struct HomeworkCommand: AsyncParsableCommand {
         @Option(
             name: .customLong("discourage"),
             help:
-                "An application to shield until the threshold is reached; repeatable. None: chosen in the activity picker."
+                """
+                An application to shield until the threshold is reached; repeatable. None: chosen in the activity \
+                picker.
+                """
         )
         var discouraged: [String] = []
         @Option(
@@ -58,7 +62,10 @@ struct HomeworkCommand: AsyncParsableCommand {
         var until = "23:59"
         @Flag(
             help:
-                "Ask for .child, as Homework does on iOS: in an account a guardian manages, a guardian approves with their password."
+                """
+                Ask for .child, as Homework does on iOS: in an account a guardian manages, a guardian approves \
+                with their password.
+                """
         )
         var child = false
 
@@ -82,7 +89,10 @@ struct HomeworkCommand: AsyncParsableCommand {
                 intervalStart: HomeworkCommand.clock(from)!, intervalEnd: HomeworkCommand.clock(until)!)
             try Homework.start(model)
             print(
-                "Homework discourages \(discourage.named) every day from \(from) to \(until) until \(encourage.named) has been used for \(threshold)."
+                """
+                Homework discourages \(discourage.named) every day from \(from) to \(until) until \
+                \(encourage.named) has been used for \(threshold).
+                """
             )
         }
 
@@ -112,10 +122,10 @@ struct HomeworkCommand: AsyncParsableCommand {
             print("authorization: \(AuthorizationCenter.shared.authorizationStatus)")
             let shielded = ManagedSettingsStore(named: .homework).shield.applications?.count ?? 0
             print("shield: \(shielded == 0 ? "none" : "\(shielded) app(s)")")
-            let daily = DeviceActivityCenter().schedule(for: .daily)
-            print(
-                "monitoring: \(daily.map { "daily, \(Self.clock($0.intervalStart))–\(Self.clock($0.intervalEnd))" } ?? "nothing")"
-            )
+            let daily = DeviceActivityCenter().schedule(for: .daily).map {
+                "daily, \(Self.clock($0.intervalStart))–\(Self.clock($0.intervalEnd))"
+            }
+            print("monitoring: \(daily ?? "nothing")")
         }
 
         static func clock(_ components: DateComponents) -> String {
@@ -161,7 +171,10 @@ struct HomeworkCommand: AsyncParsableCommand {
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Give up Homework's authorization (its shields and schedule go with it); under .child a guardian approves."
+                """
+                Give up Homework's authorization (its shields and schedule go with it); under .child a guardian \
+                approves.
+                """
         )
 
         func run() async throws {

@@ -7,7 +7,10 @@ extension WorklogCommand {
     struct Install: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Install Worklog's manifest, so Screenward starts its monitor and its report extension when it needs them.",
+                """
+                Install Worklog's manifest, so Screenward starts its monitor and its report extension when it \
+                needs them.
+                """,
             discussion: """
                 Writes org.example.worklog.json into $XDG_DATA_HOME/screenward/apps (this person's apps), or with \
                 --system into /usr/share/screenward/apps (root only). The manifest names this program, which must \

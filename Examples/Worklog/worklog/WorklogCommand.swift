@@ -13,7 +13,10 @@ struct WorklogCommand: AsyncParsableCommand {
         commandName: "worklog",
         abstract: "The Worklog demo app (WWDC22 \"What's new in Screen Time API\") running on Screenward.",
         discussion:
-            "Run `worklog install` once (Screenward then starts its monitor when a callback is due), `worklog setup` (`--pick` to choose the two categories in the activity picker), then `worklog allow-evenings`.",
+            """
+            Run `worklog install` once (Screenward then starts its monitor when a callback is due), `worklog \
+            setup` (`--pick` to choose the two categories in the activity picker), then `worklog allow-evenings`.
+            """,
         subcommands: [
             Install.self, Setup.self, AllowEvenings.self, Report.self, Monitor.self, ReportExtension.self, Status.self,
             Stop.self,
@@ -60,7 +63,10 @@ struct WorklogCommand: AsyncParsableCommand {
         var gaming = "Game"
         @Flag(
             help:
-                "Pick the two categories in the activity picker instead (the talk's first launch), starting from --social and --gaming."
+                """
+                Pick the two categories in the activity picker instead (the talk's first launch), starting from \
+                --social and --gaming.
+                """
         )
         var pick = false
 
@@ -95,7 +101,11 @@ struct WorklogCommand: AsyncParsableCommand {
             }
             guard picked.categoryTokens.count == 1, picked.applicationTokens.isEmpty else {
                 throw ValidationError(
-                    "Worklog shields one whole category per store: tick exactly one category's box and no single apps (\(picked.categoryTokens.count) categories and \(picked.applicationTokens.count) apps were ticked)"
+                    """
+                    Worklog shields one whole category per store: tick exactly one category's box and no single \
+                    apps (\(picked.categoryTokens.count) categories and \(picked.applicationTokens.count) apps \
+                    were ticked)
+                    """
                 )
             }
             return picked
@@ -118,7 +128,10 @@ struct WorklogCommand: AsyncParsableCommand {
             }
             try Worklog.allowForEvenings(from: start, until: end)
             print(
-                "Social apps are allowed from \(from) to \(until) (by Worklog's monitor: `worklog install` once, or keep `worklog monitor` running)."
+                """
+                Social apps are allowed from \(from) to \(until) (by Worklog's monitor: `worklog install` once, \
+                or keep `worklog monitor` running).
+                """
             )
         }
 
@@ -178,12 +191,14 @@ struct WorklogCommand: AsyncParsableCommand {
                 let shielded = ManagedSettingsStore(named: name).shield.applicationCategories != nil
                 print("\(name.rawValue): \(shielded ? "shielded" : "allowed")")
             }
+            func clock(_ time: DateComponents) -> String {
+                "\(time.hour ?? 0):\(String(format: "%02d", time.minute ?? 0))"
+            }
             let center = DeviceActivityCenter()
             for activity in center.activities {
                 let schedule = center.schedule(for: activity)
-                print(
-                    "activity \(activity.rawValue): \(schedule.map { "\($0.intervalStart.hour ?? 0):\(String(format: "%02d", $0.intervalStart.minute ?? 0))–\($0.intervalEnd.hour ?? 0):\(String(format: "%02d", $0.intervalEnd.minute ?? 0))" } ?? "?")"
-                )
+                let hours = schedule.map { "\(clock($0.intervalStart))–\(clock($0.intervalEnd))" }
+                print("activity \(activity.rawValue): \(hours ?? "?")")
             }
         }
     }

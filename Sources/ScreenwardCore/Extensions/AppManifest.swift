@@ -92,7 +92,10 @@ struct AppManifestFile: Decodable {
             guard let point = ExtensionPoint(rawValue: entry.point) else {
                 throw .malformed(
                     file,
-                    "unknown extension point \(entry.point.prefix(80)) (known: \(ExtensionPoint.allCases.map(\.rawValue).joined(separator: ", ")))"
+                    """
+                    unknown extension point \(entry.point.prefix(80)) (known: \
+                    \(ExtensionPoint.allCases.map(\.rawValue).joined(separator: ", ")))
+                    """
                 )
             }
             guard installed[point] == nil else { throw .malformed(file, "two \(point) extensions") }

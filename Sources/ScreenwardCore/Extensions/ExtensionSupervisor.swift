@@ -211,7 +211,10 @@ public final class ExtensionSupervisor {
                 client: app, sequences: owed, limit: Self.attemptsPerCallback, at: now(), why: why)
             if !givenUp.isEmpty {
                 services.log(
-                    "\(app): callback(s) \(givenUp.map(String.init).joined(separator: ", ")) failed \(Self.attemptsPerCallback) times and are recorded as failed"
+                    """
+                    \(app): callback(s) \(givenUp.map(String.init).joined(separator: ", ")) failed \
+                    \(Self.attemptsPerCallback) times and are recorded as failed
+                    """
                 )
             }
         } catch {

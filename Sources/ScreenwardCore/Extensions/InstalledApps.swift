@@ -116,7 +116,10 @@ public enum InstalledAppProblem: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .notInstalled(let id, let directory):
-            "\(id) is not installed for this computer's users (no \(directory)/\(id).json): in a managed account only apps a guardian installed can use the Screen Time API"
+            """
+            \(id) is not installed for this computer's users (no \(directory)/\(id).json): in a managed account \
+            only apps a guardian installed can use the Screen Time API
+            """
         case .malformed(let file, let why): "the app manifest \(file) is malformed: \(why)"
         case .unsafe(let file, let why): "the app manifest \(file) is not safe to trust: \(why)"
         }

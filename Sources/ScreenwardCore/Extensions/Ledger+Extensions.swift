@@ -59,7 +59,10 @@ extension Ledger {
         try database.write { db in
             try db.execute(
                 sql:
-                    "UPDATE extensionRun SET endedAt = ?, outcome = 'stopped', detail = 'the owner stopped' WHERE endedAt IS NULL",
+                    """
+                    UPDATE extensionRun SET endedAt = ?, outcome = 'stopped', detail = 'the owner stopped' WHERE \
+                    endedAt IS NULL
+                    """,
                 arguments: [time.timeIntervalSince1970])
         }
     }
@@ -108,7 +111,10 @@ extension Ledger {
                     sql: "DELETE FROM monitorOutbox WHERE client = ? AND sequence = ?", arguments: [client, sequence])
                 try db.execute(
                     sql:
-                        "INSERT INTO extensionRun (client, point, startedAt, endedAt, outcome, detail) VALUES (?, ?, ?, ?, 'callback-failed', ?)",
+                        """
+                        INSERT INTO extensionRun (client, point, startedAt, endedAt, outcome, detail) VALUES (?, \
+                        ?, ?, ?, 'callback-failed', ?)
+                        """,
                     arguments: [
                         client, ExtensionPoint.deviceActivityMonitor.rawValue, time.timeIntervalSince1970,
                         time.timeIntervalSince1970,

@@ -100,7 +100,10 @@ public struct ReportExtensionRun: Sendable {
         reading.wait()
         if output.exceeded {
             throw Failure(
-                "\(app)'s report extension wrote more than \(ReportExtensionReply.maximumBytes >> 20) MiB and was killed"
+                """
+                \(app)'s report extension wrote more than \(ReportExtensionReply.maximumBytes >> 20) MiB and was \
+                killed
+                """
             )
         }
         let reply: ReportExtensionReply
@@ -112,7 +115,10 @@ public struct ReportExtensionRun: Sendable {
                 ? "was killed by signal \(process.terminationStatus)"
                 : "exited with status \(process.terminationStatus)"
             throw Failure(
-                "\(app)'s report extension \(status) without a report: \(output.data.isEmpty ? "it wrote nothing" : "its output is not a report (\(error))")"
+                """
+                \(app)'s report extension \(status) without a report: \
+                \(output.data.isEmpty ? "it wrote nothing" : "its output is not a report (\(error))")
+                """
             )
         }
         if let error = reply.error { throw Failure("\(app)'s report extension failed: \(error.prefix(500))") }

@@ -98,7 +98,8 @@ public struct AppResolver: Sendable {
         }
         let environment = processes.environment(pid: pid) ?? [:]
         if let snap = nonEmpty(environment["SNAP_INSTANCE_NAME"]) ?? nonEmpty(environment["SNAP_NAME"]),
-            executable.map({ $0.hasPrefix("/snap/") }) ?? true,  // Children a classic snap starts inherit its variables.
+            // Children a classic snap starts inherit its variables.
+            executable.map({ $0.hasPrefix("/snap/") }) ?? true,
             let entry = snapEntry(instanceName: snap)
         {
             return entry

@@ -46,7 +46,10 @@ extension Ledger {
             let intervals = try Row.fetchAll(
                 db,
                 sql:
-                    "SELECT token, startedAt, duration, isOpen, webDomain FROM usageInterval WHERE endedAt > ? ORDER BY startedAt, id",
+                    """
+                    SELECT token, startedAt, duration, isOpen, webDomain FROM usageInterval WHERE endedAt > ? \
+                    ORDER BY startedAt, id
+                    """,
                 arguments: [cutoff]
             ).map { row in
                 RecentUsage.Interval(

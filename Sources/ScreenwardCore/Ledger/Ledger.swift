@@ -46,7 +46,8 @@ public enum LedgerError: Error, CustomStringConvertible {
             """
             the usage ledger \(path) is damaged: \(detail).
             Screenward left it as it is: nothing was written to it or to its write-ahead log, and nothing was deleted.
-            To keep the damaged ledger and start a new one, \(Self.setAside(path, copy: "(`sqlite3 ledger.sqlite .recover` there salvages what can still be read)"))
+            To keep the damaged ledger and start a new one, \
+            \(Self.setAside(path, copy: "(`sqlite3 ledger.sqlite .recover` there salvages what can still be read)"))
             """
         case .newerSchema(let path, let detail):
             """
@@ -73,9 +74,11 @@ public enum LedgerError: Error, CustomStringConvertible {
         func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
         let companions = files.dropFirst().map { URL(fileURLWithPath: $0).lastPathComponent }
         return """
-            stop screenward-agent if it runs and move it aside\(companions.isEmpty ? "" : " with \(companions.joined(separator: " and "))"):
+            stop screenward-agent if it runs and move it aside\
+            \(companions.isEmpty ? "" : " with \(companions.joined(separator: " and "))"):
               mkdir \(quoted(aside)) && mv \(files.map(quoted).joined(separator: " ")) \(quoted(aside + "/"))
-            The next screenward-agent starts an empty ledger (usage, settings stores and monitored activities start afresh); \
+            The next screenward-agent starts an empty ledger (usage, settings stores and monitored activities \
+            start afresh); \
             the copy stays in \(aside) \(note).
             """
     }
@@ -154,7 +157,8 @@ extension Ledger {
                 ])
             try db.execute(
                 sql: """
-                    INSERT INTO usageInterval (id, token, sessionID, startedAt, endedAt, duration, isOpen, webDomain, webHost)
+                    INSERT INTO usageInterval (id, token, sessionID, startedAt, endedAt, duration, isOpen, webDomain, \
+                    webHost)
                     VALUES (?, ?, ?, ?, ?, 0, 1, ?, ?)
                     """,
                 arguments: [id, token.opaqueValue, sessionID, now, now, site?.domain, site?.host])
@@ -203,7 +207,8 @@ extension Ledger {
             try db.execute(sql: "DELETE FROM agentStatus")
             try db.execute(
                 sql: """
-                    INSERT INTO agentStatus (id, sessionID, pid, display, focusedID, focusedName, isIdle, isLocked, idleThreshold, updatedAt)
+                    INSERT INTO agentStatus (id, sessionID, pid, display, focusedID, focusedName, isIdle, isLocked, \
+                    idleThreshold, updatedAt)
                     VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [

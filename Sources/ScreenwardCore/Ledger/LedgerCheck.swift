@@ -30,7 +30,10 @@ extension Ledger {
             throw LedgerError.damaged(
                 path: path,
                 detail:
-                    "the database file is \(databaseSize == nil ? "missing" : "empty") but its write-ahead log (-wal) holds \(walSize) bytes"
+                    """
+                    the database file is \(databaseSize == nil ? "missing" : "empty") but its write-ahead log \
+                    (-wal) holds \(walSize) bytes
+                    """
             )
         }
         if walSize > 0, let damage = writeAheadLogDamage(at: walPath) {

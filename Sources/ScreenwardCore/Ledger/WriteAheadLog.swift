@@ -59,8 +59,8 @@ struct WriteAheadLog {
             if let bad = firstBad {
                 if valid && commits {
                     return
-                        "frame \(bad + 1) of its write-ahead log (-wal) is damaged, and a transaction committed after it "
-                        + "(ending at frame \(index + 1) of \(frames)) would be lost"
+                        "frame \(bad + 1) of its write-ahead log (-wal) is damaged, and a transaction committed "
+                        + "after it (ending at frame \(index + 1) of \(frames)) would be lost"
                 }
             } else if !valid {
                 firstBad = index

@@ -30,7 +30,10 @@ public struct AppReportData: Sendable {
         guard let grant = try ledger.grant(for: app) else {
             throw ServiceError(
                 .unauthorized,
-                "\(app) is not authorised: its report extension is given usage only once the app is (AuthorizationCenter.shared.requestAuthorization)"
+                """
+                \(app) is not authorised: its report extension is given usage only once the app is \
+                (AuthorizationCenter.shared.requestAuthorization)
+                """
             )
         }
         let tokens = ClientTokens(grant: grant, ledger: ledger)

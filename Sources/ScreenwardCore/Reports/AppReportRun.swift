@@ -20,7 +20,10 @@ public struct AppReportRun: Sendable {
         guard let app = installed[request.app] else {
             throw ServiceError(
                 .invalidArgument,
-                "no app \(request.app.prefix(120)) is installed (its manifest names its report extension; `screenward extensions` lists them)"
+                """
+                no app \(request.app.prefix(120)) is installed (its manifest names its report extension; \
+                `screenward extensions` lists them)
+                """
             )
         }
         guard let found = app.extensions[.deviceActivityReport] else {

@@ -85,7 +85,10 @@ public struct BuiltInReport {
         }
         if let longest = report.segments.compactMap(\.longestActivity).max(by: { $0.duration < $1.duration }) {
             parts.append(
-                "longest stretch \(ReportText.duration(longest.duration)) (\(clock.string(from: longest.start))–\(clock.string(from: longest.end)))"
+                """
+                longest stretch \(ReportText.duration(longest.duration)) \
+                (\(clock.string(from: longest.start))–\(clock.string(from: longest.end)))
+                """
             )
         }
         return parts.joined(separator: " · ")

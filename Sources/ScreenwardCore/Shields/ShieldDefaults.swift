@@ -59,9 +59,16 @@ public struct ShieldDefaults: Hashable, Sendable {
             case .unreadable(let path, let reason):
                 "cannot read the shield defaults \(path): \(reason)"
             case .missingText(let path, let text, let language):
-                "the shield defaults \(path) have no '\(language)' text for '\(text)' (every text needs '\(ShieldDefaults.fallbackLanguage)')"
+                """
+                the shield defaults \(path) have no '\(language)' text for '\(text)' (every text needs \
+                '\(ShieldDefaults.fallbackLanguage)')
+                """
             case .unknownPlaceholder(let path, let text, let language, let placeholder):
-                "the shield defaults \(path) use an unknown placeholder {\(placeholder)} in the '\(language)' text for '\(text)' (known: \(ShieldDefaults.placeholders.sorted().map { "{\($0)}" }.joined(separator: ", ")))"
+                """
+                the shield defaults \(path) use an unknown placeholder {\(placeholder)} in the '\(language)' text \
+                for '\(text)' (known: \
+                \(ShieldDefaults.placeholders.sorted().map { "{\($0)}" }.joined(separator: ", ")))
+                """
             }
         }
     }

@@ -24,7 +24,10 @@ public struct AgentConnection {
             // A socket left behind by an agent that was killed: say what it means.
             throw ServiceError(
                 .agentUnavailable,
-                "the Screenward agent is not running (home \(home.url.path)): start `screenward-agent` in the desktop session (it normally starts at login)"
+                """
+                the Screenward agent is not running (home \(home.url.path)): start `screenward-agent` in the \
+                desktop session (it normally starts at login)
+                """
             )
         }
     }

@@ -13,7 +13,10 @@ public enum DataDirectory {
         public var description: String {
             switch self {
             case .notFound(let file, let searched):
-                "cannot find Screenward's data file \(file); looked in \(searched.joined(separator: ", ")). Set SCREENWARD_DATA_DIR to the folder that holds it."
+                """
+                cannot find Screenward's data file \(file); looked in \(searched.joined(separator: ", ")). Set \
+                SCREENWARD_DATA_DIR to the folder that holds it.
+                """
             }
         }
     }

@@ -12,7 +12,10 @@ public struct TimeArgument: Sendable, Equatable {
     public struct ParseError: Error, CustomStringConvertible {
         public var text: String
         public var description: String {
-            "cannot read \"\(text)\" as a time: use now, today, yesterday, 2026-11-21, 2026-11-21T14:30 or 2026-11-21T14:30:00Z"
+            """
+            cannot read \"\(text)\" as a time: use now, today, yesterday, 2026-11-21, 2026-11-21T14:30 or \
+            2026-11-21T14:30:00Z
+            """
         }
     }
 

@@ -22,7 +22,10 @@ public struct DeviceSecret: Sendable {
                 "the device secret \(path) holds \(count) bytes instead of \(DeviceSecret.byteCount); "
                     + "move it aside to start over (every application token will change)"
             case .tooOpen(let path, let mode):
-                "the device secret \(path) has mode \(String(mode, radix: 8)); it must be readable by its owner only (chmod 600)"
+                """
+                the device secret \(path) has mode \(String(mode, radix: 8)); it must be readable by its owner \
+                only (chmod 600)
+                """
             }
         }
     }

@@ -205,7 +205,10 @@ public struct BrowserInstallation: Sendable {
             } catch {
                 throw Failure(
                     description:
-                        "\(url.path) is not an RSA key (\(error)); remove it to make a new one, and the extension gets a new ID"
+                        """
+                        \(url.path) is not an RSA key (\(error)); remove it to make a new one, and the extension \
+                        gets a new ID
+                        """
                 )
             }
         }

@@ -82,7 +82,10 @@ public enum ExtensionMessage: Equatable, Sendable {
                 if let tab = window.tab {
                     guard tab.title.count <= BrowserWindowsReport.maximumTitleLength else {
                         throw Refusal(
-                            "a tab title of \(tab.title.count) characters (at most \(BrowserWindowsReport.maximumTitleLength))"
+                            """
+                            a tab title of \(tab.title.count) characters (at most \
+                            \(BrowserWindowsReport.maximumTitleLength))
+                            """
                         )
                     }
                     // A data: URL can be megabytes: only its scheme matters, for it is no website.
@@ -141,7 +144,10 @@ public enum ExtensionMessage: Equatable, Sendable {
         case DecodingError.dataCorrupted: "not JSON"
         case DecodingError.keyNotFound(let key, _): "no \(key.stringValue)"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            "\(context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")) has the wrong type"
+            """
+            \(context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")) \
+            has the wrong type
+            """
         default: "unreadable"
         }
     }

@@ -57,7 +57,10 @@ public struct PublicSuffixList: Sendable {
         } catch {
             throw Failure(
                 description:
-                    "the Public Suffix List cannot be read at \(path) (Debian's publicsuffix package installs it): \(error.localizedDescription)"
+                    """
+                    the Public Suffix List cannot be read at \(path) (Debian's publicsuffix package installs it): \
+                    \(error.localizedDescription)
+                    """
             )
         }
         do {

@@ -15,7 +15,10 @@ public enum WebFilter {
             guard set.count <= WebContentSettings.maximumDomains else {
                 throw ServiceError(
                     .limitExceeded,
-                    "a web content filter names \(set.count) websites; at most \(WebContentSettings.maximumDomains) are allowed"
+                    """
+                    a web content filter names \(set.count) websites; at most \
+                    \(WebContentSettings.maximumDomains) are allowed
+                    """
                 )
             }
             return Set(

@@ -148,7 +148,10 @@ public final class BrowserRig {
             Thread.sleep(forTimeInterval: 0.02)
         }
         throw HarnessError.timedOut(
-            "no window titled \(title); the hosts said: \(hostLines.suffix(2000))\(browser.map { "; the browser: \($0.standardError.suffix(1000))" } ?? "")"
+            """
+            no window titled \(title); the hosts said: \
+            \(hostLines.suffix(2000))\(browser.map { "; the browser: \($0.standardError.suffix(1000))" } ?? "")
+            """
         )
     }
 

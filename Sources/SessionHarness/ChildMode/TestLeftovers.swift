@@ -70,8 +70,11 @@ public enum TestLeftovers {
         if !removed.isEmpty {
             FileHandle.standardError.write(
                 Data(
-                    "screenward harness: removed what a run no longer running left: \(removed.joined(separator: ", "))\n"
-                        .utf8))
+                    """
+                    screenward harness: removed what a run no longer running left: \
+                    \(removed.joined(separator: ", "))\n
+                    """
+                    .utf8))
         }
         return removed
     }
