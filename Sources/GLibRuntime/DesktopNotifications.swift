@@ -51,7 +51,10 @@ public final class DesktopNotifications: Sendable {
     {
         guard let address = address ?? sessionBusAddress() else {
             return .noService(
-                "there is no session bus (DBUS_SESSION_BUS_ADDRESS is not set and /run/user/\(getuid())/bus does not exist)"
+                """
+                there is no session bus \
+                (DBUS_SESSION_BUS_ADDRESS is not set and /run/user/\(getuid())/bus does not exist)
+                """
             )
         }
         let connection: OpaquePointer

@@ -243,12 +243,17 @@ public final class LogindSessions {
 
     private func propertiesChanged(path: String, parameters: VariantRef) {
         // (sa{sv}as): interface, changed values, invalidated names.
-        guard let previous = sessions.values.first(where: { $0.objectPath == path }) else { return }  // pending or not ours
+        guard let previous = sessions.values.first(where: { $0.objectPath == path }) else {
+            return  // pending or not ours
+        }
         guard parameters.typeString == "(sa{sv}as)", let changed = parameters.child(1),
             let invalidated = parameters.child(2)?.strings
         else {
             log(
-                "ignored PropertiesChanged of session \(previous.id) with arguments of type \(parameters.typeString), not (sa{sv}as)"
+                """
+                ignored PropertiesChanged of session \(previous.id) with \
+                arguments of type \(parameters.typeString), not (sa{sv}as)
+                """
             )
             return
         }

@@ -100,7 +100,10 @@ final class Daemon {
                 webHost = ManagedAppRequests.WebHostTrust(executable: options.webHost.path)
             } else {
                 log.warning(
-                    "there is no \(options.webHost.path): managed users' browsers are not followed (scripts/install.sh installs it)"
+                    """
+                    there is no \(options.webHost.path): \
+                    managed users' browsers are not followed (scripts/install.sh installs it)
+                    """
                 )
             }
         } catch {
@@ -171,7 +174,10 @@ final class Daemon {
             recordAttempt(
                 .windowManagerStopped, uid: uid, actor: "screenward-daemon",
                 detail:
-                    "the window manager of the session stopped (killed or crashed); its windows are followed and covered without it"
+                    """
+                    the window manager of the session stopped (killed or crashed); \
+                    its windows are followed and covered without it
+                    """
             )
         }
         sessions.onShieldTampered = { [unowned self] uid, tampering in
@@ -183,7 +189,10 @@ final class Daemon {
             recordAttempt(
                 .unsupportedBrowser, uid: uid, actor: "screenward-daemon",
                 detail:
-                    "\(browser.browser) (\(browser.executable), pid \(browser.pid)) had the focus with no report of Screenward's extension; its windows are shielded as not supported"
+                    """
+                    \(browser.browser) (\(browser.executable), pid \(browser.pid)) had the focus with \
+                    no report of Screenward's extension; its windows are shielded as not supported
+                    """
             )
         }
         sessions.onCovered = { [unowned self] uid, covered in
@@ -208,7 +217,10 @@ final class Daemon {
                 loop: loop, log: log, owners: { [unowned self] uid in owners[uid] })
         } else {
             log.warning(
-                "there is no user \(options.extensionUser) to run apps' extensions as (scripts/install.sh creates it): managed users' extensions are not started, and their callbacks wait for a monitor the app runs itself"
+                """
+                there is no user \(options.extensionUser) to run apps' extensions as (scripts/install.sh creates it): \
+                managed users' extensions are not started, and their callbacks wait for a monitor the app runs itself
+                """
             )
         }
         if let extensions {
@@ -315,7 +327,10 @@ final class Daemon {
         do {
             if try BrowserInstallation().setChildRestrictions(children) {
                 log.info(
-                    "the browsers' policies for managed users are \(children ? "on" : "off") (machine-wide; running browsers take them at their next start)"
+                    """
+                    the browsers' policies for managed users are \(children ? "on" : "off") \
+                    (machine-wide; running browsers take them at their next start)
+                    """
                 )
             }
         } catch {
@@ -357,12 +372,18 @@ final class Daemon {
             let scope = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
         else {
             return log.warning(
-                "this kernel has no Yama ptrace_scope: a child can debug an installed app before it connects (docs/architecture.md, what child mode does not protect against)"
+                """
+                this kernel has no Yama ptrace_scope: a child can debug an installed app before it connects \
+                (docs/architecture.md, what child mode does not protect against)
+                """
             )
         }
         if scope < 2 {
             log.warning(
-                "kernel.yama.ptrace_scope is \(scope): a child can debug an installed app before it connects; set it to 2 (/etc/sysctl.d/60-screenward.conf)"
+                """
+                kernel.yama.ptrace_scope is \(scope): a child can debug an installed app before it connects; \
+                set it to 2 (/etc/sysctl.d/60-screenward.conf)
+                """
             )
         }
     }
@@ -469,7 +490,10 @@ final class Daemon {
             guard let extensions else {
                 throw ServiceError(
                     .unsupported,
-                    "apps' extensions are not started on this computer: there is no user to run them as (scripts/install.sh creates it)"
+                    """
+                    apps' extensions are not started on this computer: \
+                    there is no user to run them as (scripts/install.sh creates it)
+                    """
                 )
             }
             let (installed, launcher) = try extensions.reportRun(for: owner.user.uid, app: request.app)
@@ -485,7 +509,10 @@ final class Daemon {
             switch result {
             case .success:
                 log.info(
-                    "reports: \(request.app)'s report extension drew \"\(request.context.rawValue)\" for \(request.user ?? "its user") (no network)"
+                    """
+                    reports: \(request.app)'s report extension drew \
+                    \"\(request.context.rawValue)\" for \(request.user ?? "its user") (no network)
+                    """
                 )
             case .failure(let error): log.warning("reports: \(error.message)")
             }
@@ -550,7 +577,10 @@ final class Daemon {
             guard !access.mayChange else {
                 throw ServiceError(
                     .invalidArgument,
-                    "a guardian does this with `screenward request approve`, `screenward pause` or `screenward child lock`"
+                    """
+                    a guardian does this with `screenward request approve`, \
+                    `screenward pause` or `screenward child lock`
+                    """
                 )
             }
             let rulesApp = InstalledApp(
@@ -642,7 +672,10 @@ final class Daemon {
                     id: id,
                     ServiceError(
                         .unauthorized,
-                        "the system daemon owns the limits of managed accounts only; \(caller.account.name)'s own agent (screenward-agent) is the Screen Time API's owner for this account"
+                        """
+                        the system daemon owns the limits of managed accounts only; \(caller.account.name)'s \
+                        own agent (screenward-agent) is the Screen Time API's owner for this account
+                        """
                     )))
         }
         apps.handle(frame: frame, from: peer, user: caller.account).forEach { $0.send() }

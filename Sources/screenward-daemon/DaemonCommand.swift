@@ -42,7 +42,10 @@ struct DaemonCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The browsers' native-messaging host whose reports count for managed users (default: screenward-web-host beside the agent).",
+            """
+            The browsers' native-messaging host whose reports count for managed users \
+            (default: screenward-web-host beside the agent).
+            """,
             valueName: "path"))
     var webHost: String?
 
@@ -80,7 +83,10 @@ struct DaemonCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The system's shared data folders, colon-separated: their desktop entries name the applications managed users use (also their agents').",
+            """
+            The system's shared data folders, colon-separated: \
+            their desktop entries name the applications managed users use (also their agents').
+            """,
             valueName: "folders"))
     var dataDirectories = SharedDataDirectories.standard
 
@@ -97,7 +103,10 @@ struct DaemonCommand: ParsableCommand {
     func run() throws {
         guard geteuid() == 0 else {
             throw ValidationError(
-                "screenward-daemon must run as root (it keeps managed users' state where they cannot change it); start it with `systemctl start screenward-daemon`"
+                """
+                screenward-daemon must run as root (it keeps managed users' state where they cannot change it); \
+                start it with `systemctl start screenward-daemon`
+                """
             )
         }
         let log = DaemonLog(verbose: verbose)

@@ -70,7 +70,10 @@ final class DaemonExtensions {
         for problem in problems { log.warning("extensions: skipped: \(problem)") }
         installed = apps
         log.info(
-            "extensions: \(apps.count) app(s) installed, \(apps.values.filter { !$0.extensions.isEmpty }.count) with extensions"
+            """
+            extensions: \(apps.count) app(s) installed, \
+            \(apps.values.filter { !$0.extensions.isEmpty }.count) with extensions
+            """
         )
     }
 

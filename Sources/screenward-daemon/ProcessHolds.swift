@@ -101,7 +101,10 @@ final class ProcessHolds {
                 end(pid, entry)
                 onEvent?(
                     uid, .programClosed,
-                    "\(entry.executable) (pid \(pid)) ran again while shielded (continued, traced or moved): it was closed"
+                    """
+                    \(entry.executable) (pid \(pid)) ran again while shielded \
+                    (continued, traced or moved): it was closed
+                    """
                 )
             }
         }

@@ -115,7 +115,10 @@ final class ProgramGuard {
         kill(pid, SIGKILL)
         record(
             uid, .programClosed,
-            "\(program.executable) (pid \(pid)) was closed by its session's agent (a window of a shielded app it could not cover)"
+            """
+            \(program.executable) (pid \(pid)) was closed by its session's agent \
+            (a window of a shielded app it could not cover)
+            """
         )
     }
 

@@ -33,7 +33,10 @@ struct SessionNotifier: Sendable {
             let reason = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             log.warning(
-                "\(user.name): the warning \"\(notice.title)\" was not shown: \(reason.isEmpty ? "screenward notify exited \(finished.terminationStatus)" : reason)"
+                """
+                \(user.name): the warning \"\(notice.title)\" was not shown: \
+                \(reason.isEmpty ? "screenward notify exited \(finished.terminationStatus)" : reason)
+                """
             )
         }
         do {

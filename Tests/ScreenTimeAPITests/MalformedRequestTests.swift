@@ -10,8 +10,9 @@ import TestSupport
 import XCTest
 
 /// Raw lines to the real state owner (`ScreenTimeService` behind `ServiceHost` behind
-/// `RequestsOnLoop` behind `SocketServer`, the test's thread the loop, wired as the agent wires them, in a Screenward home the agent's way):
-/// each bad line gets a clear error, and the owner's state is the same afterwards.
+/// `RequestsOnLoop` behind `SocketServer`, the test's thread the loop, wired as the agent wires them,
+/// in a Screenward home the agent's way): each bad line gets a clear error, and the owner's state is
+/// the same afterwards.
 final class MalformedRequestTests: XCTestCase {
     private static let app = "org.example.focus"
 

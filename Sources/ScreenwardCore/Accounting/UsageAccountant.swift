@@ -201,7 +201,10 @@ public final class UsageAccountant {
             return false
         }
         report(
-            "\(reason == .suspend ? "suspend of \(suspended.seconds) s" : "wall clock jump of \(wallJump.seconds) s") detected; splitting the open interval"
+            """
+            \(reason == .suspend ? "suspend of \(suspended.seconds) s" : "wall clock jump of \(wallJump.seconds) s") \
+            detected; splitting the open interval
+            """
         )
         finish(open, at: time, reason: reason)
         openIfCounting(at: time)

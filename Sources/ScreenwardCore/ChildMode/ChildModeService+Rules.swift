@@ -24,7 +24,10 @@ extension ChildModeService {
             guard let name else {
                 throw ServiceError(
                     .invalidArgument,
-                    "name the managed user whose rules these are (--user USER); a guardian's own rules are kept by their own agent"
+                    """
+                    name the managed user whose rules these are (--user USER); \
+                    a guardian's own rules are kept by their own agent
+                    """
                 )
             }
             let user = try managedUser(named: name)
@@ -40,7 +43,10 @@ extension ChildModeService {
         case .unmanaged:
             throw ServiceError(
                 .unauthorized,
-                "the system daemon keeps managed users' rules only; \(caller.account.name)'s own rules are kept by their agent (leave out --user)"
+                """
+                the system daemon keeps managed users' rules only; \
+                \(caller.account.name)'s own rules are kept by their agent (leave out --user)
+                """
             )
         }
     }

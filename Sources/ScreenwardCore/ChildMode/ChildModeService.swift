@@ -255,7 +255,10 @@ public final class ChildModeService {
         case .unmanaged:
             throw ServiceError(
                 .unauthorized,
-                "only a guardian can do this (\(action)): a guardian is root or a member of the group \(policy.guardianGroup)"
+                """
+                only a guardian can do this (\(action)): \
+                a guardian is root or a member of the group \(policy.guardianGroup)
+                """
             )
         }
     }

@@ -40,7 +40,10 @@ extension DaemonState {
                 try Row.fetchOne(db, sql: "SELECT 1 FROM guardianCodeSecret WHERE uid = ?", arguments: [uid]) != nil
             try db.execute(
                 sql:
-                    "INSERT OR REPLACE INTO guardianCodeSecret (uid, name, secret, enrolledAt, lastUsedStep) VALUES (?, ?, ?, ?, NULL)",
+                    """
+                    INSERT OR REPLACE INTO guardianCodeSecret (uid, name, secret, enrolledAt, lastUsedStep) \
+                    VALUES (?, ?, ?, ?, NULL)
+                    """,
                 arguments: [uid, name, Data(secret), time.timeIntervalSince1970])
             return replaced
         }
@@ -77,7 +80,10 @@ extension DaemonState {
         try database.write { db in
             try db.execute(
                 sql:
-                    "UPDATE guardianCodeSecret SET lastUsedStep = ? WHERE uid = ? AND (lastUsedStep IS NULL OR lastUsedStep < ?)",
+                    """
+                    UPDATE guardianCodeSecret SET lastUsedStep = ? \
+                    WHERE uid = ? AND (lastUsedStep IS NULL OR lastUsedStep < ?)
+                    """,
                 arguments: [step, uid, step])
             return db.changesCount > 0
         }

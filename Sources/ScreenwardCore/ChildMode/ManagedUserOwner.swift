@@ -47,7 +47,8 @@ public final class ManagedUserOwner {
         secret = try DeviceSecret.loadOrCreate(at: home.deviceSecretURL)
         let minter = TokenMinter(secret: secret)
         stack = try OwnerStack(
-            ledgerURL: home.ledgerURL, directory: ItemDirectory(minter: minter, catalog: catalog, categories: categories),
+            ledgerURL: home.ledgerURL,
+            directory: ItemDirectory(minter: minter, catalog: catalog, categories: categories),
             runBy: "screenward-daemon",
             websites: addresses.map { .counted($0) }
                 ?? .notCounted(

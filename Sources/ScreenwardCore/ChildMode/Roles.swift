@@ -43,11 +43,17 @@ public struct GuardianPolicy: Sendable {
         if account.uid == 0 { return "\(account.name) has uid 0 (root): root cannot be a managed user" }
         if account.groups.contains(guardianGroup) {
             return
-                "\(account.name) is a guardian (in the group \(guardianGroup)): a guardian cannot be a managed user; remove them from the group first"
+                """
+                \(account.name) is a guardian (in the group \(guardianGroup)): \
+                a guardian cannot be a managed user; remove them from the group first
+                """
         }
         if let group = account.groups.first(where: Self.administratorGroups.contains) {
             return
-                "\(account.name) is an administrator (in the group \(group)) and could undo any limit: an administrator cannot be a managed user"
+                """
+                \(account.name) is an administrator (in the group \(group)) and could undo any limit: \
+                an administrator cannot be a managed user
+                """
         }
         if account.uid < Self.firstLoginUID {
             return "\(account.name) is a system account (uid \(account.uid)), not a person's login"

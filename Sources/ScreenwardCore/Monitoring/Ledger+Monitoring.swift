@@ -16,7 +16,10 @@ extension Ledger {
                 let open = try Row.fetchAll(
                     db,
                     sql:
-                        #"SELECT start, "end" FROM monitorInterval WHERE registrationID = ? AND NOT isFinished ORDER BY start"#,
+                        """
+                        SELECT start, "end" FROM monitorInterval \
+                        WHERE registrationID = ? AND NOT isFinished ORDER BY start
+                        """,
                     arguments: [id]
                 ).map { interval in
                     let start: Double = interval["start"]
@@ -56,7 +59,10 @@ extension Ledger {
                 arguments: [activity.owner, activity.name.rawValue])
             try db.execute(
                 sql:
-                    "INSERT INTO monitorRegistration (owner, activity, schedule, events, registeredAt) VALUES (?, ?, ?, ?, ?)",
+                    """
+                    INSERT INTO monitorRegistration (owner, activity, schedule, events, registeredAt) \
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
                 arguments: [
                     activity.owner, activity.name.rawValue, schedule, events,
                     activity.registeredAt.timeIntervalSince1970,

@@ -113,7 +113,10 @@ extension Ledger {
         try database.write { db in
             try db.execute(
                 sql:
-                    "INSERT OR REPLACE INTO pendingRuleChange (name, definition, askedAt, effectiveAt) VALUES (?, ?, ?, ?)",
+                    """
+                    INSERT OR REPLACE INTO pendingRuleChange (name, definition, askedAt, effectiveAt) \
+                    VALUES (?, ?, ?, ?)
+                    """,
                 arguments: [
                     change.name, definition, change.askedAt.timeIntervalSince1970,
                     change.effectiveAt.timeIntervalSince1970,
@@ -178,7 +181,8 @@ extension Ledger {
         try database.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO ruleGrant (rule, application, seconds, grantedAt, grantedBy, intervalStart, intervalEnd, requestID)
+                    INSERT INTO ruleGrant (rule, application, seconds, grantedAt, grantedBy, intervalStart, \
+                    intervalEnd, requestID)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
@@ -242,7 +246,10 @@ extension Ledger {
             }
             try db.execute(
                 sql:
-                    "INSERT INTO timeRequest (rule, application, applicationName, askedAt, state) VALUES (?, ?, ?, ?, 'pending')",
+                    """
+                    INSERT INTO timeRequest (rule, application, applicationName, askedAt, state) \
+                    VALUES (?, ?, ?, ?, 'pending')
+                    """,
                 arguments: [rule, application, applicationName, time.timeIntervalSince1970])
             return (db.lastInsertedRowID, true)
         }
@@ -257,7 +264,10 @@ extension Ledger {
         try database.write { db in
             try db.execute(
                 sql:
-                    "UPDATE timeRequest SET state = ?, answeredAt = ?, answeredBy = ?, grantedSeconds = ? WHERE id = ? AND state = 'pending'",
+                    """
+                    UPDATE timeRequest SET state = ?, answeredAt = ?, answeredBy = ?, grantedSeconds = ? \
+                    WHERE id = ? AND state = 'pending'
+                    """,
                 arguments: [state.rawValue, time.timeIntervalSince1970, actor, seconds, id])
             return db.changesCount == 1
         }

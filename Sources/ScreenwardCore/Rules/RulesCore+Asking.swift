@@ -69,7 +69,10 @@ extension RulesCore {
             _ = try ledger.answerTimeRequest(id: id, state: .expired, by: actor, seconds: nil, at: time)
             throw ServiceError(
                 .invalidArgument,
-                "request \(id) is for \(request.rule), which no longer holds \(request.applicationName) back: nothing to grant"
+                """
+                request \(id) is for \(request.rule), \
+                which no longer holds \(request.applicationName) back: nothing to grant
+                """
             )
         }
         let language = language()
@@ -152,7 +155,10 @@ extension RulesCore {
         if placement == .individual, let lock = try storedRules().compactMap(\.lockedFor).max() {
             throw ServiceError(
                 .invalidArgument,
-                "a rule is locked for \(RuleText.duration(lock)): pausing it would undo the lock; relax the rule instead"
+                """
+                a rule is locked for \(RuleText.duration(lock)): \
+                pausing it would undo the lock; relax the rule instead
+                """
             )
         }
         let time = now

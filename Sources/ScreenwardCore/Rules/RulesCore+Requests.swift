@@ -92,7 +92,10 @@ extension RulesCore {
             try scheduleRelaxationWakeUp()
             return RuleOutcome(
                 message:
-                    "\(old.name) is locked for \(RuleText.duration(lock)): the change relaxes it, so it takes effect at \(timeText(effective)) (\(Self.day(effective, calendar: calendar))).",
+                    """
+                    \(old.name) is locked for \(RuleText.duration(lock)): the change relaxes it, \
+                    so it takes effect at \(timeText(effective)) (\(Self.day(effective, calendar: calendar))).
+                    """,
                 effectiveAt: effective)
         }
         var renamed = rule
@@ -114,7 +117,10 @@ extension RulesCore {
             try scheduleRelaxationWakeUp()
             return RuleOutcome(
                 message:
-                    "\(old.name) is locked for \(RuleText.duration(lock)): it will be removed at \(timeText(effective)) (\(Self.day(effective, calendar: calendar))).",
+                    """
+                    \(old.name) is locked for \(RuleText.duration(lock)): it will be removed \
+                    at \(timeText(effective)) (\(Self.day(effective, calendar: calendar))).
+                    """,
                 effectiveAt: effective)
         }
         try ledger.deleteRule(named: old.name)
@@ -131,7 +137,10 @@ extension RulesCore {
         guard rule.kind == kind else {
             throw ServiceError(
                 .invalidArgument,
-                "\(rule.name) is a \(rule.kind.rawValue), not a \(kind.rawValue): use `screenward \(rule.kind.rawValue) …`"
+                """
+                \(rule.name) is a \(rule.kind.rawValue), not a \
+                \(kind.rawValue): use `screenward \(rule.kind.rawValue) …`
+                """
             )
         }
         return rule
@@ -157,7 +166,10 @@ extension RulesCore {
         } catch {
             throw ServiceError(
                 .invalidArgument,
-                "the selection holds tokens that are not \(RulesApp.bundleIdentifier)'s: make it with `screenward select --for \(RulesApp.bundleIdentifier) …` (\(error))"
+                """
+                the selection holds tokens that are not \(RulesApp.bundleIdentifier)'s: \
+                make it with `screenward select --for \(RulesApp.bundleIdentifier) …` (\(error))
+                """
             )
         }
     }
@@ -181,7 +193,10 @@ extension RulesCore {
         if let lock {
             return RuleOutcome(
                 message:
-                    "A rule is locked for \(RuleText.duration(lock)): \(ids.joined(separator: ", ")) will be always allowed from \(timeText(effective)) (\(Self.day(effective, calendar: calendar))).",
+                    """
+                    A rule is locked for \(RuleText.duration(lock)): \(ids.joined(separator: ", ")) will be \
+                    always allowed from \(timeText(effective)) (\(Self.day(effective, calendar: calendar))).
+                    """,
                 effectiveAt: effective)
         }
         return RuleOutcome(message: "Always allowed: \(ids.joined(separator: ", ")).")
@@ -236,14 +251,20 @@ extension RulesCore {
         guard taken < rule.extraTimePerDay else {
             throw ServiceError(
                 .limitExceeded,
-                "\(rule.name) allows 15 more minutes \(rule.extraTimePerDay) time\(rule.extraTimePerDay == 1 ? "" : "s") a day, and \(taken == 1 ? "it was" : "they were") taken"
+                """
+                \(rule.name) allows 15 more minutes \(rule.extraTimePerDay) \
+                time\(rule.extraTimePerDay == 1 ? "" : "s") a day, and \(taken == 1 ? "it was" : "they were") taken
+                """
             )
         }
         try ledger.insertRuleGrant(
             rule: rule.name, application: rule.kind == .downtime ? token : nil, seconds: Rule.extraTime, by: "self",
             at: time, interval: interval)
         report(
-            "rules: 15 more minutes on \(rule.name)\(application.map { " for \($0)" } ?? "") (\(taken + 1) of \(rule.extraTimePerDay) today)"
+            """
+            rules: 15 more minutes on \(rule.name)\(application.map { " for \($0)" } ?? "") \
+            (\(taken + 1) of \(rule.extraTimePerDay) today)
+            """
         )
         try registerExtraTime(for: rule)
         reconcile()

@@ -38,7 +38,10 @@ struct ClientTokens {
         guard tokens.count <= maximumTokensPerSet else {
             throw ServiceError(
                 .limitExceeded,
-                "a set of \(tokens.count) \(kind.rawValue) tokens; at most \(maximumTokensPerSet) are allowed in one set"
+                """
+                a set of \(tokens.count) \(kind.rawValue) tokens; \
+                at most \(maximumTokensPerSet) are allowed in one set
+                """
             )
         }
     }
@@ -52,7 +55,10 @@ struct ClientTokens {
                     throw ClientLie(
                         ServiceError(
                             .invalidArgument,
-                            "\(token) is not a \(kind.rawValue) token of \(grant.client) (it was issued to another app, or before the app's authorization was revoked)"
+                            """
+                            \(token) is not a \(kind.rawValue) token of \(grant.client) \
+                            (it was issued to another app, or before the app's authorization was revoked)
+                            """
                         ))
                 }
                 return Token<Item>(opaqueValue: known.deviceToken)

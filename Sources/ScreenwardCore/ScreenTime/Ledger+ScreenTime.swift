@@ -53,7 +53,10 @@ extension Ledger {
         try database.write { db in
             try db.execute(
                 sql:
-                    "INSERT OR IGNORE INTO clientAuthorization (client, member, grantKey, grantedAt) VALUES (?, ?, ?, ?)",
+                    """
+                    INSERT OR IGNORE INTO clientAuthorization (client, member, grantKey, grantedAt) \
+                    VALUES (?, ?, ?, ?)
+                    """,
                 arguments: [client, member, grantKey, now.timeIntervalSince1970])
         }
         guard let grant = try grant(for: client) else {
@@ -78,7 +81,10 @@ extension Ledger {
             for token in tokens {
                 try db.execute(
                     sql:
-                        "INSERT OR IGNORE INTO issuedToken (client, kind, token, deviceToken, label) VALUES (?, ?, ?, ?, ?)",
+                        """
+                        INSERT OR IGNORE INTO issuedToken (client, kind, token, deviceToken, label) \
+                        VALUES (?, ?, ?, ?, ?)
+                        """,
                     arguments: [client, token.kind.rawValue, token.token, token.deviceToken, token.label])
             }
         }

@@ -81,7 +81,10 @@ extension ScreenTimeService {
                 if let value = request.value, value.count > AppGroupStorage.maximumValueBytes {
                     throw ServiceError(
                         .limitExceeded,
-                        "a value of \(value.count) bytes; at most \(AppGroupStorage.maximumValueBytes) are kept under one key"
+                        """
+                        a value of \(value.count) bytes; \
+                        at most \(AppGroupStorage.maximumValueBytes) are kept under one key
+                        """
                     )
                 }
                 do {
@@ -190,8 +193,8 @@ extension ScreenTimeService {
             // managed user's owner is the system daemon, which asks a guardian.)
             throw ServiceError(
                 .invalidAccountType,
-                "this account is not managed by a guardian, so it cannot grant .child authorization; "
-                    + "request .individual to manage this person's own use, or have a guardian run `screenward child add USER`"
+                "this account is not managed by a guardian, so it cannot grant .child authorization; request "
+                    + ".individual to manage this person's own use, or have a guardian run `screenward child add USER`"
             )
         }
         let key = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
@@ -232,7 +235,10 @@ extension ScreenTimeService {
         guard let grant = try ledger.grant(for: client) else {
             throw ServiceError(
                 .unauthorized,
-                "\(client) is not authorised: call AuthorizationCenter.shared.requestAuthorization(for: .individual) first"
+                """
+                \(client) is not authorised: call \
+                AuthorizationCenter.shared.requestAuthorization(for: .individual) first
+                """
             )
         }
         return ClientTokens(grant: grant, ledger: ledger)
@@ -252,7 +258,10 @@ extension ScreenTimeService {
             guard let app = directory.application(publicID: id) else {
                 throw ServiceError(
                     .invalidArgument,
-                    "no application \"\(id.prefix(120))\" is installed (ids are desktop ids such as firefox.desktop, or wmclass:<class>)"
+                    """
+                    no application \"\(id.prefix(120))\" is installed \
+                    (ids are desktop ids such as firefox.desktop, or wmclass:<class>)
+                    """
                 )
             }
             issued.append(
@@ -311,7 +320,10 @@ extension ScreenTimeService {
             let issued = try ledger.issuedTokens(client: client, kind: kind, set.map(\.opaqueValue))
             for token in set where issued[token.opaqueValue] == nil {
                 skipped.append(
-                    "\(token): not a \(kind.rawValue) token of \(client) (issued to another app, or before its authorization was revoked)"
+                    """
+                    \(token): not a \(kind.rawValue) token of \(client) \
+                    (issued to another app, or before its authorization was revoked)
+                    """
                 )
             }
             return issued.values.map(\.label).sorted()
@@ -338,15 +350,18 @@ extension ScreenTimeService {
         {
             throw ServiceError(
                 .unsupported,
-                "application.denyAppInstallation is enforced for managed users (child mode) only: in a person's own account "
-                    + "every program is theirs to run; shield or block the applications instead")
+                "application.denyAppInstallation is enforced for managed users (child mode) only: in a person's own "
+                    + "account every program is theirs to run; shield or block the applications instead")
         }
         if let problem = ManagedSettingsStore.limitProblem(requested) { throw ServiceError(.limitExceeded, problem) }
         let existing = try ledger.storeContents(client: client, name: change.name)
         if existing == nil, try ledger.storeNames(client: client).count >= Self.maximumStoresPerClient {
             throw ServiceError(
                 .limitExceeded,
-                "\(client) already uses \(Self.maximumStoresPerClient) settings stores; clear one before using \"\(change.name)\""
+                """
+                \(client) already uses \(Self.maximumStoresPerClient) settings stores; \
+                clear one before using \"\(change.name)\"
+                """
             )
         }
         var contents = existing ?? StoreContents(shield: .init(), application: .init())
@@ -375,7 +390,10 @@ extension ScreenTimeService {
         guard registration.events.count <= Self.maximumEventsPerActivity else {
             throw ServiceError(
                 .invalidArgument,
-                "an activity may watch at most \(Self.maximumEventsPerActivity) events (\(registration.events.count) given)"
+                """
+                an activity may watch at most \(Self.maximumEventsPerActivity) events \
+                (\(registration.events.count) given)
+                """
             )
         }
         let mine = engine.activities.filter { $0.owner == client }

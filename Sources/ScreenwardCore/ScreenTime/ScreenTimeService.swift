@@ -222,7 +222,10 @@ public final class ScreenTimeService {
         else {
             throw ServiceError(
                 .limitExceeded,
-                "a browser report with more than \(BrowserWindowsReport.maximumWindows) windows, or a title or URL too long to be a page's"
+                """
+                a browser report with more than \(BrowserWindowsReport.maximumWindows) windows, \
+                or a title or URL too long to be a page's
+                """
             )
         }
         browserTabs?.update(report, from: peer.number)

@@ -339,7 +339,10 @@ extension ScreenTimeService {
             try ledger.recordIssuedTokens(issued, client: owner)
         } catch {
             report(
-                "could not record the tokens shown to \(owner)'s shield extension (\(error)); it can still recognise them"
+                """
+                could not record the tokens shown to \(owner)'s shield extension (\(error)); \
+                it can still recognise them
+                """
             )
         }
         return subject

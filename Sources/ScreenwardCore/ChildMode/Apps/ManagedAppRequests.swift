@@ -119,7 +119,10 @@ public final class ManagedAppRequests {
                 return reply(
                     ServiceError(
                         .invalidAccountType,
-                        "this account is managed by a guardian: an app asks for .child here, and a guardian approves it with their password"
+                        """
+                        this account is managed by a guardian: \
+                        an app asks for .child here, and a guardian approves it with their password
+                        """
                     ))
             }
             return requestChild(app, owner: owner, user: user, peer: peer, id: id)
@@ -211,7 +214,10 @@ public final class ManagedAppRequests {
             guard let webHost = services.webHost else {
                 throw ServiceError(
                     .unsupported,
-                    "this daemon takes no browser's reports (it has no Public Suffix List: apt-get install publicsuffix)"
+                    """
+                    this daemon takes no browser's reports \
+                    (it has no Public Suffix List: apt-get install publicsuffix)
+                    """
                 )
             }
             app = webHost.app

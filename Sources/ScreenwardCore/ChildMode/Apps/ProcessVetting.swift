@@ -51,7 +51,10 @@ public struct ProcessVetting: Sendable {
                 (try? FileManager.default.attributesOfItem(atPath: "\(base)/status"))?[.ownerAccountID] as? NSNumber
             guard owner?.uint32Value == 0 else {
                 return
-                    "process \(pid) is dumpable: another process of its user could trace it (the Screen Time API makes an app non-dumpable before it connects)"
+                    """
+                    process \(pid) is dumpable: another process of its user could trace it \
+                    (the Screen Time API makes an app non-dumpable before it connects)
+                    """
             }
         }
         guard let environ = data("\(base)/environ", limit: 512 * 1024) else {
@@ -64,7 +67,10 @@ public struct ProcessVetting: Sendable {
         if let problem = Self.foreignCode(in: maps) { return "process \(pid) \(problem)" }
         guard let proof else {
             return
-                "the connection did not open with the app's proof (an app of a managed account connects through the Screen Time API)"
+                """
+                the connection did not open with the app's proof \
+                (an app of a managed account connects through the Screen Time API)
+                """
         }
         guard proof.secret.count == AppProof.secretLength, let handle = FileHandle(forReadingAtPath: "\(base)/mem")
         else {
@@ -77,7 +83,10 @@ public struct ProcessVetting: Sendable {
         }()
         guard let held, held == Data(proof.secret) else {
             return
-                "process \(pid) does not hold the proof its connection opened with (a connection made before exec, or passed from another process)"
+                """
+                process \(pid) does not hold the proof its connection opened with \
+                (a connection made before exec, or passed from another process)
+                """
         }
         return nil
     }
@@ -101,7 +110,10 @@ public struct ProcessVetting: Sendable {
         guard browsers.contains(executable) else {
             return .failure(
                 VettingRefusal(
-                    "its parent, process \(parent), runs \(executable), which is not a browser Screenward supports (\(browsers.sorted().joined(separator: ", ")))"
+                    """
+                    its parent, process \(parent), runs \(executable), \
+                    which is not a browser Screenward supports (\(browsers.sorted().joined(separator: ", ")))
+                    """
                 ))
         }
         if let problem = FileTrust.problem(executable, trust: .rootOnly, ancestors: true) {

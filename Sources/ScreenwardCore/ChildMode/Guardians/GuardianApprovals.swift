@@ -81,7 +81,10 @@ public final class GuardianApprovals {
         guard services.show(uid, ask) else {
             throw ServiceError(
                 .unsupported,
-                "no enforced desktop session of \(child) is running to ask a guardian in: try again from \(child)'s desktop session"
+                """
+                no enforced desktop session of \(child) is running to ask a guardian in: \
+                try again from \(child)'s desktop session
+                """
             )
         }
         pending[ask.id] = Pending(ask: ask, uid: uid, requester: requester, began: services.now(), decide: decide)
@@ -131,7 +134,10 @@ public final class GuardianApprovals {
                 ChildEvent(
                     at: now, kind: .notApproved, actor: entry.ask.child,
                     detail:
-                        "\(entry.ask.appName) (\(entry.ask.bundleIdentifier)): \(guardian) has no authenticator set up to approve at \(entry.ask.child)'s desk"
+                        """
+                        \(entry.ask.appName) (\(entry.ask.bundleIdentifier)): \(guardian) \
+                        has no authenticator set up to approve at \(entry.ask.child)'s desk
+                        """
                 ),
                 entry.uid)
             reply(.tryAgain(message: Self.notEnrolledAdvice(guardian), notBefore: nil))
@@ -145,8 +151,11 @@ public final class GuardianApprovals {
 
     /// What a guardian without an authenticator is told at the child's desk.
     public static func notEnrolledAdvice(_ guardian: String) -> String {
-        "\(guardian) has no authenticator app set up for Screenward, so cannot approve here. Approve from your own account "
-            + "(your Screenward tray, or `screenward request approve`), or set one up there with `screenward guardian enroll`."
+        """
+        \(guardian) has no authenticator app set up for Screenward, so cannot approve here. Approve from your own \
+        account (your Screenward tray, or `screenward request approve`), or set one up there with \
+        `screenward guardian enroll`.
+        """
     }
 
     private func wrong(guardian: String, childKey: String, entry: Pending, why: String) -> GuardianVerdict {
