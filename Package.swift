@@ -1,8 +1,8 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// Targets outside the platform modules (GLibRuntime, X11Session, ShieldUI, TrayUI, ReportUI, PickerUI,
-/// SystemAccounts) may not contain unsafe code.
+/// Targets outside the platform modules (GLibRuntime, X11Session, GtkBase, ShieldUI, TrayUI, ReportUI,
+/// PickerUI, SystemAccounts) may not contain unsafe code.
 let safeSwift: [SwiftSetting] = [
     .strictMemorySafety(),
     .treatWarning("StrictMemorySafety", as: .error),
@@ -94,17 +94,22 @@ let package = Package(
         // The X11 platform module: with ShieldUI and SystemAccounts, the only places that touch C.
         .target(name: "X11Session", dependencies: ["CX11", "GLibRuntime", "ScreenwardCore"]),
 
-        // The GTK shield window: another platform module allowed to touch C.
-        .target(name: "ShieldUI", dependencies: ["CGtk", "ScreenwardCore", "ManagedSettings", "ManagedSettingsUI"]),
+        // GTK itself for every window Screenward draws: started once on the session's display,
+        // its signals connected from Swift. A platform module allowed to touch C.
+        .target(name: "GtkBase", dependencies: ["CGtk"]),
+        // The GTK shield window and the guardian's dialog over it: another platform module.
+        .target(
+            name: "ShieldUI",
+            dependencies: ["CGtk", "GtkBase", "ScreenwardCore", "ManagedSettings", "ManagedSettingsUI"]),
         // The tray icon and its menu (an AppIndicator, falling back to the XEmbed tray):
         // the fourth platform module allowed to touch C.
         .systemLibrary(
             name: "CAppIndicator", pkgConfig: "ayatana-appindicator3-0.1",
             providers: [.apt(["libayatana-appindicator3-dev"])]),
-        .target(name: "TrayUI", dependencies: ["CAppIndicator", "CGtk", "ShieldUI"]),
+        .target(name: "TrayUI", dependencies: ["CAppIndicator", "CGtk", "GtkBase"]),
         // Report charts (cairo and Pango) in a GTK window or a PNG: the fifth platform module.
         .target(
-            name: "ReportUI", dependencies: ["CGtk", "ShieldUI", "ScreenwardCore", "DeviceActivity"],
+            name: "ReportUI", dependencies: ["CGtk", "GtkBase", "ScreenwardCore", "DeviceActivity"],
             linkerSettings: [
                 .linkedLibrary("cairo"), .linkedLibrary("pango-1.0"), .linkedLibrary("pangocairo-1.0"),
                 .linkedLibrary("gdk_pixbuf-2.0"),
@@ -120,13 +125,13 @@ let package = Package(
         .executableTarget(
             name: "screenward-tray",
             dependencies: [
-                "TrayUI", "ScreenwardCore", "ScreenwardIPC", "GLibRuntime", "X11Session", "ShieldUI",
+                "TrayUI", "ScreenwardCore", "ScreenwardIPC", "GLibRuntime", "X11Session", "GtkBase",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
 
         // The activity picker's GTK dialog: another platform module allowed to touch C.
-        .target(name: "PickerUI", dependencies: ["CGtk", "ScreenwardCore", "ShieldUI"]),
+        .target(name: "PickerUI", dependencies: ["CGtk", "GtkBase", "ScreenwardCore"]),
         // The picker's program, which `screenward pick` and FamilyActivityPicker run.
         .executableTarget(
             name: "screenward-picker",
@@ -153,8 +158,8 @@ let package = Package(
         .executableTarget(
             name: "screenward-agent",
             dependencies: [
-                "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardIPC", "ShieldUI", "SystemAccounts",
-                "ManagedSettings", "ManagedSettingsUI",
+                "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardIPC", "GtkBase", "ShieldUI",
+                "SystemAccounts", "ManagedSettings", "ManagedSettingsUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
@@ -229,7 +234,7 @@ let package = Package(
         .executableTarget(
             name: "screenward-shieldview",
             dependencies: [
-                "ShieldUI", "ScreenwardCore", "GLibRuntime", "X11Session", "ManagedSettingsUI",
+                "GtkBase", "ShieldUI", "ScreenwardCore", "GLibRuntime", "X11Session", "ManagedSettingsUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),

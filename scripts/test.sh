@@ -5,6 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 . scripts/env.sh
+# The format (swift-format, 120 columns) is checked first; the tests run either way, and a
+# format that is not the project's fails the run at the end.
+format=0
+scripts/check-format.sh || format=$?
 swift build --build-tests
 
 # The whole log goes by as usual; when something failed, its failures are said again at
@@ -26,5 +30,9 @@ if [ "$status" -ne 0 ] || [ "$clocks" -ne 0 ]; then
   # Which clocks those of the second part failed at (scripts/test-clocks.sh's own summary).
   sed -n '/^screenward: time-bound tests failed at a chosen clock:/,$p' "$log"
   [ "$status" -ne 0 ] || status=$clocks
+fi
+if [ "$format" -ne 0 ]; then
+  echo "screenward: the format is not the project's (scripts/check-format.sh, at the start of this log)"
+  [ "$status" -ne 0 ] || status=$format
 fi
 exit "$status"

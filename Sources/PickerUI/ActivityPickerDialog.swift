@@ -1,7 +1,7 @@
 import CGtk
 import Foundation
+import GtkBase
 import ScreenwardCore
-import ShieldUI
 
 public enum PickerUIError: Error, CustomStringConvertible, Equatable {
     case noDisplay(String)
@@ -23,8 +23,8 @@ public enum ActivityPickerDialog {
     /// said before anything else is done.
     public static func prepare(displayName: String?) throws {
         do {
-            try ShieldToolkit.initialize(displayName: displayName)
-        } catch ShieldUIError.noDisplay(let name) {
+            try GtkToolkit.initialize(displayName: displayName)
+        } catch GtkToolkitError.noDisplay(let name) {
             throw PickerUIError.noDisplay(name)
         }
     }

@@ -1,7 +1,7 @@
 import CGtk
 import Foundation
+import GtkBase
 import ScreenwardCore
-import ShieldUI
 
 /// One line of the picker's list: a category's header with its "whole category" box, an
 /// application with its icon, name and id, the websites' header, the website typed in the

@@ -1,7 +1,7 @@
 import CGtk
 import Foundation
+import GtkBase
 import ScreenwardCore
-import ShieldUI
 
 /// The activity picker's window: a search field, the list of categories and
 /// applications with their boxes, then the websites, what is chosen so far, Cancel and Done.

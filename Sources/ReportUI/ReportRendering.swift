@@ -1,7 +1,7 @@
 import CGtk
 import DeviceActivity
 import Foundation
-import ShieldUI
+import GtkBase
 
 public struct ReportUIError: Error, CustomStringConvertible {
     public var description: String
@@ -47,7 +47,7 @@ public final class ReportWindow {
 
     /// Starts GTK on the display (nil: $DISPLAY) and builds the window.
     public init(title: String, pages: [Page], displayName: String? = nil, trace: ((String) -> Void)? = nil) throws {
-        try ShieldToolkit.initialize(displayName: displayName)
+        try GtkToolkit.initialize(displayName: displayName)
         self.trace = trace
         images = ReportImages(hasDisplay: true)
         window = gtk_window_new(GTK_WINDOW_TOPLEVEL)

@@ -60,8 +60,8 @@ public final class DemoWindows {
             {
                 self.onInput?(WindowID(UInt(event.xfocus.window)), "focus")
             }
-            if type == ClientMessage, event.xclient.message_type == connection.atom("WM_PROTOCOLS"),
-                Atom(UInt(bitPattern: event.xclient.data.l.0)) == connection.atom("WM_DELETE_WINDOW")
+            if type == ClientMessage, event.xclient.message_type == connection.atom(.wmProtocols),
+                Atom(UInt(bitPattern: event.xclient.data.l.0)) == connection.atom(.wmDeleteWindow)
             {
                 self.onDeleteRequest?(WindowID(UInt(event.xclient.window)))
             }
@@ -81,14 +81,14 @@ public final class DemoWindows {
         }
         setClass(WindowID(UInt(window)), instance: spec.instance, className: spec.className)
         setTitle(WindowID(UInt(window)), spec.title)
-        if let id = spec.gtkApplicationID { setUTF8(window, "_GTK_APPLICATION_ID", id) }
+        if let id = spec.gtkApplicationID { setUTF8(window, .gtkApplicationID, id) }
         if spec.setsPID {
             var pid = CLong(ProcessInfo.processInfo.processIdentifier)
             XChangeProperty(
-                display, window, connection.atom("_NET_WM_PID"), Atom(XA_CARDINAL), 32, PropModeReplace,
+                display, window, connection.atom(.netWMPID), Atom(XA_CARDINAL), 32, PropModeReplace,
                 withUnsafeBytes(of: &pid) { $0.baseAddress!.assumingMemoryBound(to: UInt8.self) }, 1)
         }
-        var protocols = [connection.atom("WM_DELETE_WINDOW")]
+        var protocols = [connection.atom(.wmDeleteWindow)]
         XSetWMProtocols(display, window, &protocols, 1)
         XSelectInput(
             display, window, ExposureMask | (onInput == nil ? 0 : KeyPressMask | ButtonPressMask | FocusChangeMask))
@@ -116,7 +116,7 @@ public final class DemoWindows {
     }
 
     public func setTitle(_ window: WindowID, _ title: String) {
-        setUTF8(Window(window.rawValue), "_NET_WM_NAME", title)
+        setUTF8(Window(window.rawValue), .netWMName, title)
         var bytes = Array(title.utf8)
         XChangeProperty(
             connection.display, Window(window.rawValue), Atom(XA_WM_NAME), Atom(XA_STRING), 8, PropModeReplace, &bytes,
@@ -129,7 +129,8 @@ public final class DemoWindows {
     public func setRawProperty(_ window: WindowID, _ name: String, type: String, bytes: [UInt8]) {
         var bytes = bytes
         XChangeProperty(
-            connection.display, Window(window.rawValue), connection.atom(name), connection.atom(type), 8,
+            connection.display, Window(window.rawValue), connection.atom(AtomName(name)),
+            connection.atom(AtomName(type)), 8,
             PropModeReplace, &bytes, Int32(bytes.count))
         XFlush(connection.display)
     }
@@ -142,10 +143,10 @@ public final class DemoWindows {
         }
     }
 
-    private func setUTF8(_ window: Window, _ name: String, _ value: String) {
+    private func setUTF8(_ window: Window, _ name: AtomName, _ value: String) {
         var bytes = Array(value.utf8)
         XChangeProperty(
-            connection.display, window, connection.atom(name), connection.atom("UTF8_STRING"), 8, PropModeReplace,
+            connection.display, window, connection.atom(name), connection.atom(.utf8String), 8, PropModeReplace,
             &bytes, Int32(bytes.count))
     }
 

@@ -23,13 +23,13 @@ extension XConnection {
 
     /// `_NET_ACTIVE_WINDOW` as the window manager last set it.
     public func activeWindowProperty() -> WindowID? {
-        propertyWindow(root, "_NET_ACTIVE_WINDOW").map { WindowID(UInt($0)) }
+        propertyWindow(root, .netActiveWindow).map { WindowID(UInt($0)) }
     }
 
     /// Whether the window manager publishes its client list: openbox announces itself
     /// (`_NET_SUPPORTING_WM_CHECK`) before it manages windows, and this comes last.
     public func publishesClientList() -> Bool {
-        ignoringErrors { propertyValues(root, "_NET_CLIENT_LIST", maxCount: 1) != nil }
+        ignoringErrors { propertyValues(root, .netClientList, maxCount: 1) != nil }
     }
 
     /// Whether an EWMH window manager announces itself on this display.
@@ -57,9 +57,9 @@ public final class ActiveWindowLog {
 
     public init(connection: XConnection) {
         self.connection = connection
-        connection.selectInput(connection.root, mask: PropertyChangeMask)
-        let activeAtom = connection.atom("_NET_ACTIVE_WINDOW")
-        let clientListAtom = connection.atom("_NET_CLIENT_LIST")
+        connection.selectInput(connection.root, mask: .propertyChange)
+        let activeAtom = connection.atom(.netActiveWindow)
+        let clientListAtom = connection.atom(.netClientList)
         connection.addEventHandler { [unowned self] event in
             guard sw_event_type(&event) == PropertyNotify, event.xproperty.window == connection.root else { return }
             if event.xproperty.atom == clientListAtom {
@@ -82,15 +82,15 @@ public final class ActiveWindowLog {
 
     /// Starts filling `mapTimes`: new top levels are followed from their creation.
     public func recordMaps() {
-        connection.selectInput(connection.root, mask: PropertyChangeMask | SubstructureNotifyMask)
-        let wmState = connection.atom("WM_STATE")
+        connection.selectInput(connection.root, mask: [.propertyChange, .substructureNotify])
+        let wmState = connection.atom(.wmState)
         connection.addEventHandler { [unowned self] event in
             switch sw_event_type(&event) {
             case CreateNotify
             where event.xcreatewindow.parent == connection.root && event.xcreatewindow.override_redirect == 0:
                 // Ids are reused once their client disconnects: a new window starts afresh.
                 mapTimes[WindowID(UInt(event.xcreatewindow.window))] = nil
-                connection.selectInput(event.xcreatewindow.window, mask: PropertyChangeMask)
+                connection.selectInput(event.xcreatewindow.window, mask: .propertyChange)
             case PropertyNotify where event.xproperty.atom == wmState && event.xproperty.window != connection.root:
                 let window = WindowID(UInt(event.xproperty.window))
                 if mapTimes[window] == nil { mapTimes[window] = UInt32(truncatingIfNeeded: event.xproperty.time) }

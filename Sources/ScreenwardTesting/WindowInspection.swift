@@ -28,10 +28,10 @@ extension XConnection {
     /// `window`'s WM_CLASS (instance, class) and title (`_NET_WM_NAME`, else WM_NAME).
     public func names(of window: WindowID) -> (instance: String?, className: String?, title: String?) {
         ignoringErrors {
-            let wmClass = propertyStrings(Window(window.rawValue), "WM_CLASS", maxCharacters: 256)
+            let wmClass = propertyStrings(Window(window.rawValue), .wmClass, maxCharacters: 256)
             let title =
-                propertyString(Window(window.rawValue), "_NET_WM_NAME", maxCharacters: 1024)
-                ?? propertyString(Window(window.rawValue), "WM_NAME", maxCharacters: 1024)
+                propertyString(Window(window.rawValue), .netWMName, maxCharacters: 1024)
+                ?? propertyString(Window(window.rawValue), .wmName, maxCharacters: 1024)
             return (wmClass?.first, wmClass.flatMap { $0.count > 1 ? $0[1] : nil }, title)
         }
     }

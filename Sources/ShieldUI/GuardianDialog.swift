@@ -1,5 +1,6 @@
 import CGtk
 import Foundation
+import GtkBase
 import ScreenwardCore
 
 /// The dialog a managed session's agent shows when an app asks a guardian: the

@@ -1,4 +1,5 @@
 import CGtk
+import GtkBase
 import ManagedSettingsUI
 import ScreenwardCore
 
@@ -92,9 +93,4 @@ final class ShieldContent {
         cast(widget)
     }
     private static func box(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<GtkBox> { cast(widget) }
-}
-
-/// A GTK instance pointer as one of its (super)classes' instance types.
-package func cast<Target>(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<Target> {
-    UnsafeMutableRawPointer(widget).assumingMemoryBound(to: Target.self)
 }

@@ -1,7 +1,8 @@
 import CGtk
 import ScreenwardCore
 
-extension ShieldToolkit {
+/// Where windows are on the screen, as GDK finds them.
+public enum ShieldScreen {
     /// Where the X window `windowID` is drawn, in root-window pixels (its inside,
     /// without a window manager's frame); nil when there is no such window.
     public static func frame(ofWindow windowID: UInt) -> ScreenRect? {

@@ -1,4 +1,5 @@
 import CGtk
+import GtkBase
 import ManagedSettings
 import ManagedSettingsUI
 import ScreenwardCore
@@ -222,7 +223,7 @@ public final class ShieldWindow {
         guard let shield else { return }
         let width = Double(gtk_widget_get_allocated_width(canvas))
         let height = Double(gtk_widget_get_allocated_height(canvas))
-        let tint = shield.backgroundBlurStyle.tint(dark: ShieldToolkit.prefersDark)
+        let tint = shield.backgroundBlurStyle.tint(dark: GtkToolkit.prefersDark)
         if let backdrop {
             backdrop.draw(on: cairo, width: width, height: height)
         } else {

@@ -1,7 +1,7 @@
 import CAppIndicator
 import CGtk
 import Foundation
-import ShieldUI
+import GtkBase
 
 /// One entry of the tray's menu.
 public indirect enum TrayMenuItem: Sendable {

@@ -105,10 +105,10 @@ public final class ClientWindowWatcher {
     /// (killed, crashed), which no root property says.
     private var windowManagerCheck: Window?
 
-    private static let clientMask = StructureNotifyMask | PropertyChangeMask | FocusChangeMask
-    private static let identityProperties = [
-        "WM_CLASS", "_GTK_APPLICATION_ID", "_KDE_NET_WM_DESKTOP_FILE", "_NET_WM_NAME", "WM_NAME", "WM_TRANSIENT_FOR",
-        "_NET_WM_PID",
+    private static let clientMask: EventMask = [.structureNotify, .propertyChange, .focusChange]
+    private static let identityProperties: [AtomName] = [
+        .wmClass, .gtkApplicationID, .kdeNetWMDesktopFile, .netWMName, .wmName, .wmTransientFor,
+        .netWMPID,
     ]
     private var identityAtoms: Set<Atom> = []
     private var atoms = (
@@ -134,22 +134,22 @@ public final class ClientWindowWatcher {
         self.handler = handler
         identityAtoms = Set(Self.identityProperties.map { connection.atom($0) })
         atoms = (
-            connection.atom("_NET_CLIENT_LIST"), connection.atom("_NET_ACTIVE_WINDOW"),
-            connection.atom("_NET_FRAME_EXTENTS"), connection.atom("_NET_WM_DESKTOP"), connection.atom("_NET_WM_STATE"),
-            connection.atom("WM_STATE"), connection.atom("_NET_WM_STATE_HIDDEN"),
-            connection.atom("_NET_WM_STATE_FULLSCREEN"), connection.atom("_NET_SUPPORTING_WM_CHECK"),
-            connection.atom("_NET_SUPPORTED")
+            connection.atom(.netClientList), connection.atom(.netActiveWindow),
+            connection.atom(.netFrameExtents), connection.atom(.netWMDesktop), connection.atom(.netWMState),
+            connection.atom(.wmState), connection.atom(.netWMStateHidden),
+            connection.atom(.netWMStateFullscreen), connection.atom(.netSupportingWMCheck),
+            connection.atom(.netSupported)
         )
         eventHandlerID = connection.addEventHandler { [unowned self] event in self.handle(&event) }
         registration = loop.attach(connection)
         // Select before reading, so no change falls between the read and the events.
-        connection.selectInput(connection.root, mask: PropertyChangeMask | SubstructureNotifyMask)
+        connection.selectInput(connection.root, mask: [.propertyChange, .substructureNotify])
         detectWindowManager()
         // The active window first: the windows found next are judged knowing it (a shield
         // shown at start takes the focus only from the window it covers, not from the
         // window the person is using).
         let time = connection.serverTimeNow() ?? 0
-        active = usesWindowManager ? connection.propertyWindow(connection.root, "_NET_ACTIVE_WINDOW") : nil
+        active = usesWindowManager ? connection.propertyWindow(connection.root, .netActiveWindow) : nil
         syncClients()
         handler(.activated(activeWindow, serverTime: time))
     }
@@ -162,8 +162,8 @@ public final class ClientWindowWatcher {
         if let id = eventHandlerID { connection.removeEventHandler(id) }
         eventHandlerID = nil
         connection.ignoringErrors {
-            connection.selectInput(connection.root, mask: NoEventMask)
-            for window in tracked.keys { connection.selectInput(window, mask: NoEventMask) }
+            connection.selectInput(connection.root, mask: .none)
+            for window in tracked.keys { connection.selectInput(window, mask: .none) }
             connection.sync()
         }
         tracked = [:]
@@ -185,7 +185,7 @@ public final class ClientWindowWatcher {
         usesWindowManager = found
         windowManagerCheck = found ? check : nil
         if let check = windowManagerCheck {
-            connection.ignoringErrors { connection.selectInput(check, mask: StructureNotifyMask) }
+            connection.ignoringErrors { connection.selectInput(check, mask: .structureNotify) }
         }
         windowManagerClient = check.flatMap { connection.resourceClient(of: $0) }
     }
@@ -209,7 +209,7 @@ public final class ClientWindowWatcher {
     private func syncClients() {
         let current: [Window]
         if usesWindowManager {
-            current = (connection.propertyValues(connection.root, "_NET_CLIENT_LIST", maxCount: 8192) ?? []).map {
+            current = (connection.propertyValues(connection.root, .netClientList, maxCount: 8192) ?? []).map {
                 Window($0)
             }
             .filter { $0 != 0 }
@@ -234,7 +234,7 @@ public final class ClientWindowWatcher {
     private func remove(_ window: Window) {
         guard tracked.removeValue(forKey: window) != nil else { return }
         // The window may be gone: the error, if any, is ignored by serial.
-        connection.selectInput(window, mask: NoEventMask)
+        connection.selectInput(window, mask: .none)
         connection.flush()
         if active == window, !usesWindowManager { active = nil }
         handler(.removed(WindowID(UInt(window))))
@@ -271,7 +271,7 @@ public final class ClientWindowWatcher {
     }
 
     private func readExtents(_ window: Window) -> (left: Int, right: Int, top: Int, bottom: Int) {
-        guard let values = connection.propertyValues(window, "_NET_FRAME_EXTENTS", maxCount: 4), values.count == 4
+        guard let values = connection.propertyValues(window, .netFrameExtents, maxCount: 4), values.count == 4
         else {
             return (0, 0, 0, 0)
         }
@@ -281,17 +281,17 @@ public final class ClientWindowWatcher {
     }
 
     private func readDesktop(_ window: Window) -> UInt32? {
-        guard let value = connection.propertyValues(window, "_NET_WM_DESKTOP", maxCount: 1)?.first else { return nil }
+        guard let value = connection.propertyValues(window, .netWMDesktop, maxCount: 1)?.first else { return nil }
         return UInt32(truncatingIfNeeded: value)
     }
 
     private func readState(_ window: Window) -> (hidden: Bool, fullscreen: Bool) {
-        let values = connection.propertyValues(window, "_NET_WM_STATE", maxCount: 64) ?? []
+        let values = connection.propertyValues(window, .netWMState, maxCount: 64) ?? []
         return (values.contains(UInt(atoms.hidden)), values.contains(UInt(atoms.fullscreen)))
     }
 
     private func readIconic(_ window: Window) -> Bool {
-        connection.propertyValues(window, "WM_STATE", maxCount: 2)?.first == UInt(IconicState)
+        connection.propertyValues(window, .wmState, maxCount: 2)?.first == UInt(IconicState)
     }
 
     /// Changes one tracked window with `update` (reads that may fail), emitting
@@ -407,7 +407,7 @@ public final class ClientWindowWatcher {
         case atoms.activeWindow where usesWindowManager:
             // The value read belongs to the last change: if another is queued, it reports.
             guard !connection.isPropertyChangeQueued(connection.root, atoms.activeWindow) else { return }
-            let window = connection.propertyWindow(connection.root, "_NET_ACTIVE_WINDOW")
+            let window = connection.propertyWindow(connection.root, .netActiveWindow)
             // Reported even when it names the same window as the last report: the
             // changes skipped in between (another window had it for a moment) mean it
             // was activated again, which is what a shield must answer.

@@ -35,9 +35,9 @@ public final class FocusTracker {
     public private(set) var usesWindowManager = false
 
     /// The properties that can change who a window belongs to.
-    private static let identityProperties = [
-        "WM_CLASS", "_GTK_APPLICATION_ID", "_KDE_NET_WM_DESKTOP_FILE", "_NET_WM_NAME", "WM_NAME",
-        "WM_TRANSIENT_FOR", "_NET_WM_PID",
+    private static let identityProperties: [AtomName] = [
+        .wmClass, .gtkApplicationID, .kdeNetWMDesktopFile, .netWMName, .wmName,
+        .wmTransientFor, .netWMPID,
     ]
     private var identityAtoms: Set<Atom> = []
     /// Managed client windows (`_NET_CLIENT_LIST`), whose focus events we follow.
@@ -79,14 +79,14 @@ public final class FocusTracker {
         case PropertyNotify:
             let property = event.xproperty
             if property.window == connection.root {
-                if property.atom == connection.atom("_NET_ACTIVE_WINDOW"), usesWindowManager {
+                if property.atom == connection.atom(.netActiveWindow), usesWindowManager {
                     refresh(
                         time: connection.reading(forServerTime: property.time), cause: .activeWindowChanged,
                         serverTime: UInt32(truncatingIfNeeded: property.time))
-                } else if property.atom == connection.atom("_NET_CLIENT_LIST"), usesWindowManager {
+                } else if property.atom == connection.atom(.netClientList), usesWindowManager {
                     followClients()
-                } else if property.atom == connection.atom("_NET_SUPPORTING_WM_CHECK")
-                    || property.atom == connection.atom("_NET_SUPPORTED")
+                } else if property.atom == connection.atom(.netSupportingWMCheck)
+                    || property.atom == connection.atom(.netSupported)
                 {
                     detectWindowManager()
                     refresh(time: connection.reading(forServerTime: property.time), cause: .activeWindowChanged)
@@ -105,7 +105,7 @@ public final class FocusTracker {
             }
         case CreateNotify where !usesWindowManager:
             // Without a window manager, top-level windows report focus themselves.
-            connection.selectInput(event.xcreatewindow.window, mask: FocusChangeMask)
+            connection.selectInput(event.xcreatewindow.window, mask: .focusChange)
         case FocusIn where !usesWindowManager:
             refresh(time: connection.timeSource.now(), cause: .inputFocusChanged)
         case FocusIn:
@@ -125,11 +125,11 @@ public final class FocusTracker {
     /// An EWMH window manager names a check window on the root that names itself.
     private func detectWindowManager() {
         let found =
-            connection.windowManager()?.supported?.contains(UInt(connection.atom("_NET_ACTIVE_WINDOW"))) ?? false
+            connection.windowManager()?.supported?.contains(UInt(connection.atom(.netActiveWindow))) ?? false
         usesWindowManager = found
-        var rootMask = PropertyChangeMask
+        var rootMask: EventMask = .propertyChange
         if !found {
-            rootMask |= SubstructureNotifyMask | FocusChangeMask
+            rootMask.formUnion([.substructureNotify, .focusChange])
             selectFocusOnTopLevels()
         }
         connection.selectInput(connection.root, mask: rootMask)
@@ -140,10 +140,10 @@ public final class FocusTracker {
     /// when the focus moves).
     private func followClients() {
         let current = Set(
-            (connection.propertyValues(connection.root, "_NET_CLIENT_LIST", maxCount: 8192) ?? []).map { Window($0) })
+            (connection.propertyValues(connection.root, .netClientList, maxCount: 8192) ?? []).map { Window($0) })
         connection.ignoringErrors {
             for window in current.subtracting(clients) where window != active {
-                connection.selectInput(window, mask: FocusChangeMask)
+                connection.selectInput(window, mask: .focusChange)
             }
         }
         clients = current
@@ -152,7 +152,7 @@ public final class FocusTracker {
     private func selectFocusOnTopLevels() {
         connection.ignoringErrors {
             for window in connection.topLevelWindows() {
-                connection.selectInput(window, mask: FocusChangeMask)
+                connection.selectInput(window, mask: .focusChange)
             }
         }
     }
@@ -164,12 +164,12 @@ public final class FocusTracker {
     ) {
         let focused =
             usesWindowManager
-            ? connection.propertyWindow(connection.root, "_NET_ACTIVE_WINDOW") : connection.inputFocusTopLevel()
+            ? connection.propertyWindow(connection.root, .netActiveWindow) : connection.inputFocusTopLevel()
         // A property read returns the newest value. Every change made before the
         // read had its event queued before the reply came back, so if another change
         // is queued now, the value belongs to that later event: let it report.
         if usesWindowManager, cause == .activeWindowChanged,
-            connection.isPropertyChangeQueued(connection.root, connection.atom("_NET_ACTIVE_WINDOW"))
+            connection.isPropertyChangeQueued(connection.root, connection.atom(.netActiveWindow))
         {
             // If the agent fell behind (the machine was busy), the value read may
             // be several changes late, and the windows in between would be lost.
@@ -216,10 +216,10 @@ public final class FocusTracker {
         let errors = connection.withErrorWatch {
             if let previous = active, previous != window {
                 // Focus events stay selected on every client (and every top level without a window manager).
-                connection.selectInput(previous, mask: FocusChangeMask)
+                connection.selectInput(previous, mask: .focusChange)
             }
             if let window {
-                connection.selectInput(window, mask: PropertyChangeMask | StructureNotifyMask | FocusChangeMask)
+                connection.selectInput(window, mask: [.propertyChange, .structureNotify, .focusChange])
             }
             connection.sync()
         }.errors

@@ -186,7 +186,7 @@ public final class InputHold {
         }
     }
 
-    private static let recordProperty = "_SCREENWARD_INPUT_HELD"
+    private static let recordProperty = AtomName.screenwardInputHeld
     private static let maximumRecordedRectangles = 256
 
     /// Writes the region to restore on the window: CARDINAL values, 0 for "none of its

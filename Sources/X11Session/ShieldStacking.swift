@@ -25,7 +25,7 @@ public final class ShieldStacking {
         if let desktop = target.desktop {
             connection.requestDesktop(desktop, for: shield)
         }
-        connection.requestState(.add, "_NET_WM_STATE_ABOVE", of: shield)
+        connection.requestState(.add, .netWMStateAbove, of: shield)
         XRaiseWindow(connection.display, Window(shield.rawValue))
         connection.requestActivation(of: shield, serverTime: serverTime, currentlyActive: target.id)
         XFlush(connection.display)
@@ -43,7 +43,7 @@ public final class ShieldStacking {
     /// (`_NET_WM_STATE` remove `_NET_WM_STATE_ABOVE`): a covered application put there
     /// would be stacked over its shield.
     public func takeOutOfAboveLayer(_ window: WindowID) {
-        connection.requestState(.remove, "_NET_WM_STATE_ABOVE", of: window)
+        connection.requestState(.remove, .netWMStateAbove, of: window)
         XFlush(connection.display)
     }
 

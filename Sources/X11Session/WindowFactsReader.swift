@@ -10,21 +10,21 @@ extension XConnection {
         var visited: Set<Window> = [window]
         let (facts, errors) = withErrorWatch {
             // Follow the transient chain to its top, refusing loops and absurd depths.
-            while visited.count < 8, let parent = propertyWindow(owner, "WM_TRANSIENT_FOR"),
+            while visited.count < 8, let parent = propertyWindow(owner, .wmTransientFor),
                 parent != root, !visited.contains(parent)
             {
                 visited.insert(parent)
                 owner = parent
             }
-            let wmClass = propertyStrings(owner, "WM_CLASS", maxCharacters: 256)
+            let wmClass = propertyStrings(owner, .wmClass, maxCharacters: 256)
             return WindowFacts(
                 windowID: UInt(owner),
                 wmInstance: wmClass?.first.flatMap { $0.isEmpty ? nil : $0 },
                 wmClass: wmClass.flatMap { $0.count > 1 && !$0[1].isEmpty ? $0[1] : nil },
-                gtkApplicationID: propertyString(owner, "_GTK_APPLICATION_ID", maxCharacters: 256),
-                kdeDesktopFile: propertyString(owner, "_KDE_NET_WM_DESKTOP_FILE", maxCharacters: 256),
-                title: propertyString(owner, "_NET_WM_NAME", maxCharacters: 1024)
-                    ?? propertyString(owner, "WM_NAME", maxCharacters: 1024),
+                gtkApplicationID: propertyString(owner, .gtkApplicationID, maxCharacters: 256),
+                kdeDesktopFile: propertyString(owner, .kdeNetWMDesktopFile, maxCharacters: 256),
+                title: propertyString(owner, .netWMName, maxCharacters: 1024)
+                    ?? propertyString(owner, .wmName, maxCharacters: 1024),
                 pid: processID(of: owner))
         }
         if errors.contains(where: { $0.errorCode == BadWindowCode && visited.contains(Window($0.resourceID)) }) {
@@ -49,7 +49,7 @@ extension XConnection {
                 }
             }
         }
-        guard let pid = propertyValues(window, "_NET_WM_PID", maxCount: 1)?.first, pid > 0, pid < Int32.max else {
+        guard let pid = propertyValues(window, .netWMPID, maxCount: 1)?.first, pid > 0, pid < Int32.max else {
             return nil
         }
         return Int32(pid)

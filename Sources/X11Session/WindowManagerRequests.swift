@@ -9,12 +9,12 @@ extension XConnection {
     /// `_NET_SUPPORTED` (nil when it lists none).
     package func windowManager() -> (check: Window, supported: [UInt]?)? {
         ignoringErrors {
-            guard let check = propertyWindow(root, "_NET_SUPPORTING_WM_CHECK"),
-                propertyWindow(check, "_NET_SUPPORTING_WM_CHECK") == check
+            guard let check = propertyWindow(root, .netSupportingWMCheck),
+                propertyWindow(check, .netSupportingWMCheck) == check
             else {
                 return nil
             }
-            return (check, propertyValues(root, "_NET_SUPPORTED", maxCount: 1024))
+            return (check, propertyValues(root, .netSupported, maxCount: 1024))
         }
     }
 
@@ -32,41 +32,41 @@ extension XConnection {
     /// `currentlyActive` as the requestor's active window (nil: none).
     package func requestActivation(of window: WindowID, serverTime: UInt32?, currentlyActive: WindowID?) {
         sendToWindowManager(
-            "_NET_ACTIVE_WINDOW", about: window,
+            .netActiveWindow, about: window,
             [Self.pagerSource, CLong(serverTime ?? UInt32(CurrentTime)), CLong(currentlyActive?.rawValue ?? 0)])
     }
 
     /// `_NET_WM_STATE`: adds or removes `state` (`_NET_WM_STATE_ABOVE`) on `window`.
-    package func requestState(_ change: StateChange, _ state: String, of window: WindowID) {
-        sendToWindowManager("_NET_WM_STATE", about: window, [change.rawValue, CLong(atom(state)), 0, Self.pagerSource])
+    package func requestState(_ change: StateChange, _ state: AtomName, of window: WindowID) {
+        sendToWindowManager(.netWMState, about: window, [change.rawValue, CLong(atom(state)), 0, Self.pagerSource])
     }
 
     /// `_NET_WM_DESKTOP`: moves `window` to `desktop`.
     package func requestDesktop(_ desktop: UInt32, for window: WindowID) {
-        sendToWindowManager("_NET_WM_DESKTOP", about: window, [CLong(desktop), Self.pagerSource])
+        sendToWindowManager(.netWMDesktop, about: window, [CLong(desktop), Self.pagerSource])
     }
 
     /// `_NET_CLOSE_WINDOW`: the window manager asks the client to close `window`, as its
     /// close button does.
     package func requestClose(of window: WindowID) {
-        sendToWindowManager("_NET_CLOSE_WINDOW", about: window, [CLong(CurrentTime), Self.pagerSource])
+        sendToWindowManager(.netCloseWindow, about: window, [CLong(CurrentTime), Self.pagerSource])
     }
 
     /// ICCCM's `WM_DELETE_WINDOW`, sent to the client itself.
     package func sendDeleteWindow(to window: WindowID) {
         sendClientMessage(
-            "WM_PROTOCOLS", about: window, [CLong(atom("WM_DELETE_WINDOW")), CLong(CurrentTime)],
-            to: Window(window.rawValue), mask: NoEventMask)
+            .wmProtocols, about: window, [CLong(atom(.wmDeleteWindow)), CLong(CurrentTime)],
+            to: Window(window.rawValue), mask: .none)
     }
 
-    private func sendToWindowManager(_ type: String, about window: WindowID, _ data: [CLong]) {
-        sendClientMessage(type, about: window, data, to: root, mask: SubstructureRedirectMask | SubstructureNotifyMask)
+    private func sendToWindowManager(_ type: AtomName, about window: WindowID, _ data: [CLong]) {
+        sendClientMessage(type, about: window, data, to: root, mask: [.substructureRedirect, .substructureNotify])
     }
 
     /// The one sender: a 32-bit client message of `type` about `window`, with up to five
     /// values (the rest 0).
     private func sendClientMessage(
-        _ type: String, about window: WindowID, _ data: [CLong], to destination: Window, mask: Int
+        _ type: AtomName, about window: WindowID, _ data: [CLong], to destination: Window, mask: EventMask
     ) {
         var event = XEvent()
         event.xclient.type = ClientMessage
@@ -75,6 +75,6 @@ extension XConnection {
         event.xclient.format = 32
         let values = data + Array(repeating: 0, count: max(0, 5 - data.count))
         event.xclient.data.l = (values[0], values[1], values[2], values[3], values[4])
-        XSendEvent(display, destination, 0, mask, &event)
+        XSendEvent(display, destination, 0, mask.rawValue, &event)
     }
 }

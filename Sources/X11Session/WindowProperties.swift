@@ -5,7 +5,7 @@ import CX11
 extension XConnection {
     /// The raw value of a property, at most `maxBytes` long (the server truncates),
     /// or nil when it is missing or the window is gone.
-    func propertyBytes(_ window: Window, _ property: String, maxBytes: Int = 4096) -> (
+    func propertyBytes(_ window: Window, _ property: AtomName, maxBytes: Int = 4096) -> (
         type: Atom, format: Int32, bytes: [UInt8]
     )? {
         var actualType: Atom = 0
@@ -32,7 +32,7 @@ extension XConnection {
     }
 
     /// A list of 32-bit values (WINDOW, CARDINAL, ATOM properties).
-    package func propertyValues(_ window: Window, _ property: String, maxCount: Int = 64) -> [UInt]? {
+    package func propertyValues(_ window: Window, _ property: AtomName, maxCount: Int = 64) -> [UInt]? {
         guard let value = propertyBytes(window, property, maxBytes: maxCount * 4), value.format == 32 else {
             return nil
         }
@@ -41,14 +41,14 @@ extension XConnection {
         }
     }
 
-    package func propertyWindow(_ window: Window, _ property: String) -> Window? {
+    package func propertyWindow(_ window: Window, _ property: AtomName) -> Window? {
         guard let value = propertyValues(window, property, maxCount: 1)?.first, value != 0 else { return nil }
         return Window(value)
     }
 
     /// A text property, decoded as UTF-8 (invalid bytes replaced) unless it is a
     /// Latin-1 `STRING`, cut at `maxCharacters`; NUL-separated parts are returned apart.
-    package func propertyStrings(_ window: Window, _ property: String, maxCharacters: Int = 512) -> [String]? {
+    package func propertyStrings(_ window: Window, _ property: AtomName, maxCharacters: Int = 512) -> [String]? {
         guard let value = propertyBytes(window, property, maxBytes: maxCharacters * 4), value.format == 8 else {
             return nil
         }
@@ -62,7 +62,7 @@ extension XConnection {
         }
     }
 
-    package func propertyString(_ window: Window, _ property: String, maxCharacters: Int = 512) -> String? {
+    package func propertyString(_ window: Window, _ property: AtomName, maxCharacters: Int = 512) -> String? {
         guard let first = propertyStrings(window, property, maxCharacters: maxCharacters)?.first, !first.isEmpty else {
             return nil
         }

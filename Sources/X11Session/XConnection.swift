@@ -30,7 +30,7 @@ public final class XConnection {
     package let display: OpaquePointer
     public let displayName: String
     package let root: Window
-    private var atomCache: [String: Atom] = [:]
+    private var atomCache: [AtomName: Atom] = [:]
     private var eventHandlers: [(id: Int, handler: (inout XEvent) -> Void)] = []
     private var nextEventHandlerID = 0
     /// A private InputOnly window for reading the server time (created on demand).
@@ -74,8 +74,8 @@ public final class XConnection {
             XDestroyWindow(display, window)
             XFlush(display)
         }
-        XSelectInput(display, window, PropertyChangeMask)
-        let probe = atom("_SCREENWARD_CLOCK_PROBE")
+        XSelectInput(display, window, EventMask.propertyChange.rawValue)
+        let probe = atom(.screenwardClockProbe)
         var byte: UInt8 = 0
         var event = XEvent()
         var samples: [(before: ClockReading, after: ClockReading, serverTime: UInt32)] = []
@@ -120,9 +120,9 @@ public final class XConnection {
         connectionLostHandlers[key] = handler
     }
 
-    package func atom(_ name: String) -> Atom {
+    package func atom(_ name: AtomName) -> Atom {
         if let atom = atomCache[name] { return atom }
-        let atom = XInternAtom(display, name, 0)
+        let atom = XInternAtom(display, name.rawValue, 0)
         atomCache[name] = atom
         return atom
     }
@@ -140,11 +140,11 @@ public final class XConnection {
     public func serverTimeNow() -> UInt32? {
         if timeProbeWindow == 0 {
             timeProbeWindow = XCreateWindow(display, root, -10, -10, 1, 1, 0, 0, UInt32(InputOnly), nil, 0, nil)
-            XSelectInput(display, timeProbeWindow, PropertyChangeMask)
+            XSelectInput(display, timeProbeWindow, EventMask.propertyChange.rawValue)
         }
         var nothing: UInt8 = 0
         XChangeProperty(
-            display, timeProbeWindow, atom("_SCREENWARD_TIME_PROBE"), Atom(XA_INTEGER), 8, PropModeAppend, &nothing, 0)
+            display, timeProbeWindow, atom(.screenwardTimeProbe), Atom(XA_INTEGER), 8, PropModeAppend, &nothing, 0)
         XSync(display, 0)
         var event = XEvent()
         var time: UInt32?
@@ -190,8 +190,8 @@ public final class XConnection {
     /// Waits until the server has processed every request sent so far.
     public func sync() { XSync(display, 0) }
 
-    package func selectInput(_ window: Window, mask: Int) {
-        XSelectInput(display, window, mask)
+    package func selectInput(_ window: Window, mask: EventMask) {
+        XSelectInput(display, window, mask.rawValue)
     }
 
     // MARK: Errors

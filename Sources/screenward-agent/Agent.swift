@@ -1,14 +1,15 @@
 import Foundation
 import GLibRuntime
+import GtkBase
 import ScreenwardCore
 import ScreenwardIPC
-import ShieldUI
 import SystemAccounts
 import X11Session
 
-/// Wires the session's events to the accountant on one main loop, in the manner
-/// of xss-lock: X events, the idle alarms, the checkpoint timer and signals all
-/// arrive as callbacks on the same thread, so nothing here needs a lock.
+/// A person's own agent: the session's events (`SessionTracker`) and the Screen Time
+/// API's state owner (`OwnerStack`) on one main loop, in the manner of xss-lock: X events,
+/// the idle alarms, timers, signals and clients' requests all arrive as callbacks on the
+/// same thread, so nothing here needs a lock.
 final class Agent {
     private let log: AgentLog
     private let home: ScreenwardHome
@@ -22,12 +23,9 @@ final class Agent {
     private let connection: XConnection
     private let loop = MainLoop()
     private let identities: Identities
-    private let accountant: UsageAccountant
-    private let focus: FocusTracker
-    private let idle: IdleWatcher
-    private let idleThreshold: Duration
-    private let logind = LogindWatcher()
-    private var checkpoints: CheckpointTimer!
+    /// The focus, idle time, logind and the accountant, whose usage goes to the owner.
+    private let tracker: SessionTracker
+    private var accountant: UsageAccountant { tracker.accountant }
     private var lastStatus: AgentStatus?
     /// The owner's socket, and the one timer that wakes the engine at its next deadline.
     private let minter: TokenMinter
@@ -45,17 +43,10 @@ final class Agent {
     private var rules: RulesApp?
     private let directory: ItemDirectory
     private let warningLeads: [TimeInterval]
-    /// The focused window's facts and application, for the website it shows (a browser's
-    /// active tab).
-    private var focusedFacts: WindowFacts?
-    private var focusedApp: AppIdentity?
-    private var focusedWindow: WindowID?
-    private var focusedWebsite: FocusedWebsite!
 
     init(displayName: String?, idleThreshold: Duration, warningLeads: [TimeInterval], log: AgentLog) throws {
-        ShieldToolkit.disableGLUnlessChosen()  // before any thread starts: see there
+        GtkToolkit.disableGLUnlessChosen()  // before any thread starts: see there
         self.log = log
-        self.idleThreshold = idleThreshold
         self.warningLeads = warningLeads
         home = ScreenwardHome.fromEnvironment()
         try home.create()
@@ -80,19 +71,9 @@ final class Agent {
             for callback in callbacks { log.info("monitor: \(callback)") }
         }
         // The accountant writes through the live usage (the engine's view) to the ledger.
-        accountant = UsageAccountant(sink: owner.usage, minter: minter) { [log] problem in
-            log.error(problem)
-        }
-        focus = FocusTracker(connection: connection, loop: loop)
-        idle = try IdleWatcher(connection: connection, threshold: idleThreshold)
-        checkpoints = CheckpointTimer(loop: loop) { [unowned self] in
-            accountant.checkpoint(at: connection.timeSource.now())
-        }
-        focusedWebsite = FocusedWebsite(
-            accountant: accountant, loop: loop, now: { [unowned self] in connection.timeSource.now() }
-        ) { [unowned self] in
-            stateChanged()
-        }
+        tracker = try SessionTracker(
+            connection: connection, loop: loop, sink: owner.usage, minter: minter, idleThreshold: idleThreshold,
+            lockSource: .logindAndIdle, log: log)
     }
 
     private static func websites(log: AgentLog) -> OwnerStack.Websites {
@@ -109,8 +90,7 @@ final class Agent {
             // Called from inside Xlib; the process exits right after.
             let now = SystemTimeSource().now()
             accountant.stop(at: now, reason: .connectionLost)
-            sink.flush()
-            try? ledger.endAgentSession(sessionID, at: now.wall, reason: "connection-lost")
+            try? owner.close(at: now.wall, reason: "connection-lost")
             log.info(
                 "the X display \(connection.displayName) closed the connection: the session has ended; usage saved")
         }
@@ -123,54 +103,30 @@ final class Agent {
             extensions?.reload()
         }
 
-        idle.start { [self] transition in
-            switch transition {
-            case .becameIdle(let lastInput):
-                log.debug("idle since \(lastInput.wall)")
-                accountant.userWentIdle(lastInput: lastInput)
-            case .returned(let time):
-                log.debug("input again")
-                accountant.userReturned(at: time)
-            }
-            stateChanged()
-        }
-        do {
-            try logind.start { [self] event in
-                log.debug("logind: \(event)")
-                accountant.take(event, at: connection.timeSource.now())
-                stateChanged()
-            }
-        } catch {
-            log.info(
-                "no logind on the system bus: screen lock is not detected; suspend is still detected from the clocks (\(error))"
-            )
-        }
         try startService()
         startShields()
-        if log.verbose { focus.trace = { [log] line in log.debug("focus tracker: \(line)") } }
-        focus.start { [self] observation in
-            // Time in front of a shield is nobody's usage.
-            let onShield = observation.window.map { presenter?.isShield($0) ?? false } ?? false
-            focusedApp = onShield ? nil : observation.facts.map(identity(for:))
-            focusedFacts = onShield ? nil : observation.facts
-            focusedWindow = observation.window
-            let (app, site) = counted()
-            log.debug(
-                "focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")\(site.map { " on \($0)" } ?? "") (\(observation.cause)\(observation.serverTime.map { ", server time \($0)" } ?? ""))"
-            )
-            focusedWebsite.show(window: observation.window, app: app, site: site, source: .window, at: observation.time)
-            stateChanged()
+        tracker.counted = { [unowned self] observation in counted(observation) }
+        tracker.changed = { [unowned self] in stateChanged() }
+        tracker.start { [log] error in
+            log.info(
+                "no logind on the system bus: screen lock is not detected; "
+                    + "suspend is still detected from the clocks (\(error))")
         }
+        let following =
+            tracker.focus.usesWindowManager ? "EWMH window manager" : "no window manager: following the input focus"
         log.info(
-            "tracking \(connection.displayName) (\(focus.usesWindowManager ? "EWMH window manager" : "no window manager: following the input focus"), idle after \(Int(idleThreshold.seconds)) s); ledger \(home.ledgerURL.path)"
-        )
+            "tracking \(connection.displayName) (\(following), idle after \(Int(tracker.idleThreshold.seconds)) s); "
+                + "ledger \(home.ledgerURL.path)")
         loop.run()
     }
 
-    /// What counts now: the focused application and the website its window shows (from its
-    /// browser's latest report); nothing in front of a browser's shield page.
-    private func counted() -> (app: AppIdentity?, site: Website?) {
-        guard let facts = focusedFacts, let app = focusedApp else { return (nil, nil) }
+    /// What counts for the focused window: its application and the website it shows (from
+    /// its browser's latest report); nothing in front of a shield or a browser's shield page.
+    private func counted(_ observation: FocusObservation) -> (app: AppIdentity?, site: Website?) {
+        // Time in front of a shield is nobody's usage.
+        guard let window = observation.window, !(presenter?.isShield(window) ?? false), let facts = observation.facts
+        else { return (nil, nil) }
+        let app = identity(for: facts)
         return host.withService { $0.browserTabs?.counted(app, windowPID: facts.pid, title: facts.title) } ?? (app, nil)
     }
 
@@ -185,18 +141,16 @@ final class Agent {
         identities.identity(for: facts)
     }
 
-    /// Keeps the one-second checkpoint running exactly while time is counted (so a
-    /// crash loses at most a second), and tells `screenward status` what changed.
+    /// Runs the engine and tells `screenward status` what changed.
     private func stateChanged() {
         // Presence gates interval callbacks; the focus changes threshold predictions.
-        let present = !accountant.isIdle && !accountant.isLocked
+        let present = tracker.isPresent
         host.withService { $0.isPresent = present }
         runEngine()
-        checkpoints.keep(running: accountant.isCounting)
         let status = AgentStatus(
             sessionID: sessionID, pid: ProcessInfo.processInfo.processIdentifier, display: connection.displayName,
             focusedID: accountant.focused?.publicID, focusedName: accountant.focused?.displayName,
-            isIdle: accountant.isIdle, isLocked: accountant.isLocked, idleThreshold: idleThreshold.seconds,
+            isIdle: accountant.isIdle, isLocked: accountant.isLocked, idleThreshold: tracker.idleThreshold.seconds,
             updatedAt: lastStatus?.updatedAt ?? Date())
         guard
             status.focusedID != lastStatus?.focusedID || status.focusedName != lastStatus?.focusedName
@@ -226,18 +180,7 @@ final class Agent {
             extensions?.supervisor.check()
         }
         // A browser's tabs changed: the focused window may show another website now.
-        let tabsChanged = LoopMailbox<Void> { [unowned self] in
-            let (app, site) = counted()
-            // Told even when it is what is counted: a change held (`WebsiteSettling`) is undone.
-            if app?.key != accountant.focused?.key || site != accountant.site {
-                log.debug(
-                    "website: \(site.map { "\($0)" } ?? (app == nil && focusedApp != nil ? "a shield page" : "none")) on the focused window"
-                )
-            }
-            focusedWebsite.show(
-                window: focusedWindow, app: app, site: site, source: .report, at: connection.timeSource.now())
-            stateChanged()
-        }
+        let tabsChanged = LoopMailbox<Void> { [unowned self] in tracker.recount(.report) }
         host.withService { $0.onBrowserTabsChanged = { tabsChanged.post() } }
         let path = home.socketPath()
         extensions = AgentExtensions(ledger: ledger, host: host, socketPath: path, loop: loop, log: log)
@@ -252,7 +195,8 @@ final class Agent {
         // misbehaves can be told from the person's own programs.
         let requests = AgentRequests(
             host: host, rules: rules,
-            reports: AgentReports(ledger: ledger, directory: directory, sessionID: sessionID, socketPath: path, log: log),
+            reports: AgentReports(
+                ledger: ledger, directory: directory, sessionID: sessionID, socketPath: path, log: log),
             problem: rulesProblem)
         server = try SocketServer(
             path: path, identify: PeerCredentialReader.read, handler: RequestsOnLoop(onLoop: requests))
@@ -287,7 +231,8 @@ final class Agent {
                 "shields: covering shielded applications on \(connection.displayName) (\(ShieldDefaults.language()))")
         } catch {
             log.error(
-                "shields cannot be shown: \(error); usage is still tracked and the API still runs, but nothing is covered on screen"
+                "shields cannot be shown: \(error); usage is still tracked and the API still runs, but nothing "
+                    + "is covered on screen"
             )
         }
     }
@@ -323,15 +268,13 @@ final class Agent {
     }
 
     private func stop(reason: String) {
-        let now = connection.timeSource.now()
-        accountant.stop(at: now, reason: .agentStopped)
-        checkpoints.cancel()
+        let now = tracker.now()
+        tracker.stop(reason: .agentStopped)
         deadlineTimer = nil
         server?.close()
         extensions?.supervisor.stopAll()
-        sink.flush()
         do {
-            try ledger.endAgentSession(sessionID, at: now.wall, reason: reason)
+            try owner.close(at: now.wall, reason: reason)
         } catch {
             log.error("could not record the end of this run: \(error)")
         }

@@ -31,7 +31,8 @@ final class AgentReports: Sendable {
                 let started = ContinuousClock.now
                 let rendering = try makeRun(for: request).run(request, now: Date())
                 log.info(
-                    "reports: \(request.app)'s report extension drew \"\(request.context.rawValue)\" in \(started.duration(to: .now)) (no network)"
+                    "reports: \(request.app)'s report extension drew \"\(request.context.rawValue)\" in "
+                        + "\(started.duration(to: .now)) (no network)"
                 )
                 result = .success(rendering)
             } catch let error as ServiceError {

@@ -66,7 +66,8 @@ final class AgentRequests: ServiceRequestHandler {
                     id: id,
                     ServiceError(
                         .unauthorized,
-                        "this agent keeps \(userName)'s own rules; a managed user's rules are kept by the system daemon (is \(user) managed? `screenward child list`)"
+                        "this agent keeps \(userName)'s own rules; a managed user's rules are kept by the system "
+                            + "daemon (is \(user) managed? `screenward child list`)"
                     )))
         }
         guard let rules else { return peer.send(errorLine(id: id, ServiceError(.internalFailure, problem))) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GLibRuntime
+import GtkBase
 import ManagedSettingsUI
 import ScreenwardCore
 import ShieldUI
@@ -62,10 +63,10 @@ struct ShieldViewCommand: ParsableCommand {
                 try ConfigurationReader.decode(try Data(contentsOf: URL(fileURLWithPath: path)), source: path)
             } ?? ShieldConfiguration()
 
-        try ShieldToolkit.initialize(displayName: display)
+        try GtkToolkit.initialize(displayName: display)
         let target: ScreenRect
         if let over, let id = windowID(over) {
-            guard let found = ShieldToolkit.frame(ofWindow: id) else {
+            guard let found = ShieldScreen.frame(ofWindow: id) else {
                 throw ValidationError("there is no window \(over)")
             }
             target = found

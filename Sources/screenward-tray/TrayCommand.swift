@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import GLibRuntime
+import GtkBase
 import ScreenwardCore
 import ScreenwardIPC
-import ShieldUI
 import TrayUI
 import X11Session
 
@@ -30,7 +30,7 @@ struct TrayCommand: ParsableCommand {
     }
 
     func run() throws {
-        try ShieldToolkit.initialize(displayName: display)
+        try GtkToolkit.initialize(displayName: display)
         let texts = try RuleTexts.load()
         let language = ShieldDefaults.language()
         let runtime =

@@ -6,8 +6,8 @@ import ScreenwardIPC
 /// The state owner: authorizations, settings stores and monitored activities, and
 /// the engine that runs them. Clients reach it through `ScreenwardIPC` requests.
 ///
-/// It is single-threaded (the agent calls it from its one loop; tests from theirs)
-/// and keeps no timers: the caller runs `runDue()` when `nextDeadline()` comes, and
+/// It runs on its owner's loop (the agent's, the daemon's; a test's thread), inside an
+/// `OwnerStack`, and keeps no timers: the caller runs `runDue()` when `nextDeadline()` comes, and
 /// whenever the focus, presence or clock changes. Lines it produces come back as
 /// `Delivery` values for the caller to send once the step is over.
 public final class ScreenTimeService {
@@ -24,7 +24,7 @@ public final class ScreenTimeService {
     /// Called after any store changed (the shield presenter redraws from `effectiveShields`).
     public var onShieldsChanged: (@Sendable () -> Void)?
     /// Called with the owner when an app's shield configuration data source attaches
-    /// (on the thread that received the request, under the host's lock: only hop).
+    /// (from inside a use of the service: post to the loop's mailbox, never call back in).
     public var onShieldDataSourceAttached: (@Sendable (String) -> Void)?
     /// Called with each batch of callbacks as the engine hands them out (logs, benchmarks).
     public var onCallbacks: (@Sendable ([MonitorCallback]) -> Void)?
@@ -35,15 +35,15 @@ public final class ScreenTimeService {
     /// them, and says why with `browserTabsMissing`).
     public var browserTabs: BrowserTabs?
     public var browserTabsMissing = "websites are not counted: this state owner does not take the browsers' reports"
-    /// Called when a browser's tabs changed (on the thread that received the report, under
-    /// the host's lock: only hop).
+    /// Called when a browser's tabs changed (from inside a use of the service: post to the
+    /// loop's mailbox).
     public var onBrowserTabsChanged: (@Sendable () -> Void)?
     /// Goes up at each change of a browser's tabs (the daemon passes the news on when it moved).
     public private(set) var browserTabsChanges = 0
 
     /// Shield pages shown and buttons pressed in the browsers, for the agent's loop.
     var webShieldEvents: [(WebShieldEvent, ServicePeer)] = []
-    /// Called when one came (under the host's lock: only hop).
+    /// Called when one came (from inside a use of the service: post to the loop's mailbox).
     public var onWebShieldEvent: (@Sendable () -> Void)?
 
     public func takeWebShieldEvents() -> [(WebShieldEvent, ServicePeer)] {

@@ -1,5 +1,6 @@
 import Foundation
 import GLibRuntime
+import GtkBase
 @_spi(Screenward) import ManagedSettings
 import ScreenwardCore
 import ScreenwardIPC
@@ -26,15 +27,12 @@ final class ManagedAgent {
     /// (a process not the child's is never in its table).
     private static let patience: Duration = .milliseconds(500)
     private var programsChanged: LoopMailbox<Void>?
-    private var lastFocus: FocusObservation?
-    private var focusedWebsite: FocusedWebsite!
     private let minter: TokenMinter
     private let categories: CategoryTable
-    private let accountant: UsageAccountant
-    private let focus: FocusTracker
-    private let idle: IdleWatcher
-    private let logind = LogindWatcher()
-    private var checkpoints: CheckpointTimer!
+    /// The focus, idle time, logind and the accountant, whose usage goes to the daemon.
+    private let tracker: SessionTracker
+    private var accountant: UsageAccountant { tracker.accountant }
+    private var lastFocus: FocusObservation? { tracker.lastFocus }
     private var aliveTimer: MainLoop.Registration?
     private var wasPresent: Bool?
     private var presenter: ShieldPresenter?
@@ -58,7 +56,7 @@ final class ManagedAgent {
     }
 
     init(session: String, daemonSocket: String, dataDirectories: String, displayName: String?, log: AgentLog) throws {
-        ShieldToolkit.disableGLUnlessChosen()
+        GtkToolkit.disableGLUnlessChosen()
         self.log = log
         self.session = session
         link = DaemonLink(path: daemonSocket)
@@ -74,22 +72,11 @@ final class ManagedAgent {
         minter = TokenMinter(secret: DeviceSecret(bytes: attachment.deviceSecret))
         categories = try DataDirectory.categoryTable()
         let link = link
-        accountant = UsageAccountant(
-            sink: AgentReportSink { report in link.post(AgentLinkMethods.usage, report) }, minter: minter
-        ) { [log] problem in
-            log.error(problem)
-        }
-        focus = FocusTracker(connection: connection, loop: loop)
-        idle = try IdleWatcher(
-            connection: connection, threshold: .milliseconds(Int64(attachment.idleThresholdSeconds * 1000)))
-        checkpoints = CheckpointTimer(loop: loop) { [unowned self] in
-            accountant.checkpoint(at: connection.timeSource.now())
-        }
-        focusedWebsite = FocusedWebsite(
-            accountant: accountant, loop: loop, now: { [unowned self] in connection.timeSource.now() }
-        ) { [unowned self] in
-            stateChanged()
-        }
+        tracker = try SessionTracker(
+            connection: connection, loop: loop,
+            sink: AgentReportSink { report in link.post(AgentLinkMethods.usage, report) }, minter: minter,
+            idleThreshold: .milliseconds(Int64(attachment.idleThresholdSeconds * 1000)), lockSource: .idleOnly, log: log
+        )
         do {
             browserTabs = BrowserTabs(addresses: WebAddresses(suffixes: try PublicSuffixList.load()))
         } catch {
@@ -111,46 +98,17 @@ final class ManagedAgent {
         loop.attach(connection)
         loop.onSignal(SIGTERM) { [self] in stop(reason: "SIGTERM") }
         loop.onSignal(SIGINT) { [self] in stop(reason: "SIGINT") }
-        idle.start { [self] transition in
-            switch transition {
-            case .becameIdle(let lastInput): accountant.userWentIdle(lastInput: lastInput)
-            case .returned(let time): accountant.userReturned(at: time)
-            }
-            stateChanged()
-        }
-        do {
-            try logind.start { [self] event in
-                // LockedHint (and Lock/Unlock) are the session owner's to set: the child
-                // could stop the count while playing. A locked screen takes no input, so
-                // the X server's idle time stops it instead. Suspend is the machine's.
-                guard case .sleeping = event else {
-                    if case .locked(true) = event {
-                        log.info(
-                            "logind says the session is locked: ignored (the child may set LockedHint; idle time counts)"
-                        )
-                    }
-                    return
-                }
-                accountant.take(event, at: connection.timeSource.now())
-                stateChanged()
-            }
-        } catch {
-            log.info("no logind for session \(session): suspend is not detected (\(error))")
-        }
         startShields()
         listenForGuardianAsks()
         listenForPrograms()
         listenForBrowsers()
-        focus.start { [self] observation in
-            lastFocus = observation
-            let (app, site) = counted(observation)
-            log.debug(
-                "focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")\(site.map { " on \($0)" } ?? "")"
-            )
-            focusedWebsite.show(window: observation.window, app: app, site: site, source: .window, at: observation.time)
-            stateChanged()
-            checkBrowsers()
-        }
+        tracker.counted = { [unowned self] observation in counted(observation) }
+        tracker.changed = { [unowned self] in stateChanged() }
+        tracker.start(
+            logindMissing: { [log, session] error in
+                log.info("no logind for session \(session): suspend is not detected (\(error))")
+            },
+            afterFocus: { [unowned self] _ in checkBrowsers() })
         aliveTimer = loop.schedule(after: AgentLinkMethods.aliveInterval) { [self] in sayAlive() }
         link.post(AgentLinkMethods.alive, Empty())
         log.info(
@@ -203,9 +161,8 @@ final class ManagedAgent {
             },
             displayClients: { [connection] in connection.clientProcessIDs() })
         guard let held else { return }
-        log.info(
-            "processes of shielded apps with no window here, held: \(held.isEmpty ? "none" : held.map(String.init).joined(separator: " "))"
-        )
+        let listed = held.isEmpty ? "none" : held.map(String.init).joined(separator: " ")
+        log.info("processes of shielded apps with no window here, held: \(listed)")
         link.post(AgentLinkMethods.heldElsewhere, held)
     }
 
@@ -231,7 +188,6 @@ final class ManagedAgent {
             }
         }
     }
-
 
     private func handle(_ event: DialogEvent) {
         switch event {
@@ -352,7 +308,8 @@ final class ManagedAgent {
                 }
             case .shield(let pid, let browser):
                 log.info(
-                    "\(browser.displayName) (pid \(pid)) had the focus with no report of Screenward's extension: shielded as not supported"
+                    "\(browser.displayName) (pid \(pid)) had the focus with no report of Screenward's extension: "
+                        + "shielded as not supported"
                 )
             case .lift(let pid):
                 log.info("the browser of pid \(pid) reports now: no longer shielded")
@@ -399,15 +356,7 @@ final class ManagedAgent {
         let changed = LoopMailbox<Void> { [unowned self] in
             browserTabs?.replace(with: link.browsers.current)
             checkBrowsers()
-            guard let observation = lastFocus else { return }
-            let (app, site) = counted(observation)
-            // Told even when it is what is counted: a change held (`WebsiteSettling`) is undone.
-            if app?.key != accountant.focused?.key || site != accountant.site {
-                log.debug("website: \(site.map { "\($0)" } ?? "none") on the focused window")
-            }
-            focusedWebsite.show(
-                window: observation.window, app: app, site: site, source: .report, at: connection.timeSource.now())
-            stateChanged()
+            tracker.recount(.report)
         }
         browsersChanged = changed
         link.browsers.onChange { changed.post() }
@@ -422,28 +371,23 @@ final class ManagedAgent {
             asked = asked.filter { ContinuousClock.now - $0.value < .seconds(60) }
             presenter?.identitiesChanged()
             checkBrowsers()
-            if let observation = lastFocus {
-                let (app, site) = counted(observation)
-                focusedWebsite.show(
-                    window: observation.window, app: app, site: site, source: .window, at: connection.timeSource.now())
-                stateChanged()
-            }
+            tracker.recount(.window)
         }
         programsChanged = changed
         link.programs.onChange { changed.post() }
     }
 
+    /// Tells the daemon when the child comes and goes (interval callbacks wait meanwhile).
     private func stateChanged() {
-        let present = !accountant.isIdle && !accountant.isLocked
+        let present = tracker.isPresent
         if present != wasPresent {
             wasPresent = present
             link.post(AgentLinkMethods.presence, AgentPresence(present: present))
         }
-        checkpoints.keep(running: accountant.isCounting)
     }
 
     private func stop(reason: String) {
-        accountant.stop(at: connection.timeSource.now(), reason: .agentStopped)
+        tracker.stop(reason: .agentStopped)
         log.info("stopped (\(reason))")
         loop.quit()
     }

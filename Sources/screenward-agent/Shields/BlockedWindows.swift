@@ -49,7 +49,8 @@ final class BlockedWindows {
         let why = stores.map(\.description).joined(separator: ", ")
         if first == .terminate {
             log.warning(
-                "blocked: \(identity.publicID) (process \(window.pid ?? 0)) keeps opening windows; ending the process (blocked by \(why))"
+                "blocked: \(identity.publicID) (process \(window.pid ?? 0)) keeps opening windows; ending the "
+                    + "process (blocked by \(why))"
             )
         } else {
             log.info("blocked: closing \(window.id) of \(identity.publicID) (blocked by \(why))")

@@ -84,7 +84,8 @@ final class ShieldLooks {
             guard pending.removeValue(forKey: id) != nil else { return }
             stateOwner.cancelShieldRequest(id)
             log.warning(
-                "\(decision.owner)'s shield configuration data source did not answer within \(Int(Self.patience.seconds)) s; its shield keeps the look it has"
+                "\(decision.owner)'s shield configuration data source did not answer within "
+                    + "\(Int(Self.patience.seconds)) s; its shield keeps the look it has"
             )
         }
         pending[id] = (key, decision, timeout)
@@ -95,7 +96,10 @@ final class ShieldLooks {
         request.timeout.cancel()
         let look = defaults.resolve(configuration, for: request.decision.subject, language: language)
         log.info(
-            "shield: \(request.decision.owner)'s look for \(request.decision.identity.publicID): \"\(configuration.title?.text ?? "(default title)")\" / \"\(configuration.subtitle?.text ?? "(default subtitle)")\" / \"\(configuration.secondaryButtonLabel?.text ?? "(no second button)")\""
+            "shield: \(request.decision.owner)'s look for \(request.decision.identity.publicID): "
+                + "\"\(configuration.title?.text ?? "(default title)")\" / "
+                + "\"\(configuration.subtitle?.text ?? "(default subtitle)")\" / "
+                + "\"\(configuration.secondaryButtonLabel?.text ?? "(no second button)")\""
         )
         answers[request.key] = look
         onNewLook(request.decision.application, look)

@@ -1,5 +1,6 @@
 import Foundation
 import GLibRuntime
+import GtkBase
 @_spi(Screenward) import ManagedSettings
 import ManagedSettingsUI
 import ScreenwardCore
@@ -87,7 +88,7 @@ final class ShieldPresenter {
         categories: CategoryTable,
         identify: @escaping (WindowFacts) -> AppIdentity, log: AgentLog
     ) throws -> ShieldPresenter {
-        try ShieldToolkit.initialize(displayName: displayName)
+        try GtkToolkit.initialize(displayName: displayName)
         let connection = try XConnection(displayName: displayName)
         let defaults = try ShieldDefaults.load()
         let language = ShieldDefaults.language()
@@ -220,7 +221,8 @@ final class ShieldPresenter {
 
     private func replaceShield(of cover: Cover, because problem: String) {
         log.warning(
-            "shield: the shield over \(cover.target.id) of \(cover.decision.identity.publicID) was \(problem): it is replaced"
+            "shield: the shield over \(cover.target.id) of \(cover.decision.identity.publicID) was \(problem): "
+                + "it is replaced"
         )
         let old = cover.surface
         shieldIDs.remove(cover.shieldID)
@@ -329,7 +331,8 @@ final class ShieldPresenter {
             try hold.hold(window.id)
         } catch {
             log.warning(
-                "shield: the input of \(window.id) of \(decision.identity.publicID) cannot be held (\(error)); it cannot be covered reliably, so it is closed"
+                "shield: the input of \(window.id) of \(decision.identity.publicID) cannot be held (\(error)); "
+                    + "it cannot be covered reliably, so it is closed"
             )
             close(window.id, pid: window.pid, of: decision)
         }
@@ -388,7 +391,8 @@ final class ShieldPresenter {
             // A key held down on a covered window: the grab is the input hold's own.
             guard !hold.holdsKeyboard else { return }
             log.warning(
-                "shield: the keyboard stays grabbed while \(cover.decision.identity.publicID) is shielded; it cannot be covered reliably, so it is closed"
+                "shield: the keyboard stays grabbed while \(cover.decision.identity.publicID) is shielded; it "
+                    + "cannot be covered reliably, so it is closed"
             )
             close(cover.target.id, pid: cover.target.pid, of: cover.decision)
         }
@@ -437,7 +441,8 @@ final class ShieldPresenter {
                 continue
             }
             log.warning(
-                "shield: a shielded app has a window that bypasses the window manager (\(unmanaged.id)) open; it is unmapped"
+                "shield: a shielded app has a window that bypasses the window manager (\(unmanaged.id)) open; it "
+                    + "is unmapped"
             )
             watcher.unmap(unmanaged.id)
         }
@@ -452,7 +457,8 @@ final class ShieldPresenter {
         let decision = covered?.decision ?? facts.flatMap { decider.decide(identify($0), in: shields) }
         guard let decision, !closing.contains(id) else { return }
         log.warning(
-            "shield: \(decision.identity.publicID) mapped a window that bypasses the window manager (\(id)); it cannot be covered, so the application is closed"
+            "shield: \(decision.identity.publicID) mapped a window that bypasses the window manager (\(id)); it "
+                + "cannot be covered, so the application is closed"
         )
         close(id, pid: pid, of: decision)
     }
@@ -508,7 +514,8 @@ final class ShieldPresenter {
             guard pendingActions.removeValue(forKey: id) != nil else { return }
             stateOwner.cancelShieldRequest(id)
             log.warning(
-                "\(decision.owner)'s shield action delegate did not answer within \(Int(Self.actionPatience.seconds)) s: nothing is done"
+                "\(decision.owner)'s shield action delegate did not answer within "
+                    + "\(Int(Self.actionPatience.seconds)) s: nothing is done"
             )
         }
         pendingActions[id] = PendingAction(decision: decision, action: action, timeout: timeout)

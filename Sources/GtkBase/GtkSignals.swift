@@ -64,3 +64,8 @@ package enum GtkSignals {
         connect(instance, "draw", unsafeBitCast(drawTrampoline, to: GCallback.self), handler as DrawHandler)
     }
 }
+
+/// A GTK instance pointer as one of its (super)classes' instance types.
+package func cast<Target>(_ widget: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<Target> {
+    UnsafeMutableRawPointer(widget).assumingMemoryBound(to: Target.self)
+}

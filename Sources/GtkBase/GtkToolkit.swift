@@ -1,22 +1,23 @@
 import CGtk
 import Foundation
 
-public enum ShieldUIError: Error, CustomStringConvertible, Equatable {
+public enum GtkToolkitError: Error, CustomStringConvertible, Equatable {
     case noDisplay(String)
 
     public var description: String {
         switch self {
         case .noDisplay(let name):
             """
-            cannot open the X display \(name) for the shield window: is an X server running there, and may this \
+            cannot open the X display \(name): is an X server running there, and may this \
             user connect (XAUTHORITY)?
             """
         }
     }
 }
 
-/// GTK for the shield windows: started once per process, on the X display of the session.
-public enum ShieldToolkit {
+/// GTK for every window Screenward draws (the shields, the guardian's dialog, the tray's
+/// menu, the report and the picker): started once per process, on the X display of the session.
+public enum GtkToolkit {
     /// Set once GTK runs; GTK cannot be started twice, nor on a second display.
     nonisolated(unsafe) private static var initializedDisplay: String?
 
@@ -31,13 +32,13 @@ public enum ShieldToolkit {
         setenv("GDK_GL", "disable", 0)  // 0: a value already there stays
     }
 
-    /// gtk_init_check for `displayName` (nil: $DISPLAY). Throws ShieldUIError with a
+    /// gtk_init_check for `displayName` (nil: $DISPLAY). Throws GtkToolkitError with a
     /// clear message when there is no display. Idempotent.
     public static func initialize(displayName: String?) throws {
         guard initializedDisplay == nil else { return }
         disableGLUnlessChosen()
         let name = displayName ?? ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
-        guard !name.isEmpty else { throw ShieldUIError.noDisplay("(DISPLAY is not set)") }
+        guard !name.isEmpty else { throw GtkToolkitError.noDisplay("(DISPLAY is not set)") }
         // GTK 3 is X11 only here: without this a Wayland session would get a Wayland shield.
         gdk_set_allowed_backends("x11")
         // gtk_init_check reads the display from the command line it is given.
@@ -50,7 +51,7 @@ public enum ShieldToolkit {
             var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = buffer.baseAddress
             return gtk_init_check(&argc, &argv) != 0
         }
-        guard started, gdk_display_get_default() != nil else { throw ShieldUIError.noDisplay(name) }
+        guard started, gdk_display_get_default() != nil else { throw GtkToolkitError.noDisplay(name) }
         initializedDisplay = name
     }
 
