@@ -46,7 +46,7 @@ public enum ClientWindowEvent: Sendable {
     case removed(WindowID)
     /// _NET_ACTIVE_WINDOW changed (nil: none), with the PropertyNotify's server time
     /// (at start: the server time when the watcher read it).
-    case activated(WindowID?, serverTime: UInt32)
+    case activated(WindowID?, serverTime: ServerTime)
     /// An override-redirect top-level mapped (menus, popups, "unshieldable" windows);
     /// the window manager's own (frames, its menus) are left out.
     case unmanagedMapped(WindowID, facts: WindowFacts?, pid: Int32?)
@@ -412,7 +412,7 @@ public final class ClientWindowWatcher {
             // changes skipped in between (another window had it for a moment) mean it
             // was activated again, which is what a shield must answer.
             active = window
-            handler(.activated(activeWindow, serverTime: UInt32(truncatingIfNeeded: property.time)))
+            handler(.activated(activeWindow, serverTime: ServerTime(property.time)))
         case atoms.supportingCheck, atoms.supported:
             let had = usesWindowManager
             detectWindowManager()
@@ -511,7 +511,7 @@ public final class ClientWindowWatcher {
 extension XProtocolError {
     /// Whether this error says `window` does not exist (BadWindow, or BadDrawable from XGetGeometry).
     func concerns(_ window: Window) -> Bool {
-        (errorCode == BadWindowCode || errorCode == BadDrawableCode) && resourceID == UInt(window)
+        (errorCode == .badWindow || errorCode == .badDrawable) && resourceID == UInt(window)
     }
 }
 

@@ -14,7 +14,7 @@ public struct FocusObservation: Sendable {
     public var time: ClockReading
     public var cause: Cause
     /// The X server's stamp of the change (milliseconds), when the event had one.
-    public var serverTime: UInt32?
+    public var serverTime: ServerTime?
 }
 
 /// Follows the focus from X events alone: `_NET_ACTIVE_WINDOW` on the root window
@@ -51,7 +51,7 @@ public final class FocusTracker {
     /// may write None first and the window a moment later; the later stamp is the
     /// one the window took the focus at, so the report waits for the next focus
     /// event (or for the agent to catch up) to know which change was the last.
-    private var behind: (client: Window, time: ClockReading, serverTime: UInt32?)?
+    private var behind: (client: Window, time: ClockReading, serverTime: ServerTime?)?
 
     public init(connection: XConnection, loop: MainLoop) {
         self.connection = connection
@@ -82,7 +82,7 @@ public final class FocusTracker {
                 if property.atom == connection.atom(.netActiveWindow), usesWindowManager {
                     refresh(
                         time: connection.reading(forServerTime: property.time), cause: .activeWindowChanged,
-                        serverTime: UInt32(truncatingIfNeeded: property.time))
+                        serverTime: ServerTime(property.time))
                 } else if property.atom == connection.atom(.netClientList), usesWindowManager {
                     followClients()
                 } else if property.atom == connection.atom(.netSupportingWMCheck)
@@ -94,7 +94,7 @@ public final class FocusTracker {
             } else if property.window == active, identityAtoms.contains(property.atom) {
                 emitCurrent(
                     time: connection.reading(forServerTime: property.time), cause: .windowPropertiesChanged,
-                    serverTime: UInt32(truncatingIfNeeded: property.time))
+                    serverTime: ServerTime(property.time))
             }
         case DestroyNotify:
             if event.xdestroywindow.window == active {
@@ -160,7 +160,7 @@ public final class FocusTracker {
     // MARK: Reading the focus
 
     private func refresh(
-        time: ClockReading, cause: FocusObservation.Cause, force: Bool = false, serverTime: UInt32? = nil
+        time: ClockReading, cause: FocusObservation.Cause, force: Bool = false, serverTime: ServerTime? = nil
     ) {
         let focused =
             usesWindowManager
@@ -175,10 +175,11 @@ public final class FocusTracker {
             // be several changes late, and the windows in between would be lost.
             // The focus events, queued in order with these changes, still say which
             // client took the focus before this change: report it here.
+            let stamp = serverTime?.rawValue ?? 0
             if let client = lastFocusedClient, client != focused, client != active {
                 trace?(
                     """
-                    read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0); behind: the \
+                    read \(focused.map { String($0, radix: 16) } ?? "none") for \(stamp); behind: the \
                     focus went to \(String(client, radix: 16))
                     """
                 )
@@ -186,14 +187,14 @@ public final class FocusTracker {
             } else {
                 trace?(
                     """
-                    read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0); a later \
+                    read \(focused.map { String($0, radix: 16) } ?? "none") for \(stamp); a later \
                     change is queued
                     """
                 )
             }
             return
         }
-        trace?("read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime ?? 0)")
+        trace?("read \(focused.map { String($0, radix: 16) } ?? "none") for \(serverTime?.rawValue ?? 0)")
         // The window found while behind is the one read now: this change, the
         // later one, is when it took the focus.
         if behind?.client == focused { behind = nil }
@@ -224,12 +225,12 @@ public final class FocusTracker {
             connection.sync()
         }.errors
         active = window
-        if let window, errors.contains(where: { $0.errorCode == BadWindowCode && $0.resourceID == UInt(window) }) {
+        if let window, errors.contains(where: { $0.errorCode == .badWindow && $0.resourceID == UInt(window) }) {
             active = nil  // gone before we could watch it; a new focus event follows
         }
     }
 
-    private func emitCurrent(time: ClockReading, cause: FocusObservation.Cause, serverTime: UInt32? = nil) {
+    private func emitCurrent(time: ClockReading, cause: FocusObservation.Cause, serverTime: ServerTime? = nil) {
         pendingLoss?.cancel()
         pendingLoss = nil
         guard let window = active else {

@@ -93,7 +93,7 @@ public final class InputHold {
         }
         if !errors.isEmpty {
             undo(xid, ownRegion: ownRegion)
-            if errors.contains(where: { $0.errorCode == BadAccessCode }) {
+            if errors.contains(where: { $0.errorCode == .badAccess }) {
                 throw Failure.keysTakenByAnotherClient(window)
             }
             throw Failure.windowGone(window)
@@ -254,5 +254,3 @@ public final class InputHold {
         return rectangles
     }
 }
-
-let BadAccessCode: UInt8 = 10

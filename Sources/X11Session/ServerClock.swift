@@ -24,14 +24,14 @@ public struct ServerClock {
 
     /// Sets the offset from a stamp known to have been made at `moment`; later
     /// events only ever lower it (they cannot arrive before they happened).
-    public mutating func calibrate(serverTime: UInt32, at moment: ClockReading) {
+    public mutating func calibrate(serverTime: ServerTime, at moment: ClockReading) {
         let origin = self.origin ?? moment.monotonic
         self.origin = origin
         offset = origin.duration(to: moment.monotonic).milliseconds - extended(serverTime)
     }
 
     /// Learns from an event stamped `serverTime` that arrived at `now`.
-    public mutating func observe(serverTime: UInt32, arrivedAt now: ClockReading) {
+    public mutating func observe(serverTime: ServerTime, arrivedAt now: ClockReading) {
         let origin = self.origin ?? now.monotonic
         self.origin = origin
         let local = origin.duration(to: now.monotonic).milliseconds
@@ -40,7 +40,7 @@ public struct ServerClock {
     }
 
     /// When the event stamped `serverTime` happened, as a reading derived from `now`.
-    public mutating func reading(forServerTime serverTime: UInt32, now: ClockReading) -> ClockReading {
+    public mutating func reading(forServerTime serverTime: ServerTime, now: ClockReading) -> ClockReading {
         observe(serverTime: serverTime, arrivedAt: now)
         return now.earlier(by: age(ofServerTime: serverTime, now: now))
     }
@@ -52,7 +52,7 @@ public struct ServerClock {
 
     /// How long ago (from `now`) the server time `serverTime` was, within
     /// [-calibrationUncertainty, maximumEventAge].
-    public mutating func age(ofServerTime serverTime: UInt32, now: ClockReading) -> Duration {
+    public mutating func age(ofServerTime serverTime: ServerTime, now: ClockReading) -> Duration {
         guard let origin, let offset else { return .zero }
         let local = origin.duration(to: now.monotonic).milliseconds
         let happened = extended(serverTime) + offset
@@ -60,7 +60,8 @@ public struct ServerClock {
         return min(max(.zero - Self.calibrationUncertainty, age), Self.maximumEventAge)
     }
 
-    private mutating func extended(_ serverTime: UInt32) -> Double {
+    private mutating func extended(_ stamp: ServerTime) -> Double {
+        let serverTime = stamp.rawValue
         let half = UInt32.max / 2
         var epoch = wraps
         if !hasStamp {

@@ -21,7 +21,7 @@ public final class ShieldStacking {
     /// The request names the target as the requestor's currently active window
     /// (it is the window just activated; window managers ignore the field for
     /// source 2, and reading `_NET_ACTIVE_WINDOW` would cost a round trip).
-    public func present(shield: WindowID, over target: ClientWindow, serverTime: UInt32?) {
+    public func present(shield: WindowID, over target: ClientWindow, serverTime: ServerTime?) {
         if let desktop = target.desktop {
             connection.requestDesktop(desktop, for: shield)
         }
@@ -34,7 +34,7 @@ public final class ShieldStacking {
     /// Gives the focus back to `window` (`_NET_ACTIVE_WINDOW`, source 2): a shield the
     /// window manager focused on its own, over a window in the background, must not
     /// keep the person from the window they were using.
-    public func giveFocusBack(to window: WindowID, serverTime: UInt32?) {
+    public func giveFocusBack(to window: WindowID, serverTime: ServerTime?) {
         connection.requestActivation(of: window, serverTime: serverTime, currentlyActive: nil)
         XFlush(connection.display)
     }

@@ -27,7 +27,7 @@ extension XConnection {
                     ?? propertyString(owner, .wmName, maxCharacters: 1024),
                 pid: processID(of: owner))
         }
-        if errors.contains(where: { $0.errorCode == BadWindowCode && visited.contains(Window($0.resourceID)) }) {
+        if errors.contains(where: { $0.errorCode == .badWindow && visited.contains(Window($0.resourceID)) }) {
             return nil
         }
         return facts

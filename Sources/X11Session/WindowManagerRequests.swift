@@ -30,10 +30,13 @@ extension XConnection {
 
     /// `_NET_ACTIVE_WINDOW` for `window`, stamped `serverTime` (nil: CurrentTime), naming
     /// `currentlyActive` as the requestor's active window (nil: none).
-    package func requestActivation(of window: WindowID, serverTime: UInt32?, currentlyActive: WindowID?) {
+    package func requestActivation(of window: WindowID, serverTime: ServerTime?, currentlyActive: WindowID?) {
         sendToWindowManager(
             .netActiveWindow, about: window,
-            [Self.pagerSource, CLong(serverTime ?? UInt32(CurrentTime)), CLong(currentlyActive?.rawValue ?? 0)])
+            [
+                Self.pagerSource, CLong(serverTime?.rawValue ?? UInt32(CurrentTime)),
+                CLong(currentlyActive?.rawValue ?? 0),
+            ])
     }
 
     /// `_NET_WM_STATE`: adds or removes `state` (`_NET_WM_STATE_ABOVE`) on `window`.

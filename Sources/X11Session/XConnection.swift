@@ -78,14 +78,14 @@ public final class XConnection {
         let probe = atom(.screenwardClockProbe)
         var byte: UInt8 = 0
         var event = XEvent()
-        var samples: [(before: ClockReading, after: ClockReading, serverTime: UInt32)] = []
+        var samples: [(before: ClockReading, after: ClockReading, serverTime: ServerTime)] = []
         for _ in 0..<8 {
             let before = timeSource.now()
             XChangeProperty(display, window, probe, Atom(XA_INTEGER), 8, PropModeReplace, &byte, 1)
             XSync(display, 0)
             let after = timeSource.now()
             if XCheckTypedWindowEvent(display, window, PropertyNotify, &event) != 0 {
-                samples.append((before, after, UInt32(truncatingIfNeeded: event.xproperty.time)))
+                samples.append((before, after, ServerTime(event.xproperty.time)))
             }
         }
         // The server truncates to whole milliseconds: the stamp T was made when the
@@ -131,13 +131,13 @@ public final class XConnection {
 
     /// When an event stamped `serverTime` happened, on the local clocks.
     func reading(forServerTime serverTime: Time) -> ClockReading {
-        serverClock.reading(forServerTime: UInt32(truncatingIfNeeded: serverTime), now: timeSource.now())
+        serverClock.reading(forServerTime: ServerTime(serverTime), now: timeSource.now())
     }
 
     /// The X server's time now (milliseconds), read the ICCCM way: a zero-length
     /// append to a property of a window this connection owns, stamped by the
     /// server in its PropertyNotify. One round trip. Nil if the event did not come.
-    public func serverTimeNow() -> UInt32? {
+    public func serverTimeNow() -> ServerTime? {
         if timeProbeWindow == 0 {
             timeProbeWindow = XCreateWindow(display, root, -10, -10, 1, 1, 0, 0, UInt32(InputOnly), nil, 0, nil)
             XSelectInput(display, timeProbeWindow, EventMask.propertyChange.rawValue)
@@ -147,10 +147,10 @@ public final class XConnection {
             display, timeProbeWindow, atom(.screenwardTimeProbe), Atom(XA_INTEGER), 8, PropModeAppend, &nothing, 0)
         XSync(display, 0)
         var event = XEvent()
-        var time: UInt32?
+        var time: ServerTime?
         // Take every probe event queued (an earlier probe's may still wait); the last is now.
         while XCheckTypedWindowEvent(display, timeProbeWindow, PropertyNotify, &event) != 0 {
-            time = UInt32(truncatingIfNeeded: event.xproperty.time)
+            time = ServerTime(event.xproperty.time)
         }
         return time
     }

@@ -7,7 +7,7 @@ import Foundation
 package struct XProtocolError: Sendable, Equatable {
     var display: UInt
     var serial: UInt
-    var errorCode: UInt8
+    var errorCode: XErrorCode
     var requestCode: UInt8
     var resourceID: UInt
 }
@@ -51,7 +51,8 @@ let xErrorHandler: XErrorHandler = { display, event in
     if recordedXErrors.count > 1024 { recordedXErrors.removeFirst(512) }
     recordedXErrors.append(
         XProtocolError(
-            display: UInt(bitPattern: display), serial: UInt(error.serial), errorCode: error.error_code,
+            display: UInt(bitPattern: display), serial: UInt(error.serial),
+            errorCode: XErrorCode(rawValue: error.error_code),
             requestCode: error.request_code, resourceID: UInt(error.resourceid)))
     return 0
 }
@@ -82,8 +83,16 @@ private func endAfterLostConnection(_ display: OpaquePointer?) -> Never {
     exit(1)
 }
 
-/// The X protocol's error codes this module tells apart (Xlib's `X.h` defines them as macros
-/// of type int).
-let BadWindowCode: UInt8 = 3
-/// What XGetGeometry answers for a window that is gone.
-let BadDrawableCode: UInt8 = 9
+/// An X protocol error's code; those this module tells apart are named (Xlib's `X.h` defines
+/// them as macros of type int).
+package struct XErrorCode: RawRepresentable, Hashable, Sendable {
+    package let rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// The window named is gone (or never was).
+    static let badWindow = XErrorCode(rawValue: 3)
+    /// What XGetGeometry answers for a window that is gone.
+    static let badDrawable = XErrorCode(rawValue: 9)
+    /// A grab or a selection another client holds (the input hold's grab test).
+    static let badAccess = XErrorCode(rawValue: 10)
+}

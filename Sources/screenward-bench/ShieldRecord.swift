@@ -78,7 +78,7 @@ final class ShieldRecord {
         guard let now = connection.serverTimeNow() else {
             throw HarnessError.failed("the X server did not tell its time")
         }
-        return End(shield: since.shield, serverTime: now, stamped: false)
+        return End(shield: since.shield, serverTime: now.rawValue, stamped: false)
     }
 
     /// The X server's time now (milliseconds).
@@ -86,7 +86,7 @@ final class ShieldRecord {
         guard let now = connection.serverTimeNow() else {
             throw HarnessError.failed("the X server did not tell its time")
         }
-        return now
+        return now.rawValue
     }
 
     /// How many shield windows have appeared so far (ids are reused once their client
@@ -199,7 +199,7 @@ final class ShieldRecord {
             evaluate(serverTime: nil)
         case .activated(let window, let serverTime):
             active = window
-            evaluate(serverTime: serverTime)
+            evaluate(serverTime: serverTime.rawValue)
         case .unmanagedMapped, .keyboardGrab:
             break
         }

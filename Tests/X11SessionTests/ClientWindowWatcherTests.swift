@@ -253,7 +253,7 @@ final class ClientWindowWatcherTests: XSessionTestCase {
                 try app.command("activate \(target)")
                 XCTAssertTrue(x.wait { x.watcher.activeWindow == target })
                 let activations = x.events.compactMap { event -> (WindowID?, UInt32)? in
-                    if case .activated(let window, let time) = event { (window, time) } else { nil }
+                    if case .activated(let window, let time) = event { (window, time.rawValue) } else { nil }
                 }
                 XCTAssertEqual(activations.last?.0, target)
                 XCTAssertGreaterThan(activations.last?.1 ?? 0, 0, "the PropertyNotify's server time")
@@ -351,7 +351,7 @@ final class ClientWindowWatcherTests: XSessionTestCase {
             x.events.removeAll()
             // As a user would (openbox does not follow a bare request to another desktop).
             try x.run("xdotool", ["windowactivate", targetID.description])
-            var activation: UInt32?
+            var activation: ServerTime?
             XCTAssertTrue(
                 x.wait {
                     for case .activated(let window, let time) in x.events where window == targetID { activation = time }

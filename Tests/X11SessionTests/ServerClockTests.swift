@@ -22,7 +22,7 @@ final class ServerClockTests: XCTestCase {
     func testTheOffsetOnlyTightensAndStampsSurviveTheWrap() {
         let base = SystemTimeSource().now()
         var clock = ServerClock()
-        let nearWrap = UInt32.max - 9
+        let nearWrap = ServerTime(rawValue: UInt32.max - 9)
         clock.observe(serverTime: nearWrap, arrivedAt: reading(5, base: base))  // 5 ms delivery
         clock.observe(serverTime: nearWrap, arrivedAt: reading(2, base: base))  // a faster one: 2 ms
         let afterWrap = clock.reading(forServerTime: 20, now: reading(40, base: base))  // 30 ms later, past the wrap

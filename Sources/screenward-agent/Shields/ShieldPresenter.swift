@@ -74,7 +74,7 @@ final class ShieldPresenter {
     private var grabChecks: [WindowID: MainLoop.Registration] = [:]
     private var pendingActions: [ShieldRequestID: PendingAction] = [:]
     /// The server time of the last activation, for the shield's own activation request.
-    private var lastActivationTime: UInt32?
+    private var lastActivationTime: ServerTime?
     /// What the state owner tells, from whichever thread it is on (a socket's, in child mode).
     private var answers: LoopMailbox<ShieldAnswer>?
     private var shieldsChanged: LoopMailbox<Void>?
