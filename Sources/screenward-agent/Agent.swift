@@ -197,7 +197,7 @@ final class Agent {
             host: host, rules: rules,
             reports: AgentReports(
                 ledger: ledger, directory: directory, sessionID: sessionID, socketPath: path, log: log),
-            problem: rulesProblem)
+            covered: LoopBound { [unowned self] in presenter?.covered }, problem: rulesProblem)
         server = try SocketServer(
             path: path, identify: PeerCredentialReader.read, handler: RequestsOnLoop(onLoop: requests))
         log.info("Screen Time API clients connect at \(path)")

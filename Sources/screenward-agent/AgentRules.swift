@@ -33,33 +33,55 @@ enum AgentRules {
 }
 
 /// The agent's socket, on the loop: the rules' requests go to the rules app, reports to
-/// their own threads, the rest to the Screen Time API's owner. Only the person reaches
-/// this socket, so their rules are theirs to change.
+/// their own threads, what is covered to the shield presenter, the rest to the Screen Time
+/// API's owner. Only the person reaches this socket, so their rules are theirs to change.
 final class AgentRequests: ServiceRequestHandler {
     private let host: ServiceHost
     private let rules: RulesApp?
     private let reports: AgentReports
+    /// The windows the shield presenter covers now (nil: it shows no shields).
+    private let covered: LoopBound<() -> [CoveredWindow]?>
     /// Why there is no rules app.
     private let problem: String
     private let userName: String
 
-    init(host: ServiceHost, rules: RulesApp?, reports: AgentReports, problem: String) {
+    init(
+        host: ServiceHost, rules: RulesApp?, reports: AgentReports, covered: LoopBound<() -> [CoveredWindow]?>,
+        problem: String
+    ) {
         self.host = host
         self.rules = rules
         self.reports = reports
+        self.covered = covered
         self.problem = problem
         userName = (try? UnixAccount.withID(UserID(rawValue: getuid())))??.name ?? "uid \(getuid())"
     }
 
     func received(frame: Data, from peer: ServicePeer) {
-        if let head = try? FrameHead.decode(from: frame), let id = head.id, head.method == ReportMethods.run.name {
-            return reports.answer(frame, id: id, from: peer)
-        }
-        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method,
-            RulesMethods.answers(method)
-        else {
+        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else {
             return host.received(frame: frame, from: peer)
         }
+        switch method {
+        case ReportMethods.run.name: reports.answer(frame, id: id, from: peer)
+        case PresenterMethods.covered.name: answerCovered(frame, id: id, from: peer)
+        case _ where RulesMethods.answers(method): rulesRequest(frame, id: id, method: method, from: peer)
+        default: host.received(frame: frame, from: peer)
+        }
+    }
+
+    /// Which windows are covered is no secret from the person at the screen.
+    private func answerCovered(_ frame: Data, id: UInt64, from peer: ServicePeer) {
+        let spec = PresenterMethods.covered
+        let result = Result<[CoveredWindow]?, any Error> {
+            try BundleIdentifier.validate(try spec.request(from: frame).client)
+            return covered { $0() }
+        }
+        peer.send(
+            spec.replyFrame(id: id, result.mapError { $0 as? ServiceError ?? ServiceError(.malformedMessage, "\($0)") })
+        )
+    }
+
+    private func rulesRequest(_ frame: Data, id: UInt64, method: String, from peer: ServicePeer) {
         if let user = (try? ServiceMethod<RulesUser, Empty>(method).request(from: frame))?.body.user, user != userName {
             return peer.send(
                 errorLine(

@@ -133,9 +133,6 @@ extension ScreenTimeService {
                 try monitors.acknowledge(owner: client, sequences: sequences)
                 return Empty()
             }
-        case PresenterMethods.covered.name:
-            // Which windows are covered is no secret from the person at the screen.
-            reply = answer(PresenterMethods.covered) { _, _ in coveredWindows }
         case ShieldConfigurationMethods.attach.name:
             reply = answer(ShieldConfigurationMethods.attach) { client, _ in
                 _ = try tokens(client)

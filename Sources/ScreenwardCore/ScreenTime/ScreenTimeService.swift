@@ -55,8 +55,6 @@ public final class ScreenTimeService {
     var webHosts: [UInt64: ServicePeer] = [:]
 
     private var cachedShields: EffectiveShields?
-    /// What the agent's shield presenter covers now (nil: no presenter runs).
-    public var coveredWindows: [CoveredWindow]?
     /// The apps' shield configuration data sources and action delegates, and what they were asked.
     var shieldExtensions = ShieldExtensions()
     /// Requests only a lying client sends, since the last `takeLies()`.

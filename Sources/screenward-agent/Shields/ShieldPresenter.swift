@@ -576,6 +576,9 @@ final class ShieldPresenter {
 
     private var lastPublished: [CoveredWindow]?
 
+    /// The windows covered now, in the order of their ids (`screenward shields`).
+    var covered: [CoveredWindow] { lastPublished ?? [] }
+
     /// Tells what is covered, when that changed (windows are decided again whenever the
     /// child's processes come and go).
     private func publish() {

@@ -14,7 +14,8 @@ protocol ShieldStateOwner: ShieldQuestions {
     func onShieldDataSourceAttached(_ handler: @escaping @Sendable (String) -> Void)
     /// Called with each answer of an app's shield extension.
     func onShieldAnswer(_ handler: @escaping @Sendable (ShieldAnswer) -> Void)
-    /// What is covered now (`screenward shields` shows it).
+    /// What is covered now, where the owner needs it (child mode's daemon holds the covered
+    /// windows' processes). The presenter keeps it itself: `screenward shields` asks the agent.
     func publishCoveredWindows(_ covered: [CoveredWindow])
     /// Ends a covered window's process for the presenter, when the owner holds it (child
     /// mode: the daemon holds it stopped, and the agent may not signal the child's
@@ -26,6 +27,7 @@ protocol ShieldStateOwner: ShieldQuestions {
 }
 
 extension ShieldStateOwner {
+    func publishCoveredWindows(_ covered: [CoveredWindow]) {}
     func closeHeldProcess(_ pid: Int32) -> Bool { false }
     var holdsCoveredProcesses: Bool { false }
 }
@@ -43,10 +45,6 @@ extension ServiceHost: ShieldStateOwner {
 
     func onShieldAnswer(_ handler: @escaping @Sendable (ShieldAnswer) -> Void) {
         onShieldAnswer = handler
-    }
-
-    func publishCoveredWindows(_ covered: [CoveredWindow]) {
-        withService { $0.coveredWindows = covered }
     }
 }
 
@@ -73,7 +71,6 @@ final class LaunchingShieldState: ShieldStateOwner {
     func onShieldDataSourceAttached(_ handler: @escaping @Sendable (String) -> Void) { attachListeners.add(handler) }
     func onShieldAnswer(_ handler: @escaping @Sendable (ShieldAnswer) -> Void) { answerListeners.add(handler) }
     func cancelShieldRequest(_ id: ShieldRequestID) { host.cancelShieldRequest(id) }
-    func publishCoveredWindows(_ covered: [CoveredWindow]) { host.publishCoveredWindows(covered) }
 
     func requestShieldConfiguration(owner: String, item: ShieldedItem) -> ShieldRequestID? {
         if let id = host.requestShieldConfiguration(owner: owner, item: item) { return id }
