@@ -97,6 +97,9 @@ let package = Package(
         // GTK itself for every window Screenward draws: started once on the session's display,
         // its signals connected from Swift. A platform module allowed to touch C.
         .target(name: "GtkBase", dependencies: ["CGtk"]),
+        // The shield presenter's policies as values (what to replace, where the focus goes back),
+        // tested without an X server: plain safe Swift over the X module's value types.
+        .target(name: "ShieldCoverage", dependencies: ["ScreenwardCore", "X11Session"], swiftSettings: safeSwift),
         // The GTK shield window and the guardian's dialog over it: another platform module.
         .target(
             name: "ShieldUI",
@@ -159,7 +162,7 @@ let package = Package(
             name: "screenward-agent",
             dependencies: [
                 "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardIPC", "GtkBase", "ShieldUI",
-                "SystemAccounts", "ManagedSettings", "ManagedSettingsUI",
+                "ShieldCoverage", "SystemAccounts", "ManagedSettings", "ManagedSettingsUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
@@ -298,6 +301,7 @@ let package = Package(
                 "ScreenwardIPC", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity",
             ]),
         // The shield window, driven through screenward-shieldview (GTK starts once per process).
+        .testTarget(name: "ShieldCoverageTests", dependencies: ["ShieldCoverage", "ScreenwardCore", "X11Session"]),
         .testTarget(
             name: "ShieldUITests",
             dependencies: [

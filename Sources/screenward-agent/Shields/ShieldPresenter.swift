@@ -4,6 +4,7 @@ import GtkBase
 @_spi(Screenward) import ManagedSettings
 import ManagedSettingsUI
 import ScreenwardCore
+import ShieldCoverage
 import ShieldUI
 import Synchronization
 import X11Session
@@ -23,8 +24,6 @@ final class ShieldPresenter {
         var surface: ShieldWindow
         /// When its shield was last shown: the window manager takes a moment to map it.
         var shownAt = ContinuousClock.now
-        /// Audits in a row that found its shield wrong.
-        var strikes = 0
 
         init(target: ClientWindow, decision: ShieldDecision, surface: ShieldWindow) {
             self.target = target
@@ -67,10 +66,11 @@ final class ShieldPresenter {
     private var closing: Set<WindowID> = []
     /// Shields shown over the active window that the window manager does not manage yet.
     private var awaitingFocus: Set<WindowID> = []
-    /// Shields shown over a window in the background, with the window that had the focus:
-    /// a window manager that focuses them anyway (openbox does, restoring a minimized
-    /// window) is undone once.
-    private var shownInBackground: [WindowID: WindowID] = [:]
+    /// Shields shown over a window in the background: a window manager that focuses them
+    /// anyway is undone once.
+    private var handback = FocusHandback()
+    /// Whether the shields shown are still what they were made to be.
+    private var shieldAudit = ShieldAudit()
     private var grabChecks: [WindowID: MainLoop.Registration] = [:]
     private var pendingActions: [ShieldRequestID: PendingAction] = [:]
     /// The server time of the last activation, for the shield's own activation request.
@@ -170,53 +170,33 @@ final class ShieldPresenter {
         }
         publish()
         onSettingsChanged?(shields)
-        auditTimer = loop.schedule(after: Self.auditInterval) { [weak self] in self?.audit() }
+        auditTimer = loop.schedule(after: ShieldAudit.interval) { [weak self] in self?.audit() }
     }
 
     // MARK: The shields' picture
 
-    static let auditInterval: Duration = .milliseconds(250)
     private var auditTimer: MainLoop.Registration?
 
-    /// Any client may move, resize, unmap, minimize or destroy a shield, or make it
-    /// override-redirect (which takes it from the window manager): its app stays held, and
-    /// the picture comes back here. A shield found wrong at two audits in a row (so not
-    /// while the window manager is still placing it) is replaced by a fresh one.
+    /// Looks at every shield shown (`ShieldAudit`) and replaces those found wrong twice.
     private func audit() {
         let shown = covers.values.filter { $0.surface.isVisible && $0.target.isViewable }
         let positions = shown.isEmpty ? [:] : watcher.stackingPositions()
-        for cover in shown {
-            guard ContinuousClock.now - cover.shownAt > .milliseconds(500) else { continue }
-            let seen = watcher.windows[cover.shieldID]
-            let problem: String? =
-                if let seen {
-                    !seen.isViewable
-                        ? "unmapped or minimized"
-                        : seen.frame != cover.target.frame
-                            ? "moved or resized (\(seen.frame))"
-                            : Self.isUnder(cover, in: positions) ? Self.underItsWindow : nil
-                } else {
-                    "taken from the window manager or destroyed"
-                }
-            guard let problem else {
-                cover.strikes = 0
-                continue
-            }
-            cover.strikes += 1
-            guard cover.strikes >= 2 else { continue }
+        let replacements = shieldAudit.check(
+            shown.map {
+                ShieldAudit.Shown(
+                    target: $0.target.id, targetFrame: $0.target.frame, shield: $0.shieldID, shownAt: $0.shownAt)
+            },
+            seen: { [watcher] shield in
+                watcher.windows[shield].map { ShieldAudit.Seen(isViewable: $0.isViewable, frame: $0.frame) }
+            }, positions: positions, now: .now)
+        for replacement in replacements {
+            guard let cover = covers[replacement.target] else { continue }
             // Put in a lower layer, or the app in a higher one: the app comes down to the
             // normal layer, and a fresh shield goes over it in the one above.
-            if problem == Self.underItsWindow { stacking.takeOutOfAboveLayer(cover.target.id) }
-            replaceShield(of: cover, because: problem)
+            if replacement.problem == .underItsWindow { stacking.takeOutOfAboveLayer(cover.target.id) }
+            replaceShield(of: cover, because: "\(replacement.problem)")
         }
-        auditTimer = loop.schedule(after: Self.auditInterval) { [weak self] in self?.audit() }
-    }
-
-    private static let underItsWindow = "stacked under its window (a layer changed)"
-
-    private static func isUnder(_ cover: Cover, in positions: [WindowID: Int]) -> Bool {
-        guard let shield = positions[cover.shieldID], let target = positions[cover.target.id] else { return false }
-        return shield < target
+        auditTimer = loop.schedule(after: ShieldAudit.interval) { [weak self] in self?.audit() }
     }
 
     private func replaceShield(of cover: Cover, because problem: String) {
@@ -225,6 +205,7 @@ final class ShieldPresenter {
                 + "it is replaced"
         )
         let old = cover.surface
+        shieldAudit.forget(cover.shieldID)
         shieldIDs.remove(cover.shieldID)
         awaitingFocus.remove(cover.shieldID)
         cover.surface = spare ?? makeSurface()
@@ -259,7 +240,7 @@ final class ShieldPresenter {
             closing.remove(id)
         case .activated(let id, let serverTime):
             lastActivationTime = serverTime
-            if let id, let previous = shownInBackground.removeValue(forKey: id), watcher.windows[previous] != nil {
+            if let id, let previous = handback.activated(id, at: .now), watcher.windows[previous] != nil {
                 log.debug("shield: \(id) took the focus from \(previous) on its own; giving it back")
                 stacking.giveFocusBack(to: previous, serverTime: serverTime)
                 return
@@ -351,14 +332,13 @@ final class ShieldPresenter {
     private func show(_ cover: Cover) {
         let started = ContinuousClock.now
         cover.shownAt = started
-        cover.strikes = 0
+        shieldAudit.shown(cover.shieldID)
         cover.surface.show(looks.look(for: cover.decision), covering: cover.target.frame)
         log.debug("shield: shown over \(cover.target.id) in \(ContinuousClock.now - started)")
         stacking.follow(shield: cover.shieldID, toDesktopOf: cover.target)
         // The covered window keeps no input: the shield takes the focus if it had it.
         if let active = watcher.activeWindow, active != cover.target.id {
-            shownInBackground[cover.shieldID] = active
-            loop.schedule(after: .seconds(1)) { [weak self] in self?.shownInBackground[cover.shieldID] = nil }
+            handback.shownInBackground(cover.shieldID, whileActive: active, at: .now)
         } else {
             focus(cover)
         }
@@ -369,7 +349,7 @@ final class ShieldPresenter {
     /// activation asked for before then is lost.
     private func focus(_ cover: Cover) {
         // Wanted now: not a focus to give back.
-        shownInBackground[cover.shieldID] = nil
+        handback.wanted(cover.shieldID)
         stacking.present(shield: cover.shieldID, over: cover.target, serverTime: lastActivationTime)
         if watcher.windows[cover.shieldID]?.isViewable != true { awaitingFocus.insert(cover.shieldID) }
     }
@@ -403,6 +383,7 @@ final class ShieldPresenter {
         log.info("shield: uncovered \(id) of \(cover.decision.identity.publicID)")
         cover.surface.hide()
         hold.release(id)
+        shieldAudit.forget(cover.shieldID)
         awaitingFocus.remove(cover.shieldID)
         grabChecks.removeValue(forKey: id)?.cancel()
         if spare == nil {
