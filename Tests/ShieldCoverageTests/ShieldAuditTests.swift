@@ -91,3 +91,44 @@ final class FocusHandbackTests: XCTestCase {
         XCTAssertNil(handback.activated(browser, at: start + .milliseconds(30)), "another window: nothing")
     }
 }
+
+final class ShieldFollowingTests: XCTestCase {
+    private let window = ClientWindow(
+        id: WindowID(0x100), facts: WindowFacts(windowID: 0x100), pid: 42,
+        frame: ScreenRect(x: 0, y: 0, width: 300, height: 200),
+        desktop: 0, isViewable: true, isFullscreen: false)
+
+    private func steps(
+        to now: ClientWindow, decisionNow: String = "evening", visible: Bool = true, active: Bool = true
+    ) -> [ShieldFollowing.Step] {
+        // The decisions, as the stores that cover the window.
+        let decision = "evening"
+        return ShieldFollowing.steps(
+            before: window, now: now, decision: decision, decisionNow: decisionNow, shieldVisible: visible,
+            windowIsActive: active)
+    }
+
+    func testAMovedWindowOnAnotherDesktopTakesItsShieldAlong() {
+        var moved = window
+        moved.frame = ScreenRect(x: 50, y: 60, width: 400, height: 300)
+        moved.desktop = 1
+        XCTAssertEqual(steps(to: moved), [.cover(moved.frame), .followDesktop])
+        XCTAssertEqual(steps(to: window), [], "nothing changed: nothing to do")
+    }
+
+    func testAMinimizedWindowHidesItsShieldAndARestoredOneShowsIt() {
+        var minimized = window
+        minimized.isViewable = false
+        XCTAssertEqual(steps(to: minimized), [.hide])
+        XCTAssertEqual(steps(to: minimized, visible: false), [], "already hidden")
+        XCTAssertEqual(steps(to: window, visible: false), [.show])
+    }
+
+    func testFullscreenRaisesTheShieldAgainOnlyWhileFocusedAndANewDecisionRedraws() {
+        var fullscreen = window
+        fullscreen.isFullscreen = true
+        XCTAssertEqual(steps(to: fullscreen), [.focus])
+        XCTAssertEqual(steps(to: fullscreen, active: false), [])
+        XCTAssertEqual(steps(to: window, decisionNow: "downtime"), [.redraw])
+    }
+}

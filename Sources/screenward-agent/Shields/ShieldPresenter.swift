@@ -283,21 +283,22 @@ final class ShieldPresenter {
             cover(window, decision)
             return
         }
-        let before = cover.target
+        let steps = ShieldFollowing.steps(
+            before: cover.target, now: window, decision: cover.decision, decisionNow: decision,
+            shieldVisible: cover.surface.isVisible, windowIsActive: watcher.activeWindow == window.id)
         cover.target = window
-        if cover.decision != decision {
-            cover.decision = decision
-            cover.surface.redraw(looks.look(for: decision))
-            looks.ask(decision)
-        }
-        if !window.isViewable {
-            if cover.surface.isVisible { cover.surface.hide() }
-        } else if !cover.surface.isVisible {
-            show(cover)
-        } else {
-            if before.frame != window.frame { cover.surface.cover(window.frame) }
-            if before.desktop != window.desktop { stacking.follow(shield: cover.shieldID, toDesktopOf: window) }
-            if before.isFullscreen != window.isFullscreen, watcher.activeWindow == window.id { focus(cover) }
+        for step in steps {
+            switch step {
+            case .redraw:
+                cover.decision = decision
+                cover.surface.redraw(looks.look(for: decision))
+                looks.ask(decision)
+            case .hide: cover.surface.hide()
+            case .show: show(cover)
+            case .cover(let frame): cover.surface.cover(frame)
+            case .followDesktop: stacking.follow(shield: cover.shieldID, toDesktopOf: window)
+            case .focus: focus(cover)
+            }
         }
         publish()
     }
