@@ -237,7 +237,8 @@ let package = Package(
         .executableTarget(
             name: "screenward-shieldview",
             dependencies: [
-                "GtkBase", "ShieldUI", "ScreenwardCore", "GLibRuntime", "X11Session", "ManagedSettingsUI",
+                "GtkBase", "ShieldUI", "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardTesting",
+                "ManagedSettingsUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),

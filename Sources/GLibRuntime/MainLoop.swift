@@ -22,7 +22,7 @@ public final class MainLoop {
     /// A source added to the loop; `cancel()` removes it (idempotent).
     public final class Registration {
         fileprivate var sourceID: guint
-        init(sourceID: guint) { self.sourceID = sourceID }
+        package init(sourceID: guint) { self.sourceID = sourceID }
         public func cancel() {
             guard sourceID != 0 else { return }
             g_source_remove(sourceID)

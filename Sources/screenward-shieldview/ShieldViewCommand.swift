@@ -4,6 +4,7 @@ import GLibRuntime
 import GtkBase
 import ManagedSettingsUI
 import ScreenwardCore
+import ScreenwardTesting
 import ShieldUI
 import X11Session
 

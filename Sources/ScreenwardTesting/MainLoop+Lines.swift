@@ -1,6 +1,9 @@
 import CGLib
 import Foundation
+import GLibRuntime
 
+/// Lines from a pipe on the loop, for the test tools that a test drives through their
+/// standard input (screenward-shieldview).
 extension MainLoop {
     /// Calls `onLine` for each line that arrives on `fd`, and `onEnd` once at end of
     /// file (a controlling process closed the pipe, for instance).
