@@ -132,3 +132,27 @@ final class ShieldFollowingTests: XCTestCase {
         XCTAssertEqual(steps(to: window, decisionNow: "downtime"), [.redraw])
     }
 }
+
+final class ShieldButtonWaitsTests: XCTestCase {
+    private let start = ContinuousClock.now
+    private let first = ShieldRequestID(rawValue: 1)
+    private let second = ShieldRequestID(rawValue: 2)
+
+    func testAnAnswerInTimeIsCarriedOutOnceAndALateOneIsIgnored() {
+        var waits = ShieldButtonWaits<String>()
+        waits.asked(first, for: "Game's shield", at: start)
+        waits.asked(second, for: "Chat's shield", at: start + .seconds(4))
+        XCTAssertEqual(waits.deadline, start + ShieldButtonWaits<String>.patience)
+        XCTAssertEqual(waits.answered(first), "Game's shield")
+        XCTAssertNil(waits.answered(first), "answered twice: the second is ignored")
+        XCTAssertEqual(waits.deadline, start + .seconds(4) + ShieldButtonWaits<String>.patience)
+
+        XCTAssertTrue(waits.expired(at: start + .seconds(13)).isEmpty)
+        let expired = waits.expired(at: start + .seconds(14))
+        XCTAssertEqual(expired.map(\.request), [second])
+        XCTAssertEqual(expired.map(\.decision), ["Chat's shield"])
+        XCTAssertNil(waits.answered(second), "given up on: its answer does nothing")
+        XCTAssertNil(waits.deadline)
+        XCTAssertNil(waits.answered(ShieldRequestID(rawValue: 9)), "never asked")
+    }
+}

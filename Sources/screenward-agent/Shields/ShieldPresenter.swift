@@ -34,14 +34,6 @@ final class ShieldPresenter {
         var shieldID: WindowID { WindowID(surface.windowID) }
     }
 
-    /// A button pressed, waiting for the owner's action delegate.
-    private struct PendingAction {
-        var decision: ShieldDecision
-        var action: ShieldAction
-        var timeout: MainLoop.Registration
-    }
-
-    static let actionPatience: Duration = .seconds(10)
     static let grabPatience: Duration = .milliseconds(400)
 
     private let loop: MainLoop
@@ -72,7 +64,9 @@ final class ShieldPresenter {
     /// Whether the shields shown are still what they were made to be.
     private var shieldAudit = ShieldAudit()
     private var grabChecks: [WindowID: MainLoop.Registration] = [:]
-    private var pendingActions: [ShieldRequestID: PendingAction] = [:]
+    /// Buttons pressed, waiting for their action delegates, and the timer for the first to run out.
+    private var buttonWaits = ShieldButtonWaits<ShieldDecision>()
+    private var buttonTimer: MainLoop.Registration?
     /// The server time of the last activation, for the shield's own activation request.
     private var lastActivationTime: ServerTime?
     /// What the state owner tells, from whichever thread it is on (a socket's, in child mode).
@@ -492,15 +486,23 @@ final class ShieldPresenter {
             carryOut(ShieldActionDelegate.defaultResponse(to: action), for: decision)
             return
         }
-        let timeout = loop.schedule(after: Self.actionPatience) { [self] in
-            guard pendingActions.removeValue(forKey: id) != nil else { return }
-            stateOwner.cancelShieldRequest(id)
+        buttonWaits.asked(id, for: decision, at: .now)
+        waitForButtons()
+    }
+
+    /// Gives up on the delegates that did not answer in time, and waits for the next.
+    private func waitForButtons() {
+        for (request, decision) in buttonWaits.expired(at: .now) {
+            stateOwner.cancelShieldRequest(request)
             log.warning(
                 "\(decision.owner)'s shield action delegate did not answer within "
-                    + "\(Int(Self.actionPatience.seconds)) s: nothing is done"
+                    + "\(Int(ShieldButtonWaits<ShieldDecision>.patience.seconds)) s: nothing is done"
             )
         }
-        pendingActions[id] = PendingAction(decision: decision, action: action, timeout: timeout)
+        buttonTimer?.cancel()
+        buttonTimer = buttonWaits.deadline.map { deadline in
+            loop.schedule(after: ContinuousClock.now.duration(to: deadline)) { [weak self] in self?.waitForButtons() }
+        }
     }
 
     private func carryOut(_ response: ShieldActionResponse, for decision: ShieldDecision) {
@@ -543,9 +545,8 @@ final class ShieldPresenter {
             case .configuration(let id, let configuration):
                 looks.received(id, configuration)
             case .action(let id, let response):
-                guard let pending = pendingActions.removeValue(forKey: id) else { continue }
-                pending.timeout.cancel()
-                carryOut(response, for: pending.decision)
+                guard let decision = buttonWaits.answered(id) else { continue }
+                carryOut(response, for: decision)
             }
         }
     }
