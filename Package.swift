@@ -74,15 +74,69 @@ let package = Package(
             name: "DeviceActivity", dependencies: ["ManagedSettings", "FamilyControls", "ScreenwardIPC"],
             swiftSettings: safeSwift),
 
-        // Tokens, catalog, ledger, accounting: plain Swift, no C.
+        // The core: plain Swift, no C, in six modules that depend only downward (docs/architecture.md).
+        // What everything else builds on: support, tokens, application identity, web names.
         .target(
-            name: "ScreenwardCore",
+            name: "ScreenwardBasics",
             dependencies: [
-                "ManagedSettings", "ManagedSettingsUI", "FamilyControls", "DeviceActivity", "ScreenwardIPC",
+                "ManagedSettings", "ScreenwardIPC",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 // RSA, to sign the browser extension's CRX3 package.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: safeSwift),
+        // The usage ledger, the accountant that writes it and activity monitoring over it.
+        .target(
+            name: "UsageLedger",
+            dependencies: [
+                "ScreenwardBasics", "ManagedSettings", "DeviceActivity", "ScreenwardIPC",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: safeSwift),
+        // What is shielded and why: settings stores, shields, rules, reports.
+        .target(
+            name: "ScreenTimePolicy",
+            dependencies: [
+                "ScreenwardBasics", "UsageLedger", "ManagedSettings", "ManagedSettingsUI", "FamilyControls",
+                "DeviceActivity", "ScreenwardIPC",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: safeSwift),
+        // Apps' manifests and extension processes: the only part of the core that starts programs.
+        .target(
+            name: "AppExtensions",
+            dependencies: [
+                "ScreenwardBasics", "UsageLedger", "ScreenTimePolicy", "DeviceActivity", "ScreenwardIPC",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: safeSwift),
+        // The state owner's service: the API's requests, shield extensions, browsers' tabs.
+        .target(
+            name: "ScreenTimeOwner",
+            dependencies: [
+                "ScreenwardBasics", "UsageLedger", "ScreenTimePolicy", "AppExtensions", "ManagedSettings",
+                "ManagedSettingsUI", "FamilyControls", "DeviceActivity", "ScreenwardIPC",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: safeSwift),
+        // Child mode (the daemon's side of managed users, guardians) and the activity picker's model.
+        .target(
+            name: "ChildModeCore",
+            dependencies: [
+                "ScreenwardBasics", "UsageLedger", "ScreenTimePolicy", "AppExtensions", "ScreenTimeOwner",
+                "ManagedSettings", "FamilyControls", "DeviceActivity", "ScreenwardIPC",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: safeSwift),
+        // The umbrella: re-exports the six, so the programs and tests import ScreenwardCore alone.
+        .target(
+            name: "ScreenwardCore",
+            dependencies: [
+                "ScreenwardBasics", "UsageLedger", "ScreenTimePolicy", "AppExtensions", "ScreenTimeOwner",
+                "ChildModeCore",
             ],
             swiftSettings: safeSwift),
 
@@ -284,6 +338,8 @@ let package = Package(
             name: "ScreenwardCoreTests",
             dependencies: [
                 "ScreenwardCore", "SessionHarness", "TestSupport",
+                // The modules whose internals the tests reach with `@testable import`.
+                "ScreenwardBasics", "UsageLedger", "ScreenTimePolicy", "ChildModeCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import ScreenwardBasics
 @testable import ScreenwardCore
 
 final class ApplicationCatalogTests: XCTestCase {

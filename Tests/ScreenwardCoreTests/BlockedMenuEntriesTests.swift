@@ -2,6 +2,7 @@ import Foundation
 @_spi(Screenward) import ManagedSettings
 import XCTest
 
+@testable import ScreenTimePolicy
 @testable import ScreenwardCore
 
 /// Blocked applications leave the menus through a `NoDisplay=true` copy in the user's

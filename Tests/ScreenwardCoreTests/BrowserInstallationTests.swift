@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 import _CryptoExtras
 
+@testable import ScreenwardBasics
 @testable import ScreenwardCore
 
 /// `screenward browsers install` into a system image: the packages are what the browsers

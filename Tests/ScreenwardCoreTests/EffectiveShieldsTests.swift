@@ -1,6 +1,7 @@
 @_spi(Screenward) import ManagedSettings
 import XCTest
 
+@testable import ScreenTimePolicy
 @testable import ScreenwardCore
 
 final class EffectiveShieldsTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import ScreenwardIPC
 import XCTest
 
+@testable import ChildModeCore
 @testable import ScreenwardCore
 
 /// The waiting room for guardians' answers, with scripted code checks and clock: one

@@ -4,6 +4,7 @@ import GRDB
 import XCTest
 
 @testable import ScreenwardCore
+@testable import UsageLedger
 
 /// A damaged ledger, or one a newer version wrote, is refused with a message that
 /// says what to do, and its files are left byte for byte as they were.

@@ -6,6 +6,7 @@ import TestSupport
 import XCTest
 
 @testable import ScreenwardCore
+@testable import UsageLedger
 
 final class LedgerTests: XCTestCase {
     var directory: URL!

@@ -4,6 +4,7 @@ import GRDB
 import XCTest
 
 @testable import ScreenwardCore
+@testable import UsageLedger
 
 /// The engine's tables in the ledger (migration v2).
 final class MonitoringStoreTests: XCTestCase {

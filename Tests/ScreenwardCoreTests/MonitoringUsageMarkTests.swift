@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import ScreenwardCore
+@testable import UsageLedger
 
 /// What one usage measurement lets the engine skip: only what usage growing a second
 /// per second, plus a margin for focus credited late, cannot reach.

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import ScreenTimePolicy
 @testable import ScreenwardCore
 
 final class RuleTests: XCTestCase {

@@ -3,6 +3,7 @@ import ManagedSettingsUI
 import TestSupport
 import XCTest
 
+@testable import ScreenTimePolicy
 @testable import ScreenwardCore
 
 /// The shield's icon as the browsers' shield page gets it: the image itself, found as GTK

@@ -2,6 +2,7 @@ import Foundation
 @_spi(Screenward) import ManagedSettings
 import XCTest
 
+@testable import ScreenTimePolicy
 @_spi(Screenward) @testable import ScreenwardCore
 
 /// `screenward shields`: the listing computed from a real ledger, written through the

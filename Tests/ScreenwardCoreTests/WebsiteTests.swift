@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
+@testable import ScreenwardBasics
 @testable import ScreenwardCore
 
 /// Websites from URLs and names, by the Public Suffix List Debian ships (`publicsuffix`).

@@ -1,0 +1,271 @@
+import AppExtensions
+@_spi(Screenward) import FamilyControls
+import Foundation
+import ScreenTimeOwner
+import ScreenTimePolicy
+import ScreenwardBasics
+import ScreenwardIPC
+
+/// The Screen Time API as a managed user's apps reach it: through the system daemon,
+/// on its loop. Every request must come from an installed app, untampered, on a
+/// connection it opened with its proof (`ProcessVetting`); then it goes to the user's
+/// own `ScreenTimeService`, the same state owner a person's agent runs. Asking for
+/// `.child`, and giving it up, needs a guardian's password (`GuardianApprovals`).
+/// Refusals are recorded for the guardians, once per connection and app.
+public final class ManagedAppRequests {
+    public struct Services {
+        public var owner: (UInt32) -> ManagedUserOwner?
+        public var apps: InstalledApps
+        public var vetting: ProcessVetting
+        public var record: (ChildEvent, _ uid: UInt32) -> Void
+        public var now: () -> Date
+        /// The installed `screenward-web-host` and the browsers it is taken from (nil: the
+        /// daemon takes no browser's reports, and says why to a host that connects).
+        public var webHost: WebHostTrust?
+
+        public init(
+            owner: @escaping (UInt32) -> ManagedUserOwner?, apps: InstalledApps, vetting: ProcessVetting,
+            record: @escaping (ChildEvent, UInt32) -> Void, now: @escaping () -> Date = { Date() },
+            webHost: WebHostTrust? = nil
+        ) {
+            self.owner = owner
+            self.apps = apps
+            self.vetting = vetting
+            self.record = record
+            self.now = now
+            self.webHost = webHost
+        }
+    }
+
+    /// Which `screenward-web-host` a managed user's browsers start, and which browsers.
+    public struct WebHostTrust: Sendable {
+        /// The host as a built-in app: its one executable (canonical path).
+        public var app: InstalledApp
+        public var browsers: Set<String>
+
+        public init(executable: String, browsers: Set<String> = BrowserInstallation.browserExecutables) {
+            let canonical = URL(fileURLWithPath: executable).resolvingSymlinksInPath().path
+            app = InstalledApp(
+                bundleIdentifier: BrowserInstallation.hostBundleIdentifier, displayName: "Screenward's browser host",
+                executables: [canonical])
+            self.browsers = Set(browsers.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path })
+        }
+    }
+
+    private let services: Services
+    public let approvals: GuardianApprovals
+    private var proofs: [ServicePeer: AppProof] = [:]
+    private var vetted: [ServicePeer: Set<String>] = [:]
+    private var recordedRefusals: [ServicePeer: Set<String>] = [:]
+    /// The browser each vetted host connection was started by.
+    private var browsers: [ServicePeer: Int32] = [:]
+    /// Sends lines that are ready later (a guardian's decision).
+    private let send: (Delivery) -> Void
+
+    public init(services: Services, approvals: GuardianApprovals, send: @escaping (Delivery) -> Void) {
+        self.services = services
+        self.approvals = approvals
+        self.send = send
+    }
+
+    /// The first line of an app's connection.
+    public func proofReceived(_ frame: Data, from peer: ServicePeer) {
+        guard proofs[peer] == nil, let proof = try? AppProof.push.body(from: frame) else { return }
+        proofs[peer] = proof
+    }
+
+    public func disconnected(_ peer: ServicePeer) {
+        proofs[peer] = nil
+        vetted[peer] = nil
+        recordedRefusals[peer] = nil
+        browsers[peer] = nil
+        approvals.requesterGone(peer)
+        if let uid = peer.credentials?.uid { services.owner(uid)?.service.disconnected(peer) }
+    }
+
+    /// One request of managed user `user`'s app: the lines to send now (none while a
+    /// guardian is being asked: the reply follows their answer).
+    public func handle(frame: Data, from peer: ServicePeer, user: Account) -> [Delivery] {
+        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else {
+            return []
+        }
+        func reply(_ error: ServiceError) -> [Delivery] { [Delivery(peer: peer, line: errorLine(id: id, error))] }
+        guard let owner = services.owner(user.uid) else {
+            return reply(
+                ServiceError(
+                    .internalFailure, "the daemon could not open \(user.name)'s state; a guardian finds why in its log")
+            )
+        }
+        guard let client = head.client else {
+            return reply(ServiceError(.malformedMessage, "the request names no app"))
+        }
+        let app: InstalledApp
+        do {
+            app = try vet(client, peer: peer, user: user)
+        } catch {
+            return reply(Self.serviceError(error))
+        }
+        let fromBrowser = [WebHostMethods.windows.name, WebHostMethods.shieldEvent.name].contains(method)
+        if fromBrowser != (client == BrowserInstallation.hostBundleIdentifier) {
+            return reply(
+                ServiceError(
+                    .unauthorized,
+                    fromBrowser
+                        ? "only Screenward's browser host, started by a browser, speaks for a browser"
+                        : "Screenward's browser host only speaks for a browser"))
+        }
+        switch method {
+        case AuthorizationMethods.request.name:
+            guard let member = try? AuthorizationMethods.request.request(from: frame).body else {
+                return reply(ServiceError(.malformedMessage, "the authorization request is malformed"))
+            }
+            guard member == .child else {
+                return reply(
+                    ServiceError(
+                        .invalidAccountType,
+                        """
+                        this account is managed by a guardian: \
+                        an app asks for .child here, and a guardian approves it with their password
+                        """
+                    ))
+            }
+            return requestChild(app, owner: owner, user: user, peer: peer, id: id)
+        case AuthorizationMethods.revoke.name:
+            guard (try? owner.ledger.grant(for: client)) != nil else {
+                return [Delivery(peer: peer, line: AuthorizationMethods.revoke.replyFrame(id: id, .success(Empty())))]
+            }
+            return ask(
+                .revoke, app: app, owner: owner, user: user, peer: peer, id: id, method: AuthorizationMethods.revoke
+            ) {
+                try owner.service.revokeAuthorization(of: client)
+                return Empty()
+            }
+        case WebHostMethods.windows.name:
+            // The browser's process is the one vetted, whatever the report says.
+            guard var report = try? WebHostMethods.windows.request(from: frame).body, let browser = browsers[peer]
+            else {
+                return reply(ServiceError(.malformedMessage, "the browser report is malformed"))
+            }
+            report.browserPID = browser
+            let result = Result { try owner.service.takeBrowserWindows(report, from: peer) }.map { Empty() }.mapError(
+                Self.serviceError)
+            return [Delivery(peer: peer, line: WebHostMethods.windows.replyFrame(id: id, result))]
+        default:
+            return owner.service.handle(frame: frame, from: peer)
+        }
+    }
+
+    // MARK: Authorization
+
+    private func requestChild(
+        _ app: InstalledApp, owner: ManagedUserOwner, user: Account, peer: ServicePeer, id: UInt64
+    ) -> [Delivery] {
+        let spec = AuthorizationMethods.request
+        do {
+            if let holder = try owner.service.childAuthorizationHolder() {
+                if holder == app.bundleIdentifier {
+                    return [Delivery(peer: peer, line: spec.replyFrame(id: id, .success(.approved)))]
+                }
+                throw ServiceError(
+                    .authorizationConflict,
+                    "\(holder) already manages \(user.name)'s screen time; a guardian revokes it before another app can"
+                )
+            }
+        } catch {
+            return [Delivery(peer: peer, line: spec.replyFrame(id: id, .failure(Self.serviceError(error))))]
+        }
+        return ask(.authorize, app: app, owner: owner, user: user, peer: peer, id: id, method: spec) {
+            // Checked again: another app may have been approved while this one waited.
+            if let holder = try owner.service.childAuthorizationHolder(), holder != app.bundleIdentifier {
+                throw ServiceError(.authorizationConflict, "\(holder) was approved first for \(user.name)")
+            }
+            try owner.service.grantChild(app.bundleIdentifier)
+            return .approved
+        }
+    }
+
+    /// Asks a guardian; on approval runs `approved` and replies with its result.
+    private func ask<Reply>(
+        _ purpose: GuardianAsk.Purpose, app: InstalledApp, owner: ManagedUserOwner, user: Account, peer: ServicePeer,
+        id: UInt64,
+        method: ServiceMethod<some Codable & Sendable, Reply>, approved: @escaping () throws -> Reply
+    ) -> [Delivery] {
+        let send = send
+        do {
+            try approvals.begin(purpose, app: app, child: user.name, uid: user.uid, requester: peer) { outcome in
+                let result: Result<Reply, ServiceError>
+                switch outcome {
+                case .approved: result = Result(catching: approved).mapError(Self.serviceError)
+                case .notApproved(let why):
+                    result = .failure(ServiceError(.authorizationCanceled, "a guardian did not approve: \(why)"))
+                }
+                send(Delivery(peer: peer, line: method.replyFrame(id: id, result)))
+            }
+            return []
+        } catch {
+            return [Delivery(peer: peer, line: method.replyFrame(id: id, .failure(Self.serviceError(error))))]
+        }
+    }
+
+    // MARK: Vetting
+
+    /// The installed app `client` names, when this connection is that app as installed.
+    private func vet(_ client: String, peer: ServicePeer, user: Account) throws -> InstalledApp {
+        try BundleIdentifier.validate(client)
+        let app: InstalledApp
+        let isWebHost = client == BrowserInstallation.hostBundleIdentifier
+        if isWebHost {
+            guard let webHost = services.webHost else {
+                throw ServiceError(
+                    .unsupported,
+                    """
+                    this daemon takes no browser's reports \
+                    (it has no Public Suffix List: apt-get install publicsuffix)
+                    """
+                )
+            }
+            app = webHost.app
+        } else {
+            do {
+                app = try services.apps.app(client)
+            } catch {
+                throw refuse("\(error)", client: client, peer: peer, user: user)
+            }
+        }
+        if vetted[peer]?.contains(client) == true { return app }
+        guard let credentials = peer.credentials else {
+            throw ServiceError(.unauthorized, "the daemon could not tell who is calling")
+        }
+        if let refusal = services.vetting.refusal(
+            pid: credentials.pid, uid: credentials.uid, app: app, proof: proofs[peer])
+        {
+            throw refuse(
+                "a request claiming to be \(app.displayName) (\(client)) was refused: \(refusal)", client: client,
+                peer: peer, user: user)
+        }
+        if isWebHost, let webHost = services.webHost {
+            // Its word on the browser's tabs counts only when a real browser started it.
+            switch services.vetting.browser(
+                startingHost: credentials.pid, uid: credentials.uid, browsers: webHost.browsers)
+            {
+            case .success(let browser): browsers[peer] = browser
+            case .failure(let refusal):
+                throw refuse(
+                    "a report of a browser's tabs was refused: \(refusal)", client: client, peer: peer, user: user)
+            }
+        }
+        vetted[peer, default: []].insert(client)
+        return app
+    }
+
+    private func refuse(_ why: String, client: String, peer: ServicePeer, user: Account) -> ServiceError {
+        if recordedRefusals[peer, default: []].insert(client).inserted {
+            services.record(ChildEvent(at: services.now(), kind: .refused, actor: user.name, detail: why), user.uid)
+        }
+        return ServiceError(.unauthorized, "\(why). The attempt was recorded for \(user.name)'s guardians.")
+    }
+
+    static func serviceError(_ error: any Error) -> ServiceError {
+        (error as? ServiceError) ?? ServiceError(.internalFailure, "the daemon failed: \(error)")
+    }
+}

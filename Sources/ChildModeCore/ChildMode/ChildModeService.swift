@@ -1,0 +1,301 @@
+import AppExtensions
+import Foundation
+import ScreenTimePolicy
+import ScreenwardBasics
+import ScreenwardIPC
+import UsageLedger
+
+/// The system daemon's answers to its own requests (`ChildMethods`): who the caller
+/// is, and the guardians' management of children. Every request is authorized by the
+/// caller's kernel-reported credentials and the account databases, never by what the
+/// request says; refused attempts by a managed user are recorded for their guardians.
+///
+/// Single-threaded: the daemon runs it on its one state loop.
+public final class ChildModeService {
+    public let state: DaemonState
+    let accounts: any AccountDirectory
+    let policy: GuardianPolicy
+    let homes: ChildHomes
+    let now: @Sendable () -> Date
+    /// Called after the set of managed users changed (the daemon opens or closes their owners).
+    public var onManagedUsersChanged: (() -> Void)?
+    /// Each managed user's state owner (the daemon's), for their usage.
+    public var owner: (UInt32) -> ManagedUserOwner? = { _ in nil }
+    /// The system's calendar: a managed user's day is the computer's, not their `TZ`'s.
+    public var calendar: () -> Calendar = { .current }
+    /// The extensions listing of a managed user (the daemon's extensions know what is
+    /// installed and running; their runs are in the user's ledger).
+    public var extensionsListing: (ManagedUserOwner, _ runs: Int) throws -> ExtensionsListing = { _, _ in
+        throw ServiceError(.unsupported, "this daemon starts no extensions")
+    }
+
+    public init(
+        state: DaemonState, accounts: any AccountDirectory, homes: ChildHomes,
+        policy: GuardianPolicy = GuardianPolicy(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.state = state
+        self.policy = policy
+        self.accounts = accounts
+        self.homes = homes
+        self.now = now
+    }
+
+    /// Whether this service answers `method` (the rest goes to the Screen Time API's owner).
+    public static func answers(_ method: String) -> Bool {
+        [
+            ChildMethods.whoAmI.name, ChildMethods.add.name, ChildMethods.remove.name, ChildMethods.list.name,
+            ChildMethods.events.name,
+            ChildMethods.usage.name, ChildMethods.report.name, ChildMethods.shields.name, ChildMethods.extensions.name,
+            ChildMethods.enrollGuardian.name, ChildMethods.unenrollGuardian.name,
+        ].contains(method)
+    }
+
+    /// The reply line to one request line, or nil for a line with no id (nothing to answer).
+    public func handle(frame: Data, from peer: ServicePeer) -> Data? {
+        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else {
+            return nil
+        }
+
+        func answer<Request, Reply>(_ spec: ServiceMethod<Request, Reply>, _ body: (Caller, Request) throws -> Reply)
+            -> Data
+        {
+            let result = Result<Reply, any Error> {
+                let request = try spec.request(from: frame)
+                return try body(try caller(peer), request.body)
+            }
+            return spec.replyFrame(id: id, result.mapError(Self.serviceError))
+        }
+
+        switch method {
+        case ChildMethods.whoAmI.name:
+            return answer(ChildMethods.whoAmI) { caller, _ in
+                CallerIdentity(user: caller.account.name, uid: caller.account.uid, role: caller.role)
+            }
+        case ChildMethods.add.name:
+            return answer(ChildMethods.add) { caller, request in
+                try add(request.user, by: try guardian(caller, doing: "child add \(request.user)"))
+            }
+        case ChildMethods.remove.name:
+            return answer(ChildMethods.remove) { caller, request in
+                try remove(request.user, by: try guardian(caller, doing: "child remove \(request.user)"))
+                return Empty()
+            }
+        case ChildMethods.list.name:
+            return answer(ChildMethods.list) { caller, _ in
+                _ = try guardian(caller, doing: "child list")
+                return try state.managedUsers()
+            }
+        case ChildMethods.events.name:
+            return answer(ChildMethods.events) { caller, request in
+                _ = try guardian(caller, doing: "child events \(request.user)")
+                // Also for a user no longer managed: the record outlives the management.
+                if let account = try accounts.account(named: request.user) { return try state.events(uid: account.uid) }
+                return try state.events(uid: try managedUser(named: request.user).uid)
+            }
+        case ChildMethods.usage.name:
+            return answer(ChildMethods.usage) { caller, query in try usage(query, for: caller) }
+        case ChildMethods.report.name:
+            return answer(ChildMethods.report) { caller, query in
+                let owner = try readableOwner(query.user, for: caller, reading: "usage")
+                do {
+                    return try owner.report(query, calendar: calendar())
+                } catch let error as ReportQueryError {
+                    throw ServiceError(.invalidArgument, error.description)
+                } catch let error as TimeArgument.ParseError {
+                    throw ServiceError(.invalidArgument, "\(error)")
+                }
+            }
+        case ChildMethods.shields.name:
+            return answer(ChildMethods.shields) { caller, query in
+                let owner = try readableOwner(query.user, for: caller, reading: "shields")
+                return try ShieldListing.load(
+                    from: owner.ledger, directory: owner.service.directory, language: query.language)
+            }
+        case ChildMethods.extensions.name:
+            return answer(ChildMethods.extensions) { caller, query in
+                try extensionsListing(
+                    try readableOwner(query.user, for: caller, reading: "extensions"), min(max(1, query.runs), 1000))
+            }
+        case ChildMethods.enrollGuardian.name:
+            return answer(ChildMethods.enrollGuardian) { caller, _ in
+                try enrollGuardian(try guardian(caller, doing: "guardian enroll"))
+            }
+        case ChildMethods.unenrollGuardian.name:
+            return answer(ChildMethods.unenrollGuardian) { caller, _ in
+                try unenrollGuardian(try guardian(caller, doing: "guardian unenroll"))
+            }
+        default:
+            return errorLine(id: id, ServiceError(.unknownMethod, "the daemon does not know the method \(method)"))
+        }
+    }
+
+    // MARK: Reading usage
+
+    /// `readableOwner(_:for:reading:)` for the caller on `peer`.
+    public func readableOwner(_ name: String?, on peer: ServicePeer, reading what: String) throws -> ManagedUserOwner {
+        try readableOwner(name, for: try caller(peer), reading: what)
+    }
+
+    /// The owner whose usage or shields `caller` may read: a managed user their own, a
+    /// guardian any managed user's (named), nobody else anything.
+    func readableOwner(_ name: String?, for caller: Caller, reading what: String) throws -> ManagedUserOwner {
+        let user: ManagedUser
+        switch caller.role {
+        case .managed:
+            guard name == nil || name == caller.account.name else {
+                _ = try guardian(caller, doing: "\(what) --user \(name ?? "")")
+                throw ServiceError(.unauthorized, "a managed user reads only their own \(what)")
+            }
+            user = try managedUser(named: caller.account.name)
+        case .guardian:
+            guard let name else {
+                throw ServiceError(.invalidArgument, "name the managed user whose \(what) to show (--user USER)")
+            }
+            user = try managedUser(named: name)
+        case .unmanaged:
+            // Naming someone else is a guardian's to do; their own is their agent's.
+            if let name, name != caller.account.name { _ = try guardian(caller, doing: "\(what) --user \(name)") }
+            throw ServiceError(
+                .unauthorized,
+                "the daemon keeps only managed users' \(what); \(caller.account.name)'s own are their agent's")
+        }
+        guard let owner = owner(user.uid) else {
+            throw ServiceError(.internalFailure, "the daemon could not open \(user.name)'s ledger; its log says why")
+        }
+        return owner
+    }
+
+    func usage(_ query: UsageQuery, for caller: Caller) throws -> UsageReport {
+        let owner = try readableOwner(query.user, for: caller, reading: "usage")
+        let now = self.now()
+        let start: Date
+        let end: Date
+        do {
+            start = try TimeArgument(query.since).resolve(now: now, calendar: calendar())
+            end = try TimeArgument(query.until).resolve(now: now, calendar: calendar())
+        } catch {
+            throw ServiceError(.invalidArgument, "\(error)")
+        }
+        guard start <= end else {
+            throw ServiceError(.invalidArgument, "--since (\(query.since)) is after --until (\(query.until))")
+        }
+        return try owner.usage(since: start, until: end, now: now)
+    }
+
+    // MARK: Managing children
+
+    func add(_ name: String, by guardian: Account) throws -> ManagedUser {
+        guard let account = try accounts.account(named: name) else {
+            throw ServiceError(.invalidArgument, "there is no user \(name) on this computer")
+        }
+        if let refusal = policy.refusalToManage(account) { throw ServiceError(.invalidArgument, refusal) }
+        let user = try state.manage(account, by: guardian.name, at: now())
+        try homes.create(for: account.uid)
+        onManagedUsersChanged?()
+        return user
+    }
+
+    func remove(_ name: String, by guardian: Account) throws {
+        let user = try managedUser(named: name)
+        try state.unmanage(uid: user.uid, name: user.name, by: guardian.name, at: now())
+        onManagedUsersChanged?()
+    }
+
+    /// A managed user by name: the account's uid when it still exists (a renamed
+    /// account is the same person), else the name the daemon recorded.
+    func managedUser(named name: String) throws -> ManagedUser {
+        if let account = try accounts.account(named: name), let user = try state.managedUser(uid: account.uid) {
+            return user
+        }
+        if let user = try state.managedUsers().first(where: { $0.name == name }) { return user }
+        throw ServiceError(.invalidArgument, "\(name) is not a managed user")
+    }
+
+    // MARK: Callers
+
+    public struct Caller: Sendable {
+        public var account: Account
+        public var role: Role
+    }
+
+    /// Whether the account named `name` is a guardian now (a guardian's dialog lists
+    /// names; the one chosen is checked again here, never trusted).
+    public func isGuardian(named name: String) -> Bool {
+        guard let account = try? accounts.account(named: name), (try? state.managedUser(uid: account.uid)) == nil else {
+            return false
+        }
+        return policy.role(of: account, isManaged: false) == .guardian
+    }
+
+    /// Who is calling, by the kernel's word, and what they may do.
+    public func caller(_ peer: ServicePeer) throws -> Caller {
+        guard let credentials = peer.credentials else {
+            throw ServiceError(
+                .unauthorized, "the daemon could not tell who is calling; it answers only identified local users")
+        }
+        guard let account = try accounts.account(uid: credentials.uid) else {
+            throw ServiceError(.unauthorized, "uid \(credentials.uid) has no account on this computer")
+        }
+        return Caller(
+            account: account,
+            role: policy.role(of: account, isManaged: try state.managedUser(uid: credentials.uid) != nil))
+    }
+
+    /// The caller's account if they are a guardian; otherwise a refusal, recorded when
+    /// a managed user tried it.
+    func guardian(_ caller: Caller, doing action: String) throws -> Account {
+        switch caller.role {
+        case .guardian:
+            return caller.account
+        case .managed:
+            try state.record(
+                ChildEvent(
+                    at: now(), kind: .refused, actor: caller.account.name,
+                    detail: "\(caller.account.name) tried `screenward \(action)`, which only a guardian may do"),
+                uid: caller.account.uid)
+            throw ServiceError(
+                .unauthorized, "only a guardian can do this (\(action)); ask one. The attempt was recorded.")
+        case .unmanaged:
+            throw ServiceError(
+                .unauthorized,
+                """
+                only a guardian can do this (\(action)): \
+                a guardian is root or a member of the group \(policy.guardianGroup)
+                """
+            )
+        }
+    }
+
+    public static func serviceError(_ error: any Error) -> ServiceError {
+        switch error {
+        case let error as ServiceError: error
+        case let error as DaemonStateError:
+            switch error {
+            case .unusable: ServiceError(.internalFailure, error.description)
+            case .alreadyManaged, .notManaged: ServiceError(.invalidArgument, error.description)
+            }
+        default: ServiceError(.internalFailure, "the daemon failed: \(error)")
+        }
+    }
+}
+
+/// Where each managed user's ledger and settings live: `users/<uid>` in the daemon's
+/// state directory, mode 0700 like the directory itself (root's alone).
+public struct ChildHomes: Sendable {
+    public let directory: URL
+
+    public init(stateDirectory: URL) {
+        directory = stateDirectory.appendingPathComponent("users", isDirectory: true)
+    }
+
+    public func home(for uid: UInt32) -> ScreenwardHome {
+        ScreenwardHome(url: directory.appendingPathComponent(String(uid), isDirectory: true))
+    }
+
+    func create(for uid: UInt32) throws {
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try home(for: uid).create()
+    }
+}

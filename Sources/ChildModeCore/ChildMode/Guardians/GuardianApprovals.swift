@@ -1,0 +1,234 @@
+import AppExtensions
+import Foundation
+import ScreenwardIPC
+
+/// The requests waiting for a guardian, on the daemon's loop: each is shown by an agent
+/// of the managed user's session; the agent sends back the guardian's answer, a one-time
+/// code from their authenticator app (never their login password: the child's X clients
+/// can read every key typed in that session), checked by `checkCode` behind a limiter;
+/// the outcome goes to whoever began the request. Codes pass through and are dropped.
+public final class GuardianApprovals {
+    public enum Outcome: Sendable, Equatable {
+        case approved(by: String)
+        case notApproved(String)
+    }
+
+    /// How long a dialog may stay unanswered.
+    public static let timeout: TimeInterval = 300
+
+    public struct Services {
+        /// The accounts that may approve, for the dialog's list.
+        public var guardianNames: () -> [String]
+        public var isGuardian: (String) -> Bool
+        /// Shows `ask` on an agent of user `uid`'s session; false when none is attached.
+        public var show: (_ uid: UInt32, GuardianAsk) -> Bool
+        public var close: (_ uid: UInt32, _ ask: UInt64) -> Void
+        /// Checks a guardian's one-time code, and spends it if right (`GuardianCodes`).
+        public var checkCode: (_ guardian: String, _ code: String) -> CodeCheck
+        public var record: (ChildEvent, _ uid: UInt32) -> Void
+        public var now: () -> Date
+
+        public init(
+            guardianNames: @escaping () -> [String], isGuardian: @escaping (String) -> Bool,
+            show: @escaping (UInt32, GuardianAsk) -> Bool,
+            close: @escaping (UInt32, UInt64) -> Void, checkCode: @escaping (String, String) -> CodeCheck,
+            record: @escaping (ChildEvent, UInt32) -> Void, now: @escaping () -> Date = { Date() }
+        ) {
+            self.guardianNames = guardianNames
+            self.isGuardian = isGuardian
+            self.show = show
+            self.close = close
+            self.checkCode = checkCode
+            self.record = record
+            self.now = now
+        }
+    }
+
+    private struct Pending {
+        var ask: GuardianAsk
+        var uid: UInt32
+        var requester: ServicePeer
+        var began: Date
+        var decide: (Outcome) -> Void
+    }
+
+    private let services: Services
+    private var pending: [UInt64: Pending] = [:]
+    private var nextID: UInt64 = 1
+    /// Keyed by guardian and by child: a child cycling through guardians' names gets no
+    /// more tries. Wrong codes are limited as wrong passwords were: three free, then a wait.
+    public private(set) var limiter: PasswordAttemptLimiter
+
+    public init(services: Services, limiter: PasswordAttemptLimiter = PasswordAttemptLimiter()) {
+        self.services = services
+        self.limiter = limiter
+    }
+
+    public var pendingCount: Int { pending.count }
+
+    /// Puts the question on the child's screen; `decide` is called once, with the outcome.
+    /// Throws when no agent of the child's session can show it.
+    public func begin(
+        _ purpose: GuardianAsk.Purpose, app: InstalledApp, child: String, uid: UInt32, requester: ServicePeer,
+        action: String? = nil,
+        decide: @escaping (Outcome) -> Void
+    ) throws {
+        let guardians = services.guardianNames()
+        var ask = GuardianAsk(
+            id: nextID, purpose: purpose, appName: app.displayName, bundleIdentifier: app.bundleIdentifier,
+            child: child, guardians: guardians)
+        ask.action = action
+        nextID += 1
+        guard services.show(uid, ask) else {
+            throw ServiceError(
+                .unsupported,
+                """
+                no enforced desktop session of \(child) is running to ask a guardian in: \
+                try again from \(child)'s desktop session
+                """
+            )
+        }
+        pending[ask.id] = Pending(ask: ask, uid: uid, requester: requester, began: services.now(), decide: decide)
+    }
+
+    /// The guardian's answer from the dialog of an agent of user `uid`; `reply` gets the
+    /// verdict for the dialog.
+    public func answer(_ answer: GuardianAnswer, fromAgentOf uid: UInt32, reply: (GuardianVerdict) -> Void) {
+        guard let entry = pending[answer.ask], entry.uid == uid else { return reply(.closed) }
+        guard let guardian = answer.guardian, let code = answer.code else {
+            finish(answer.ask, .notApproved("the dialog was cancelled in \(entry.ask.child)'s session"))
+            return reply(.cancelled)
+        }
+        let now = services.now()
+        let childKey = "child:\(uid)"
+        for key in [guardian, childKey] {
+            if case .wait(let until) = limiter.check(key, now: now) {
+                return reply(
+                    .tryAgain(message: "Too many wrong codes. Try again at \(Self.clock(until)).", notBefore: until))
+            }
+        }
+        guard services.isGuardian(guardian) else {
+            // Not a guardian's account: counted like a wrong code, and nothing looked up.
+            return reply(
+                wrong(guardian: guardian, childKey: childKey, entry: entry, why: "\(guardian) is not a guardian"))
+        }
+        switch services.checkCode(guardian, code) {
+        case .accepted:
+            limiter.recordSuccess(guardian)
+            limiter.recordSuccess(childKey)
+            finish(answer.ask, .approved(by: guardian))
+            reply(.approved)
+        case .wrong:
+            reply(wrong(guardian: guardian, childKey: childKey, entry: entry, why: "a wrong code for \(guardian)"))
+        case .reused:
+            // Someone read it off the screen, or the keyboard, and typed it again.
+            reply(
+                wrong(
+                    guardian: guardian, childKey: childKey, entry: entry,
+                    why: "a code of \(guardian)'s that was already used"))
+        case .malformed(let why):
+            // Not a code: it cannot match, so it costs no try (a guardian who typed their
+            // password by habit is told, not locked out); it is not recorded either.
+            reply(.tryAgain(message: why, notBefore: nil))
+        case .notEnrolled:
+            services.record(
+                ChildEvent(
+                    at: now, kind: .notApproved, actor: entry.ask.child,
+                    detail:
+                        """
+                        \(entry.ask.appName) (\(entry.ask.bundleIdentifier)): \(guardian) \
+                        has no authenticator set up to approve at \(entry.ask.child)'s desk
+                        """
+                ),
+                entry.uid)
+            reply(.tryAgain(message: Self.notEnrolledAdvice(guardian), notBefore: nil))
+        case .unavailable(let why):
+            reply(
+                .tryAgain(
+                    message: "The daemon could not check the code (\(why)); approve from your own account instead.",
+                    notBefore: nil))
+        }
+    }
+
+    /// What a guardian without an authenticator is told at the child's desk.
+    public static func notEnrolledAdvice(_ guardian: String) -> String {
+        """
+        \(guardian) has no authenticator app set up for Screenward, so cannot approve here. Approve from your own \
+        account (your Screenward tray, or `screenward request approve`), or set one up there with \
+        `screenward guardian enroll`.
+        """
+    }
+
+    private func wrong(guardian: String, childKey: String, entry: Pending, why: String) -> GuardianVerdict {
+        let now = services.now()
+        let decisions = [limiter.recordFailure(guardian, now: now), limiter.recordFailure(childKey, now: now)]
+        services.record(
+            ChildEvent(
+                at: now, kind: .notApproved, actor: entry.ask.child,
+                detail: "\(entry.ask.appName) (\(entry.ask.bundleIdentifier)): \(why)"),
+            entry.uid)
+        let until = decisions.compactMap { decision -> Date? in
+            if case .wait(let until) = decision { until } else { nil }
+        }.max()
+        if let until {
+            return .tryAgain(message: "Wrong code. Too many tries: wait until \(Self.clock(until)).", notBefore: until)
+        }
+        return .tryAgain(
+            message: "Wrong code. Try again with the code your authenticator app shows now.", notBefore: nil)
+    }
+
+    /// A new agent attached for user `uid` (the last one died or was killed, dialog and
+    /// all): what is still waiting is shown again.
+    public func agentAttached(uid: UInt32) {
+        for entry in pending.values where entry.uid == uid { _ = services.show(uid, entry.ask) }
+    }
+
+    /// The app that asked is gone: its dialog comes down.
+    public func requesterGone(_ peer: ServicePeer) {
+        for (id, entry) in pending where entry.requester == peer {
+            finish(id, .notApproved("\(entry.ask.appName) quit before a guardian answered"))
+        }
+    }
+
+    /// Ends asks older than `timeout`; returns when the next one would expire.
+    @discardableResult
+    public func expire() -> Date? {
+        let now = services.now()
+        for (id, entry) in pending where now.timeIntervalSince(entry.began) >= Self.timeout {
+            finish(id, .notApproved("nobody answered within \(Int(Self.timeout / 60)) minutes"))
+        }
+        return pending.values.map { $0.began.addingTimeInterval(Self.timeout) }.min()
+    }
+
+    private func finish(_ id: UInt64, _ outcome: Outcome) {
+        guard let entry = pending.removeValue(forKey: id) else { return }
+        services.close(entry.uid, id)
+        let what =
+            switch entry.ask.purpose {
+            case .authorize: "to manage \(entry.ask.child)'s screen time"
+            case .revoke: "to stop managing \(entry.ask.child)'s screen time"
+            case .rules: "to \(entry.ask.action ?? "change the rules")"
+            }
+        switch outcome {
+        case .approved(let guardian):
+            services.record(
+                ChildEvent(
+                    at: services.now(), kind: .approved, actor: guardian,
+                    detail: "\(guardian) allowed \(entry.ask.appName) (\(entry.ask.bundleIdentifier)) \(what)"),
+                entry.uid)
+        case .notApproved(let why):
+            services.record(
+                ChildEvent(
+                    at: services.now(), kind: .notApproved, actor: entry.ask.child,
+                    detail: "\(entry.ask.appName) (\(entry.ask.bundleIdentifier)) was not allowed \(what): \(why)"),
+                entry.uid)
+        }
+        entry.decide(outcome)
+    }
+
+    private static func clock(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        return formatter.string(from: date)
+    }
+}

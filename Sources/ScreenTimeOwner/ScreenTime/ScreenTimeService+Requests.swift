@@ -1,0 +1,467 @@
+@_spi(Screenward) import DeviceActivity
+@_spi(Screenward) import FamilyControls
+import Foundation
+@_spi(Screenward) import ManagedSettings
+@_spi(Screenward) import ManagedSettingsUI
+@_spi(Screenward) import ScreenTimePolicy
+import ScreenwardBasics
+import ScreenwardIPC
+
+/// Each request a client can make, checked and carried out.
+extension ScreenTimeService {
+    /// Answers one request line from `peer`: the reply first, then anything the
+    /// request made due (an `intervalDidStart` at once, callbacks owed to a monitor).
+    public func handle(frame: Data, from peer: ServicePeer) -> [Delivery] {
+        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else {
+            return []
+        }
+        var after: [Delivery] = []
+
+        func answer<Request, Reply>(_ spec: ServiceMethod<Request, Reply>, _ body: (String, Request) throws -> Reply)
+            -> Data
+        {
+            let result = Result<Reply, any Error> {
+                let request = try spec.request(from: frame)
+                try BundleIdentifier.validate(request.client)
+                return try body(request.client, request.body)
+            }
+            if case .failure(let lie as ClientLie) = result {
+                lies.append(ClientLieReport(peer: peer, client: head.client ?? "?", what: lie.refusal.message))
+            }
+            return spec.replyFrame(id: id, result.mapError(Self.serviceError))
+        }
+
+        let reply: Data
+        switch method {
+        case AuthorizationMethods.request.name:
+            reply = answer(AuthorizationMethods.request) { client, member in try requestAuthorization(client, member) }
+        case AuthorizationMethods.status.name:
+            reply = answer(AuthorizationMethods.status) { client, _ in
+                try ledger.grant(for: client) == nil ? .notDetermined : .approved
+            }
+        case AuthorizationMethods.revoke.name:
+            reply = answer(AuthorizationMethods.revoke) { client, _ in try revoke(client) }
+        case AuthorizationMethods.issueSelection.name:
+            reply = answer(AuthorizationMethods.issueSelection) { client, request in
+                try issueSelection(try tokens(client), request)
+            }
+        case AuthorizationMethods.describeSelection.name:
+            reply = answer(AuthorizationMethods.describeSelection) { client, selection in
+                try describeSelection(try tokens(client), selection)
+            }
+        case StoreMethods.read.name:
+            reply = answer(StoreMethods.read) { client, store in
+                try Self.checkStoreName(store.name)
+                let tokens = try tokens(client)
+                let contents =
+                    try ledger.storeContents(client: client, name: store.name)
+                    ?? StoreContents(shield: .init(), application: .init())
+                return tokens.toClient(contents)
+            }
+        case StoreMethods.change.name:
+            reply = answer(StoreMethods.change) { client, change in try changeStore(try tokens(client), change) }
+        case StoreMethods.clear.name:
+            reply = answer(StoreMethods.clear) { client, store in
+                try Self.checkStoreName(store.name)
+                _ = try tokens(client)
+                try ledger.saveStore(
+                    client: client, name: store.name, contents: StoreContents(shield: .init(), application: .init()),
+                    at: now())
+                storesChanged()
+                return Empty()
+            }
+        case AppGroupMethods.read.name:
+            reply = answer(AppGroupMethods.read) { client, request in
+                _ = try tokens(client)
+                try Self.checkAppGroupKey(request.key)
+                return AppGroupValue(value: try ledger.appGroupValue(client: client, key: request.key))
+            }
+        case AppGroupMethods.write.name:
+            reply = answer(AppGroupMethods.write) { client, request in
+                _ = try tokens(client)
+                try Self.checkAppGroupKey(request.key)
+                if let value = request.value, value.count > AppGroupStorage.maximumValueBytes {
+                    throw ServiceError(
+                        .limitExceeded,
+                        """
+                        a value of \(value.count) bytes; \
+                        at most \(AppGroupStorage.maximumValueBytes) are kept under one key
+                        """
+                    )
+                }
+                do {
+                    try ledger.setAppGroupValue(
+                        client: client, key: request.key, value: request.value,
+                        maximumKeys: AppGroupStorage.maximumKeys, at: now())
+                } catch is AppGroupFull {
+                    throw ServiceError(
+                        .limitExceeded,
+                        "\(client) already keeps \(AppGroupStorage.maximumKeys) values; remove one first")
+                }
+                return Empty()
+            }
+        case ActivityMethods.start.name:
+            reply = answer(ActivityMethods.start) { client, registration in
+                after += try startMonitoring(try tokens(client), registration)
+                return Empty()
+            }
+        case ActivityMethods.stop.name:
+            reply = answer(ActivityMethods.stop) { client, names in
+                try Self.checkNames(names.map(\.rawValue))
+                _ = try tokens(client)
+                let time = now()
+                after += try engineStep(at: time) { queue in
+                    try engine.unregister(names, owner: client, at: time, alongside: queue)
+                }
+                return Empty()
+            }
+        case ActivityMethods.list.name:
+            reply = answer(ActivityMethods.list) { client, _ in
+                let tokens = try tokens(client)
+                return engine.activities.filter { $0.owner == client }.map { activity in
+                    ActivityRegistration(
+                        name: activity.name, schedule: activity.schedule,
+                        events: activity.events.mapValues(tokens.toClient))
+                }
+            }
+        case ActivityMethods.attachMonitor.name:
+            reply = answer(ActivityMethods.attachMonitor) { client, _ in
+                _ = try tokens(client)
+                after += try monitors.attach(owner: client, peer: peer, at: now())
+                return Empty()
+            }
+        case ActivityMethods.acknowledge.name:
+            reply = answer(ActivityMethods.acknowledge) { client, sequences in
+                try monitors.acknowledge(owner: client, sequences: sequences)
+                return Empty()
+            }
+        case ShieldConfigurationMethods.attach.name:
+            reply = answer(ShieldConfigurationMethods.attach) { client, _ in
+                _ = try tokens(client)
+                after += attachShieldExtension(.configuration, owner: client, peer: peer)
+                return Empty()
+            }
+        case ShieldActionMethods.attach.name:
+            reply = answer(ShieldActionMethods.attach) { client, _ in
+                _ = try tokens(client)
+                after += attachShieldExtension(.action, owner: client, peer: peer)
+                return Empty()
+            }
+        case ShieldConfigurationMethods.answer.name:
+            reply = answer(ShieldConfigurationMethods.answer) { client, answer in
+                acceptShieldAnswer(
+                    .configuration(ShieldRequestID(rawValue: answer.id), answer.configuration), owner: client,
+                    peer: peer)
+                return Empty()
+            }
+        case ShieldActionMethods.answer.name:
+            reply = answer(ShieldActionMethods.answer) { client, answer in
+                acceptShieldAnswer(
+                    .action(ShieldRequestID(rawValue: answer.id), answer.response), owner: client, peer: peer)
+                return Empty()
+            }
+        case WebHostMethods.shieldEvent.name:
+            reply = answer(WebHostMethods.shieldEvent) { _, event in
+                guard event.site.utf8.count <= HostName.maximumLength + 2, !event.site.isEmpty else {
+                    throw ServiceError(.invalidArgument, "not a website: \(event.site.prefix(80))")
+                }
+                webShieldEvents.append((event, peer))
+                onWebShieldEvent?()
+                return Empty()
+            }
+        case WebHostMethods.windows.name:
+            reply = answer(WebHostMethods.windows) { _, report in
+                try takeBrowserWindows(report, from: peer)
+                return Empty()
+            }
+        default:
+            reply = errorLine(
+                id: id,
+                ServiceError(
+                    .unknownMethod,
+                    "the agent knows no request \"\(method.prefix(80))\" (is the agent older than the app?)"))
+        }
+        return [Delivery(peer: peer, line: reply)] + after + runDue()
+    }
+
+    // MARK: Authorization
+
+    private func requestAuthorization(_ client: String, _ member: FamilyControlsMember) throws -> AuthorizationStatus {
+        guard member == .individual else {
+            // This owner is a person's own agent: their account is nobody's child. (A
+            // managed user's owner is the system daemon, which asks a guardian.)
+            throw ServiceError(
+                .invalidAccountType,
+                "this account is not managed by a guardian, so it cannot grant .child authorization; request "
+                    + ".individual to manage this person's own use, or have a guardian run `screenward child add USER`"
+            )
+        }
+        let key = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
+        _ = try ledger.authorize(client: client, member: member.rawValue, grantKey: key, at: now())
+        return .approved
+    }
+
+    // MARK: Authorization a guardian approved (the daemon's placement)
+
+    /// Records `.child` for `client`: a guardian approved it for this managed user.
+    public func grantChild(_ client: String) throws {
+        let key = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
+        _ = try ledger.authorize(client: client, member: FamilyControlsMember.child.rawValue, grantKey: key, at: now())
+    }
+
+    /// The app that holds `.child` for this user, if any (there is at most one).
+    public func childAuthorizationHolder() throws -> String? {
+        try ledger.clients(withMember: FamilyControlsMember.child.rawValue).first
+    }
+
+    /// Revokes `client`'s authorization, as its own request would (a guardian approved it).
+    public func revokeAuthorization(of client: String) throws {
+        _ = try revoke(client)
+    }
+
+    private func revoke(_ client: String) throws -> Empty {
+        guard try ledger.grant(for: client) != nil else { return Empty() }
+        // A revoked app is told nothing more: its activities end without callbacks.
+        _ = try engine.unregister([], owner: client, at: now())
+        try ledger.revokeAuthorization(client: client)
+        shieldExtensions.forget(owner: client)
+        storesChanged()
+        return Empty()
+    }
+
+    /// The client's token translator; refuses a client that is not authorised.
+    private func tokens(_ client: String) throws -> ClientTokens {
+        guard let grant = try ledger.grant(for: client) else {
+            throw ServiceError(
+                .unauthorized,
+                """
+                \(client) is not authorised: call \
+                AuthorizationCenter.shared.requestAuthorization(for: .individual) first
+                """
+            )
+        }
+        return ClientTokens(grant: grant, ledger: ledger)
+    }
+
+    // MARK: Selection (the picker's back end)
+
+    private func issueSelection(_ tokens: ClientTokens, _ request: SelectionRequest) throws -> FamilyActivitySelection {
+        let count = request.applications.count + request.categories.count + request.webDomains.count
+        guard count <= Self.maximumSelectionItems else {
+            throw ServiceError(
+                .limitExceeded,
+                "a selection of \(count) items; at most \(Self.maximumSelectionItems) can be picked at once")
+        }
+        var issued: [IssuedToken] = []
+        for id in request.applications {
+            guard let app = directory.application(publicID: id) else {
+                throw ServiceError(
+                    .invalidArgument,
+                    """
+                    no application \"\(id.prefix(120))\" is installed \
+                    (ids are desktop ids such as firefox.desktop, or wmclass:<class>)
+                    """
+                )
+            }
+            issued.append(
+                tokens.issue(
+                    .application, deviceToken: directory.minter.applicationToken(for: app).opaqueValue, label: id))
+        }
+        for id in request.categories {
+            guard directory.isCategory(id) else {
+                let known = directory.categories.categories.map(\.id).joined(separator: ", ")
+                throw ServiceError(
+                    .invalidArgument, "no activity category \"\(id.prefix(60))\"; the categories are \(known)")
+            }
+            issued.append(
+                tokens.issue(
+                    .category, deviceToken: directory.minter.categoryToken(forCategory: id).opaqueValue, label: id))
+        }
+        for text in request.webDomains {
+            guard let domain = websiteName(text) else {
+                throw ServiceError(.invalidArgument, "\"\(text.prefix(120))\" is not a domain name")
+            }
+            issued.append(
+                tokens.issue(
+                    .webDomain, deviceToken: directory.minter.webDomainToken(forDomain: domain).opaqueValue,
+                    label: domain))
+        }
+        try ledger.recordIssuedTokens(issued, client: tokens.grant.client)
+        func pick<Item>(_ kind: TokenKind) -> Set<Token<Item>> {
+            Set(issued.filter { $0.kind == kind }.map { Token<Item>(opaqueValue: $0.token) })
+        }
+        return FamilyActivitySelection(
+            includeEntireCategory: request.includeEntireCategory, applicationTokens: pick(.application),
+            categoryTokens: pick(.category), webDomainTokens: pick(.webDomain))
+    }
+
+    /// The name a web domain token is issued under: the website as it is counted, its
+    /// registrable domain (`www.youtube.com` is `youtube.com`, whose time and shields the
+    /// token then stands for), where this owner takes the browsers' reports and so has the
+    /// Public Suffix List; the host as typed, in ASCII, where it does not.
+    func websiteName(_ text: String) -> String? {
+        guard let domain = ItemDirectory.normalizedDomain(text) else { return nil }
+        guard let addresses = browserTabs?.addresses, let website = try? addresses.website(named: domain) else {
+            return domain
+        }
+        return website.domain
+    }
+
+    /// The ids this client's tokens were issued for. Only the client's own record is read,
+    /// so another app's token (or one from before a revocation) is never named.
+    private func describeSelection(_ tokens: ClientTokens, _ selection: FamilyActivitySelection) throws
+        -> SelectionDescription
+    {
+        let client = tokens.grant.client
+        var skipped: [String] = []
+        func labels<Item>(_ set: Set<Token<Item>>, _ kind: TokenKind) throws -> [String] {
+            try ClientTokens.checkSize(of: set, kind)
+            let issued = try ledger.issuedTokens(client: client, kind: kind, set.map(\.opaqueValue))
+            for token in set where issued[token.opaqueValue] == nil {
+                skipped.append(
+                    """
+                    \(token): not a \(kind.rawValue) token of \(client) \
+                    (issued to another app, or before its authorization was revoked)
+                    """
+                )
+            }
+            return issued.values.map(\.label).sorted()
+        }
+        let items = SelectionRequest(
+            applications: try labels(selection.applicationTokens, .application),
+            categories: try labels(selection.categoryTokens, .category),
+            webDomains: try labels(selection.webDomainTokens, .webDomain),
+            includeEntireCategory: selection.includeEntireCategory)
+        return SelectionDescription(items: items, skipped: skipped.sorted())
+    }
+
+    // MARK: Stores
+
+    private func changeStore(_ tokens: ClientTokens, _ change: StoreChange) throws -> Empty {
+        let client = tokens.grant.client
+        try Self.checkStoreName(change.name)
+        // The limits first, on the client's own tokens: a list far over them is refused
+        // before each of its tokens is looked up.
+        var requested = StoreContents(shield: .init(), application: .init())
+        for setting in change.settings { requested.apply(setting) }
+        if requested.application.denyAppInstallation == true,
+            tokens.grant.member == FamilyControlsMember.individual.rawValue
+        {
+            throw ServiceError(
+                .unsupported,
+                "application.denyAppInstallation is enforced for managed users (child mode) only: in a person's own "
+                    + "account every program is theirs to run; shield or block the applications instead")
+        }
+        if let problem = ManagedSettingsStore.limitProblem(requested) { throw ServiceError(.limitExceeded, problem) }
+        let existing = try ledger.storeContents(client: client, name: change.name)
+        if existing == nil, try ledger.storeNames(client: client).count >= Self.maximumStoresPerClient {
+            throw ServiceError(
+                .limitExceeded,
+                """
+                \(client) already uses \(Self.maximumStoresPerClient) settings stores; \
+                clear one before using \"\(change.name)\"
+                """
+            )
+        }
+        var contents = existing ?? StoreContents(shield: .init(), application: .init())
+        for setting in change.settings { contents.apply(try tokens.toDevice(setting)) }
+        if let problem = ManagedSettingsStore.limitProblem(contents) { throw ServiceError(.limitExceeded, problem) }
+        try ledger.saveStore(client: client, name: change.name, contents: contents, at: now())
+        storesChanged()
+        return Empty()
+    }
+
+    // MARK: Activities
+
+    private func startMonitoring(_ tokens: ClientTokens, _ registration: ActivityRegistration) throws -> [Delivery] {
+        let client = tokens.grant.client
+        let time = now()
+        let builtIn = Self.builtInClients.contains(client)
+        if let problem = registration.schedule.monitoringProblem(
+            events: registration.events, now: time, calendar: calendar()),
+            !(builtIn && (problem == .intervalTooShort || problem == .intervalTooLong))
+        {
+            throw problem
+        }
+        // Screenward's own bounds (Apple documents none): an app cannot make the
+        // engine's every step costly for everyone.
+        try Self.checkNames([registration.name.rawValue] + registration.events.keys.map(\.rawValue))
+        guard registration.events.count <= Self.maximumEventsPerActivity else {
+            throw ServiceError(
+                .invalidArgument,
+                """
+                an activity may watch at most \(Self.maximumEventsPerActivity) events \
+                (\(registration.events.count) given)
+                """
+            )
+        }
+        let mine = engine.activities.filter { $0.owner == client }
+        if !builtIn, mine.count >= DeviceActivityCenter.maximumActivities,
+            !mine.contains(where: { $0.name == registration.name })
+        {
+            throw DeviceActivityCenter.MonitoringError.excessiveActivities
+        }
+        let events = try registration.events.mapValues(tokens.toDevice)
+        return try engineStep(at: time) { queue in
+            try engine.register(
+                registration.name, owner: client, schedule: registration.schedule, events: events, at: time,
+                alongside: queue)
+        }
+    }
+
+    // MARK: Usage for an app built into the owner
+
+    /// Focused seconds over `[from, to)` of an event given in `client`'s own tokens (a
+    /// token the client was never given is refused).
+    public func focusedSeconds(client: String, of event: DeviceActivityEvent, from: Date, to: Date) throws
+        -> TimeInterval
+    {
+        let event = try tokens(client).toDevice(event)
+        return to > from ? usage.focusedSeconds(of: event, from: from, to: to) : 0
+    }
+
+    // MARK: Checks
+
+    /// Store names are the app's own, but bounded: they are keys in the ledger.
+    static func checkStoreName(_ name: String) throws {
+        guard !name.isEmpty, name.count <= maximumStoreNameLength else {
+            throw ServiceError(
+                .invalidArgument,
+                "a store name must have 1 to \(maximumStoreNameLength) characters (\(name.count) given)")
+        }
+    }
+
+    static func checkNames(_ names: [String]) throws {
+        guard names.allSatisfy({ !$0.isEmpty && $0.count <= maximumNameLength }) else {
+            throw ServiceError(
+                .invalidArgument, "activity and event names must have 1 to \(maximumNameLength) characters")
+        }
+    }
+
+    // MARK: Errors
+
+    static func checkAppGroupKey(_ key: String) throws {
+        guard !key.isEmpty, key.count <= AppGroupStorage.maximumKeyLength else {
+            throw ServiceError(.invalidArgument, "a key is 1 to \(AppGroupStorage.maximumKeyLength) characters")
+        }
+    }
+
+    static func serviceError(_ error: any Error) -> ServiceError {
+        switch error {
+        case let error as ServiceError: return error
+        case let lie as ClientLie: return lie.refusal
+        case let error as DeviceActivityCenter.MonitoringError:
+            let code: ServiceError.Code =
+                switch error {
+                case .excessiveActivities: .limitExceeded
+                case .intervalTooLong: .intervalTooLong
+                case .intervalTooShort: .intervalTooShort
+                case .invalidDateComponents: .invalidDateComponents
+                case .unauthorized: .unauthorized
+                }
+            return ServiceError(code, error.description)
+        default:
+            return ServiceError(.internalFailure, "the agent failed: \(error)")
+        }
+    }
+}
