@@ -23,11 +23,10 @@ final class AgentReports: Sendable {
         self.log = log
     }
 
-    func answer(_ frame: Data, id: UInt64, from peer: ServicePeer) {
+    func answer(_ request: ReportRunRequest, from peer: ServicePeer, _ pending: PendingReply<ReportRendering>) {
         Thread.detachNewThread { [self] in
             let result: Result<ReportRendering, ServiceError>
             do {
-                let request = try ReportMethods.run.request(from: frame).body
                 let started = ContinuousClock.now
                 let rendering = try makeRun(for: request).run(request, now: Date())
                 log.info(
@@ -41,7 +40,7 @@ final class AgentReports: Sendable {
                 result = .failure(ServiceError(.internalFailure, "\(error)"))
             }
             if case .failure(let error) = result { log.warning("reports: \(error.message)") }
-            peer.send(ReportMethods.run.replyFrame(id: id, result))
+            peer.send(pending.line(result))
         }
     }
 

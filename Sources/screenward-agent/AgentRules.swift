@@ -61,25 +61,30 @@ final class AgentRequests: ServiceRequestHandler {
         guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else {
             return host.received(frame: frame, from: peer)
         }
-        switch method {
-        case ReportMethods.run.name: reports.answer(frame, id: id, from: peer)
-        case PresenterMethods.covered.name: answerCovered(frame, id: id, from: peer)
-        case _ where RulesMethods.answers(method): rulesRequest(frame, id: id, method: method, from: peer)
-        default: host.received(frame: frame, from: peer)
+        if Self.routes.answers(method) {
+            var peer = peer
+            if let line = Self.routes.reply(to: frame, by: self, &peer)?.line { peer.send(line) }
+        } else if RulesMethods.answers(method) {
+            rulesRequest(frame, id: id, method: method, from: peer)
+        } else {
+            host.received(frame: frame, from: peer)
         }
     }
 
-    /// Which windows are covered is no secret from the person at the screen.
-    private func answerCovered(_ frame: Data, id: UInt64, from peer: ServicePeer) {
-        let spec = PresenterMethods.covered
-        let result = Result<[CoveredWindow]?, any Error> {
-            try BundleIdentifier.validate(try spec.request(from: frame).client)
-            return covered { $0() }
-        }
-        peer.send(
-            spec.replyFrame(id: id, result.mapError { $0 as? ServiceError ?? ServiceError(.malformedMessage, "\($0)") })
-        )
-    }
+    private static let routes = ServiceRoutes<AgentRequests, ServicePeer>(
+        [
+            .on(ReportMethods.run, errors: { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }) {
+                agent, peer, frame, pending in
+                agent.reports.answer(frame.body, from: peer, pending)
+            },
+            // Which windows are covered is no secret from the person at the screen.
+            .on(PresenterMethods.covered, errors: { $0 as? ServiceError ?? ServiceError(.malformedMessage, "\($0)") }) {
+                agent, _, frame in
+                try BundleIdentifier.validate(frame.client)
+                return agent.covered { $0() }
+            },
+        ],
+        unknown: { method in ServiceError(.unknownMethod, "the agent knows no request \(method)") })
 
     private func rulesRequest(_ frame: Data, id: UInt64, method: String, from peer: ServicePeer) {
         if let user = (try? ServiceMethod<RulesUser, Empty>(method).request(from: frame))?.body.user, user != userName {

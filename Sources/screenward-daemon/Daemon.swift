@@ -12,33 +12,33 @@ import SystemAccounts
 /// Requests arrive on the socket's threads and hop onto the loop, where everything that
 /// owns state runs, so nothing here needs a lock.
 final class Daemon {
-    private let log: DaemonLog
+    let log: DaemonLog
     private let loop = MainLoop()
-    private let state: DaemonState
-    private let service: ChildModeService
+    let state: DaemonState
+    let service: ChildModeService
     private let homes: ChildHomes
     private let catalog: ApplicationCatalog
     private let categories: CategoryTable
     /// What makes a browser's tab a website (nil: the browsers' reports are not taken).
     private let webAddresses: WebAddresses?
     private let shieldDefaults: ShieldDefaults?
-    private var owners: [UInt32: ManagedUserOwner] = [:]
-    private var engines: [UInt32: OwnerEngine] = [:]
-    private var sessions: ManagedSessions!
-    private var apps: ManagedAppRequests!
-    private let timeZone: SystemTimeZone
+    var owners: [UInt32: ManagedUserOwner] = [:]
+    var engines: [UInt32: OwnerEngine] = [:]
+    var sessions: ManagedSessions!
+    var apps: ManagedAppRequests!
+    let timeZone: SystemTimeZone
     private let guardianGroup: String
     private var askExpiry: MainLoop.Registration?
     private var server: SocketServer?
     private let socketPath: String
     /// Launches managed users' extensions (nil when there is no user to run them as).
-    private var extensions: DaemonExtensions?
+    var extensions: DaemonExtensions?
     /// The connections of extensions the daemon started, and whose they are.
-    private var extensionPeers: [ServicePeer: DaemonExtensions.Launch] = [:]
+    var extensionPeers: [ServicePeer: DaemonExtensions.Launch] = [:]
     /// Managed users' rules (`screenward limit … --user`).
-    private let rules: DaemonRules
+    let rules: DaemonRules
     /// What the managed users' programs are; their covered processes held.
-    private var programGuard: ProgramGuard!
+    var programGuard: ProgramGuard!
     /// The agents' system user: its connections are never limited.
     private let agentUID: UInt32
     /// Refused connections, recorded once a minute per child.
@@ -422,318 +422,11 @@ final class Daemon {
             apps.disconnected(peer)
             if let uid = peer.credentials?.uid, owners[uid] != nil { appsHeard(uid: uid) }
         case .frame(let frame, let peer):
-            guard let head = try? FrameHead.decode(from: frame) else { return }
-            if let kind = head.push {
-                if kind == AppProof.push.name {
-                    apps.proofReceived(frame, from: peer)
-                } else if kind == AgentLinkMethods.askShieldExtension.name
-                    || kind == AgentLinkMethods.cancelShieldQuestion.name
-                {
-                    relayShieldQuestion(kind, frame, from: peer)
-                } else {
-                    sessions.received(push: kind, frame: frame, from: peer)
-                }
-                return
-            }
-            guard let id = head.id, let method = head.method else { return }
-            log.debug("\(peer): \(method)")
-            switch method {
-            case AgentLinkMethods.attach.name:
-                let result = Result {
-                    try sessions.attach(try AgentLinkMethods.attach.request(from: frame).body, from: peer)
-                }
-                peer.send(
-                    AgentLinkMethods.attach.replyFrame(
-                        id: id, result.mapError { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }))
-                if case .success(let attachment) = result {
-                    programGuard.agentAttached(peer, uid: attachment.uid)
-                    sessions.sendShields(to: peer)
-                    owners[attachment.uid]?.shieldRelay.tell([peer]).forEach { $0.send() }
-                    owners[attachment.uid]?.browserTabsLines(to: [peer]).forEach { $0.send() }
-                    apps.approvals.agentAttached(uid: attachment.uid)
-                }
-            case AgentLinkMethods.answerGuardian.name:
-                answerGuardian(frame, id: id, from: peer)
-            case DaemonAddress.placementMethod.name:
-                // An extension the daemon started is served here, as its managed user's apps are.
-                let managed = (try? service.caller(peer))?.role == .managed || launch(of: peer) != nil
-                peer.send(
-                    DaemonAddress.placementMethod.replyFrame(id: id, .success(AccountPlacement(managed: managed))))
-            case ChildMethods.lock.name:
-                let result = Result<Int, any Error> {
-                    let name = try ChildMethods.lock.request(from: frame).body.user
-                    let access = try service.rulesAccess(peer, user: name, changing: true, action: "child lock \(name)")
-                    return sessions.lockSessions(of: access.uid, by: access.actor)
-                }
-                peer.send(ChildMethods.lock.replyFrame(id: id, result.mapError(ChildModeService.serviceError)))
-            case ReportMethods.run.name:
-                reportRequest(frame, id: id, from: peer)
-            case _ where RulesMethods.answers(method):
-                rulesRequest(frame, id: id, method: method, from: peer)
-            case _ where ChildModeService.answers(method):
-                if let reply = service.handle(frame: frame, from: peer) { peer.send(reply) }
-            default:
-                screenTimeRequest(frame, id: id, from: peer)
-            }
+            received(frame, from: peer)
         }
     }
 
-    /// An app's report drawn by its extension for a managed user: the child's own, or a
-    /// guardian's for a child they name. The data is gathered here; the extension runs
-    /// (up to 10 s) on a thread of its own, as the extensions' user, with no network.
-    private func reportRequest(_ frame: Data, id: UInt64, from peer: ServicePeer) {
-        let request: ReportRunRequest
-        let run: AppReportRun
-        do {
-            request = try ReportMethods.run.request(from: frame).body
-            let owner = try service.readableOwner(request.user, on: peer, reading: "reports")
-            guard let extensions else {
-                throw ServiceError(
-                    .unsupported,
-                    """
-                    apps' extensions are not started on this computer: \
-                    there is no user to run them as (scripts/install.sh creates it)
-                    """
-                )
-            }
-            let (installed, launcher) = try extensions.reportRun(for: owner.user.uid, app: request.app)
-            run = AppReportRun(
-                data: owner.appReportData(calendar: timeZone.calendar(), language: "en"), installed: installed,
-                launcher: launcher)
-        } catch {
-            return peer.send(errorLine(id: id, ChildModeService.serviceError(error)))
-        }
-        let log = log
-        Thread.detachNewThread {
-            let result = Result { try run.run(request, now: Date()) }.mapError(ChildModeService.serviceError)
-            switch result {
-            case .success:
-                log.info(
-                    """
-                    reports: \(request.app)'s report extension drew \
-                    \"\(request.context.rawValue)\" for \(request.user ?? "its user") (no network)
-                    """
-                )
-            case .failure(let error): log.warning("reports: \(error.message)")
-            }
-            peer.send(ReportMethods.run.replyFrame(id: id, result))
-        }
-    }
-
-    /// A rules request: a guardian's for a managed user (named), a managed user's own to read.
-    private func rulesRequest(_ frame: Data, id: UInt64, method: String, from peer: ServicePeer) {
-        struct Whose: Codable, Sendable { var user: String? }
-        let user = (try? ServiceMethod<Whose, Empty>(method).request(from: frame))?.body.user
-        let changing = !RulesMethods.reading.contains(method)
-        // A guardian's list of requests without --user: every managed user's.
-        if method == RulesMethods.requests.name, user == nil, (try? service.caller(peer))?.role == .guardian {
-            var all: [TimeRequest] = []
-            for (uid, owner) in owners.sorted(by: { $0.value.user.name < $1.value.user.name }) {
-                for var request in (try? rules.app(for: uid)?.requests()) ?? [] {
-                    request.user = owner.user.name
-                    all.append(request)
-                }
-            }
-            return peer.send(RulesMethods.requests.replyFrame(id: id, .success(all)))
-        }
-        if method == RulesMethods.guardianAction.name { return guardianAction(frame, id: id, from: peer) }
-        let access: RulesAccess
-        do {
-            access = try service.rulesAccess(
-                peer, user: user, changing: changing, action: method.replacingOccurrences(of: ".", with: " "))
-        } catch {
-            return peer.send(errorLine(id: id, ChildModeService.serviceError(error)))
-        }
-        guard let app = rules.app(for: access.uid) else {
-            return peer.send(
-                errorLine(
-                    id: id,
-                    ServiceError(.internalFailure, "\(access.user)'s rules are not running; the daemon's log says why"))
-            )
-        }
-        guard let reply = app.handle(frame: frame, actor: access.actor, mayChange: access.mayChange) else { return }
-        peer.send(reply)
-        // A request's answer is recorded as such by the rules themselves.
-        if changing, method != RulesMethods.answer.name, let outcome = try? RulesMethods.add.reply(from: reply) {
-            do {
-                try state.record(
-                    ChildEvent(at: Date(), kind: .rulesChanged, actor: access.actor, detail: outcome.message),
-                    uid: access.uid)
-            } catch {
-                log.error("could not record a change of \(access.user)'s rules: \(error)")
-            }
-        }
-    }
-
-    /// A managed user's tray asks for a guardian's action at their desktop: the guardian's
-    /// dialog comes up in the session (as for an app's `.child`), and the action is done
-    /// once a guardian's one-time code approved it. The reply waits for that.
-    private func guardianAction(_ frame: Data, id: UInt64, from peer: ServicePeer) {
-        let spec = RulesMethods.guardianAction
-        do {
-            let request = try spec.request(from: frame).body
-            let access = try service.rulesAccess(
-                peer, user: request.user, changing: false, action: "rules guardian-action")
-            guard !access.mayChange else {
-                throw ServiceError(
-                    .invalidArgument,
-                    """
-                    a guardian does this with `screenward request approve`, \
-                    `screenward pause` or `screenward child lock`
-                    """
-                )
-            }
-            let rulesApp = InstalledApp(
-                bundleIdentifier: RulesApp.bundleIdentifier, displayName: "Screenward", executables: [])
-            try apps.approvals.begin(
-                .rules, app: rulesApp, child: access.user, uid: access.uid, requester: peer,
-                action: request.action.request
-            ) {
-                [unowned self] outcome in
-                let result = Result<RuleOutcome, any Error> {
-                    switch outcome {
-                    case .notApproved(let why): throw ServiceError(.unauthorized, "not approved: \(why)")
-                    case .approved(let guardian):
-                        guard let app = rules.app(for: access.uid) else {
-                            throw ServiceError(.internalFailure, "\(access.user)'s rules are not running")
-                        }
-                        switch request.action {
-                        case .lockNow:
-                            let locked = sessions.lockSessions(of: access.uid, by: guardian)
-                            return RuleOutcome(message: "Locked \(locked) session(s).")
-                        case .pauseForAnHour:
-                            return try app.pause(for: 3600, by: guardian)
-                        case .add15Minutes, .add1Hour, .addRestOfDay:
-                            return try app.giveExtraTime(request.action.extraTime ?? nil, by: guardian)
-                        }
-                    }
-                }
-                peer.send(spec.replyFrame(id: id, result.mapError(ChildModeService.serviceError)))
-                appsHeard(uid: access.uid)
-            }
-            scheduleAskExpiry()
-        } catch {
-            peer.send(spec.replyFrame(id: id, .failure(ChildModeService.serviceError(error))))
-        }
-    }
-
-    /// The managed user and app of an extension the daemon started, by the connection's pid.
-    private func launch(of peer: ServicePeer) -> DaemonExtensions.Launch? {
-        guard let extensions, let credentials = peer.credentials, credentials.uid == extensions.uid else { return nil }
-        return extensions.launch(of: credentials.pid)
-    }
-
-    /// A request of an extension the daemon started: served by its managed user's owner as
-    /// the app it was started for (and only that app). An extension neither asks for nor
-    /// gives up authorization: that is the app's, with a guardian.
-    private func extensionRequest(_ frame: Data, id: UInt64, method: String, client: String?, from peer: ServicePeer) {
-        guard let launch = extensionPeers[peer] ?? launch(of: peer), let owner = owners[launch.uid] else {
-            return peer.send(
-                errorLine(id: id, ServiceError(.unauthorized, "this connection is not an extension the daemon started"))
-            )
-        }
-        extensionPeers[peer] = launch
-        guard client == launch.app else {
-            if let pid = peer.credentials?.pid {
-                extensions?.misbehaved(
-                    pid: pid, "it spoke as \(client ?? "no app") though it was started for \(launch.app)")
-            }
-            return peer.send(
-                errorLine(id: id, ServiceError(.unauthorized, "this extension was started for \(launch.app)")))
-        }
-        if method == AuthorizationMethods.request.name || method == AuthorizationMethods.revoke.name {
-            return peer.send(
-                errorLine(
-                    id: id,
-                    ServiceError(
-                        .unauthorized,
-                        "an extension cannot ask for or give up authorization: its app does, with a guardian")))
-        }
-        owner.service.handle(frame: frame, from: peer).forEach { $0.send() }
-        appsHeard(uid: launch.uid)
-    }
-
-    /// A Screen Time API request: only managed users' apps have their owner here.
-    private func screenTimeRequest(_ frame: Data, id: UInt64, from peer: ServicePeer) {
-        if let extensions, peer.credentials?.uid == extensions.uid, let head = try? FrameHead.decode(from: frame),
-            let method = head.method
-        {
-            return extensionRequest(frame, id: id, method: method, client: head.client, from: peer)
-        }
-        let caller: ChildModeService.Caller
-        do {
-            caller = try service.caller(peer)
-        } catch {
-            return peer.send(errorLine(id: id, ChildModeService.serviceError(error)))
-        }
-        guard caller.role == .managed else {
-            return peer.send(
-                errorLine(
-                    id: id,
-                    ServiceError(
-                        .unauthorized,
-                        """
-                        the system daemon owns the limits of managed accounts only; \(caller.account.name)'s \
-                        own agent (screenward-agent) is the Screen Time API's owner for this account
-                        """
-                    )))
-        }
-        apps.handle(frame: frame, from: peer, user: caller.account).forEach { $0.send() }
-        appsHeard(uid: caller.account.uid)
-        scheduleAskExpiry()
-    }
-
-    /// After a managed user's app was heard from (or went): the engine may have work,
-    /// and the agents may have extension answers or news of extensions.
-    private func appsHeard(uid: UInt32) {
-        // A lie (a token never given) is only refused from the child's own programs; an
-        // extension the daemon started is stopped for it too.
-        for lie in owners[uid]?.service.takeLies() ?? [] {
-            if let extensions, let credentials = lie.peer.credentials, credentials.uid == extensions.uid {
-                extensions.misbehaved(pid: credentials.pid, "it used a token it was never given: \(lie.what)")
-            }
-        }
-        engines[uid]?.run()
-        owners[uid]?.shieldRelay.afterApps(agents: sessions.agents(of: uid)).forEach { $0.send() }
-        owners[uid]?.afterBrowsers(agents: sessions.agents(of: uid)).forEach { $0.send() }
-    }
-
-    /// An agent's question for an app's shield extension, or its cancellation: only an
-    /// attached agent asks, and only about its own user's apps.
-    private func relayShieldQuestion(_ kind: String, _ frame: Data, from agent: ServicePeer) {
-        guard let uid = sessions.agentUser(agent), let relay = owners[uid]?.shieldRelay else {
-            return log.warning("\(agent) sent \(kind) without being an attached agent: ignored")
-        }
-        if kind == AgentLinkMethods.askShieldExtension.name,
-            let question = try? AgentLinkMethods.askShieldExtension.body(from: frame)
-        {
-            let (deliveries, startAction) = relay.ask(question, from: agent)
-            deliveries.forEach { $0.send() }
-            if startAction { extensions?.wantShieldExtension(.shieldAction, of: question.owner, uid: uid) }
-        } else if let cancel = try? AgentLinkMethods.cancelShieldQuestion.body(from: frame) {
-            relay.cancel(cancel, from: agent)
-        }
-    }
-
-    /// The guardian's answer from a dialog: only an attached agent of the child's session may send it.
-    private func answerGuardian(_ frame: Data, id: UInt64, from peer: ServicePeer) {
-        let spec = AgentLinkMethods.answerGuardian
-        guard let uid = sessions.agentUser(peer) else {
-            log.warning("\(peer) sent a guardian's answer without being an attached agent: refused")
-            return peer.send(
-                spec.replyFrame(
-                    id: id, .failure(ServiceError(.unauthorized, "only a managed session's agent may answer"))))
-        }
-        guard let answer = try? spec.request(from: frame).body else {
-            return peer.send(
-                spec.replyFrame(id: id, .failure(ServiceError(.malformedMessage, "the answer is malformed"))))
-        }
-        apps.approvals.answer(answer, fromAgentOf: uid) { verdict in
-            peer.send(spec.replyFrame(id: id, .success(verdict)))
-        }
-    }
-
-    private func scheduleAskExpiry() {
+    func scheduleAskExpiry() {
         askExpiry?.cancel()
         guard let next = apps.approvals.expire() else { return }
         askExpiry = loop.schedule(after: .milliseconds(Int64(max(0, next.timeIntervalSinceNow) * 1000) + 10)) {

@@ -320,54 +320,54 @@ final class ManagedSessions {
             return
         }
         tracked[id]?.supervision.agentReported(at: Date())
-        switch kind {
-        case AgentLinkMethods.usage.name:
-            if let report = try? AgentLinkMethods.usage.body(from: frame) {
-                tracked[id]?.intervals?.apply(report, at: .now)
-                if case .checkpointed = report {} else if let uid = tracked[id]?.session.uid { onFocusChanged?(uid) }
-            }
-        case AgentLinkMethods.presence.name:
-            if let presence = try? AgentLinkMethods.presence.body(from: frame), let uid = tracked[id]?.session.uid {
-                onPresence?(uid, presence.present)
-            }
-        case AgentLinkMethods.alive.name:
-            break
-        case AgentLinkMethods.covered.name:
-            if let covered = try? AgentLinkMethods.covered.body(from: frame) {
-                log.debug("session \(id): \(covered.count) window(s) covered")
-                if let uid = tracked[id]?.session.uid { onCovered?(uid, covered) }
-            }
-        case AgentLinkMethods.clients.name:
-            if let pids = try? AgentLinkMethods.clients.body(from: frame), let uid = tracked[id]?.session.uid {
-                onClients?(uid, pids)
-            }
-        case AgentLinkMethods.windowManagerGone.name:
-            if let uid = tracked[id]?.session.uid { onWindowManagerGone?(uid) }
-        case AgentLinkMethods.heldElsewhere.name:
-            if let pids = try? AgentLinkMethods.heldElsewhere.body(from: frame), let uid = tracked[id]?.session.uid {
-                onHeldElsewhere?(uid, pids)
-            }
-        case AgentLinkMethods.shieldTampered.name:
-            if let tampering = try? AgentLinkMethods.shieldTampered.body(from: frame),
-                let uid = tracked[id]?.session.uid
-            {
-                onShieldTampered?(uid, tampering)
-            }
-        case AgentLinkMethods.unsupportedBrowser.name:
-            if let browser = try? AgentLinkMethods.unsupportedBrowser.body(from: frame),
-                let uid = tracked[id]?.session.uid
-            {
-                onUnsupportedBrowser?(uid, browser)
-            }
-        case AgentLinkMethods.closeProgram.name:
-            if let close = try? AgentLinkMethods.closeProgram.body(from: frame), let uid = tracked[id]?.session.uid {
-                onCloseProgram?(uid, close.pid)
-            }
-        default:
-            log.warning("session \(id)'s agent sent an unknown report \(kind)")
+        var report = AgentReport(session: id, uid: tracked[id]?.session.uid)
+        do {
+            try Self.reports.deliver(frame, kind: kind, to: self, &report)
+        } catch {
+            log.warning("session \(id)'s agent sent \(kind): \(error)")
         }
         armDeadline(id)
     }
+
+    /// Which session's agent sent a report.
+    struct AgentReport {
+        let session: SessionID
+        let uid: UInt32?
+    }
+
+    /// What an attached agent reports, and who is told.
+    static let reports = PushRoutes<ManagedSessions, AgentReport>([
+        .on(AgentLinkMethods.usage) { sessions, report, usage in
+            sessions.tracked[report.session]?.intervals?.apply(usage, at: .now)
+            if case .checkpointed = usage {} else if let uid = report.uid { sessions.onFocusChanged?(uid) }
+        },
+        .on(AgentLinkMethods.presence) { sessions, report, presence in
+            if let uid = report.uid { sessions.onPresence?(uid, presence.present) }
+        },
+        .on(AgentLinkMethods.alive) { _, _, _ in },
+        .on(AgentLinkMethods.covered) { sessions, report, covered in
+            sessions.log.debug("session \(report.session): \(covered.count) window(s) covered")
+            if let uid = report.uid { sessions.onCovered?(uid, covered) }
+        },
+        .on(AgentLinkMethods.clients) { sessions, report, pids in
+            if let uid = report.uid { sessions.onClients?(uid, pids) }
+        },
+        .on(AgentLinkMethods.windowManagerGone) { sessions, report, _ in
+            if let uid = report.uid { sessions.onWindowManagerGone?(uid) }
+        },
+        .on(AgentLinkMethods.heldElsewhere) { sessions, report, pids in
+            if let uid = report.uid { sessions.onHeldElsewhere?(uid, pids) }
+        },
+        .on(AgentLinkMethods.shieldTampered) { sessions, report, tampering in
+            if let uid = report.uid { sessions.onShieldTampered?(uid, tampering) }
+        },
+        .on(AgentLinkMethods.unsupportedBrowser) { sessions, report, browser in
+            if let uid = report.uid { sessions.onUnsupportedBrowser?(uid, browser) }
+        },
+        .on(AgentLinkMethods.closeProgram) { sessions, report, close in
+            if let uid = report.uid { sessions.onCloseProgram?(uid, close.pid) }
+        },
+    ])
 
     // MARK: Guardians' dialogs
 

@@ -42,93 +42,80 @@ public final class ChildModeService {
     }
 
     /// Whether this service answers `method` (the rest goes to the Screen Time API's owner).
-    public static func answers(_ method: String) -> Bool {
-        [
-            ChildMethods.whoAmI.name, ChildMethods.add.name, ChildMethods.remove.name, ChildMethods.list.name,
-            ChildMethods.events.name,
-            ChildMethods.usage.name, ChildMethods.report.name, ChildMethods.shields.name, ChildMethods.extensions.name,
-            ChildMethods.enrollGuardian.name, ChildMethods.unenrollGuardian.name,
-        ].contains(method)
-    }
+    public static func answers(_ method: String) -> Bool { routes.answers(method) }
 
     /// The reply line to one request line, or nil for a line with no id (nothing to answer).
     public func handle(frame: Data, from peer: ServicePeer) -> Data? {
-        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else {
-            return nil
-        }
+        var peer = peer
+        return Self.routes.reply(to: frame, by: self, &peer)?.line
+    }
 
-        func answer<Request, Reply>(_ spec: ServiceMethod<Request, Reply>, _ body: (Caller, Request) throws -> Reply)
-            -> Data
-        {
-            let result = Result<Reply, any Error> {
-                let request = try spec.request(from: frame)
-                return try body(try caller(peer), request.body)
-            }
-            return spec.replyFrame(id: id, result.mapError(Self.serviceError))
-        }
+    typealias Route = ServiceRoutes<ChildModeService, ServicePeer>.Route
 
-        switch method {
-        case ChildMethods.whoAmI.name:
-            return answer(ChildMethods.whoAmI) { caller, _ in
+    /// `method` answered for the caller its peer's credentials say it is.
+    private static func route<Request, Reply>(
+        _ method: ServiceMethod<Request, Reply>,
+        _ handler: @escaping @Sendable (ChildModeService, Caller, Request) throws -> Reply
+    ) -> Route {
+        .on(method, errors: serviceError) { service, peer, request in
+            try handler(service, try service.caller(peer), request.body)
+        }
+    }
+
+    static let routes = ServiceRoutes<ChildModeService, ServicePeer>(
+        [
+            route(ChildMethods.whoAmI) { _, caller, _ in
                 CallerIdentity(user: caller.account.name, uid: caller.account.uid, role: caller.role)
-            }
-        case ChildMethods.add.name:
-            return answer(ChildMethods.add) { caller, request in
-                try add(request.user, by: try guardian(caller, doing: "child add \(request.user)"))
-            }
-        case ChildMethods.remove.name:
-            return answer(ChildMethods.remove) { caller, request in
-                try remove(request.user, by: try guardian(caller, doing: "child remove \(request.user)"))
+            },
+            route(ChildMethods.add) { service, caller, request in
+                try service.add(request.user, by: try service.guardian(caller, doing: "child add \(request.user)"))
+            },
+            route(ChildMethods.remove) { service, caller, request in
+                try service.remove(
+                    request.user, by: try service.guardian(caller, doing: "child remove \(request.user)"))
                 return Empty()
-            }
-        case ChildMethods.list.name:
-            return answer(ChildMethods.list) { caller, _ in
-                _ = try guardian(caller, doing: "child list")
-                return try state.managedUsers()
-            }
-        case ChildMethods.events.name:
-            return answer(ChildMethods.events) { caller, request in
-                _ = try guardian(caller, doing: "child events \(request.user)")
+            },
+            route(ChildMethods.list) { service, caller, _ in
+                _ = try service.guardian(caller, doing: "child list")
+                return try service.state.managedUsers()
+            },
+            route(ChildMethods.events) { service, caller, request in
+                _ = try service.guardian(caller, doing: "child events \(request.user)")
                 // Also for a user no longer managed: the record outlives the management.
-                if let account = try accounts.account(named: request.user) { return try state.events(uid: account.uid) }
-                return try state.events(uid: try managedUser(named: request.user).uid)
-            }
-        case ChildMethods.usage.name:
-            return answer(ChildMethods.usage) { caller, query in try usage(query, for: caller) }
-        case ChildMethods.report.name:
-            return answer(ChildMethods.report) { caller, query in
-                let owner = try readableOwner(query.user, for: caller, reading: "usage")
+                if let account = try service.accounts.account(named: request.user) {
+                    return try service.state.events(uid: account.uid)
+                }
+                return try service.state.events(uid: try service.managedUser(named: request.user).uid)
+            },
+            route(ChildMethods.usage) { service, caller, query in try service.usage(query, for: caller) },
+            route(ChildMethods.report) { service, caller, query in
+                let owner = try service.readableOwner(query.user, for: caller, reading: "usage")
                 do {
-                    return try owner.report(query, calendar: calendar())
+                    return try owner.report(query, calendar: service.calendar())
                 } catch let error as ReportQueryError {
                     throw ServiceError(.invalidArgument, error.description)
                 } catch let error as TimeArgument.ParseError {
                     throw ServiceError(.invalidArgument, "\(error)")
                 }
-            }
-        case ChildMethods.shields.name:
-            return answer(ChildMethods.shields) { caller, query in
-                let owner = try readableOwner(query.user, for: caller, reading: "shields")
+            },
+            route(ChildMethods.shields) { service, caller, query in
+                let owner = try service.readableOwner(query.user, for: caller, reading: "shields")
                 return try ShieldListing.load(
                     from: owner.ledger, directory: owner.service.directory, language: query.language)
-            }
-        case ChildMethods.extensions.name:
-            return answer(ChildMethods.extensions) { caller, query in
-                try extensionsListing(
-                    try readableOwner(query.user, for: caller, reading: "extensions"), min(max(1, query.runs), 1000))
-            }
-        case ChildMethods.enrollGuardian.name:
-            return answer(ChildMethods.enrollGuardian) { caller, _ in
-                try enrollGuardian(try guardian(caller, doing: "guardian enroll"))
-            }
-        case ChildMethods.unenrollGuardian.name:
-            return answer(ChildMethods.unenrollGuardian) { caller, _ in
-                try unenrollGuardian(try guardian(caller, doing: "guardian unenroll"))
-            }
-        default:
-            return errorLine(id: id, ServiceError(.unknownMethod, "the daemon does not know the method \(method)"))
-        }
-    }
+            },
+            route(ChildMethods.extensions) { service, caller, query in
+                try service.extensionsListing(
+                    try service.readableOwner(query.user, for: caller, reading: "extensions"),
+                    min(max(1, query.runs), 1000))
+            },
+            route(ChildMethods.enrollGuardian) { service, caller, _ in
+                try service.enrollGuardian(try service.guardian(caller, doing: "guardian enroll"))
+            },
+            route(ChildMethods.unenrollGuardian) { service, caller, _ in
+                try service.unenrollGuardian(try service.guardian(caller, doing: "guardian unenroll"))
+            },
+        ],
+        unknown: { method in ServiceError(.unknownMethod, "the daemon does not know the method \(method)") })
 
     // MARK: Reading usage
 

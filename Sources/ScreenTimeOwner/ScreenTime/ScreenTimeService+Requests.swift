@@ -7,181 +7,177 @@ import Foundation
 import ScreenwardBasics
 import ScreenwardIPC
 
+/// What one request to the owner carries besides its body.
+struct ScreenTimeRequest {
+    let peer: ServicePeer
+    /// Deliveries the request made due, sent after its reply (an `intervalDidStart` at
+    /// once, callbacks owed to a monitor that attached).
+    var after: [Delivery] = []
+}
+
 /// Each request a client can make, checked and carried out.
 extension ScreenTimeService {
     /// Answers one request line from `peer`: the reply first, then anything the
-    /// request made due (an `intervalDidStart` at once, callbacks owed to a monitor).
+    /// request made due.
     public func handle(frame: Data, from peer: ServicePeer) -> [Delivery] {
-        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else {
-            return []
+        var request = ScreenTimeRequest(peer: peer)
+        guard let routed = Self.routes.reply(to: frame, by: self, &request), let line = routed.line else { return [] }
+        if let lie = routed.failure as? ClientLie {
+            let client = (try? FrameHead.decode(from: frame))?.client ?? "?"
+            lies.append(ClientLieReport(peer: peer, client: client, what: lie.refusal.message))
         }
-        var after: [Delivery] = []
+        return [Delivery(peer: peer, line: line)] + request.after + runDue()
+    }
 
-        func answer<Request, Reply>(_ spec: ServiceMethod<Request, Reply>, _ body: (String, Request) throws -> Reply)
-            -> Data
-        {
-            let result = Result<Reply, any Error> {
-                let request = try spec.request(from: frame)
-                try BundleIdentifier.validate(request.client)
-                return try body(request.client, request.body)
-            }
-            if case .failure(let lie as ClientLie) = result {
-                lies.append(ClientLieReport(peer: peer, client: head.client ?? "?", what: lie.refusal.message))
-            }
-            return spec.replyFrame(id: id, result.mapError(Self.serviceError))
+    /// The methods this owner answers.
+    public static var methods: Set<String> { routes.methods }
+
+    typealias Route = ServiceRoutes<ScreenTimeService, ScreenTimeRequest>.Route
+
+    /// `method` answered for the client the request names, once its name is a bundle identifier.
+    private static func client<Request, Reply>(
+        _ method: ServiceMethod<Request, Reply>,
+        _ handler: @escaping @Sendable (ScreenTimeService, inout ScreenTimeRequest, String, Request) throws -> Reply
+    ) -> Route {
+        .on(method, errors: serviceError) { service, context, request in
+            try BundleIdentifier.validate(request.client)
+            return try handler(service, &context, request.client, request.body)
         }
+    }
 
-        let reply: Data
-        switch method {
-        case AuthorizationMethods.request.name:
-            reply = answer(AuthorizationMethods.request) { client, member in try requestAuthorization(client, member) }
-        case AuthorizationMethods.status.name:
-            reply = answer(AuthorizationMethods.status) { client, _ in
-                try ledger.grant(for: client) == nil ? .notDetermined : .approved
-            }
-        case AuthorizationMethods.revoke.name:
-            reply = answer(AuthorizationMethods.revoke) { client, _ in try revoke(client) }
-        case AuthorizationMethods.issueSelection.name:
-            reply = answer(AuthorizationMethods.issueSelection) { client, request in
-                try issueSelection(try tokens(client), request)
-            }
-        case AuthorizationMethods.describeSelection.name:
-            reply = answer(AuthorizationMethods.describeSelection) { client, selection in
-                try describeSelection(try tokens(client), selection)
-            }
-        case StoreMethods.read.name:
-            reply = answer(StoreMethods.read) { client, store in
-                try Self.checkStoreName(store.name)
-                let tokens = try tokens(client)
+    static let routes = ServiceRoutes<ScreenTimeService, ScreenTimeRequest>(
+        [
+            client(AuthorizationMethods.request) { service, _, client, member in
+                try service.requestAuthorization(client, member)
+            },
+            client(AuthorizationMethods.status) { service, _, client, _ in
+                try service.ledger.grant(for: client) == nil ? .notDetermined : .approved
+            },
+            client(AuthorizationMethods.revoke) { service, _, client, _ in try service.revoke(client) },
+            client(AuthorizationMethods.issueSelection) { service, _, client, request in
+                try service.issueSelection(try service.tokens(client), request)
+            },
+            client(AuthorizationMethods.describeSelection) { service, _, client, selection in
+                try service.describeSelection(try service.tokens(client), selection)
+            },
+            client(StoreMethods.read) { service, _, client, store in
+                try checkStoreName(store.name)
+                let tokens = try service.tokens(client)
                 let contents =
-                    try ledger.storeContents(client: client, name: store.name)
+                    try service.ledger.storeContents(client: client, name: store.name)
                     ?? StoreContents(shield: .init(), application: .init())
                 return tokens.toClient(contents)
-            }
-        case StoreMethods.change.name:
-            reply = answer(StoreMethods.change) { client, change in try changeStore(try tokens(client), change) }
-        case StoreMethods.clear.name:
-            reply = answer(StoreMethods.clear) { client, store in
-                try Self.checkStoreName(store.name)
-                _ = try tokens(client)
-                try ledger.saveStore(
+            },
+            client(StoreMethods.change) { service, _, client, change in
+                try service.changeStore(try service.tokens(client), change)
+            },
+            client(StoreMethods.clear) { service, _, client, store in
+                try checkStoreName(store.name)
+                _ = try service.tokens(client)
+                try service.ledger.saveStore(
                     client: client, name: store.name, contents: StoreContents(shield: .init(), application: .init()),
-                    at: now())
-                storesChanged()
+                    at: service.now())
+                service.storesChanged()
                 return Empty()
-            }
-        case AppGroupMethods.read.name:
-            reply = answer(AppGroupMethods.read) { client, request in
-                _ = try tokens(client)
-                try Self.checkAppGroupKey(request.key)
-                return AppGroupValue(value: try ledger.appGroupValue(client: client, key: request.key))
-            }
-        case AppGroupMethods.write.name:
-            reply = answer(AppGroupMethods.write) { client, request in
-                _ = try tokens(client)
-                try Self.checkAppGroupKey(request.key)
-                if let value = request.value, value.count > AppGroupStorage.maximumValueBytes {
-                    throw ServiceError(
-                        .limitExceeded,
-                        """
-                        a value of \(value.count) bytes; \
-                        at most \(AppGroupStorage.maximumValueBytes) are kept under one key
-                        """
-                    )
-                }
-                do {
-                    try ledger.setAppGroupValue(
-                        client: client, key: request.key, value: request.value,
-                        maximumKeys: AppGroupStorage.maximumKeys, at: now())
-                } catch is AppGroupFull {
-                    throw ServiceError(
-                        .limitExceeded,
-                        "\(client) already keeps \(AppGroupStorage.maximumKeys) values; remove one first")
+            },
+            client(AppGroupMethods.read) { service, _, client, request in
+                _ = try service.tokens(client)
+                try checkAppGroupKey(request.key)
+                return AppGroupValue(value: try service.ledger.appGroupValue(client: client, key: request.key))
+            },
+            client(AppGroupMethods.write) { service, _, client, request in
+                try service.writeAppGroupValue(request, client: client)
+            },
+            client(ActivityMethods.start) { service, context, client, registration in
+                context.after += try service.startMonitoring(try service.tokens(client), registration)
+                return Empty()
+            },
+            client(ActivityMethods.stop) { service, context, client, names in
+                try checkNames(names.map(\.rawValue))
+                _ = try service.tokens(client)
+                let time = service.now()
+                context.after += try service.engineStep(at: time) { queue in
+                    try service.engine.unregister(names, owner: client, at: time, alongside: queue)
                 }
                 return Empty()
-            }
-        case ActivityMethods.start.name:
-            reply = answer(ActivityMethods.start) { client, registration in
-                after += try startMonitoring(try tokens(client), registration)
-                return Empty()
-            }
-        case ActivityMethods.stop.name:
-            reply = answer(ActivityMethods.stop) { client, names in
-                try Self.checkNames(names.map(\.rawValue))
-                _ = try tokens(client)
-                let time = now()
-                after += try engineStep(at: time) { queue in
-                    try engine.unregister(names, owner: client, at: time, alongside: queue)
-                }
-                return Empty()
-            }
-        case ActivityMethods.list.name:
-            reply = answer(ActivityMethods.list) { client, _ in
-                let tokens = try tokens(client)
-                return engine.activities.filter { $0.owner == client }.map { activity in
+            },
+            client(ActivityMethods.list) { service, _, client, _ in
+                let tokens = try service.tokens(client)
+                return service.engine.activities.filter { $0.owner == client }.map { activity in
                     ActivityRegistration(
                         name: activity.name, schedule: activity.schedule,
                         events: activity.events.mapValues(tokens.toClient))
                 }
-            }
-        case ActivityMethods.attachMonitor.name:
-            reply = answer(ActivityMethods.attachMonitor) { client, _ in
-                _ = try tokens(client)
-                after += try monitors.attach(owner: client, peer: peer, at: now())
+            },
+            client(ActivityMethods.attachMonitor) { service, context, client, _ in
+                _ = try service.tokens(client)
+                context.after += try service.monitors.attach(owner: client, peer: context.peer, at: service.now())
                 return Empty()
-            }
-        case ActivityMethods.acknowledge.name:
-            reply = answer(ActivityMethods.acknowledge) { client, sequences in
-                try monitors.acknowledge(owner: client, sequences: sequences)
+            },
+            client(ActivityMethods.acknowledge) { service, _, client, sequences in
+                try service.monitors.acknowledge(owner: client, sequences: sequences)
                 return Empty()
-            }
-        case ShieldConfigurationMethods.attach.name:
-            reply = answer(ShieldConfigurationMethods.attach) { client, _ in
-                _ = try tokens(client)
-                after += attachShieldExtension(.configuration, owner: client, peer: peer)
+            },
+            client(ShieldConfigurationMethods.attach) { service, context, client, _ in
+                _ = try service.tokens(client)
+                context.after += service.attachShieldExtension(.configuration, owner: client, peer: context.peer)
                 return Empty()
-            }
-        case ShieldActionMethods.attach.name:
-            reply = answer(ShieldActionMethods.attach) { client, _ in
-                _ = try tokens(client)
-                after += attachShieldExtension(.action, owner: client, peer: peer)
+            },
+            client(ShieldActionMethods.attach) { service, context, client, _ in
+                _ = try service.tokens(client)
+                context.after += service.attachShieldExtension(.action, owner: client, peer: context.peer)
                 return Empty()
-            }
-        case ShieldConfigurationMethods.answer.name:
-            reply = answer(ShieldConfigurationMethods.answer) { client, answer in
-                acceptShieldAnswer(
+            },
+            client(ShieldConfigurationMethods.answer) { service, context, client, answer in
+                service.acceptShieldAnswer(
                     .configuration(ShieldRequestID(rawValue: answer.id), answer.configuration), owner: client,
-                    peer: peer)
+                    peer: context.peer)
                 return Empty()
-            }
-        case ShieldActionMethods.answer.name:
-            reply = answer(ShieldActionMethods.answer) { client, answer in
-                acceptShieldAnswer(
-                    .action(ShieldRequestID(rawValue: answer.id), answer.response), owner: client, peer: peer)
+            },
+            client(ShieldActionMethods.answer) { service, context, client, answer in
+                service.acceptShieldAnswer(
+                    .action(ShieldRequestID(rawValue: answer.id), answer.response), owner: client, peer: context.peer)
                 return Empty()
-            }
-        case WebHostMethods.shieldEvent.name:
-            reply = answer(WebHostMethods.shieldEvent) { _, event in
+            },
+            client(WebHostMethods.shieldEvent) { service, context, _, event in
                 guard event.site.utf8.count <= HostName.maximumLength + 2, !event.site.isEmpty else {
                     throw ServiceError(.invalidArgument, "not a website: \(event.site.prefix(80))")
                 }
-                webShieldEvents.append((event, peer))
-                onWebShieldEvent?()
+                service.webShieldEvents.append((event, context.peer))
+                service.onWebShieldEvent?()
                 return Empty()
-            }
-        case WebHostMethods.windows.name:
-            reply = answer(WebHostMethods.windows) { _, report in
-                try takeBrowserWindows(report, from: peer)
+            },
+            client(WebHostMethods.windows) { service, context, _, report in
+                try service.takeBrowserWindows(report, from: context.peer)
                 return Empty()
-            }
-        default:
-            reply = errorLine(
-                id: id,
-                ServiceError(
-                    .unknownMethod,
-                    "the agent knows no request \"\(method.prefix(80))\" (is the agent older than the app?)"))
+            },
+        ],
+        unknown: { method in
+            ServiceError(
+                .unknownMethod, "the agent knows no request \"\(method)\" (is the agent older than the app?)")
+        })
+
+    private func writeAppGroupValue(_ request: AppGroupWrite, client: String) throws -> Empty {
+        _ = try tokens(client)
+        try Self.checkAppGroupKey(request.key)
+        if let value = request.value, value.count > AppGroupStorage.maximumValueBytes {
+            throw ServiceError(
+                .limitExceeded,
+                """
+                a value of \(value.count) bytes; \
+                at most \(AppGroupStorage.maximumValueBytes) are kept under one key
+                """
+            )
         }
-        return [Delivery(peer: peer, line: reply)] + after + runDue()
+        do {
+            try ledger.setAppGroupValue(
+                client: client, key: request.key, value: request.value, maximumKeys: AppGroupStorage.maximumKeys,
+                at: now())
+        } catch is AppGroupFull {
+            throw ServiceError(
+                .limitExceeded, "\(client) already keeps \(AppGroupStorage.maximumKeys) values; remove one first")
+        }
+        return Empty()
     }
 
     // MARK: Authorization

@@ -3,59 +3,56 @@ import Foundation
 import ScreenwardBasics
 import ScreenwardIPC
 
+/// Who sent one rules request, and whether they may change the rules.
+struct RulesRequestContext {
+    let actor: String
+    let mayChange: Bool
+}
+
 /// The command line's requests: rules added, changed, removed, listed.
 extension RulesCore {
     func handle(frame: Data, actor: String, mayChange: Bool) -> Data? {
-        guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else {
-            return nil
-        }
+        var context = RulesRequestContext(actor: actor, mayChange: mayChange)
+        return Self.routes.reply(to: frame, by: self, &context)?.line
+    }
 
-        func answer<Request, Reply>(
-            _ spec: ServiceMethod<Request, Reply>, changes: Bool, _ body: (Request) throws -> Reply
-        ) -> Data {
-            let result = Result<Reply, any Error> {
-                let request = try spec.request(from: frame)
-                if changes && !mayChange {
-                    throw ServiceError(.unauthorized, "only a guardian can change a managed user's rules")
-                }
-                return try body(request.body)
-            }
-            return spec.replyFrame(id: id, result.mapError(Self.serviceError))
-        }
+    typealias Route = ServiceRoutes<RulesCore, RulesRequestContext>.Route
 
-        switch method {
-        case RulesMethods.list.name: return answer(RulesMethods.list, changes: false) { _ in try listing() }
-        case RulesMethods.status.name:
-            return answer(RulesMethods.status, changes: false) { query in try status(language: query.language) }
-        case RulesMethods.add.name:
-            return answer(RulesMethods.add, changes: true) { edit in try add(edit.rule, by: actor) }
-        case RulesMethods.change.name:
-            return answer(RulesMethods.change, changes: true) { edit in try change(edit.rule, by: actor) }
-        case RulesMethods.remove.name:
-            return answer(RulesMethods.remove, changes: true) { removal in try remove(removal.name, kind: removal.kind)
+    /// `method` answered by `handler`; one that changes the rules (not among
+    /// `RulesMethods.reading`) only for a caller who may change them.
+    private static func route<Request, Reply>(
+        _ method: ServiceMethod<Request, Reply>,
+        _ handler: @escaping @Sendable (RulesCore, _ actor: String, Request) throws -> Reply
+    ) -> Route {
+        let changes = !RulesMethods.reading.contains(method.name)
+        return .on(method, errors: serviceError) { core, context, request in
+            if changes && !context.mayChange {
+                throw ServiceError(.unauthorized, "only a guardian can change a managed user's rules")
             }
-        case RulesMethods.allow.name:
-            return answer(RulesMethods.allow, changes: true) { edit in try allow(edit.applications) }
-        case RulesMethods.disallow.name:
-            return answer(RulesMethods.disallow, changes: true) { edit in try disallow(edit.applications) }
-        case RulesMethods.requests.name: return answer(RulesMethods.requests, changes: false) { _ in try requests() }
-        case RulesMethods.answer.name:
-            return answer(RulesMethods.answer, changes: true) { request in
-                try answerRequest(request.id, approve: request.approve, seconds: request.seconds, by: actor)
-            }
-        case RulesMethods.pause.name:
-            return answer(RulesMethods.pause, changes: true) { request in try pause(for: request.seconds, by: actor) }
-        case RulesMethods.ask.name:
-            return answer(RulesMethods.ask, changes: false) { request in try askForMoreTime(onLimit: request.rule) }
-        case RulesMethods.extraTime.name:
-            return answer(RulesMethods.extraTime, changes: true) { request in
-                try takeExtraTime(on: request.rule, application: request.application)
-            }
-        default:
-            return errorLine(
-                id: id, ServiceError(.unknownMethod, "the rules app knows no request \(method.prefix(80))"))
+            return try handler(core, context.actor, request.body)
         }
     }
+
+    static let routes = ServiceRoutes<RulesCore, RulesRequestContext>(
+        [
+            route(RulesMethods.list) { core, _, _ in try core.listing() },
+            route(RulesMethods.status) { core, _, query in try core.status(language: query.language) },
+            route(RulesMethods.add) { core, actor, edit in try core.add(edit.rule, by: actor) },
+            route(RulesMethods.change) { core, actor, edit in try core.change(edit.rule, by: actor) },
+            route(RulesMethods.remove) { core, _, removal in try core.remove(removal.name, kind: removal.kind) },
+            route(RulesMethods.allow) { core, _, edit in try core.allow(edit.applications) },
+            route(RulesMethods.disallow) { core, _, edit in try core.disallow(edit.applications) },
+            route(RulesMethods.requests) { core, _, _ in try core.requests() },
+            route(RulesMethods.answer) { core, actor, request in
+                try core.answerRequest(request.id, approve: request.approve, seconds: request.seconds, by: actor)
+            },
+            route(RulesMethods.pause) { core, actor, request in try core.pause(for: request.seconds, by: actor) },
+            route(RulesMethods.ask) { core, _, request in try core.askForMoreTime(onLimit: request.rule) },
+            route(RulesMethods.extraTime) { core, _, request in
+                try core.takeExtraTime(on: request.rule, application: request.application)
+            },
+        ],
+        unknown: { method in ServiceError(.unknownMethod, "the rules app knows no request \(method)") })
 
     static func serviceError(_ error: any Error) -> ServiceError {
         switch error {

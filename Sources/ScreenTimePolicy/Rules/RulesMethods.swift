@@ -27,11 +27,8 @@ public enum RulesMethods {
     /// password in a dialog of the session (the reply comes once they answered).
     public static let guardianAction = ServiceMethod<GuardianActionRequest, RuleOutcome>("rules.guardian-action")
 
-    public static let all = [
-        list.name, status.name, add.name, change.name, remove.name, allow.name, disallow.name, extraTime.name,
-        requests.name, answer.name,
-        ask.name, pause.name, guardianAction.name,
-    ]
+    /// Every rules method: the rules app's, and the guardian's action the daemon asks for.
+    public static var all: Set<String> { RulesCore.routes.methods.union([guardianAction.name]) }
     /// The ones that change nothing of the rules (a managed user may send them for themself).
     public static let reading = [list.name, status.name, requests.name, ask.name, guardianAction.name]
 

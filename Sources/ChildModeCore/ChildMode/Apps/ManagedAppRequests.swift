@@ -114,67 +114,79 @@ public final class ManagedAppRequests {
                         ? "only Screenward's browser host, started by a browser, speaks for a browser"
                         : "Screenward's browser host only speaks for a browser"))
         }
-        switch method {
-        case AuthorizationMethods.request.name:
-            guard let member = try? AuthorizationMethods.request.request(from: frame).body else {
-                return reply(ServiceError(.malformedMessage, "the authorization request is malformed"))
-            }
-            guard member == .child else {
-                return reply(
-                    ServiceError(
+        guard Self.routes.answers(method) else { return owner.service.handle(frame: frame, from: peer) }
+        var request = ManagedAppRequest(peer: peer, user: user, owner: owner, app: app)
+        guard let routed = Self.routes.reply(to: frame, by: self, &request) else { return [] }
+        return (routed.line.map { [Delivery(peer: peer, line: $0)] } ?? []) + request.deliveries
+    }
+
+    /// One request of a managed user's vetted app.
+    struct ManagedAppRequest {
+        let peer: ServicePeer
+        let user: Account
+        let owner: ManagedUserOwner
+        let app: InstalledApp
+        /// Lines to send now besides the reply.
+        var deliveries: [Delivery] = []
+    }
+
+    /// The requests answered here rather than by the owner: authorization is a guardian's
+    /// to approve, and a browser's report is the vetted browser's whatever it says.
+    static let routes = ServiceRoutes<ManagedAppRequests, ManagedAppRequest>(
+        [
+            .on(AuthorizationMethods.request, errors: serviceError) { apps, request, frame, pending in
+                guard frame.body == .child else {
+                    throw ServiceError(
                         .invalidAccountType,
                         """
                         this account is managed by a guardian: \
                         an app asks for .child here, and a guardian approves it with their password
                         """
-                    ))
-            }
-            return requestChild(app, owner: owner, user: user, peer: peer, id: id)
-        case AuthorizationMethods.revoke.name:
-            guard (try? owner.ledger.grant(for: client)) != nil else {
-                return [Delivery(peer: peer, line: AuthorizationMethods.revoke.replyFrame(id: id, .success(Empty())))]
-            }
-            return ask(
-                .revoke, app: app, owner: owner, user: user, peer: peer, id: id, method: AuthorizationMethods.revoke
-            ) {
-                try owner.service.revokeAuthorization(of: client)
+                    )
+                }
+                request.deliveries += try apps.requestChild(request, pending)
+            },
+            .on(AuthorizationMethods.revoke, errors: serviceError) { apps, request, _, pending in
+                let client = request.app.bundleIdentifier
+                guard try request.owner.ledger.grant(for: client) != nil else {
+                    return request.deliveries.append(
+                        Delivery(peer: request.peer, line: pending.line(.success(Empty()))))
+                }
+                let owner = request.owner
+                try apps.ask(.revoke, request, pending) {
+                    try owner.service.revokeAuthorization(of: client)
+                    return Empty()
+                }
+            },
+            .on(WebHostMethods.windows, errors: serviceError) { apps, request, frame in
+                // The browser's process is the one vetted, whatever the report says.
+                guard let browser = apps.browsers[request.peer] else {
+                    throw ServiceError(.unauthorized, "only a browser's own host reports its windows")
+                }
+                var report = frame.body
+                report.browserPID = browser
+                try request.owner.service.takeBrowserWindows(report, from: request.peer)
                 return Empty()
-            }
-        case WebHostMethods.windows.name:
-            // The browser's process is the one vetted, whatever the report says.
-            guard var report = try? WebHostMethods.windows.request(from: frame).body, let browser = browsers[peer]
-            else {
-                return reply(ServiceError(.malformedMessage, "the browser report is malformed"))
-            }
-            report.browserPID = browser
-            let result = Result { try owner.service.takeBrowserWindows(report, from: peer) }.map { Empty() }.mapError(
-                Self.serviceError)
-            return [Delivery(peer: peer, line: WebHostMethods.windows.replyFrame(id: id, result))]
-        default:
-            return owner.service.handle(frame: frame, from: peer)
-        }
-    }
+            },
+        ],
+        unknown: { method in ServiceError(.unknownMethod, "no managed app's request \(method)") })
 
     // MARK: Authorization
 
-    private func requestChild(
-        _ app: InstalledApp, owner: ManagedUserOwner, user: Account, peer: ServicePeer, id: UInt64
-    ) -> [Delivery] {
-        let spec = AuthorizationMethods.request
-        do {
-            if let holder = try owner.service.childAuthorizationHolder() {
-                if holder == app.bundleIdentifier {
-                    return [Delivery(peer: peer, line: spec.replyFrame(id: id, .success(.approved)))]
-                }
-                throw ServiceError(
-                    .authorizationConflict,
-                    "\(holder) already manages \(user.name)'s screen time; a guardian revokes it before another app can"
-                )
+    private func requestChild(_ request: ManagedAppRequest, _ pending: PendingReply<AuthorizationStatus>) throws
+        -> [Delivery]
+    {
+        let (app, owner, user) = (request.app, request.owner, request.user)
+        if let holder = try owner.service.childAuthorizationHolder() {
+            if holder == app.bundleIdentifier {
+                return [Delivery(peer: request.peer, line: pending.line(.success(.approved)))]
             }
-        } catch {
-            return [Delivery(peer: peer, line: spec.replyFrame(id: id, .failure(Self.serviceError(error))))]
+            throw ServiceError(
+                .authorizationConflict,
+                "\(holder) already manages \(user.name)'s screen time; a guardian revokes it before another app can"
+            )
         }
-        return ask(.authorize, app: app, owner: owner, user: user, peer: peer, id: id, method: spec) {
+        try ask(.authorize, request, pending) {
             // Checked again: another app may have been approved while this one waited.
             if let holder = try owner.service.childAuthorizationHolder(), holder != app.bundleIdentifier {
                 throw ServiceError(.authorizationConflict, "\(holder) was approved first for \(user.name)")
@@ -182,28 +194,25 @@ public final class ManagedAppRequests {
             try owner.service.grantChild(app.bundleIdentifier)
             return .approved
         }
+        return []
     }
 
     /// Asks a guardian; on approval runs `approved` and replies with its result.
     private func ask<Reply>(
-        _ purpose: GuardianAsk.Purpose, app: InstalledApp, owner: ManagedUserOwner, user: Account, peer: ServicePeer,
-        id: UInt64,
-        method: ServiceMethod<some Codable & Sendable, Reply>, approved: @escaping () throws -> Reply
-    ) -> [Delivery] {
-        let send = send
-        do {
-            try approvals.begin(purpose, app: app, child: user.name, uid: user.uid, requester: peer) { outcome in
-                let result: Result<Reply, ServiceError>
-                switch outcome {
-                case .approved: result = Result(catching: approved).mapError(Self.serviceError)
-                case .notApproved(let why):
-                    result = .failure(ServiceError(.authorizationCanceled, "a guardian did not approve: \(why)"))
-                }
-                send(Delivery(peer: peer, line: method.replyFrame(id: id, result)))
+        _ purpose: GuardianAsk.Purpose, _ request: ManagedAppRequest, _ pending: PendingReply<Reply>,
+        approved: @escaping () throws -> Reply
+    ) throws {
+        let (send, peer) = (send, request.peer)
+        try approvals.begin(
+            purpose, app: request.app, child: request.user.name, uid: request.user.uid, requester: peer
+        ) { outcome in
+            let result: Result<Reply, ServiceError>
+            switch outcome {
+            case .approved: result = Result(catching: approved).mapError(Self.serviceError)
+            case .notApproved(let why):
+                result = .failure(ServiceError(.authorizationCanceled, "a guardian did not approve: \(why)"))
             }
-            return []
-        } catch {
-            return [Delivery(peer: peer, line: method.replyFrame(id: id, .failure(Self.serviceError(error))))]
+            send(Delivery(peer: peer, line: pending.line(result)))
         }
     }
 
