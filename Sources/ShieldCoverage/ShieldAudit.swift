@@ -8,9 +8,12 @@ import X11Session
 /// (so not while the window manager is still placing it) is to be replaced by a fresh one.
 ///
 /// A policy as a value: it is told what the X server shows and when, and says which shields
-/// to replace and why. The presenter runs it every `interval` and does the replacing.
+/// to replace and why. The presenter runs it `interval` after anything the server tells that
+/// could change the picture (a window changed, mapped, unmapped or restacked), and again while
+/// `needsAnotherLook` says so; with the shields right and nothing happening, nothing runs.
 public struct ShieldAudit {
-    /// How often the shields are looked at.
+    /// How long after news from the server the shields are looked at, and how often while a
+    /// shield is settling or has a strike against it.
     public static let interval: Duration = .milliseconds(250)
     /// How long a shield just shown is left to the window manager before it is judged.
     public static let settling: Duration = .milliseconds(500)
@@ -106,6 +109,13 @@ public struct ShieldAudit {
             }
         }
         return replacements
+    }
+
+    /// Whether to look again `interval` after `now` without news from the server: while a
+    /// shield has a strike against it (the next audit confirms or clears it), or was shown
+    /// too recently to be judged.
+    public func needsAnotherLook(_ shown: [Shown], now: ContinuousClock.Instant) -> Bool {
+        shown.contains { strikes[$0.shield] != nil || now - $0.shownAt <= Self.settling }
     }
 
     private static func problem(of cover: Shown, seen: Seen?, positions: [WindowID: Int]) -> Problem? {

@@ -54,6 +54,9 @@ public enum ClientWindowEvent: Sendable {
     /// this client window had the focus (FocusOut NotifyGrab or FocusIn NotifyWhileGrabbed;
     /// FocusIn NotifyUngrab). Window managers grab for a moment during Alt+Tab.
     case keyboardGrab(WindowID, held: Bool)
+    /// A top-level window was moved, resized or restacked (a ConfigureNotify on the root):
+    /// which window is over which may have changed.
+    case restacked
 }
 
 /// Follows every managed application window from X events alone (no polling):
@@ -359,6 +362,7 @@ public final class ClientWindowWatcher {
                 for (window, state) in tracked where state.topLevel == configure.window && window != configure.window {
                     refreshGeometry(window)
                 }
+                handler(.restacked)
             }
         case MapNotify:
             let map = event.xmap

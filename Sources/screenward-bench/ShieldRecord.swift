@@ -200,7 +200,7 @@ final class ShieldRecord {
         case .activated(let window, let serverTime):
             active = window
             evaluate(serverTime: serverTime.rawValue)
-        case .unmanagedMapped, .keyboardGrab:
+        case .unmanagedMapped, .keyboardGrab, .restacked:
             break
         }
     }

@@ -54,6 +54,20 @@ final class ShieldAuditTests: XCTestCase {
             [ShieldAudit.Replacement(target: target, problem: .gone)])
     }
 
+    func testItLooksAgainOnlyWhileAShieldSettlesOrHasAStrike() {
+        var audit = ShieldAudit()
+        XCTAssertTrue(audit.needsAnotherLook(shown(), now: start + .milliseconds(250)), "still settling")
+        let right = ShieldAudit.Seen(isViewable: true, frame: frame)
+        XCTAssertEqual(audit.check(shown(), seen: { _ in right }, positions: [:], now: start + .milliseconds(600)), [])
+        XCTAssertFalse(audit.needsAnotherLook(shown(), now: start + .milliseconds(600)), "right: nothing more to do")
+        let unmapped = ShieldAudit.Seen(isViewable: false, frame: frame)
+        _ = audit.check(shown(), seen: { _ in unmapped }, positions: [:], now: start + .milliseconds(900))
+        XCTAssertTrue(audit.needsAnotherLook(shown(), now: start + .milliseconds(900)), "one strike: confirmed next")
+        audit.forget(shield)
+        XCTAssertFalse(audit.needsAnotherLook(shown(), now: start + .milliseconds(900)))
+        XCTAssertFalse(audit.needsAnotherLook([], now: start))
+    }
+
     func testAShieldUnderItsWindowIsFoundByTheStackingOrder() {
         var audit = ShieldAudit()
         let right = ShieldAudit.Seen(isViewable: true, frame: frame)

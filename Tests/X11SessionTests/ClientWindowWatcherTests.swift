@@ -239,6 +239,24 @@ final class ClientWindowWatcherTests: XSessionTestCase {
         }
     }
 
+    /// A layer change moves no window and changes none of its facts: only the stacking says
+    /// it happened (the shield audit looks again when told).
+    func testARestackIsReported() throws {
+        try withFixture(tools: ["wmctrl"]) { x in
+            let app = try DemoApplications(display: x.session.display, windows: ["editor.Editor", "mail.Mail"])
+            let windows = try ids(app)
+            let below = windows[0]
+            x.start()
+            XCTAssertTrue(x.wait { windows.allSatisfy { x.window($0)?.isViewable == true } })
+            XCTAssertTrue(x.wait { x.events.contains { if case .restacked = $0 { true } else { false } } })
+            x.events.removeAll()
+            try x.run("wmctrl", ["-i", "-r", below.description, "-b", "add,above"])
+            XCTAssertTrue(
+                x.wait { x.events.contains { if case .restacked = $0 { true } else { false } } }, "\(x.events)")
+            XCTAssertFalse(x.events.contains { if case .changed = $0 { true } else { false } }, "\(x.events)")
+        }
+    }
+
     func testActivationAndClosingAreReported() throws {
         try withFixture { x in
             let app = try DemoApplications(display: x.session.display, windows: ["editor.Editor", "mail.Mail"])

@@ -34,8 +34,6 @@ final class ShieldPresenter {
         var shieldID: WindowID { WindowID(surface.windowID) }
     }
 
-    static let grabPatience: Duration = .milliseconds(400)
-
     private let loop: MainLoop
     private let watcher: ClientWindowWatcher
     private let stacking: ShieldStacking
@@ -63,7 +61,8 @@ final class ShieldPresenter {
     private var handback = FocusHandback()
     /// Whether the shields shown are still what they were made to be.
     private var shieldAudit = ShieldAudit()
-    private var grabChecks: [WindowID: MainLoop.Registration] = [:]
+    private var grabChecks = KeyboardGrabChecks<WindowID>()
+    private var grabTimer: MainLoop.Registration?
     /// Buttons pressed, waiting for their action delegates, and the timer for the first to run out.
     private var buttonWaits = ShieldButtonWaits<ShieldDecision>()
     private var buttonTimer: MainLoop.Registration?
@@ -164,25 +163,33 @@ final class ShieldPresenter {
         }
         publish()
         onSettingsChanged?(shields)
-        auditTimer = loop.schedule(after: ShieldAudit.interval) { [weak self] in self?.audit() }
     }
 
     // MARK: The shields' picture
 
     private var auditTimer: MainLoop.Registration?
 
+    /// An audit `ShieldAudit.interval` from now, unless one is already due: the server told
+    /// something that could change the picture.
+    private func auditSoon() {
+        guard auditTimer == nil, !covers.isEmpty else { return }
+        auditTimer = loop.schedule(after: ShieldAudit.interval) { [weak self] in self?.audit() }
+    }
+
     /// Looks at every shield shown (`ShieldAudit`) and replaces those found wrong twice.
     private func audit() {
-        let shown = covers.values.filter { $0.surface.isVisible && $0.target.isViewable }
+        auditTimer = nil
+        let shown = covers.values.filter { $0.surface.isVisible && $0.target.isViewable }.map {
+            ShieldAudit.Shown(
+                target: $0.target.id, targetFrame: $0.target.frame, shield: $0.shieldID, shownAt: $0.shownAt)
+        }
         let positions = shown.isEmpty ? [:] : watcher.stackingPositions()
+        let now = ContinuousClock.now
         let replacements = shieldAudit.check(
-            shown.map {
-                ShieldAudit.Shown(
-                    target: $0.target.id, targetFrame: $0.target.frame, shield: $0.shieldID, shownAt: $0.shownAt)
-            },
+            shown,
             seen: { [watcher] shield in
                 watcher.windows[shield].map { ShieldAudit.Seen(isViewable: $0.isViewable, frame: $0.frame) }
-            }, positions: positions, now: .now)
+            }, positions: positions, now: now)
         for replacement in replacements {
             guard let cover = covers[replacement.target] else { continue }
             // Put in a lower layer, or the app in a higher one: the app comes down to the
@@ -190,7 +197,7 @@ final class ShieldPresenter {
             if replacement.problem == .underItsWindow { stacking.takeOutOfAboveLayer(cover.target.id) }
             replaceShield(of: cover, because: "\(replacement.problem)")
         }
-        auditTimer = loop.schedule(after: ShieldAudit.interval) { [weak self] in self?.audit() }
+        if shieldAudit.needsAnotherLook(shown, now: now) { auditSoon() }
     }
 
     private func replaceShield(of cover: Cover, because problem: String) {
@@ -220,6 +227,8 @@ final class ShieldPresenter {
 
     private func handle(_ event: ClientWindowEvent) {
         log.debug("shield: window event \(event)")
+        // Whatever happened, the shields' picture may have changed with it.
+        defer { auditSoon() }
         switch event {
         case .added(let window):
             // A new window may reuse the id of one being closed (ids are reused once
@@ -246,6 +255,8 @@ final class ShieldPresenter {
             closeUncoverable(id, facts: facts, pid: pid)
         case .keyboardGrab(let id, let held):
             keyboardGrab(onShield: id, held: held)
+        case .restacked:
+            break
         }
     }
 
@@ -262,25 +273,33 @@ final class ShieldPresenter {
         }
         let identity = identify(window.facts)
         let blockers = decider.blockingStores(of: identity, in: shields)
-        guard blockers.isEmpty else {
-            // Blocked: may not be used at all, so there is nothing to shield; it is closed.
+        let current: WindowCoverage<ShieldDecision>.Current =
+            if blocked.isClosing(window.id) {
+                .closing
+            } else if let cover = covers[window.id] {
+                .covered(before: cover.target, decision: cover.decision, shieldVisible: cover.surface.isVisible)
+            } else {
+                .uncovered
+            }
+        let verdict = WindowCoverage.verdict(
+            for: window, blocked: !blockers.isEmpty, decision: decider.decide(identity, in: shields),
+            current: current, windowIsActive: watcher.activeWindow == window.id)
+        switch verdict {
+        case .block:
             uncover(window.id)
             blocked.block(window, of: identity, by: blockers)
-            return
+        case .leave: break
+        case .uncover: uncover(window.id)
+        case .cover(let decision): cover(window, decision)
+        case .follow(let steps, let decision):
+            guard let cover = covers[window.id] else { return }
+            cover.target = window
+            follow(cover, steps, decision)
+            publish()
         }
-        guard !blocked.isClosing(window.id) else { return }
-        guard let decision = decider.decide(identity, in: shields) else {
-            uncover(window.id)
-            return
-        }
-        guard let cover = covers[window.id] else {
-            cover(window, decision)
-            return
-        }
-        let steps = ShieldFollowing.steps(
-            before: cover.target, now: window, decision: cover.decision, decisionNow: decision,
-            shieldVisible: cover.surface.isVisible, windowIsActive: watcher.activeWindow == window.id)
-        cover.target = window
+    }
+
+    private func follow(_ cover: Cover, _ steps: [ShieldFollowing.Step], _ decision: ShieldDecision) {
         for step in steps {
             switch step {
             case .redraw:
@@ -290,11 +309,10 @@ final class ShieldPresenter {
             case .hide: cover.surface.hide()
             case .show: show(cover)
             case .cover(let frame): cover.surface.cover(frame)
-            case .followDesktop: stacking.follow(shield: cover.shieldID, toDesktopOf: window)
+            case .followDesktop: stacking.follow(shield: cover.shieldID, toDesktopOf: cover.target)
             case .focus: focus(cover)
             }
         }
-        publish()
     }
 
     private func cover(_ window: ClientWindow, _ decision: ShieldDecision) {
@@ -328,6 +346,7 @@ final class ShieldPresenter {
         let started = ContinuousClock.now
         cover.shownAt = started
         shieldAudit.shown(cover.shieldID)
+        auditSoon()
         cover.surface.show(looks.look(for: cover.decision), covering: cover.target.frame)
         log.debug("shield: shown over \(cover.target.id) in \(ContinuousClock.now - started)")
         stacking.follow(shield: cover.shieldID, toDesktopOf: cover.target)
@@ -349,28 +368,34 @@ final class ShieldPresenter {
         if watcher.windows[cover.shieldID]?.isViewable != true { awaitingFocus.insert(cover.shieldID) }
     }
 
-    /// An application holding the keyboard (a game that grabs the input, an open
-    /// menu) keeps getting the keys under any window: a shield cannot stop it. The
-    /// shield's own focus events say when another client grabs the keyboard while it
-    /// has the focus; a grab still held a moment later (so not the window manager's
-    /// passing Alt+Tab grab) closes the application. Nothing is probed: grabbing the
-    /// input to test for a grab would disturb the window manager's focus.
+    /// A keyboard grab seen on a shield (`KeyboardGrabChecks` says when it closes the app).
     private func keyboardGrab(onShield shield: WindowID, held: Bool) {
         guard let cover = covers.values.first(where: { $0.shieldID == shield }) else { return }
-        let target = cover.target.id
-        grabChecks.removeValue(forKey: target)?.cancel()
-        guard held else { return }
-        grabChecks[target] = loop.schedule(after: Self.grabPatience) { [weak self] in
-            guard let self, let cover = covers[target], cover.surface.isVisible else { return }
-            grabChecks[target] = nil
-            // A key held down on a covered window: the grab is the input hold's own.
-            guard !hold.holdsKeyboard else { return }
+        grabChecks.grab(over: cover.target.id, held: held, at: .now)
+        scheduleGrabCheck()
+    }
+
+    private func scheduleGrabCheck() {
+        grabTimer?.cancel()
+        grabTimer = nil
+        guard let deadline = grabChecks.deadline else { return }
+        grabTimer = loop.schedule(after: max(.zero, deadline - .now)) { [weak self] in self?.checkGrabs() }
+    }
+
+    private func checkGrabs() {
+        grabTimer = nil
+        let due = grabChecks.due(
+            at: .now, shielded: { [covers] in covers[$0]?.surface.isVisible == true }, holdIsOwnGrab: hold.holdsKeyboard
+        )
+        for target in due {
+            guard let cover = covers[target] else { continue }
             log.warning(
                 "shield: the keyboard stays grabbed while \(cover.decision.identity.publicID) is shielded; it "
                     + "cannot be covered reliably, so it is closed"
             )
             close(cover.target.id, pid: cover.target.pid, of: cover.decision)
         }
+        scheduleGrabCheck()
     }
 
     private func uncover(_ id: WindowID) {
@@ -380,7 +405,7 @@ final class ShieldPresenter {
         hold.release(id)
         shieldAudit.forget(cover.shieldID)
         awaitingFocus.remove(cover.shieldID)
-        grabChecks.removeValue(forKey: id)?.cancel()
+        grabChecks.forget(id)
         if spare == nil {
             spare = cover.surface
         } else {
