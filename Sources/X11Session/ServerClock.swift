@@ -1,3 +1,4 @@
+import Glibc
 import ScreenwardCore
 
 /// Places X server timestamps (milliseconds, 32 bits, wrapping every 49.7 days) on
@@ -15,6 +16,9 @@ public struct ServerClock {
     private var lastServerTime: UInt32 = 0
     private var wraps: Int64 = 0
     private var hasStamp = false
+    /// The server's clock is known to be this machine's monotonic clock: the offset is
+    /// exact, not an estimate that later events tighten.
+    public private(set) var isPinned = false
 
     public init() {}
 
@@ -30,12 +34,42 @@ public struct ServerClock {
         offset = origin.duration(to: moment.monotonic).milliseconds - extended(serverTime)
     }
 
+    /// Whether `serverTime`, read between the local monotonic milliseconds `before` and
+    /// `after` (CLOCK_MONOTONIC since boot), is that clock's own reading, truncated: the
+    /// server runs on this machine and stamps from CLOCK_MONOTONIC (Xorg and Xvfb do).
+    public static func isMonotonicClock(_ serverTime: ServerTime, between before: Double, and after: Double) -> Bool {
+        // The stamp was made at some s in [before, after], and is floor(s) modulo 2^32.
+        let stamp = Double(serverTime.rawValue)
+        func sinceStamp(_ milliseconds: Double) -> Double {
+            let difference = (milliseconds - stamp).truncatingRemainder(dividingBy: 4_294_967_296)
+            return difference < -2_147_483_648 ? difference + 4_294_967_296 : difference
+        }
+        return sinceStamp(before) < 1 && sinceStamp(after) >= 0
+    }
+
+    /// Fixes the offset for a server whose clock is the local monotonic clock
+    /// (`isMonotonicClock`): `serverTime` was stamped when that clock read `monotonicMilliseconds`
+    /// (about `moment`). Each stamp T is then placed in the middle of the millisecond the
+    /// server truncated, [T, T+1) of that clock, whatever events later arrive: an event
+    /// read within that half millisecond is placed a moment after it was read.
+    public mutating func pin(serverTime: ServerTime, monotonicMilliseconds: Double, at moment: ClockReading) {
+        let origin = self.origin ?? moment.monotonic
+        self.origin = origin
+        let stamp = Double(serverTime.rawValue)
+        var sinceStamp = (monotonicMilliseconds - stamp).truncatingRemainder(dividingBy: 4_294_967_296)
+        if sinceStamp < -2_147_483_648 { sinceStamp += 4_294_967_296 }
+        // The whole millisecond `stamp` began `sinceStamp` before `moment`.
+        offset = origin.duration(to: moment.monotonic).milliseconds - sinceStamp - extended(serverTime) + 0.5
+        isPinned = true
+    }
+
     /// Learns from an event stamped `serverTime` that arrived at `now`.
     public mutating func observe(serverTime: ServerTime, arrivedAt now: ClockReading) {
         let origin = self.origin ?? now.monotonic
         self.origin = origin
         let local = origin.duration(to: now.monotonic).milliseconds
         let candidate = local - extended(serverTime)
+        guard !isPinned else { return }
         if offset == nil || candidate < offset! { offset = candidate }
     }
 
@@ -56,7 +90,7 @@ public struct ServerClock {
         guard let origin, let offset else { return .zero }
         let local = origin.duration(to: now.monotonic).milliseconds
         let happened = extended(serverTime) + offset
-        let age = Duration.milliseconds(Int64((local - happened).rounded()))
+        let age = Duration.microseconds(Int64(((local - happened) * 1000).rounded()))
         return min(max(.zero - Self.calibrationUncertainty, age), Self.maximumEventAge)
     }
 
@@ -77,5 +111,15 @@ public struct ServerClock {
             lastServerTime = serverTime
         }
         return Double(epoch) * 4_294_967_296 + Double(serverTime)
+    }
+}
+
+/// This machine's CLOCK_MONOTONIC, in milliseconds since boot: the clock Xorg and Xvfb
+/// stamp events from.
+public enum MonotonicClock {
+    public static func milliseconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) * 1000 + Double(time.tv_nsec) / 1_000_000
     }
 }

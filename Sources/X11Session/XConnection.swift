@@ -88,6 +88,22 @@ public final class XConnection {
                 samples.append((before, after, ServerTime(event.xproperty.time)))
             }
         }
+        // A server on this machine's CLOCK_MONOTONIC (as the readings are, unless a test
+        // drives the time) is placed exactly rather than estimated.
+        let anchor = (instant: SuspendingClock.now, milliseconds: MonotonicClock.milliseconds())
+        func milliseconds(_ reading: ClockReading) -> Double {
+            anchor.milliseconds + anchor.instant.duration(to: reading.monotonic).milliseconds
+        }
+        if !samples.isEmpty,
+            samples.allSatisfy({
+                ServerClock.isMonotonicClock(
+                    $0.serverTime, between: milliseconds($0.before), and: milliseconds($0.after))
+            })
+        {
+            let sample = samples[samples.count - 1]
+            return serverClock.pin(
+                serverTime: sample.serverTime, monotonicMilliseconds: milliseconds(sample.before), at: sample.before)
+        }
         // The server truncates to whole milliseconds: the stamp T was made when the
         // server's clock read somewhere in [T, T+1), so T itself sits half a
         // millisecond before the middle of our bracket, on average.

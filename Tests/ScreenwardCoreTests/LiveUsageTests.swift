@@ -148,6 +148,19 @@ final class LiveUsageTests: XCTestCase {
         XCTAssertEqual(live.focusedSeconds(of: editing, from: at(0), to: at(100)), 13)
     }
 
+    /// An X event is placed in the middle of the millisecond the server stamped, so the
+    /// focus it reports can start a moment after it is read: its usage grows from then.
+    func testAFocusPlacedAMomentAheadAccruesFromItsStart() throws {
+        let live = liveUsage()
+        _ = try live.intervalOpened(app: editor, token: editorApp, at: at(20.0004))
+        let editing = live.usage(of: event(apps: [editorApp]))
+        XCTAssertEqual(editing.accrualRate(at: at(20)), 1)
+        XCTAssertEqual(editing.accruesFrom(at(20)), at(20.0004))
+        XCTAssertEqual(editing.accruesFrom(at(21)), at(21), "already accruing")
+        XCTAssertEqual(editing.focusedSeconds(from: at(0), to: at(20)), 0)
+        XCTAssertEqual(live.accrualRate(of: event(apps: [editorApp]), at: at(19.9)), 0, "not a moment: later")
+    }
+
     func testCategoriesMakeMembersAndNoApplicationCountsTwice() throws {
         let live = liveUsage()
         try focus(live, chess, chessApp, 0, 10)
@@ -401,5 +414,32 @@ final class LiveUsageTests: XCTestCase {
         XCTAssertEqual(reached.first?.scheduledAt, deadline, "due exactly when predicted")
         XCTAssertEqual(reached.first?.isLate, false)
         XCTAssertEqual(reached.first?.interval, DateInterval(start: t0, end: t0.addingTimeInterval(4 * 3600)))
+    }
+
+    /// A focus change read 0.4 ms before the instant it is placed at (the middle of the
+    /// server's millisecond): the engine predicts from that instant, not from never.
+    func testTheEnginePredictsFromAFocusPlacedAMomentAhead() throws {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let time = ManualTime(wall: t0)
+        let minter = TokenMinter(secret: DeviceSecret(bytes: Array(repeating: 9, count: 32)))
+        let live = LiveUsage(forwardingTo: RecordingSink(), categories: ApplicationCategories { _ in [] })
+        let accountant = UsageAccountant(sink: live, minter: minter)
+        let engine = try MonitorEngine(ledger: Ledger(), usage: live)
+        try engine.register(
+            "morning", owner: "org.example.worklog",
+            schedule: DeviceActivitySchedule(
+                intervalStart: DateComponents(hour: 8), intervalEnd: DateComponents(hour: 12), repeats: true),
+            events: [
+                "cards": DeviceActivityEvent(
+                    applications: [minter.applicationToken(for: cards)], threshold: DateComponents(second: 30))
+            ],
+            at: time.now().wall)
+        _ = try engine.takeDue(now: time.now().wall, calendar: utc, isPresent: true)
+        time.advance(.seconds(10))
+        let read = time.now().wall
+        accountant.focusChanged(to: cards, at: time.now().earlier(by: .microseconds(-400)))
+        let deadline = try XCTUnwrap(engine.nextDeadline(now: read, calendar: utc, isPresent: true))
+        XCTAssertEqual(deadline.timeIntervalSince(read), 30.0004, accuracy: 1e-6)
     }
 }

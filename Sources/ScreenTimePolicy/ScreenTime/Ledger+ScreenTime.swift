@@ -188,13 +188,12 @@ extension Ledger {
     package static func appendToOutbox(
         _ db: Database, client: String, at now: Date, message: (Int64) throws -> Data
     ) throws -> Int64 {
-        try db.execute(
-            sql: "INSERT INTO monitorOutbox (client, message, createdAt) VALUES (?, '', ?)",
+        try db.cachedStatement(sql: "INSERT INTO monitorOutbox (client, message, createdAt) VALUES (?, '', ?)").execute(
             arguments: [client, now.timeIntervalSince1970])
         let sequence = db.lastInsertedRowID
-        try db.execute(
-            sql: "UPDATE monitorOutbox SET message = ? WHERE sequence = ?",
-            arguments: [String(decoding: try message(sequence), as: UTF8.self), sequence])
+        try db.cachedStatement(sql: "UPDATE monitorOutbox SET message = ? WHERE sequence = ?").execute(arguments: [
+            String(decoding: try message(sequence), as: UTF8.self), sequence,
+        ])
         return sequence
     }
 

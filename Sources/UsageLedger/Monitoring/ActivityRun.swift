@@ -280,7 +280,7 @@ struct ActivityRun: Sendable {
                 let rate = usages[eventIndex].accrualRate(at: now)
                 guard rate > 0 else { continue }
                 let from = countingStart(includesPastActivity: events[eventIndex].includesPastActivity, in: interval)
-                let start = max(now, from)
+                let start = max(usages[eventIndex].accruesFrom(now), from)
                 let used = start > from ? usages[eventIndex].focusedSeconds(from: from, to: start) : 0
                 open[index].measured[eventIndex] = UsageMark(at: start, used: used)
                 for kind in Self.eventKinds where !open[index].hasFired(kind, event: eventIndex) {

@@ -31,6 +31,14 @@ public protocol EventUsageSource {
 public protocol EventUsage {
     func focusedSeconds(from: Date, to: Date) -> TimeInterval
     func accrualRate(at now: Date) -> Double
+    /// When the growth `accrualRate(at: now)` tells of begins: `now`, or a moment later
+    /// when the focus that grows the usage is placed after `now` (an X event is placed in
+    /// the middle of the millisecond the server stamped, and may be read before that).
+    func accruesFrom(_ now: Date) -> Date
+}
+
+extension EventUsage {
+    public func accruesFrom(_ now: Date) -> Date { now }
 }
 
 extension EventUsageSource {

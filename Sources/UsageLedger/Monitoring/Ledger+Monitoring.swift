@@ -89,26 +89,26 @@ extension Ledger {
     func recordMonitorProgress(_ progress: MonitorProgress, alongside: (Database) throws -> Void = { _ in }) throws {
         try database.write { db in
             for (id, interval) in progress.opened {
-                try db.execute(
-                    sql: #"INSERT INTO monitorInterval (registrationID, start, "end") VALUES (?, ?, ?)"#,
-                    arguments: [id, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970])
+                try db.cachedStatement(
+                    sql: #"INSERT INTO monitorInterval (registrationID, start, "end") VALUES (?, ?, ?)"#
+                ).execute(arguments: [id, interval.start.timeIntervalSince1970, interval.end.timeIntervalSince1970])
             }
             for (id, callback) in progress.fired {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO monitorFiring (registrationID, intervalStart, kind, event, scheduledAt, firedAt)
                         VALUES (?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        id, callback.interval.start.timeIntervalSince1970, callback.kind.rawValue,
-                        callback.event?.rawValue ?? "", callback.scheduledAt.timeIntervalSince1970,
-                        callback.deliveredAt.timeIntervalSince1970,
-                    ])
+                        """
+                ).execute(arguments: [
+                    id, callback.interval.start.timeIntervalSince1970, callback.kind.rawValue,
+                    callback.event?.rawValue ?? "", callback.scheduledAt.timeIntervalSince1970,
+                    callback.deliveredAt.timeIntervalSince1970,
+                ])
             }
             for (id, start) in progress.finished {
-                try db.execute(
-                    sql: "UPDATE monitorInterval SET isFinished = 1 WHERE registrationID = ? AND start = ?",
-                    arguments: [id, start.timeIntervalSince1970])
+                try db.cachedStatement(
+                    sql: "UPDATE monitorInterval SET isFinished = 1 WHERE registrationID = ? AND start = ?"
+                ).execute(arguments: [id, start.timeIntervalSince1970])
             }
             try alongside(db)
         }

@@ -21,6 +21,10 @@ final class LiveEventUsage: EventUsage {
     func accrualRate(at now: Date) -> Double {
         members.accrualRate(in: source, at: now)
     }
+
+    func accruesFrom(_ now: Date) -> Date {
+        source.focusStart.map { max(now, Date(timeIntervalSinceReferenceDate: $0)) } ?? now
+    }
 }
 
 /// An event's member applications, worked out once and again only when the source's

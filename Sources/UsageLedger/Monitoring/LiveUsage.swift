@@ -247,13 +247,21 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     }
 
     /// 1 while the open interval's application is a member or its website one of
-    /// `websites`, from its start on.
+    /// `websites`, from its start on (which may be a moment after `now`: see
+    /// `EventUsage.accruesFrom`).
     func accrualRate(focusIsMember: Bool, websites: Set<WebDomainToken>, at now: Date) -> Double {
         guard let open = focus, focusIsMember || open.website.map(websites.contains) == true,
-            now.timeIntervalSinceReferenceDate >= open.start
+            now.timeIntervalSinceReferenceDate >= open.start - Self.focusPlacedAhead
         else { return 0 }
         return 1
     }
+
+    /// How far after the moment it is read a focus change may be placed: an X event is
+    /// placed in the middle of the millisecond the server stamped.
+    static let focusPlacedAhead: TimeInterval = 0.001
+
+    /// When the open interval started (reference-date seconds), if one is open.
+    var focusStart: Double? { focus?.start }
 
     // MARK: Private
 
