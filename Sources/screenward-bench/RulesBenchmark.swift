@@ -27,7 +27,7 @@ struct RulesBenchmark: ParsableCommand {
 
     enum Targets {
         static let limit = Target(
-            figure: "limit used up → shield over the app, p99", limit: 100, unit: "ms", digits: 0)
+            figure: "limit used up → shield over the app, p99", limit: 10, unit: "ms", inclusive: true, digits: 0)
         static let approval = Target(
             figure: "guardian's approval → shield lifted, p99", limit: 1000, unit: "ms", digits: 0)
     }
