@@ -34,17 +34,22 @@ public struct ServerClock {
         offset = origin.duration(to: moment.monotonic).milliseconds - extended(serverTime)
     }
 
+    /// How long before the local monotonic milliseconds `monotonicMilliseconds` (CLOCK_MONOTONIC
+    /// since boot) the millisecond that clock stamps as `serverTime` began, for a server on
+    /// that clock: the stamp is its milliseconds modulo 2^32, so within ±24 days of the stamp.
+    public static func millisecondsSince(_ serverTime: ServerTime, atMonotonic monotonicMilliseconds: Double) -> Double
+    {
+        let difference = (monotonicMilliseconds - Double(serverTime.rawValue)).truncatingRemainder(
+            dividingBy: 4_294_967_296)
+        return difference < -2_147_483_648 ? difference + 4_294_967_296 : difference
+    }
+
     /// Whether `serverTime`, read between the local monotonic milliseconds `before` and
     /// `after` (CLOCK_MONOTONIC since boot), is that clock's own reading, truncated: the
     /// server runs on this machine and stamps from CLOCK_MONOTONIC (Xorg and Xvfb do).
     public static func isMonotonicClock(_ serverTime: ServerTime, between before: Double, and after: Double) -> Bool {
         // The stamp was made at some s in [before, after], and is floor(s) modulo 2^32.
-        let stamp = Double(serverTime.rawValue)
-        func sinceStamp(_ milliseconds: Double) -> Double {
-            let difference = (milliseconds - stamp).truncatingRemainder(dividingBy: 4_294_967_296)
-            return difference < -2_147_483_648 ? difference + 4_294_967_296 : difference
-        }
-        return sinceStamp(before) < 1 && sinceStamp(after) >= 0
+        millisecondsSince(serverTime, atMonotonic: before) < 1 && millisecondsSince(serverTime, atMonotonic: after) >= 0
     }
 
     /// Fixes the offset for a server whose clock is the local monotonic clock
@@ -55,10 +60,8 @@ public struct ServerClock {
     public mutating func pin(serverTime: ServerTime, monotonicMilliseconds: Double, at moment: ClockReading) {
         let origin = self.origin ?? moment.monotonic
         self.origin = origin
-        let stamp = Double(serverTime.rawValue)
-        var sinceStamp = (monotonicMilliseconds - stamp).truncatingRemainder(dividingBy: 4_294_967_296)
-        if sinceStamp < -2_147_483_648 { sinceStamp += 4_294_967_296 }
-        // The whole millisecond `stamp` began `sinceStamp` before `moment`.
+        let sinceStamp = Self.millisecondsSince(serverTime, atMonotonic: monotonicMilliseconds)
+        // The stamp's whole millisecond began `sinceStamp` before `moment`.
         offset = origin.duration(to: moment.monotonic).milliseconds - sinceStamp - extended(serverTime) + 0.5
         isPinned = true
     }

@@ -184,8 +184,7 @@ struct ThresholdBenchmark: ParsableCommand {
     /// The CLOCK_MONOTONIC milliseconds of the middle of the millisecond the server
     /// stamped `stamp` (32 bits of that clock's milliseconds), read before `now`.
     static func monotonic(ofStamp stamp: UInt32, now: Double) -> Double {
-        let back = (now - Double(stamp)).truncatingRemainder(dividingBy: 4_294_967_296)
-        return now - (back < 0 ? back + 4_294_967_296 : back) + 0.5
+        now - ServerClock.millisecondsSince(ServerTime(rawValue: stamp), atMonotonic: now) + 0.5
     }
 
     /// When `window` has held the focus for `seconds` since `after` (CLOCK_MONOTONIC
