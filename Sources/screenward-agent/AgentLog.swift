@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardBasics
 
 /// Timestamped lines on standard error: the agent runs in the foreground of a
 /// session (or under a service manager) and its log is read there.
@@ -11,7 +12,7 @@ struct AgentLog: Sendable {
     func debug(_ message: @autoclosure () -> String) { if verbose { write("debug", message()) } }
 
     private func write(_ level: String, _ message: String) {
-        let stamp = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
-        FileHandle.standardError.write(Data("\(stamp) screenward-agent \(level): \(message)\n".utf8))
+        FileHandle.standardError.write(
+            Data("\(LogTimestamp.string(Date())) screenward-agent \(level): \(message)\n".utf8))
     }
 }
