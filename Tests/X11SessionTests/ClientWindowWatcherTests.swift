@@ -248,7 +248,10 @@ final class ClientWindowWatcherTests: XSessionTestCase {
             let below = windows[0]
             x.start()
             XCTAssertTrue(x.wait { windows.allSatisfy { x.window($0)?.isViewable == true } })
-            XCTAssertTrue(x.wait { x.events.contains { if case .restacked = $0 { true } else { false } } })
+            // What the window manager does as it maps them (a restack or none, by timing: the
+            // windows may be stacked before the watcher starts) is drained and forgotten; the
+            // test looks only at what the layer change reports.
+            x.wait(timeout: .milliseconds(500)) { false }
             x.events.removeAll()
             try x.run("wmctrl", ["-i", "-r", below.description, "-b", "add,above"])
             XCTAssertTrue(
