@@ -43,15 +43,16 @@ trap cleanup EXIT
 cp .build/release/screenward-agent "$work/screenward-agent"
 strip --strip-debug "$work/screenward-agent"
 
-display=70
-while [ -e "/tmp/.X11-unix/X$display" ] || [ -e "/tmp/.X$display-lock" ]; do display=$((display + 1)); done
-export DISPLAY=":$display"
-Xvfb "$DISPLAY" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+# A private Xvfb + openbox session, started as scripts/run.sh starts its own.
+exec 4>"$work/display"
+Xvfb -displayfd 4 -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
 pids+=($!)
-for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$display" ] && break; sleep 0.1; done
-openbox >/dev/null 2>&1 &
+for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
+export DISPLAY=":$(head -n1 "$work/display")"
+openbox --sm-disable >/dev/null 2>&1 &
 pids+=($!)
-sleep 1
+# openbox announces itself before it manages windows; its client list comes last.
+for _ in $(seq 100); do xprop -root _NET_CLIENT_LIST 2>/dev/null | grep -q "_NET_CLIENT_LIST(WINDOW)" && break; sleep 0.1; done
 
 # The benchmark's isolation: its own home, no desktop catalog, no system daemon.
 mkdir -p "$work/home" "$work/data"

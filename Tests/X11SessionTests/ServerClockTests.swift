@@ -63,7 +63,7 @@ final class ServerClockTests: XCTestCase {
         XCTAssertEqual(base.monotonic.duration(to: later.monotonic).milliseconds, 60.2, accuracy: 0.001)
     }
 
-    func testAPinnedStampReadWithinItsMillisecondIsPlacedInItsMiddleAll() {
+    func testAPinnedStampReadWithinItsMillisecondIsPlacedInItsMiddleAllTheSame() {
         let base = SystemTimeSource().now()
         var clock = ServerClock()
         clock.pin(serverTime: 2_000, monotonicMilliseconds: 2_000.3, at: base)
