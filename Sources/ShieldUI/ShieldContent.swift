@@ -14,6 +14,8 @@ final class ShieldContent {
     private let secondaryButton: UnsafeMutablePointer<GtkWidget>
     /// What the icon image shows now, so a redraw with the same icon does not reload it.
     private var shownIcon: (icon: ShieldIcon, color: ShieldColor)?
+    /// The look the widgets show.
+    private var shown: ResolvedShield?
 
     init(onAction: @escaping (ShieldAction) -> Void) {
         column = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12)
@@ -47,6 +49,9 @@ final class ShieldContent {
 
     /// Shows `shield`'s icon, texts and buttons (their colors come from the CSS).
     func update(_ shield: ResolvedShield) {
+        // The same look again (a spare shown for the same app, a redraw that changed nothing).
+        guard shield != shown else { return }
+        shown = shield
         if shownIcon?.icon != shield.icon || shownIcon?.color != shield.title.color {
             shownIcon = (shield.icon, shield.title.color)
             if let pixbuf = ShieldIconImage.load(shield.icon, symbolicColor: shield.title.color) {

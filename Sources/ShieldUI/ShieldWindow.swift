@@ -18,6 +18,8 @@ public final class ShieldWindow {
     private var frame: ScreenRect?
     private var isDestroyed = false
     private var shownPending = false
+    /// The style sheet in `cssProvider`.
+    private var loadedCSS: String?
 
     public private(set) var shield: ResolvedShield?
     /// Called once each time the window has been mapped and drawn after `show`.
@@ -92,6 +94,7 @@ public final class ShieldWindow {
             return false
         }
         gtk_widget_realize(window)
+        Self.prepareCapturesOnce()
         if standingBy {
             gtk_window_iconify(toplevel)
             gtk_widget_show(window)
@@ -100,6 +103,17 @@ public final class ShieldWindow {
     }
 
     deinit { destroy() }
+
+    nonisolated(unsafe) private static var capturesPrepared = false
+
+    /// The first capture of a process pays for cairo's set-up with the X server (its
+    /// RENDER formats, shared memory for images); paid here, with the first window, it is
+    /// not on the way to the first shield.
+    private static func prepareCapturesOnce() {
+        guard !capturesPrepared else { return }
+        capturesPrepared = true
+        _ = ShieldBackdrop.capture(ScreenRect(x: 0, y: 0, width: 128, height: 128), blurRadius: 24)
+    }
 
     /// The toplevel's X window id.
     public var windowID: UInt {
@@ -110,18 +124,19 @@ public final class ShieldWindow {
     /// Shown (between `show` and `hide`); a standing-by window is mapped minimized meanwhile.
     public var isVisible: Bool { !isDestroyed && isShown }
 
-    /// Captures what lies under `frame` right now as the backdrop, blurs it, draws
-    /// `shield`, places the window exactly at `frame` and maps it. Does not take the
-    /// focus: the caller activates it (`requestActivation`). A shield already visible
-    /// keeps its backdrop (a capture now would show the shield itself).
-    public func show(_ shield: ResolvedShield, covering frame: ScreenRect) {
+    /// Captures what lies under `frame` right now as the backdrop, blurs it, places the
+    /// window exactly at `frame`, maps it, and lays `shield` out in it. Does not take the
+    /// focus: `mapped` runs as soon as the map request is sent, before the look is laid
+    /// out, so that what the caller asks of the window manager (an activation) is on its
+    /// way while the look's style and texts are worked out; GTK draws the window at its
+    /// next frame, with the look, either way. A shield already visible keeps its backdrop
+    /// (a capture now would show the shield itself).
+    public func show(_ shield: ResolvedShield, covering frame: ScreenRect, mapped: () -> Void = {}) {
         guard !isDestroyed else { return }
         if !isVisible || backdrop == nil {
             backdrop = ShieldBackdrop.capture(frame, blurRadius: shield.backgroundBlurStyle.blurRadius)
         }
-        apply(shield)
         place(frame)
-        focusPrimaryButton()
         isShown = true
         if standsBy {
             gtk_window_deiconify(cast(window))
@@ -129,6 +144,9 @@ public final class ShieldWindow {
             gtk_widget_show(window)
         }
         flush()
+        mapped()
+        apply(shield)
+        focusPrimaryButton()
     }
 
     /// Same window, new content (used when an action handler answers `.defer`); keeps the backdrop.
@@ -202,7 +220,12 @@ public final class ShieldWindow {
     private func apply(_ shield: ResolvedShield) {
         self.shield = shield
         gtk_window_set_title(cast(window), shield.windowTitle)
-        gtk_css_provider_load_from_data(cssProvider, style.css(for: shield), -1, nil)
+        // Loading a provider restyles every widget of the screen: only when the colors changed.
+        let css = style.css(for: shield)
+        if css != loadedCSS {
+            gtk_css_provider_load_from_data(cssProvider, css, -1, nil)
+            loadedCSS = css
+        }
         content.update(shield)
         gtk_widget_queue_draw(canvas)
     }
@@ -216,6 +239,9 @@ public final class ShieldWindow {
         gtk_window_set_default_size(toplevel, width, height)
         gtk_window_move(toplevel, Int32(frame.x), Int32(frame.y))
         gtk_window_resize(toplevel, width, height)
+        // GTK would send the new geometry at its next frame (up to 16 ms away); a window
+        // that is mapped (a minimized one standing by) is configured now, with the map.
+        if gtk_widget_get_mapped(window) != 0 { gtk_container_check_resize(cast(window)) }
     }
 
     /// Bottom to top: the blurred backdrop, the blur style's tint, the background color.

@@ -347,15 +347,16 @@ final class ShieldPresenter {
         cover.shownAt = started
         shieldAudit.shown(cover.shieldID)
         auditSoon()
-        cover.surface.show(looks.look(for: cover.decision), covering: cover.target.frame)
-        log.debug("shield: shown over \(cover.target.id) in \(ContinuousClock.now - started)")
-        stacking.follow(shield: cover.shieldID, toDesktopOf: cover.target)
-        // The covered window keeps no input: the shield takes the focus if it had it.
-        if let active = watcher.activeWindow, active != cover.target.id {
-            handback.shownInBackground(cover.shieldID, whileActive: active, at: .now)
-        } else {
-            focus(cover)
+        cover.surface.show(looks.look(for: cover.decision), covering: cover.target.frame) {
+            stacking.follow(shield: cover.shieldID, toDesktopOf: cover.target)
+            // The covered window keeps no input: the shield takes the focus if it had it.
+            if let active = watcher.activeWindow, active != cover.target.id {
+                handback.shownInBackground(cover.shieldID, whileActive: active, at: .now)
+            } else {
+                focus(cover)
+            }
         }
+        log.debug("shield: shown over \(cover.target.id) in \(ContinuousClock.now - started)")
     }
 
     /// Raises the shield over its window and gives it the focus. A shield the window
