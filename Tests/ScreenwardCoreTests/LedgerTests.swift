@@ -138,38 +138,4 @@ final class BackgroundLedgerSinkTests: XCTestCase {
         XCTAssertEqual(report.totalSeconds, 5, accuracy: 1e-9)
         XCTAssertEqual(problems.withLock { $0.count }, 2, "one report when it starts failing, one when it recovers")
     }
-
-    func testTheLogIsCheckpointedOnAConnectionOfItsOwnEveryFewWrites() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let url = folder.appendingPathComponent("ledger.sqlite")
-        let ledger = try Ledger(url: url)
-        let session = try ledger.beginAgentSession(pid: 1, display: ":1", at: Date()).sessionID
-        let problems = Mutex<[String]>([])
-        let sink = try BackgroundLedgerSink(ledger: ledger, sessionID: session, checkpointEvery: 4) { message in
-            problems.withLock { $0.append(message) }
-        }
-        let app = AppIdentity(key: .windowClass("Term"), displayName: "Term")
-        let token = ApplicationToken(opaqueValue: "t")
-        let start = Date(timeIntervalSince1970: 1_800_000_000)
-        for index in 0..<4 {
-            let id = sink.intervalOpened(app: app, token: token, at: start.addingTimeInterval(Double(index) * 10))
-            sink.intervalClosed(id, duration: .seconds(2), reason: .focusChange)
-        }
-        sink.flush()
-
-        // The database file without its log holds what was checkpointed: all 8 writes.
-        let copy = folder.appendingPathComponent("copy.sqlite")
-        try FileManager.default.copyItem(at: url, to: copy)
-        let closed = try DatabaseQueue(path: copy.path).read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM usageInterval WHERE NOT isOpen") ?? 0
-        }
-        XCTAssertEqual(closed, 4, "the four intervals reached the database file itself, not only its log")
-        XCTAssertEqual(problems.withLock { $0 }, [])
-        // SQLite's own checkpoints, on the writers' connection, were not what did it: a few
-        // pages are far from its 1,000.
-        let autoCheckpoint = try ledger.database.read { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") }
-        XCTAssertEqual(autoCheckpoint, 1000)
-    }
 }

@@ -5,11 +5,9 @@ import ScreenwardBasics
 import Synchronization
 
 /// The agent's sink: ledger writes happen in order on a writer thread, never on the
-/// event loop. A write can take a disk's fsync; on the loop that would delay reading
-/// `_NET_ACTIVE_WINDOW`, and a window held for less than the delay would be missed.
-/// The writer thread also checkpoints the ledger's log, on a connection of its own
-/// (`LogCheckpoints`), every `checkpointEvery` writes: the loop's own writes never wait
-/// for a checkpoint's fsyncs.
+/// event loop. A write can take a disk's fsync (SQLite checkpoints its WAL now and
+/// then); on the loop that would delay reading `_NET_ACTIVE_WINDOW`, and a
+/// window held for less than the delay would be missed.
 ///
 /// Interval ids are handed out here, so opening an interval needs no round trip.
 /// A failed write stays queued, in order, and is retried before the next one.
@@ -18,29 +16,18 @@ public final class BackgroundLedgerSink: UsageSink, Sendable {
     private let sessionID: Int64
     private let queue = DispatchQueue(label: "screenward.ledger-writer")
     private let report: @Sendable (String) -> Void
-    private let checkpoints: LogCheckpoints?
-    private let checkpointEvery: Int
 
     private struct State {
         var nextID: Int64
         var backlog: [@Sendable () throws -> Void] = []
         var failing = false
-        var writesSinceCheckpoint = 0
-        var checkpointFailing = false
     }
     private let state: Mutex<State>
 
-    /// - Parameter checkpointEvery: writes between two checkpoints of the log (64: about a
-    ///   minute of an agent's one-second checkpoints, a few hundred of the log's pages, well
-    ///   under the 1,000 at which SQLite would checkpoint on the writer's connection).
-    public init(
-        ledger: Ledger, sessionID: Int64, checkpointEvery: Int = 64, report: @escaping @Sendable (String) -> Void
-    ) throws {
+    public init(ledger: Ledger, sessionID: Int64, report: @escaping @Sendable (String) -> Void) throws {
         self.ledger = ledger
         self.sessionID = sessionID
         self.report = report
-        checkpoints = LogCheckpoints(ledger)
-        self.checkpointEvery = max(1, checkpointEvery)
         state = Mutex(State(nextID: try ledger.nextIntervalID()))
     }
 
@@ -90,31 +77,6 @@ public final class BackgroundLedgerSink: UsageSink, Sendable {
         queue.async { [self] in drain() }
     }
 
-    private func checkpointIfDue() {
-        guard let checkpoints else { return }
-        let due = state.withLock { state in
-            state.writesSinceCheckpoint += 1
-            guard state.writesSinceCheckpoint >= checkpointEvery else { return false }
-            state.writesSinceCheckpoint = 0
-            return true
-        }
-        guard due else { return }
-        do {
-            try checkpoints.run()
-            if state.withLock({ $0.checkpointFailing }) {
-                state.withLock { $0.checkpointFailing = false }
-                report("the ledger's log is checkpointed again")
-            }
-        } catch {
-            // SQLite still checkpoints on its own when the log grows past 1,000 pages.
-            let first = state.withLock { state in
-                defer { state.checkpointFailing = true }
-                return !state.checkpointFailing
-            }
-            if first { report("could not checkpoint the ledger's log (\(error)); SQLite checkpoints it on its own") }
-        }
-    }
-
     /// Runs queued writes in order until one fails; that one waits for the next try.
     private func drain() {
         while let write = state.withLock({ $0.backlog.first }) {
@@ -126,7 +88,6 @@ public final class BackgroundLedgerSink: UsageSink, Sendable {
                     return state.failing
                 }
                 if recovered { report("the ledger accepts writes again") }
-                checkpointIfDue()
             } catch {
                 let first = state.withLock { state in
                     defer { state.failing = true }

@@ -12,8 +12,6 @@ public final class Ledger: Sendable {
     /// The ledger's extensions in the modules above (rules, reports, stores, extensions)
     /// run their own transactions on it.
     package let database: DatabaseQueue
-    /// The file, for a connection of another kind (`LogCheckpoints`); nil in memory.
-    let path: String?
 
     /// Opens (creating if needed) the ledger at `url` and brings its schema up to date.
     /// A damaged ledger, or one a newer Screenward wrote, is refused untouched (see
@@ -23,7 +21,6 @@ public final class Ledger: Sendable {
         do {
             database = try DatabaseQueue(path: url.path, configuration: .screenwardFile)
             try LedgerMigrations.migrator.migrate(database)
-            path = url.path
         } catch let error as DatabaseError {
             throw LedgerError(error, path: url.path)
         }
@@ -32,7 +29,6 @@ public final class Ledger: Sendable {
     /// A private in-memory ledger (for tests and dry runs).
     public init() throws {
         database = try DatabaseQueue()
-        path = nil
         try LedgerMigrations.migrator.migrate(database)
     }
 }
