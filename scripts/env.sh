@@ -15,6 +15,10 @@ fi
 # runs rather than its neighbours. Peak RSS with a shield shown: 58.1 -> 45.8 MiB.
 # SwiftPM does not recompile Swift modules when only these flags change: a release
 # folder built without them keeps its objects until removed (rm -rf .build/*/release).
+# Nor, seen once, a module whose dependency gained an internal stored property: release
+# builds inline across modules, and a stale object allocated the old, smaller object
+# (heap corruption in screenward-bench). After such a change, build release from a
+# clean folder, as CI and a fresh clone do.
 release_flags=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections)
 build_release() {
   local product
