@@ -26,3 +26,22 @@ build_release() {
     swift build -c release --static-swift-stdlib "${release_flags[@]}" --product "$product"
   done
 }
+
+# A private X session for the scripts (run.sh's demo, screenshots, the layout profile):
+# Xvfb on a display it picks itself, then openbox, returning once openbox manages windows
+# (it announces itself before that; its client list comes last). Exports DISPLAY and adds
+# both processes to the caller's `pids` array. Logs go to LOGDIR/xvfb.log and
+# LOGDIR/openbox.log, or nowhere without LOGDIR.
+start_private_x_session() {  # work folder, [log folder]
+  local work=$1 xvfb_log=/dev/null openbox_log=/dev/null fd
+  if [ -n "${2:-}" ]; then xvfb_log=$2/xvfb.log openbox_log=$2/openbox.log; fi
+  exec {fd}>"$work/display"
+  Xvfb -displayfd "$fd" -screen 0 1280x800x24 -nolisten tcp >"$xvfb_log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
+  exec {fd}>&-
+  export DISPLAY=":$(head -n1 "$work/display")"
+  openbox --sm-disable >"$openbox_log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do xprop -root _NET_CLIENT_LIST 2>/dev/null | grep -q "_NET_CLIENT_LIST(WINDOW)" && break; sleep 0.1; done
+}

@@ -43,16 +43,7 @@ trap cleanup EXIT
 cp .build/release/screenward-agent "$work/screenward-agent"
 strip --strip-debug "$work/screenward-agent"
 
-# A private Xvfb + openbox session, started as scripts/run.sh starts its own.
-exec 4>"$work/display"
-Xvfb -displayfd 4 -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
-export DISPLAY=":$(head -n1 "$work/display")"
-openbox --sm-disable >/dev/null 2>&1 &
-pids+=($!)
-# openbox announces itself before it manages windows; its client list comes last.
-for _ in $(seq 100); do xprop -root _NET_CLIENT_LIST 2>/dev/null | grep -q "_NET_CLIENT_LIST(WINDOW)" && break; sleep 0.1; done
+start_private_x_session "$work"
 
 # The benchmark's isolation: its own home, no desktop catalog, no system daemon.
 mkdir -p "$work/home" "$work/data"

@@ -24,15 +24,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "No X display: starting a private Xvfb + openbox session for a demo."
-exec 3>"$work/display"
-Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
-export DISPLAY=":$(head -n1 "$work/display")"
-openbox --sm-disable >"$work/openbox.log" 2>&1 &
-pids+=($!)
-# openbox announces itself before it manages windows; its client list comes last.
-for _ in $(seq 100); do xprop -root _NET_CLIENT_LIST 2>/dev/null | grep -q "_NET_CLIENT_LIST(WINDOW)" && break; sleep 0.1; done
+start_private_x_session "$work" "$work"
 
 # The demo's own catalog and ledger: nothing of yours is read or written.
 export SCREENWARD_HOME="$work/home"

@@ -17,14 +17,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-exec 3>"$work/display"
-Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do [ -s "$work/display" ] && break; sleep 0.1; done
-export DISPLAY=":$(head -n1 "$work/display")"
-openbox --sm-disable >/dev/null 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do xprop -root _NET_CLIENT_LIST 2>/dev/null | grep -q "_NET_CLIENT_LIST(WINDOW)" && break; sleep 0.1; done
+start_private_x_session "$work"
 
 # Something to blur: three overlapping windows where the shield goes.
 mkfifo "$work/windows-in"
