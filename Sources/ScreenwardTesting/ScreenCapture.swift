@@ -95,6 +95,13 @@ public struct ScreenCapture: Sendable {
         return (Double(sums.0) / count, Double(sums.1) / count, Double(sums.2) / count)
     }
 
+    /// How many pixels differ by more than `tolerance` (in a channel) from `other`'s at the
+    /// same place; the regions must be the same.
+    public func differingPixels(from other: ScreenCapture, tolerance: Int = 0) -> Int {
+        precondition(region == other.region, "captures of \(region) and \(other.region)")
+        return zip(pixels, other.pixels).filter { $0.distance(to: $1) > tolerance }.count
+    }
+
     /// A channel's 8-bit value from a pixel value and the visual's mask for it.
     private static func channel(_ value: UInt, _ mask: UInt) -> UInt8 {
         guard mask != 0 else { return 0 }

@@ -35,6 +35,9 @@ public final class GuardianDialog {
         self.texts = texts
         self.onAnswer = onAnswer
         self.onCancel = onCancel
+        // Its entry, list and buttons are the desktop's, drawn by the desktop's theme (the
+        // agent starts without it: its shields draw themselves).
+        GtkToolkit.useDesktopTheme()
         window = gtk_window_new(GTK_WINDOW_TOPLEVEL)
         let toplevel: UnsafeMutablePointer<GtkWindow> = cast(window)
         sw_window_set_wmclass(toplevel, "guardian", "Screenward")

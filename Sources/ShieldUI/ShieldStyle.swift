@@ -21,6 +21,8 @@ struct ShieldStyle {
             \(window) button {
                 background-image: none; border: none; box-shadow: none; text-shadow: none; -gtk-icon-shadow: none;
                 border-radius: 12px; padding: 10px 28px; font-size: 16px;
+                /* Adwaita's height and focus ring corners: the shield looks the same without a theme. */
+                min-height: 24px; -gtk-outline-radius: 3px;
                 outline-offset: 3px; outline-width: 2px; outline-style: solid;
                 transition: none; /* the theme fades colours over 200 ms: a redrawn shield shows its new look at once */
             }

@@ -46,6 +46,7 @@ final class Agent {
 
     init(displayName: String?, idleThreshold: Duration, warningLeads: [TimeInterval], log: AgentLog) throws {
         GtkToolkit.disableGLUnlessChosen()  // before any thread starts: see there
+        GtkToolkit.deferDesktopTheme()  // shields draw themselves: see there
         self.log = log
         self.warningLeads = warningLeads
         home = ScreenwardHome.fromEnvironment()

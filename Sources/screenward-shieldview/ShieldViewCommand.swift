@@ -8,8 +8,10 @@ import ScreenwardTesting
 import ShieldUI
 import X11Session
 
-/// Shows one shield, for screenshots, the tests and trying looks. Prints `shown 0x<id>`
-/// once the shield is on the screen and `action <name>` for each button press, and
+/// Shows one shield, for screenshots, the tests and trying looks, as the agent does: without
+/// the desktop's GTK theme unless asked (`--desktop-theme`). Prints `theme own` or `theme
+/// desktop` (which styles the window, as GTK says), then `shown 0x<id>` once the shield is
+/// on the screen and `action <name>` for each button press, and
 /// follows commands on standard input until it ends (or SIGTERM):
 ///
 ///     redraw <configuration JSON>   the same shield with a new configuration
@@ -43,6 +45,9 @@ struct ShieldViewCommand: ParsableCommand {
     @Option(help: "Cover this region of the screen, as WxH+X+Y.")
     var frame: String?
 
+    @Flag(help: "Style the window with the desktop's GTK theme too (the agent loads it only for its dialogs).")
+    var desktopTheme = false
+
     func validate() throws {
         guard (over == nil) != (frame == nil) else {
             throw ValidationError("give exactly one of --over WINDOWID and --frame WxH+X+Y")
@@ -64,7 +69,10 @@ struct ShieldViewCommand: ParsableCommand {
                 try ConfigurationReader.decode(try Data(contentsOf: URL(fileURLWithPath: path)), source: path)
             } ?? ShieldConfiguration()
 
+        GtkToolkit.deferDesktopTheme()
         try GtkToolkit.initialize(displayName: display)
+        if desktopTheme { GtkToolkit.useDesktopTheme() }
+        emit(GtkToolkit.desktopThemeInEffect ? "theme desktop" : "theme own")
         let target: ScreenRect
         if let over, let id = windowID(over) {
             guard let found = ShieldScreen.frame(ofWindow: id) else {

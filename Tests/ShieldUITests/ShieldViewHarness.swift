@@ -80,18 +80,24 @@ class ShieldUITestCase: XCTestCase {
 final class ShieldView {
     let process: ChildProcess
     let window: WindowID
+    /// Whether the desktop's GTK theme styles the window (its first line: `theme desktop`).
+    let desktopTheme: Bool
 
     init(display: String, arguments: [String]) throws {
         process = try ChildProcess(
             try ProjectPrograms.url(of: "screenward-shieldview"), ["--display", display] + arguments)
-        let first = try process.waitForOutputLines(1, timeout: 30)[0]
-        guard first.hasPrefix("shown 0x"), let id = UInt(first.dropFirst("shown 0x".count), radix: 16) else {
+        let lines = try process.waitForOutputLines(2, timeout: 30)
+        let (theme, shown) = (lines[0], lines[1])
+        guard ["theme own", "theme desktop"].contains(theme), shown.hasPrefix("shown 0x"),
+            let id = UInt(shown.dropFirst("shown 0x".count), radix: 16)
+        else {
             throw HarnessError.failed(
                 """
-                screenward-shieldview printed \"\(first)\" instead of \"shown 0x…\"; stderr: \
+                screenward-shieldview printed \(lines) instead of \"theme own|desktop\", \"shown 0x…\"; stderr: \
                 \(process.standardError)
                 """)
         }
+        desktopTheme = theme == "theme desktop"
         window = WindowID(id)
     }
 

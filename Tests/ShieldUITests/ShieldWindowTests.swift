@@ -98,6 +98,34 @@ final class ShieldWindowTests: ShieldUITestCase {
         XCTAssertTrue(capture.average(in: below, isNear: background, tolerance: 2))
     }
 
+    /// The agent starts GTK without the desktop's theme (its memory is for the guardian's
+    /// dialog); its shields must not miss it: every pixel of a focused shield with both
+    /// buttons is the same with the desktop's theme loaded as without it.
+    func testTheShieldLooksTheSameWithoutTheDesktopTheme() throws {
+        func shownFocused(_ arguments: [String]) throws -> (ShieldView, ScreenCapture) {
+            let view = try showShield(
+                ["--configuration", try customConfiguration(secondaryButton: true), "--frame", frame.description]
+                    + arguments, expecting: frame)
+            try waitUntil("the shield activated") { self.connection.activeWindowProperty() == view.window }
+            // Drawn, then settled: two captures in a row agree (the focus ring comes with the focus).
+            var previous: ScreenCapture?
+            let capture = try capture(frame, when: "the shield drawn and settled") { capture in
+                defer { previous = capture }
+                return capture.average(in: corner, isNear: background) && capture.band(of: buttonBackground) != nil
+                    && previous.map { capture.differingPixels(from: $0) == 0 } == true
+            }
+            return (view, capture)
+        }
+        let (own, withoutTheme) = try shownFocused([])
+        XCTAssertFalse(own.desktopTheme, "screenward-shieldview, like the agent, starts without the desktop theme")
+        own.process.closeInput()
+        XCTAssertEqual(own.process.waitForExit(timeout: 10), 0)
+        try waitUntil("the first shield gone") { !self.connection.isMapped(own.window) }
+        let (desktop, withTheme) = try shownFocused(["--desktop-theme"])
+        XCTAssertTrue(desktop.desktopTheme, "--desktop-theme loads the desktop's theme")
+        XCTAssertEqual(withoutTheme.differingPixels(from: withTheme), 0, "pixels that differ")
+    }
+
     func testASecondaryButtonAppearsOnlyWhenConfiguredAndReportsItsPress() throws {
         let (view, capture, button) = try showCustom(secondaryButton: true)
         let below = ScreenRect(

@@ -57,6 +57,8 @@ final class ManagedAgent {
 
     init(session: String, daemonSocket: String, dataDirectories: String, displayName: String?, log: AgentLog) throws {
         GtkToolkit.disableGLUnlessChosen()
+        // Shields draw themselves; the guardian's dialog loads the desktop's theme when shown.
+        GtkToolkit.deferDesktopTheme()
         self.log = log
         self.session = session
         link = DaemonLink(path: daemonSocket)
