@@ -252,14 +252,22 @@ final class Agent {
 
     /// Delivers what is due and sleeps until the next deadline: no polling.
     private func runEngine() {
-        // A changed /etc/localtime is only seen after a reset; once a minute at most.
-        if Date().timeIntervalSince(zoneCheckedAt) > 60 {
-            NSTimeZone.resetSystemTimeZone()
-            zoneCheckedAt = Date()
-        }
+        // A changed /etc/localtime is only seen after a reset: before the engine runs when
+        // the clock was set (and at start); otherwise once a minute at most, after what is
+        // due now was delivered, which then need not wait for the zone to be read again.
+        if zoneCheckedAt == .distantPast { resetTimeZone() }
         host.runDue()
+        if Date().timeIntervalSince(zoneCheckedAt) > 60 {
+            resetTimeZone()
+            host.runDue()  // what the zone, if it changed, makes due
+        }
         armDeadline()
         extensions?.supervisor.check()
+    }
+
+    private func resetTimeZone() {
+        NSTimeZone.resetSystemTimeZone()
+        zoneCheckedAt = Date()
     }
 
     /// The timer is on the wall clock (timerfd): it fires on time after a suspend and

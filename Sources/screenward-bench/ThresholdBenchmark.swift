@@ -133,6 +133,8 @@ struct ThresholdBenchmark: ParsableCommand {
         }
         var latencies: [Double] = []
         var missing: [String] = []
+        /// Each crossing's latency and its distance (ms) from the nearest focus change.
+        var slowest: [(latency: Double, name: String, fromChange: Double)] = []
         let received = arrivals.all
         for (name, level) in levels {
             guard
@@ -145,8 +147,11 @@ struct ThresholdBenchmark: ParsableCommand {
                 continue
             }
             latencies.append(arrival - crossing)
+            let nearest = changes.map { $0.at - crossing }.min { abs($0) < abs($1) } ?? .infinity
+            slowest.append((arrival - crossing, name.rawValue, nearest))
         }
         latencies.sort()
+        slowest.sort { $0.latency > $1.latency }
         guard !latencies.isEmpty else { throw HarnessError.failed("no threshold was crossed") }
         func percentile(_ p: Double) -> Double { screenward_bench.percentile(p, of: latencies) }
         print(
@@ -162,6 +167,11 @@ struct ThresholdBenchmark: ParsableCommand {
             """
         )
         print("  Truth: X server timestamps on CLOCK_MONOTONIC (whole milliseconds, each taken at its middle).")
+        // Where the slow ones were: a crossing near a focus change shares the agent's loop with it.
+        print("  slowest crossings (latency; ms from the nearest focus change, negative: the change came first):")
+        for crossing in slowest.prefix(5) {
+            print("    \(format(crossing.latency)) ms  \(crossing.name)  \(format(crossing.fromChange))")
+        }
         var figures: [String: Any] = [
             "date": ISO8601DateFormatter().string(from: Date()), "apps": apps, "thresholds_per_app": thresholds,
             "step_seconds": step,
