@@ -78,7 +78,11 @@ struct AgentKillBenchmark: ParsableCommand {
         }
 
         // Usage: Notes has the focus (not shielded); each kill should cost no counted time.
-        try driver.activate(desktop.windows[1])
+        // The last agent's shield took the focus a moment ago, and its own activation may
+        // still be on its way: activated just then, Notes can lose the focus to it again (seen:
+        // 14 ms later), and a kill with the shield focused hands nothing over to the next agent.
+        let notes = try windowID(desktop.windows[1])
+        try record.holdFocus(notes, settled: .milliseconds(500)) { try driver.activate(desktop.windows[1]) }
         Thread.sleep(forTimeInterval: 1.5)
         guard try desktop.usageSeconds(of: "wmclass:Notes") > 0 else {
             throw HarnessError.failed(

@@ -81,6 +81,22 @@ final class ShieldRecord {
         return End(shield: since.shield, serverTime: now.rawValue, stamped: false)
     }
 
+    /// Activates `window` (with `activate`) until the server's record shows it holding the
+    /// focus for `settled` without a change; throws when it does not within `timeout`.
+    func holdFocus(
+        _ window: WindowID, settled: Duration, timeout: Duration = .seconds(10), activate: () throws -> Void
+    ) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            update()
+            if active != window { try activate() }
+            guard loop.iterate(until: { active == window }, timeout: .seconds(2)) else { continue }
+            // Held: a change within `settled` starts it over (activating again if need be).
+            if !loop.iterate(until: { active != window }, timeout: settled) { return }
+        }
+        throw HarnessError.timedOut("\(window) did not keep the focus (\(describe(window)))")
+    }
+
     /// The X server's time now (milliseconds).
     func serverTime() throws -> UInt32 {
         guard let now = connection.serverTimeNow() else {
