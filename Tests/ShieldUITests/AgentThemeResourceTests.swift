@@ -8,7 +8,9 @@ import XCTest
 final class AgentThemeResourceTests: XCTestCase {
     func testTheCompiledThemeIsCurrent() throws {
         _ = try requireProgram("glib-compile-resources", package: "libglib2.0-dev-bin")
-        let checkout = try Self.checkout(above: URL(fileURLWithPath: #filePath))
+        // Tests/ShieldUITests/this file: the checkout is two folders up.
+        let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let generated = FileManager.default.temporaryDirectory.appendingPathComponent(
             "agent-theme-\(UUID().uuidString).swift")
         defer { try? FileManager.default.removeItem(at: generated) }
@@ -20,17 +22,5 @@ final class AgentThemeResourceTests: XCTestCase {
         XCTAssertEqual(
             try String(contentsOf: generated, encoding: .utf8), committed,
             "data/gtk-theme changed: run scripts/generate-agent-theme.sh and commit its output")
-    }
-
-    /// The checkout this test file is in.
-    private static func checkout(above file: URL) throws -> URL {
-        var candidate = file.deletingLastPathComponent()
-        while candidate.path != "/" {
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("data/gtk-theme").path) {
-                return candidate
-            }
-            candidate.deleteLastPathComponent()
-        }
-        throw HarnessError.failed("no data/gtk-theme above \(file.path)")
     }
 }
