@@ -32,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // A household's database (docs/household.md): PostgreSQL, through SwiftNIO.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // System libraries: Xlib, XScreenSaver, XSync (Xext), X-Resource with GLib (its source for
@@ -137,6 +140,17 @@ let package = Package(
             dependencies: [
                 "ScreenwardBasics", "UsageLedger", "ScreenTimePolicy", "AppExtensions", "ScreenTimeOwner",
                 "ChildModeCore",
+            ],
+            swiftSettings: safeSwift),
+
+        // A household's computers sharing one child's limits through a PostgreSQL database
+        // (docs/household.md): making, joining and leaving one, and the sync of usage. Only the
+        // daemon takes it (the command line asks the daemon), so nothing else links PostgresNIO.
+        .target(
+            name: "Household",
+            dependencies: [
+                "ScreenwardCore", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: safeSwift),
 
@@ -254,7 +268,7 @@ let package = Package(
         .executableTarget(
             name: "screenward-daemon",
             dependencies: [
-                "ScreenwardCore", "ScreenwardIPC", "SystemAccounts", "GLibRuntime", "DeviceActivity",
+                "ScreenwardCore", "ScreenwardIPC", "SystemAccounts", "GLibRuntime", "DeviceActivity", "Household",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),

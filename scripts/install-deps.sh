@@ -30,6 +30,9 @@ packages=(
   # real applications whose identity is tested, one per toolkit (about 17 MB of downloads with their libraries):
   # GTK 3, the X toolkit, an SDL 2 game, Qt 5
   mousepad xterm sopwith featherpad
+  # households: a real PostgreSQL server the tests start in a folder of their own, and network
+  # namespaces joined by veth links for the household's computers (iproute2)
+  postgresql iproute2
 )
 
 missing=()

@@ -84,7 +84,7 @@ extension Daemon {
                 daemon, request, frame, pending in
                 try daemon.guardianAction(frame.body, from: request.peer, pending)
             },
-        ],
+        ] + householdRoutes,
         unknown: { method in ServiceError(.unknownMethod, "the daemon does not know the method \(method)") })
 
     /// An agent attached: it is told its shields, questions and browsers, and its

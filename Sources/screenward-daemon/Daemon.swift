@@ -3,6 +3,7 @@
 import Foundation
 import GLibRuntime
 import Glibc
+import Household
 @_spi(Screenward) import ScreenwardCore
 import ScreenwardIPC
 import SystemAccounts
@@ -43,6 +44,8 @@ final class Daemon {
     private let agentUID: UInt32
     /// Refused connections, recorded once a minute per child.
     private var attempts = AttemptRecorder()
+    /// The household this computer is in, if any (docs/household.md).
+    let household: DaemonHousehold
 
     /// How many connections one user may hold open at once (root, the agents' and the
     /// extensions' users are not limited). A child's programs need a handful; a guardian's
@@ -86,6 +89,7 @@ final class Daemon {
         socketPath = options.socketPath
         try Self.makePrivate(options.stateDirectory)
         state = try DaemonState(url: options.stateDirectory.appendingPathComponent("daemon.sqlite"))
+        household = DaemonHousehold(stateDirectory: options.stateDirectory, log: log)
         homes = ChildHomes(stateDirectory: options.stateDirectory)
         service = ChildModeService(
             state: state, accounts: SystemAccountDirectory(), homes: homes,
@@ -208,6 +212,11 @@ final class Daemon {
             engines[uid]?.run()
         }
         sessions.onFocusChanged = { [unowned self] uid in engines[uid]?.run() }
+        sessions.onUsage = { [unowned self] uid in
+            if let owner = owners[uid] { household.usageRecorded(in: owner) }
+        }
+        household.children = { [unowned self] in householdChildren() }
+        household.deliver = { [unowned self] child, intervals in deliverElsewhere(child: child, intervals) }
         service.owner = { [unowned self] uid in owners[uid] }
         service.calendar = { [timeZone] in timeZone.calendar() }
         if let account = try UnixAccount.named(options.extensionUser) {
@@ -293,6 +302,14 @@ final class Daemon {
                 }
             }
             engines[user.uid] = engine
+            // What this computer last read of the household's other computers counts at
+            // once, whether or not the database can be reached now.
+            do {
+                owner.stack.useElsewhere(
+                    try owner.ledger.elsewhereIntervals(since: Date().addingTimeInterval(-HouseholdSync.horizon)))
+            } catch {
+                log.error("\(user.name)'s usage on the household's other computers cannot be read: \(error)")
+            }
             engine.afterRun = { [unowned self] in extensions?.check(uid: user.uid) }
             engine.run()
             // The rules app's requests reach the owner through its host.
@@ -317,6 +334,7 @@ final class Daemon {
         }
         for user in managed where owners[user.uid] == nil { open(user) }
         programGuard.manage(managed)
+        household.childrenChanged()
         sessions.managedUsersChanged()
         restrictBrowsers(forChildren: !managed.isEmpty)
     }
@@ -355,6 +373,7 @@ final class Daemon {
         loop.onSignal(SIGTERM) { [unowned self] in stop("SIGTERM") }
         loop.onSignal(SIGINT) { [unowned self] in stop("SIGINT") }
         sessions.start()
+        household.start()
         programGuard.start(managing: (try? state.managedUsers()) ?? [])
         restrictBrowsers(forChildren: !owners.isEmpty)
         log.info("covered programs of managed users are \(programGuard.holdMethod)")
@@ -393,6 +412,7 @@ final class Daemon {
         sessions.stopAll()
         programGuard.stop()
         extensions?.stopAll()
+        household.stop()
         server?.close()
         for owner in owners.values { owner.close(reason: reason) }
         loop.quit()

@@ -37,6 +37,8 @@ final class ManagedSessions {
     /// Called when a managed user's focus changed (an interval opened or closed): the
     /// engine's predictions of threshold crossings hold only while the focus stays put.
     var onFocusChanged: ((_ uid: UInt32) -> Void)?
+    /// Called after any usage an agent reported (a checkpoint too), or closed for it.
+    var onUsage: ((_ uid: UInt32) -> Void)?
     /// An agent reported the shields it shows (the daemon starts their apps' data sources).
     var onCovered: ((_ uid: UInt32, _ covered: [CoveredWindow]) -> Void)?
     /// An agent asks about the processes of windows it does not know.
@@ -340,6 +342,7 @@ final class ManagedSessions {
         .on(AgentLinkMethods.usage) { sessions, report, usage in
             sessions.tracked[report.session]?.intervals?.apply(usage, at: .now)
             if case .checkpointed = usage {} else if let uid = report.uid { sessions.onFocusChanged?(uid) }
+            if let uid = report.uid { sessions.onUsage?(uid) }
         },
         .on(AgentLinkMethods.presence) { sessions, report, presence in
             if let uid = report.uid { sessions.onPresence?(uid, presence.present) }

@@ -26,7 +26,7 @@ struct ScreenwardCommand: ParsableCommand {
             BlockCommand.self, SelectCommand.self, PickCommand.self,
             LimitCommand.self, DowntimeCommand.self, AllowCommand.self, PauseCommand.self, RequestCommand.self,
             ChildCommand.self, GuardianCommand.self, ExtensionsCommand.self, NotifyCommand.self,
-            BrowsersCommand.self,
+            BrowsersCommand.self, HouseholdCommand.self,
         ])
 }
 

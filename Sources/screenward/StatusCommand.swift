@@ -11,6 +11,11 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "Print one JSON object.")
     var json = false
 
+    @Option(
+        help: ArgumentHelp(
+            "A managed user's rules today, as the system daemon keeps them (guardians).", valueName: "user"))
+    var user: String?
+
     struct Status: Encodable {
         var running: Bool
         var pid: Int32?
@@ -32,6 +37,11 @@ struct StatusCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let user {
+            let rules = try RulesConnection(user: user).call(
+                RulesMethods.status, RulesQuery(user: user, language: ShieldDefaults.language()))
+            return json ? try printJSON(rules) : printRules(rules)
+        }
         let home = ScreenwardHome.fromEnvironment()
         var status = Status(running: false)
         if let ledger = try openLedgerIfPresent(home), let live = try liveSession(ledger, home: home) {

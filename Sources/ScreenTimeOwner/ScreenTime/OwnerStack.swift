@@ -98,6 +98,25 @@ public final class OwnerStack {
         return app
     }
 
+    /// The same person's usage on the household's other computers, as last read
+    /// (docs/household.md): it counts toward every event from now on, its past included,
+    /// so the engine forgets what it had measured. Run the engine next.
+    public func useElsewhere(_ intervals: [ElsewhereInterval]) {
+        let minter = directory.minter
+        usage.replaceElsewhere(
+            with: intervals.compactMap { interval in
+                guard let identity = AppIdentity(publicID: interval.publicID, categories: interval.categories) else {
+                    return nil
+                }
+                return LiveUsage.ElsewhereSpan(
+                    computer: interval.computer,
+                    facts: ApplicationFacts(token: minter.applicationToken(for: identity), identity: identity),
+                    start: Date(timeIntervalSince1970: interval.startedAt), duration: interval.duration,
+                    webDomain: interval.webDomain)
+            })
+        service.engine.usageChangedElsewhere()
+    }
+
     /// Every queued write is tried, and the run is recorded as ended.
     public func close(at time: Date = Date(), reason: String) throws {
         sink.flush()

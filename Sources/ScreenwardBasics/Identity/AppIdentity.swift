@@ -36,6 +36,25 @@ public struct AppIdentity: Hashable, Sendable, Codable {
         }
     }
 
+    /// The identity a public id names (`firefox-esr.desktop`, `wmclass:Game`, `exe:/usr/bin/x`), as
+    /// another computer's ledger sent it; `categories` are its desktop entry's, joined by `;`.
+    /// Nil for what no identity has (an empty class, a relative path).
+    public init?(publicID: String, categories: String = "") {
+        let entryCategories = categories.split(separator: ";").map(String.init)
+        if publicID.hasPrefix("wmclass:") {
+            let wmClass = String(publicID.dropFirst("wmclass:".count))
+            guard !wmClass.isEmpty else { return nil }
+            self.init(key: .windowClass(wmClass), displayName: wmClass)
+        } else if publicID.hasPrefix("exe:") {
+            let path = String(publicID.dropFirst("exe:".count))
+            guard path.hasPrefix("/") else { return nil }
+            self.init(key: .executable(path), displayName: path.split(separator: "/").last.map(String.init) ?? path)
+        } else {
+            guard !publicID.isEmpty else { return nil }
+            self.init(key: .desktopEntry(publicID), displayName: publicID, categories: entryCategories)
+        }
+    }
+
     /// The input of the token derivation; distinct kinds never collide.
     public var tokenInput: String {
         switch key {

@@ -243,6 +243,43 @@ enum LedgerMigrations {
             try db.execute(
                 sql: "CREATE INDEX usageInterval_byWebDomain ON usageInterval(webDomain) WHERE webDomain IS NOT NULL")
         }
+        migrator.registerMigration("v10: a household's database: this ledger's uploads, the other computers' usage") {
+            db in
+            // docs/household.md. This ledger's intervals go to the household's database under
+            // ledgerID, whatever their ids: a ledger made again starts new keys there. Every
+            // interval with an id up to uploadedThrough was uploaded closed.
+            // The other computers' intervals of the same child, as last read from it: their
+            // starts are on this computer's clock (each computer's offset from the database's
+            // clock corrected), their keys the other computer's, so reading one again replaces it.
+            try db.execute(
+                sql: """
+                    CREATE TABLE householdUpload (
+                      id INTEGER PRIMARY KEY CHECK (id = 1),
+                      ledgerID TEXT NOT NULL,
+                      uploadedThrough INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE elsewhereInterval (
+                      computer TEXT NOT NULL,
+                      ledger TEXT NOT NULL,
+                      remoteID INTEGER NOT NULL,
+                      computerName TEXT NOT NULL,
+                      publicID TEXT NOT NULL,
+                      displayName TEXT NOT NULL,
+                      categories TEXT NOT NULL,
+                      startedAt DOUBLE NOT NULL,
+                      duration DOUBLE NOT NULL CHECK (duration >= 0),
+                      isOpen BOOLEAN NOT NULL,
+                      webDomain TEXT,
+                      PRIMARY KEY (computer, ledger, remoteID)
+                    );
+                    CREATE INDEX elsewhereInterval_byStart ON elsewhereInterval(startedAt);
+                    -- How far each other computer's changes were read (its own revision numbers).
+                    CREATE TABLE elsewhereCursor (
+                      computer TEXT PRIMARY KEY NOT NULL,
+                      revision INTEGER NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }

@@ -188,6 +188,13 @@ struct ActivityRun: Sendable {
 
     static let eventKinds: [MonitorCallback.Kind] = [.eventWillReachThresholdWarning, .eventDidReachThreshold]
 
+    /// Forgets every usage measured (`UsageMark`): usage grew faster than a second a second.
+    mutating func forgetMeasurements() {
+        for index in open.indices {
+            open[index].measured = Array(repeating: nil, count: open[index].measured.count)
+        }
+    }
+
     // MARK: What is due
 
     /// Every callback due by `now` that has not fired, before the gates. `usages`

@@ -63,6 +63,13 @@ public final class LiveUsage: UsageSink, EventUsageSource {
     /// Each website's categories (data/categories.json), from when it was first seen.
     private var websiteCategories: [WebDomainToken: [ActivityCategoryToken]] = [:]
 
+    /// Usage on the household's other computers (docs/household.md), by application
+    /// index: one history per computer, so that their times add up (a child on two
+    /// computers at once uses both), while each computer's own intervals never overlap.
+    private var elsewhere: [Int: [FocusHistory]] = [:]
+    private var elsewhereWebsites: [WebsiteKey: [FocusHistory]] = [:]
+    private var elsewhereApplicationsByWebsite: [WebDomainToken: [Int]] = [:]
+
     private var applications: [Application] = []
     private var indexByToken: [ApplicationToken: Int] = [:]
     private var membersByCategory: [ActivityCategoryToken: [Int]] = [:]
@@ -118,6 +125,75 @@ public final class LiveUsage: UsageSink, EventUsageSource {
         for key in websiteHistories.keys {
             websiteHistories[key]?.forget(endingBy: seconds)
         }
+    }
+
+    // MARK: The household's other computers
+
+    /// An interval of the same person's on another computer of their household.
+    public struct ElsewhereSpan: Sendable {
+        public var computer: String
+        public var facts: ApplicationFacts
+        public var start: Date
+        public var duration: TimeInterval
+        public var webDomain: String?
+
+        public init(computer: String, facts: ApplicationFacts, start: Date, duration: TimeInterval, webDomain: String?)
+        {
+            self.computer = computer
+            self.facts = facts
+            self.start = start
+            self.duration = duration
+            self.webDomain = webDomain
+        }
+    }
+
+    /// Replaces what is known of the other computers' usage with `spans` (all of it within
+    /// the horizon). It adds to every event's usage from then on, in the past too: the engine
+    /// must forget what it measured (`MonitorEngine.usageChangedElsewhere`).
+    public func replaceElsewhere(with spans: [ElsewhereSpan]) {
+        var histories: [String: [Int: FocusHistory]] = [:]
+        var websiteHistories: [String: [WebsiteKey: FocusHistory]] = [:]
+        var byWebsite: [WebDomainToken: Set<Int>] = [:]
+        for span in spans.sorted(by: { $0.start < $1.start }) {
+            // An application known here keeps the facts this computer has of it.
+            let index = indexByToken[span.facts.token] ?? application(for: span.facts)
+            let start = span.start.timeIntervalSinceReferenceDate
+            let end = start + max(0, span.duration)
+            histories[span.computer, default: [:]][index, default: FocusHistory()].add(start: start, end: end)
+            if let domain = span.webDomain, let website = websiteToken(domain) {
+                let key = WebsiteKey(website: website, application: index)
+                websiteHistories[span.computer, default: [:]][key, default: FocusHistory()].add(start: start, end: end)
+                byWebsite[website, default: []].insert(index)
+            }
+        }
+        elsewhere = [:]
+        for perComputer in histories.values {
+            for (index, history) in perComputer { elsewhere[index, default: []].append(history) }
+        }
+        elsewhereWebsites = [:]
+        for perComputer in websiteHistories.values {
+            for (key, history) in perComputer { elsewhereWebsites[key, default: []].append(history) }
+        }
+        elsewhereApplicationsByWebsite = byWebsite.mapValues { $0.sorted() }
+    }
+
+    /// The other computers' part of `focusedSeconds(ofMembers:…)`.
+    private func elsewhereSeconds(
+        ofMembers members: [Int], isMember: (Int) -> Bool, websites events: Set<WebDomainToken>, from: Double,
+        to: Double
+    ) -> Double {
+        var total = 0.0
+        for index in members {
+            for history in elsewhere[index] ?? [] { total += history.seconds(from: from, to: to) }
+        }
+        for website in events {
+            for application in elsewhereApplicationsByWebsite[website] ?? [] where !isMember(application) {
+                for history in elsewhereWebsites[WebsiteKey(website: website, application: application)] ?? [] {
+                    total += history.seconds(from: from, to: to)
+                }
+            }
+        }
+        return total
     }
 
     // MARK: What it holds
@@ -239,6 +315,9 @@ public final class LiveUsage: UsageSink, EventUsageSource {
                     websiteHistories[WebsiteKey(website: website, application: application)]?.seconds(
                         from: from, to: to) ?? 0
             }
+        }
+        if !elsewhere.isEmpty || !elsewhereWebsites.isEmpty {
+            total += elsewhereSeconds(ofMembers: members, isMember: isMember, websites: events, from: from, to: to)
         }
         if let open = focus, focusIsMember || open.website.map(events.contains) == true {
             total += max(0, to - max(from, open.start))

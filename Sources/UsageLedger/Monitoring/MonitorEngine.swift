@@ -185,6 +185,13 @@ public final class MonitorEngine {
         return callbacks
     }
 
+    /// Usage grew behind the engine's back (another computer's, read from the household's
+    /// database, possibly in the past): what it measured no longer bounds what is used, so it
+    /// asks again at the next call.
+    public func usageChangedElsewhere() {
+        for index in runs.indices { runs[index].forgetMeasurements() }
+    }
+
     /// The earliest instant something can become due: an interval's start, end or
     /// warning, or a threshold crossing predicted from the current focus. Nil when
     /// nothing ever can (until the focus, presence or registrations change).

@@ -1,0 +1,62 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// Opening a connection to the household's database, and its errors said for people.
+enum HouseholdDatabase {
+    /// Nothing of PostgresNIO's own logging: every failure reaches the caller as an error.
+    static let logger = Logger(label: "screenward.household") { _ in SwiftLogNoOpLogHandler() }
+
+    /// How long a connection may take before the database counts as unreachable.
+    static let connectTimeout = TimeAmount.seconds(5)
+
+    static func connect(_ login: HouseholdLogin) async throws -> PostgresConnection {
+        var configuration = PostgresConnection.Configuration(
+            host: login.host, port: login.port, username: login.role, password: login.password,
+            database: login.database, tls: .disable)
+        configuration.options.connectTimeout = connectTimeout
+        do {
+            return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        } catch {
+            throw HouseholdError("cannot reach the household's database at \(login.place): \(describe(error))")
+        }
+    }
+
+    /// The server's own message when there is one (`password authentication failed…`),
+    /// else what the connection said.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            return "\(error.code)"
+        }
+        if let error = error as? PostgresTransactionError {
+            if let inner = error.closureError ?? error.commitError ?? error.beginError { return describe(inner) }
+        }
+        return "\(error)"
+    }
+
+    /// The SQLSTATE the server sent with `error`, if it sent one.
+    static func sqlState(of error: any Error) -> String? {
+        if let error = error as? PSQLError { return error.serverInfo?[.sqlState] }
+        if let error = error as? PostgresTransactionError, let inner = error.closureError ?? error.commitError {
+            return sqlState(of: inner)
+        }
+        return nil
+    }
+
+    /// Runs `body` with a connection as `login`, closed after.
+    static func with<Value: Sendable>(
+        _ login: HouseholdLogin, _ body: (PostgresConnection) async throws -> Value
+    ) async throws -> Value {
+        let connection = try await connect(login)
+        do {
+            let value = try await body(connection)
+            try? await connection.close()
+            return value
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+
+/// The household database's schema history, applied by its owner role (`household create`,
+/// and again by a newer Screenward there). A migration that has shipped is never edited: a
+/// change is a new one appended here, as with the ledger's.
+///
+/// Who may do what is the schema's, not the programs': each computer logs in as a role of
+/// its own, a member of `screenward_computers`, and row-level security lets it write only
+/// rows that name it (docs/household.md). A join code opens a one-time role, a member of
+/// `screenward_invitations`, that may only call `join_household`.
+enum HouseholdSchema {
+    struct Migration {
+        let name: String
+        let sql: String
+
+        /// Its statements one by one (the extended protocol takes one at a time): split at
+        /// each line that ends with `;` outside a `$$` function body.
+        var statements: [String] {
+            var statements: [String] = []
+            var current: [Substring] = []
+            var inBody = false
+            for line in sql.split(separator: "\n", omittingEmptySubsequences: false) {
+                if line.trimmingCharacters(in: .whitespaces).hasPrefix("--") { continue }
+                current.append(line)
+                if line.components(separatedBy: "$$").count % 2 == 0 { inBody.toggle() }
+                if !inBody, line.hasSuffix(";") {
+                    statements.append(current.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines))
+                    current = []
+                }
+            }
+            let rest = current.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+            if !rest.isEmpty { statements.append(rest) }
+            return statements
+        }
+    }
+
+    static let migrations: [Migration] = [
+        Migration(
+            name: "v1: computers, invitations, children, usage",
+            sql: """
+                CREATE ROLE screenward_computers NOLOGIN;
+                CREATE ROLE screenward_invitations NOLOGIN;
+                REVOKE ALL ON SCHEMA public FROM PUBLIC;
+                GRANT USAGE ON SCHEMA public TO screenward_computers, screenward_invitations;
+
+                -- A computer of the household: its own login role, the name people know it by.
+                -- revision goes up by one with each upload of its usage, in that upload's
+                -- transaction, which holds this row's lock until it commits: a computer's
+                -- changes commit in the order of their revisions, so a reader that has seen
+                -- revision N of a computer has seen everything that computer wrote up to N.
+                CREATE TABLE computer (
+                  role name PRIMARY KEY,
+                  name text NOT NULL,
+                  joined_at timestamptz NOT NULL DEFAULT now(),
+                  last_seen timestamptz,
+                  revision bigint NOT NULL DEFAULT 0,
+                  left_at timestamptz
+                );
+                CREATE UNIQUE INDEX computer_by_name ON computer (name) WHERE left_at IS NULL;
+
+                -- A join code: the login role it opens, until it is used or expires.
+                CREATE TABLE invitation (
+                  role name PRIMARY KEY,
+                  made_by text NOT NULL,
+                  made_at timestamptz NOT NULL DEFAULT now(),
+                  expires_at timestamptz NOT NULL,
+                  used_by name REFERENCES computer (role),
+                  used_at timestamptz
+                );
+
+                -- A managed person, one across the household whatever their uid on each computer.
+                CREATE TABLE child (
+                  name text PRIMARY KEY,
+                  added_at timestamptz NOT NULL DEFAULT now(),
+                  added_by name NOT NULL DEFAULT current_user
+                );
+
+                -- Each computer's usage intervals, keyed by the computer, its ledger and the
+                -- interval's id there: sending one again changes nothing but its length.
+                -- started_at is on the computer's clock; clock_skew is the database's clock
+                -- minus the computer's at the upload that last wrote the row.
+                CREATE TABLE usage_interval (
+                  computer name NOT NULL DEFAULT current_user REFERENCES computer (role),
+                  ledger uuid NOT NULL,
+                  local_id bigint NOT NULL,
+                  child text NOT NULL REFERENCES child (name),
+                  application text NOT NULL,
+                  application_name text NOT NULL,
+                  categories text NOT NULL DEFAULT '',
+                  started_at double precision NOT NULL,
+                  clock_skew double precision NOT NULL DEFAULT 0,
+                  duration double precision NOT NULL CHECK (duration >= 0),
+                  is_open boolean NOT NULL,
+                  web_domain text,
+                  revision bigint NOT NULL,
+                  PRIMARY KEY (computer, ledger, local_id)
+                );
+                CREATE INDEX usage_interval_by_child ON usage_interval (child, computer, revision);
+
+                ALTER TABLE computer ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY computers_read ON computer FOR SELECT TO screenward_computers USING (true);
+                CREATE POLICY computers_update_own ON computer FOR UPDATE TO screenward_computers
+                  USING (role = current_user) WITH CHECK (role = current_user);
+                ALTER TABLE usage_interval ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY usage_read ON usage_interval FOR SELECT TO screenward_computers USING (true);
+                CREATE POLICY usage_insert_own ON usage_interval FOR INSERT TO screenward_computers
+                  WITH CHECK (computer = current_user);
+                CREATE POLICY usage_update_own ON usage_interval FOR UPDATE TO screenward_computers
+                  USING (computer = current_user) WITH CHECK (computer = current_user);
+                GRANT SELECT, UPDATE (last_seen, revision) ON computer TO screenward_computers;
+                GRANT SELECT, INSERT ON child TO screenward_computers;
+                GRANT SELECT, INSERT, UPDATE (duration, is_open, revision, clock_skew) ON usage_interval
+                  TO screenward_computers;
+                GRANT SELECT ON invitation TO screenward_computers;
+
+                -- Called by the one-time role a join code opens: makes the computer's own role,
+                -- uses the code up (its role can no longer log in) and says the new role's name.
+                CREATE FUNCTION join_household(computer_name text, password text) RETURNS name
+                LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+                DECLARE
+                  invitation_role name := session_user;
+                  new_role name;
+                BEGIN
+                  PERFORM 1 FROM invitation
+                    WHERE role = invitation_role AND used_by IS NULL AND expires_at > now() FOR UPDATE;
+                  IF NOT FOUND THEN
+                    RAISE EXCEPTION 'this join code was used or has expired' USING ERRCODE = 'SW001';
+                  END IF;
+                  IF EXISTS (SELECT 1 FROM computer WHERE name = computer_name AND left_at IS NULL) THEN
+                    RAISE EXCEPTION 'a computer named "%" is already in this household', computer_name
+                      USING ERRCODE = 'SW002';
+                  END IF;
+                  new_role := 'screenward_computer_' || substr(md5(gen_random_uuid()::text), 1, 16);
+                  EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L IN ROLE screenward_computers', new_role, password);
+                  INSERT INTO computer (role, name) VALUES (new_role, computer_name);
+                  UPDATE invitation SET used_by = new_role, used_at = now() WHERE role = invitation_role;
+                  EXECUTE format('ALTER ROLE %I NOLOGIN', invitation_role);
+                  RETURN new_role;
+                END $$;
+                REVOKE ALL ON FUNCTION join_household (text, text) FROM PUBLIC;
+                GRANT EXECUTE ON FUNCTION join_household (text, text) TO screenward_invitations;
+
+                -- A computer of the household (or the owner) makes a join code for another:
+                -- the one-time role is screenward_join_<suffix>, its password the code's secret.
+                CREATE FUNCTION make_invitation(made_by text, suffix text, secret text, lifetime interval)
+                RETURNS timestamptz
+                LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+                DECLARE
+                  new_role name := 'screenward_join_' || suffix;
+                  expires timestamptz := now() + lifetime;
+                BEGIN
+                  IF session_user <> current_user
+                     AND NOT EXISTS (SELECT 1 FROM computer WHERE role = session_user AND left_at IS NULL) THEN
+                    RAISE EXCEPTION 'only a computer of this household can invite another' USING ERRCODE = 'SW003';
+                  END IF;
+                  IF suffix !~ '^[0-9a-z]{10}$' THEN
+                    RAISE EXCEPTION 'a join code''s name is ten letters or digits' USING ERRCODE = 'SW004';
+                  END IF;
+                  EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L VALID UNTIL %L IN ROLE screenward_invitations',
+                    new_role, secret, expires::text);
+                  INSERT INTO invitation (role, made_by, expires_at) VALUES (new_role, made_by, expires);
+                  RETURN expires;
+                END $$;
+                REVOKE ALL ON FUNCTION make_invitation (text, text, text, interval) FROM PUBLIC;
+                GRANT EXECUTE ON FUNCTION make_invitation (text, text, text, interval) TO screenward_computers;
+
+                -- A computer leaves: it is marked gone and its role can no longer log in. What
+                -- it recorded stays: that time was used.
+                CREATE FUNCTION leave_household() RETURNS void
+                LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+                BEGIN
+                  UPDATE computer SET left_at = now() WHERE role = session_user AND left_at IS NULL;
+                  IF NOT FOUND THEN
+                    RAISE EXCEPTION 'this computer is not in the household' USING ERRCODE = 'SW005';
+                  END IF;
+                  EXECUTE format('ALTER ROLE %I NOLOGIN', session_user);
+                END $$;
+                REVOKE ALL ON FUNCTION leave_household () FROM PUBLIC;
+                GRANT EXECUTE ON FUNCTION leave_household () TO screenward_computers;
+                """)
+    ]
+}

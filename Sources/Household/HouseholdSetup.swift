@@ -1,0 +1,201 @@
+import Foundation
+import PostgresNIO
+import ScreenwardCore
+
+/// Making, joining and leaving a household, and reading its status (docs/household.md).
+/// Each runs off the daemon's loop (it waits on the network) and returns what to keep.
+public enum HouseholdSetup {
+    /// How long a join code stays good.
+    public static let invitationLifetime: TimeInterval = 24 * 3600
+
+    // MARK: Create
+
+    /// Makes the household's database on a PostgreSQL server of this computer, with its
+    /// owner role, schema and the computers' group roles; joins this computer to it, and
+    /// makes a code for the next one.
+    public static func create(
+        _ request: HouseholdCreateRequest, computerName: String, madeBy: String, files: HouseholdFiles
+    ) async throws -> HouseholdCreated {
+        guard try files.membership() == nil else {
+            throw HouseholdError("this computer is already in a household: `screenward household leave` first")
+        }
+        let owner = HouseholdLogin(
+            host: request.localAddress, port: request.port, database: request.database, role: request.database,
+            password: randomPassword())
+        try await ServerOwner.bootstrap(owner: owner, request: request)
+        try files.save(owner: owner)
+        try await HouseholdDatabase.with(owner) { connection in
+            do {
+                try await migrate(connection)
+            } catch {
+                throw HouseholdError("could not make the household's tables: \(HouseholdDatabase.describe(error))")
+            }
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        GRANT CONNECT ON DATABASE \(quoted(request.database)) \
+                        TO screenward_computers, screenward_invitations
+                        """),
+                logger: HouseholdDatabase.logger)
+        }
+        let first = try await invite(as: owner, madeBy: madeBy)
+        let membership = try await join(
+            host: request.localAddress, port: request.port, database: request.database, code: first.code,
+            computerName: computerName, files: files)
+        let next = try await invite(as: membership.login, madeBy: madeBy)
+        return HouseholdCreated(status: try await status(of: membership), invitation: next)
+    }
+
+    /// Applies the schema's migrations not yet applied, each in its own transaction.
+    static func migrate(_ connection: PostgresConnection) async throws {
+        let logger = HouseholdDatabase.logger
+        try await connection.query(
+            "CREATE TABLE IF NOT EXISTS schema_migration (name text PRIMARY KEY, applied_at timestamptz NOT NULL)",
+            logger: logger)
+        var applied: Set<String> = []
+        for try await name in try await connection.query("SELECT name FROM schema_migration", logger: logger)
+            .decode(String.self)
+        {
+            applied.insert(name)
+        }
+        for migration in HouseholdSchema.migrations where !applied.contains(migration.name) {
+            try await connection.withTransaction(logger: logger) { connection in
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query(
+                    "INSERT INTO schema_migration (name, applied_at) VALUES (\(migration.name), now())",
+                    logger: logger)
+            }
+        }
+    }
+
+    // MARK: Codes, joining, leaving
+
+    /// A join code made as `login` (the owner, or a member computer).
+    public static func invite(as login: HouseholdLogin, madeBy: String) async throws -> HouseholdInvitation {
+        let code = JoinCode.make()
+        let lifetime = "\(Int(invitationLifetime)) seconds"
+        let expires = try await HouseholdDatabase.with(login) { connection in
+            do {
+                let rows = try await connection.query(
+                    "SELECT make_invitation(\(madeBy), \(code.roleSuffix), \(code.secret), \(lifetime)::interval)",
+                    logger: HouseholdDatabase.logger)
+                for try await expires in rows.decode(Date.self) { return expires }
+                throw HouseholdError("the household's database made no join code")
+            } catch let error as HouseholdError {
+                throw error
+            } catch {
+                throw HouseholdError("could not make a join code: \(HouseholdDatabase.describe(error))")
+            }
+        }
+        return HouseholdInvitation(code: code.description, expiresAt: expires, place: login.place)
+    }
+
+    /// Joins the household at `host` with a code: the database makes this computer's own
+    /// role (its password made here, never shown), and the membership is kept.
+    @discardableResult
+    public static func join(
+        host: String, port: Int, database: String, code text: String, computerName: String, files: HouseholdFiles
+    ) async throws -> HouseholdMembership {
+        guard try files.membership() == nil else {
+            throw HouseholdError("this computer is already in a household: `screenward household leave` first")
+        }
+        let code = try JoinCode(parsing: text)
+        let invitation = HouseholdLogin(
+            host: host, port: port, database: database, role: code.role, password: code.secret)
+        let password = randomPassword()
+        let connection: PostgresConnection
+        do {
+            connection = try await HouseholdDatabase.connect(invitation)
+        } catch {
+            // A wrong code and a used one look the same to the server (the role cannot log
+            // in); so does one that has expired (its role's password has).
+            throw HouseholdError(
+                """
+                the household at \(invitation.place) did not take this join code: \
+                it is wrong, was used or has expired (\(error)). \
+                A guardian makes a new one with `screenward household invite`
+                """
+            )
+        }
+        let role: String
+        do {
+            let rows = try await connection.query(
+                "SELECT join_household(\(computerName), \(password))", logger: HouseholdDatabase.logger)
+            var made: String?
+            for try await name in rows.decode(String.self) { made = name }
+            try? await connection.close()
+            guard let made else { throw HouseholdError("the household's database made no role for this computer") }
+            role = made
+        } catch let error as HouseholdError {
+            try? await connection.close()
+            throw error
+        } catch {
+            try? await connection.close()
+            throw HouseholdError("could not join the household: \(HouseholdDatabase.describe(error))")
+        }
+        let membership = HouseholdMembership(
+            login: HouseholdLogin(host: host, port: port, database: database, role: role, password: password),
+            computerName: computerName, joinedAt: Date())
+        try files.save(membership)
+        return membership
+    }
+
+    /// Leaves the household: this computer's role can no longer log in, what it recorded
+    /// stays (that time was used), and its membership is forgotten here.
+    public static func leave(_ membership: HouseholdMembership, files: HouseholdFiles) async throws {
+        try await HouseholdDatabase.with(membership.login) { connection in
+            do {
+                try await connection.query("SELECT leave_household()", logger: HouseholdDatabase.logger)
+            } catch {
+                throw HouseholdError("could not leave the household: \(HouseholdDatabase.describe(error))")
+            }
+        }
+        try files.forgetMembership()
+    }
+
+    // MARK: Status
+
+    public static func status(of membership: HouseholdMembership) async throws -> HouseholdStatus {
+        try await HouseholdDatabase.with(membership.login) { connection in
+            let logger = HouseholdDatabase.logger
+            var computers: [HouseholdStatus.Computer] = []
+            let rows = try await connection.query(
+                """
+                SELECT role, name, joined_at, last_seen FROM computer WHERE left_at IS NULL ORDER BY joined_at, name
+                """, logger: logger)
+            for try await (role, name, joinedAt, lastSeen) in rows.decode((String, String, Date, Date?).self) {
+                computers.append(
+                    HouseholdStatus.Computer(
+                        name: name, joinedAt: joinedAt, lastSeen: lastSeen,
+                        isThisComputer: role == membership.login.role))
+            }
+            var children: [String] = []
+            for try await name in try await connection.query("SELECT name FROM child ORDER BY name", logger: logger)
+                .decode(String.self)
+            {
+                children.append(name)
+            }
+            var now = Date()
+            for try await time in try await connection.query("SELECT now()", logger: logger).decode(Date.self) {
+                now = time
+            }
+            return HouseholdStatus(
+                place: membership.login.place, computerName: membership.computerName, computers: computers,
+                children: children, databaseTime: now)
+        }
+    }
+
+    // MARK: Private
+
+    /// 32 characters of the join codes' alphabet: 160 bits.
+    static func randomPassword() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<32).map { _ in JoinCode.alphabet[Int(generator.next(upperBound: UInt32(32)))] })
+    }
+
+    static func quoted(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

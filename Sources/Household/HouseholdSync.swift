@@ -1,0 +1,226 @@
+import Foundation
+import PostgresNIO
+import ScreenwardCore
+import Synchronization
+
+/// Keeps this computer's managed people's usage in step with the household's database
+/// (docs/household.md), on a task of its own: the daemon's loop never waits on the network.
+///
+/// It sends what the ledgers recorded as soon as it is written (`usageRecorded`), reads the
+/// other computers' changes when the database says there are some (LISTEN/NOTIFY, a doorbell
+/// only: a notice sent while this computer was away is not kept, so every read is of what
+/// changed since a cursor) and once a second in any case, and hands each child's other
+/// computers' usage to the daemon when it changed. When the database cannot be reached,
+/// nothing is lost: the ledgers keep what is not sent, the daemon enforces what it knew
+/// last, and the next connection catches up, counting nothing twice.
+public final class HouseholdSync: Sendable {
+    /// A managed person here, as the household knows them (by name), and their ledger.
+    public struct Child: Sendable {
+        public var name: String
+        public var ledger: Ledger
+
+        public init(name: String, ledger: Ledger) {
+            self.name = name
+            self.ledger = ledger
+        }
+    }
+
+    public let membership: HouseholdMembership
+    /// How often it reads when it hears nothing, and how long it waits to connect again.
+    public static let readEvery: Duration = .seconds(1)
+    public static let retryAfter: Duration = .seconds(2)
+    /// How far back the other computers' usage is kept and handed over (as `LiveUsage`'s).
+    public static let horizon: TimeInterval = LiveUsage.defaultHorizon
+
+    private let doorbell = Doorbell()
+    private let children = Mutex<[Child]>([])
+    private let problem = Mutex<String?>(nil)
+    private let task = Mutex<Task<Void, Never>?>(nil)
+    /// Called with a child's name and all of their other computers' usage within the
+    /// horizon, from the sync's task, whenever it changed.
+    private let delivered: @Sendable (String, [ElsewhereInterval]) -> Void
+    /// Called when the sync meets a problem or is rid of it (nil), from the sync's task.
+    private let report: @Sendable (String?) -> Void
+
+    public init(
+        membership: HouseholdMembership, delivered: @escaping @Sendable (String, [ElsewhereInterval]) -> Void,
+        report: @escaping @Sendable (String?) -> Void
+    ) {
+        self.membership = membership
+        self.delivered = delivered
+        self.report = report
+    }
+
+    /// The managed people whose usage is exchanged (all of this computer's).
+    public func setChildren(_ list: [Child]) {
+        children.withLock { $0 = list }
+        doorbell.ring()
+    }
+
+    /// A ledger has new usage written: send it now.
+    public func usageRecorded() { doorbell.ring() }
+
+    /// The last problem met, while it lasts.
+    public var currentProblem: String? { problem.withLock { $0 } }
+
+    public func start() {
+        let newTask = Task.detached { [self] in await run() }
+        task.withLock { $0 = newTask }
+    }
+
+    public func stop() {
+        task.withLock { task in
+            task?.cancel()
+            task = nil
+        }
+        doorbell.ring()
+    }
+
+    // MARK: Running
+
+    private func run() async {
+        while !Task.isCancelled {
+            var connections: [PostgresConnection] = []
+            do {
+                let connection = try await HouseholdDatabase.connect(membership.login)
+                connections.append(connection)
+                // The database's notices only ring the doorbell, on a connection of their own,
+                // and are not awaited: a notice stream whose connection died may never end.
+                let listener = try await HouseholdDatabase.connect(membership.login)
+                connections.append(listener)
+                let me = membership.login.role
+                let listening = Task { [doorbell] in
+                    try await listener.listen(on: UsageExchange.channel) { notices in
+                        for try await notice in notices where notice.payload != me { doorbell.ring() }
+                    }
+                }
+                defer { listening.cancel() }
+                while !Task.isCancelled {
+                    try await Self.withDeadline(Self.answerWithin) { try await self.exchange(on: connection) }
+                    setProblem(nil)
+                    await doorbell.wait(upTo: Self.readEvery)
+                }
+            } catch is CancellationError {
+                await Self.close(connections)
+                return
+            } catch {
+                setProblem(Self.say(error))
+            }
+            await Self.close(connections)
+            try? await Task.sleep(for: Self.retryAfter)
+        }
+    }
+
+    /// Closes each connection, waiting a few seconds at most for each (a dead one is left to
+    /// its channel's end).
+    private static func close(_ connections: [PostgresConnection]) async {
+        for connection in connections {
+            _ = try? await withDeadline(.seconds(5)) { try await connection.close() }
+        }
+    }
+
+    /// How long one exchange may take before the database counts as gone.
+    public static let answerWithin: Duration = .seconds(10)
+
+    /// `body`'s result, or an error once `limit` has passed: a connection that died without
+    /// its queries hearing of it must not hold the sync up. What `body` was doing is left to
+    /// end when its connection is closed.
+    static func withDeadline<Value: Sendable>(
+        _ limit: Duration, _ body: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let answer = OneAnswer<Value>()
+        return try await withCheckedThrowingContinuation { continuation in
+            answer.wait(continuation)
+            let timer = Task {
+                try? await Task.sleep(for: limit)
+                answer.give(
+                    .failure(
+                        HouseholdError(
+                            "the household's database did not answer within \(limit.components.seconds) s")))
+            }
+            Task {
+                do {
+                    answer.give(.success(try await body()))
+                } catch {
+                    answer.give(.failure(error))
+                }
+                timer.cancel()
+            }
+        }
+    }
+
+    /// Sends each child's unsent usage, reads what the other computers changed, and hands
+    /// over what changed.
+    func exchange(on connection: PostgresConnection) async throws {
+        var sent = false
+        for child in children.withLock({ $0 }) {
+            let ledgerID = try child.ledger.householdLedgerID()
+            while true {
+                let batch = try child.ledger.intervalsToUpload().filter { !sentAlready($0, of: child.name) }
+                guard !batch.isEmpty else { break }
+                try await UsageExchange.upload(batch, child: child.name, ledgerID: ledgerID, on: connection)
+                try child.ledger.recordUploaded(batch)
+                noteSent(batch, of: child.name)
+                sent = true
+                if batch.count < 2_000 { break }
+            }
+            let since = Date().addingTimeInterval(-Self.horizon)
+            let cursors = try child.ledger.elsewhereCursors()
+            let read = try await UsageExchange.download(
+                child: child.name, after: cursors, since: since, on: connection)
+            guard read.cursors != cursors || !read.intervals.isEmpty else { continue }
+            try child.ledger.storeElsewhere(read.intervals, cursors: read.cursors)
+            if !read.intervals.isEmpty {
+                delivered(child.name, try child.ledger.elsewhereIntervals(since: since))
+            }
+        }
+        if !sent { try await UsageExchange.markSeen(on: connection) }
+    }
+
+    /// The open intervals sent, by child and id, as they were sent: one whose length has not
+    /// changed since is not sent again (it would only wake the other computers). Forgotten
+    /// with the process: the next run sends them once more, which changes nothing there.
+    private let sentOpen = Mutex<[String: [Int64: Double]]>([:])
+
+    private func sentAlready(_ interval: HouseholdUpload, of child: String) -> Bool {
+        interval.isOpen && sentOpen.withLock { $0[child]?[interval.id] } == interval.duration
+    }
+
+    private func noteSent(_ batch: [HouseholdUpload], of child: String) {
+        sentOpen.withLock { sent in
+            var open: [Int64: Double] = [:]
+            for interval in batch where interval.isOpen { open[interval.id] = interval.duration }
+            sent[child] = open
+        }
+    }
+
+    private func setProblem(_ new: String?) {
+        let changed = problem.withLock { current -> Bool in
+            defer { current = new }
+            return current != new
+        }
+        if changed { report(new) }
+    }
+
+    private static func say(_ error: any Error) -> String {
+        if let error = error as? HouseholdError { return error.description }
+        return "the household's database: \(HouseholdDatabase.describe(error))"
+    }
+}
+
+/// A continuation resumed once, by whichever answer comes first.
+private final class OneAnswer<Value: Sendable>: Sendable {
+    private let waiting = Mutex<CheckedContinuation<Value, any Error>?>(nil)
+
+    func wait(_ continuation: CheckedContinuation<Value, any Error>) {
+        waiting.withLock { $0 = continuation }
+    }
+
+    func give(_ result: Result<Value, any Error>) {
+        let continuation = waiting.withLock { continuation in
+            defer { continuation = nil }
+            return continuation
+        }
+        continuation?.resume(with: result)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// A code a guardian gives a computer to join the household: 30 characters of Crockford's
+/// base32 (no i, l, o or u), shown as six groups of five. The first ten name the one-time
+/// database role the code opens (`screenward_join_<ten>`), the other twenty (100 bits) are its
+/// password: a guess is a login that fails, at the database's pace.
+public struct JoinCode: Sendable, Equatable, CustomStringConvertible {
+    public let roleSuffix: String
+    public let secret: String
+
+    static let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz")
+
+    /// A new random code.
+    public static func make() -> JoinCode {
+        var generator = SystemRandomNumberGenerator()
+        let characters = (0..<30).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] }
+        return JoinCode(roleSuffix: String(characters.prefix(10)), secret: String(characters.dropFirst(10)))
+    }
+
+    private init(roleSuffix: String, secret: String) {
+        self.roleSuffix = roleSuffix
+        self.secret = secret
+    }
+
+    /// A code as a person typed it: any case, dashes and spaces anywhere, and the letters
+    /// people mistake for digits (i, l, o) taken for them.
+    public init(parsing text: String) throws {
+        var characters: [Character] = []
+        for character in text.lowercased() where character != "-" && character != " " {
+            switch character {
+            case "i", "l": characters.append("1")
+            case "o": characters.append("0")
+            default:
+                guard Self.alphabet.contains(character) else {
+                    throw HouseholdError(
+                        "a join code has only letters and digits (and dashes): \"\(character)\" is not one")
+                }
+                characters.append(character)
+            }
+        }
+        guard characters.count == 30 else {
+            throw HouseholdError(
+                "a join code has 30 letters and digits (six groups of five); this one has \(characters.count)")
+        }
+        self.init(roleSuffix: String(characters.prefix(10)), secret: String(characters.dropFirst(10)))
+    }
+
+    public var role: String { "screenward_join_\(roleSuffix)" }
+
+    public var description: String {
+        let all = Array(roleSuffix + secret)
+        return stride(from: 0, to: all.count, by: 5).map { String(all[$0..<min($0 + 5, all.count)]) }
+            .joined(separator: "-")
+    }
+}

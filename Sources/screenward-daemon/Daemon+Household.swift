@@ -1,0 +1,89 @@
+import Foundation
+import Household
+@_spi(Screenward) import ScreenwardCore
+import ScreenwardIPC
+
+/// `screenward household`, answered once the household's database has (off the loop).
+/// Root alone makes, joins and leaves a household; guardians make join codes and read its
+/// status.
+extension Daemon {
+    static let householdRoutes: [ServiceRoutes<Daemon, DaemonRequest>.Route] = [
+        .on(HouseholdMethods.create, errors: householdError) { daemon, request, frame, pending in
+            let actor = try daemon.requireRoot(request.peer, doing: "household create")
+            let peer = request.peer
+            daemon.household.create(frame.body, by: actor) { created, error in
+                peer.send(pending.line(Daemon.result(created, error)))
+            }
+        },
+        .on(HouseholdMethods.join, errors: householdError) { daemon, request, frame, pending in
+            _ = try daemon.requireRoot(request.peer, doing: "household join")
+            let peer = request.peer
+            daemon.household.join(frame.body) { status, error in peer.send(pending.line(Daemon.result(status, error))) }
+        },
+        .on(HouseholdMethods.leave, errors: householdError) { daemon, request, _, pending in
+            _ = try daemon.requireRoot(request.peer, doing: "household leave")
+            let peer = request.peer
+            try daemon.household.leave { error in peer.send(pending.line(Daemon.result(Empty(), error))) }
+        },
+        .on(HouseholdMethods.invite, errors: householdError) { daemon, request, _, pending in
+            let actor = try daemon.requireGuardian(request.peer, doing: "household invite")
+            let peer = request.peer
+            try daemon.household.invite(by: actor) { invitation, error in
+                peer.send(pending.line(Daemon.result(invitation, error)))
+            }
+        },
+        .on(HouseholdMethods.status, errors: householdError) { daemon, request, _, pending in
+            _ = try daemon.requireGuardian(request.peer, doing: "household status")
+            let peer = request.peer
+            var waiting: [String: Int] = [:]
+            for owner in daemon.owners.values {
+                waiting[owner.user.name] = (try? owner.ledger.intervalsToUpload().count) ?? 0
+            }
+            try daemon.household.status(waiting: waiting) { status, error in
+                peer.send(pending.line(Daemon.result(status, error)))
+            }
+        },
+    ]
+
+    /// The household's sync for the managed people here, by name, with their ledgers.
+    func householdChildren() -> [HouseholdSync.Child] {
+        owners.values.map { HouseholdSync.Child(name: $0.user.name, ledger: $0.ledger) }
+    }
+
+    /// A child's other computers' usage read: their owner counts it, and their engine runs.
+    func deliverElsewhere(child: String, _ intervals: [ElsewhereInterval]) {
+        guard let (uid, owner) = owners.first(where: { $0.value.user.name == child }) else { return }
+        owner.stack.useElsewhere(intervals)
+        engines[uid]?.run()
+    }
+
+    private func requireRoot(_ peer: ServicePeer, doing action: String) throws -> String {
+        let caller = try service.caller(peer)
+        guard caller.account.uid == 0 else {
+            throw ServiceError(.unauthorized, "only root can do this (\(action)): run it with sudo")
+        }
+        return caller.account.name
+    }
+
+    private func requireGuardian(_ peer: ServicePeer, doing action: String) throws -> String {
+        let caller = try service.caller(peer)
+        guard caller.role == .guardian else {
+            throw ServiceError(.unauthorized, "only a guardian can do this (\(action))")
+        }
+        return caller.account.name
+    }
+
+    private static func result<Value>(_ value: Value?, _ error: (any Error)?) -> Result<Value, ServiceError> {
+        if let value, error == nil { return .success(value) }
+        return .failure(householdError(error ?? HouseholdError("the household's database did not answer")))
+    }
+
+    static func householdError(_ error: any Error) -> ServiceError {
+        switch error {
+        case let error as ServiceError: error
+        case let error as HouseholdError: ServiceError(.invalidArgument, error.description)
+        case let error as DaemonStateError: ChildModeService.serviceError(error)
+        default: ServiceError(.invalidArgument, HouseholdError.describing(error).description)
+        }
+    }
+}

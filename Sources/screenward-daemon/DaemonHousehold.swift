@@ -1,0 +1,179 @@
+import Foundation
+import GLibRuntime
+import Household
+@_spi(Screenward) import ScreenwardCore
+import ScreenwardIPC
+
+/// The daemon's part in a household (docs/household.md): the sync of its managed people's
+/// usage with the household's database, and `screenward household`. The sync runs on a task
+/// of its own; what it reads comes onto the loop through a mailbox, where each child's owner
+/// takes it and their engine runs again.
+final class DaemonHousehold {
+    let files: HouseholdFiles
+    private(set) var sync: HouseholdSync?
+    private let log: DaemonLog
+    /// A child's other computers' usage, read by the sync.
+    private struct Read: Sendable {
+        var child: String
+        var intervals: [ElsewhereInterval]
+    }
+    private var reads: LoopMailbox<Read>!
+    private var memberships: LoopMailbox<HouseholdMembership?>!
+    /// Hands a child's (by name) other computers' usage to their owner.
+    var deliver: (String, [ElsewhereInterval]) -> Void = { _, _ in }
+    /// The managed people here, with their ledgers.
+    var children: () -> [HouseholdSync.Child] = { [] }
+
+    init(stateDirectory: URL, log: DaemonLog) {
+        files = HouseholdFiles(stateDirectory: stateDirectory)
+        self.log = log
+        reads = LoopMailbox { [unowned self] reads in
+            for read in reads { deliver(read.child, read.intervals) }
+        }
+        memberships = LoopMailbox { [unowned self] changes in
+            for membership in changes { use(membership) }
+        }
+    }
+
+    /// Starts the sync when this computer is in a household.
+    func start() {
+        do {
+            if let membership = try files.membership() { use(membership) }
+        } catch {
+            log.error("the household's sync is not running: \(error)")
+        }
+    }
+
+    func stop() {
+        sync?.stop()
+    }
+
+    /// The managed people changed: the sync exchanges theirs.
+    func childrenChanged() {
+        sync?.setChildren(children())
+    }
+
+    /// A managed person's ledger was written (usage): the sync sends it once it is.
+    func usageRecorded(in owner: ManagedUserOwner) {
+        guard let sync else { return }
+        owner.stack.sink.write { _ in sync.usageRecorded() }
+    }
+
+    private func use(_ membership: HouseholdMembership?) {
+        sync?.stop()
+        sync = nil
+        guard let membership else { return log.info("this computer is in no household") }
+        let log = log
+        let reads = reads!
+        let sync = HouseholdSync(
+            membership: membership,
+            delivered: { child, intervals in reads.post(Read(child: child, intervals: intervals)) },
+            report: { problem in
+                if let problem {
+                    log.warning("household: \(problem); enforcing from what this computer knew last")
+                } else {
+                    log.info("household: in step with the database at \(membership.login.place)")
+                }
+            })
+        self.sync = sync
+        sync.setChildren(children())
+        sync.start()
+        log.info("household: this computer is \(membership.computerName) at \(membership.login.place)")
+    }
+
+    // MARK: `screenward household`
+
+    func create(
+        _ request: HouseholdCreateRequest, by actor: String,
+        _ done: @escaping @Sendable (HouseholdCreated?, (any Error)?) -> Void
+    ) {
+        let files = files
+        let memberships = memberships!
+        let name = request.computerName ?? Self.hostName()
+        Task.detached {
+            do {
+                let created = try await HouseholdSetup.create(request, computerName: name, madeBy: actor, files: files)
+                memberships.post(try files.membership())
+                done(created, nil)
+            } catch {
+                done(nil, error)
+            }
+        }
+    }
+
+    func join(_ request: HouseholdJoinRequest, _ done: @escaping @Sendable (HouseholdStatus?, (any Error)?) -> Void) {
+        let files = files
+        let memberships = memberships!
+        let name = request.computerName ?? Self.hostName()
+        Task.detached {
+            do {
+                let membership = try await HouseholdSetup.join(
+                    host: request.host, port: request.port, database: request.database, code: request.code,
+                    computerName: name, files: files)
+                memberships.post(membership)
+                done(try await HouseholdSetup.status(of: membership), nil)
+            } catch {
+                done(nil, error)
+            }
+        }
+    }
+
+    func invite(by actor: String, _ done: @escaping @Sendable (HouseholdInvitation?, (any Error)?) -> Void) throws {
+        let membership = try requireMembership()
+        Task.detached {
+            do {
+                done(try await HouseholdSetup.invite(as: membership.login, madeBy: actor), nil)
+            } catch {
+                done(nil, error)
+            }
+        }
+    }
+
+    func leave(_ done: @escaping @Sendable ((any Error)?) -> Void) throws {
+        let membership = try requireMembership()
+        let files = files
+        let memberships = memberships!
+        Task.detached {
+            do {
+                try await HouseholdSetup.leave(membership, files: files)
+                memberships.post(nil)
+                done(nil)
+            } catch {
+                done(error)
+            }
+        }
+    }
+
+    func status(waiting: [String: Int], _ done: @escaping @Sendable (HouseholdStatus?, (any Error)?) -> Void) throws {
+        let membership = try requireMembership()
+        let problem = sync?.currentProblem
+        Task.detached {
+            do {
+                var status = try await HouseholdSetup.status(of: membership)
+                status.waitingToUpload = waiting
+                status.syncProblem = problem
+                done(status, nil)
+            } catch {
+                done(nil, error)
+            }
+        }
+    }
+
+    private func requireMembership() throws -> HouseholdMembership {
+        guard let membership = try files.membership() else {
+            throw HouseholdError(
+                """
+                this computer is in no household: `screenward household create` makes one, \
+                `screenward household join HOST CODE` joins one
+                """
+            )
+        }
+        return membership
+    }
+
+    /// The computer's name when none is given: its host name, without a domain.
+    static func hostName() -> String {
+        let name = ProcessInfo.processInfo.hostName
+        return name.split(separator: ".").first.map(String.init) ?? name
+    }
+}

@@ -1,0 +1,178 @@
+import ArgumentParser
+import Foundation
+import ScreenwardCore
+import ScreenwardIPC
+
+/// A household's computers share one child's limits through a PostgreSQL database
+/// (docs/household.md). The daemon does the work: it keeps the database's credentials,
+/// root's alone.
+struct HouseholdCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "household",
+        abstract: "Share managed people's limits with the household's other computers.",
+        discussion: """
+            One computer holds the household's database (PostgreSQL): `household create` there, as root. \
+            Each other computer joins with a code: `household join HOST CODE`, as root. A managed person \
+            is the same person on every computer where their account has the same name, and their usage \
+            on each counts toward their limits on all.
+            """,
+        subcommands: [Create.self, Invite.self, Join.self, Status.self, Leave.self])
+
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make the household's database on this computer's PostgreSQL server (root).",
+            discussion: """
+                Needs a running PostgreSQL server here (apt-get install postgresql) whose owner may log in \
+                over its socket by peer authentication, as Debian's does. Makes the database and its roles, \
+                joins this computer and prints a code for the next one.
+                """)
+        @Option(help: ArgumentHelp("The system user that owns the PostgreSQL server.", valueName: "user"))
+        var serverOwner = "postgres"
+        @Option(help: ArgumentHelp("The folder of the server's Unix socket.", valueName: "folder"))
+        var socketDirectory = "/var/run/postgresql"
+        @Option(help: "The server's port.") var port = 5432
+        @Option(help: ArgumentHelp("The address this computer reaches the server at.", valueName: "address"))
+        var localAddress = "127.0.0.1"
+        @Option(help: "The household's database (and its owner role).") var database = "screenward_household"
+        @Option(
+            help: ArgumentHelp(
+                "The name the household knows this computer by (default: its host name).", valueName: "name"))
+        var name: String?
+
+        func run() throws {
+            let connection = DaemonConnection()
+            defer { connection.close() }
+            let created = try connection.call(
+                HouseholdMethods.create,
+                HouseholdCreateRequest(
+                    serverOwner: serverOwner, socketDirectory: socketDirectory, port: port,
+                    localAddress: localAddress, database: database, computerName: name))
+            let status = created.status
+            print("Made the household's database \(status.place); this computer is \(status.computerName).")
+            printInvitation(created.invitation, port: port, database: database)
+        }
+    }
+
+    struct Invite: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a code for one more computer to join (guardians).")
+
+        func run() throws {
+            let connection = DaemonConnection()
+            defer { connection.close() }
+            let invitation = try connection.call(HouseholdMethods.invite, Empty())
+            let place = Place(invitation.place)
+            printInvitation(invitation, port: place.port, database: place.database)
+        }
+    }
+
+    struct Join: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Join this computer to a household (root).")
+        @Argument(
+            help: ArgumentHelp(
+                "The computer that holds the household's database, and its port.", valueName: "host[:port]"))
+        var host: String
+        @Argument(help: "The join code a guardian made there.") var code: String
+        @Option(help: "The household's database.") var database = "screenward_household"
+        @Option(
+            help: ArgumentHelp(
+                "The name the household knows this computer by (default: its host name).", valueName: "name"))
+        var name: String?
+
+        func run() throws {
+            let place = Place(host.contains("/") ? host : "\(host)/\(database)")
+            let connection = DaemonConnection()
+            defer { connection.close() }
+            let status = try connection.call(
+                HouseholdMethods.join,
+                HouseholdJoinRequest(
+                    host: place.host, port: place.port, database: place.database, code: code, computerName: name))
+            print("This computer is \(status.computerName) in the household at \(status.place).")
+            printStatus(status)
+        }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the household's computers, when each was last heard from, and its children (guardians).")
+        @Flag(help: "Print JSON instead.") var json = false
+
+        func run() throws {
+            let connection = DaemonConnection()
+            defer { connection.close() }
+            let status = try connection.call(HouseholdMethods.status, Empty())
+            if json { return try printJSON(status) }
+            print("Household at \(status.place); this computer is \(status.computerName).")
+            printStatus(status)
+        }
+    }
+
+    struct Leave: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Take this computer out of its household (root).",
+            discussion: "What it recorded stays in the household's database: that time was used.")
+
+        func run() throws {
+            let connection = DaemonConnection()
+            defer { connection.close() }
+            _ = try connection.call(HouseholdMethods.leave, Empty())
+            print("This computer left its household; its limits are its own again.")
+        }
+    }
+}
+
+/// `host`, `host:port` or `host:port/database`.
+private struct Place {
+    var host: String
+    var port = 5432
+    var database = "screenward_household"
+
+    init(_ text: String) {
+        var rest = Substring(text)
+        if let slash = rest.firstIndex(of: "/") {
+            database = String(rest[rest.index(after: slash)...])
+            rest = rest[..<slash]
+        }
+        if let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]) {
+            self.port = port
+            rest = rest[..<colon]
+        }
+        host = String(rest)
+    }
+}
+
+private func printInvitation(_ invitation: HouseholdInvitation, port: Int, database: String) {
+    let expires = invitation.expiresAt.formatted(date: .abbreviated, time: .shortened)
+    let place = database == "screenward_household" ? "HOST:\(port)" : "HOST:\(port)/\(database)"
+    print(
+        """
+        Join code (good once, until \(expires)): \(invitation.code)
+        On the other computer, as root: screenward household join \(place) \(invitation.code)
+        (HOST: this computer's address as the other one reaches it)
+        """)
+}
+
+private func printStatus(_ status: HouseholdStatus) {
+    let width = max(8, status.computers.map(\.name.count).max() ?? 0)
+    print("Computer".padding(toLength: width, withPad: " ", startingAt: 0) + "  last heard from")
+    for computer in status.computers {
+        let heard: String
+        if let seen = computer.lastSeen {
+            let ago = max(0, status.databaseTime.timeIntervalSince(seen))
+            heard = ago < 90 ? "\(Int(ago))s ago" : seen.formatted(date: .abbreviated, time: .shortened)
+        } else {
+            heard = "never"
+        }
+        let name = computer.name.padding(toLength: width, withPad: " ", startingAt: 0)
+        print("\(name)  \(heard)\(computer.isThisComputer ? "  (this computer)" : "")")
+    }
+    print("Children: \(status.children.isEmpty ? "none yet" : status.children.joined(separator: ", "))")
+    let waiting = status.waitingToUpload.filter { $0.value > 0 }
+    if !waiting.isEmpty {
+        print(
+            "Not yet sent: "
+                + waiting.sorted { $0.key < $1.key }.map { "\($0.value) interval(s) of \($0.key)" }.joined(
+                    separator: ", "))
+    }
+    if let problem = status.syncProblem { print("The sync's last problem: \(problem)") }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import Glibc
+import SessionHarness
+import TestSupport
+import XCTest
+
+@testable import ScreenwardCore
+
+/// A household's computers, played by two or three real daemons on this machine (each its
+/// own state, socket and users' view), sharing a real PostgreSQL server the test starts in
+/// a folder of its own (docs/household.md).
+final class HouseholdTests: XCTestCase {
+    private var computers: [DaemonFixture] = []
+    private var database: TemporaryPostgres!
+
+    override func setUpWithError() throws {
+        try DaemonFixture.requireRoot()
+        if let missing = TemporaryPostgres.missingRequirement() { try cannotRun(missing) }
+    }
+
+    override func tearDown() {
+        for desktop in desktops { desktop.tearDown() }
+        desktops = []
+        for computer in computers { computer.tearDown() }
+        computers = []
+        database = nil
+    }
+
+    /// Computers with a managed child's session.
+    private var desktops: [ManagedDesktop] = []
+
+    /// How much of the limit `rule` `kid` used today, as `computer`'s daemon counts it.
+    private func used(_ rule: String, by kid: String, on computer: DaemonFixture) throws -> Double {
+        let status = try computer.screenward(as: "root", ["status", "--user", kid, "--json"])
+        guard status.status == 0,
+            let object = try JSONSerialization.jsonObject(with: Data(status.output.utf8)) as? [String: Any],
+            let rules = object["rules"] as? [[String: Any]],
+            let entry = rules.first(where: { $0["name"] as? String == rule })
+        else { throw LocalUsersError(description: "status --user \(kid): \(status.output) \(status.error)") }
+        return entry["used"] as? Double ?? 0
+    }
+
+    /// A computer with its daemon running.
+    private func computer() throws -> DaemonFixture {
+        let computer = try DaemonFixture()
+        computers.append(computer)
+        try computer.startDaemon()
+        return computer
+    }
+
+    /// `household create` on `computer` as root: the join code it printed.
+    private func createHousehold(on computer: DaemonFixture, name: String) throws -> String {
+        let created = try computer.screenward(
+            as: "root",
+            [
+                "household", "create", "--server-owner", database.owner, "--socket-directory",
+                database.socketDirectory, "--port", String(database.port), "--name", name,
+            ])
+        XCTAssertEqual(created.status, 0, created.error)
+        XCTAssertTrue(created.output.contains("this computer is \(name)"), created.output)
+        return try XCTUnwrap(Self.joinCode(in: created.output), created.output)
+    }
+
+    private func join(_ computer: DaemonFixture, code: String, name: String) throws -> (
+        status: Int32, output: String, error: String
+    ) {
+        try computer.screenward(
+            as: "root", ["household", "join", "127.0.0.1:\(database.port)", code, "--name", name])
+    }
+
+    static func joinCode(in output: String) -> String? {
+        output.range(of: "[0-9a-z]{5}(-[0-9a-z]{5}){5}", options: .regularExpression).map { String(output[$0]) }
+    }
+
+    func testAComputerJoinsOnlyWithAFreshCodeAndWritesOnlyItsOwnRecords() throws {
+        let desktop = try computer()
+        database = try TemporaryPostgres(users: desktop.users)
+        let code = try createHousehold(on: desktop, name: "desktop")
+        let laptop = try computer()
+
+        // A wrong code, then one that is not a code at all: refused, nothing joined.
+        let wrong = try join(laptop, code: "00000-00000-00000-00000-00000-00000", name: "laptop")
+        XCTAssertNotEqual(wrong.status, 0)
+        XCTAssertTrue(wrong.error.contains("did not take this join code"), wrong.error)
+        let garbage = try join(laptop, code: "not-a-code", name: "laptop")
+        XCTAssertNotEqual(garbage.status, 0)
+        XCTAssertTrue(garbage.error.contains("a join code has"), garbage.error)
+
+        // Only root joins.
+        let guardian = try laptop.users.add("guard", groups: [laptop.guardianGroup])
+        let byGuardian = try laptop.screenward(
+            as: guardian, ["household", "join", "127.0.0.1:\(database.port)", code, "--name", "laptop"])
+        XCTAssertNotEqual(byGuardian.status, 0)
+        XCTAssertTrue(byGuardian.error.contains("only root can do this"), byGuardian.error)
+
+        let joined = try join(laptop, code: code, name: "laptop")
+        XCTAssertEqual(joined.status, 0, joined.error)
+        XCTAssertTrue(joined.output.contains("This computer is laptop"), joined.output)
+
+        // The code is spent: a third computer cannot use it.
+        let third = try computer()
+        let again = try join(third, code: code, name: "den")
+        XCTAssertNotEqual(again.status, 0)
+        XCTAssertTrue(again.error.contains("did not take this join code"), again.error)
+
+        // A guardian reads the status on either computer: both computers.
+        let status = try laptop.screenward(as: guardian, ["household", "status"])
+        XCTAssertEqual(status.status, 0, status.error)
+        XCTAssertTrue(status.output.contains("desktop"), status.output)
+        XCTAssertTrue(status.output.contains("laptop") && status.output.contains("(this computer)"), status.output)
+
+        // The laptop's credentials are root's alone; anyone else reading them fails.
+        let member = laptop.state.appendingPathComponent("household/member.json")
+        let attributes = try FileManager.default.attributesOfItem(atPath: member.path)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        XCTAssertFalse(laptop.users.runQuietly(as: guardian, ["cat", member.path]))
+
+        // With the laptop's own role, records that claim the desktop are refused by the database.
+        let login = try JSONSerialization.jsonObject(with: Data(contentsOf: member)) as? [String: Any]
+        let credentials = try XCTUnwrap(login?["login"] as? [String: Any])
+        let role = try XCTUnwrap(credentials["role"] as? String)
+        let password = try XCTUnwrap(credentials["password"] as? String)
+        let desktopRole = try database.psql(
+            "SELECT role FROM computer WHERE name = 'desktop'", database: "screenward_household")
+        let forged = try LocalUsers.capture(
+            "/usr/bin/env",
+            [
+                "PGPASSWORD=\(password)", "psql", "-X", "-h", "127.0.0.1", "-p", String(database.port), "-U", role,
+                "-d", "screenward_household", "-v", "ON_ERROR_STOP=1", "-c",
+                """
+                INSERT INTO child (name) VALUES ('x') ON CONFLICT DO NOTHING;
+                INSERT INTO usage_interval (computer, ledger, local_id, child, application, application_name,
+                  started_at, duration, is_open, revision)
+                VALUES ('\(desktopRole)', gen_random_uuid(), 1, 'x', 'wmclass:Game', 'Game', 0, 3600, false, 1)
+                """,
+            ])
+        XCTAssertNotEqual(forged.status, 0)
+        XCTAssertTrue(forged.error.contains("row-level security"), forged.error)
+        let renamed = try LocalUsers.capture(
+            "/usr/bin/env",
+            [
+                "PGPASSWORD=\(password)", "psql", "-X", "-h", "127.0.0.1", "-p", String(database.port), "-U", role,
+                "-d", "screenward_household", "-c", "UPDATE computer SET last_seen = now() - interval '1 day'",
+            ])
+        XCTAssertEqual(
+            try database.psql(
+                "SELECT count(*) FROM computer WHERE role <> '\(role)' AND last_seen < now() - interval '1 hour'",
+                database: "screenward_household"), "0", renamed.output + renamed.error)
+
+        // Leaving: the laptop's role no longer logs in, and its status says it is in no household.
+        let left = try laptop.screenward(as: "root", ["household", "leave"])
+        XCTAssertEqual(left.status, 0, left.error + String((laptop.daemon?.standardError ?? "").suffix(3000)))
+        let after = try laptop.screenward(as: "root", ["household", "status"])
+        XCTAssertNotEqual(after.status, 0)
+        XCTAssertTrue(
+            after.error.contains("in no household"),
+            after.error + String((laptop.daemon?.standardError ?? "").suffix(3000)))
+        XCTAssertEqual(
+            try database.psql("SELECT rolcanlogin FROM pg_roles WHERE rolname = '\(role)'"), "f")
+    }
+
+    /// The child plays on the laptop; the family desktop's limit counts it, exactly, through
+    /// the database stopping, the database killed with -9 while the laptop writes, and the
+    /// laptop's daemon killed with -9 while it syncs.
+    func testUsageOnOneComputerCountsOnTheOtherExactlyThroughOutagesAndKills() throws {
+        try ManagedDesktop.requirements()
+        _ = try requireProgram("xdotool", package: "xdotool")
+        startWithinOneDay(lasting: 150)
+        let laptopSession = try ManagedDesktop(
+            fixture: try DaemonFixture(), windows: ["game.Game:Game", "notes.Notes:Notes"])
+        desktops.append(laptopSession)
+        let laptop = laptopSession.fixture
+        let kid = laptopSession.kid
+        database = try TemporaryPostgres(users: laptop.users)
+        try laptopSession.startManagedSession()
+        let code = try createHousehold(on: laptop, name: "laptop")
+        let desktop = try computer()
+        let added = try desktop.screenward(as: "root", ["child", "add", kid])
+        XCTAssertEqual(added.status, 0, added.error)
+        let joined = try join(desktop, code: code, name: "desktop")
+        XCTAssertEqual(joined.status, 0, joined.error)
+        let limit = try desktop.screenward(
+            as: "root", ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1h", "--user", kid])
+        XCTAssertEqual(limit.status, 0, limit.error)
+
+        func play(for seconds: TimeInterval, during: () throws -> Void = {}) throws {
+            XCTAssertEqual(
+                try laptopSession.runAsKid(["xdotool", "windowactivate", laptopSession.windows[0]]).status, 0)
+            Thread.sleep(forTimeInterval: seconds / 2)
+            try during()
+            Thread.sleep(forTimeInterval: seconds / 2)
+            XCTAssertEqual(
+                try laptopSession.runAsKid(["xdotool", "windowactivate", laptopSession.windows[1]]).status, 0)
+        }
+        /// The desktop counts exactly what the laptop recorded of the game.
+        func waitUntilTheDesktopAgrees(_ what: String, timeout: TimeInterval = 20) throws {
+            var last = (laptop: 0.0, desktop: 0.0)
+            do {
+                try laptopSession.waitFor(what, timeout: timeout) {
+                    last = (try laptopSession.usageSeconds(of: "wmclass:Game"), try used("Games", by: kid, on: desktop))
+                    return last.laptop > 0 && abs(last.laptop - last.desktop) < 0.001
+                }
+            } catch {
+                let said = [laptop, desktop].map { computer in
+                    (computer.daemon?.standardError ?? "").split(separator: "\n").filter { $0.contains("household") }
+                        .joined(separator: "\n")
+                }
+                XCTFail(
+                    """
+                    \(what): the laptop recorded \(last.laptop) s, the desktop counts \(last.desktop) s
+                    laptop: \(said[0])
+                    desktop: \(said[1])
+                    """)
+                throw error
+            }
+        }
+
+        // Four seconds on the laptop: counted on the desktop while the game is still played.
+        XCTAssertEqual(try laptopSession.runAsKid(["xdotool", "windowactivate", laptopSession.windows[0]]).status, 0)
+        try laptopSession.waitFor("the game's use counted on the desktop", timeout: 10) {
+            try used("Games", by: kid, on: desktop) >= 2
+        }
+        XCTAssertEqual(try laptopSession.runAsKid(["xdotool", "windowactivate", laptopSession.windows[1]]).status, 0)
+        try waitUntilTheDesktopAgrees("the first game counted the same on both")
+
+        // The database stops (the laptop is away): the laptop keeps counting; back, nothing lost or doubled.
+        database.stop()
+        try play(for: 3)
+        Thread.sleep(forTimeInterval: 1)
+        try database.start()
+        try waitUntilTheDesktopAgrees("the game played while the database was down")
+
+        // The database killed with -9 while the laptop writes every second.
+        try play(for: 4) {
+            database.killHard()
+            try database.start()
+        }
+        try waitUntilTheDesktopAgrees("the game played while the database was killed")
+
+        // The laptop's daemon killed with -9 mid-game; started again, it closes what was open at
+        // its last checkpoint and sends it once.
+        XCTAssertEqual(try laptopSession.runAsKid(["xdotool", "windowactivate", laptopSession.windows[0]]).status, 0)
+        Thread.sleep(forTimeInterval: 2.5)
+        laptop.daemon?.signal(SIGKILL)
+        _ = laptop.daemon?.waitForExit(timeout: 10)
+        try laptop.startDaemon(environment: ["DBUS_SYSTEM_BUS_ADDRESS": laptopSession.bus.address])
+        try laptopSession.waitFor("the session's agent again") { laptopSession.attachCount() >= 1 }
+        XCTAssertEqual(try laptopSession.runAsKid(["xdotool", "windowactivate", laptopSession.windows[1]]).status, 0)
+        try waitUntilTheDesktopAgrees("the game played when the laptop's daemon was killed")
+        let rows = try database.psql(
+            "SELECT count(*) FROM usage_interval WHERE application = 'wmclass:Game'", database: "screenward_household")
+        XCTAssertGreaterThanOrEqual(Int(rows) ?? 0, 4, "one row per game played at least")
+    }
+}
