@@ -390,7 +390,7 @@ let package = Package(
         // Child mode tried by real users (useradd, runuser) against the real daemon, as root.
         .testTarget(
             name: "ChildModeTests",
-            dependencies: ["ScreenwardCore", "ManagedSettings", "SessionHarness", "TestSupport"]),
+            dependencies: ["ScreenwardCore", "ManagedSettings", "SessionHarness", "TestSupport", "Household"]),
         // Real accounts and real PAM: creates users and groups, so most of it needs root.
         .testTarget(
             name: "SystemAccountsTests",

@@ -1,0 +1,142 @@
+import DeviceActivity
+import Foundation
+@_spi(Screenward) import ManagedSettings
+import XCTest
+
+@testable import ScreenwardCore
+@testable import UsageLedger
+
+/// A child's usage on the household's other computers (docs/household.md), as this
+/// computer's live usage, engine and ledger take it, without a database.
+final class HouseholdUsageTests: XCTestCase {
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+    let editor = AppIdentity(key: .desktopEntry("org.example.Editor.desktop"), displayName: "Editor")
+
+    func at(_ seconds: TimeInterval) -> Date { t0.addingTimeInterval(seconds) }
+
+    func liveUsage() -> LiveUsage {
+        LiveUsage(
+            forwardingTo: RecordingSink(),
+            categories: ApplicationCategories { $0.entryCategories.contains("Game") ? [gamesCategory] : [] })
+    }
+
+    func span(
+        _ computer: String, _ token: ApplicationToken, _ start: TimeInterval, _ end: TimeInterval,
+        categories: [String] = []
+    ) -> LiveUsage.ElsewhereSpan {
+        LiveUsage.ElsewhereSpan(
+            computer: computer, facts: ApplicationFacts(token: token, desktopID: nil, entryCategories: categories),
+            start: at(start), duration: end - start, webDomain: nil)
+    }
+
+    func testOtherComputersAddUpAndEachIsReplacedWholeNeverAddedTwice() throws {
+        let live = liveUsage()
+        let id = try live.intervalOpened(app: editor, token: editorApp, at: at(0))
+        try live.intervalClosed(id, duration: .seconds(10), reason: .focusChange)
+        let editing = DeviceActivityEvent(applications: [editorApp], threshold: DateComponents(minute: 30))
+
+        // The laptop and the desktop at the same time as here: a child at two computers uses both.
+        live.replaceElsewhere(with: [span("laptop", editorApp, 0, 10), span("desktop", editorApp, 5, 15)])
+        XCTAssertEqual(live.focusedSeconds(of: editing, from: at(0), to: at(100)), 30)
+        // One computer's intervals overlapping (two of its sessions) count once for it.
+        live.replaceElsewhere(with: [span("laptop", editorApp, 0, 10), span("laptop", editorApp, 5, 15)])
+        XCTAssertEqual(live.focusedSeconds(of: editing, from: at(0), to: at(100)), 25)
+        // Read again, grown: replaced, not added.
+        live.replaceElsewhere(with: [span("laptop", editorApp, 0, 20)])
+        live.replaceElsewhere(with: [span("laptop", editorApp, 0, 20)])
+        XCTAssertEqual(live.focusedSeconds(of: editing, from: at(0), to: at(100)), 30)
+        XCTAssertEqual(live.focusedSeconds(of: editing, from: at(12), to: at(18)), 6, "clipped to the window")
+
+        // An application used only elsewhere belongs to its category here too.
+        let chess = ApplicationToken(opaqueValue: "chess")
+        live.replaceElsewhere(with: [span("laptop", chess, 50, 80, categories: ["Game"])])
+        let games = DeviceActivityEvent(categories: [gamesCategory], threshold: DateComponents(minute: 30))
+        XCTAssertEqual(live.focusedSeconds(of: games, from: at(0), to: at(100)), 30)
+        live.replaceElsewhere(with: [])
+        XCTAssertEqual(live.focusedSeconds(of: games, from: at(0), to: at(100)), 0)
+        XCTAssertEqual(live.focusedSeconds(of: editing, from: at(0), to: at(100)), 10, "this computer's own stays")
+    }
+
+    /// Usage read from the household lands in the past, faster than a second a second: the
+    /// engine's measurements are forgotten, and the threshold it crossed is due at once.
+    func testAThresholdCrossedElsewhereIsDueAtTheNextRun() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let day = calendar.startOfDay(for: t0)
+        let live = liveUsage()
+        let engine = try MonitorEngine(ledger: try Ledger(), usage: live)
+        let schedule = DeviceActivitySchedule(
+            intervalStart: DateComponents(hour: 0, minute: 0), intervalEnd: DateComponents(hour: 23, minute: 59),
+            repeats: true)
+        let now = day.addingTimeInterval(12 * 3600)
+        try engine.register(
+            "limit", owner: "org.example.rules", schedule: schedule,
+            events: [
+                // As the rules' limits count: since the interval's start, before the registration too.
+                "used-up": DeviceActivityEvent(
+                    applications: [editorApp], threshold: DateComponents(minute: 10), includesPastActivity: true)
+            ],
+            at: now)
+        let started = try engine.takeDue(now: now, calendar: calendar, isPresent: true)
+        XCTAssertEqual(started.map(\.kind), [.intervalDidStart])
+        XCTAssertEqual(try engine.takeDue(now: now.addingTimeInterval(1), calendar: calendar, isPresent: true), [])
+
+        // Eleven minutes on the laptop this morning.
+        live.replaceElsewhere(
+            with: [
+                LiveUsage.ElsewhereSpan(
+                    computer: "laptop", facts: ApplicationFacts(token: editorApp, identity: editor),
+                    start: day.addingTimeInterval(9 * 3600), duration: 660, webDomain: nil)
+            ])
+        engine.usageChangedElsewhere()
+        let due = try engine.takeDue(now: now.addingTimeInterval(2), calendar: calendar, isPresent: true)
+        XCTAssertEqual(due.map(\.kind), [.eventDidReachThreshold])
+        XCTAssertEqual(due.first?.event, "used-up")
+    }
+
+    // MARK: The ledger's side
+
+    func testUploadsMovePastClosedIntervalsOnlyAndOtherComputersReplaceThemselves() throws {
+        let ledger = try Ledger()
+        let run = try ledger.beginAgentSession(pid: 1, display: ":1", at: t0).sessionID
+        for (index, open) in [false, false, true, false].enumerated() {
+            let id = Int64(index + 1)
+            try ledger.openInterval(
+                id: id, sessionID: run, app: editor, token: editorApp, site: nil, startingAt: at(Double(index) * 10))
+            if !open { try ledger.closeInterval(id, duration: .seconds(5), reason: .focusChange) }
+        }
+        let ledgerID = try ledger.householdLedgerID()
+        XCTAssertEqual(try ledger.householdLedgerID(), ledgerID, "made once")
+        let batch = try ledger.intervalsToUpload()
+        XCTAssertEqual(batch.map(\.id), [1, 2, 3, 4])
+        XCTAssertEqual(batch.first?.publicID, "org.example.Editor.desktop")
+        try ledger.recordUploaded(batch)
+        XCTAssertEqual(try ledger.intervalsToUpload().map(\.id), [3, 4], "from the open one on, sent until it closes")
+        try ledger.closeInterval(3, duration: .seconds(7), reason: .focusChange)
+        try ledger.recordUploaded(try ledger.intervalsToUpload())
+        XCTAssertEqual(try ledger.intervalsToUpload(), [])
+
+        let first = ElsewhereInterval(
+            computer: "screenward_computer_a", computerName: "laptop", ledger: "l", remoteID: 9,
+            publicID: "wmclass:Game", displayName: "Game", categories: "", startedAt: t0.timeIntervalSince1970,
+            duration: 4, isOpen: true, webDomain: nil)
+        try ledger.storeElsewhere([first], cursors: ["screenward_computer_a": 3])
+        var grown = first
+        grown.duration = 9
+        grown.isOpen = false
+        try ledger.storeElsewhere([grown], cursors: ["screenward_computer_a": 2])
+        XCTAssertEqual(try ledger.elsewhereIntervals(since: at(-60)), [grown])
+        XCTAssertEqual(try ledger.elsewhereCursors(), ["screenward_computer_a": 3], "a cursor never goes back")
+        XCTAssertEqual(try ledger.elsewhereIntervals(since: at(60)), [], "ended before")
+    }
+
+    func testAPublicIDNamesTheSameIdentityOnEveryComputer() {
+        XCTAssertEqual(AppIdentity(publicID: "wmclass:Game")?.key, .windowClass("Game"))
+        XCTAssertEqual(AppIdentity(publicID: "exe:/usr/games/x")?.key, .executable("/usr/games/x"))
+        XCTAssertEqual(
+            AppIdentity(publicID: "org.example.Chess.desktop", categories: "Game;Board")?.categories, ["Game", "Board"])
+        XCTAssertNil(AppIdentity(publicID: "wmclass:"))
+        XCTAssertNil(AppIdentity(publicID: "exe:relative"))
+        XCTAssertNil(AppIdentity(publicID: ""))
+    }
+}
