@@ -177,6 +177,27 @@ enum HouseholdSchema {
                 END $$;
                 REVOKE ALL ON FUNCTION leave_household () FROM PUBLIC;
                 GRANT EXECUTE ON FUNCTION leave_household () TO screenward_computers;
-                """)
+                """),
+        Migration(
+            name: "v2: each child's rules, as the household shares them",
+            sql: """
+                -- A child's rules and always-allowed applications (HouseholdRules as JSON). Any
+                -- computer of the household writes them (a guardian changed them there), naming
+                -- itself; version goes up by one with each change, the latest one wins.
+                CREATE TABLE child_rules (
+                  child text PRIMARY KEY REFERENCES child (name),
+                  document jsonb NOT NULL,
+                  version bigint NOT NULL,
+                  changed_on name NOT NULL DEFAULT current_user REFERENCES computer (role),
+                  changed_at timestamptz NOT NULL DEFAULT now()
+                );
+                ALTER TABLE child_rules ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY rules_read ON child_rules FOR SELECT TO screenward_computers USING (true);
+                CREATE POLICY rules_insert ON child_rules FOR INSERT TO screenward_computers
+                  WITH CHECK (changed_on = current_user);
+                CREATE POLICY rules_update ON child_rules FOR UPDATE TO screenward_computers
+                  USING (true) WITH CHECK (changed_on = current_user);
+                GRANT SELECT, INSERT, UPDATE ON child_rules TO screenward_computers;
+                """),
     ]
 }

@@ -46,6 +46,17 @@ public enum HouseholdSetup {
         return HouseholdCreated(status: try await status(of: membership), invitation: next)
     }
 
+    /// Applies the migrations a newer Screenward brought, as the database's owner.
+    public static func upgrade(_ owner: HouseholdLogin) async throws {
+        try await HouseholdDatabase.with(owner) { connection in
+            do {
+                try await migrate(connection)
+            } catch {
+                throw HouseholdError("could not update the household's tables: \(HouseholdDatabase.describe(error))")
+            }
+        }
+    }
+
     /// Applies the schema's migrations not yet applied, each in its own transaction.
     static func migrate(_ connection: PostgresConnection) async throws {
         let logger = HouseholdDatabase.logger

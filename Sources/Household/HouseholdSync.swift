@@ -41,14 +41,29 @@ public final class HouseholdSync: Sendable {
     private let delivered: @Sendable (String, [ElsewhereInterval]) -> Void
     /// Called when the sync meets a problem or is rid of it (nil), from the sync's task.
     private let report: @Sendable (String?) -> Void
+    /// Called with a child's name and the household's newer rules of theirs, to be made theirs
+    /// here (on the daemon's loop, by their rules app), then `adopted(child:)`.
+    private let adopt: @Sendable (String, Int64, HouseholdRules) -> Void
+    /// The household's rules handed over and not yet taken, by child: nothing is published
+    /// for them meanwhile.
+    private let adopting = Mutex<[String: Int64]>([:])
 
     public init(
         membership: HouseholdMembership, delivered: @escaping @Sendable (String, [ElsewhereInterval]) -> Void,
+        adopt: @escaping @Sendable (String, Int64, HouseholdRules) -> Void,
         report: @escaping @Sendable (String?) -> Void
     ) {
         self.membership = membership
         self.delivered = delivered
+        self.adopt = adopt
         self.report = report
+    }
+
+    /// The daemon took the household's rules of `child` (its rules app, and the ledger's
+    /// note of their version).
+    public func adopted(child: String) {
+        adopting.withLock { $0[child] = nil }
+        doorbell.ring()
     }
 
     /// The managed people whose usage is exchanged (all of this computer's).
@@ -60,8 +75,19 @@ public final class HouseholdSync: Sendable {
     /// A ledger has new usage written: send it now.
     public func usageRecorded() { doorbell.ring() }
 
-    /// The last problem met, while it lasts.
-    public var currentProblem: String? { problem.withLock { $0 } }
+    /// The last problem met, while it lasts; or that the database has not answered for a
+    /// while (an exchange waits up to `answerWithin` before it counts as failed).
+    public var currentProblem: String? {
+        if let problem = problem.withLock({ $0 }) { return problem }
+        guard let last = lastInStep.withLock({ $0 }) else { return "not yet in step with the household's database" }
+        let quiet = Date().timeIntervalSince(last)
+        return quiet > Self.quietAfter ? "the household's database has not answered for \(Int(quiet)) s" : nil
+    }
+
+    /// When the last exchange ended well.
+    private let lastInStep = Mutex<Date?>(nil)
+    /// How long without an exchange counts as out of step (one comes every second).
+    public static let quietAfter: TimeInterval = 4
 
     public func start() {
         let newTask = Task.detached { [self] in await run() }
@@ -97,6 +123,7 @@ public final class HouseholdSync: Sendable {
                 defer { listening.cancel() }
                 while !Task.isCancelled {
                     try await Self.withDeadline(Self.answerWithin) { try await self.exchange(on: connection) }
+                    lastInStep.withLock { $0 = Date() }
                     setProblem(nil)
                     await doorbell.wait(upTo: Self.readEvery)
                 }
@@ -164,6 +191,7 @@ public final class HouseholdSync: Sendable {
                 sent = true
                 if batch.count < 2_000 { break }
             }
+            try await exchangeRules(of: child, on: connection)
             let since = Date().addingTimeInterval(-Self.horizon)
             let cursors = try child.ledger.elsewhereCursors()
             let read = try await UsageExchange.download(
@@ -175,6 +203,28 @@ public final class HouseholdSync: Sendable {
             }
         }
         if !sent { try await UsageExchange.markSeen(on: connection) }
+    }
+
+    /// The household's rules of `child`: a newer version than the one known here is handed
+    /// over to be made theirs; rules changed here since are published.
+    private func exchangeRules(of child: Child, on connection: PostgresConnection) async throws {
+        guard adopting.withLock({ $0[child.name] }) == nil else { return }
+        let local = try child.ledger.householdRules()
+        let known = try child.ledger.householdRulesState()
+        if let remote = try await RulesExchange.read(child: child.name, on: connection),
+            remote.version > known?.version ?? 0
+        {
+            if remote.rules == local {
+                try child.ledger.setHouseholdRulesState(version: remote.version, rules: local)
+            } else {
+                adopting.withLock { $0[child.name] = remote.version }
+                adopt(child.name, remote.version, remote.rules)
+            }
+            return
+        }
+        guard local != known?.rules else { return }
+        let version = try await RulesExchange.publish(local, child: child.name, on: connection)
+        try child.ledger.setHouseholdRulesState(version: version, rules: local)
     }
 
     /// The open intervals sent, by child and id, as they were sent: one whose length has not

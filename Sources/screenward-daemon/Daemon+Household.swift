@@ -57,6 +57,27 @@ extension Daemon {
         engines[uid]?.run()
     }
 
+    /// The household's rules of a child, changed on another computer: made theirs here, and
+    /// recorded for their guardians.
+    func adoptHouseholdRules(_ child: String, _ version: Int64, _ shared: HouseholdRules) {
+        guard let (uid, owner) = owners.first(where: { $0.value.user.name == child }), let app = rules.app(for: uid)
+        else { return }
+        do {
+            if try app.adoptHouseholdRules(shared) {
+                try state.record(
+                    ChildEvent(
+                        at: Date(), kind: .rulesChanged, actor: "screenward-daemon",
+                        detail:
+                            "took the household's rules of \(child) (version \(version)), changed on another computer"),
+                    uid: uid)
+            }
+            try owner.ledger.setHouseholdRulesState(version: version, rules: shared)
+        } catch {
+            log.error("could not take the household's rules of \(child): \(error)")
+        }
+        engines[uid]?.run()
+    }
+
     private func requireRoot(_ peer: ServicePeer, doing action: String) throws -> String {
         let caller = try service.caller(peer)
         guard caller.account.uid == 0 else {

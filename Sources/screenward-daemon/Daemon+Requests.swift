@@ -160,6 +160,7 @@ extension Daemon {
         } catch {
             return peer.send(errorLine(id: id, ChildModeService.serviceError(error)))
         }
+        if let refusal = household.refusal(ofChanging: method) { return peer.send(errorLine(id: id, refusal)) }
         guard let app = rules.app(for: access.uid) else {
             return peer.send(
                 errorLine(
@@ -169,6 +170,7 @@ extension Daemon {
         }
         guard let reply = app.handle(frame: frame, actor: access.actor, mayChange: access.mayChange) else { return }
         peer.send(reply)
+        if changing { household.rulesChanged() }
         // A request's answer is recorded as such by the rules themselves.
         if changing, method != RulesMethods.answer.name, let outcome = try? RulesMethods.add.reply(from: reply) {
             do {

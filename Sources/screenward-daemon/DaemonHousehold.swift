@@ -21,6 +21,15 @@ final class DaemonHousehold {
     private var memberships: LoopMailbox<HouseholdMembership?>!
     /// Hands a child's (by name) other computers' usage to their owner.
     var deliver: (String, [ElsewhereInterval]) -> Void = { _, _ in }
+    /// Makes a child's (by name) rules the household's version `version`; returns when done.
+    var adopt: (String, Int64, HouseholdRules) -> Void = { _, _, _ in }
+    /// The household's rules, read by the sync, on their way to the loop.
+    private struct Adoption: Sendable {
+        var child: String
+        var version: Int64
+        var rules: HouseholdRules
+    }
+    private var adoptions: LoopMailbox<Adoption>!
     /// The managed people here, with their ledgers.
     var children: () -> [HouseholdSync.Child] = { [] }
 
@@ -29,6 +38,12 @@ final class DaemonHousehold {
         self.log = log
         reads = LoopMailbox { [unowned self] reads in
             for read in reads { deliver(read.child, read.intervals) }
+        }
+        adoptions = LoopMailbox { [unowned self] adoptions in
+            for adoption in adoptions {
+                adopt(adoption.child, adoption.version, adoption.rules)
+                sync?.adopted(child: adoption.child)
+            }
         }
         memberships = LoopMailbox { [unowned self] changes in
             for membership in changes { use(membership) }
@@ -39,6 +54,17 @@ final class DaemonHousehold {
     func start() {
         do {
             if let membership = try files.membership() { use(membership) }
+            // On the computer that holds the database, a newer Screenward brings its schema up to date.
+            if let owner = try files.ownerLogin() {
+                let log = log
+                Task.detached {
+                    do {
+                        try await HouseholdSetup.upgrade(owner)
+                    } catch {
+                        log.error("the household's database could not be brought up to date: \(error)")
+                    }
+                }
+            }
         } catch {
             log.error("the household's sync is not running: \(error)")
         }
@@ -53,6 +79,32 @@ final class DaemonHousehold {
         sync?.setChildren(children())
     }
 
+    /// The rules' changes the household shares (docs/household.md); extra time, answers to
+    /// requests and pauses stay this computer's.
+    static let sharedRuleChanges: Set<String> = [
+        RulesMethods.add.name, RulesMethods.change.name, RulesMethods.remove.name, RulesMethods.allow.name,
+        RulesMethods.disallow.name,
+    ]
+
+    /// Why a guardian's change of the rules is refused now: the household's rules can be
+    /// changed only while its database can be reached (two computers apart would each keep
+    /// a version of their own).
+    func refusal(ofChanging method: String) -> ServiceError? {
+        guard Self.sharedRuleChanges.contains(method), let sync, let problem = sync.currentProblem else { return nil }
+        return ServiceError(
+            .unsupported,
+            """
+            the rules are the household's, and its database cannot be reached (\(problem)): \
+            change them when it is back, or on another computer of the household
+            """
+        )
+    }
+
+    /// A guardian changed rules here: the sync publishes them.
+    func rulesChanged() {
+        sync?.usageRecorded()
+    }
+
     /// A managed person's ledger was written (usage): the sync sends it once it is.
     func usageRecorded(in owner: ManagedUserOwner) {
         guard let sync else { return }
@@ -65,9 +117,13 @@ final class DaemonHousehold {
         guard let membership else { return log.info("this computer is in no household") }
         let log = log
         let reads = reads!
+        let adoptions = adoptions!
         let sync = HouseholdSync(
             membership: membership,
             delivered: { child, intervals in reads.post(Read(child: child, intervals: intervals)) },
+            adopt: { child, version, rules in
+                adoptions.post(Adoption(child: child, version: version, rules: rules))
+            },
             report: { problem in
                 if let problem {
                     log.warning("household: \(problem); enforcing from what this computer knew last")

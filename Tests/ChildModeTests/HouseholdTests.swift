@@ -182,6 +182,12 @@ final class HouseholdTests: XCTestCase {
         let limit = try desktop.screenward(
             as: "root", ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1h", "--user", kid])
         XCTAssertEqual(limit.status, 0, limit.error)
+        // Set on the desktop, the household's: the laptop has it within two seconds.
+        let setAt = Date()
+        try laptopSession.waitFor("the desktop's limit on the laptop", timeout: 10) {
+            try laptop.screenward(as: "root", ["limit", "list", "--user", kid]).output.contains("Games: 1h a day")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(setAt), 2.5, "the household's rules reach a computer within 2 s")
 
         func play(for seconds: TimeInterval, during: () throws -> Void = {}) throws {
             XCTAssertEqual(
@@ -227,6 +233,14 @@ final class HouseholdTests: XCTestCase {
         database.stop()
         try play(for: 3)
         Thread.sleep(forTimeInterval: 1)
+        // Meanwhile the household's rules cannot be changed: each computer would keep its own.
+        try laptopSession.waitFor("the desktop to find the database gone", timeout: 10) {
+            (desktop.daemon?.standardError ?? "").contains("enforcing from what this computer knew last")
+        }
+        let refused = try desktop.screenward(
+            as: "root", ["limit", "add", "More", "--app", "wmclass:Notes", "--daily", "1h", "--user", kid])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.error.contains("its database cannot be reached"), refused.error)
         try database.start()
         try waitUntilTheDesktopAgrees("the game played while the database was down")
 
@@ -250,5 +264,16 @@ final class HouseholdTests: XCTestCase {
         let rows = try database.psql(
             "SELECT count(*) FROM usage_interval WHERE application = 'wmclass:Game'", database: "screenward_household")
         XCTAssertGreaterThanOrEqual(Int(rows) ?? 0, 4, "one row per game played at least")
+
+        // The desktop's guardian cuts the limit to less than the laptop's play: the laptop's
+        // shield covers the game, by the household's rule and the household's count.
+        let cut = try desktop.screenward(
+            as: "root", ["limit", "change", "Games", "--app", "wmclass:Game", "--daily", "5s", "--user", kid])
+        XCTAssertEqual(cut.status, 0, cut.error)
+        XCTAssertEqual(try laptopSession.runAsKid(["xdotool", "windowactivate", laptopSession.windows[0]]).status, 0)
+        try laptopSession.waitFor("the laptop's shield over the game", timeout: 10) {
+            laptopSession.currentAgentCovers(1)
+        }
+        laptopSession.screenshot("household-limit-from-the-desktop.png")
     }
 }

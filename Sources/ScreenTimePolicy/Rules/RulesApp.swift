@@ -119,6 +119,12 @@ public final class RulesApp: Sendable {
         try core { try $0.pause(for: seconds, by: actor) }
     }
 
+    /// Makes the person's rules the household's (docs/household.md), bringing activities
+    /// and shields in line; says whether anything changed.
+    public func adoptHouseholdRules(_ rules: HouseholdRules) throws -> Bool {
+        try core { try $0.adopt(rules) }
+    }
+
     /// Pending requests for more time, and those of today.
     public func requests() throws -> [TimeRequest] {
         try core { try $0.requests() }

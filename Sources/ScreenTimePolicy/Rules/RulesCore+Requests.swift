@@ -127,6 +127,15 @@ extension RulesCore {
         return RuleOutcome(message: "Removed the \(kind.rawValue) \(old.name).")
     }
 
+    /// The household's rules, changed on another computer, made this person's here.
+    func adopt(_ rules: HouseholdRules) throws -> Bool {
+        guard try ledger.replaceRules(with: rules, at: now) else { return false }
+        try syncActivities()
+        for entry in rules.rules { try registerExtraTime(for: entry.rule) }
+        reconcile()
+        return true
+    }
+
     /// The rule of that name and kind, or an error that says what there is.
     func existing(_ name: String, kind: Rule.Kind) throws -> Rule {
         guard let rule = try storedRules().first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else {

@@ -280,6 +280,19 @@ enum LedgerMigrations {
                     );
                     """)
         }
+        migrator.registerMigration("v11: the household's version of this person's rules known here") { db in
+            // docs/household.md: the version of the household's rules document last
+            // published from here or taken here, and the document itself (HouseholdRules as
+            // JSON): rules that differ from it were changed here since.
+            try db.execute(
+                sql: """
+                    CREATE TABLE householdRules (
+                      id INTEGER PRIMARY KEY CHECK (id = 1),
+                      version INTEGER NOT NULL,
+                      document BLOB NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }
