@@ -199,5 +199,48 @@ enum HouseholdSchema {
                   USING (true) WITH CHECK (changed_on = current_user);
                 GRANT SELECT, INSERT, UPDATE ON child_rules TO screenward_computers;
                 """),
+        Migration(
+            name: "v3: requests for more time, and guardians' answers from any computer",
+            sql: """
+                -- A child's request, as the computer it was asked on keeps it (its state there).
+                CREATE TABLE time_request (
+                  computer name NOT NULL DEFAULT current_user REFERENCES computer (role),
+                  ledger uuid NOT NULL,
+                  local_id bigint NOT NULL,
+                  child text NOT NULL REFERENCES child (name),
+                  rule text NOT NULL,
+                  application_name text NOT NULL,
+                  asked_at timestamptz NOT NULL,
+                  state text NOT NULL,
+                  PRIMARY KEY (computer, ledger, local_id)
+                );
+                CREATE INDEX time_request_by_child ON time_request (child, asked_at);
+                -- A guardian's answer, given on another computer (which names itself); one per
+                -- request: the first answer stands.
+                CREATE TABLE time_answer (
+                  computer name NOT NULL,
+                  ledger uuid NOT NULL,
+                  local_id bigint NOT NULL,
+                  approved boolean NOT NULL,
+                  seconds double precision,
+                  answered_by text NOT NULL,
+                  answered_on name NOT NULL DEFAULT current_user REFERENCES computer (role),
+                  answered_at timestamptz NOT NULL DEFAULT now(),
+                  PRIMARY KEY (computer, ledger, local_id),
+                  FOREIGN KEY (computer, ledger, local_id) REFERENCES time_request (computer, ledger, local_id)
+                );
+                ALTER TABLE time_request ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY requests_read ON time_request FOR SELECT TO screenward_computers USING (true);
+                CREATE POLICY requests_insert_own ON time_request FOR INSERT TO screenward_computers
+                  WITH CHECK (computer = current_user);
+                CREATE POLICY requests_update_own ON time_request FOR UPDATE TO screenward_computers
+                  USING (computer = current_user) WITH CHECK (computer = current_user);
+                ALTER TABLE time_answer ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY answers_read ON time_answer FOR SELECT TO screenward_computers USING (true);
+                CREATE POLICY answers_insert_own ON time_answer FOR INSERT TO screenward_computers
+                  WITH CHECK (answered_on = current_user AND computer <> current_user);
+                GRANT SELECT, INSERT, UPDATE (state) ON time_request TO screenward_computers;
+                GRANT SELECT, INSERT ON time_answer TO screenward_computers;
+                """),
     ]
 }

@@ -48,15 +48,51 @@ public final class HouseholdSync: Sendable {
     /// for them meanwhile.
     private let adopting = Mutex<[String: Int64]>([:])
 
+    /// Called with a child's name and an answer given elsewhere to a request of theirs still
+    /// pending here, to be applied (on the daemon's loop, by their rules app).
+    private let answered: @Sendable (String, ElsewhereAnswer) -> Void
+    /// The other computers' requests, by child, as last read.
+    private let requestsElsewhere = Mutex<[String: [ElsewhereRequest]]>([:])
+    /// This computer's requests as last sent (by child, id: state), and the answers handed
+    /// over and not yet applied (by child).
+    private let sentRequests = Mutex<[String: [Int64: TimeRequest.State]]>([:])
+    private let answersHandedOver = Mutex<[String: Set<Int64>]>([:])
+
     public init(
         membership: HouseholdMembership, delivered: @escaping @Sendable (String, [ElsewhereInterval]) -> Void,
         adopt: @escaping @Sendable (String, Int64, HouseholdRules) -> Void,
+        answered: @escaping @Sendable (String, ElsewhereAnswer) -> Void,
         report: @escaping @Sendable (String?) -> Void
     ) {
         self.membership = membership
         self.delivered = delivered
         self.adopt = adopt
+        self.answered = answered
         self.report = report
+    }
+
+    /// The requests of `child` asked on the household's other computers (today's, and any
+    /// still pending), as last read.
+    public func requests(elsewhereOf child: String) -> [ElsewhereRequest] {
+        requestsElsewhere.withLock { $0[child] ?? [] }
+    }
+
+    /// A guardian here answers a request asked on another computer: written to the
+    /// household's database, where that computer reads it within a second.
+    public func answer(
+        _ request: ElsewhereRequest, approve: Bool, seconds: TimeInterval?, by guardian: String
+    ) async throws {
+        try await HouseholdDatabase.with(membership.login) { connection in
+            do {
+                try await RequestsExchange.answer(
+                    request, approve: approve, seconds: seconds, by: guardian, on: connection)
+            } catch let error as HouseholdError {
+                throw error
+            } catch {
+                throw HouseholdError("could not answer: \(HouseholdDatabase.describe(error))")
+            }
+        }
+        doorbell.ring()
     }
 
     /// The daemon took the household's rules of `child` (its rules app, and the ledger's
@@ -192,6 +228,7 @@ public final class HouseholdSync: Sendable {
                 if batch.count < 2_000 { break }
             }
             try await exchangeRules(of: child, on: connection)
+            try await exchangeRequests(of: child, ledgerID: ledgerID, on: connection)
             let since = Date().addingTimeInterval(-Self.horizon)
             let cursors = try child.ledger.elsewhereCursors()
             let read = try await UsageExchange.download(
@@ -225,6 +262,27 @@ public final class HouseholdSync: Sendable {
         guard local != known?.rules else { return }
         let version = try await RulesExchange.publish(local, child: child.name, on: connection)
         try child.ledger.setHouseholdRulesState(version: version, rules: local)
+    }
+
+    /// This computer's requests of `child` sent when new or changed; the other computers'
+    /// read; answers given elsewhere to requests still pending here handed over.
+    private func exchangeRequests(of child: Child, ledgerID: String, on connection: PostgresConnection) async throws {
+        let mine = try child.ledger.timeRequests(since: Date().addingTimeInterval(-RequestsExchange.window))
+        let sent = sentRequests.withLock { $0[child.name] ?? [:] }
+        let changed = mine.filter { sent[$0.id] != $0.state }
+        try await RequestsExchange.upload(changed, child: child.name, ledgerID: ledgerID, on: connection)
+        sentRequests.withLock { sentRequests in
+            for request in changed { sentRequests[child.name, default: [:]][request.id] = request.state }
+        }
+        let elsewhere = try await RequestsExchange.readElsewhere(child: child.name, on: connection)
+        requestsElsewhere.withLock { $0[child.name] = elsewhere }
+        let pending = Set(mine.filter { $0.state == .pending }.map(\.id))
+        guard !pending.isEmpty else { return }
+        for answer in try await RequestsExchange.answersToMine(ledgerID: ledgerID, on: connection)
+        where pending.contains(answer.requestID) {
+            let new = answersHandedOver.withLock { $0[child.name, default: []].insert(answer.requestID).inserted }
+            if new { answered(child.name, answer) }
+        }
     }
 
     /// The open intervals sent, by child and id, as they were sent: one whose length has not

@@ -78,6 +78,67 @@ extension Daemon {
         engines[uid]?.run()
     }
 
+    /// A guardian here answers a request asked on another computer of the household: the
+    /// answer goes to the database, and that computer applies it as if given there.
+    func answerElsewhere(_ answer: RequestAnswer, on computer: String, id: UInt64, from peer: ServicePeer) {
+        let access: RulesAccess
+        do {
+            access = try service.rulesAccess(peer, user: answer.user, changing: true, action: "request answer")
+        } catch {
+            return peer.send(errorLine(id: id, ChildModeService.serviceError(error)))
+        }
+        guard access.mayChange else {
+            return peer.send(errorLine(id: id, ServiceError(.unauthorized, "only a guardian can answer a request")))
+        }
+        guard let sync = household.sync else {
+            return peer.send(
+                errorLine(
+                    id: id,
+                    ServiceError(
+                        .invalidArgument, "this computer is in no household: there is no computer \(computer)")))
+        }
+        guard
+            let request = sync.requests(elsewhereOf: access.user).first(where: {
+                $0.request.computer == computer && $0.request.id == answer.id
+            })
+        else {
+            return peer.send(
+                errorLine(
+                    id: id,
+                    ServiceError(
+                        .invalidArgument,
+                        "there is no request \(answer.id) of \(access.user) on \(computer) (screenward request list)")))
+        }
+        let guardian = access.actor
+        let said = """
+            \(answer.approve ? "Approved" : "Denied") \(access.user)'s request \(answer.id) on \(computer); \
+            it takes effect there within a second.
+            """
+        Task.detached {
+            do {
+                try await sync.answer(request, approve: answer.approve, seconds: answer.seconds, by: guardian)
+                peer.send(RulesMethods.answer.replyFrame(id: id, .success(RuleOutcome(message: said))))
+            } catch {
+                peer.send(errorLine(id: id, Daemon.householdError(error)))
+            }
+        }
+    }
+
+    /// An answer given on another computer to a request asked here: applied as if given here.
+    func applyElsewhereAnswer(child: String, _ answer: ElsewhereAnswer) {
+        guard let (uid, _) = owners.first(where: { $0.value.user.name == child }), let app = rules.app(for: uid)
+        else { return }
+        do {
+            let outcome = try app.answerRequest(
+                answer.requestID, approve: answer.approve, seconds: answer.seconds, by: answer.actor)
+            log.info("\(child): \(outcome.message)")
+        } catch {
+            log.warning("\(child): the answer from \(answer.actor) to request \(answer.requestID): \(error)")
+        }
+        engines[uid]?.run()
+        household.rulesChanged()
+    }
+
     private func requireRoot(_ peer: ServicePeer, doing action: String) throws -> String {
         let caller = try service.caller(peer)
         guard caller.account.uid == 0 else {

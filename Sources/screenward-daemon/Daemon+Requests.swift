@@ -142,16 +142,30 @@ extension Daemon {
         struct Whose: Codable, Sendable { var user: String? }
         let user = (try? ServiceMethod<Whose, Empty>(method).request(from: frame))?.body.user
         let changing = !RulesMethods.reading.contains(method)
-        // A guardian's list of requests without --user: every managed user's.
-        if method == RulesMethods.requests.name, user == nil, (try? service.caller(peer))?.role == .guardian {
+        // A guardian's list of requests: every managed user's (or the one named), with those
+        // asked on the household's other computers.
+        if method == RulesMethods.requests.name, (try? service.caller(peer))?.role == .guardian {
             var all: [TimeRequest] = []
-            for (uid, owner) in owners.sorted(by: { $0.value.user.name < $1.value.user.name }) {
+            for (uid, owner) in owners.sorted(by: { $0.value.user.name < $1.value.user.name })
+            where user == nil || owner.user.name == user {
                 for var request in (try? rules.app(for: uid)?.requests()) ?? [] {
+                    request.user = owner.user.name
+                    all.append(request)
+                }
+                for elsewhere in household.sync?.requests(elsewhereOf: owner.user.name) ?? [] {
+                    var request = elsewhere.request
                     request.user = owner.user.name
                     all.append(request)
                 }
             }
             return peer.send(RulesMethods.requests.replyFrame(id: id, .success(all)))
+        }
+        // A guardian's answer to a request asked on another computer of the household.
+        if method == RulesMethods.answer.name,
+            let answer = try? RulesMethods.answer.request(from: frame).body, let computer = answer.computer,
+            computer != household.sync?.membership.computerName
+        {
+            return answerElsewhere(answer, on: computer, id: id, from: peer)
         }
         let access: RulesAccess
         do {

@@ -30,6 +30,13 @@ final class DaemonHousehold {
         var rules: HouseholdRules
     }
     private var adoptions: LoopMailbox<Adoption>!
+    /// Applies an answer given on another computer to a child's (by name) request.
+    var applyAnswer: (String, ElsewhereAnswer) -> Void = { _, _ in }
+    private struct Answer: Sendable {
+        var child: String
+        var answer: ElsewhereAnswer
+    }
+    private var answers: LoopMailbox<Answer>!
     /// The managed people here, with their ledgers.
     var children: () -> [HouseholdSync.Child] = { [] }
 
@@ -44,6 +51,9 @@ final class DaemonHousehold {
                 adopt(adoption.child, adoption.version, adoption.rules)
                 sync?.adopted(child: adoption.child)
             }
+        }
+        answers = LoopMailbox { [unowned self] answers in
+            for answer in answers { applyAnswer(answer.child, answer.answer) }
         }
         memberships = LoopMailbox { [unowned self] changes in
             for membership in changes { use(membership) }
@@ -118,12 +128,14 @@ final class DaemonHousehold {
         let log = log
         let reads = reads!
         let adoptions = adoptions!
+        let answers = answers!
         let sync = HouseholdSync(
             membership: membership,
             delivered: { child, intervals in reads.post(Read(child: child, intervals: intervals)) },
             adopt: { child, version, rules in
                 adoptions.post(Adoption(child: child, version: version, rules: rules))
             },
+            answered: { child, answer in answers.post(Answer(child: child, answer: answer)) },
             report: { problem in
                 if let problem {
                     log.warning("household: \(problem); enforcing from what this computer knew last")

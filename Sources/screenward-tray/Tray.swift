@@ -201,12 +201,15 @@ final class Tray {
         if pending.isEmpty { items.append(.label(text("trayNoRequests"))) }
         for request in pending {
             let user = request.user ?? "?"
-            let title = text("trayRequest", ["user": user, "app": request.applicationName, "rule": request.rule])
+            // One asked on another computer of the household is that computer's (sam@laptop).
+            let who = request.computer.map { "\(user)@\($0)" } ?? user
+            let title = text("trayRequest", ["user": who, "app": request.applicationName, "rule": request.rule])
             func answer(_ approve: Bool, _ seconds: TimeInterval?) -> @Sendable () -> Void {
                 {
                     _ = try? connection.call(
                         RulesMethods.answer,
-                        RequestAnswer(user: user, id: request.id, approve: approve, seconds: seconds))
+                        RequestAnswer(
+                            user: user, id: request.id, approve: approve, seconds: seconds, computer: request.computer))
                 }
             }
             items.append(
@@ -218,7 +221,7 @@ final class Tray {
                         .action(text("trayApproveDay"), answer(true, nil)), .separator,
                         .action(text("trayDeny"), answer(false, nil)),
                     ]))
-            let key = "\(user)/\(request.id)"
+            let key = "\(who)/\(request.id)"
             if announced.insert(key).inserted {
                 notifications.send(
                     summary: text("moreTimeRequestTitle", ["user": user]),

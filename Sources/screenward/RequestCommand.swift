@@ -11,22 +11,31 @@ struct RequestCommand: ParsableCommand {
         abstract: "Requests for more time from managed users: list, approve, deny (guardians).",
         subcommands: [List.self, Approve.self, Deny.self])
 
-    /// `sam/3`, or `3` with `--user sam`.
+    /// `sam/3`, `3` with `--user sam`, or `sam/3@laptop` for one asked on another computer of
+    /// the household.
     struct Reference: ParsableArguments {
-        @Argument(help: "The request, as `screenward request list` shows it (USER/N).") var id: String
+        @Argument(help: "The request, as `screenward request list` shows it (USER/N, or USER/N@COMPUTER).")
+        var id: String
         @Option(help: "The managed user, when the id is a bare number.") var user: String?
 
-        func resolved() throws -> (user: String, number: Int64) {
-            let parts = id.split(separator: "/", omittingEmptySubsequences: false)
+        func resolved() throws -> (user: String, number: Int64, computer: String?) {
+            let (local, computer) = Self.splitComputer(id)
+            let parts = local.split(separator: "/", omittingEmptySubsequences: false)
             if parts.count == 2, let number = Int64(parts[1]), !parts[0].isEmpty {
                 if let user, user != parts[0] { throw ValidationError("\(id) is \(parts[0])'s request, not \(user)'s") }
-                return (String(parts[0]), number)
+                return (String(parts[0]), number, computer)
             }
-            guard let number = Int64(id), let user else {
+            guard let number = Int64(local), let user else {
                 throw ValidationError(
                     "write the request as USER/N (from `screenward request list`), or N with --user USER")
             }
-            return (user, number)
+            return (user, number, computer)
+        }
+
+        private static func splitComputer(_ text: String) -> (String, String?) {
+            guard let at = text.lastIndex(of: "@") else { return (text, nil) }
+            let computer = String(text[text.index(after: at)...])
+            return (String(text[..<at]), computer.isEmpty ? nil : computer)
         }
     }
 
@@ -45,7 +54,8 @@ struct RequestCommand: ParsableCommand {
                 let who = request.user ?? user ?? "you"
                 var line =
                     """
-                    \(who)/\(request.id)  \(request.applicationName) on \(request.rule), asked \
+                    \(who)/\(request.id)\(request.computer.map { "@\($0)" } ?? "")  \
+                    \(request.applicationName) on \(request.rule), asked \
                     \(iso8601(request.askedAt)): \(request.state.rawValue)
                     """
                 if let by = request.answeredBy { line += " by \(by)" }
@@ -76,11 +86,12 @@ struct RequestCommand: ParsableCommand {
         }
 
         func run() throws {
-            let (user, number) = try reference.resolved()
+            let (user, number, computer) = try reference.resolved()
             let seconds: TimeInterval? = restOfDay ? nil : TimeInterval(self.seconds ?? (minutes ?? 15) * 60)
             printOutcome(
                 try RulesConnection(daemonOnly: true).call(
-                    RulesMethods.answer, RequestAnswer(user: user, id: number, approve: true, seconds: seconds)))
+                    RulesMethods.answer,
+                    RequestAnswer(user: user, id: number, approve: true, seconds: seconds, computer: computer)))
         }
     }
 
@@ -89,10 +100,11 @@ struct RequestCommand: ParsableCommand {
         @OptionGroup var reference: Reference
 
         func run() throws {
-            let (user, number) = try reference.resolved()
+            let (user, number, computer) = try reference.resolved()
             printOutcome(
                 try RulesConnection(daemonOnly: true).call(
-                    RulesMethods.answer, RequestAnswer(user: user, id: number, approve: false, seconds: nil)))
+                    RulesMethods.answer,
+                    RequestAnswer(user: user, id: number, approve: false, seconds: nil, computer: computer)))
         }
     }
 }

@@ -275,5 +275,43 @@ final class HouseholdTests: XCTestCase {
             laptopSession.currentAgentCovers(1)
         }
         laptopSession.screenshot("household-limit-from-the-desktop.png")
+
+        // The child asks for more time on the laptop's shield; a guardian at the desktop sees it
+        // and approves: the laptop's shield lifts within a second.
+        let waiting = laptopSession.coverReports(1)
+        let log = { laptop.daemon?.standardError ?? "" }
+        func lastLook() -> String {
+            log().split(separator: "\n").last { $0.contains("look for wmclass:Game") }.map(String.init) ?? ""
+        }
+        try laptopSession.waitFor("the ask button") { lastLook().contains("\"Ask for more time\"") }
+        XCTAssertEqual(try laptopSession.pressSecondButtonOnShield().status, 0)
+        try laptopSession.waitFor("the shield redrawn as waiting", timeout: 15) {
+            lastLook().contains("Waiting for a guardian…")
+        }
+        var listed = ""
+        try laptopSession.waitFor("the laptop's request listed on the desktop", timeout: 10) {
+            listed = try desktop.screenward(as: "root", ["request", "list"]).output
+            return listed.contains("\(kid)/1@laptop")
+        }
+        XCTAssertTrue(listed.contains("Game on Games") && listed.contains("pending"), listed)
+        let uncoveredBefore = laptopSession.coverReports(0)
+        let approvedAt = Date()
+        let approved = try desktop.screenward(
+            as: "root", ["request", "approve", "\(kid)/1@laptop", "--seconds", "60"])
+        XCTAssertEqual(approved.status, 0, approved.error)
+        XCTAssertTrue(approved.output.contains("on laptop"), approved.output)
+        try laptopSession.waitFor("the laptop's shield lifted", timeout: 10) {
+            laptopSession.coverReports(0) > uncoveredBefore
+        }
+        let lifted = Date().timeIntervalSince(approvedAt)
+        print("approval on the desktop → the laptop's shield lifted: \(Int(lifted * 1000)) ms")
+        XCTAssertLessThan(lifted, 2, "target: within 1 s of the approval")
+        XCTAssertGreaterThanOrEqual(laptopSession.coverReports(1), waiting)
+        try laptopSession.waitFor("the answer recorded on the laptop", timeout: 5) {
+            try laptop.screenward(as: "root", ["request", "list"]).output.contains("approved by root on desktop")
+        }
+        let again = try desktop.screenward(as: "root", ["request", "approve", "\(kid)/1@laptop"])
+        XCTAssertNotEqual(again.status, 0)
+        XCTAssertTrue(again.error.contains("already answered"), again.error)
     }
 }

@@ -214,6 +214,26 @@ public struct TimeRequest: Sendable, Hashable, Codable {
     public var grantedSeconds: TimeInterval?
     /// Whose request it is, when a guardian lists every managed user's (not stored).
     public var user: String?
+    /// The household's computer it was asked on, when not this one (docs/household.md; not stored).
+    public var computer: String?
+
+    public init(
+        id: Int64, rule: String, application: String, applicationName: String, askedAt: Date, state: State,
+        answeredAt: Date? = nil, answeredBy: String? = nil, grantedSeconds: TimeInterval? = nil,
+        user: String? = nil, computer: String? = nil
+    ) {
+        self.id = id
+        self.rule = rule
+        self.application = application
+        self.applicationName = applicationName
+        self.askedAt = askedAt
+        self.state = state
+        self.answeredAt = answeredAt
+        self.answeredBy = answeredBy
+        self.grantedSeconds = grantedSeconds
+        self.user = user
+        self.computer = computer
+    }
 }
 
 extension Ledger {

@@ -125,6 +125,14 @@ public final class RulesApp: Sendable {
         try core { try $0.adopt(rules) }
     }
 
+    /// A guardian's answer to a request for more time, given on another computer of the
+    /// household (docs/household.md): as if given here.
+    public func answerRequest(_ id: Int64, approve: Bool, seconds: TimeInterval?, by actor: String) throws
+        -> RuleOutcome
+    {
+        try core { try $0.answerRequest(id, approve: approve, seconds: seconds, by: actor) }
+    }
+
     /// Pending requests for more time, and those of today.
     public func requests() throws -> [TimeRequest] {
         try core { try $0.requests() }

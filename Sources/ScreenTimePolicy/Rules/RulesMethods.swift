@@ -98,11 +98,14 @@ public struct RequestAnswer: RulesRequest, Hashable {
     public var approve: Bool
     /// What is granted; nil: the rest of the day (or of the downtime).
     public var seconds: TimeInterval?
-    public init(user: String?, id: Int64, approve: Bool, seconds: TimeInterval?) {
+    /// The household's computer the request was asked on (nil: this one; docs/household.md).
+    public var computer: String?
+    public init(user: String?, id: Int64, approve: Bool, seconds: TimeInterval?, computer: String? = nil) {
         self.user = user
         self.id = id
         self.approve = approve
         self.seconds = seconds
+        self.computer = computer
     }
 }
 
