@@ -180,8 +180,12 @@ public final class DaemonRig {
         ] + daemonArguments
     }
 
+    /// Put before the daemon's command line: a household's test runs it in a computer of its
+    /// own (`NetworkComputer.commandPrefix`).
+    public var commandPrefix: [String] = []
+
     public func startDaemon(environment: [String: String] = [:]) throws {
-        let command = try daemonCommand()
+        let command = commandPrefix + (try daemonCommand())
         let daemon = try ChildProcess(
             URL(fileURLWithPath: command[0]), Array(command.dropFirst()), environment: environment)
         self.daemon = daemon

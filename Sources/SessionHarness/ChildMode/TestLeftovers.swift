@@ -61,6 +61,7 @@ public enum TestLeftovers {
                 case "user": _ = try? LocalUsers.capture("/usr/sbin/userdel", ["--force", "--remove", parts[1]])
                 case "group": _ = try? LocalUsers.capture("/usr/sbin/groupdel", [parts[1]])
                 case "file", "folder": try? FileManager.default.removeItem(atPath: parts[1])
+                case "netns": _ = try? LocalUsers.capture("/usr/sbin/ip", ["netns", "del", parts[1]])
                 default: continue
                 }
                 removed.append(line)
