@@ -344,7 +344,7 @@ let package = Package(
             name: "screenward-bench",
             dependencies: [
                 "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardTesting", "SessionHarness", "DeviceActivity",
-                "FamilyControls", "ManagedSettings",
+                "FamilyControls", "ManagedSettings", "Household",
                 "ScreenwardIPC",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

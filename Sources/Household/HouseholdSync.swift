@@ -151,11 +151,12 @@ public final class HouseholdSync: Sendable {
                 let listener = try await HouseholdDatabase.connect(membership.login)
                 connections.append(listener)
                 let me = membership.login.role
-                let listening = Task { [doorbell] in
+                let listening = Task { [self] in
                     try await listener.listen(on: UsageExchange.channel) { notices in
-                        for try await notice in notices where notice.payload != me { doorbell.ring() }
+                        for try await notice in notices { heard(notice.payload, me: me) }
                     }
                 }
+                nextFullRead.withLock { $0 = .distantPast }
                 defer { listening.cancel() }
                 while !Task.isCancelled {
                     try await Self.withDeadline(Self.answerWithin) { try await self.exchange(on: connection) }
@@ -212,11 +213,41 @@ public final class HouseholdSync: Sendable {
         }
     }
 
-    /// Sends each child's unsent usage, reads what the other computers changed, and hands
-    /// over what changed.
+    /// The children another computer wrote something of (a notice `ROLE CHILD`): theirs are
+    /// read at the next exchange. Notices of this computer's own, and of children it does not
+    /// have, wake nothing: in a school lab every computer hears every other.
+    private let heardOf = Mutex<Set<String>>([])
+
+    private func heard(_ payload: String, me: String) {
+        let parts = payload.split(separator: " ", maxSplits: 1).map(String.init)
+        guard parts.count == 2, parts[0] != me else { return }
+        let child = parts[1]
+        guard children.withLock({ $0.contains { $0.name == child } }) else { return }
+        heardOf.withLock { _ = $0.insert(child) }
+        doorbell.ring()
+    }
+
+    /// When every child's changes elsewhere are read whatever was heard (a notice lost with a
+    /// connection is then caught up), and when this computer next says it is here.
+    private let nextFullRead = Mutex(Date.distantPast)
+    public static let fullReadEvery: TimeInterval = 5
+
+    /// Sends each child's unsent usage, reads what the other computers changed of the
+    /// children heard of (of all, every `fullReadEvery`), and hands over what changed.
     func exchange(on connection: PostgresConnection) async throws {
         var sent = false
+        let now = Date()
+        let full = nextFullRead.withLock { next in
+            guard now >= next else { return false }
+            next = now.addingTimeInterval(Self.fullReadEvery)
+            return true
+        }
+        let heard = heardOf.withLock { heard in
+            defer { heard = [] }
+            return heard
+        }
         for child in children.withLock({ $0 }) {
+            let reading = full || heard.contains(child.name)
             let ledgerID = try child.ledger.householdLedgerID()
             while true {
                 let batch = try child.ledger.intervalsToUpload().filter { !sentAlready($0, of: child.name) }
@@ -227,8 +258,9 @@ public final class HouseholdSync: Sendable {
                 sent = true
                 if batch.count < 2_000 { break }
             }
-            try await exchangeRules(of: child, on: connection)
-            try await exchangeRequests(of: child, ledgerID: ledgerID, on: connection)
+            try await exchangeRules(of: child, reading: reading, on: connection)
+            try await exchangeRequests(of: child, ledgerID: ledgerID, reading: reading, on: connection)
+            guard reading else { continue }
             let since = Date().addingTimeInterval(-Self.horizon)
             let cursors = try child.ledger.elsewhereCursors()
             let read = try await UsageExchange.download(
@@ -239,15 +271,16 @@ public final class HouseholdSync: Sendable {
                 delivered(child.name, try child.ledger.elsewhereIntervals(since: since))
             }
         }
-        if !sent { try await UsageExchange.markSeen(on: connection) }
+        if !sent && full { try await UsageExchange.markSeen(on: connection) }
     }
 
     /// The household's rules of `child`: a newer version than the one known here is handed
     /// over to be made theirs; rules changed here since are published.
-    private func exchangeRules(of child: Child, on connection: PostgresConnection) async throws {
+    private func exchangeRules(of child: Child, reading: Bool, on connection: PostgresConnection) async throws {
         guard adopting.withLock({ $0[child.name] }) == nil else { return }
         let local = try child.ledger.householdRules()
         let known = try child.ledger.householdRulesState()
+        guard reading || local != known?.rules else { return }
         if let remote = try await RulesExchange.read(child: child.name, on: connection),
             remote.version > known?.version ?? 0
         {
@@ -266,7 +299,9 @@ public final class HouseholdSync: Sendable {
 
     /// This computer's requests of `child` sent when new or changed; the other computers'
     /// read; answers given elsewhere to requests still pending here handed over.
-    private func exchangeRequests(of child: Child, ledgerID: String, on connection: PostgresConnection) async throws {
+    private func exchangeRequests(
+        of child: Child, ledgerID: String, reading: Bool, on connection: PostgresConnection
+    ) async throws {
         let mine = try child.ledger.timeRequests(since: Date().addingTimeInterval(-RequestsExchange.window))
         let sent = sentRequests.withLock { $0[child.name] ?? [:] }
         let changed = mine.filter { sent[$0.id] != $0.state }
@@ -274,6 +309,7 @@ public final class HouseholdSync: Sendable {
         sentRequests.withLock { sentRequests in
             for request in changed { sentRequests[child.name, default: [:]][request.id] = request.state }
         }
+        guard reading else { return }
         let elsewhere = try await RequestsExchange.readElsewhere(child: child.name, on: connection)
         requestsElsewhere.withLock { $0[child.name] = elsewhere }
         let pending = Set(mine.filter { $0.state == .pending }.map(\.id))

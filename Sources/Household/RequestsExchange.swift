@@ -7,9 +7,10 @@ import ScreenwardCore
 public struct ElsewhereRequest: Sendable, Hashable {
     /// Its id is the other computer's, its `computer` that computer's name.
     public var request: TimeRequest
-    /// Its key in the household's database.
+    /// Its key in the household's database, and whose it is.
     var computerRole: String
     var ledger: String
+    var child: String
 }
 
 /// An answer given on another computer to a request asked here.
@@ -46,8 +47,7 @@ enum RequestsExchange {
                     ON CONFLICT (computer, ledger, local_id) DO UPDATE SET state = excluded.state
                     """, logger: logger)
             }
-            try await connection.query(
-                "SELECT pg_notify(\(UsageExchange.channel), current_user::text)", logger: logger)
+            try await UsageExchange.notify(child: child, on: connection)
         }
     }
 
@@ -80,7 +80,7 @@ enum RequestsExchange {
             // An answer given and not yet applied there is shown as given.
             if request.state == .pending, let approved { request.state = approved ? .approved : .denied }
             request.computer = name
-            found.append(ElsewhereRequest(request: request, computerRole: role, ledger: ledger))
+            found.append(ElsewhereRequest(request: request, computerRole: role, ledger: ledger, child: child))
         }
         return found
     }
@@ -122,8 +122,7 @@ enum RequestsExchange {
                 throw HouseholdError(
                     "request \(request.request.id) on \(request.request.computer ?? "?") was already answered")
             }
-            try await connection.query(
-                "SELECT pg_notify(\(UsageExchange.channel), current_user::text)", logger: logger)
+            try await UsageExchange.notify(child: request.child, on: connection)
         }
     }
 }

@@ -43,8 +43,7 @@ enum RulesExchange {
             ).decode(Int64.self) {
                 version = value
             }
-            try await connection.query(
-                "SELECT pg_notify(\(UsageExchange.channel), current_user::text)", logger: logger)
+            try await UsageExchange.notify(child: child, on: connection)
             guard let version else { throw HouseholdError("the household's database kept no rules of \(child)") }
             return version
         }

@@ -63,9 +63,15 @@ enum UsageExchange {
                   revision = excluded.revision
                 WHERE usage_interval.is_open
                 """, logger: logger)
-            // The doorbell of the other computers, naming who rang (a computer ignores its own).
-            try await connection.query("SELECT pg_notify(\(channel), current_user::text)", logger: logger)
+            try await notify(child: child, on: connection)
         }
+    }
+
+    /// The other computers' doorbell: `ROLE CHILD`, who wrote and whose (a computer ignores
+    /// its own notices, and those of children it does not have). Sent at commit.
+    static func notify(child: String, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            "SELECT pg_notify(\(channel), current_user || ' ' || \(child))", logger: HouseholdDatabase.logger)
     }
 
     static let noLongerMember = HouseholdError(

@@ -141,3 +141,28 @@ public final class TemporaryPostgres {
         try handle.write(contentsOf: Data(text.utf8))
     }
 }
+
+extension TemporaryPostgres {
+    /// The CPU the server's processes have used so far (user and system), in seconds: the
+    /// postmaster's and every live backend's (a backend that ended took its count with it).
+    public func cpuSeconds() -> Double {
+        let pids = ((try? LocalUsers.capture("/usr/bin/pgrep", ["-u", owner]))?.output ?? "")
+            .split(separator: "\n").compactMap { Int32($0) }
+        return pids.reduce(0) { $0 + ProcessCPU.seconds(of: $1) }
+    }
+}
+
+/// A process's CPU so far from /proc/PID/stat (user and system time, in clock ticks of 1/100 s).
+public enum ProcessCPU {
+    public static func seconds(of pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        // After the command's closing parenthesis: state is field 3, utime 14, stime 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / 100
+    }
+
+    public static func ofThisProcess() -> Double { seconds(of: getpid()) }
+}
