@@ -81,7 +81,7 @@ struct HouseholdBenchmark: ParsableCommand {
 
         if labSeconds > 0 {
             print(
-                "\nThe lab: \(computers) computers with \(children) children each, each child's use growing every second"
+                "\nThe lab: \(computers) computers with \(children) children each, each child's use growing each second"
             )
             let cpuBefore = (database: database.cpuSeconds(), process: ProcessCPU.ofThisProcess())
             let started = Date()
