@@ -242,5 +242,32 @@ enum HouseholdSchema {
                 GRANT SELECT, INSERT, UPDATE (state) ON time_request TO screenward_computers;
                 GRANT SELECT, INSERT ON time_answer TO screenward_computers;
                 """),
+        Migration(
+            name: "v4: extra time on a child's limits, given on any computer, counted on all",
+            sql: """
+                -- Extra time on a limit for the day it was given in, as the computer that gave it
+                -- keeps it (a guardian's approval there, or an answer from elsewhere applied
+                -- there). Never changed once written. Times are on the database's clock (the
+                -- giving computer's plus its skew); seconds NULL: the rest of the day.
+                CREATE TABLE extra_time (
+                  computer name NOT NULL DEFAULT current_user REFERENCES computer (role),
+                  ledger uuid NOT NULL,
+                  local_id bigint NOT NULL,
+                  child text NOT NULL REFERENCES child (name),
+                  rule text NOT NULL,
+                  seconds double precision CHECK (seconds > 0),
+                  granted_at double precision NOT NULL,
+                  granted_by text NOT NULL,
+                  day_start double precision NOT NULL,
+                  day_end double precision NOT NULL CHECK (day_end > day_start),
+                  PRIMARY KEY (computer, ledger, local_id)
+                );
+                CREATE INDEX extra_time_by_child ON extra_time (child, day_end);
+                ALTER TABLE extra_time ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY extra_time_read ON extra_time FOR SELECT TO screenward_computers USING (true);
+                CREATE POLICY extra_time_insert_own ON extra_time FOR INSERT TO screenward_computers
+                  WITH CHECK (computer = current_user);
+                GRANT SELECT, INSERT ON extra_time TO screenward_computers;
+                """),
     ]
 }

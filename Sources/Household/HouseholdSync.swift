@@ -58,16 +58,25 @@ public final class HouseholdSync: Sendable {
     private let sentRequests = Mutex<[String: [Int64: TimeRequest.State]]>([:])
     private let answersHandedOver = Mutex<[String: Set<Int64>]>([:])
 
+    /// Called with a child's name and the extra time given them on other computers that
+    /// their ledger had not kept before (it is kept now), to count it (on the daemon's loop).
+    private let extraTimeGiven: @Sendable (String, [SharedExtraTime]) -> Void
+    /// This computer's extra time sent (by child, local id): sent once per run; a resend
+    /// after a restart changes nothing there.
+    private let sentExtraTime = Mutex<[String: Set<Int64>]>([:])
+
     public init(
         membership: HouseholdMembership, delivered: @escaping @Sendable (String, [ElsewhereInterval]) -> Void,
         adopt: @escaping @Sendable (String, Int64, HouseholdRules) -> Void,
         answered: @escaping @Sendable (String, ElsewhereAnswer) -> Void,
+        extraTimeGiven: @escaping @Sendable (String, [SharedExtraTime]) -> Void,
         report: @escaping @Sendable (String?) -> Void
     ) {
         self.membership = membership
         self.delivered = delivered
         self.adopt = adopt
         self.answered = answered
+        self.extraTimeGiven = extraTimeGiven
         self.report = report
     }
 
@@ -183,8 +192,10 @@ public final class HouseholdSync: Sendable {
         }
     }
 
-    /// How long one exchange may take before the database counts as gone.
-    public static let answerWithin: Duration = .seconds(10)
+    /// How long one exchange may take before the database counts as gone. An exchange takes
+    /// milliseconds (a day's catching up, a fraction of a second); a connection whose server
+    /// went away can leave a query unanswered (seen when the server shuts down).
+    public static let answerWithin: Duration = .seconds(5)
 
     /// `body`'s result, or an error once `limit` has passed: a connection that died without
     /// its queries hearing of it must not hold the sync up. What `body` was doing is left to
@@ -260,6 +271,7 @@ public final class HouseholdSync: Sendable {
             }
             try await exchangeRules(of: child, reading: reading, on: connection)
             try await exchangeRequests(of: child, ledgerID: ledgerID, reading: reading, on: connection)
+            try await exchangeExtraTime(of: child, ledgerID: ledgerID, reading: reading, on: connection)
             guard reading else { continue }
             let since = Date().addingTimeInterval(-Self.horizon)
             let cursors = try child.ledger.elsewhereCursors()
@@ -319,6 +331,21 @@ public final class HouseholdSync: Sendable {
             let new = answersHandedOver.withLock { $0[child.name, default: []].insert(answer.requestID).inserted }
             if new { answered(child.name, answer) }
         }
+    }
+
+    /// The extra time given here to `child` sent; what was given elsewhere kept here and
+    /// handed over to be counted.
+    private func exchangeExtraTime(
+        of child: Child, ledgerID: String, reading: Bool, on connection: PostgresConnection
+    ) async throws {
+        let sent = sentExtraTime.withLock { $0[child.name] ?? [] }
+        let new = try child.ledger.extraTimeToShare(endingAfter: Date()).filter { !sent.contains($0.localID) }
+        try await ExtraTimeExchange.upload(new, child: child.name, ledgerID: ledgerID, on: connection)
+        sentExtraTime.withLock { $0[child.name, default: []].formUnion(new.map(\.localID)) }
+        guard reading else { return }
+        let elsewhere = try await ExtraTimeExchange.readElsewhere(child: child.name, on: connection)
+        let kept = try child.ledger.storeExtraTimeGivenElsewhere(elsewhere)
+        if !kept.isEmpty { extraTimeGiven(child.name, kept) }
     }
 
     /// The open intervals sent, by child and id, as they were sent: one whose length has not

@@ -101,6 +101,7 @@ final class SimulatedHousehold: Sendable {
                 answered: { child, answer in
                     seen.answers.withLock { $0["\(key)/\(child)/\(answer.requestID)"] = Date() }
                 },
+                extraTimeGiven: { _, _ in },
                 report: { _ in })
             holder.withLock { $0 = sync }
             sync.setChildren(ledgers.map { HouseholdSync.Child(name: $0.key, ledger: $0.value.ledger) })

@@ -139,6 +139,19 @@ extension Daemon {
         household.rulesChanged()
     }
 
+    /// Extra time given to a child on another computer, kept in their ledger: their rules
+    /// app counts it, and their engine runs.
+    func countExtraTimeElsewhere(child: String, _ grants: [SharedExtraTime]) {
+        guard let (uid, _) = owners.first(where: { $0.value.user.name == child }), let app = rules.app(for: uid)
+        else { return }
+        do {
+            try app.extraTimeGivenElsewhere(grants)
+        } catch {
+            log.error("\(child): could not count the extra time given on another computer: \(error)")
+        }
+        engines[uid]?.run()
+    }
+
     private func requireRoot(_ peer: ServicePeer, doing action: String) throws -> String {
         let caller = try service.caller(peer)
         guard caller.account.uid == 0 else {

@@ -12,48 +12,44 @@ final class DaemonHousehold {
     let files: HouseholdFiles
     private(set) var sync: HouseholdSync?
     private let log: DaemonLog
-    /// A child's other computers' usage, read by the sync.
-    private struct Read: Sendable {
-        var child: String
-        var intervals: [ElsewhereInterval]
+    /// What the sync read, on its way to the loop.
+    private enum Arrival: Sendable {
+        /// A child's (by name) other computers' usage.
+        case usage(String, [ElsewhereInterval])
+        /// The household's rules of a child, at a version newer than this computer's.
+        case rules(String, version: Int64, HouseholdRules)
+        /// An answer given on another computer to a child's request asked here.
+        case answer(String, ElsewhereAnswer)
+        /// Extra time given to a child on other computers, just kept in their ledger.
+        case extraTime(String, [SharedExtraTime])
     }
-    private var reads: LoopMailbox<Read>!
+    private var arrivals: LoopMailbox<Arrival>!
     private var memberships: LoopMailbox<HouseholdMembership?>!
-    /// Hands a child's (by name) other computers' usage to their owner.
+    /// Hands a child's other computers' usage to their owner.
     var deliver: (String, [ElsewhereInterval]) -> Void = { _, _ in }
-    /// Makes a child's (by name) rules the household's version `version`; returns when done.
+    /// Makes a child's rules the household's version `version`; returns when done.
     var adopt: (String, Int64, HouseholdRules) -> Void = { _, _, _ in }
-    /// The household's rules, read by the sync, on their way to the loop.
-    private struct Adoption: Sendable {
-        var child: String
-        var version: Int64
-        var rules: HouseholdRules
-    }
-    private var adoptions: LoopMailbox<Adoption>!
-    /// Applies an answer given on another computer to a child's (by name) request.
+    /// Applies an answer given on another computer to a child's request.
     var applyAnswer: (String, ElsewhereAnswer) -> Void = { _, _ in }
-    private struct Answer: Sendable {
-        var child: String
-        var answer: ElsewhereAnswer
-    }
-    private var answers: LoopMailbox<Answer>!
+    /// Counts extra time given to a child on other computers.
+    var countExtraTime: (String, [SharedExtraTime]) -> Void = { _, _ in }
     /// The managed people here, with their ledgers.
     var children: () -> [HouseholdSync.Child] = { [] }
 
     init(stateDirectory: URL, log: DaemonLog) {
         files = HouseholdFiles(stateDirectory: stateDirectory)
         self.log = log
-        reads = LoopMailbox { [unowned self] reads in
-            for read in reads { deliver(read.child, read.intervals) }
-        }
-        adoptions = LoopMailbox { [unowned self] adoptions in
-            for adoption in adoptions {
-                adopt(adoption.child, adoption.version, adoption.rules)
-                sync?.adopted(child: adoption.child)
+        arrivals = LoopMailbox { [unowned self] arrivals in
+            for arrival in arrivals {
+                switch arrival {
+                case .usage(let child, let intervals): deliver(child, intervals)
+                case .rules(let child, let version, let rules):
+                    adopt(child, version, rules)
+                    sync?.adopted(child: child)
+                case .answer(let child, let answer): applyAnswer(child, answer)
+                case .extraTime(let child, let grants): countExtraTime(child, grants)
+                }
             }
-        }
-        answers = LoopMailbox { [unowned self] answers in
-            for answer in answers { applyAnswer(answer.child, answer.answer) }
         }
         memberships = LoopMailbox { [unowned self] changes in
             for membership in changes { use(membership) }
@@ -89,8 +85,9 @@ final class DaemonHousehold {
         sync?.setChildren(children())
     }
 
-    /// The rules' changes the household shares (docs/household.md); extra time, answers to
-    /// requests and pauses stay this computer's.
+    /// The rules' changes the household shares, and refuses while its database cannot be
+    /// reached (docs/household.md). Extra time and answers are given here at once and shared
+    /// when the database is back; pauses stay this computer's.
     static let sharedRuleChanges: Set<String> = [
         RulesMethods.add.name, RulesMethods.change.name, RulesMethods.remove.name, RulesMethods.allow.name,
         RulesMethods.disallow.name,
@@ -126,16 +123,13 @@ final class DaemonHousehold {
         sync = nil
         guard let membership else { return log.info("this computer is in no household") }
         let log = log
-        let reads = reads!
-        let adoptions = adoptions!
-        let answers = answers!
+        let arrivals = arrivals!
         let sync = HouseholdSync(
             membership: membership,
-            delivered: { child, intervals in reads.post(Read(child: child, intervals: intervals)) },
-            adopt: { child, version, rules in
-                adoptions.post(Adoption(child: child, version: version, rules: rules))
-            },
-            answered: { child, answer in answers.post(Answer(child: child, answer: answer)) },
+            delivered: { child, intervals in arrivals.post(.usage(child, intervals)) },
+            adopt: { child, version, rules in arrivals.post(.rules(child, version: version, rules)) },
+            answered: { child, answer in arrivals.post(.answer(child, answer)) },
+            extraTimeGiven: { child, grants in arrivals.post(.extraTime(child, grants)) },
             report: { problem in
                 if let problem {
                     log.warning("household: \(problem); enforcing from what this computer knew last")

@@ -3,6 +3,7 @@ import Foundation
 @_spi(Screenward) import ManagedSettings
 import XCTest
 
+@testable import ScreenTimePolicy
 @testable import ScreenwardCore
 @testable import UsageLedger
 
@@ -128,6 +129,34 @@ final class HouseholdUsageTests: XCTestCase {
         XCTAssertEqual(try ledger.elsewhereIntervals(since: at(-60)), [grown])
         XCTAssertEqual(try ledger.elsewhereCursors(), ["screenward_computer_a": 3], "a cursor never goes back")
         XCTAssertEqual(try ledger.elsewhereIntervals(since: at(60)), [], "ended before")
+    }
+
+    /// A limit's extra time given here is shared; a downtime's (one application, by this
+    /// computer's token), a pause and what came from elsewhere are not. What comes from
+    /// elsewhere is kept once, as one of this ledger's grants.
+    func testExtraTimeOnALimitIsSharedOnceAndKeptOnce() throws {
+        let ledger = try Ledger()
+        let day = DateInterval(start: at(0), duration: 86_400)
+        let limit = try ledger.insertRuleGrant(
+            rule: "Games", application: nil, seconds: 900, by: "alice", at: at(10), interval: day)
+        try ledger.insertRuleGrant(
+            rule: "Bedtime", application: "token", seconds: 600, by: "alice", at: at(20), interval: day)
+        try ledger.insertRuleGrant(
+            rule: RulesCore.pauseRule, application: nil, seconds: nil, by: "alice", at: at(30),
+            interval: DateInterval(start: at(30), duration: 600))
+        try ledger.insertRuleGrant(
+            rule: "Games", application: nil, seconds: 60, by: "alice", at: at(-86_000),
+            interval: DateInterval(start: at(-86_400), duration: 86_400))
+        XCTAssertEqual(try ledger.extraTimeToShare(endingAfter: at(40)).map(\.localID), [limit])
+
+        let fromLaptop = SharedExtraTime(
+            origin: "screenward_computer_a/ledger/7", computer: "laptop", localID: 7, rule: "Games", seconds: nil,
+            grantedAt: at(50), grantedBy: "bob", day: day)
+        XCTAssertEqual(try ledger.storeExtraTimeGivenElsewhere([fromLaptop]), [fromLaptop])
+        XCTAssertEqual(try ledger.storeExtraTimeGivenElsewhere([fromLaptop]), [], "kept once")
+        let games = try ledger.ruleGrants(endingAfter: at(60)).filter { $0.rule == "Games" }
+        XCTAssertEqual(games.map(\.seconds), [900, nil], "it counts as one of this ledger's")
+        XCTAssertEqual(try ledger.extraTimeToShare(endingAfter: at(60)).map(\.localID), [limit], "never sent back")
     }
 
     func testAPublicIDNamesTheSameIdentityOnEveryComputer() {

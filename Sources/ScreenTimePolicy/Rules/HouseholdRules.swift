@@ -3,8 +3,9 @@ import GRDB
 import UsageLedger
 
 /// A managed person's rules as their household shares them (docs/household.md): every rule
-/// and what is always allowed. What each computer keeps to itself: extra time given and
-/// requests for it (for now), and relaxations waiting (a guardian's rules are never locked).
+/// and what is always allowed. Extra time and requests for it are shared their own way
+/// (`SharedExtraTime`, requests by the sync); relaxations waiting are not (a guardian's rules
+/// are never locked).
 public struct HouseholdRules: Sendable, Hashable, Codable {
     public struct Entry: Sendable, Hashable, Codable {
         public var rule: Rule

@@ -133,6 +133,12 @@ public final class RulesApp: Sendable {
         try core { try $0.answerRequest(id, approve: approve, seconds: seconds, by: actor) }
     }
 
+    /// Extra time given on another computer of the household, just kept in the ledger: it
+    /// counts here too (docs/household.md).
+    public func extraTimeGivenElsewhere(_ grants: [SharedExtraTime]) throws {
+        try core { try $0.extraTimeGivenElsewhere(grants) }
+    }
+
     /// Pending requests for more time, and those of today.
     public func requests() throws -> [TimeRequest] {
         try core { try $0.requests() }

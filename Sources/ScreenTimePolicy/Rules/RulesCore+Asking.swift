@@ -113,6 +113,33 @@ extension RulesCore {
         return RuleOutcome(message: "Approved: \(what) more for \(request.applicationName) on \(rule.name).")
     }
 
+    /// Extra time given on another computer of the household, now kept in the ledger
+    /// (docs/household.md): it counts here as there, a shield it lifts here lifts, and the
+    /// child is told.
+    func extraTimeGivenElsewhere(_ grants: [SharedExtraTime]) throws {
+        let rules = try storedRules().filter { $0.kind == .limit }
+        let named = rules.filter { rule in
+            grants.contains { $0.rule.caseInsensitiveCompare(rule.name) == .orderedSame }
+        }
+        for rule in named { try registerExtraTime(for: rule) }
+        reconcile()
+        redrawShields()
+        let language = language()
+        for grant in grants {
+            let what = grant.seconds.map { RuleTexts.span($0) } ?? "the rest of the day"
+            let computer = grant.computer ?? "another computer"
+            record(
+                "time-approved", grant.grantedBy,
+                "\(grant.grantedBy) gave \(what) more on \(grant.rule) on \(computer); it counts on this computer too")
+            notify(
+                RulesApp.Notice(
+                    title: texts.text(
+                        "extraTimeTitle", language: language,
+                        ["extra": grant.seconds.map { RuleTexts.span($0) } ?? "∞", "rule": grant.rule]),
+                    body: texts.text("extraTimeBody", language: language, ["rule": grant.rule, "by": grant.grantedBy])))
+        }
+    }
+
     /// Extra time on every limit that applies today.
     func giveExtraTime(_ seconds: TimeInterval?, by actor: String) throws -> RuleOutcome {
         let time = now

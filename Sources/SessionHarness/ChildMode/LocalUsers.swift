@@ -32,7 +32,7 @@ public final class LocalUsers {
             groups.append(group)
             note("group \(group)")
         }
-        var arguments = ["--create-home", "--shell", "/bin/bash", "--user-group"]
+        var arguments = ["--create-home", "--shell", "/bin/bash", "--user-group", "--uid", String(Self.unusedUID())]
         if !extra.isEmpty { arguments += ["--groups", extra.joined(separator: ",")] }
         note("user \(user)")
         try Self.run("/usr/sbin/useradd", arguments + [user])
@@ -60,6 +60,31 @@ public final class LocalUsers {
         users = []
         groups = []
         TestLeftovers.forget(prefix)
+    }
+
+    /// A uid no account has and no process runs as, at random. useradd would hand out the
+    /// uid a test's user just freed, and what ran as it and is reaped late still counts
+    /// toward the new user's process limit (a fork bomb's zombies fail the next test's
+    /// first launch).
+    static func unusedUID() -> Int {
+        var taken = Set<Int>()
+        let passwd = (try? String(contentsOfFile: "/etc/passwd", encoding: .utf8)) ?? ""
+        for line in passwd.split(separator: "\n") {
+            let fields = line.split(separator: ":", omittingEmptySubsequences: false)
+            if fields.count > 2, let uid = Int(fields[2]) { taken.insert(uid) }
+        }
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        where entry.first?.isNumber == true {
+            let status = (try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8)) ?? ""
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") }) else { continue }
+            for field in line.split(whereSeparator: \.isWhitespace).dropFirst() {
+                if let uid = Int(field) { taken.insert(uid) }
+            }
+        }
+        while true {
+            let uid = Int.random(in: 20_000...59_999)
+            if !taken.contains(uid) { return uid }
+        }
     }
 
     public static func groupExists(_ name: String) -> Bool {

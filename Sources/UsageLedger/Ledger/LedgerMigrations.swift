@@ -293,6 +293,16 @@ enum LedgerMigrations {
                     );
                     """)
         }
+        migrator.registerMigration("v12: extra time given on the household's other computers") { db in
+            // docs/household.md: a grant given on another computer of the household, kept as
+            // one of this ledger's so that it counts the same; origin is its key in the
+            // household's database (NULL: given here), and names it once.
+            try db.execute(
+                sql: """
+                    ALTER TABLE ruleGrant ADD COLUMN origin TEXT;
+                    CREATE UNIQUE INDEX ruleGrant_byOrigin ON ruleGrant(origin) WHERE origin IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 }
