@@ -32,8 +32,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        // A household's database (docs/household.md): PostgreSQL, through SwiftNIO.
+        // A household's database (docs/household.md): PostgreSQL, through SwiftNIO, over TLS
+        // with the server's certificate pinned (swift-nio-ssl, which postgres-nio uses too).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
@@ -150,6 +152,8 @@ let package = Package(
             name: "Household",
             dependencies: [
                 "ScreenwardCore", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: safeSwift),

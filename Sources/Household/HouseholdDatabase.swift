@@ -11,13 +11,42 @@ enum HouseholdDatabase {
     /// How long a connection may take before the database counts as unreachable.
     static let connectTimeout = TimeAmount.seconds(5)
 
+    /// A connection as `login`, over TLS, to the server whose certificate `login` names.
     static func connect(_ login: HouseholdLogin) async throws -> PostgresConnection {
-        var configuration = PostgresConnection.Configuration(
-            host: login.host, port: login.port, username: login.role, password: login.password,
-            database: login.database, tls: .disable)
-        configuration.options.connectTimeout = connectTimeout
+        guard let certificate = login.certificate else {
+            throw HouseholdError(
+                """
+                this computer joined the household before its connections were encrypted: \
+                `screenward household leave`, then join again with a new code
+                """
+            )
+        }
+        return try await connect(login, accepting: { $0 == certificate }).connection
+    }
+
+    /// A connection as `login` to a server whose certificate `accept` takes (a join code's
+    /// part of it, or any: the server this computer itself set up), and that certificate.
+    static func connect(
+        _ login: HouseholdLogin, accepting accept: @escaping @Sendable (CertificateFingerprint) -> Bool
+    ) async throws -> (connection: PostgresConnection, certificate: CertificateFingerprint) {
         do {
-            return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+            let (channel, certificate) = try await PinnedTLS.open(
+                host: login.host, port: login.port, timeout: connectTimeout, accept: accept)
+            var configuration = PostgresConnection.Configuration(
+                establishedChannel: channel, username: login.role, password: login.password, database: login.database)
+            configuration.options.connectTimeout = connectTimeout
+            do {
+                // On the channel's own event loop: PostgresNIO sets the channel up from there.
+                let connection = try await PostgresConnection.connect(
+                    on: channel.eventLoop, configuration: configuration, id: 1, logger: logger
+                ).get()
+                return (connection, certificate)
+            } catch {
+                try? await channel.close()
+                throw error
+            }
+        } catch let refused as PinnedTLS.Refused {
+            throw HouseholdError("cannot reach the household's database at \(login.place): \(refused)")
         } catch {
             throw HouseholdError("cannot reach the household's database at \(login.place): \(describe(error))")
         }

@@ -10,13 +10,20 @@ public struct HouseholdLogin: Codable, Sendable, Equatable {
     public var database: String
     public var role: String
     public var password: String
+    /// The server's certificate, as this computer first met it (with a join code that named
+    /// it, or when it made the household): every connection checks it. Absent in what a
+    /// computer kept before the household's connections were encrypted.
+    public var certificate: CertificateFingerprint?
 
-    public init(host: String, port: Int, database: String, role: String, password: String) {
+    public init(
+        host: String, port: Int, database: String, role: String, password: String, certificate: CertificateFingerprint?
+    ) {
         self.host = host
         self.port = port
         self.database = database
         self.role = role
         self.password = password
+        self.certificate = certificate
     }
 
     /// `host:port/database`, as people are told where the household is.

@@ -19,10 +19,13 @@ public enum HouseholdSetup {
         guard try files.membership() == nil else {
             throw HouseholdError("this computer is already in a household: `screenward household leave` first")
         }
-        let owner = HouseholdLogin(
+        var owner = HouseholdLogin(
             host: request.localAddress, port: request.port, database: request.database, role: request.database,
-            password: randomPassword())
+            password: randomPassword(), certificate: nil)
         try await ServerOwner.bootstrap(owner: owner, request: request)
+        let serverChanges = try await ServerOwner.prepareNetwork(request: request)
+        // The server is this computer's own: its certificate is the one to pin.
+        owner.certificate = try await certificate(of: owner)
         try files.save(owner: owner)
         try await HouseholdDatabase.with(owner) { connection in
             do {
@@ -43,7 +46,27 @@ public enum HouseholdSetup {
             host: request.localAddress, port: request.port, database: request.database, code: first.code,
             computerName: computerName, files: files)
         let next = try await invite(as: membership.login, madeBy: madeBy)
-        return HouseholdCreated(status: try await status(of: membership), invitation: next)
+        return HouseholdCreated(
+            status: try await status(of: membership), invitation: next, serverChanges: serverChanges,
+            certificate: owner.certificate?.description ?? "")
+    }
+
+    /// The certificate of the server `login` reaches, which this computer set up itself. Right
+    /// after TLS was turned on, the server may still be reading its settings: asked again for
+    /// a few seconds.
+    private static func certificate(of login: HouseholdLogin) async throws -> CertificateFingerprint {
+        var attempts = 0
+        while true {
+            do {
+                let (connection, certificate) = try await HouseholdDatabase.connect(login, accepting: { _ in true })
+                try? await connection.close()
+                return certificate
+            } catch {
+                attempts += 1
+                guard attempts < 20 else { throw error }
+                try await Task.sleep(for: .milliseconds(250))
+            }
+        }
     }
 
     /// Applies the migrations a newer Screenward brought, as the database's owner.
@@ -85,7 +108,15 @@ public enum HouseholdSetup {
 
     /// A join code made as `login` (the owner, or a member computer).
     public static func invite(as login: HouseholdLogin, madeBy: String) async throws -> HouseholdInvitation {
-        let code = JoinCode.make()
+        guard let certificate = login.certificate else {
+            throw HouseholdError(
+                """
+                this computer joined the household before its connections were encrypted: \
+                `screenward household leave`, then join again with a new code
+                """
+            )
+        }
+        let code = JoinCode.make(certificate: certificate)
         let lifetime = "\(Int(invitationLifetime)) seconds"
         let expires = try await HouseholdDatabase.with(login) { connection in
             do {
@@ -114,11 +145,19 @@ public enum HouseholdSetup {
         }
         let code = try JoinCode(parsing: text)
         let invitation = HouseholdLogin(
-            host: host, port: port, database: database, role: code.role, password: code.secret)
+            host: host, port: port, database: database, role: code.role, password: code.secret, certificate: nil)
         let password = randomPassword()
         let connection: PostgresConnection
+        let certificate: CertificateFingerprint
         do {
-            connection = try await HouseholdDatabase.connect(invitation)
+            (connection, certificate) = try await HouseholdDatabase.connect(invitation, accepting: code.names)
+        } catch let error as HouseholdError where error.description.contains("is not the household's") {
+            throw HouseholdError(
+                """
+                \(error): the join code names another server. Check the host, and the code \
+                (`screenward household invite` there shows a new one)
+                """
+            )
         } catch {
             // A wrong code and a used one look the same to the server (the role cannot log
             // in); so does one that has expired (its role's password has).
@@ -147,7 +186,8 @@ public enum HouseholdSetup {
             throw HouseholdError("could not join the household: \(HouseholdDatabase.describe(error))")
         }
         let membership = HouseholdMembership(
-            login: HouseholdLogin(host: host, port: port, database: database, role: role, password: password),
+            login: HouseholdLogin(
+                host: host, port: port, database: database, role: role, password: password, certificate: certificate),
             computerName: computerName, joinedAt: Date())
         try files.save(membership)
         return membership

@@ -11,15 +11,7 @@ enum ServerOwner {
             throw HouseholdError(
                 "a household's database is named with lower-case letters, digits and _ (not \(request.database))")
         }
-        guard
-            let psql = ["/usr/bin/psql", "/usr/lib/postgresql/15/bin/psql"].first(where: {
-                FileManager.default.isExecutableFile(atPath: $0)
-            })
-        else {
-            throw HouseholdError(
-                "psql is missing: the computer that holds the household's database needs PostgreSQL "
-                    + "(apt-get install postgresql)")
-        }
+        let psql = try psqlPath()
         let database = request.database
         // The password goes on standard input, never in the arguments (`ps` shows those).
         let sql = """
@@ -53,22 +45,153 @@ enum ServerOwner {
         }
     }
 
-    /// Runs `command`, `input` on its standard input; what it printed on its error.
-    private static func run(_ command: [String], input: String) async throws -> (status: Int32, error: String) {
+    // MARK: The server, for the other computers
+
+    /// Sets the server up for the household's other computers, as its owner, and says what it
+    /// changed: TLS (with the certificate the server has, else one made for it: Debian's
+    /// cluster has its own), logins to the household's database from any address by password
+    /// over TLS only, and listening on every address (which takes a restart). Run again, it
+    /// changes nothing more.
+    static func prepareNetwork(request: HouseholdCreateRequest) async throws -> [String] {
+        var changes: [String] = []
+        let settings = try await self.settings(request)
+        func setting(_ name: String) throws -> String {
+            guard let value = settings[name] else { throw HouseholdError("the server did not say its \(name)") }
+            return value
+        }
+        if try setting("ssl") != "on" {
+            let folder = try setting("data_directory")
+            let certificate = "\(folder)/screenward-household.crt"
+            let key = "\(folder)/screenward-household.key"
+            try await makeCertificate(certificate: certificate, key: key, as: request.serverOwner)
+            try await query(
+                """
+                ALTER SYSTEM SET ssl_cert_file = '\(certificate)';
+                ALTER SYSTEM SET ssl_key_file = '\(key)';
+                ALTER SYSTEM SET ssl = on;
+                """, request)
+            changes.append("TLS is on, with a certificate made for the household (\(certificate), good for 10 years)")
+        }
+        let hbaFile = try setting("hba_file")
+        let marker = "# screenward household: \(request.database)"
+        let hba = (try? String(contentsOfFile: hbaFile, encoding: .utf8)) ?? ""
+        if !hba.split(separator: "\n").contains(where: { $0 == marker }) {
+            let lines = """
+
+                \(marker)
+                # (added by `screenward household create`): its computers, from any address, by password, over TLS only.
+                hostssl \(request.database) +screenward_computers,+screenward_invitations all scram-sha-256
+
+                """
+            guard let handle = FileHandle(forWritingAtPath: hbaFile) else {
+                throw HouseholdError("cannot write \(hbaFile), where the server says who may log in from where")
+            }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(lines.utf8))
+            try handle.close()
+            changes.append(
+                "the household's computers may log in to \(request.database) from any address over TLS (\(hbaFile))")
+        }
+        try await query("SELECT pg_reload_conf();", request)
+        let listening = try setting("listen_addresses")
+        if !listening.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains("*") {
+            try await query("ALTER SYSTEM SET listen_addresses = '*';", request)
+            changes.append(
+                """
+                PostgreSQL listens on \(listening) until it is restarted, then on every address, \
+                so that the other computers reach it: systemctl restart postgresql
+                """)
+        }
+        return changes
+    }
+
+    /// A self-signed certificate and its key for the server, made as its owner (the server
+    /// reads its key only when no one else may).
+    private static func makeCertificate(certificate: String, key: String, as owner: String) async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
+            throw HouseholdError(
+                "openssl is missing: it makes the household's server a certificate (apt-get install openssl)")
+        }
+        let made = try await run(
+            [
+                "/usr/sbin/runuser", "-u", owner, "--", "/usr/bin/openssl", "req", "-x509", "-newkey", "ec",
+                "-pkeyopt", "ec_paramgen_curve:prime256v1", "-sha256", "-nodes", "-days", "3650", "-subj",
+                "/CN=screenward household", "-keyout", key, "-out", certificate,
+            ], input: "")
+        guard made.status == 0 else {
+            throw HouseholdError("could not make the server a certificate: \(made.error)")
+        }
+        _ = try await run(["/usr/sbin/runuser", "-u", owner, "--", "/bin/chmod", "600", key], input: "")
+    }
+
+    /// The server's settings the household needs, by name.
+    private static func settings(_ request: HouseholdCreateRequest) async throws -> [String: String] {
+        let output = try await query(
+            """
+            SELECT name || '=' || setting FROM pg_settings
+            WHERE name IN ('ssl', 'data_directory', 'hba_file', 'listen_addresses');
+            """, request)
+        var settings: [String: String] = [:]
+        for line in output.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { settings[parts[0]] = parts[1] }
+        }
+        return settings
+    }
+
+    /// Runs `sql` as the server's owner; what it printed (unaligned, tuples only).
+    @discardableResult
+    private static func query(_ sql: String, _ request: HouseholdCreateRequest) async throws -> String {
+        let arguments = [
+            try psqlPath(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", request.socketDirectory, "-p",
+            String(request.port), "-d", "postgres", "-f", "-",
+        ]
+        let result = try await run(["/usr/sbin/runuser", "-u", request.serverOwner, "--"] + arguments, input: sql)
+        guard result.status == 0 else {
+            let said = result.error.trimmingCharacters(in: .whitespacesAndNewlines)
+            throw HouseholdError("the server refused \(sql.split(separator: "\n").first ?? ""): \(said)")
+        }
+        return result.output
+    }
+
+    private static func psqlPath() throws -> String {
+        guard
+            let psql = ["/usr/bin/psql", "/usr/lib/postgresql/15/bin/psql"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
+            throw HouseholdError(
+                "psql is missing: the computer that holds the household's database needs PostgreSQL "
+                    + "(apt-get install postgresql)")
+        }
+        return psql
+    }
+
+    /// Runs `command`, `input` on its standard input; what it printed, and on its error.
+    private static func run(_ command: [String], input: String) async throws -> (
+        status: Int32, output: String, error: String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         process.environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"]
         let stdin = Pipe()
+        let stdout = Pipe()
         let stderr = Pipe()
         process.standardInput = stdin
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
-        let error = stderr.fileHandleForReading.readDataToEndOfFile()
+        // Read both at once: a full pipe would hold the other up.
+        let error = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        let errorData = await error.value
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: error, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: output, as: UTF8.self),
+            String(decoding: errorData, as: UTF8.self)
+        )
     }
 }

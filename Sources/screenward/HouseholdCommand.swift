@@ -23,8 +23,11 @@ struct HouseholdCommand: ParsableCommand {
             abstract: "Make the household's database on this computer's PostgreSQL server (root).",
             discussion: """
                 Needs a running PostgreSQL server here (apt-get install postgresql) whose owner may log in \
-                over its socket by peer authentication, as Debian's does. Makes the database and its roles, \
-                joins this computer and prints a code for the next one.
+                over its socket by peer authentication, as Debian's does. Makes the database and its roles; \
+                sets the server up for the other computers (TLS with its own certificate, or the one it has; \
+                logins to the household's database from the network by password over TLS only; listening on \
+                every address, once restarted); joins this computer and prints a code for the next one, which \
+                names the server's certificate.
                 """)
         @Option(help: ArgumentHelp("The system user that owns the PostgreSQL server.", valueName: "user"))
         var serverOwner = "postgres"
@@ -49,6 +52,8 @@ struct HouseholdCommand: ParsableCommand {
                     localAddress: localAddress, database: database, computerName: name))
             let status = created.status
             print("Made the household's database \(status.place); this computer is \(status.computerName).")
+            print("Its connections are encrypted (TLS); the server's certificate: \(created.certificate)")
+            for change in created.serverChanges { print("- \(change)") }
             printInvitation(created.invitation, port: port, database: database)
         }
     }

@@ -45,6 +45,15 @@ final class HouseholdTests: XCTestCase {
         return entry
     }
 
+    private func waitUntil(_ what: String, timeout: TimeInterval, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        throw LocalUsersError(description: "no \(what) within \(timeout) s")
+    }
+
     /// A computer with its daemon running.
     private func computer() throws -> DaemonFixture {
         let computer = try DaemonFixture()
@@ -61,8 +70,10 @@ final class HouseholdTests: XCTestCase {
                 "household", "create", "--server-owner", database.owner, "--socket-directory",
                 database.socketDirectory, "--port", String(database.port), "--name", name,
             ])
-        XCTAssertEqual(created.status, 0, created.error)
+        XCTAssertEqual(created.status, 0, created.error + String((computer.daemon?.standardError ?? "").suffix(3000)))
         XCTAssertTrue(created.output.contains("this computer is \(name)"), created.output)
+        XCTAssertTrue(created.output.contains("TLS is on, with a certificate made for the household"), created.output)
+        XCTAssertTrue(created.output.contains("from any address over TLS"), created.output)
         return try XCTUnwrap(Self.joinCode(in: created.output), created.output)
     }
 
@@ -73,7 +84,7 @@ final class HouseholdTests: XCTestCase {
     }
 
     static func joinCode(in output: String) -> String? {
-        output.range(of: "[0-9a-z]{5}(-[0-9a-z]{5}){5}", options: .regularExpression).map { String(output[$0]) }
+        output.range(of: "[0-9a-z]{5}(-[0-9a-z]{5}){9}", options: .regularExpression).map { String(output[$0]) }
     }
 
     func testAComputerJoinsOnlyWithAFreshCodeAndWritesOnlyItsOwnRecords() throws {
@@ -82,10 +93,17 @@ final class HouseholdTests: XCTestCase {
         let code = try createHousehold(on: desktop, name: "desktop")
         let laptop = try computer()
 
-        // A wrong code, then one that is not a code at all: refused, nothing joined.
-        let wrong = try join(laptop, code: "00000-00000-00000-00000-00000-00000", name: "laptop")
+        // A wrong code for this server, a code for another server, then one that is not a code
+        // at all: refused, nothing joined.
+        let certificatePart = String(code.suffix(23))
+        let wrong = try join(laptop, code: "00000-00000-00000-00000-00000-00000-" + certificatePart, name: "laptop")
         XCTAssertNotEqual(wrong.status, 0)
         XCTAssertTrue(wrong.error.contains("did not take this join code"), wrong.error)
+        let elsewhere = try join(laptop, code: String(code.dropLast(23)) + "00000-00000-00000-00000", name: "laptop")
+        XCTAssertNotEqual(elsewhere.status, 0)
+        XCTAssertTrue(
+            elsewhere.error.contains("is not the household's") && elsewhere.error.contains("names another server"),
+            elsewhere.error)
         let garbage = try join(laptop, code: "not-a-code", name: "laptop")
         XCTAssertNotEqual(garbage.status, 0)
         XCTAssertTrue(garbage.error.contains("a join code has"), garbage.error)
@@ -112,6 +130,32 @@ final class HouseholdTests: XCTestCase {
         XCTAssertEqual(status.status, 0, status.error)
         XCTAssertTrue(status.output.contains("desktop"), status.output)
         XCTAssertTrue(status.output.contains("laptop") && status.output.contains("(this computer)"), status.output)
+
+        // Another server in the database's place (its certificate is not the one the laptop
+        // met): the laptop talks to it no more, and again once the household's is back.
+        let certificate = database.data.appendingPathComponent("screenward-household.crt")
+        let key = database.data.appendingPathComponent("screenward-household.key")
+        let kept = (try Data(contentsOf: certificate), try Data(contentsOf: key))
+        let remade = try desktop.users.run(
+            as: database.owner,
+            [
+                "/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                "-nodes", "-days", "1", "-subj", "/CN=impostor", "-keyout", key.path, "-out", certificate.path,
+            ])
+        XCTAssertEqual(remade.status, 0, remade.error)
+        _ = try database.psql("SELECT pg_reload_conf()")
+        var impostor = (status: Int32(0), output: "", error: "")
+        try waitUntil("the laptop to refuse the other server", timeout: 10) {
+            impostor = try laptop.screenward(as: "root", ["household", "status"])
+            return impostor.status != 0
+        }
+        XCTAssertTrue(impostor.error.contains("is not the household's"), impostor.error)
+        try kept.0.write(to: certificate)
+        try kept.1.write(to: key)
+        _ = try database.psql("SELECT pg_reload_conf()")
+        try waitUntil("the laptop to talk to the household's server again", timeout: 10) {
+            try laptop.screenward(as: "root", ["household", "status"]).status == 0
+        }
 
         // The laptop's credentials are root's alone; anyone else reading them fails.
         let member = laptop.state.appendingPathComponent("household/member.json")
@@ -189,6 +233,22 @@ final class HouseholdTests: XCTestCase {
         XCTAssertEqual(added.status, 0, added.error)
         let joined = try join(laptop, code: code, name: "laptop", host: link.hostAddress)
         XCTAssertEqual(joined.status, 0, joined.error)
+        // From the network, the household's database takes logins over TLS only.
+        let member =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: laptop.state.appendingPathComponent("household/member.json"))) as? [String: Any]
+        let login = try XCTUnwrap(member?["login"] as? [String: Any])
+        let plain = try LocalUsers.capture(
+            link.commandPrefix[0],
+            Array(link.commandPrefix.dropFirst()) + [
+                "/usr/bin/psql", "-X", "-c", "SELECT 1",
+                """
+                host=\(link.hostAddress) port=\(database.port) dbname=screenward_household \
+                user=\(login["role"] as? String ?? "") password=\(login["password"] as? String ?? "") sslmode=disable
+                """,
+            ])
+        XCTAssertNotEqual(plain.status, 0)
+        XCTAssertTrue(plain.error.contains("no encryption"), plain.error)
         let limit = try desktop.screenward(
             as: "root", ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1h", "--user", kid])
         XCTAssertEqual(limit.status, 0, limit.error)

@@ -44,10 +44,18 @@ public struct HouseholdCreateRequest: Sendable, Codable, Equatable {
 public struct HouseholdCreated: Sendable, Codable, Equatable {
     public var status: HouseholdStatus
     public var invitation: HouseholdInvitation
+    /// What was set on the PostgreSQL server for the other computers (TLS, who may log in from
+    /// the network, the addresses it listens on), and what is left to do (a restart).
+    public var serverChanges: [String]
+    /// The server's certificate's fingerprint, as the join codes name it.
+    public var certificate: String
 
-    public init(status: HouseholdStatus, invitation: HouseholdInvitation) {
+    public init(status: HouseholdStatus, invitation: HouseholdInvitation, serverChanges: [String], certificate: String)
+    {
         self.status = status
         self.invitation = invitation
+        self.serverChanges = serverChanges
+        self.certificate = certificate
     }
 }
 

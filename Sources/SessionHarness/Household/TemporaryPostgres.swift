@@ -11,7 +11,8 @@ public final class TemporaryPostgres {
     public let folder: URL
     public let port: Int
     public var socketDirectory: String { folder.path }
-    private var data: URL { folder.appendingPathComponent("data") }
+    /// The server's data folder (its settings, and the certificate `household create` makes).
+    public var data: URL { folder.appendingPathComponent("data") }
     private let binaries: URL
     private let users: LocalUsers
 
@@ -61,9 +62,8 @@ public final class TemporaryPostgres {
 
             """
         try append(settings, to: data.appendingPathComponent("postgresql.conf"))
-        // Any address (the tests' other computers, in their network namespaces) by password.
-        try append(
-            "host all all 0.0.0.0/0 scram-sha-256\n", to: data.appendingPathComponent("pg_hba.conf"))
+        // Logins by password from this computer only (initdb's); `household create` lets the
+        // household's computers in from the network, over TLS.
         try start()
     }
 
