@@ -78,6 +78,8 @@ final class ReportPainter {
         guard total > 0 else {
             setColor(Self.rule)
             cairo_set_line_width(cairo, 2)
+            // A fresh path: the title's text left a current point, which the arc would join.
+            cairo_new_path(cairo)
             cairo_arc(cairo, center.x, center.y, radius - 1, 0, 2 * .pi)
             cairo_stroke(cairo)
             write(

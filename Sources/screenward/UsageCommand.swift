@@ -27,8 +27,9 @@ struct UsageCommand: ParsableCommand {
     @Flag(
         help:
             """
-            Print CSV (RFC 4180: a header, then id, name, token, seconds, website: a row per application, then \
-            one per website it showed) instead of a table.
+            Print CSV (RFC 4180: a header, then id, name, token, seconds, website, computer: a row per \
+            application, then one per website it showed; computer names another computer of a household) \
+            instead of a table.
             """
     )
     var csv = false
@@ -118,6 +119,12 @@ struct UsageCommand: ParsableCommand {
         let width = min(40, max(7, sites.map(\.readableDomain.count).max() ?? 0))
         for site in sites { print("  \(Self.pad(site.readableDomain, width))  \(formatDuration(site.seconds))") }
         print("  \(Self.pad("Total", width))  \(formatDuration(sites.reduce(0) { $0 + $1.seconds }))")
+        for computer in report.elsewhere {
+            let sites = UsageReport(since: report.since, until: report.until, apps: computer.apps).websites
+            guard !sites.isEmpty else { continue }
+            print("On \(computer.name):")
+            for site in sites { print("  \(Self.pad(site.readableDomain, width))  \(formatDuration(site.seconds))") }
+        }
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {
@@ -125,18 +132,25 @@ struct UsageCommand: ParsableCommand {
     }
 
     /// RFC 4180: CRLF line ends, fields with a comma, quote or line end in quotes.
+    /// A row per application and one per website it showed, this computer's first, then the
+    /// household's other computers' (named in the last column; empty: this computer).
     static func csv(_ report: UsageReport) -> String {
-        var lines = ["id,name,token,seconds,website"]
-        for app in report.apps {
-            lines.append(
-                [field(app.id), field(app.name), field(app.token), String(format: "%.3f", app.seconds), ""].joined(
-                    separator: ","))
-            for site in app.websites {
+        var lines = ["id,name,token,seconds,website,computer"]
+        let computers = [(name: "", apps: report.apps)] + report.elsewhere.map { ($0.name, $0.apps) }
+        for (computer, apps) in computers {
+            for app in apps {
                 lines.append(
                     [
-                        field(app.id), field(app.name), field(app.token), String(format: "%.3f", site.seconds),
-                        field(site.readableDomain),
+                        field(app.id), field(app.name), field(app.token), String(format: "%.3f", app.seconds), "",
+                        field(computer),
                     ].joined(separator: ","))
+                for site in app.websites {
+                    lines.append(
+                        [
+                            field(app.id), field(app.name), field(app.token), String(format: "%.3f", site.seconds),
+                            field(site.readableDomain), field(computer),
+                        ].joined(separator: ","))
+                }
             }
         }
         return lines.map { $0 + "\r\n" }.joined()
@@ -144,14 +158,29 @@ struct UsageCommand: ParsableCommand {
 
     private func printTable(_ report: UsageReport) {
         print(Self.heading("Usage", report))
-        guard !report.apps.isEmpty else {
+        let everyApp = report.apps + report.elsewhere.flatMap(\.apps)
+        let nameWidth = min(32, max(17, everyApp.map(\.name.count).max() ?? 0))
+        let idWidth = min(40, max(2, everyApp.map(\.id.count).max() ?? 0))
+        printApps(report.apps, total: report.totalSeconds, nameWidth: nameWidth, idWidth: idWidth)
+        // A household's other computers, as this one last read them (docs/household.md).
+        for computer in report.elsewhere {
+            print("On \(computer.name):")
+            printApps(computer.apps, total: computer.totalSeconds, nameWidth: nameWidth, idWidth: idWidth)
+        }
+        if !report.elsewhere.isEmpty {
+            print(
+                "\(Self.pad("On every computer", nameWidth + 2))  \(Self.pad("", idWidth))  \(formatDuration(report.householdSeconds))"
+            )
+        }
+    }
+
+    private func printApps(_ apps: [UsageReport.AppUsage], total: Double, nameWidth: Int, idWidth: Int) {
+        guard !apps.isEmpty else {
             print("  (nothing recorded)")
             return
         }
-        let nameWidth = min(32, max(11, report.apps.map(\.name.count).max() ?? 0))
-        let idWidth = min(40, max(2, report.apps.map(\.id.count).max() ?? 0))
         let pad = Self.pad
-        for app in report.apps {
+        for app in apps {
             print("  \(pad(app.name, nameWidth))  \(pad(app.id, idWidth))  \(formatDuration(app.seconds))")
             for site in app.websites.prefix(10) {
                 print(
@@ -163,7 +192,7 @@ struct UsageCommand: ParsableCommand {
                 print("    … and \(app.websites.count - 10) more websites (--web lists them all)")
             }
         }
-        print("  \(pad("Total", nameWidth))  \(pad("", idWidth))  \(formatDuration(report.totalSeconds))")
+        print("  \(pad("Total", nameWidth))  \(pad("", idWidth))  \(formatDuration(total))")
     }
 }
 
@@ -177,25 +206,48 @@ struct UsageJSON: Encodable {
         var websites: [WebUsageJSON.Site]
     }
 
+    /// Another computer of the household's, as this one last read it (its apps have no token).
+    struct Computer: Encodable {
+        var name: String
+        var totalSeconds: Double
+        var apps: [App]
+
+        enum CodingKeys: String, CodingKey {
+            case name, apps
+            case totalSeconds = "total_seconds"
+        }
+    }
+
     var since: String
     var until: String
+    /// This computer's.
     var totalSeconds: Double
     var apps: [App]
+    /// The household's other computers (empty on a computer in no household).
+    var computers: [Computer]
+    var householdTotalSeconds: Double
 
     enum CodingKeys: String, CodingKey {
-        case since, until, apps
+        case since, until, apps, computers
         case totalSeconds = "total_seconds"
+        case householdTotalSeconds = "household_total_seconds"
     }
 
     init(_ report: UsageReport) {
         since = iso8601(report.since)
         until = iso8601(report.until)
         totalSeconds = report.totalSeconds
-        apps = report.apps.map {
-            App(
-                id: $0.id, name: $0.name, token: $0.token, seconds: $0.seconds,
-                websites: $0.websites.map(WebUsageJSON.Site.init))
+        apps = report.apps.map(Self.app)
+        computers = report.elsewhere.map {
+            Computer(name: $0.name, totalSeconds: $0.totalSeconds, apps: $0.apps.map(Self.app))
         }
+        householdTotalSeconds = report.householdSeconds
+    }
+
+    private static func app(_ app: UsageReport.AppUsage) -> App {
+        App(
+            id: app.id, name: app.name, token: app.token, seconds: app.seconds,
+            websites: app.websites.map(WebUsageJSON.Site.init))
     }
 }
 

@@ -298,6 +298,22 @@ final class HouseholdTests: XCTestCase {
         }
         XCTAssertEqual(try laptopSession.runAsKid(["xdotool", "windowactivate", laptopSession.windows[1]]).status, 0)
         try waitUntilTheDesktopAgrees("the first game counted the same on both")
+        // The desktop's usage and report show the laptop's, by name.
+        let usage = try desktop.screenward(as: "root", ["usage", "--user", kid, "--json"])
+        let report = try JSONSerialization.jsonObject(with: Data(usage.output.utf8)) as? [String: Any]
+        let elsewhere = try XCTUnwrap(report?["computers"] as? [[String: Any]], usage.output + usage.error)
+        XCTAssertEqual(elsewhere.map { $0["name"] as? String }, ["laptop"])
+        let games = (elsewhere.first?["apps"] as? [[String: Any]])?.first { $0["id"] as? String == "wmclass:Game" }
+        XCTAssertEqual(
+            try XCTUnwrap(games?["seconds"] as? Double), try laptopSession.usageSeconds(of: "wmclass:Game"),
+            accuracy: 0.01)
+        let table = try desktop.screenward(as: "root", ["usage", "--user", kid]).output
+        XCTAssertTrue(table.contains("On laptop:") && table.contains("On every computer"), table)
+        let picture = URL(
+            fileURLWithPath: ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"] ?? NSTemporaryDirectory()
+        ).appendingPathComponent("household-report-on-the-desktop.png")
+        let drawn = try desktop.screenward(as: "root", ["report", "--user", kid, "--png", picture.path])
+        XCTAssertEqual(drawn.status, 0, drawn.error)
 
         // The database stops (the laptop is away): the laptop keeps counting; back, nothing lost or doubled.
         database.stop()

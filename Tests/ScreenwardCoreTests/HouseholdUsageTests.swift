@@ -159,6 +159,34 @@ final class HouseholdUsageTests: XCTestCase {
         XCTAssertEqual(try ledger.extraTimeToShare(endingAfter: at(60)).map(\.localID), [limit], "never sent back")
     }
 
+    /// `screenward usage` and the report show each other computer by name, clipped to the range.
+    func testUsageElsewhereIsSummedPerComputerAndApplicationWithinTheRange() throws {
+        let ledger = try Ledger()
+        func interval(
+            _ computer: String, _ id: Int64, _ app: String, _ start: Double, _ duration: Double,
+            site: String? = nil
+        ) -> ElsewhereInterval {
+            ElsewhereInterval(
+                computer: "role_\(computer)", computerName: computer, ledger: "l", remoteID: id,
+                publicID: "wmclass:\(app)",
+                displayName: app, categories: "", startedAt: t0.timeIntervalSince1970 + start, duration: duration,
+                isOpen: false, webDomain: site)
+        }
+        try ledger.storeElsewhere(
+            [
+                interval("laptop", 1, "Game", -30, 60), interval("laptop", 2, "Game", 100, 20),
+                interval("laptop", 3, "Firefox", 200, 50, site: "example.org"), interval("den", 1, "Game", 500, 1_000),
+            ], cursors: [:])
+        let computers = try ledger.usageElsewhere(since: at(0), until: at(1_000))
+        XCTAssertEqual(computers.map(\.name), ["den", "laptop"])
+        XCTAssertEqual(computers[0].apps.map(\.seconds), [500], "clipped at the range's end")
+        XCTAssertEqual(computers[1].apps.map(\.id), ["wmclass:Firefox", "wmclass:Game"])
+        XCTAssertEqual(computers[1].apps.map(\.seconds), [50, 50], "clipped at its start, and summed")
+        XCTAssertEqual(computers[1].apps[0].websites.map(\.domain), ["example.org"])
+        XCTAssertEqual(computers[1].totalSeconds, 100)
+        XCTAssertEqual(try ledger.usageElsewhere(since: at(2_000), until: at(3_000)), [])
+    }
+
     func testAPublicIDNamesTheSameIdentityOnEveryComputer() {
         XCTAssertEqual(AppIdentity(publicID: "wmclass:Game")?.key, .windowClass("Game"))
         XCTAssertEqual(AppIdentity(publicID: "exe:/usr/games/x")?.key, .executable("/usr/games/x"))

@@ -137,9 +137,9 @@ final class WebsiteTimeTests: XSessionTestCase {
         csvRun.closeInput()
         XCTAssertEqual(csvRun.waitForExit(timeout: 30), 0, csvRun.standardError)
         let csv = csvRun.outputLines
-        XCTAssertEqual(csv.first, "id,name,token,seconds,website\r", "\(csv)")
+        XCTAssertEqual(csv.first, "id,name,token,seconds,website,computer\r", "\(csv)")
         XCTAssertTrue(
-            csv.contains { $0.hasSuffix(",videos.test\r") } && csv.contains { $0.hasSuffix(",news.test\r") }, "\(csv)")
+            csv.contains { $0.hasSuffix(",videos.test,\r") } && csv.contains { $0.hasSuffix(",news.test,\r") }, "\(csv)")
         let table = try agent.cli(["usage", "--web", "--since", "2000-01-01"])
         XCTAssertTrue(table.contains("videos.test") && table.contains("wiki.test"), table)
         // The built-in report draws its table of websites.

@@ -122,10 +122,13 @@ public final class ManagedUserOwner {
     /// The stores that count for this user now (pushed to their session's agent).
     public var stores: [StoreSettings] { service.effectiveShields.stores }
 
-    /// Usage in `[since, until)`; what this run has open counts up to its last report.
+    /// Usage in `[since, until)`; what this run has open counts up to its last report. With
+    /// the household's other computers' as last read (docs/household.md).
     public func usage(since: Date, until: Date, now: Date) throws -> UsageReport {
         sink.flush()
-        return try ledger.usage(since: since, until: until, liveSessionID: runID, now: now)
+        var report = try ledger.usage(since: since, until: until, liveSessionID: runID, now: now)
+        report.elsewhere = try ledger.usageElsewhere(since: since, until: until)
+        return report
     }
 
     /// What an app's report extension is given about this user (the usage written first).
@@ -138,8 +141,16 @@ public final class ManagedUserOwner {
 
     public func report(_ query: ReportQuery, calendar: Calendar, now: Date = Date()) throws -> ActivityReport {
         sink.flush()
-        return try ledger.activityReport(
+        var report = try ledger.activityReport(
             query, calendar: calendar, categories: service.directory.categories, liveSessionID: runID, now: now)
+        let elsewhere = try ledger.usageElsewhere(since: report.since, until: report.until)
+        if !elsewhere.isEmpty {
+            report.elsewhere = elsewhere.map { computer in
+                ActivityReport.ComputerTime(
+                    name: computer.name, seconds: computer.totalSeconds, mostUsed: computer.apps.map(\.name))
+            }
+        }
+        return report
     }
 
     /// Every queued write is tried, and the run is recorded as ended.

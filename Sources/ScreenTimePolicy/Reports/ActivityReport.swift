@@ -106,7 +106,25 @@ public struct ActivityReport: Codable, Sendable, Equatable {
         }
     }
 
+    /// A managed person's time on another computer of their household in the report's range
+    /// (docs/household.md), as this computer last read it.
+    public struct ComputerTime: Codable, Sendable, Equatable {
+        /// The name the household knows the computer by.
+        public var name: String
+        public var seconds: Double
+        /// Its applications' names, most used first.
+        public var mostUsed: [String]
+
+        public init(name: String, seconds: Double, mostUsed: [String]) {
+            self.name = name
+            self.seconds = seconds
+            self.mostUsed = mostUsed
+        }
+    }
+
     public var segmentation: Segmentation
+    /// The household's other computers (nil: none, or a report of one's own).
+    public var elsewhere: [ComputerTime]?
     public var since: Date
     public var until: Date
     /// The time zone the segments follow (an identifier such as Europe/Berlin).

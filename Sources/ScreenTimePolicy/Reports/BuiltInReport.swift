@@ -34,7 +34,23 @@ public struct BuiltInReport {
     public var view: ReportView {
         var parts: [ReportView] = [.title(title), .text(summary), .row([pieChart, barChart]), table]
         if let websites { parts.append(websites) }
+        if let otherComputers { parts.append(otherComputers) }
         return .column(parts)
+    }
+
+    /// The household's other computers, when the person used any in the range: the charts and
+    /// tables above are this computer's.
+    var otherComputers: ReportView? {
+        guard let elsewhere = report.elsewhere, !elsewhere.isEmpty else { return nil }
+        let rows = elsewhere.map { computer in
+            ReportTable.Row(cells: [
+                .text(computer.name), .text(computer.mostUsed.prefix(3).joined(separator: ", ")),
+                .duration(computer.seconds),
+            ])
+        }
+        return .table(
+            ReportTable(
+                title: "On the household's other computers", columns: ["Computer", "Most used", "Time"], rows: rows))
     }
 
     /// The most used websites (their time is part of their browsers'), when any was recorded.
@@ -78,6 +94,13 @@ public struct BuiltInReport {
     var summary: String {
         let pickups = report.segments.reduce(0) { $0 + $1.pickups }
         var parts = ["\(ReportText.duration(report.totalSeconds)) in all"]
+        if let elsewhere = report.elsewhere, !elsewhere.isEmpty {
+            let there = elsewhere.reduce(0) { $0 + $1.seconds }
+            parts[0] = """
+                \(ReportText.duration(report.totalSeconds)) on this computer, \
+                \(ReportText.duration(report.totalSeconds + there)) on every computer
+                """
+        }
         let clock = DateFormatter()
         clock.timeZone = calendar.timeZone
         clock.dateFormat = report.segmentation == .hourly ? "HH:mm" : "EEE HH:mm"

@@ -178,4 +178,53 @@ extension Ledger {
             }
         }
     }
+
+    /// The other computers' usage inside `[since, until)`, per computer and application (and
+    /// website, by domain), clipped at the edges, as last read.
+    public func usageElsewhere(since: Date, until: Date) throws -> [UsageReport.ComputerUsage] {
+        let arguments: StatementArguments = [
+            "since": since.timeIntervalSince1970, "until": until.timeIntervalSince1970,
+        ]
+        let clipped = "SUM(MAX(0, MIN(startedAt + duration, :until) - MAX(startedAt, :since)))"
+        let (apps, sites) = try database.read { db in
+            (
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT computerName, publicID, MAX(displayName) AS displayName, \(clipped) AS seconds
+                        FROM elsewhereInterval WHERE startedAt < :until AND startedAt + duration > :since
+                        GROUP BY computerName, publicID HAVING seconds > 0
+                        ORDER BY computerName, seconds DESC, displayName
+                        """, arguments: arguments),
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT computerName, publicID, webDomain, \(clipped) AS seconds
+                        FROM elsewhereInterval
+                        WHERE startedAt < :until AND startedAt + duration > :since AND webDomain IS NOT NULL
+                        GROUP BY computerName, publicID, webDomain HAVING seconds > 0
+                        """, arguments: arguments)
+            )
+        }
+        var sitesByApp: [String: [String: [String: Double]]] = [:]
+        for row in sites {
+            let key = "\(row["computerName"] as String)\u{0}\(row["publicID"] as String)"
+            let domain: String = row["webDomain"]
+            sitesByApp[key, default: [:]][domain, default: [:]][domain, default: 0] += row["seconds"]
+        }
+        var computers: [UsageReport.ComputerUsage] = []
+        for row in apps {
+            let name: String = row["computerName"]
+            let id: String = row["publicID"]
+            let app = UsageReport.AppUsage(
+                id: id, name: row["displayName"], token: "", seconds: row["seconds"],
+                websites: UsageReport.sites(sitesByApp["\(name)\u{0}\(id)"] ?? [:]))
+            if computers.last?.name == name {
+                computers[computers.count - 1].apps.append(app)
+            } else {
+                computers.append(UsageReport.ComputerUsage(name: name, apps: [app]))
+            }
+        }
+        return computers
+    }
 }

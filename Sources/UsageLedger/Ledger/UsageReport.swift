@@ -48,10 +48,30 @@ public struct UsageReport: Sendable, Equatable, Codable {
         }
     }
 
+    /// A managed person's usage on another computer of their household (docs/household.md),
+    /// as this computer last read it. Tokens are this computer's own: its applications have none.
+    public struct ComputerUsage: Sendable, Equatable, Codable {
+        /// The name the household knows the computer by.
+        public var name: String
+        public var apps: [AppUsage]
+        public var totalSeconds: Double { apps.reduce(0) { $0 + $1.seconds } }
+
+        public init(name: String, apps: [AppUsage]) {
+            self.name = name
+            self.apps = apps
+        }
+    }
+
     public var since: Date
     public var until: Date
+    /// This computer's.
     public var apps: [AppUsage]
+    /// The other computers of the household, by name (the last 8 days are kept of them).
+    public var elsewhere: [ComputerUsage] = []
+    /// This computer's.
     public var totalSeconds: Double { apps.reduce(0) { $0 + $1.seconds } }
+    /// Every computer's.
+    public var householdSeconds: Double { totalSeconds + elsewhere.reduce(0) { $0 + $1.totalSeconds } }
 
     /// Every website in every browser, most used first.
     public var websites: [SiteUsage] {
@@ -75,12 +95,21 @@ public struct UsageReport: Sendable, Equatable, Codable {
         .sorted { ($0.seconds, $1.domain) > ($1.seconds, $0.domain) }
     }
 
-    enum CodingKeys: String, CodingKey { case since, until, apps }
+    enum CodingKeys: String, CodingKey { case since, until, apps, elsewhere }
 
-    public init(since: Date, until: Date, apps: [AppUsage]) {
+    public init(since: Date, until: Date, apps: [AppUsage], elsewhere: [ComputerUsage] = []) {
         self.since = since
         self.until = until
         self.apps = apps
+        self.elsewhere = elsewhere
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        since = try container.decode(Date.self, forKey: .since)
+        until = try container.decode(Date.self, forKey: .until)
+        apps = try container.decode([AppUsage].self, forKey: .apps)
+        elsewhere = try container.decodeIfPresent([ComputerUsage].self, forKey: .elsewhere) ?? []
     }
 }
 
