@@ -139,7 +139,8 @@ final class WebsiteTimeTests: XSessionTestCase {
         let csv = csvRun.outputLines
         XCTAssertEqual(csv.first, "id,name,token,seconds,website,computer\r", "\(csv)")
         XCTAssertTrue(
-            csv.contains { $0.hasSuffix(",videos.test,\r") } && csv.contains { $0.hasSuffix(",news.test,\r") }, "\(csv)")
+            csv.contains { $0.hasSuffix(",videos.test,\r") } && csv.contains { $0.hasSuffix(",news.test,\r") }, "\(csv)"
+        )
         let table = try agent.cli(["usage", "--web", "--since", "2000-01-01"])
         XCTAssertTrue(table.contains("videos.test") && table.contains("wiki.test"), table)
         // The built-in report draws its table of websites.
