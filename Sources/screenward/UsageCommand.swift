@@ -168,9 +168,8 @@ struct UsageCommand: ParsableCommand {
             printApps(computer.apps, total: computer.totalSeconds, nameWidth: nameWidth, idWidth: idWidth)
         }
         if !report.elsewhere.isEmpty {
-            print(
-                "\(Self.pad("On every computer", nameWidth + 2))  \(Self.pad("", idWidth))  \(formatDuration(report.householdSeconds))"
-            )
+            let label = Self.pad("On every computer", nameWidth + 2)
+            print("\(label)  \(Self.pad("", idWidth))  \(formatDuration(report.householdSeconds))")
         }
     }
 
