@@ -269,5 +269,30 @@ enum HouseholdSchema {
                   WITH CHECK (computer = current_user);
                 GRANT SELECT, INSERT ON extra_time TO screenward_computers;
                 """),
+        Migration(
+            name: "v5: what happened to a child's limits on each computer, for the guardians on every other",
+            sql: """
+                -- A child's event (`screenward child events`) as the computer it happened on
+                -- recorded it; never changed. at is on the database's clock; written_at says
+                -- when it arrived, which the other computers read from.
+                CREATE TABLE child_event (
+                  computer name NOT NULL DEFAULT current_user REFERENCES computer (role),
+                  ledger uuid NOT NULL,
+                  local_id bigint NOT NULL,
+                  child text NOT NULL REFERENCES child (name),
+                  at double precision NOT NULL,
+                  kind text NOT NULL,
+                  actor text NOT NULL,
+                  detail text NOT NULL,
+                  written_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                  PRIMARY KEY (computer, ledger, local_id)
+                );
+                CREATE INDEX child_event_by_child ON child_event (child, written_at);
+                ALTER TABLE child_event ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY child_event_read ON child_event FOR SELECT TO screenward_computers USING (true);
+                CREATE POLICY child_event_insert_own ON child_event FOR INSERT TO screenward_computers
+                  WITH CHECK (computer = current_user);
+                GRANT SELECT, INSERT ON child_event TO screenward_computers;
+                """),
     ]
 }

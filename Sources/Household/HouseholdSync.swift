@@ -18,10 +18,21 @@ public final class HouseholdSync: Sendable {
     public struct Child: Sendable {
         public var name: String
         public var ledger: Ledger
+        /// Their events recorded here after an id and since a time, oldest first, at most so
+        /// many (`DaemonState.events(uid:after:since:limit:)`).
+        public var events:
+            @Sendable (_ after: Int64, _ since: Date, _ limit: Int) throws -> [(
+                id: Int64, event: ChildEvent
+            )]
 
-        public init(name: String, ledger: Ledger) {
+        public init(
+            name: String, ledger: Ledger,
+            events: @escaping @Sendable (Int64, Date, Int) throws -> [(id: Int64, event: ChildEvent)] = { _, _, _ in []
+            }
+        ) {
             self.name = name
             self.ledger = ledger
+            self.events = events
         }
     }
 
@@ -78,6 +89,18 @@ public final class HouseholdSync: Sendable {
         self.answered = answered
         self.extraTimeGiven = extraTimeGiven
         self.report = report
+    }
+
+    /// The last event of each child's sent (by id here), and the other computers' events as
+    /// read (by their key), with the latest arrival read. Forgotten with the process: the next
+    /// run sends its events again (which changes nothing there) and reads the others' again.
+    private let eventsSent = Mutex<[String: Int64]>([:])
+    private let eventsElsewhere = Mutex<[String: (events: [String: ChildEvent], latest: Double?)]>([:])
+
+    /// What happened to `child`'s limits on the household's other computers (the last 30
+    /// days), oldest first, as last read.
+    public func events(elsewhereOf child: String) -> [ChildEvent] {
+        (eventsElsewhere.withLock { $0[child]?.events.values.map { $0 } } ?? []).sorted { $0.at < $1.at }
     }
 
     /// The requests of `child` asked on the household's other computers (today's, and any
@@ -272,6 +295,7 @@ public final class HouseholdSync: Sendable {
             try await exchangeRules(of: child, reading: reading, on: connection)
             try await exchangeRequests(of: child, ledgerID: ledgerID, reading: reading, on: connection)
             try await exchangeExtraTime(of: child, ledgerID: ledgerID, reading: reading, on: connection)
+            try await exchangeEvents(of: child, ledgerID: ledgerID, reading: reading, on: connection)
             guard reading else { continue }
             let since = Date().addingTimeInterval(-Self.horizon)
             let cursors = try child.ledger.elsewhereCursors()
@@ -346,6 +370,33 @@ public final class HouseholdSync: Sendable {
         let elsewhere = try await ExtraTimeExchange.readElsewhere(child: child.name, on: connection)
         let kept = try child.ledger.storeExtraTimeGivenElsewhere(elsewhere)
         if !kept.isEmpty { extraTimeGiven(child.name, kept) }
+    }
+
+    /// `child`'s events recorded here since last sent, sent; the other computers' read.
+    private func exchangeEvents(
+        of child: Child, ledgerID: String, reading: Bool, on connection: PostgresConnection
+    ) async throws {
+        let after = eventsSent.withLock { $0[child.name] ?? 0 }
+        let new = try child.events(after, Date().addingTimeInterval(-EventsExchange.window), EventsExchange.batch)
+        if let last = new.last?.id {
+            try await EventsExchange.upload(new, child: child.name, ledgerID: ledgerID, on: connection)
+            eventsSent.withLock { $0[child.name] = last }
+        }
+        guard reading else { return }
+        // From a minute before the latest arrival read: an event written then may have
+        // committed after a later one was read. What was read already is read again, by its key.
+        let known = eventsElsewhere.withLock { $0[child.name] }
+        let read = try await EventsExchange.readElsewhere(
+            child: child.name, writtenAfter: known?.latest.map { $0 - 60 }, on: connection)
+        guard !read.events.isEmpty else { return }
+        eventsElsewhere.withLock { kept in
+            var entry = kept[child.name] ?? ([:], nil)
+            entry.events.merge(read.events) { _, new in new }
+            let horizon = Date().addingTimeInterval(-EventsExchange.window)
+            entry.events = entry.events.filter { $0.value.at > horizon }
+            entry.latest = max(entry.latest ?? 0, read.latest ?? 0)
+            kept[child.name] = entry
+        }
     }
 
     /// The open intervals sent, by child and id, as they were sent: one whose length has not

@@ -47,7 +47,12 @@ extension Daemon {
 
     /// The household's sync for the managed people here, by name, with their ledgers.
     func householdChildren() -> [HouseholdSync.Child] {
-        owners.values.map { HouseholdSync.Child(name: $0.user.name, ledger: $0.ledger) }
+        let state = state
+        return owners.map { uid, owner in
+            HouseholdSync.Child(name: owner.user.name, ledger: owner.ledger) { after, since, limit in
+                try state.events(uid: uid, after: after, since: since, limit: limit)
+            }
+        }
     }
 
     /// A child's other computers' usage read: their owner counts it, and their engine runs.

@@ -220,6 +220,7 @@ final class Daemon {
         household.adopt = { [unowned self] child, version, rules in adoptHouseholdRules(child, version, rules) }
         household.applyAnswer = { [unowned self] child, answer in applyElsewhereAnswer(child: child, answer) }
         household.countExtraTime = { [unowned self] child, grants in countExtraTimeElsewhere(child: child, grants) }
+        service.eventsElsewhere = { [unowned self] child in household.sync?.events(elsewhereOf: child) ?? [] }
         service.owner = { [unowned self] uid in owners[uid] }
         service.calendar = { [timeZone] in timeZone.calendar() }
         if let account = try UnixAccount.named(options.extensionUser) {

@@ -103,9 +103,11 @@ struct ChildCommand: ParsableCommand {
             // One column for the kinds, as wide as the longest (never cut: "shield-tampered").
             let width = max(14, events.map(\.kind.rawValue.count).max() ?? 0)
             for event in events {
+                // Another computer of the household's: its name first.
+                let place = event.computer.map { "on \($0): " } ?? ""
                 print(
                     "\(iso8601(event.at))  \(event.kind.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))"
-                        + "  \(event.detail)"
+                        + "  \(place)\(event.detail)"
                 )
             }
         }
@@ -138,11 +140,14 @@ struct ChildEventJSON: Encodable {
     var kind: String
     var actor: String
     var detail: String
+    /// Another computer of the household's name; absent: this computer.
+    var computer: String?
 
     init(_ event: ChildEvent) {
         at = iso8601(event.at)
         kind = event.kind.rawValue
         actor = event.actor
         detail = event.detail
+        computer = event.computer
     }
 }

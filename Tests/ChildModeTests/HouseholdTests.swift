@@ -418,5 +418,12 @@ final class HouseholdTests: XCTestCase {
         XCTAssertEqual(try rule("Games", of: kid, on: laptop)["extraTime"] as? Double, 60, "counted once")
         let events = try desktop.screenward(as: "root", ["child", "events", kid]).output
         XCTAssertTrue(events.contains("more on Games on laptop"), events)
+        // And what happened on the laptop is in the desktop's record of the child, by name.
+        var record = ""
+        try laptopSession.waitFor("the laptop's events in the desktop's record", timeout: 10) {
+            record = try desktop.screenward(as: "root", ["child", "events", kid]).output
+            return record.contains("on laptop: asked for more time for Game on Games")
+        }
+        XCTAssertEqual(record.components(separatedBy: "on laptop: asked for more time").count, 2, "once: \(record)")
     }
 }

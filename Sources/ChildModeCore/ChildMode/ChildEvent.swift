@@ -48,11 +48,14 @@ public struct ChildEvent: Sendable, Hashable, Codable {
     /// Who acted: an account name, or "screenward-daemon".
     public var actor: String
     public var detail: String
+    /// The computer of the household it happened on (docs/household.md); nil: this one.
+    public var computer: String?
 
-    public init(at: Date, kind: Kind, actor: String, detail: String) {
+    public init(at: Date, kind: Kind, actor: String, detail: String, computer: String? = nil) {
         self.at = at
         self.kind = kind
         self.actor = actor
         self.detail = detail
+        self.computer = computer
     }
 }

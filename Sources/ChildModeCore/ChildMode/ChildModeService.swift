@@ -19,6 +19,8 @@ public final class ChildModeService {
     let now: @Sendable () -> Date
     /// Called after the set of managed users changed (the daemon opens or closes their owners).
     public var onManagedUsersChanged: (() -> Void)?
+    /// A managed user's (by name) events on the household's other computers (docs/household.md).
+    public var eventsElsewhere: ((String) -> [ChildEvent])?
     /// Each managed user's state owner (the daemon's), for their usage.
     public var owner: (UInt32) -> ManagedUserOwner? = { _ in nil }
     /// The system's calendar: a managed user's day is the computer's, not their `TZ`'s.
@@ -82,10 +84,12 @@ public final class ChildModeService {
             route(ChildMethods.events) { service, caller, request in
                 _ = try service.guardian(caller, doing: "child events \(request.user)")
                 // Also for a user no longer managed: the record outlives the management.
-                if let account = try service.accounts.account(named: request.user) {
-                    return try service.state.events(uid: account.uid)
-                }
-                return try service.state.events(uid: try service.managedUser(named: request.user).uid)
+                let uid =
+                    try service.accounts.account(named: request.user)?.uid
+                    ?? service.managedUser(named: request.user).uid
+                // With what happened on the household's other computers, as last read.
+                let elsewhere = service.eventsElsewhere?(request.user) ?? []
+                return (try service.state.events(uid: uid) + elsewhere).sorted { $0.at < $1.at }
             },
             route(ChildMethods.usage) { service, caller, query in try service.usage(query, for: caller) },
             route(ChildMethods.report) { service, caller, query in

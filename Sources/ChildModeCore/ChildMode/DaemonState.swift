@@ -117,6 +117,30 @@ public final class DaemonState: Sendable {
         }
     }
 
+    /// A managed user's events recorded after the one `id` names and no earlier than `since`,
+    /// oldest first, with their ids (at most `limit`): what the household's other computers
+    /// are sent.
+    public func events(uid: UInt32, after id: Int64, since: Date, limit: Int) throws -> [(id: Int64, event: ChildEvent)]
+    {
+        try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, at, kind, actor, detail FROM childEvent
+                    WHERE uid = ? AND id > ? AND at >= ? ORDER BY id LIMIT ?
+                    """,
+                arguments: [uid, id, since.timeIntervalSince1970, limit]
+            ).map { row in
+                (
+                    row["id"],
+                    ChildEvent(
+                        at: Date(timeIntervalSince1970: row["at"]), kind: ChildEvent.Kind(rawValue: row["kind"]),
+                        actor: row["actor"], detail: row["detail"])
+                )
+            }
+        }
+    }
+
     private static func insert(_ event: ChildEvent, uid: UInt32, _ db: Database) throws {
         try db.execute(
             sql: "INSERT INTO childEvent (uid, at, kind, actor, detail) VALUES (?, ?, ?, ?, ?)",
