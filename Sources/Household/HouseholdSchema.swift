@@ -294,5 +294,17 @@ enum HouseholdSchema {
                   WITH CHECK (computer = current_user);
                 GRANT SELECT, INSERT ON child_event TO screenward_computers;
                 """),
+        Migration(
+            name: "v6: a child managed or not by the household, as a guardian said on any computer",
+            sql: """
+                -- A guardian's `child add` on any computer makes the child managed on every computer
+                -- with an account of that name; `child remove` on any stops it on all. A computer's
+                -- uploads name a child it manages (managed by default); the latest change wins.
+                ALTER TABLE child ADD COLUMN managed boolean NOT NULL DEFAULT true;
+                ALTER TABLE child ADD COLUMN changed_by text;
+                ALTER TABLE child ADD COLUMN changed_on name REFERENCES computer (role);
+                ALTER TABLE child ADD COLUMN changed_at double precision;
+                GRANT UPDATE (managed, changed_by, changed_on, changed_at) ON child TO screenward_computers;
+                """),
     ]
 }

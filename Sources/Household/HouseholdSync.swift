@@ -72,6 +72,24 @@ public final class HouseholdSync: Sendable {
     /// Called with a child's name and the extra time given them on other computers that
     /// their ledger had not kept before (it is kept now), to count it (on the daemon's loop).
     private let extraTimeGiven: @Sendable (String, [SharedExtraTime]) -> Void
+    /// Called with the children guardians on other computers made managed or not, each
+    /// change once per run (the daemon follows those newer than what it did itself).
+    private let childrenChanged: @Sendable ([HouseholdChildChange]) -> Void
+    private let childChangesSeen = Mutex<Set<HouseholdChildChange>>([])
+
+    /// A guardian here made `name` managed or not: written to the household's database, where
+    /// every other computer reads it within 5 s.
+    public func publishChild(_ name: String, managed: Bool, by guardian: String) async throws {
+        try await HouseholdDatabase.with(membership.login) { connection in
+            do {
+                try await ChildrenExchange.publish(name, managed: managed, by: guardian, on: connection)
+            } catch {
+                throw HouseholdError("could not tell the household: \(HouseholdDatabase.describe(error))")
+            }
+        }
+        doorbell.ring()
+    }
+
     /// This computer's extra time sent (by child, local id): sent once per run; a resend
     /// after a restart changes nothing there.
     private let sentExtraTime = Mutex<[String: Set<Int64>]>([:])
@@ -81,8 +99,10 @@ public final class HouseholdSync: Sendable {
         adopt: @escaping @Sendable (String, Int64, HouseholdRules) -> Void,
         answered: @escaping @Sendable (String, ElsewhereAnswer) -> Void,
         extraTimeGiven: @escaping @Sendable (String, [SharedExtraTime]) -> Void,
+        childrenChanged: @escaping @Sendable ([HouseholdChildChange]) -> Void = { _ in },
         report: @escaping @Sendable (String?) -> Void
     ) {
+        self.childrenChanged = childrenChanged
         self.membership = membership
         self.delivered = delivered
         self.adopt = adopt
@@ -306,6 +326,11 @@ public final class HouseholdSync: Sendable {
             if !read.intervals.isEmpty {
                 delivered(child.name, try child.ledger.elsewhereIntervals(since: since))
             }
+        }
+        if full {
+            let changes = try await ChildrenExchange.read(on: connection)
+            let new = childChangesSeen.withLock { seen in changes.filter { seen.insert($0).inserted } }
+            if !new.isEmpty { childrenChanged(new) }
         }
         if !sent && full { try await UsageExchange.markSeen(on: connection) }
     }

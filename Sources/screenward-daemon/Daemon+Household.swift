@@ -157,6 +157,22 @@ extension Daemon {
         engines[uid]?.run()
     }
 
+    /// Guardians on other computers made children managed or not: followed here where this
+    /// computer has an account of that name (docs/household.md).
+    func followHouseholdChildren(_ changes: [HouseholdChildChange]) {
+        for change in changes {
+            do {
+                if let done = try service.followHousehold(
+                    change.name, managed: change.managed, actor: change.actor, at: change.at)
+                {
+                    log.info("household: \(done)")
+                }
+            } catch {
+                log.error("household: could not follow \(change.actor) on \(change.name): \(error)")
+            }
+        }
+    }
+
     private func requireRoot(_ peer: ServicePeer, doing action: String) throws -> String {
         let caller = try service.caller(peer)
         guard caller.account.uid == 0 else {

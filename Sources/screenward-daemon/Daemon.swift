@@ -221,6 +221,11 @@ final class Daemon {
         household.applyAnswer = { [unowned self] child, answer in applyElsewhereAnswer(child: child, answer) }
         household.countExtraTime = { [unowned self] child, grants in countExtraTimeElsewhere(child: child, grants) }
         service.eventsElsewhere = { [unowned self] child in household.sync?.events(elsewhereOf: child) ?? [] }
+        service.householdRefusal = { [unowned self] in household.refusalOfManaging() }
+        service.onGuardianChangedManaged = { [unowned self] name, managed, guardian in
+            household.publishChild(name, managed: managed, by: guardian)
+        }
+        household.followChildren = { [unowned self] changes in followHouseholdChildren(changes) }
         service.owner = { [unowned self] uid in owners[uid] }
         service.calendar = { [timeZone] in timeZone.calendar() }
         if let account = try UnixAccount.named(options.extensionUser) {

@@ -22,6 +22,8 @@ final class DaemonHousehold {
         case answer(String, ElsewhereAnswer)
         /// Extra time given to a child on other computers, just kept in their ledger.
         case extraTime(String, [SharedExtraTime])
+        /// Children a guardian on another computer made managed or not.
+        case children([HouseholdChildChange])
     }
     private var arrivals: LoopMailbox<Arrival>!
     private var memberships: LoopMailbox<HouseholdMembership?>!
@@ -33,6 +35,8 @@ final class DaemonHousehold {
     var applyAnswer: (String, ElsewhereAnswer) -> Void = { _, _ in }
     /// Counts extra time given to a child on other computers.
     var countExtraTime: (String, [SharedExtraTime]) -> Void = { _, _ in }
+    /// Follows guardians on other computers making children managed or not.
+    var followChildren: ([HouseholdChildChange]) -> Void = { _ in }
     /// The managed people here, with their ledgers.
     var children: () -> [HouseholdSync.Child] = { [] }
 
@@ -48,6 +52,7 @@ final class DaemonHousehold {
                     sync?.adopted(child: child)
                 case .answer(let child, let answer): applyAnswer(child, answer)
                 case .extraTime(let child, let grants): countExtraTime(child, grants)
+                case .children(let changes): followChildren(changes)
                 }
             }
         }
@@ -107,6 +112,32 @@ final class DaemonHousehold {
         )
     }
 
+    /// Why who is managed cannot be changed now: in a household, it holds on every computer,
+    /// which must hear of it.
+    func refusalOfManaging() -> ServiceError? {
+        guard let sync, let problem = sync.currentProblem else { return nil }
+        return ServiceError(
+            .unsupported,
+            """
+            who is managed is the household's, and its database cannot be reached (\(problem)): \
+            change it when it is back, or on another computer of the household
+            """
+        )
+    }
+
+    /// A guardian here made a user managed or not: the household hears of it.
+    func publishChild(_ name: String, managed: Bool, by guardian: String) {
+        guard let sync else { return }
+        let log = log
+        Task.detached {
+            do {
+                try await sync.publishChild(name, managed: managed, by: guardian)
+            } catch {
+                log.warning("household: \(name) \(managed ? "managed" : "no longer managed") here only: \(error)")
+            }
+        }
+    }
+
     /// A guardian changed rules here: the sync publishes them.
     func rulesChanged() {
         sync?.usageRecorded()
@@ -130,6 +161,7 @@ final class DaemonHousehold {
             adopt: { child, version, rules in arrivals.post(.rules(child, version: version, rules)) },
             answered: { child, answer in arrivals.post(.answer(child, answer)) },
             extraTimeGiven: { child, grants in arrivals.post(.extraTime(child, grants)) },
+            childrenChanged: { changes in arrivals.post(.children(changes)) },
             report: { problem in
                 if let problem {
                     log.warning("household: \(problem); enforcing from what this computer knew last")

@@ -195,6 +195,25 @@ final class HouseholdTests: XCTestCase {
                 "SELECT count(*) FROM computer WHERE role <> '\(role)' AND last_seen < now() - interval '1 hour'",
                 database: "screenward_household"), "0", renamed.output + renamed.error)
 
+        // A child made managed on the desktop is managed on the laptop (an account of the same
+        // name there); no longer managed on the laptop, no longer on the desktop either.
+        let pat = try desktop.users.add("pat")
+        let managed = try desktop.screenward(as: "root", ["child", "add", pat])
+        XCTAssertEqual(managed.status, 0, managed.error)
+        try waitUntil("the laptop to manage the desktop's new child", timeout: 15) {
+            try laptop.screenward(as: "root", ["child", "list"]).output.contains(pat)
+        }
+        let record = try laptop.screenward(as: "root", ["child", "events", pat]).output
+        XCTAssertTrue(record.contains("root on desktop"), record)
+        let removed = try laptop.screenward(as: "root", ["child", "remove", pat])
+        XCTAssertEqual(removed.status, 0, removed.error)
+        try waitUntil("the desktop to stop managing the child", timeout: 15) {
+            !(try desktop.screenward(as: "root", ["child", "list"]).output.contains(pat))
+        }
+        Thread.sleep(forTimeInterval: 6)
+        XCTAssertFalse(
+            try laptop.screenward(as: "root", ["child", "list"]).output.contains(pat), "the desktop does not echo it")
+
         // Leaving: the laptop's role no longer logs in, and its status says it is in no household.
         let left = try laptop.screenward(as: "root", ["household", "leave"])
         XCTAssertEqual(left.status, 0, left.error + String((laptop.daemon?.standardError ?? "").suffix(3000)))

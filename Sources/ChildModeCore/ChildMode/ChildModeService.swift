@@ -21,6 +21,11 @@ public final class ChildModeService {
     public var onManagedUsersChanged: (() -> Void)?
     /// A managed user's (by name) events on the household's other computers (docs/household.md).
     public var eventsElsewhere: ((String) -> [ChildEvent])?
+    /// Why who is managed cannot be changed now (a household's database out of reach: the
+    /// computers would disagree), if it cannot.
+    public var householdRefusal: (() -> ServiceError?)?
+    /// A guardian here made a user (by name) managed or not, by their name.
+    public var onGuardianChangedManaged: ((String, Bool, String) -> Void)?
     /// Each managed user's state owner (the daemon's), for their usage.
     public var owner: (UInt32) -> ManagedUserOwner? = { _ in nil }
     /// The system's calendar: a managed user's day is the computer's, not their `TZ`'s.
@@ -181,16 +186,20 @@ public final class ChildModeService {
             throw ServiceError(.invalidArgument, "there is no user \(name) on this computer")
         }
         if let refusal = policy.refusalToManage(account) { throw ServiceError(.invalidArgument, refusal) }
+        if let refusal = householdRefusal?() { throw refusal }
         let user = try state.manage(account, by: guardian.name, at: now())
         try homes.create(for: account.uid)
         onManagedUsersChanged?()
+        onGuardianChangedManaged?(account.name, true, guardian.name)
         return user
     }
 
     func remove(_ name: String, by guardian: Account) throws {
         let user = try managedUser(named: name)
+        if let refusal = householdRefusal?() { throw refusal }
         try state.unmanage(uid: user.uid, name: user.name, by: guardian.name, at: now())
         onManagedUsersChanged?()
+        onGuardianChangedManaged?(user.name, false, guardian.name)
     }
 
     /// A managed user by name: the account's uid when it still exists (a renamed
