@@ -22,7 +22,8 @@ enum ChildrenExchange {
         try await connection.query(
             """
             INSERT INTO child (name, managed, changed_by, changed_on, changed_at)
-            VALUES (\(name), \(managed), \(guardian), current_user, extract(epoch from clock_timestamp())::double precision)
+            VALUES (\(name), \(managed), \(guardian), current_user,
+                    extract(epoch from clock_timestamp())::double precision)
             ON CONFLICT (name) DO UPDATE SET managed = excluded.managed, changed_by = excluded.changed_by,
               changed_on = excluded.changed_on, changed_at = excluded.changed_at
             """, logger: HouseholdDatabase.logger)
