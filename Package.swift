@@ -394,7 +394,10 @@ let package = Package(
         // Child mode tried by real users (useradd, runuser) against the real daemon, as root.
         .testTarget(
             name: "ChildModeTests",
-            dependencies: ["ScreenwardCore", "ManagedSettings", "SessionHarness", "TestSupport", "Household"]),
+            dependencies: [
+                "ScreenwardCore", "ManagedSettings", "SessionHarness", "TestSupport", "Household",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         // Real accounts and real PAM: creates users and groups, so most of it needs root.
         .testTarget(
             name: "SystemAccountsTests",

@@ -72,6 +72,9 @@ public final class HouseholdSync: Sendable {
     /// Called with a child's name and the extra time given them on other computers that
     /// their ledger had not kept before (it is kept now), to count it (on the daemon's loop).
     private let extraTimeGiven: @Sendable (String, [SharedExtraTime]) -> Void
+    /// This computer's clock, which its ledgers' times are on (a test sets it minutes off).
+    private let clock: @Sendable () -> Date
+
     /// Called with the children guardians on other computers made managed or not, each
     /// change once per run (the daemon follows those newer than what it did itself).
     private let childrenChanged: @Sendable ([HouseholdChildChange]) -> Void
@@ -100,9 +103,11 @@ public final class HouseholdSync: Sendable {
         answered: @escaping @Sendable (String, ElsewhereAnswer) -> Void,
         extraTimeGiven: @escaping @Sendable (String, [SharedExtraTime]) -> Void,
         childrenChanged: @escaping @Sendable ([HouseholdChildChange]) -> Void = { _ in },
+        clock: @escaping @Sendable () -> Date = Date.init,
         report: @escaping @Sendable (String?) -> Void
     ) {
         self.childrenChanged = childrenChanged
+        self.clock = clock
         self.membership = membership
         self.delivered = delivered
         self.adopt = adopt
@@ -306,7 +311,8 @@ public final class HouseholdSync: Sendable {
             while true {
                 let batch = try child.ledger.intervalsToUpload().filter { !sentAlready($0, of: child.name) }
                 guard !batch.isEmpty else { break }
-                try await UsageExchange.upload(batch, child: child.name, ledgerID: ledgerID, on: connection)
+                try await UsageExchange.upload(
+                    batch, child: child.name, ledgerID: ledgerID, on: connection, clock: clock)
                 try child.ledger.recordUploaded(batch)
                 noteSent(batch, of: child.name)
                 sent = true
@@ -317,10 +323,10 @@ public final class HouseholdSync: Sendable {
             try await exchangeExtraTime(of: child, ledgerID: ledgerID, reading: reading, on: connection)
             try await exchangeEvents(of: child, ledgerID: ledgerID, reading: reading, on: connection)
             guard reading else { continue }
-            let since = Date().addingTimeInterval(-Self.horizon)
+            let since = clock().addingTimeInterval(-Self.horizon)
             let cursors = try child.ledger.elsewhereCursors()
             let read = try await UsageExchange.download(
-                child: child.name, after: cursors, since: since, on: connection)
+                child: child.name, after: cursors, since: since, on: connection, clock: clock)
             guard read.cursors != cursors || !read.intervals.isEmpty else { continue }
             try child.ledger.storeElsewhere(read.intervals, cursors: read.cursors)
             if !read.intervals.isEmpty {

@@ -18,7 +18,8 @@ enum UsageExchange {
 
     /// Sends `intervals` of `child`'s from `ledgerID`; they are in the database once this returns.
     static func upload(
-        _ intervals: [HouseholdUpload], child: String, ledgerID: String, on connection: PostgresConnection
+        _ intervals: [HouseholdUpload], child: String, ledgerID: String, on connection: PostgresConnection,
+        clock: @escaping @Sendable () -> Date = Date.init
     ) async throws {
         let logger = HouseholdDatabase.logger
         try await connection.withTransaction(logger: logger) { connection in
@@ -26,7 +27,7 @@ enum UsageExchange {
                 "INSERT INTO child (name) VALUES (\(child)) ON CONFLICT DO NOTHING", logger: logger)
             var revision: Int64?
             var databaseNow = 0.0
-            let sentAt = Date().timeIntervalSince1970
+            let sentAt = clock().timeIntervalSince1970
             for try await (value, now) in try await connection.query(
                 """
                 UPDATE computer SET revision = revision + 1, last_seen = now()
@@ -38,7 +39,7 @@ enum UsageExchange {
                 databaseNow = now
             }
             guard let revision else { throw noLongerMember }
-            let skew = databaseNow - (sentAt + Date().timeIntervalSince1970) / 2
+            let skew = databaseNow - (sentAt + clock().timeIntervalSince1970) / 2
             let ids = intervals.map(\.id)
             let applications = intervals.map(\.publicID)
             let names = intervals.map(\.displayName)
@@ -91,11 +92,12 @@ enum UsageExchange {
     /// this computer's clock, and the cursors past them; rows that ended before `since` are
     /// left out (the cursors still move past them).
     static func download(
-        child: String, after cursors: [String: Int64], since: Date, on connection: PostgresConnection
+        child: String, after cursors: [String: Int64], since: Date, on connection: PostgresConnection,
+        clock: @Sendable () -> Date = Date.init
     ) async throws -> (intervals: [ElsewhereInterval], cursors: [String: Int64]) {
         let logger = HouseholdDatabase.logger
         let cursorText = String(decoding: try JSONEncoder().encode(cursors), as: UTF8.self)
-        let askedAt = Date().timeIntervalSince1970
+        let askedAt = clock().timeIntervalSince1970
         let rows = try await connection.query(
             """
             SELECT u.computer::text, c.name, u.ledger::text, u.local_id, u.application, u.application_name,
@@ -128,7 +130,7 @@ enum UsageExchange {
         // The database's clock minus this computer's, at the answer: a start on the
         // database's clock less it is on this computer's.
         if let databaseNow = raw.first?.1 {
-            let skew = databaseNow - (askedAt + Date().timeIntervalSince1970) / 2
+            let skew = databaseNow - (askedAt + clock().timeIntervalSince1970) / 2
             for (interval, _) in raw {
                 var local = interval
                 local.startedAt -= skew
