@@ -173,20 +173,19 @@ extension Daemon {
         }
     }
 
+    /// Root alone; a managed user's attempt is refused and recorded for their guardians.
     private func requireRoot(_ peer: ServicePeer, doing action: String) throws -> String {
         let caller = try service.caller(peer)
+        if caller.role == .managed { _ = try service.guardian(caller, doing: action) }
         guard caller.account.uid == 0 else {
             throw ServiceError(.unauthorized, "only root can do this (\(action)): run it with sudo")
         }
         return caller.account.name
     }
 
+    /// A guardian; a managed user's attempt is refused and recorded for their guardians.
     private func requireGuardian(_ peer: ServicePeer, doing action: String) throws -> String {
-        let caller = try service.caller(peer)
-        guard caller.role == .guardian else {
-            throw ServiceError(.unauthorized, "only a guardian can do this (\(action))")
-        }
-        return caller.account.name
+        try service.guardian(try service.caller(peer), doing: action).name
     }
 
     private static func result<Value>(_ value: Value?, _ error: (any Error)?) -> Result<Value, ServiceError> {

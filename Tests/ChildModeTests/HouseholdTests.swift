@@ -268,6 +268,29 @@ final class HouseholdTests: XCTestCase {
             ])
         XCTAssertNotEqual(plain.status, 0)
         XCTAssertTrue(plain.error.contains("no encryption"), plain.error)
+        // The child, with a shell on the laptop: the household is not theirs to read or change,
+        // its credentials are not theirs to read, and each attempt is recorded.
+        for command in [["household", "status"], ["household", "invite"], ["household", "leave"]] {
+            let tried = try laptop.screenward(as: kid, command)
+            XCTAssertNotEqual(tried.status, 0, "\(command)")
+            XCTAssertTrue(tried.error.contains("only a guardian can do this"), tried.error)
+        }
+        let credentials = laptop.state.appendingPathComponent("household/member.json").path
+        let peeked = try laptopSession.runAsKid(["cat", credentials])
+        XCTAssertNotEqual(peeked.status, 0)
+        XCTAssertTrue(peeked.error.contains("Permission denied"), peeked.error)
+        let guessed = try laptopSession.runAsKid([
+            "/usr/bin/psql", "-X", "-c", "SELECT 1",
+            """
+            host=\(link.hostAddress) port=\(database.port) dbname=screenward_household \
+            user=\(login["role"] as? String ?? "") password=letmein sslmode=require connect_timeout=5
+            """,
+        ])
+        XCTAssertNotEqual(guessed.status, 0)
+        XCTAssertTrue(guessed.error.contains("password authentication failed"), guessed.error)
+        let attempts = try laptop.screenward(as: "root", ["child", "events", kid]).output
+        XCTAssertTrue(attempts.contains("tried `screenward household status`"), attempts)
+        XCTAssertTrue(attempts.contains("tried `screenward household leave`"), attempts)
         let limit = try desktop.screenward(
             as: "root", ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "1h", "--user", kid])
         XCTAssertEqual(limit.status, 0, limit.error)

@@ -244,7 +244,7 @@ public final class ChildModeService {
 
     /// The caller's account if they are a guardian; otherwise a refusal, recorded when
     /// a managed user tried it.
-    func guardian(_ caller: Caller, doing action: String) throws -> Account {
+    public func guardian(_ caller: Caller, doing action: String) throws -> Account {
         switch caller.role {
         case .guardian:
             return caller.account
