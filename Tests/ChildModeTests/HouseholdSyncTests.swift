@@ -157,4 +157,42 @@ final class HouseholdSyncTests: XCTestCase {
         XCTAssertEqual(
             try database.psql("SELECT count(*) FROM usage_interval", database: "screenward_household"), "50")
     }
+
+    /// Both computers write at once (the child at both, an interval every few milliseconds on
+    /// each while their syncs run): each counts exactly what the other wrote.
+    func testTwoComputersWritingAtOnceCountEachOtherExactly() async throws {
+        let (desktop, laptop) = try await household()
+        let desktopLedger = try Ledger()
+        let laptopLedger = try Ledger()
+        let desktopSync = startSync(desktop, ledger: desktopLedger)
+        let laptopSync = startSync(laptop, ledger: laptopLedger)
+        let start = Date().addingTimeInterval(-3600)
+        let token = ApplicationToken(opaqueValue: "game")
+        let game = game
+        func write(_ ledger: Ledger, _ sync: HouseholdSync, seconds: Int) -> Thread {
+            let thread = Thread {
+                let run = try? ledger.beginAgentSession(pid: 1, display: ":test", at: start).sessionID
+                for index in 0..<300 {
+                    guard let run,
+                        let id = try? ledger.openInterval(
+                            sessionID: run, app: game, token: token, startingAt: start.addingTimeInterval(Double(index))
+                        )
+                    else { return }
+                    try? ledger.closeInterval(id, duration: .seconds(seconds), reason: .focusChange)
+                    sync.usageRecorded()
+                    usleep(5_000)
+                }
+            }
+            thread.start()
+            return thread
+        }
+        let writers = [write(desktopLedger, desktopSync, seconds: 2), write(laptopLedger, laptopSync, seconds: 3)]
+        try waitUntil("each computer to count all the other wrote", timeout: 40) {
+            try elsewhere(desktopLedger).reduce(0) { $0 + $1.duration } == 300 * 3
+                && elsewhere(laptopLedger).reduce(0) { $0 + $1.duration } == 300 * 2
+        }
+        XCTAssertTrue(writers.allSatisfy(\.isFinished))
+        XCTAssertEqual(try elsewhere(desktopLedger).count, 300)
+        XCTAssertEqual(try elsewhere(laptopLedger).count, 300)
+    }
 }
