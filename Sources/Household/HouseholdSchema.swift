@@ -306,5 +306,24 @@ enum HouseholdSchema {
                 ALTER TABLE child ADD COLUMN changed_at double precision;
                 GRANT UPDATE (managed, changed_by, changed_on, changed_at) ON child TO screenward_computers;
                 """),
+        Migration(
+            name: "v7: each computer's guardians, which its answers to requests are checked against",
+            sql: """
+                -- Each computer's guardians (root, and the members of its guardian group) as it
+                -- last said: an answer to a request, given on a computer, is applied only when
+                -- the one who gave it is among that computer's guardians.
+                CREATE TABLE household_guardian (
+                  computer name NOT NULL DEFAULT current_user REFERENCES computer (role),
+                  name text NOT NULL,
+                  PRIMARY KEY (computer, name)
+                );
+                ALTER TABLE household_guardian ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY guardian_read ON household_guardian FOR SELECT TO screenward_computers USING (true);
+                CREATE POLICY guardian_insert_own ON household_guardian FOR INSERT TO screenward_computers
+                  WITH CHECK (computer = current_user);
+                CREATE POLICY guardian_delete_own ON household_guardian FOR DELETE TO screenward_computers
+                  USING (computer = current_user);
+                GRANT SELECT, INSERT, DELETE ON household_guardian TO screenward_computers;
+                """),
     ]
 }

@@ -72,6 +72,11 @@ public final class HouseholdSync: Sendable {
     /// Called with a child's name and the extra time given them on other computers that
     /// their ledger had not kept before (it is kept now), to count it (on the daemon's loop).
     private let extraTimeGiven: @Sendable (String, [SharedExtraTime]) -> Void
+    /// This computer's guardians (root, and its guardian group's members), told to the
+    /// household when they change: the others apply only answers they gave. And as last told.
+    private let guardians: @Sendable () -> [String]
+    private let guardiansTold = Mutex<[String]?>(nil)
+
     /// This computer's clock, which its ledgers' times are on (a test sets it minutes off).
     private let clock: @Sendable () -> Date
 
@@ -104,10 +109,12 @@ public final class HouseholdSync: Sendable {
         extraTimeGiven: @escaping @Sendable (String, [SharedExtraTime]) -> Void,
         childrenChanged: @escaping @Sendable ([HouseholdChildChange]) -> Void = { _ in },
         clock: @escaping @Sendable () -> Date = Date.init,
+        guardians: @escaping @Sendable () -> [String] = { [] },
         report: @escaping @Sendable (String?) -> Void
     ) {
         self.childrenChanged = childrenChanged
         self.clock = clock
+        self.guardians = guardians
         self.membership = membership
         self.delivered = delivered
         self.adopt = adopt
@@ -334,6 +341,11 @@ public final class HouseholdSync: Sendable {
             }
         }
         if full {
+            let guardians = Array(Set(guardians())).sorted()
+            if guardiansTold.withLock({ $0 }) != guardians {
+                try await GuardiansExchange.publish(guardians, on: connection)
+                guardiansTold.withLock { $0 = guardians }
+            }
             let changes = try await ChildrenExchange.read(on: connection)
             let new = childChangesSeen.withLock { seen in changes.filter { seen.insert($0).inserted } }
             if !new.isEmpty { childrenChanged(new) }

@@ -60,6 +60,24 @@ enum PinnedTLS {
     ) async throws -> (channel: any Channel, certificate: CertificateFingerprint) {
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let answer = eventLoop.makePromise(of: UInt8.self)
+        let handshake = eventLoop.makePromise(of: Void.self)
+        // Every promise is completed whatever happens (a second completion is ignored): one
+        // left pending is a leak, which NIO's debug builds stop at.
+        do {
+            return try await open(
+                host: host, port: port, timeout: timeout, accept: accept, on: eventLoop, answer: answer,
+                handshake: handshake)
+        } catch {
+            answer.fail(error)
+            handshake.fail(error)
+            throw error
+        }
+    }
+
+    private static func open(
+        host: String, port: Int, timeout: TimeAmount, accept: @escaping @Sendable (CertificateFingerprint) -> Bool,
+        on eventLoop: any EventLoop, answer: EventLoopPromise<UInt8>, handshake: EventLoopPromise<Void>
+    ) async throws -> (channel: any Channel, certificate: CertificateFingerprint) {
         let channel = try await ClientBootstrap(group: eventLoop).connectTimeout(timeout).channelInitializer {
             channel in
             channel.eventLoop.makeCompletedFuture {
@@ -85,7 +103,6 @@ enum PinnedTLS {
             configuration.certificateVerification = .noHostnameVerification
             configuration.minimumTLSVersion = .tlsv12
             let context = try NIOSSLContext(configuration: configuration)
-            let handshake = eventLoop.makePromise(of: Void.self)
             try await eventLoop.submit {
                 let tls = try NIOSSLClientHandler(context: context, serverHostname: nil) { certificates, verdict in
                     guard let leaf = certificates.first, let der = try? leaf.toDERBytes() else {

@@ -20,6 +20,9 @@ public struct ElsewhereAnswer: Sendable, Hashable {
     public var seconds: TimeInterval?
     /// Who answered, and on which computer (`alice on desktop`).
     public var actor: String
+    /// Whether the one who answered is among the guardians that computer told the household
+    /// of: an answer by anyone else is not applied.
+    public var byHouseholdGuardian: Bool
 }
 
 /// Requests for more time and their answers between this computer and the household's
@@ -89,13 +92,19 @@ enum RequestsExchange {
     static func answersToMine(ledgerID: String, on connection: PostgresConnection) async throws -> [ElsewhereAnswer] {
         let rows = try await connection.query(
             """
-            SELECT a.local_id, a.approved, a.seconds, a.answered_by, c.name
+            SELECT a.local_id, a.approved, a.seconds, a.answered_by, c.name, g.name IS NOT NULL
             FROM time_answer a JOIN computer c ON c.role = a.answered_on
+              LEFT JOIN household_guardian g ON g.computer = a.answered_on AND g.name = a.answered_by
             WHERE a.computer = current_user AND a.ledger = \(ledgerID)::uuid
             """, logger: HouseholdDatabase.logger)
         var answers: [ElsewhereAnswer] = []
-        for try await (id, approved, seconds, by, on) in rows.decode((Int64, Bool, Double?, String, String).self) {
-            answers.append(ElsewhereAnswer(requestID: id, approve: approved, seconds: seconds, actor: "\(by) on \(on)"))
+        for try await (id, approved, seconds, by, on, byGuardian) in rows.decode(
+            (Int64, Bool, Double?, String, String, Bool).self)
+        {
+            answers.append(
+                ElsewhereAnswer(
+                    requestID: id, approve: approved, seconds: seconds, actor: "\(by) on \(on)",
+                    byHouseholdGuardian: byGuardian))
         }
         return answers
     }
@@ -130,4 +139,18 @@ enum RequestsExchange {
 private func zip2<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
     guard let a, let b else { return nil }
     return (a, b)
+}
+
+/// Each computer's guardians, as it tells the household.
+enum GuardiansExchange {
+    /// Makes this computer's guardians in the household's database `names`.
+    static func publish(_ names: [String], on connection: PostgresConnection) async throws {
+        let logger = HouseholdDatabase.logger
+        try await connection.withTransaction(logger: logger) { connection in
+            try await connection.query("DELETE FROM household_guardian WHERE computer = current_user", logger: logger)
+            try await connection.query(
+                "INSERT INTO household_guardian (name) SELECT unnest(\(names)::text[]) ON CONFLICT DO NOTHING",
+                logger: logger)
+        }
+    }
 }

@@ -133,6 +133,16 @@ extension Daemon {
     func applyElsewhereAnswer(child: String, _ answer: ElsewhereAnswer) {
         guard let (uid, _) = owners.first(where: { $0.value.user.name == child }), let app = rules.app(for: uid)
         else { return }
+        guard answer.byHouseholdGuardian else {
+            let detail = """
+                an answer to request \(answer.requestID) from \(answer.actor) was not applied: \
+                they are not one of that computer's guardians as it told the household
+                """
+            log.warning("\(child): \(detail)")
+            try? state.record(
+                ChildEvent(at: Date(), kind: .refused, actor: "screenward-daemon", detail: detail), uid: uid)
+            return
+        }
         do {
             let outcome = try app.answerRequest(
                 answer.requestID, approve: answer.approve, seconds: answer.seconds, by: answer.actor)

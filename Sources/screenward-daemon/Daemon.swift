@@ -226,6 +226,7 @@ final class Daemon {
             household.publishChild(name, managed: managed, by: guardian)
         }
         household.followChildren = { [unowned self] changes in followHouseholdChildren(changes) }
+        household.guardians = { [guardianGroup] in Self.guardianNames(in: guardianGroup) }
         service.owner = { [unowned self] uid in owners[uid] }
         service.calendar = { [timeZone] in timeZone.calendar() }
         if let account = try UnixAccount.named(options.extensionUser) {

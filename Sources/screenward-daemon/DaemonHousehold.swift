@@ -39,6 +39,9 @@ final class DaemonHousehold {
     var followChildren: ([HouseholdChildChange]) -> Void = { _ in }
     /// The managed people here, with their ledgers.
     var children: () -> [HouseholdSync.Child] = { [] }
+    /// This computer's guardians by name (root, and its guardian group's members), asked from
+    /// the sync's task.
+    var guardians: @Sendable () -> [String] = { ["root"] }
 
     init(stateDirectory: URL, log: DaemonLog) {
         files = HouseholdFiles(stateDirectory: stateDirectory)
@@ -162,6 +165,7 @@ final class DaemonHousehold {
             answered: { child, answer in arrivals.post(.answer(child, answer)) },
             extraTimeGiven: { child, grants in arrivals.post(.extraTime(child, grants)) },
             childrenChanged: { changes in arrivals.post(.children(changes)) },
+            guardians: guardians,
             report: { problem in
                 if let problem {
                     log.warning("household: \(problem); enforcing from what this computer knew last")

@@ -3,6 +3,7 @@ import GRDB
 import Household
 @_spi(Screenward) import ManagedSettings
 import SessionHarness
+import Synchronization
 import TestSupport
 import XCTest
 
@@ -54,11 +55,13 @@ final class HouseholdSyncTests: XCTestCase {
     /// A computer's sync of the child sam, whose usage there is in `ledger`, on `clock`.
     @discardableResult
     private func startSync(
-        _ membership: HouseholdMembership, ledger: Ledger, clock: @escaping @Sendable () -> Date = Date.init
+        _ membership: HouseholdMembership, ledger: Ledger, clock: @escaping @Sendable () -> Date = Date.init,
+        guardians: [String] = ["root"], answered: @escaping @Sendable (ElsewhereAnswer) -> Void = { _ in }
     ) -> HouseholdSync {
         let sync = HouseholdSync(
-            membership: membership, delivered: { _, _ in }, adopt: { _, _, _ in }, answered: { _, _ in },
-            extraTimeGiven: { _, _ in }, clock: clock, report: { _ in })
+            membership: membership, delivered: { _, _ in }, adopt: { _, _, _ in },
+            answered: { _, answer in answered(answer) }, extraTimeGiven: { _, _ in }, clock: clock,
+            guardians: { guardians }, report: { _ in })
         sync.setChildren([HouseholdSync.Child(name: "sam", ledger: ledger)])
         sync.start()
         syncs.append(sync)
@@ -194,5 +197,36 @@ final class HouseholdSyncTests: XCTestCase {
         XCTAssertTrue(writers.allSatisfy(\.isFinished))
         XCTAssertEqual(try elsewhere(desktopLedger).count, 300)
         XCTAssertEqual(try elsewhere(laptopLedger).count, 300)
+    }
+
+    /// An answer given on the desktop is applied on the laptop only when the one who gave it is
+    /// among the guardians the desktop told the household of.
+    func testAnAnswerStandsOnlyFromAGuardianOfTheComputerItWasGivenOn() async throws {
+        let (desktop, laptop) = try await household()
+        let laptopLedger = try Ledger()
+        let byAGuardian = try laptopLedger.askForTime(
+            rule: "Games", application: "", applicationName: "Game", at: Date()
+        ).0
+        let byAStranger = try laptopLedger.askForTime(
+            rule: "Chat", application: "", applicationName: "Chat", at: Date()
+        ).0
+        let answers = Mutex<[Int64: ElsewhereAnswer]>([:])
+        startSync(
+            laptop, ledger: laptopLedger, answered: { answer in answers.withLock { $0[answer.requestID] = answer } })
+        let desktopSync = startSync(desktop, ledger: try Ledger(), guardians: ["root", "alice"])
+        var listed: [ElsewhereRequest] = []
+        try waitUntil("the laptop's requests on the desktop") {
+            listed = desktopSync.requests(elsewhereOf: "sam")
+            return listed.count == 2
+        }
+        for request in listed {
+            let guardian = request.request.id == byAGuardian.id ? "alice" : "mallory"
+            try await desktopSync.answer(request, approve: true, seconds: 600, by: guardian)
+        }
+        try waitUntil("both answers on the laptop") { answers.withLock { $0.count } == 2 }
+        let given = answers.withLock { $0 }
+        XCTAssertEqual(given[byAGuardian.id]?.byHouseholdGuardian, true)
+        XCTAssertEqual(given[byAGuardian.id]?.actor, "alice on desktop")
+        XCTAssertEqual(given[byAStranger.id]?.byHouseholdGuardian, false, "mallory is no guardian of the desktop's")
     }
 }

@@ -328,6 +328,8 @@ final class HouseholdTests: XCTestCase {
                     \(what): the laptop recorded \(last.laptop) s, the desktop counts \(last.desktop) s
                     laptop: \(said[0])
                     desktop: \(said[1])
+                    database: \(database.serverLog.suffix(3000))
+                    the laptop's daemon, last: \((laptop.daemon?.standardError ?? "").suffix(40000))
                     """)
                 throw error
             }
