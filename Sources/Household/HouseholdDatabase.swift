@@ -43,13 +43,22 @@ enum HouseholdDatabase {
                 return (connection, certificate)
             } catch {
                 try? await channel.close()
-                throw error
+                // The server is the household's (its certificate is the one asked for): it
+                // refused this login, or failed while taking it.
+                throw LoginRefused(description: "\(login.place) refused the login as \(login.role): \(describe(error))")
             }
+        } catch let refused as LoginRefused {
+            throw refused
         } catch let refused as PinnedTLS.Refused {
             throw HouseholdError("cannot reach the household's database at \(login.place): \(refused)")
         } catch {
             throw HouseholdError("cannot reach the household's database at \(login.place): \(describe(error))")
         }
+    }
+
+    /// The household's server (its certificate checked) did not take a login.
+    struct LoginRefused: Error, CustomStringConvertible {
+        var description: String
     }
 
     /// The server's own message when there is one (`password authentication failed…`),

@@ -158,6 +158,9 @@ public enum HouseholdSetup {
                 (`screenward household invite` there shows a new one)
                 """
             )
+        } catch let error as HouseholdError {
+            // Not the household's database, or none at all.
+            throw HouseholdError("\(error). Check the host and port (the computer that holds the household's database)")
         } catch {
             // A wrong code and a used one look the same to the server (the role cannot log
             // in); so does one that has expired (its role's password has).

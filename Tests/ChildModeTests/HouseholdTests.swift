@@ -108,6 +108,33 @@ final class HouseholdTests: XCTestCase {
         XCTAssertNotEqual(garbage.status, 0)
         XCTAssertTrue(garbage.error.contains("a join code has"), garbage.error)
 
+        // A server that answers garbage where the database should be: a clear error, nothing kept.
+        for (garbage, said) in [
+            ("HTTP/1.1 400 Bad Request\\r\\n\\r\\n", "sent more than its answer before TLS began"),
+            ("Sgarbage", "sent more than its answer before TLS began"), ("N", "does not offer TLS"),
+        ] {
+            let port = Int.random(in: 46_000...50_000)
+            let server = try ChildProcess(
+                URL(fileURLWithPath: "/usr/bin/python3"),
+                [
+                    "-c",
+                    """
+                    import socket
+                    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                    s.bind(("127.0.0.1", \(port))); s.listen(); print("listening", flush=True)
+                    c, _ = s.accept(); c.recv(8); c.sendall(b"\(garbage)"); c.recv(100)
+                    """,
+                ])
+            defer { server.stop(grace: 1) }
+            _ = try server.waitForOutputLines(1)
+            let fooled = try laptop.screenward(as: "root", ["household", "join", "127.0.0.1:\(port)", code])
+            XCTAssertNotEqual(fooled.status, 0)
+            XCTAssertTrue(fooled.error.contains(said) && fooled.error.contains("Check the host"), fooled.error)
+            XCTAssertFalse(
+                FileManager.default.fileExists(
+                    atPath: laptop.state.appendingPathComponent("household/member.json").path))
+        }
+
         // Only root joins.
         let guardian = try laptop.users.add("guard", groups: [laptop.guardianGroup])
         let byGuardian = try laptop.screenward(
