@@ -54,24 +54,24 @@ public final class HouseholdSync: Sendable {
     private let report: @Sendable (String?) -> Void
     /// Called with a child's name and the household's newer rules of theirs, to be made theirs
     /// here (on the daemon's loop, by their rules app), then `adopted(child:)`.
-    private let adopt: @Sendable (String, Int64, HouseholdRules) -> Void
+    let adopt: @Sendable (String, Int64, HouseholdRules) -> Void
     /// The household's rules handed over and not yet taken, by child: nothing is published
     /// for them meanwhile.
-    private let adopting = Mutex<[String: Int64]>([:])
+    let adopting = Mutex<[String: Int64]>([:])
 
     /// Called with a child's name and an answer given elsewhere to a request of theirs still
     /// pending here, to be applied (on the daemon's loop, by their rules app).
-    private let answered: @Sendable (String, ElsewhereAnswer) -> Void
+    let answered: @Sendable (String, ElsewhereAnswer) -> Void
     /// The other computers' requests, by child, as last read.
-    private let requestsElsewhere = Mutex<[String: [ElsewhereRequest]]>([:])
+    let requestsElsewhere = Mutex<[String: [ElsewhereRequest]]>([:])
     /// This computer's requests as last sent (by child, id: state), and the answers handed
     /// over and not yet applied (by child).
-    private let sentRequests = Mutex<[String: [Int64: TimeRequest.State]]>([:])
-    private let answersHandedOver = Mutex<[String: Set<Int64>]>([:])
+    let sentRequests = Mutex<[String: [Int64: TimeRequest.State]]>([:])
+    let answersHandedOver = Mutex<[String: Set<Int64>]>([:])
 
     /// Called with a child's name and the extra time given them on other computers that
     /// their ledger had not kept before (it is kept now), to count it (on the daemon's loop).
-    private let extraTimeGiven: @Sendable (String, [SharedExtraTime]) -> Void
+    let extraTimeGiven: @Sendable (String, [SharedExtraTime]) -> Void
     /// This computer's guardians (root, and its guardian group's members), told to the
     /// household when they change: the others apply only answers they gave. And as last told.
     private let guardians: @Sendable () -> [String]
@@ -100,7 +100,7 @@ public final class HouseholdSync: Sendable {
 
     /// This computer's extra time sent (by child, local id): sent once per run; a resend
     /// after a restart changes nothing there.
-    private let sentExtraTime = Mutex<[String: Set<Int64>]>([:])
+    let sentExtraTime = Mutex<[String: Set<Int64>]>([:])
 
     public init(
         membership: HouseholdMembership, delivered: @escaping @Sendable (String, [ElsewhereInterval]) -> Void,
@@ -126,8 +126,8 @@ public final class HouseholdSync: Sendable {
     /// The last event of each child's sent (by id here), and the other computers' events as
     /// read (by their key), with the latest arrival read. Forgotten with the process: the next
     /// run sends its events again (which changes nothing there) and reads the others' again.
-    private let eventsSent = Mutex<[String: Int64]>([:])
-    private let eventsElsewhere = Mutex<[String: (events: [String: ChildEvent], latest: Double?)]>([:])
+    let eventsSent = Mutex<[String: Int64]>([:])
+    let eventsElsewhere = Mutex<[String: (events: [String: ChildEvent], latest: Double?)]>([:])
 
     /// What happened to `child`'s limits on the household's other computers (the last 30
     /// days), oldest first, as last read.
@@ -351,95 +351,6 @@ public final class HouseholdSync: Sendable {
             if !new.isEmpty { childrenChanged(new) }
         }
         if !sent && full { try await UsageExchange.markSeen(on: connection) }
-    }
-
-    /// The household's rules of `child`: a newer version than the one known here is handed
-    /// over to be made theirs; rules changed here since are published.
-    private func exchangeRules(of child: Child, reading: Bool, on connection: PostgresConnection) async throws {
-        guard adopting.withLock({ $0[child.name] }) == nil else { return }
-        let local = try child.ledger.householdRules()
-        let known = try child.ledger.householdRulesState()
-        guard reading || local != known?.rules else { return }
-        if let remote = try await RulesExchange.read(child: child.name, on: connection),
-            remote.version > known?.version ?? 0
-        {
-            if remote.rules == local {
-                try child.ledger.setHouseholdRulesState(version: remote.version, rules: local)
-            } else {
-                adopting.withLock { $0[child.name] = remote.version }
-                adopt(child.name, remote.version, remote.rules)
-            }
-            return
-        }
-        guard local != known?.rules else { return }
-        let version = try await RulesExchange.publish(local, child: child.name, on: connection)
-        try child.ledger.setHouseholdRulesState(version: version, rules: local)
-    }
-
-    /// This computer's requests of `child` sent when new or changed; the other computers'
-    /// read; answers given elsewhere to requests still pending here handed over.
-    private func exchangeRequests(
-        of child: Child, ledgerID: String, reading: Bool, on connection: PostgresConnection
-    ) async throws {
-        let mine = try child.ledger.timeRequests(since: Date().addingTimeInterval(-RequestsExchange.window))
-        let sent = sentRequests.withLock { $0[child.name] ?? [:] }
-        let changed = mine.filter { sent[$0.id] != $0.state }
-        try await RequestsExchange.upload(changed, child: child.name, ledgerID: ledgerID, on: connection)
-        sentRequests.withLock { sentRequests in
-            for request in changed { sentRequests[child.name, default: [:]][request.id] = request.state }
-        }
-        guard reading else { return }
-        let elsewhere = try await RequestsExchange.readElsewhere(child: child.name, on: connection)
-        requestsElsewhere.withLock { $0[child.name] = elsewhere }
-        let pending = Set(mine.filter { $0.state == .pending }.map(\.id))
-        guard !pending.isEmpty else { return }
-        for answer in try await RequestsExchange.answersToMine(ledgerID: ledgerID, on: connection)
-        where pending.contains(answer.requestID) {
-            let new = answersHandedOver.withLock { $0[child.name, default: []].insert(answer.requestID).inserted }
-            if new { answered(child.name, answer) }
-        }
-    }
-
-    /// The extra time given here to `child` sent; what was given elsewhere kept here and
-    /// handed over to be counted.
-    private func exchangeExtraTime(
-        of child: Child, ledgerID: String, reading: Bool, on connection: PostgresConnection
-    ) async throws {
-        let sent = sentExtraTime.withLock { $0[child.name] ?? [] }
-        let new = try child.ledger.extraTimeToShare(endingAfter: Date()).filter { !sent.contains($0.localID) }
-        try await ExtraTimeExchange.upload(new, child: child.name, ledgerID: ledgerID, on: connection)
-        sentExtraTime.withLock { $0[child.name, default: []].formUnion(new.map(\.localID)) }
-        guard reading else { return }
-        let elsewhere = try await ExtraTimeExchange.readElsewhere(child: child.name, on: connection)
-        let kept = try child.ledger.storeExtraTimeGivenElsewhere(elsewhere)
-        if !kept.isEmpty { extraTimeGiven(child.name, kept) }
-    }
-
-    /// `child`'s events recorded here since last sent, sent; the other computers' read.
-    private func exchangeEvents(
-        of child: Child, ledgerID: String, reading: Bool, on connection: PostgresConnection
-    ) async throws {
-        let after = eventsSent.withLock { $0[child.name] ?? 0 }
-        let new = try child.events(after, Date().addingTimeInterval(-EventsExchange.window), EventsExchange.batch)
-        if let last = new.last?.id {
-            try await EventsExchange.upload(new, child: child.name, ledgerID: ledgerID, on: connection)
-            eventsSent.withLock { $0[child.name] = last }
-        }
-        guard reading else { return }
-        // From a minute before the latest arrival read: an event written then may have
-        // committed after a later one was read. What was read already is read again, by its key.
-        let known = eventsElsewhere.withLock { $0[child.name] }
-        let read = try await EventsExchange.readElsewhere(
-            child: child.name, writtenAfter: known?.latest.map { $0 - 60 }, on: connection)
-        guard !read.events.isEmpty else { return }
-        eventsElsewhere.withLock { kept in
-            var entry = kept[child.name] ?? ([:], nil)
-            entry.events.merge(read.events) { _, new in new }
-            let horizon = Date().addingTimeInterval(-EventsExchange.window)
-            entry.events = entry.events.filter { $0.value.at > horizon }
-            entry.latest = max(entry.latest ?? 0, read.latest ?? 0)
-            kept[child.name] = entry
-        }
     }
 
     /// The open intervals sent, by child and id, as they were sent: one whose length has not
