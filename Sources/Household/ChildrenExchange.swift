@@ -33,7 +33,7 @@ enum ChildrenExchange {
     /// Every child a guardian changed on a computer (the others were only named by uploads:
     /// managed where they were), with when on this computer's clock.
     static func read(on connection: PostgresConnection) async throws -> [HouseholdChildChange] {
-        let askedAt = Date().timeIntervalSince1970
+        let question = ClockQuestion()
         let rows = try await connection.query(
             """
             SELECT h.name, h.managed, h.changed_by, c.name, h.changed_at,
@@ -47,7 +47,7 @@ enum ChildrenExchange {
         for try await (name, managed, by, computer, at, databaseNow) in rows.decode(
             (String, Bool, String, String, Double, Double).self)
         {
-            if skew == nil { skew = databaseNow - (askedAt + Date().timeIntervalSince1970) / 2 }
+            if skew == nil { skew = question.skew(databaseNow: databaseNow) }
             changes.append(
                 HouseholdChildChange(
                     name: name, managed: managed, actor: "\(by) on \(computer)",

@@ -24,8 +24,7 @@ enum EventsExchange {
         let details = events.map(\.event.detail)
         let sentAt = Date().timeIntervalSince1970
         try await connection.withTransaction(logger: logger) { connection in
-            try await connection.query(
-                "INSERT INTO child (name) VALUES (\(child)) ON CONFLICT DO NOTHING", logger: logger)
+            try await UsageExchange.name(child: child, on: connection)
             // Times move onto the database's clock, as near as one question tells.
             try await connection.query(
                 """
@@ -46,7 +45,7 @@ enum EventsExchange {
     static func readElsewhere(
         child: String, writtenAfter: Double?, on connection: PostgresConnection
     ) async throws -> (events: [String: ChildEvent], latest: Double?) {
-        let askedAt = Date().timeIntervalSince1970
+        let question = ClockQuestion()
         let rows = try await connection.query(
             """
             SELECT e.computer::text, c.name, e.ledger::text, e.local_id, e.at, e.kind, e.actor, e.detail,
@@ -63,7 +62,7 @@ enum EventsExchange {
         for try await (role, name, ledger, id, at, kind, actor, detail, writtenAt, databaseNow) in rows.decode(
             (String, String, String, Int64, Double, String, String, String, Double, Double).self)
         {
-            if skew == nil { skew = databaseNow - (askedAt + Date().timeIntervalSince1970) / 2 }
+            if skew == nil { skew = question.skew(databaseNow: databaseNow) }
             events["\(role)/\(ledger)/\(id)"] = ChildEvent(
                 at: Date(timeIntervalSince1970: at - (skew ?? 0)), kind: ChildEvent.Kind(rawValue: kind), actor: actor,
                 detail: detail, computer: name)

@@ -13,8 +13,7 @@ enum ExtraTimeExchange {
         guard !grants.isEmpty else { return }
         let logger = HouseholdDatabase.logger
         try await connection.withTransaction(logger: logger) { connection in
-            try await connection.query(
-                "INSERT INTO child (name) VALUES (\(child)) ON CONFLICT DO NOTHING", logger: logger)
+            try await UsageExchange.name(child: child, on: connection)
             // The database's clock minus this computer's, as near as one question tells.
             let sentAt = Date().timeIntervalSince1970
             for grant in grants {
@@ -37,7 +36,7 @@ enum ExtraTimeExchange {
     /// The extra time given on the other computers to `child` for days that have not ended,
     /// its times moved onto this computer's clock.
     static func readElsewhere(child: String, on connection: PostgresConnection) async throws -> [SharedExtraTime] {
-        let askedAt = Date().timeIntervalSince1970
+        let question = ClockQuestion()
         let rows = try await connection.query(
             """
             SELECT e.computer::text, c.name, e.ledger::text, e.local_id, e.rule, e.seconds, e.granted_at,
@@ -54,7 +53,7 @@ enum ExtraTimeExchange {
                 (String, String, String, Int64, String, Double?, Double, String, Double, Double, Double).self)
         {
             // The database's clock minus this computer's, at the answer.
-            if skew == nil { skew = databaseNow - (askedAt + Date().timeIntervalSince1970) / 2 }
+            if skew == nil { skew = question.skew(databaseNow: databaseNow) }
             let skew = skew ?? 0
             found.append(
                 SharedExtraTime(

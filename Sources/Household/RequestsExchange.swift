@@ -39,8 +39,7 @@ enum RequestsExchange {
         guard !requests.isEmpty else { return }
         let logger = HouseholdDatabase.logger
         try await connection.withTransaction(logger: logger) { connection in
-            try await connection.query(
-                "INSERT INTO child (name) VALUES (\(child)) ON CONFLICT DO NOTHING", logger: logger)
+            try await UsageExchange.name(child: child, on: connection)
             for request in requests {
                 try await connection.query(
                     """

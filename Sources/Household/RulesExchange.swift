@@ -29,8 +29,7 @@ enum RulesExchange {
         let logger = HouseholdDatabase.logger
         let document = String(decoding: try JSONEncoder().encode(rules), as: UTF8.self)
         return try await connection.withTransaction(logger: logger) { connection in
-            try await connection.query(
-                "INSERT INTO child (name) VALUES (\(child)) ON CONFLICT DO NOTHING", logger: logger)
+            try await UsageExchange.name(child: child, on: connection)
             var version: Int64?
             for try await value in try await connection.query(
                 """

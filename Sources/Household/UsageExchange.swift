@@ -23,11 +23,10 @@ enum UsageExchange {
     ) async throws {
         let logger = HouseholdDatabase.logger
         try await connection.withTransaction(logger: logger) { connection in
-            try await connection.query(
-                "INSERT INTO child (name) VALUES (\(child)) ON CONFLICT DO NOTHING", logger: logger)
+            try await UsageExchange.name(child: child, on: connection)
             var revision: Int64?
             var databaseNow = 0.0
-            let sentAt = clock().timeIntervalSince1970
+            let question = ClockQuestion(clock: clock)
             for try await (value, now) in try await connection.query(
                 """
                 UPDATE computer SET revision = revision + 1, last_seen = now()
@@ -39,7 +38,7 @@ enum UsageExchange {
                 databaseNow = now
             }
             guard let revision else { throw noLongerMember }
-            let skew = databaseNow - (sentAt + clock().timeIntervalSince1970) / 2
+            let skew = question.skew(databaseNow: databaseNow)
             let ids = intervals.map(\.id)
             let applications = intervals.map(\.publicID)
             let names = intervals.map(\.displayName)
@@ -68,6 +67,13 @@ enum UsageExchange {
         }
     }
 
+    /// Names `child` in the household (every record of a child's refers to it), in the
+    /// caller's transaction; a child named already stays as they are.
+    static func name(child: String, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            "INSERT INTO child (name) VALUES (\(child)) ON CONFLICT DO NOTHING", logger: HouseholdDatabase.logger)
+    }
+
     /// The other computers' doorbell: `ROLE CHILD`, who wrote and whose (a computer ignores
     /// its own notices, and those of children it does not have). Sent at commit.
     static func notify(child: String, on connection: PostgresConnection) async throws {
@@ -93,11 +99,11 @@ enum UsageExchange {
     /// left out (the cursors still move past them).
     static func download(
         child: String, after cursors: [String: Int64], since: Date, on connection: PostgresConnection,
-        clock: @Sendable () -> Date = Date.init
+        clock: @escaping @Sendable () -> Date = Date.init
     ) async throws -> (intervals: [ElsewhereInterval], cursors: [String: Int64]) {
         let logger = HouseholdDatabase.logger
         let cursorText = String(decoding: try JSONEncoder().encode(cursors), as: UTF8.self)
-        let askedAt = clock().timeIntervalSince1970
+        let question = ClockQuestion(clock: clock)
         let rows = try await connection.query(
             """
             SELECT u.computer::text, c.name, u.ledger::text, u.local_id, u.application, u.application_name,
@@ -130,7 +136,7 @@ enum UsageExchange {
         // The database's clock minus this computer's, at the answer: a start on the
         // database's clock less it is on this computer's.
         if let databaseNow = raw.first?.1 {
-            let skew = databaseNow - (askedAt + clock().timeIntervalSince1970) / 2
+            let skew = question.skew(databaseNow: databaseNow)
             for (interval, _) in raw {
                 var local = interval
                 local.startedAt -= skew
