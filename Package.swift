@@ -8,6 +8,39 @@ let safeSwift: [SwiftSetting] = [
     .treatWarning("StrictMemorySafety", as: .error),
 ]
 
+/// The agent's resident set: most of the executable's pages that count are bookkeeping
+/// the dynamic linker touches, not code. Linked with lld, its 112,000 relative relocations
+/// are packed (DT_RELR, glibc 2.36 as in Debian 12: 2.6 MiB of .rela.dyn become 22 KiB), and
+/// the version script exports nothing, so the 30,000 symbols --static-swift-stdlib's
+/// -export-dynamic would put in .dynsym (1.9 MiB) are gone. Peak RSS with a shield shown:
+/// 61.3 -> 56.2 MiB (tracking benchmark, release).
+/// The multi-call program the package installs (screenward-multicall) is packed the same way.
+let packedLinkSettings: LinkerSetting = .unsafeFlags(
+    [
+        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+        "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/screenward-agent/exports.map",
+    ],
+    .when(platforms: [.linux]))
+/// The agent's link: packed, and its code laid out.
+let agentLinkerSettings: [LinkerSetting] = [
+    packedLinkSettings,
+    // The code the agent runs, laid out in one stretch: the functions a profile saw
+    // run, in the order they first ran (scripts/profile-agent-layout.sh), then the
+    // compiler's unnamed helpers, which no symbol can name, together. The kernel maps
+    // an executable's code in blocks of 64 KiB or more, so 1.9 MiB of code run,
+    // scattered through 24 MiB, kept 17 MiB resident. With every function in its own
+    // section (scripts/env.sh's release flags), peak RSS with a shield shown:
+    // 58.1 -> 45.8 MiB. A function the profile did not see only sits among the cold.
+    .unsafeFlags(
+        [
+            "-Xlinker", "--symbol-ordering-file", "-Xlinker",
+            "\(Context.packageDirectory)/Sources/screenward-agent/hot-functions.order",
+            "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-T", "-Xlinker",
+            "\(Context.packageDirectory)/Sources/screenward-agent/unnamed-functions.ld",
+        ],
+        .when(platforms: [.linux], configuration: .release)),
+]
+
 let package = Package(
     name: "Screenward",
     platforms: [.macOS(.v14)],
@@ -26,6 +59,7 @@ let package = Package(
         .executable(name: "screenward-report", targets: ["screenward-report"]),
         .executable(name: "screenward-picker", targets: ["screenward-picker"]),
         .executable(name: "screenward-web-host", targets: ["screenward-web-host"]),
+        .executable(name: "screenward-multicall", targets: ["screenward-multicall"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -190,15 +224,15 @@ let package = Package(
                 .linkedLibrary("gdk_pixbuf-2.0"),
             ]),
         // The report window and PNG writer (`screenward report` runs it: the CLI links no GTK).
-        .executableTarget(
-            name: "screenward-report",
+        .target(
+            name: "ReportMain",
             dependencies: [
                 "ReportUI", "ScreenwardCore", "ScreenwardIPC", "DeviceActivity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
-        .executableTarget(
-            name: "screenward-tray",
+        .target(
+            name: "TrayMain",
             dependencies: [
                 "TrayUI", "ScreenwardCore", "ScreenwardIPC", "GLibRuntime", "X11Session", "GtkBase",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -208,8 +242,8 @@ let package = Package(
         // The activity picker's GTK dialog: another platform module allowed to touch C.
         .target(name: "PickerUI", dependencies: ["CGtk", "GtkBase", "ScreenwardCore"]),
         // The picker's program, which `screenward pick` and FamilyActivityPicker run.
-        .executableTarget(
-            name: "screenward-picker",
+        .target(
+            name: "PickerMain",
             dependencies: [
                 "PickerUI", "ScreenwardCore", "FamilyControls", "ScreenwardIPC",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -230,54 +264,24 @@ let package = Package(
             dependencies: ["X11Session", "ScreenwardTesting", "ScreenwardCore", "ScreenwardIPC", "ManagedSettings"],
             swiftSettings: safeSwift),
 
-        .executableTarget(
-            name: "screenward-agent",
+        .target(
+            name: "AgentMain",
             dependencies: [
                 "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardIPC", "GtkBase", "ShieldUI",
                 "ShieldCoverage", "SystemAccounts", "ManagedSettings", "ManagedSettingsUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            exclude: ["exports.map", "hot-functions.order", "unnamed-functions.ld"],
-            swiftSettings: safeSwift,
-            // The agent's resident set: most of the executable's pages that count are bookkeeping
-            // the dynamic linker touches, not code. Linked with lld, its 112,000 relative relocations
-            // are packed (DT_RELR, glibc 2.36 as in Debian 12: 2.6 MiB of .rela.dyn become 22 KiB), and
-            // the version script exports nothing, so the 30,000 symbols --static-swift-stdlib's
-            // -export-dynamic would put in .dynsym (1.9 MiB) are gone. Peak RSS with a shield shown:
-            // 61.3 -> 56.2 MiB (tracking benchmark, release).
-            linkerSettings: [
-                .unsafeFlags(
-                    [
-                        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-                        "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/screenward-agent/exports.map",
-                    ],
-                    .when(platforms: [.linux])),
-                // The code the agent runs, laid out in one stretch: the functions a profile saw
-                // run, in the order they first ran (scripts/profile-agent-layout.sh), then the
-                // compiler's unnamed helpers, which no symbol can name, together. The kernel maps
-                // an executable's code in blocks of 64 KiB or more, so 1.9 MiB of code run,
-                // scattered through 24 MiB, kept 17 MiB resident. With every function in its own
-                // section (scripts/env.sh's release flags), peak RSS with a shield shown:
-                // 58.1 -> 45.8 MiB. A function the profile did not see only sits among the cold.
-                .unsafeFlags(
-                    [
-                        "-Xlinker", "--symbol-ordering-file", "-Xlinker",
-                        "\(Context.packageDirectory)/Sources/screenward-agent/hot-functions.order",
-                        "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-T", "-Xlinker",
-                        "\(Context.packageDirectory)/Sources/screenward-agent/unnamed-functions.ld",
-                    ],
-                    .when(platforms: [.linux], configuration: .release)),
-            ]),
+            swiftSettings: safeSwift),
         // The system daemon: owns managed users' limits (child mode).
-        .executableTarget(
-            name: "screenward-daemon",
+        .target(
+            name: "DaemonMain",
             dependencies: [
                 "ScreenwardCore", "ScreenwardIPC", "SystemAccounts", "GLibRuntime", "DeviceActivity", "Household",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
-        .executableTarget(
-            name: "screenward",
+        .target(
+            name: "CommandLineMain",
             dependencies: [
                 "ScreenwardCore", "FamilyControls", "ManagedSettings", "ScreenwardIPC", "GLibRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -285,10 +289,33 @@ let package = Package(
             swiftSettings: safeSwift),
         // The browsers' native-messaging host: relays the Screenward extension's reports
         // (the active tab of each window) to the state owner.
-        .executableTarget(
-            name: "screenward-web-host",
-            dependencies: ["ScreenwardCore", "ScreenwardIPC"],
+        .target(
+            name: "WebHostMain",
+            dependencies: [
+                "ScreenwardCore", "ScreenwardIPC", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: safeSwift),
+        // The programs: each one's main.swift runs its module's command. For development and the
+        // tests each is an executable of its own, as scripts/install.sh installs them; the Debian
+        // package installs one multi-call program instead (docs/packaging.md), which runs the
+        // program its name says: one copy of Swift's runtime, Foundation and ICU rather than seven.
+        .executableTarget(
+            name: "screenward-agent", dependencies: ["AgentMain"],
+            exclude: ["exports.map", "hot-functions.order", "unnamed-functions.ld"], swiftSettings: safeSwift,
+            linkerSettings: agentLinkerSettings),
+        .executableTarget(name: "screenward", dependencies: ["CommandLineMain"], swiftSettings: safeSwift),
+        .executableTarget(name: "screenward-daemon", dependencies: ["DaemonMain"], swiftSettings: safeSwift),
+        .executableTarget(name: "screenward-tray", dependencies: ["TrayMain"], swiftSettings: safeSwift),
+        .executableTarget(name: "screenward-report", dependencies: ["ReportMain"], swiftSettings: safeSwift),
+        .executableTarget(name: "screenward-picker", dependencies: ["PickerMain"], swiftSettings: safeSwift),
+        .executableTarget(name: "screenward-web-host", dependencies: ["WebHostMain"], swiftSettings: safeSwift),
+        // The multi-call program the package installs (docs/packaging.md): every program but the
+        // agent, whose resident set a larger executable would grow (the Swift runtime's lookups
+        // read every module's conformance records: 1.2 MiB more in a measured agent).
+        .executableTarget(
+            name: "screenward-multicall",
+            dependencies: ["CommandLineMain", "DaemonMain", "TrayMain", "ReportMain", "PickerMain", "WebHostMain"],
+            swiftSettings: safeSwift, linkerSettings: [packedLinkSettings]),
         // The talks' two demo apps, in Examples/: what an app developer writes against the API.
         // What both examples' programs share: installing their manifest.
         .target(name: "ExampleSupport", path: "Examples/Shared/ExampleSupport", swiftSettings: safeSwift),

@@ -83,7 +83,14 @@ public final class PrivateXSession {
 
 /// The project's own programs, found next to the running executable or test bundle.
 public enum ProjectPrograms {
+    /// From `$SCREENWARD_PROGRAMS` when that folder has it (/usr/bin, to measure the installed
+    /// package, whose programs are links to one multi-call executable), else from beside the
+    /// running executable (the build's folder, where the test tools are too).
     public static func url(of program: String) throws -> URL {
+        if let folder = ProcessInfo.processInfo.environment["SCREENWARD_PROGRAMS"], !folder.isEmpty {
+            let candidate = URL(fileURLWithPath: folder).appendingPathComponent(program)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
         var candidates: [URL] = []
         let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         candidates.append(me.deletingLastPathComponent())

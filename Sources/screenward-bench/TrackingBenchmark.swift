@@ -66,7 +66,7 @@ struct TrackingBenchmark: ParsableCommand {
         print(
             """
             Screenward tracking benchmark on \(session.display) (Xvfb + openbox), \(switches) switches, dwell \
-            \(dwell[0])–\(dwell[1]) ms
+            \(dwell[0])–\(dwell[1]) ms; the agent: \(try ProjectPrograms.url(of: "screenward-agent").path)
             """
         )
 

@@ -3,16 +3,17 @@ import Foundation
 import ScreenwardCore
 import ScreenwardIPC
 
-@main
-struct ScreenwardCommand: ParsableCommand {
+public struct ScreenwardCommand: ParsableCommand {
     /// The descriptors it was handed made safe first (`ProgramStart`: closed standard streams
     /// opened on /dev/null, inherited descriptors fitted to the limit); then the command line.
-    static func main() {
+    public static func main() {
         ProgramStart.prepare()
         main(nil)
     }
 
-    static let configuration = CommandConfiguration(
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "screenward",
         abstract: "Screen time for X11 desktops: see usage, shields and the agent's state.",
         discussion: """

@@ -4,16 +4,17 @@ import ScreenwardCore
 import ScreenwardIPC
 import X11Session
 
-@main
-struct AgentCommand: ParsableCommand {
+public struct AgentCommand: ParsableCommand {
     /// The descriptors it was handed made safe first (`ProgramStart`: closed standard streams
     /// opened on /dev/null, inherited descriptors fitted to the limit); then the command line.
-    static func main() {
+    public static func main() {
         ProgramStart.prepare()
         main(nil)
     }
 
-    static let configuration = CommandConfiguration(
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "screenward-agent",
         abstract: "Track which application has the focus in this X session and keep the usage ledger.",
         discussion: """
@@ -57,7 +58,7 @@ struct AgentCommand: ParsableCommand {
 
     var warningLeads: [TimeInterval] { ruleWarnings.split(separator: ",").compactMap { TimeInterval(String($0)) } }
 
-    func validate() throws {
+    public func validate() throws {
         guard !warningLeads.isEmpty, warningLeads.count <= 4, warningLeads.allSatisfy({ $0 >= 1 && $0 < 86_400 }),
             warningLeads.count == ruleWarnings.split(separator: ",").count
         else { throw ValidationError("--rule-warnings takes up to 4 whole numbers of seconds, such as 300,60") }
@@ -66,7 +67,7 @@ struct AgentCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    public func run() throws {
         let log = AgentLog(verbose: verbose)
         if let managedSession {
             do {

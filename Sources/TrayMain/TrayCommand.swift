@@ -10,26 +10,27 @@ import X11Session
 /// `screenward-tray`: the tray icon and menu of every session (started by XDG autostart).
 /// For a managed user or a person with their own rules: the time left on the icon, each
 /// rule in the menu, more time. For a guardian: each managed user, and their requests.
-@main
-struct TrayCommand: ParsableCommand {
+public struct TrayCommand: ParsableCommand {
     /// The descriptors it was handed made safe first (`ProgramStart`: closed standard streams
     /// opened on /dev/null, inherited descriptors fitted to the limit); then the command line.
-    static func main() {
+    public static func main() {
         ProgramStart.prepare()
         main(nil)
     }
 
-    static let configuration = CommandConfiguration(
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "screenward-tray", abstract: "Show Screenward's tray icon and menu in this desktop session.")
 
     @Option(help: "The X display (default: $DISPLAY).") var display: String?
     @Option(help: "Seconds between refreshes of the figures.") var refresh: UInt32 = 5
 
-    func validate() throws {
+    public func validate() throws {
         guard (1...300).contains(refresh) else { throw ValidationError("--refresh is 1 to 300 seconds") }
     }
 
-    func run() throws {
+    public func run() throws {
         try GtkToolkit.initialize(displayName: display)
         let texts = try RuleTexts.load()
         let language = ShieldDefaults.language()

@@ -7,16 +7,17 @@ import ScreenwardIPC
 
 /// The activity picker's program: the dialog that `screenward pick` and apps'
 /// `FamilyActivityPicker` open.
-@main
-struct PickerCommand: ParsableCommand {
+public struct PickerCommand: ParsableCommand {
     /// The descriptors it was handed made safe first (`ProgramStart`: closed standard streams
     /// opened on /dev/null, inherited descriptors fitted to the limit); then the command line.
-    static func main() {
+    public static func main() {
         ProgramStart.prepare()
         main(nil)
     }
 
-    static let configuration = CommandConfiguration(
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "screenward-picker",
         abstract: "Choose applications, categories and websites in a dialog (the activity picker).",
         discussion: """
@@ -56,7 +57,7 @@ struct PickerCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The X display (default: $DISPLAY).", valueName: "name"))
     var display: String?
 
-    func validate() throws {
+    public func validate() throws {
         switch (bundleIdentifier, choose) {
         case (nil, false):
             throw ValidationError("say whose tokens to write with --for BUNDLE-ID, or print ids with --choose")
@@ -73,7 +74,7 @@ struct PickerCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    public func run() throws {
         do {
             if let bundleIdentifier {
                 try pickTokens(for: bundleIdentifier)

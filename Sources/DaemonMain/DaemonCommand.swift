@@ -5,11 +5,10 @@ import ScreenwardCore
 import ScreenwardIPC
 import SystemAccounts
 
-@main
-struct DaemonCommand: ParsableCommand {
+public struct DaemonCommand: ParsableCommand {
     /// The descriptors it was handed made safe first (`ProgramStart`: closed standard streams
     /// opened on /dev/null, inherited descriptors fitted to the limit); then the command line.
-    static func main() {
+    public static func main() {
         ProgramStart.prepare()
         // Enough descriptors that no user's connections take the last ones it needs (the
         // unit asks for LimitNOFILE=65536; each user holds at most 32 connections).
@@ -17,7 +16,9 @@ struct DaemonCommand: ParsableCommand {
         main(nil)
     }
 
-    static let configuration = CommandConfiguration(
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "screenward-daemon",
         abstract: "Screenward's system daemon: owns the limits of managed users (child mode).",
         discussion: """
@@ -93,14 +94,14 @@ struct DaemonCommand: ParsableCommand {
     @Flag(help: "Log each request.")
     var verbose = false
 
-    func validate() throws {
+    public func validate() throws {
         let leads = ruleWarnings.split(separator: ",").compactMap { TimeInterval(String($0)) }
         guard !leads.isEmpty, leads.count <= 4, leads.count == ruleWarnings.split(separator: ",").count,
             leads.allSatisfy({ $0 >= 1 && $0 < 86_400 })
         else { throw ValidationError("--rule-warnings takes up to 4 whole numbers of seconds, such as 300,60") }
     }
 
-    func run() throws {
+    public func run() throws {
         guard geteuid() == 0 else {
             throw ValidationError(
                 """

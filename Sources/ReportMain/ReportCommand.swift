@@ -6,16 +6,17 @@ import ScreenwardCore
 import ScreenwardIPC
 
 /// `screenward report`: where the time went, as charts, in a window or a PNG file.
-@main
-struct ReportCommand: ParsableCommand {
+public struct ReportCommand: ParsableCommand {
     /// The descriptors it was handed made safe first (`ProgramStart`: closed standard streams
     /// opened on /dev/null, inherited descriptors fitted to the limit); then the command line.
-    static func main() {
+    public static func main() {
         ProgramStart.prepare()
         main(nil)
     }
 
-    static let configuration = CommandConfiguration(
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "screenward report",
         abstract: "Show where the time went: a pie by category, bars by hour or day, and the applications.",
         discussion: """
@@ -47,7 +48,7 @@ struct ReportCommand: ParsableCommand {
         help: ArgumentHelp("A DeviceActivityFilter as JSON, with --app (default: today by hour).", valueName: "json"))
     var filterJSON: String?
 
-    func validate() throws {
+    public func validate() throws {
         guard (100...8000).contains(width) else { throw ValidationError("--width is between 100 and 8000 pixels") }
         if app == nil, context != nil || filterJSON != nil {
             throw ValidationError("--context and --filter-json go with --app")
@@ -60,7 +61,7 @@ struct ReportCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    public func run() throws {
         let trace: ((String) -> Void)? =
             ProcessInfo.processInfo.environment["SCREENWARD_REPORT_TRACE"].map { _ in
                 { line in FileHandle.standardOutput.write(Data("\(line)\n".utf8)) }

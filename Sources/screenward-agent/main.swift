@@ -1,0 +1,3 @@
+import AgentMain
+
+AgentCommand.main()

@@ -1,0 +1,3 @@
+import DaemonMain
+
+DaemonCommand.main()

@@ -1,0 +1,3 @@
+import PickerMain
+
+PickerCommand.main()

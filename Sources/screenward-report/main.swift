@@ -1,0 +1,3 @@
+import ReportMain
+
+ReportCommand.main()

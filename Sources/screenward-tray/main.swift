@@ -1,0 +1,3 @@
+import TrayMain
+
+TrayCommand.main()

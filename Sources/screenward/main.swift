@@ -1,0 +1,3 @@
+import CommandLineMain
+
+ScreenwardCommand.main()
