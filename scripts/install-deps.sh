@@ -33,6 +33,9 @@ packages=(
   # households: a real PostgreSQL server the tests start in a folder of their own, and network
   # namespaces joined by veth links for the household's computers (iproute2)
   postgresql iproute2
+  # the Debian package: its build (debhelper, lintian) and its test, which installs it into a
+  # clean Debian 12 made with debootstrap
+  debhelper dpkg-dev fakeroot lintian debootstrap man-db
 )
 
 missing=()

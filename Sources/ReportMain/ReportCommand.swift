@@ -17,7 +17,7 @@ public struct ReportCommand: ParsableCommand {
     public init() {}
 
     public static let configuration = CommandConfiguration(
-        commandName: "screenward report",
+        commandName: "screenward-report",
         abstract: "Show where the time went: a pie by category, bars by hour or day, and the applications.",
         discussion: """
             Without --png, a window with two pages: today (by hour) and this week (by day). With --png, the \
