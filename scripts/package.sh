@@ -26,7 +26,7 @@ name=screenward
 source_version=$(dpkg-parsechangelog -S Version)
 built_version=${version:-$source_version}
 arch=$(dpkg --print-architecture)
-SCREENWARD_PACKAGE_VERSION="$version" dpkg-buildpackage -b -us -uc --no-pre-clean
+SCREENWARD_PACKAGE_VERSION="$version" dpkg-buildpackage -b -us -uc
 mkdir -p "$output"
 # (The build's record and changes file keep the source's version, from debian/changelog.)
 for file in "${name}_${built_version}_${arch}.deb" "${name}_${source_version}_${arch}.buildinfo" \

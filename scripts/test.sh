@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: unit tests and the integration tests against real Xvfb + openbox
-# sessions (each test starts its own). Installs what is missing first.
+# sessions (each test starts its own), the time-bound tests again at chosen clocks, and
+# the Debian package installed into a clean Debian 12. Installs what is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -20,16 +21,22 @@ swift test --skip-build "$@" 2>&1 | tee "$log" || status=$?
 # The whole suite (no arguments): then the time-bound tests again at chosen clock times and
 # zones (scripts/test-clocks.sh), so that no test depends on the hour it runs at.
 clocks=0
+package=0
 if [ $# -eq 0 ]; then
   scripts/test-clocks.sh 2>&1 | tee -a "$log" || clocks=$?
+  # And the Debian package, built and installed into a clean Debian 12 (scripts/test-package.sh).
+  scripts/test-package.sh 2>&1 | tee -a "$log" || package=$?
 fi
-if [ "$status" -ne 0 ] || [ "$clocks" -ne 0 ]; then
+if [ "$status" -ne 0 ] || [ "$clocks" -ne 0 ] || [ "$package" -ne 0 ]; then
   echo
-  echo "screenward: the tests failed (exit $status; at chosen clocks: exit $clocks); what failed, again:"
+  echo "screenward: the tests failed (exit $status; at chosen clocks: exit $clocks; the package: exit $package);"
+  echo "what failed, again:"
   grep -E "(: error: |^Test Case '.*' failed )" "$log" | cut -c1-700 | tail -n 60 || echo "(no XCTest failure lines: see the log above)"
   # Which clocks those of the second part failed at (scripts/test-clocks.sh's own summary).
   sed -n '/^screenward: time-bound tests failed at a chosen clock:/,$p' "$log"
+  grep -E "^(  FAILED|test-package.sh: FAILED)" "$log" || true
   [ "$status" -ne 0 ] || status=$clocks
+  [ "$status" -ne 0 ] || status=$package
 fi
 if [ "$format" -ne 0 ]; then
   echo "screenward: the format is not the project's (scripts/check-format.sh, at the start of this log)"

@@ -24,7 +24,8 @@ struct DaemonConnection {
                 .agentUnavailable,
                 """
                 the Screenward system daemon is not running (no answer on \(path)): child mode needs it; install \
-                it with scripts/install.sh and start it with `systemctl start screenward-daemon`
+                the screenward package (or run scripts/install.sh) and start it with \
+                `systemctl start screenward-daemon`
                 """
             )
         }

@@ -20,8 +20,8 @@ struct ReportCommand: ParsableCommand {
         guard let program = Self.reportProgram() else {
             throw ValidationError(
                 """
-                screenward-report is not installed (looked beside this program and on PATH): install Screenward \
-                with scripts/install.sh
+                screenward-report is not installed (looked beside this program and on PATH): install the \
+                screenward package (or run scripts/install.sh)
                 """
             )
         }

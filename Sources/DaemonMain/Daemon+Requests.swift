@@ -111,7 +111,7 @@ extension Daemon {
                     .unsupported,
                     """
                     apps' extensions are not started on this computer: \
-                    there is no user to run them as (scripts/install.sh creates it)
+                    there is no user to run them as (the screenward package or scripts/install.sh creates it)
                     """
                 )
             }

@@ -106,7 +106,7 @@ final class Daemon {
                 log.warning(
                     """
                     there is no \(options.webHost.path): \
-                    managed users' browsers are not followed (scripts/install.sh installs it)
+                    managed users' browsers are not followed (the screenward package or scripts/install.sh installs it)
                     """
                 )
             }
@@ -122,7 +122,10 @@ final class Daemon {
         }
         guard let agentAccount = try SystemAccountDirectory().account(named: options.agentUser) else {
             throw DaemonError(
-                "there is no user \(options.agentUser) for the session agents to run as: scripts/install.sh creates it")
+                """
+                there is no user \(options.agentUser) for the session agents to run as: the screenward package \
+                (or scripts/install.sh) creates it
+                """)
         }
         agentUID = agentAccount.uid
         guard FileManager.default.isExecutableFile(atPath: options.agentExecutable.path) else {
@@ -237,8 +240,9 @@ final class Daemon {
         } else {
             log.warning(
                 """
-                there is no user \(options.extensionUser) to run apps' extensions as (scripts/install.sh creates it): \
-                managed users' extensions are not started, and their callbacks wait for a monitor the app runs itself
+                there is no user \(options.extensionUser) to run apps' extensions as (the screenward package \
+                or scripts/install.sh creates it): managed users' extensions are not started, and their \
+                callbacks wait for a monitor the app runs itself
                 """
             )
         }

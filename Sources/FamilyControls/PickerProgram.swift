@@ -30,6 +30,6 @@ import Foundation
 
     private static func notFound(_ why: String) -> FamilyActivityPickerError {
         .pickerNotInstalled(
-            "\(why): install Screenward's programs (scripts/install.sh), or set SCREENWARD_PICKER to its path")
+            "\(why): install Screenward (its Debian package, or scripts/install.sh), or set SCREENWARD_PICKER to it")
     }
 }

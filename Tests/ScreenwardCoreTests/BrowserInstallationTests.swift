@@ -128,6 +128,10 @@ final class BrowserInstallationTests: XCTestCase {
         XCTAssertFalse(
             FileManager.default.fileExists(atPath: file("/etc/chromium/policies/managed/screenward.json").path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("/usr/share/screenward/web").path))
+        // The folders it made go when empty; the one holding the administrator's policies stays.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("/etc/chromium").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("/usr/lib/mozilla").path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file("/etc/firefox/policies").path))
     }
 
     /// A computer with managed users: no private windows, guests, new profiles, DNS over
@@ -185,6 +189,20 @@ final class BrowserInstallationTests: XCTestCase {
             try JSONSerialization.jsonObject(with: Data(contentsOf: policies)) as? NSDictionary,
             ["policies": ["DisableSafeMode": false]] as NSDictionary)
         XCTAssertFalse(installation.childRestrictionsAreOn)
+    }
+
+    /// Removing takes away the folders it made, but not one a browser's package ships (empty or not).
+    func testRemovingKeepsTheFoldersABrowsersPackageShips() throws {
+        let lists = file("/var/lib/dpkg/info")
+        try FileManager.default.createDirectory(at: lists, withIntermediateDirectories: true)
+        try "/.\n/etc\n/etc/chromium\n/etc/chromium/policies\n/etc/chromium/policies/managed\n".write(
+            to: lists.appendingPathComponent("chromium-common.list"), atomically: true, encoding: .utf8)
+        let installation = BrowserInstallation(root: root, prefix: "/usr")
+        _ = try installation.install(extensionSource: source)
+        try installation.remove()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file("/etc/chromium/policies/managed").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("/etc/chromium/native-messaging-hosts").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("/etc/firefox").path))
     }
 
     func testAPolicyFileThatIsNotJSONIsNeverOverwritten() throws {

@@ -137,6 +137,7 @@ public struct BrowserInstallation: Sendable {
             try? FileManager.default.removeItem(at: onDisk(path))
         }
         try? FileManager.default.removeItem(at: onDisk(packageDirectory))
+        defer { removeEmptyFolders() }
         guard FileManager.default.fileExists(atPath: onDisk(Self.firefoxPolicies).path) else { return }
         var policies = try firefoxPolicyFile()
         var entries = policies["policies"] as? [String: Any] ?? [:]
@@ -152,6 +153,45 @@ public struct BrowserInstallation: Sendable {
             policies["policies"] = entries
             try write(json(policies), to: Self.firefoxPolicies)
         }
+    }
+
+    /// The folders `install` made for its files (/etc/chromium/policies/managed, …), deepest
+    /// first: each goes when it is empty and no installed Debian package ships it, so that
+    /// removing Screenward leaves nothing of it and a browser's own folders stay.
+    func removeEmptyFolders() {
+        let tops: Set<String> = ["/", "/etc", "/usr", "/usr/lib", "/usr/share"]
+        var folders: Set<String> = []
+        for file in [
+            "\(packageDirectory)/screenward.crx", Self.chromiumPolicy, Self.chromiumHostManifest,
+            Self.firefoxHostManifest, Self.firefoxPolicies,
+        ] {
+            var folder = (file as NSString).deletingLastPathComponent
+            while !tops.contains(folder) {
+                folders.insert(folder)
+                folder = (folder as NSString).deletingLastPathComponent
+            }
+        }
+        let shipped = packagedFolders()
+        let manager = FileManager.default
+        for folder in folders.sorted(by: { $0.count > $1.count }) where !shipped.contains(folder) {
+            let url = onDisk(folder)
+            guard let contents = try? manager.contentsOfDirectory(atPath: url.path), contents.isEmpty else { continue }
+            try? manager.removeItem(at: url)
+        }
+    }
+
+    /// Every path dpkg's file lists name (the folders packages ship among them).
+    private func packagedFolders() -> Set<String> {
+        let lists = onDisk("/var/lib/dpkg/info")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: lists.path)) ?? []
+        var paths: Set<String> = []
+        for name in names where name.hasSuffix(".list") {
+            guard let text = try? String(contentsOf: lists.appendingPathComponent(name), encoding: .utf8) else {
+                continue
+            }
+            for line in text.split(separator: "\n") { paths.insert(String(line)) }
+        }
+        return paths
     }
 
     // MARK: Pieces
