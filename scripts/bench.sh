@@ -15,6 +15,7 @@ scripts/install-deps.sh
 # The child-mode rigs (agent-kill, rules) copy homework, screenward-tray and screenward-picker for the managed user too.
 # The web benchmark's browsers start screenward-web-host.
 build_release screenward-bench screenward-agent screenward screenward-testwindow screenward-fake-logind screenward-daemon homework screenward-tray screenward-report screenward-picker screenward-web-host
+scripts/compile-translations.sh
 if [ "$#" -gt 0 ]; then
     exec .build/release/screenward-bench "$@"
 fi

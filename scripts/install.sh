@@ -77,6 +77,7 @@ if $uninstall; then
   rm -rf "$root$prefix/share/screenward/web-extension"
   rmdir "$root$prefix/share/screenward" 2>/dev/null || true
   rm -rf "$root$prefix/share/doc/screenward"
+  for language in $(cat po/LINGUAS); do rm -f "$root$prefix/share/locale/$language/LC_MESSAGES/screenward.mo"; done
   rm -f "$root$unit" "$root$pam" "$root$tmpfiles" "$root$sysctl_snippet" "$root$tray_autostart"
   # Apps install their manifests here; the folder goes only once they are all gone.
   rmdir "$root$apps" "$(dirname "$root$apps")" 2>/dev/null || true
@@ -111,6 +112,11 @@ done
 install -d -m 0755 "$root$prefix/bin" "$root$prefix/share/screenward" "$root$prefix/share/doc/screenward"
 for program in "${programs[@]}"; do install -m 0755 "$binaries/$program" "$root$prefix/bin/$program"; done
 install -m 0644 data/categories.json data/shield.json data/rules.json "$root$prefix/share/screenward/"
+# The translations: gettext's catalogs, beside the programs' share/ folder.
+for language in $(cat po/LINGUAS); do
+  install -d -m 0755 "$root$prefix/share/locale/$language/LC_MESSAGES"
+  msgfmt --check -o "$root$prefix/share/locale/$language/LC_MESSAGES/screenward.mo" "po/$language.po"
+done
 install -d -m 0755 "$root$prefix/share/screenward/web-extension"
 install -m 0644 data/web-extension/* "$root$prefix/share/screenward/web-extension/"
 install -m 0644 docs/architecture.md docs/enforcement.md docs/extensions.md docs/rules.md "$root$prefix/share/doc/screenward/"

@@ -3,7 +3,7 @@
 # docs/packaging.md): the agent (release, Swift's runtime linked in, laid out as its
 # benchmarks measure it) and the multi-call program of the others, a man page for each program from its argument
 # parser (swift-argument-parser's generate-manual, which `swift package generate-manual`
-# runs) with screenward(7), and completions for bash, zsh and fish.
+# runs) with screenward(7), completions for bash, zsh and fish, and the translations' catalogs.
 #   scripts/package-build.sh STAGE
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,3 +59,6 @@ for program in "${programs[@]}"; do
   "$stage/links/$program" --generate-completion-script fish >"$stage/completions/fish/$program.fish"
 done
 rm -rf "$stage/links"
+
+# The translations: gettext's catalogs, for /usr/share/locale.
+scripts/compile-translations.sh "$stage/locale"

@@ -9,6 +9,7 @@ repo=$PWD
 scripts/install-deps.sh
 . scripts/env.sh
 build_release screenward-agent screenward screenward-testwindow worklog
+scripts/compile-translations.sh
 bin="$repo/.build/release"
 
 if [ -n "${DISPLAY:-}" ] && xdpyinfo >/dev/null 2>&1; then

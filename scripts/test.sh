@@ -11,6 +11,8 @@ scripts/install-deps.sh
 format=0
 scripts/check-format.sh || format=$?
 swift build --build-tests
+# The translations, where the programs of the build folder read them (.build/locale).
+scripts/compile-translations.sh
 
 # The whole log goes by as usual; when something failed, its failures are said again at
 # the end, where a CI page that shows only the last lines of a long log still shows them.

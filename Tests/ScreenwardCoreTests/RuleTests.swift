@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import ScreenTimePolicy
@@ -114,18 +115,24 @@ final class RuleTests: XCTestCase {
 
 final class RuleTextsTests: XCTestCase {
     /// The shield's, the notifications' and the tray's texts are in the three languages
-    /// the shield speaks, with the same placeholders in each.
+    /// the shield speaks (po/ko.po, po/vi.po), with the same placeholders in each.
     func testEveryRuleTextIsInEnglishKoreanAndVietnamese() throws {
         let texts = try RuleTexts.load(from: try DataDirectory.url(of: "rules.json"))
         XCTAssertGreaterThan(texts.texts.count, 30)
-        for (key, table) in texts.texts {
-            for language in ["en", "ko", "vi"] { XCTAssertNotNil(table[language], "\(key) has no \(language) text") }
-            let placeholders = Set(ShieldDefaults.placeholderNames(in: table["en"] ?? ""))
-            for (language, text) in table {
+        for language in ["ko", "vi"] {
+            let translations = try TranslationCatalogs.compiled(language)
+            for (key, english) in texts.texts {
+                let translated = try XCTUnwrap(
+                    translations.catalog.translation(of: english, context: key), "\(key) has no \(language) text")
                 XCTAssertEqual(
-                    Set(ShieldDefaults.placeholderNames(in: text)), placeholders, "\(key) in \(language): \(text)")
+                    Set(ShieldDefaults.placeholderNames(in: translated)),
+                    Set(ShieldDefaults.placeholderNames(in: english)), "\(key) in \(language): \(translated)")
             }
         }
+        // As the programs read them: the catalogs scripts/compile-translations.sh made in .build/locale.
+        XCTAssertFalse(
+            Translations.forLanguage("ko").catalog.messages.isEmpty,
+            "no Korean catalog beside the tests: run scripts/compile-translations.sh (scripts/test.sh does)")
         XCTAssertEqual(
             texts.text("trayLeft", language: "ko", ["rule": "게임", "left": "5 min"]), "게임: 5 min 남음")
         XCTAssertEqual(

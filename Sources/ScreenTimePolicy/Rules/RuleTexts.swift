@@ -1,30 +1,31 @@
 import Foundation
 import ScreenwardBasics
 
-/// The texts of our rules' shields, notifications and menus, from `data/rules.json`,
-/// localized the way the shield's default texts are (`ShieldDefaults`): a table of
-/// language → template per text, `{placeholders}` filled in, English as the fallback.
+/// The texts of our rules' shields, notifications and menus, from `data/rules.json`: each
+/// written in English under its name, with `{placeholders}` Screenward fills in, and shown in
+/// the person's language through gettext's catalogs (`Translations`, from `po/`), looked up in
+/// the context of its name, as the shield's default texts are (`ShieldDefaults`).
 public struct RuleTexts: Sendable, Hashable {
-    public var texts: [String: [String: String]]
+    /// Name → English template.
+    public var texts: [String: String]
 
-    public init(texts: [String: [String: String]]) {
+    public init(texts: [String: String]) {
         self.texts = texts
     }
 
     private struct File: Decodable {
-        var texts: [String: [String: String]]
+        var texts: [String: String]
     }
 
     public static func load(from url: URL) throws -> RuleTexts {
         do {
-            let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: url))
-            for (key, table) in file.texts where table[ShieldDefaults.fallbackLanguage] == nil {
-                throw RuleText.Invalid(
-                    "the rule texts \(url.path) have no '\(ShieldDefaults.fallbackLanguage)' text for '\(key)'")
-            }
-            return RuleTexts(texts: file.texts)
+            return RuleTexts(texts: try JSONDecoder().decode(File.self, from: Data(contentsOf: url)).texts)
         } catch let error as DecodingError {
-            throw RuleText.Invalid("cannot read the rule texts \(url.path): \(error.readableDescription)")
+            throw RuleText.Invalid(
+                """
+                cannot read the rule texts \(url.path): \(error.readableDescription) (each text is a string, \
+                written in English; translations are in po/)
+                """)
         }
     }
 
@@ -33,13 +34,11 @@ public struct RuleTexts: Sendable, Hashable {
         try load(from: try DataDirectory.url(of: "rules.json"))
     }
 
-    /// `key` in `language` (else English), filled in; the key itself when the file lacks
-    /// it (a distribution's edited file should not take a shield's words away).
+    /// `key` in `language` (English when no catalog translates it), filled in; the key itself
+    /// when the file lacks it (a distribution's edited file should not take a shield's words away).
     public func text(_ key: String, language: String, _ values: [String: String] = [:]) -> String {
-        guard let table = texts[key], let template = table[language] ?? table[ShieldDefaults.fallbackLanguage] else {
-            return key
-        }
-        return ShieldDefaults.substitute(template, values)
+        guard let template = texts[key] else { return key }
+        return Translations.forLanguage(language)(template, context: key, values)
     }
 
     /// A span for people: `1 h 05 min`, `5 min`, `45 s`.

@@ -3,7 +3,9 @@ import ManagedSettingsUI
 import ScreenwardBasics
 
 /// The default look and texts of a shield, from `data/shield.json` (a file a
-/// distribution may change), and the one place shield texts are localized.
+/// distribution may change). The texts are written in English there and shown in the
+/// person's language through gettext's catalogs (`Translations`, from `po/`), each looked up
+/// in the context of its name (`msgctxt "title"`).
 ///
 /// A shield is drawn from an app's `ShieldConfiguration` merged over these defaults
 /// (`resolve`): each nil field takes the default; a nil `secondaryButtonLabel` means no
@@ -21,7 +23,7 @@ public struct ShieldDefaults: Hashable, Sendable {
         public var secondaryButtonLabelColor: ShieldColor
     }
 
-    /// The texts the file holds; each is a table language → text.
+    /// The texts the file holds, in English.
     public enum Text: String, Hashable, Codable, Sendable, CaseIterable {
         case title
         case subtitle
@@ -41,33 +43,30 @@ public struct ShieldDefaults: Hashable, Sendable {
         case unsupportedBrowserTitle
         case unsupportedBrowserSubtitle
 
-        /// The texts every file must give (in `en` at least).
+        /// The texts every file must give.
         public static let required: [Text] = [.title, .subtitle, .subtitleInCategory, .primaryButton, .windowTitle]
     }
 
     /// The placeholders texts may use.
     public static let placeholders: Set<String> = ["app", "category"]
-    /// The language every text must have, and the one used when a text lacks the person's.
+    /// The language the file's texts are written in, and shown in when there is no translation.
     public static let fallbackLanguage = "en"
 
     public enum LoadError: Error, CustomStringConvertible, Equatable {
         case unreadable(path: String, reason: String)
-        case missingText(path: String, text: String, language: String)
-        case unknownPlaceholder(path: String, text: String, language: String, placeholder: String)
+        case missingText(path: String, text: String)
+        case unknownPlaceholder(path: String, text: String, placeholder: String)
 
         public var description: String {
             switch self {
             case .unreadable(let path, let reason):
                 "cannot read the shield defaults \(path): \(reason)"
-            case .missingText(let path, let text, let language):
+            case .missingText(let path, let text):
+                "the shield defaults \(path) have no text for '\(text)' (every shield needs one)"
+            case .unknownPlaceholder(let path, let text, let placeholder):
                 """
-                the shield defaults \(path) have no '\(language)' text for '\(text)' (every text needs \
-                '\(ShieldDefaults.fallbackLanguage)')
-                """
-            case .unknownPlaceholder(let path, let text, let language, let placeholder):
-                """
-                the shield defaults \(path) use an unknown placeholder {\(placeholder)} in the '\(language)' text \
-                for '\(text)' (known: \
+                the shield defaults \(path) use an unknown placeholder {\(placeholder)} in the text for '\(text)' \
+                (known: \
                 \(ShieldDefaults.placeholders.sorted().map { "{\($0)}" }.joined(separator: ", ")))
                 """
             }
@@ -75,10 +74,10 @@ public struct ShieldDefaults: Hashable, Sendable {
     }
 
     public var look: Look
-    /// Text → language → text, placeholders not yet substituted.
-    public var texts: [Text: [String: String]]
+    /// Text → its English template, placeholders not yet substituted.
+    public var texts: [Text: String]
 
-    public init(look: Look, texts: [Text: [String: String]]) {
+    public init(look: Look, texts: [Text: String]) {
         self.look = look
         self.texts = texts
     }
@@ -87,7 +86,7 @@ public struct ShieldDefaults: Hashable, Sendable {
 
     private struct File: Decodable {
         var look: Look
-        var texts: [String: [String: String]]
+        var texts: [String: String]
     }
 
     /// The file the agent uses: `shield.json` in the data directory.
@@ -107,73 +106,45 @@ public struct ShieldDefaults: Hashable, Sendable {
         } catch {
             throw LoadError.unreadable(path: url.path, reason: error.localizedDescription)
         }
-        var texts: [Text: [String: String]] = [:]
-        for (key, table) in file.texts {
+        var texts: [Text: String] = [:]
+        for (key, value) in file.texts {
             guard let text = Text(rawValue: key) else {
                 throw LoadError.unreadable(
                     path: url.path,
                     reason: "unknown text '\(key)' (known: \(Text.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
-            for (language, value) in table {
-                if let unknown = Self.placeholderNames(in: value).first(where: { !placeholders.contains($0) }) {
-                    throw LoadError.unknownPlaceholder(
-                        path: url.path, text: key, language: language, placeholder: unknown)
-                }
+            if let unknown = Self.placeholderNames(in: value).first(where: { !placeholders.contains($0) }) {
+                throw LoadError.unknownPlaceholder(path: url.path, text: key, placeholder: unknown)
             }
-            texts[text] = table.filter { !$0.value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+            if !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { texts[text] = value }
         }
-        for text in Text.allCases where texts[text] != nil || Text.required.contains(text) {
-            guard texts[text]?[fallbackLanguage] != nil else {
-                throw LoadError.missingText(path: url.path, text: text.rawValue, language: fallbackLanguage)
-            }
+        for text in Text.required where texts[text] == nil {
+            throw LoadError.missingText(path: url.path, text: text.rawValue)
         }
         return ShieldDefaults(look: file.look, texts: texts)
     }
 
     // MARK: Languages and texts
 
-    /// The language of shield texts: from LC_ALL, LC_MESSAGES or LANG (`vi_VN.UTF-8` → `vi`),
-    /// `en` for C/POSIX or an unset locale.
+    /// The language of shield texts: gettext's choice (`Translations.language`: LANGUAGE, then
+    /// LC_ALL, LC_MESSAGES or LANG; `vi_VN.UTF-8` → `vi`), `en` for C/POSIX or an unset locale.
     public static func language(fromEnvironment environment: [String: String] = ProcessInfo.processInfo.environment)
         -> String
     {
-        ShieldListing.language(fromEnvironment: environment)
+        Translations.language(fromEnvironment: environment)
     }
 
-    /// The languages every text of this file has.
-    public var languages: Set<String> {
-        var common = Set(texts[.title].map { Array($0.keys) } ?? [])
-        for text in Text.required { common.formIntersection(texts[text].map { Array($0.keys) } ?? []) }
-        return common
-    }
-
-    /// `text` in `language` (else in English), placeholders substituted; nil for a text the
-    /// file does not give (only `secondaryButton` may be missing). A placeholder with no
-    /// value given stays as written.
+    /// `text` in `language` (English when no catalog translates it), placeholders
+    /// substituted; nil for a text the file does not give (only the optional ones may be
+    /// missing). A placeholder with no value given stays as written.
     public func text(_ text: Text, language: String, values: [String: String]) -> String? {
-        guard let table = texts[text], let template = table[language] ?? table[Self.fallbackLanguage] else {
-            return nil
-        }
-        return Self.substitute(template, values)
+        texts[text].map { Translations.forLanguage(language)($0, context: text.rawValue, values) }
     }
 
     /// Replaces each `{name}` with its value, in one pass: a value that itself contains
     /// `{…}` (an application named "{category}") is not substituted again.
     public static func substitute(_ template: String, _ values: [String: String]) -> String {
-        var result = ""
-        var rest = Substring(template)
-        while let open = rest.firstIndex(of: "{") {
-            result += rest[..<open]
-            let afterOpen = rest.index(after: open)
-            if let close = rest[afterOpen...].firstIndex(of: "}"), let value = values[String(rest[afterOpen..<close])] {
-                result += value
-                rest = rest[rest.index(after: close)...]
-            } else {
-                result += "{"
-                rest = rest[afterOpen...]
-            }
-        }
-        return result + rest
+        Translations.fill(template, values)
     }
 
     static func placeholderNames(in template: String) -> [String] {
