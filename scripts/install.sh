@@ -77,7 +77,11 @@ if $uninstall; then
   rm -rf "$root$prefix/share/screenward/web-extension"
   rmdir "$root$prefix/share/screenward" 2>/dev/null || true
   rm -rf "$root$prefix/share/doc/screenward"
-  for language in $(cat po/LINGUAS); do rm -f "$root$prefix/share/locale/$language/LC_MESSAGES/screenward.mo"; done
+  for language in $(cat po/LINGUAS); do
+    rm -f "$root$prefix/share/locale/$language/LC_MESSAGES/screenward.mo"
+    # The folders go when nothing else of the language is there (they were ours, then).
+    rmdir "$root$prefix/share/locale/$language/LC_MESSAGES" "$root$prefix/share/locale/$language" 2>/dev/null || true
+  done
   rm -f "$root$unit" "$root$pam" "$root$tmpfiles" "$root$sysctl_snippet" "$root$tray_autostart"
   # Apps install their manifests here; the folder goes only once they are all gone.
   rmdir "$root$apps" "$(dirname "$root$apps")" 2>/dev/null || true
