@@ -15,12 +15,13 @@ public struct ScreenwardCommand: ParsableCommand {
 
     public static let configuration = CommandConfiguration(
         commandName: "screenward",
-        abstract: "Screen time for X11 desktops: see usage, shields and the agent's state.",
+        abstract: "Screen time for X11 desktops: usage, rules, shields, children, guardians and households.",
         discussion: """
-            Reads the ledger in $SCREENWARD_HOME (default $XDG_DATA_HOME/screenward); works whether or not \
-            the agent runs, except `select` and `pick`, which ask the agent for an app's tokens, and \
-            `shield add|remove`, \
-            which change the command line's own settings store through the agent.
+            A person's own usage and rules are read from their ledger in $SCREENWARD_HOME (default \
+            $XDG_DATA_HOME/screenward), whether or not their agent runs; what changes them, and `select` \
+            and `pick`, go through the agent. With --user CHILD, and for `child`, `guardian`, `request` and \
+            `household`, the system daemon answers, which keeps managed users' state (guardians and root). \
+            screenward(7) is the overview: the modes, the files, the daemon, what child mode protects against.
             """,
         subcommands: [
             UsageCommand.self, ReportCommand.self, StatusCommand.self, ShieldsCommand.self, ShieldCommand.self,
