@@ -1,8 +1,9 @@
 import Foundation
+import ScreenwardBasics
 
-/// The words of the guardian's dialog (the agent shows it in a child's session), in
-/// English, Korean and Vietnamese, the languages of the shield's texts; English for any
-/// other. The daemon's verdicts (a wrong code, a wait) come in its own words.
+/// The words of the guardian's dialog (the agent shows it in a child's session), written in
+/// English and shown in the session's language through gettext's catalogs (po/). The
+/// daemon's verdicts (a wrong code, a wait) come in its own words.
 public struct GuardianDialogTexts: Sendable, Equatable {
     public var explanation: String
     public var notEnrolledHint: String
@@ -33,53 +34,18 @@ public struct GuardianDialogTexts: Sendable, Equatable {
         chooseGuardian: "Choose a guardian's account.",
         notACode: "That is not a code: type the 6 digits your authenticator app shows for Screenward.")
 
-    public static let korean = GuardianDialogTexts(
-        explanation:
-            """
-            보호자는 인증 앱이 Screenward용으로 보여 주는 6자리 코드로 승인해요. \
-            여기에는 비밀번호를 절대 입력하지 마세요.
-            """,
-        notEnrolledHint:
-            """
-            인증 앱을 설정하지 않았나요? 본인 계정에서 승인하거나(Screenward 트레이 \
-            또는 `screenward request approve`), 거기서 `screenward guardian enroll`로 설정하세요.
-            """,
-        guardian: "보호자", code: "일회용 코드", codePlaceholder: "6자리 코드", cancel: "취소",
-        approve: "승인", checking: "확인하는 중…",
-        chooseGuardian: "보호자 계정을 선택하세요.",
-        notACode:
-            """
-            코드가 아니에요. \
-            인증 앱이 Screenward용으로 보여 주는 6자리 숫자를 입력하세요.
-            """)
-
-    public static let vietnamese = GuardianDialogTexts(
-        explanation:
-            """
-            Người giám hộ phê duyệt bằng mã 6 chữ số \
-            mà ứng dụng xác thực hiển thị cho Screenward. Đừng bao giờ nhập mật khẩu ở đây.
-            """,
-        notEnrolledHint:
-            """
-            Chưa thiết lập ứng dụng xác thực? \
-            Hãy phê duyệt từ tài khoản của bạn (khay Screenward hoặc `screenward request approve`), \
-            hoặc thiết lập ở đó bằng `screenward guardian enroll`.
-            """,
-        guardian: "Người giám hộ", code: "Mã dùng một lần", codePlaceholder: "Mã 6 chữ số",
-        cancel: "Hủy", approve: "Phê duyệt", checking: "Đang kiểm tra…",
-        chooseGuardian: "Hãy chọn tài khoản của người giám hộ.",
-        notACode:
-            """
-            Đó không phải là mã: \
-            hãy nhập 6 chữ số mà ứng dụng xác thực hiển thị cho Screenward.
-            """)
-
-    /// The texts for `language` (`ko`, `vi`; English otherwise).
+    /// The texts in `language`, through gettext's catalogs (po/, each in the context
+    /// `guardianDialog.FIELD`); English where a catalog has no translation.
     public static func forLanguage(_ language: String) -> GuardianDialogTexts {
-        switch language {
-        case "ko": korean
-        case "vi": vietnamese
-        default: english
-        }
+        let translate = Translations.forLanguage(language)
+        func tr(_ text: String, _ field: String) -> String { translate(text, context: "guardianDialog.\(field)") }
+        let english = Self.english
+        return GuardianDialogTexts(
+            explanation: tr(english.explanation, "explanation"),
+            notEnrolledHint: tr(english.notEnrolledHint, "notEnrolledHint"), guardian: tr(english.guardian, "guardian"),
+            code: tr(english.code, "code"), codePlaceholder: tr(english.codePlaceholder, "codePlaceholder"),
+            cancel: tr(english.cancel, "cancel"), approve: tr(english.approve, "approve"),
+            checking: tr(english.checking, "checking"), chooseGuardian: tr(english.chooseGuardian, "chooseGuardian"),
+            notACode: tr(english.notACode, "notACode"))
     }
 }
