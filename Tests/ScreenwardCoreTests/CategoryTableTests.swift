@@ -38,7 +38,7 @@ final class CategoryTableTests: XCTestCase {
         let inconsistent = directory.appendingPathComponent("inconsistent.json")
         try Data(
             #"""
-            {"categories": [{"id": "Other", "names": {}}], "additionalCategories": {"Chat": "Social"}, \#
+            {"categories": [{"id": "Other", "name": "Other"}], "additionalCategories": {"Chat": "Social"}, \#
             "applications": {}}
             """#
             .utf8
@@ -65,7 +65,7 @@ final class WebsiteCategoryTableTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let base =
             #"""
-            "categories": [{"id": "Other", "names": {}}, {"id": "Game", "names": {}}], "additionalCategories": \#
+            "categories": [{"id": "Other", "name": "Other"}, {"id": "Game", "name": "Games"}], "additionalCategories": \#
             {}, "applications": {}
             """#
         let older = folder.appendingPathComponent("older.json")

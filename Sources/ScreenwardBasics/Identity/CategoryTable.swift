@@ -6,8 +6,8 @@ public struct CategoryTable: Sendable, Decodable {
     public struct Category: Sendable, Decodable, Hashable {
         /// A freedesktop main category name, or Social / Other.
         public var id: String
-        /// Display names by language (`en`, `ko`, `vi`…).
-        public var names: [String: String]
+        /// Its name, in English; shown through gettext's catalogs (`msgctxt "category"`).
+        public var name: String
     }
 
     public var categories: [Category]
@@ -96,9 +96,10 @@ public struct CategoryTable: Sendable, Decodable {
         websites[domain]
     }
 
-    /// The display name of a category in `language` (falling back to English, then its id).
+    /// The display name of a category in `language` (English where no catalog translates it;
+    /// its id when the table has no such category).
     public func displayName(of id: String, language: String) -> String {
         guard let category = categories.first(where: { $0.id == id }) else { return id }
-        return category.names[language] ?? category.names["en"] ?? id
+        return Translations.forLanguage(language)(category.name, context: "category")
     }
 }
