@@ -65,8 +65,8 @@ final class WebsiteCategoryTableTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let base =
             #"""
-            "categories": [{"id": "Other", "name": "Other"}, {"id": "Game", "name": "Games"}], "additionalCategories": \#
-            {}, "applications": {}
+            "categories": [{"id": "Other", "name": "Other"}, {"id": "Game", "name": "Games"}], \#
+            "additionalCategories": {}, "applications": {}
             """#
         let older = folder.appendingPathComponent("older.json")
         try Data("{\(base)}".utf8).write(to: older)
