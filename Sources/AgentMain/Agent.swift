@@ -223,8 +223,8 @@ final class Agent {
         do {
             let presenter = try ShieldPresenter.forSession(
                 displayName: connection.displayName, loop: loop, stateOwner: stateOwner,
-                minter: minter, categories: categories, identify: { [unowned self] facts in identity(for: facts) },
-                log: log)
+                minter: minter, categories: categories, language: SessionLanguage(ShieldDefaults.language()),
+                identify: { [unowned self] facts in identity(for: facts) }, log: log)
             presenter.onSettingsChanged = { [unowned self] shields in hideBlockedFromMenus(shields) }
             presenter.start()
             self.presenter = presenter

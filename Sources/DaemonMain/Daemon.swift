@@ -251,6 +251,11 @@ final class Daemon {
         }
         for user in try state.managedUsers() { open(user) }
         service.onManagedUsersChanged = { [unowned self] in managedUsersChanged() }
+        service.onSessionLanguageChanged = { [unowned self] uid, language in
+            log.info(
+                "\(owners[uid]?.user.name ?? "uid \(uid)")'s session speaks \(language): their rules and shields too")
+            sessions.languageChanged(uid: uid, to: language)
+        }
     }
 
     /// An attempt that may repeat many times a second: recorded once a minute per kind and

@@ -36,7 +36,9 @@ final class DaemonRules {
         let pushes = pushes
         do {
             apps[user.uid] = try owner.stack.startRules(
-                placement: .managed, texts: texts, warningLeads: warningLeads, language: { "en" },
+                placement: .managed, texts: texts, warningLeads: warningLeads,
+                // Their session's language, as its tray last said; English before it ever has.
+                language: { ((try? state.sessionLanguage(uid: user.uid)) ?? nil) ?? "en" },
                 notify: { notice in
                     log.info("\(user.name): rules: notifying \"\(notice.title)\"")
                     notifier.notify(notice, user: user)

@@ -295,9 +295,22 @@ final class ManagedSessions {
         tracked[id]?.handover = nil
         // Attached is not yet enforcing: its first report (once its shields are up) is.
         log.info("session \(id): agent attached (pid \(credentials.pid))")
+        let language: String?
+        do {
+            language = try state.sessionLanguage(uid: owner.user.uid)
+        } catch {
+            log.warning("session \(id): its language cannot be read (\(error)); the agent keeps its own")
+            language = nil
+        }
         return AgentAttachment(
             user: owner.user.name, uid: owner.user.uid, deviceSecret: owner.secret.bytes,
-            idleThresholdSeconds: Self.idleThreshold)
+            idleThresholdSeconds: Self.idleThreshold, language: language)
+    }
+
+    /// `uid`'s session speaks `language` now (its tray said so): their agents shield in it.
+    func languageChanged(uid: UInt32, to language: String) {
+        guard let frame = try? AgentLinkMethods.language.frame(SpokenLanguage(language: language)) else { return }
+        for peer in agents(of: uid) { peer.send(frame) }
     }
 
     /// After the attach reply: the shields that count now.

@@ -16,6 +16,8 @@ final class Tray {
     /// Requests a guardian has been told of.
     private var announced: Set<String> = []
     private var lastMenu: String?
+    /// Whether the daemon has heard which language this managed session speaks.
+    private var languageTold = false
 
     init(source: TraySource, indicator: TrayIndicator, icons: URL, texts: RuleTexts, language: String) {
         self.source = source
@@ -33,6 +35,7 @@ final class Tray {
         do {
             switch source {
             case .own, .managed:
+                if source == .managed, !languageTold { tellTheLanguage() }
                 let status = try source.connection.call(RulesMethods.status, RulesQuery(user: nil, language: language))
                 (items, face) = personMenu(status)
             case .guardian:
@@ -52,6 +55,20 @@ final class Tray {
             lastMenu = signature
         }
         if let name = try? TrayIconPainter.paint(face, in: icons) { indicator.setIcon(name, description: face.text) }
+    }
+
+    /// The tray is the managed session's one Screenward program with the session's own
+    /// environment (the daemon starts the agent with its own): it tells the daemon the
+    /// session's language, for the rules' notifications and the agent's shields. Until the
+    /// daemon has heard it, each refresh tries again.
+    private func tellTheLanguage() {
+        do {
+            _ = try source.connection.call(ChildMethods.sessionLanguage, SpokenLanguage(language: language))
+            languageTold = true
+        } catch {
+            FileHandle.standardError.write(
+                Data("screenward-tray: the daemon did not hear the session's language: \(error)\n".utf8))
+        }
     }
 
     private func describe(_ items: [TrayMenuItem]) -> String {

@@ -127,6 +127,61 @@ final class ManagedRulesTests: XCTestCase {
         XCTAssertEqual(summaries(), ["\tsummary: '4 s left: Games'", "\tsummary: '2 s left: Games'"])
     }
 
+    /// A managed user's session in Korean: their tray (started with the session's own
+    /// environment, as XDG autostart starts it) tells the daemon, and from then on the rules'
+    /// notifications reach them in Korean and the agent's shields are titled in Korean, though
+    /// the daemon and the agent it starts run in English.
+    func testTheDaemonSpeaksToAManagedUserInTheirSessionsLanguage() throws {
+        _ = try requireProgram("dunst", package: "dunst")
+        let korean = try TranslationCatalogs.compiled("ko")
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "screenward-kid-bus-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        XCTAssertEqual(chown(folder.path, desktop.uid, gid_t(desktop.uid)), 0)
+        let address = "unix:path=\(folder.path)/bus"
+        let bus = try desktop.startAsKid([
+            "dbus-daemon", "--session", "--nofork", "--address=\(address)", "--print-address",
+        ])
+        defer { bus.stop() }
+        _ = try bus.waitForOutputLines(1, timeout: 10)
+        let dunst = try desktop.startAsKid(["dunst", "-print"], environment: ["DBUS_SESSION_BUS_ADDRESS": address])
+        defer { dunst.stop() }
+        fixture.daemonArguments = ["--rule-warnings", "4", "--user-bus", address]
+        try desktop.startManagedSession()
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[1]]).status, 0)
+
+        let tray = try desktop.startAsKid(
+            [fixture.program("screenward-tray"), "--refresh", "1"],
+            environment: ["LANG": "ko_KR.UTF-8", "DBUS_SESSION_BUS_ADDRESS": address])
+        defer { tray.stop() }
+        try desktop.waitFor("the daemon to hear the session's language", timeout: 20) {
+            (fixture.daemon?.standardError ?? "").contains("\(desktop.kid)'s session speaks ko")
+        }
+        let added = try fixture.screenward(
+            as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "6s", "--user", desktop.kid])
+        XCTAssertEqual(added.status, 0, added.error)
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
+        func summaries() -> [String] { dunst.outputLines.filter { $0.contains("summary:") } }
+        try desktop.waitFor("the warning in the child's session", timeout: 20) { summaries().count >= 1 }
+        let warning = korean("{left} left: {rule}", context: "limitWarningTitle", ["left": "", "rule": "Games"])
+        XCTAssertNotEqual(warning, " left: Games", "po/ko.po translates the warning")
+        XCTAssertTrue(
+            summaries().first?.hasSuffix(warning.drop { $0 == " " } + "'") ?? false,
+            "\(summaries()) should end with \(warning)")
+
+        try desktop.waitFor("the shield", timeout: 20) { desktop.currentAgentCovers(1) }
+        let title = korean("{app} (restricted)", context: "windowTitle", ["app": "Game"])
+        XCTAssertNotEqual(title, "Game (restricted)")
+        let found = try desktop.runAsKid([
+            "xdotool", "search", "--name", "^" + NSRegularExpression.escapedPattern(for: title) + "$",
+        ])
+        XCTAssertEqual(found.status, 0, "no window is titled \(title) (the agent's shield)")
+        desktop.screenshot("managed-shield-ko.png")
+    }
+
     /// "Ask for more time" end to end: the child presses it on the rules' shield (real
     /// keys), the shield is redrawn as waiting; a guardian approves from their own account;
     /// the shield lifts at once and comes back when the granted time is used; a second

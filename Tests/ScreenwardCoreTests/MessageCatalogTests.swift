@@ -122,4 +122,20 @@ final class MessageCatalogTests: XCTestCase {
             "LANGUAGE counts only beside a locale that is not C, as in gettext")
         XCTAssertEqual(Translations.language(fromEnvironment: [:]), "en")
     }
+
+    /// A language names a folder of catalogs: nothing but two or three letters is taken for one,
+    /// whatever a session's environment (or a child's tray) says.
+    func testOnlyALanguageCodeIsALanguage() throws {
+        for hostile in ["../../tmp/x", "ko/../../etc", "x/y", "k", "kore", "KO1", "", "ko\u{0}"] {
+            XCTAssertFalse(Translations.isLanguageCode(hostile), hostile)
+        }
+        XCTAssertTrue(Translations.isLanguageCode("ko"))
+        XCTAssertTrue(Translations.isLanguageCode("fil"))
+        XCTAssertEqual(Translations.language(fromEnvironment: ["LANG": "ko_KR.UTF-8", "LANGUAGE": "x/y:vi"]), "ko")
+        XCTAssertEqual(Translations.language(fromEnvironment: ["LANG": "a/b_CD.UTF-8"]), "en")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let loaded = Translations.load(language: "../vi", directories: [folder])
+        XCTAssertEqual(loaded.translations.language, "en")
+    }
 }

@@ -42,6 +42,10 @@ final class DaemonLink: Sendable {
             guard let table = try? AgentLinkMethods.programs.body(from: frame) else { return }
             programs.replace(with: table)
         }
+        transport.setPushReceiver(forKind: AgentLinkMethods.language.name) { [language] frame in
+            guard let spoken = try? AgentLinkMethods.language.body(from: frame) else { return }
+            language.received(spoken.language)
+        }
         let deliver: @Sendable (DialogPush) -> Void = { [dialogs] push in dialogs.deliver(push) }
         transport.setPushReceiver(forKind: AgentLinkMethods.askGuardian.name) { frame in
             if let ask = try? AgentLinkMethods.askGuardian.body(from: frame) { deliver(.show(ask)) }
@@ -52,13 +56,32 @@ final class DaemonLink: Sendable {
     }
 
     func attach(session: String) throws -> AgentAttachment {
-        try client.call(AgentLinkMethods.attach, AgentAttach(session: session))
+        let attachment = try client.call(AgentLinkMethods.attach, AgentAttach(session: session))
+        if let spoken = attachment.language { language.received(spoken) }
+        return attachment
     }
 
     /// Sends a report; one that cannot be sent means the link is gone (`onEnd` follows).
     func post<Body>(_ kind: PushKind<Body>, _ body: Body) {
         guard let frame = try? kind.frame(body) else { return }
         try? transport.post(frame)
+    }
+
+    /// The language the session speaks, as the daemon last told (its tray tells the daemon).
+    let language = LanguageNews()
+
+    final class LanguageNews: Sendable {
+        /// The daemon's environment's until the attach reply says the session's.
+        let spoken = SessionLanguage(ShieldDefaults.language())
+        private let handler = Mutex<(@Sendable () -> Void)?>(nil)
+
+        func onChange(_ handler: @escaping @Sendable () -> Void) {
+            self.handler.withLock { $0 = handler }
+        }
+
+        fileprivate func received(_ language: String) {
+            if spoken.set(language) { handler.withLock { $0 }?() }
+        }
     }
 
     /// The child's processes, as the daemon last told.

@@ -41,6 +41,7 @@ final class ManagedAgent {
     private var elsewhere = ShieldedElsewhere()
     private var elsewhereTimer: MainLoop.Registration?
     private var dialogEvents: LoopMailbox<DialogEvent>?
+    private var languageChanged: LoopMailbox<Void>?
     /// The child's browsers' tabs, as the daemon passes them on (nil: websites are not told
     /// apart here, for want of the Public Suffix List).
     private var browserTabs: BrowserTabs?
@@ -124,7 +125,7 @@ final class ManagedAgent {
             let state = DaemonShieldState(link: link)
             let presenter = try ShieldPresenter.forSession(
                 displayName: connection.displayName, loop: loop, stateOwner: state, minter: minter,
-                categories: categories,
+                categories: categories, language: link.language.spoken,
                 identify: { [unowned self] facts in identity(for: facts) }, log: log)
             let link = link
             presenter.onShieldReplaced = { application, problem in
@@ -138,6 +139,13 @@ final class ManagedAgent {
             }
             self.presenter = presenter
             presenter.start()
+            // The session's tray told the daemon its language: the shields speak it from now on.
+            let spoken = LoopMailbox<Void> { [unowned self, presenter] in
+                log.info("the session speaks \(link.language.spoken.current): the shields too")
+                presenter.languageChanged()
+            }
+            languageChanged = spoken
+            link.language.onChange { spoken.post() }
             shieldState = state
             elsewhereTimer = loop.schedule(after: ShieldedElsewhere.interval) { [weak self] in
                 self?.holdShieldedElsewhereNow()
@@ -198,7 +206,7 @@ final class ManagedAgent {
             guard presenter != nil, dialogs[ask.id] == nil else { return }
             log.info("a guardian is asked: \(ask.question)")
             dialogs[ask.id] = GuardianDialog(
-                question: ask.question, guardians: ask.guardians, texts: .forLanguage(ShieldDefaults.language()),
+                question: ask.question, guardians: ask.guardians, texts: .forLanguage(link.language.spoken.current),
                 onAnswer: { [unowned self] guardian, code in
                     send(GuardianAnswer(ask: ask.id, guardian: guardian, code: code))
                 },

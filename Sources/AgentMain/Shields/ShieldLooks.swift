@@ -17,13 +17,14 @@ final class ShieldLooks {
     static let patience: Duration = .seconds(5)
 
     private let defaults: ShieldDefaults
-    private let language: String
+    /// Read at each look: a managed session's language can change while the agent runs.
+    private let language: SessionLanguage
     private let stateOwner: any ShieldStateOwner
     private let loop: MainLoop
     private let log: AgentLog
-    /// The resolved answer per application and owner (the same app shielded by
-    /// another owner's store asks that owner).
-    private var answers: [Key: ResolvedShield] = [:]
+    /// The data source's answer per application and owner (the same app shielded by
+    /// another owner's store asks that owner), resolved against the defaults at each look.
+    private var answers: [Key: ShieldConfiguration] = [:]
     private var pending: [ShieldRequestID: (key: Key, decision: ShieldDecision, timeout: MainLoop.Registration)] = [:]
 
     private struct Key: Hashable {
@@ -35,7 +36,10 @@ final class ShieldLooks {
     /// Called with an application's new look when an answer arrives.
     var onNewLook: (ApplicationToken, ResolvedShield) -> Void = { _, _ in }
 
-    init(defaults: ShieldDefaults, language: String, stateOwner: any ShieldStateOwner, loop: MainLoop, log: AgentLog) {
+    init(
+        defaults: ShieldDefaults, language: SessionLanguage, stateOwner: any ShieldStateOwner, loop: MainLoop,
+        log: AgentLog
+    ) {
         self.defaults = defaults
         self.language = language
         self.stateOwner = stateOwner
@@ -45,10 +49,12 @@ final class ShieldLooks {
 
     /// What to draw now.
     func look(for decision: ShieldDecision) -> ResolvedShield {
-        answers[Self.key(decision)] ?? defaultLook(for: decision)
+        guard let answer = answers[Self.key(decision)] else { return defaultLook(for: decision) }
+        return defaults.resolve(answer, for: decision.subject, language: language.current)
     }
 
     func defaultLook(for decision: ShieldDecision) -> ResolvedShield {
+        let language = language.current
         var configuration = ShieldConfiguration()
         // Child mode's own shields say why: a program the system did not install (no limit
         // was set on it, and a guardian can allow it), or a browser the extension does not
@@ -94,14 +100,14 @@ final class ShieldLooks {
     func received(_ id: ShieldRequestID, _ configuration: ShieldConfiguration) {
         guard let request = pending.removeValue(forKey: id) else { return }
         request.timeout.cancel()
-        let look = defaults.resolve(configuration, for: request.decision.subject, language: language)
+        let look = defaults.resolve(configuration, for: request.decision.subject, language: language.current)
         log.info(
             "shield: \(request.decision.owner)'s look for \(request.decision.identity.publicID): "
                 + "\"\(configuration.title?.text ?? "(default title)")\" / "
                 + "\"\(configuration.subtitle?.text ?? "(default subtitle)")\" / "
                 + "\"\(configuration.secondaryButtonLabel?.text ?? "(no second button)")\""
         )
-        answers[request.key] = look
+        answers[request.key] = configuration
         onNewLook(request.decision.application, look)
     }
 

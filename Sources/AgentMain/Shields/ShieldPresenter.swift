@@ -78,13 +78,12 @@ final class ShieldPresenter {
     /// language. Not started yet.
     static func forSession(
         displayName: String, loop: MainLoop, stateOwner: any ShieldStateOwner, minter: TokenMinter,
-        categories: CategoryTable,
+        categories: CategoryTable, language: SessionLanguage,
         identify: @escaping (WindowFacts) -> AppIdentity, log: AgentLog
     ) throws -> ShieldPresenter {
         try GtkToolkit.initialize(displayName: displayName)
         let connection = try XConnection(displayName: displayName)
         let defaults = try ShieldDefaults.load()
-        let language = ShieldDefaults.language()
         return ShieldPresenter(
             connection: connection, loop: loop, stateOwner: stateOwner,
             decider: ShieldDecider(minter: minter, categories: categories, language: language), defaults: defaults,
@@ -94,7 +93,7 @@ final class ShieldPresenter {
 
     init(
         connection: XConnection, loop: MainLoop, stateOwner: any ShieldStateOwner, decider: ShieldDecider,
-        defaults: ShieldDefaults, language: String,
+        defaults: ShieldDefaults, language: SessionLanguage,
         identify: @escaping (WindowFacts) -> AppIdentity, log: AgentLog
     ) {
         self.loop = loop
@@ -472,6 +471,16 @@ final class ShieldPresenter {
     func identitiesChanged() {
         for window in watcher.windows.values { update(window) }
         if !covers.isEmpty { takeDownUnmanagedWindowsSoon() }
+    }
+
+    /// The session speaks another language now: each window is decided again (a category's
+    /// name is in the decision) and each shield says its texts in the new language.
+    func languageChanged() {
+        for window in watcher.windows.values { update(window) }
+        for cover in covers.values {
+            let look = looks.look(for: cover.decision)
+            if cover.surface.shield != look { cover.surface.redraw(look) }
+        }
     }
 
     private func settingsChanged() {

@@ -154,13 +154,26 @@ public struct AgentAttachment: Sendable, Hashable, Codable {
     public var uid: UInt32
     public var deviceSecret: [UInt8]
     public var idleThresholdSeconds: Double
+    /// The language the managed user's session speaks, as their session last told the
+    /// daemon (`ChildMethods.sessionLanguage`); nil before it ever has. Later changes come
+    /// as `AgentLinkMethods.language`.
+    public var language: String?
 
-    public init(user: String, uid: UInt32, deviceSecret: [UInt8], idleThresholdSeconds: Double) {
+    public init(
+        user: String, uid: UInt32, deviceSecret: [UInt8], idleThresholdSeconds: Double, language: String? = nil
+    ) {
         self.user = user
         self.uid = uid
         self.deviceSecret = deviceSecret
         self.idleThresholdSeconds = idleThresholdSeconds
+        self.language = language
     }
+}
+
+/// A language a session speaks (`ko`, `vi`, `en`): two or three letters, never more.
+public struct SpokenLanguage: Sendable, Hashable, Codable {
+    public var language: String
+    public init(language: String) { self.language = language }
 }
 
 public struct AgentPresence: Sendable, Hashable, Codable {
@@ -184,6 +197,8 @@ public enum AgentLinkMethods {
     /// Daemon → agent: the browsers' tabs, as the vetted hosts of the user's browsers reported
     /// them last (at the attach and after each change).
     public static let browserTabs = PushKind<[BrowserWindowsReport]>("agent.browser-tabs")
+    /// Daemon → agent: the session's language changed (its tray said so); the shields speak it.
+    public static let language = PushKind<SpokenLanguage>("agent.language")
     /// How often the agent says it is alive.
     public static let aliveInterval: Duration = .seconds(1)
 }

@@ -90,4 +90,8 @@ public enum ChildMethods {
     /// Guardians only, for their own account: forget their authenticator secret; the
     /// reply says whether there was one.
     public static let unenrollGuardian = ServiceMethod<Empty, Bool>("guardian.unenroll")
+    /// Managed users only, from their session's tray (the one Screenward program started with
+    /// the session's own environment): the language their session speaks. The daemon's rules
+    /// then notify them in it, and its agents shield in it.
+    public static let sessionLanguage = ServiceMethod<SpokenLanguage, Empty>("session.language")
 }

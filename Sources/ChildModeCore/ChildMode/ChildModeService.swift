@@ -17,6 +17,8 @@ public final class ChildModeService {
     let policy: GuardianPolicy
     let homes: ChildHomes
     let now: @Sendable () -> Date
+    /// A managed user's (by uid) session speaks another language now (the daemon tells their agents).
+    public var onSessionLanguageChanged: ((UInt32, String) -> Void)?
     /// Called after the set of managed users changed (the daemon opens or closes their owners).
     public var onManagedUsersChanged: (() -> Void)?
     /// A managed user's (by name) events on the household's other computers (docs/household.md).
@@ -122,6 +124,10 @@ public final class ChildModeService {
             },
             route(ChildMethods.unenrollGuardian) { service, caller, _ in
                 try service.unenrollGuardian(try service.guardian(caller, doing: "guardian unenroll"))
+            },
+            route(ChildMethods.sessionLanguage) { service, caller, request in
+                try service.sessionSpeaks(request.language, caller: caller)
+                return Empty()
             },
         ],
         unknown: { method in ServiceError(.unknownMethod, "the daemon does not know the method \(method)") })
@@ -273,7 +279,7 @@ public final class ChildModeService {
         case let error as DaemonStateError:
             switch error {
             case .unusable: ServiceError(.internalFailure, error.description)
-            case .alreadyManaged, .notManaged: ServiceError(.invalidArgument, error.description)
+            case .alreadyManaged, .notManaged, .notALanguage: ServiceError(.invalidArgument, error.description)
             }
         default: ServiceError(.internalFailure, "the daemon failed: \(error)")
         }

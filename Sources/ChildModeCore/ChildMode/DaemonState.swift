@@ -49,6 +49,7 @@ public final class DaemonState: Sendable {
                     """)
         }
         registerGuardianCodeMigration(&migrator)
+        registerSessionLanguageMigration(&migrator)
         return migrator
     }
 
@@ -158,12 +159,14 @@ public enum DaemonStateError: Error, CustomStringConvertible, Equatable {
     case unusable(path: String, reason: String)
     case alreadyManaged(String)
     case notManaged(String)
+    case notALanguage(String)
 
     public var description: String {
         switch self {
         case .unusable(let path, let reason): "cannot use the daemon's database \(path): \(reason)"
         case .alreadyManaged(let name): "\(name) is already a managed user"
         case .notManaged(let name): "\(name) is not a managed user"
+        case .notALanguage(let text): "\"\(text.prefix(40))\" is not a language (two or three letters)"
         }
     }
 }

@@ -39,12 +39,17 @@ public struct ShieldDecision: Hashable, Sendable {
 public struct ShieldDecider: Sendable {
     private let minter: TokenMinter
     private let categories: CategoryTable
-    private let language: String
+    /// Read at each decision: a managed session's language can change while the agent runs.
+    private let language: SessionLanguage
 
-    public init(minter: TokenMinter, categories: CategoryTable, language: String) {
+    public init(minter: TokenMinter, categories: CategoryTable, language: SessionLanguage) {
         self.minter = minter
         self.categories = categories
         self.language = language
+    }
+
+    public init(minter: TokenMinter, categories: CategoryTable, language: String) {
+        self.init(minter: minter, categories: categories, language: SessionLanguage(language))
     }
 
     /// Nil when no store shields `identity`.
@@ -66,7 +71,7 @@ public struct ShieldDecider: Sendable {
             case .category, .allCategories:
                 ShieldDecision.Category(
                     id: categoryID, token: categoryToken,
-                    name: categories.displayName(of: categoryID, language: language))
+                    name: categories.displayName(of: categoryID, language: language.current))
             }
         return ShieldDecision(
             application: token, identity: identity, owner: chosen.owner, store: chosen.store, category: category,

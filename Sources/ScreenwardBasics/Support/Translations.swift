@@ -49,6 +49,14 @@ public struct Translations: Sendable {
 
     // MARK: Which language, which catalog
 
+    /// Whether `text` names a language as Screenward keeps one: ISO 639's two or three
+    /// lowercase letters (`ko`, `vi`, `fil`). A language names a folder of catalogs, so
+    /// nothing else (a path, a locale with its country) is ever taken for one.
+    public static func isLanguageCode(_ text: String) -> Bool {
+        (2...3).contains(text.utf8.count)
+            && text.utf8.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
+    }
+
     /// The language of a session's environment: the first of `LANGUAGE` (gettext's list,
     /// `vi:en`), else of `LC_ALL`, `LC_MESSAGES`, `LANG` (`ko_KR.UTF-8` → `ko`); `en` for the
     /// C and POSIX locales and when none is set.
@@ -59,9 +67,9 @@ public struct Translations: Sendable {
         // LANGUAGE counts only beside a locale that is not C (as in gettext).
         if let list = environment["LANGUAGE"], let first = list.split(separator: ":").first {
             let chosen = first.prefix { $0 != "_" && $0 != "." && $0 != "@" }.lowercased()
-            if !chosen.isEmpty { return chosen }
+            if isLanguageCode(chosen) { return chosen }
         }
-        return primary
+        return isLanguageCode(primary) ? primary : "en"
     }
 
     /// Where catalogs are looked for: `$SCREENWARD_LOCALE_DIR`, else `share/locale` beside the
@@ -91,7 +99,7 @@ public struct Translations: Sendable {
     /// The catalog for `language` from the first directory that has one; English (every text
     /// as written) when none has, or when the one found cannot be read (`problem` says why).
     public static func load(language: String, directories: [URL]) -> (translations: Translations, problem: String?) {
-        guard language != "en" else { return (.english, nil) }
+        guard language != "en", isLanguageCode(language) else { return (.english, nil) }
         for directory in directories {
             let file = directory.appendingPathComponent("\(language)/LC_MESSAGES/\(domain).mo")
             guard FileManager.default.fileExists(atPath: file.path) else { continue }

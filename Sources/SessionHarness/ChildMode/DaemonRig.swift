@@ -84,13 +84,29 @@ public final class DaemonRig {
             let found = try Self.dataFile(file, above: source)
             try manager.copyItem(at: found, to: data.appendingPathComponent(file))
         }
-        for path in [work.appendingPathComponent("share").path, data.path]
+        // And the translations' catalogs in ../share/locale, as an installation has them.
+        let locale = work.appendingPathComponent("share/locale")
+        try manager.copyItem(at: try Self.compiledCatalogs(above: source), to: locale)
+        let catalogs = (manager.subpaths(atPath: locale.path) ?? []).map { locale.appendingPathComponent($0).path }
+        for path in [work.appendingPathComponent("share").path, data.path, locale.path] + catalogs
             + (try manager.contentsOfDirectory(atPath: data.path)).map({ data.appendingPathComponent($0).path })
         {
             let isDirectory =
                 (try manager.attributesOfItem(atPath: path))[.type] as? FileAttributeType == .typeDirectory
             try manager.setAttributes([.posixPermissions: isDirectory ? 0o755 : 0o644], ofItemAtPath: path)
         }
+    }
+
+    /// The build folder's compiled catalogs (`.build/locale`, made by scripts/compile-translations.sh).
+    private static func compiledCatalogs(above directory: URL) throws -> URL {
+        var folder = directory
+        while folder.path != "/", folder.lastPathComponent != ".build" { folder.deleteLastPathComponent() }
+        let locale = folder.appendingPathComponent("locale")
+        guard folder.lastPathComponent == ".build", FileManager.default.fileExists(atPath: locale.path) else {
+            throw LocalUsersError(
+                description: "no compiled translations above \(directory.path): run scripts/compile-translations.sh")
+        }
+        return locale
     }
 
     /// Where the daemon reads installed apps' manifests (root's, like /usr/share/screenward/apps).
