@@ -8,8 +8,9 @@ packages=(
   libx11-dev libxss-dev libxext-dev libxres-dev libglib2.0-dev libgtk-3-dev libsqlite3-dev pkg-config
   # build: PAM (SystemAccounts' password checks); the tray (AppIndicator)
   libpam0g-dev libayatana-appindicator3-dev
-  # build: the translations (msgfmt compiles po/ into gettext's catalogs)
-  gettext
+  # build: the translations (msgfmt compiles po/ into gettext's catalogs; xgettext and jq
+  # gather the texts, scripts/update-translations.sh)
+  gettext jq
   # run: the QR code `screenward guardian enroll` shows for a guardian's authenticator app
   qrencode
   # run and test: a private X server, a window manager, input and screenshots

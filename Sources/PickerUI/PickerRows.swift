@@ -30,6 +30,8 @@ final class PickerRow {
     static let iconSize: Int32 = 24
     /// What an application without a usable icon shows.
     static let fallbackIcon = "application-x-executable"
+    /// The picker's texts, in the session's language (po/, context "picker").
+    static let texts = Translations.session
 
     /// What a website's row shows instead of an application's icon.
     static let websiteIcon = "web-browser"
@@ -47,8 +49,9 @@ final class PickerRow {
     init(websitesHeader: Void) {
         kind = .websitesHeader
         check = gtk_label_new(nil)!
-        gtk_label_set_markup(
-            cast(check), "<b>Websites</b>  <small>seen in a browser, or type one in the search</small>")
+        let title = Self.texts("Websites", context: "picker")
+        let detail = Self.texts("seen in a browser, or type one in the search", context: "picker")
+        gtk_label_set_markup(cast(check), "<b>\(Self.escaped(title))</b>  <small>\(Self.escaped(detail))</small>")
         gtk_label_set_xalign(cast(check), 0)
         gtk_label_set_line_wrap(cast(check), 1)
         row = Self.listRow(holding: check)
@@ -64,7 +67,10 @@ final class PickerRow {
 
     init(website: PickerWebsite) {
         kind = .website(website)
-        let detail = website.name == website.domain ? "website" : "website · \(website.domain)"
+        let detail =
+            website.name == website.domain
+            ? Self.texts("website", context: "picker")
+            : Self.texts("website · {domain}", context: "picker", ["domain": website.domain])
         check =
             Self.itemCheck(icon: Self.websiteIcon, markup: Self.markup(Self.escaped(website.name), under: detail)).check
         row = Self.listRow(holding: check)
@@ -76,8 +82,10 @@ final class PickerRow {
         gtk_label_set_markup(
             cast(typedLabel),
             Self.markup(
-                "Add the website <b>\(Self.escaped(HostName.readable(domain)))</b>",
-                under: "tick it, or press Enter, to choose it"))
+                Translations.fill(
+                    Self.escaped(Self.texts("Add the website {website}", context: "picker")),
+                    ["website": "<b>\(Self.escaped(HostName.readable(domain)))</b>"]),
+                under: Self.texts("tick it, or press Enter, to choose it", context: "picker")))
     }
 
     /// Whether the row has a box to tick (the websites' header has none).
@@ -91,7 +99,8 @@ final class PickerRow {
         check = gtk_check_button_new()
         let title = gtk_label_new(nil)!
         let escaped = Self.escaped(group.title)
-        gtk_label_set_markup(cast(title), "<b>\(escaped)</b>  <small>the whole category</small>")
+        let whole = Self.texts("the whole category", context: "picker")
+        gtk_label_set_markup(cast(title), "<b>\(escaped)</b>  <small>\(Self.escaped(whole))</small>")
         gtk_label_set_xalign(cast(title), 0)
         gtk_container_add(cast(check), title)
         row = Self.listRow(holding: check)

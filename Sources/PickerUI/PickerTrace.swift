@@ -31,6 +31,10 @@ final class PickerTrace {
         write([PickerTraceLine.complete(rows: rows)])
     }
 
+    func visibleTexts(_ texts: [String]) {
+        write(texts.map(PickerTraceLine.text))
+    }
+
     func searched(_ query: String, applications: Int) {
         write([PickerTraceLine.searched(query, applications: applications)])
     }

@@ -27,7 +27,8 @@ final class PickerWindow {
     private let finish: (PickerChoice?) -> Void
     private var finished = false
 
-    /// Its X window title, for tests and window rules.
+    /// Its X window title in English, for tests and window rules (a session in another
+    /// language has it translated).
     static let title = "Choose apps, websites and categories"
 
     init(
@@ -42,7 +43,8 @@ final class PickerWindow {
         window = gtk_window_new(GTK_WINDOW_TOPLEVEL)
         let toplevel: UnsafeMutablePointer<GtkWindow> = cast(window)
         sw_window_set_wmclass(toplevel, "picker", "Screenward")
-        gtk_window_set_title(toplevel, header ?? Self.title)
+        gtk_window_set_title(
+            toplevel, header ?? PickerRow.texts("Choose apps, websites and categories", context: "picker"))
         gtk_window_set_default_size(toplevel, 480, 600)
         gtk_window_set_position(toplevel, GTK_WIN_POS_CENTER)
         gtk_window_set_type_hint(toplevel, GDK_WINDOW_TYPE_HINT_DIALOG)
@@ -64,7 +66,9 @@ final class PickerWindow {
         search = gtk_search_entry_new()
         gtk_entry_set_placeholder_text(
             cast(search),
-            source.addresses == nil ? "Search apps and categories" : "Search apps and categories, or type a website")
+            source.addresses == nil
+                ? PickerRow.texts("Search apps and categories", context: "picker")
+                : PickerRow.texts("Search apps and categories, or type a website", context: "picker"))
         gtk_container_add(cast(column), search)
 
         list = gtk_list_box_new()
@@ -82,8 +86,8 @@ final class PickerWindow {
 
         let buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
         gtk_widget_set_halign(buttons, GTK_ALIGN_END)
-        cancel = gtk_button_new_with_label("Cancel")
-        done = gtk_button_new_with_label("Done")
+        cancel = gtk_button_new_with_label(PickerRow.texts("Cancel", context: "picker"))
+        done = gtk_button_new_with_label(PickerRow.texts("Done", context: "picker"))
         gtk_widget_set_can_default(done, 1)
         gtk_style_context_add_class(gtk_widget_get_style_context(done), "suggested-action")
         gtk_container_add(cast(buttons), cancel)
@@ -147,6 +151,7 @@ final class PickerWindow {
             buildRows(Self.rowsPerTurn)
             if pending.isEmpty {
                 trace?.complete(rows: rows.count)
+                trace?.visibleTexts(GtkVisibleTexts.of(window: window))
                 traceRowsAfterNextDraw()
             }
             return !pending.isEmpty
@@ -211,7 +216,7 @@ final class PickerWindow {
         updating = true
         defer { updating = false }
         for row in rows { show(row) }
-        gtk_label_set_text(cast(summary), PickerSummary.text(of: choice, in: catalog))
+        gtk_label_set_text(cast(summary), PickerSummary.text(of: choice, in: catalog, texts: PickerRow.texts))
     }
 
     private func show(_ row: PickerRow) {
@@ -247,6 +252,7 @@ final class PickerWindow {
         updating = false
         gtk_adjustment_set_value(gtk_scrolled_window_get_vadjustment(cast(scroller)), 0)
         trace?.searched(query, applications: applications.count)
+        trace?.visibleTexts(GtkVisibleTexts.of(window: window))
         traceRowsAfterNextDraw()
     }
 

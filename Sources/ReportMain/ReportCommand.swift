@@ -89,12 +89,23 @@ public struct ReportCommand: ParsableCommand {
                 try view(week ? .week : .day), width: width, to: URL(fileURLWithPath: png), trace: trace)
             return
         }
+        let texts = Translations.forLanguage(language)
         let pages: [ReportWindow.Page] =
             if since != nil || until != nil {
-                [.init(label: week ? "By day" : "By hour", view: try view(week ? .week : .day))]
+                [
+                    .init(
+                        label: week ? texts("By day", context: "report") : texts("By hour", context: "report"),
+                        view: try view(week ? .week : .day))
+                ]
             } else {
-                [.init(label: "Today", view: try view(.day)), .init(label: "This week", view: try view(.week))]
+                [
+                    .init(label: texts("Today", context: "report"), view: try view(.day)),
+                    .init(label: texts("This week", context: "report"), view: try view(.week)),
+                ]
             }
-        try ReportWindow(title: user.map { "Screen time of \($0)" } ?? "Screen time", pages: pages, trace: trace).run()
+        let title =
+            user.map { texts("Screen time of {person}", context: "report", ["person": $0]) }
+            ?? texts("Screen time", context: "report")
+        try ReportWindow(title: title, pages: pages, trace: trace).run()
     }
 }

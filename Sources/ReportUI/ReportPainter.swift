@@ -11,6 +11,9 @@ final class ReportPainter {
     private let trace: ((String) -> Void)?
     /// Added to traced places (a window's position on the screen).
     private let origin: (x: Double, y: Double)
+    /// The session's language: the painter's own texts and durations are in it (po/, context "report").
+    private let language = Translations.language(fromEnvironment: ProcessInfo.processInfo.environment)
+    private var texts: Translations { Translations.forLanguage(language) }
 
     static let ink = ReportColor(red: 0.12, green: 0.16, blue: 0.22)
     static let secondaryInk = ReportColor(red: 0.42, green: 0.45, blue: 0.5)
@@ -83,7 +86,8 @@ final class ReportPainter {
             cairo_arc(cairo, center.x, center.y, radius - 1, 0, 2 * .pi)
             cairo_stroke(cairo)
             write(
-                "No use recorded", at: center.x - radius + 20, center.y - 8, font: "Sans 10", color: Self.secondaryInk,
+                texts("No use recorded", context: "report"), at: center.x - radius + 20, center.y - 8, font: "Sans 10",
+                color: Self.secondaryInk,
                 width: diameter - 40)
             return
         }
@@ -107,7 +111,10 @@ final class ReportPainter {
             if index == fitting - 1, slices.count > fitting {
                 let rest = slices.dropFirst(fitting - 1).reduce(0) { $0 + $1.value }
                 write(
-                    "\(slices.count - fitting + 1) more: \(valueText(rest, chart.unit))", at: legendX, y,
+                    texts(
+                        "{count} more: {value}", context: "report",
+                        ["count": "\(slices.count - fitting + 1)", "value": valueText(rest, chart.unit)]),
+                    at: legendX, y,
                     font: "Sans 9.5", color: Self.secondaryInk, width: legendWidth)
                 break
             }
@@ -212,7 +219,7 @@ final class ReportPainter {
                 let text: String =
                     switch cell {
                     case .text(let text): text
-                    case .duration(let seconds): ReportText.duration(seconds)
+                    case .duration(let seconds): ReportText.duration(seconds, language: language)
                     case .number(let number):
                         number == number.rounded() ? String(Int(number)) : String(format: "%.1f", number)
                     }
@@ -226,7 +233,8 @@ final class ReportPainter {
     private func drawImage(_ png: Data, in rect: ReportRect) {
         guard let picture = images.picture(png) else {
             write(
-                "(the extension's image could not be read)", at: rect.x, rect.y + 3, font: "Sans Italic 10",
+                texts("(the extension's image could not be read)", context: "report"), at: rect.x, rect.y + 3,
+                font: "Sans Italic 10",
                 color: Self.secondaryInk, width: rect.width)
             return
         }
@@ -244,7 +252,7 @@ final class ReportPainter {
 
     private func valueText(_ value: Double, _ unit: ReportValueUnit) -> String {
         switch unit {
-        case .duration: ReportText.duration(value)
+        case .duration: ReportText.duration(value, language: language)
         case .count: value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
         }
     }
@@ -263,6 +271,8 @@ final class ReportPainter {
     private func write(_ text: String, at x: Double, _ y: Double, font: String, color: ReportColor, width: Double) {
         guard width > 4, let layout = pango_cairo_create_layout(cairo) else { return }
         defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        // Every text a person sees, for the tests that check each went through the translations.
+        trace?("text \(text.replacingOccurrences(of: "\n", with: " "))")
         let description = pango_font_description_from_string(font)
         defer { pango_font_description_free(description) }
         pango_layout_set_font_description(layout, description)

@@ -53,6 +53,7 @@ public final class ReportWindow {
         window = gtk_window_new(GTK_WINDOW_TOPLEVEL)
         let gtkWindow: UnsafeMutablePointer<GtkWindow> = widget(window)
         gtk_window_set_title(gtkWindow, title)
+        trace?("text \(title)")
         gtk_window_set_default_size(gtkWindow, 980, 780)
         sw_window_set_wmclass(gtkWindow, "screenward-report", "Screenward-report")
         GtkSignals.onNotification(UnsafeMutableRawPointer(window), "destroy") { gtk_main_quit() }
@@ -61,6 +62,7 @@ public final class ReportWindow {
         } else {
             let notebook = gtk_notebook_new()!
             for page in pages {
+                trace?("text \(page.label)")
                 gtk_notebook_append_page(widget(notebook), scrolledPage(page), gtk_label_new(page.label))
             }
             gtk_container_add(widget(window), notebook)

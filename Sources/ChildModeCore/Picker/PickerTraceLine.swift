@@ -39,6 +39,12 @@ public enum PickerTraceLine {
         "picker tick: \(what) \(ticked ? "on" : "off")"
     }
 
+    /// A text the picker shows (each is traced when the list is whole, and after each search).
+    public static func text(_ text: String) -> String {
+        "\(textPrefix)\(text.replacingOccurrences(of: "\n", with: " "))"
+    }
+    public static let textPrefix = "picker text: "
+
     /// The last place given for `what` (`app game.desktop`), and whether it was ticked.
     public static func lastPlace(of what: String, in lines: [String]) -> (place: Place, ticked: Bool?)? {
         let prefix = "picker place: \(what) at "

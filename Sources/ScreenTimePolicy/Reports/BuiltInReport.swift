@@ -19,6 +19,11 @@ public struct BuiltInReport {
         self.person = person
     }
 
+    /// The report's texts in its language (po/, context "report").
+    private var texts: Translations { Translations.forLanguage(language) }
+
+    private func duration(_ seconds: Double) -> String { ReportText.duration(seconds, language: language) }
+
     private var calendar: Calendar {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: report.timeZone) ?? .current
@@ -50,7 +55,12 @@ public struct BuiltInReport {
         }
         return .table(
             ReportTable(
-                title: "On the household's other computers", columns: ["Computer", "Most used", "Time"], rows: rows))
+                title: texts("On the household's other computers", context: "report"),
+                columns: [
+                    texts("Computer", context: "report"), texts("Most used", context: "report"),
+                    texts("Time", context: "report"),
+                ],
+                rows: rows))
     }
 
     /// The most used websites (their time is part of their browsers'), when any was recorded.
@@ -71,49 +81,67 @@ public struct BuiltInReport {
             let rest = sites.dropFirst(Self.websiteRows)
             rows.append(
                 ReportTable.Row(cells: [
-                    .text("\(rest.count) more"), .text(""), .duration(rest.reduce(0) { $0 + $1.seconds }),
+                    .text(texts("{count} more", context: "report", ["count": "\(rest.count)"])), .text(""),
+                    .duration(rest.reduce(0) { $0 + $1.seconds }),
                 ]))
         }
-        return .table(ReportTable(title: "Websites", columns: ["Website", "Category", "Time"], rows: rows))
+        return .table(
+            ReportTable(
+                title: texts("Websites", context: "report"),
+                columns: [
+                    texts("Website", context: "report"), texts("Category", context: "report"),
+                    texts("Time", context: "report"),
+                ],
+                rows: rows))
     }
 
     var title: String {
         let formatter = DateFormatter()
         formatter.timeZone = calendar.timeZone
         formatter.locale = Locale(identifier: language)
-        let whose = person.map { " of \($0)" } ?? ""
         let lastMoment = report.until.addingTimeInterval(-1)
+        let dates: String
         if calendar.isDate(report.since, inSameDayAs: lastMoment) {
             formatter.setLocalizedDateFormatFromTemplate("EEEEdMMMMyyyy")
-            return "Screen time\(whose): \(formatter.string(from: report.since))"
+            dates = formatter.string(from: report.since)
+        } else {
+            formatter.setLocalizedDateFormatFromTemplate("EEEdMMM")
+            dates = "\(formatter.string(from: report.since)) – \(formatter.string(from: lastMoment))"
         }
-        formatter.setLocalizedDateFormatFromTemplate("EEEdMMM")
-        return "Screen time\(whose): \(formatter.string(from: report.since)) – \(formatter.string(from: lastMoment))"
+        guard let person else { return texts("Screen time: {dates}", context: "report", ["dates": dates]) }
+        return texts("Screen time of {person}: {dates}", context: "report", ["person": person, "dates": dates])
     }
 
     var summary: String {
         let pickups = report.segments.reduce(0) { $0 + $1.pickups }
-        var parts = ["\(ReportText.duration(report.totalSeconds)) in all"]
+        var parts = [texts("{duration} in all", context: "report", ["duration": duration(report.totalSeconds)])]
         if let elsewhere = report.elsewhere, !elsewhere.isEmpty {
             let there = elsewhere.reduce(0) { $0 + $1.seconds }
-            parts[0] = """
-                \(ReportText.duration(report.totalSeconds)) on this computer, \
-                \(ReportText.duration(report.totalSeconds + there)) on every computer
-                """
+            parts[0] = texts(
+                "{here} on this computer, {everywhere} on every computer", context: "report",
+                ["here": duration(report.totalSeconds), "everywhere": duration(report.totalSeconds + there)])
         }
         let clock = DateFormatter()
         clock.timeZone = calendar.timeZone
+        clock.locale = Locale(identifier: language)
         clock.dateFormat = report.segmentation == .hourly ? "HH:mm" : "EEE HH:mm"
         if let first = report.segments.compactMap(\.firstPickup).min() {
-            parts.append("\(pickups) pickup\(pickups == 1 ? "" : "s"), the first at \(clock.string(from: first))")
+            let time = clock.string(from: first)
+            parts.append(
+                pickups == 1
+                    ? texts("1 pickup, the first at {time}", context: "report", ["time": time])
+                    : texts(
+                        "{count} pickups, the first at {time}", context: "report",
+                        ["count": "\(pickups)", "time": time]))
         }
         if let longest = report.segments.compactMap(\.longestActivity).max(by: { $0.duration < $1.duration }) {
             parts.append(
-                """
-                longest stretch \(ReportText.duration(longest.duration)) \
-                (\(clock.string(from: longest.start))–\(clock.string(from: longest.end)))
-                """
-            )
+                texts(
+                    "longest stretch {duration} ({start}–{end})", context: "report",
+                    [
+                        "duration": duration(longest.duration), "start": clock.string(from: longest.start),
+                        "end": clock.string(from: longest.end),
+                    ]))
         }
         return parts.joined(separator: " · ")
     }
@@ -121,7 +149,7 @@ public struct BuiltInReport {
     var pieChart: ReportView {
         .pieChart(
             PieChart(
-                title: "By category",
+                title: texts("By category", context: "report"),
                 slices: report.secondsByCategory.map {
                     PieChart.Slice(
                         label: categories.displayName(of: $0.category, language: language), value: $0.seconds,
@@ -132,6 +160,7 @@ public struct BuiltInReport {
     var barChart: ReportView {
         let label = DateFormatter()
         label.timeZone = calendar.timeZone
+        label.locale = Locale(identifier: language)
         label.dateFormat = report.segmentation == .hourly ? "H" : "EEE d"
         let order = report.secondsByCategory.map(\.category)
         let bars = report.segments.map { segment in
@@ -146,7 +175,11 @@ public struct BuiltInReport {
                     byCategory[id].map { BarChart.Part(value: $0, color: ReportPalette.color(forCategory: id)) }
                 })
         }
-        return .barChart(BarChart(title: report.segmentation == .hourly ? "By hour" : "By day", bars: bars))
+        return .barChart(
+            BarChart(
+                title: report.segmentation == .hourly
+                    ? texts("By hour", context: "report") : texts("By day", context: "report"),
+                bars: bars))
     }
 
     var table: ReportView {
@@ -168,21 +201,35 @@ public struct BuiltInReport {
             let rest = applications.dropFirst(Self.tableRows)
             rows.append(
                 ReportTable.Row(cells: [
-                    .text("\(rest.count) more"), .text(""), .duration(rest.reduce(0) { $0 + $1.seconds }),
+                    .text(texts("{count} more", context: "report", ["count": "\(rest.count)"])), .text(""),
+                    .duration(rest.reduce(0) { $0 + $1.seconds }),
                     .number(Double(rest.reduce(0) { $0 + (pickups[$1.application.id] ?? 0) })),
                 ]))
         }
         return .table(
-            ReportTable(title: "Applications", columns: ["Application", "Category", "Time", "Pickups"], rows: rows))
+            ReportTable(
+                title: texts("Applications", context: "report"),
+                columns: [
+                    texts("Application", context: "report"), texts("Category", context: "report"),
+                    texts("Time", context: "report"), texts("Pickups", context: "report"),
+                ],
+                rows: rows))
     }
 }
 
-/// How reports write durations: `2h 05m`, `14m`, `45s`.
+/// How reports write durations: `2h 05m`, `14m`, `45s` (in English; po/ has the others,
+/// context "duration").
 public enum ReportText {
-    public static func duration(_ seconds: Double) -> String {
+    public static func duration(_ seconds: Double, language: String = "en") -> String {
+        let texts = Translations.forLanguage(language)
         let whole = Int(seconds.rounded())
-        if whole >= 3600 { return String(format: "%dh %02dm", whole / 3600, whole % 3600 / 60) }
-        if whole >= 60 { return "\(whole / 60)m" }
-        return "\(whole)s"
+        if whole >= 3600 {
+            let minutes = whole % 3600 / 60
+            return texts(
+                "{hours}h {minutes}m", context: "duration",
+                ["hours": "\(whole / 3600)", "minutes": minutes < 10 ? "0\(minutes)" : "\(minutes)"])
+        }
+        if whole >= 60 { return texts("{minutes}m", context: "duration", ["minutes": "\(whole / 60)"]) }
+        return texts("{seconds}s", context: "duration", ["seconds": "\(whole)"])
     }
 }

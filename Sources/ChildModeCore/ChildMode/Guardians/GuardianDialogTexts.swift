@@ -18,34 +18,24 @@ public struct GuardianDialogTexts: Sendable, Equatable {
     /// was sent.
     public var notACode: String
 
-    public static let english = GuardianDialogTexts(
-        explanation:
-            """
-            A guardian approves with the 6-digit code their authenticator app shows for Screenward. \
-            Never type a password here.
-            """,
-        notEnrolledHint:
-            """
-            No authenticator set up? Approve from your own account (your Screenward tray, or \
-            `screenward request approve`), or set one up there with `screenward guardian enroll`.
-            """,
-        guardian: "Guardian", code: "One-time code", codePlaceholder: "6-digit code", cancel: "Cancel",
-        approve: "Approve", checking: "Checking…",
-        chooseGuardian: "Choose a guardian's account.",
-        notACode: "That is not a code: type the 6 digits your authenticator app shows for Screenward.")
+    public static let english = forLanguage("en")
 
     /// The texts in `language`, through gettext's catalogs (po/, each in the context
     /// `guardianDialog.FIELD`); English where a catalog has no translation.
     public static func forLanguage(_ language: String) -> GuardianDialogTexts {
-        let translate = Translations.forLanguage(language)
-        func tr(_ text: String, _ field: String) -> String { translate(text, context: "guardianDialog.\(field)") }
-        let english = Self.english
+        let texts = Translations.forLanguage(language)
+        // One literal per text, on one line, for scripts/update-translations.sh.
+        // swift-format-ignore
         return GuardianDialogTexts(
-            explanation: tr(english.explanation, "explanation"),
-            notEnrolledHint: tr(english.notEnrolledHint, "notEnrolledHint"), guardian: tr(english.guardian, "guardian"),
-            code: tr(english.code, "code"), codePlaceholder: tr(english.codePlaceholder, "codePlaceholder"),
-            cancel: tr(english.cancel, "cancel"), approve: tr(english.approve, "approve"),
-            checking: tr(english.checking, "checking"), chooseGuardian: tr(english.chooseGuardian, "chooseGuardian"),
-            notACode: tr(english.notACode, "notACode"))
+            explanation: texts("A guardian approves with the 6-digit code their authenticator app shows for Screenward. Never type a password here.", context: "guardianDialog.explanation"),
+            notEnrolledHint: texts("No authenticator set up? Approve from your own account (your Screenward tray, or `screenward request approve`), or set one up there with `screenward guardian enroll`.", context: "guardianDialog.notEnrolledHint"),
+            guardian: texts("Guardian", context: "guardianDialog.guardian"),
+            code: texts("One-time code", context: "guardianDialog.code"),
+            codePlaceholder: texts("6-digit code", context: "guardianDialog.codePlaceholder"),
+            cancel: texts("Cancel", context: "guardianDialog.cancel"),
+            approve: texts("Approve", context: "guardianDialog.approve"),
+            checking: texts("Checking…", context: "guardianDialog.checking"),
+            chooseGuardian: texts("Choose a guardian's account.", context: "guardianDialog.chooseGuardian"),
+            notACode: texts("That is not a code: type the 6 digits your authenticator app shows for Screenward.", context: "guardianDialog.notACode"))
     }
 }
