@@ -1,9 +1,10 @@
 import CGtk
 
 /// Every text a person can read in a GTK window: its title, its labels (buttons' and check
-/// boxes' labels are labels too) and its entries' text and placeholder. The programs write
+/// boxes' labels are labels too) and its entries' placeholders. The programs write
 /// them to their traces, so that a test in a pseudo-locale finds any that did not go through
-/// the translations.
+/// the translations. What a person typed into an entry is theirs, not the program's: only the
+/// entry's placeholder counts.
 public enum GtkVisibleTexts {
     public static func of(window: UnsafeMutablePointer<GtkWidget>) -> [String] {
         var texts: [String] = []
@@ -30,7 +31,6 @@ public enum GtkVisibleTexts {
         }
         if isA(widget, gtk_entry_get_type()) {
             let entry = UnsafeMutableRawPointer(widget).assumingMemoryBound(to: GtkEntry.self)
-            if let text = gtk_entry_get_text(entry) { texts.append(String(cString: text)) }
             if let placeholder = gtk_entry_get_placeholder_text(entry) { texts.append(String(cString: placeholder)) }
         }
         guard isA(widget, gtk_container_get_type()) else { return }

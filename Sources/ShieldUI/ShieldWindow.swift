@@ -124,6 +124,9 @@ public final class ShieldWindow {
     /// Shown (between `show` and `hide`); a standing-by window is mapped minimized meanwhile.
     public var isVisible: Bool { !isDestroyed && isShown }
 
+    /// Every text the shield shows (its title, labels and buttons), as a person reads them.
+    public var visibleTexts: [String] { isDestroyed ? [] : GtkVisibleTexts.of(window: window) }
+
     /// Captures what lies under `frame` right now as the backdrop, blurs it, places the
     /// window exactly at `frame`, maps it, and lays `shield` out in it. Does not take the
     /// focus: `mapped` runs as soon as the map request is sent, before the look is laid

@@ -88,6 +88,8 @@ struct ShieldViewCommand: ParsableCommand {
         window.onShown = { [unowned window] in
             window.requestActivation()
             emit("shown 0x" + String(window.windowID, radix: 16))
+            // Each text it shows, for the tests that check every one went through the translations.
+            for text in window.visibleTexts { emit("text " + text.replacingOccurrences(of: "\n", with: " ")) }
         }
         window.show(defaults.resolve(configuration, for: subject, language: language), covering: target)
 

@@ -83,9 +83,10 @@ final class ShieldView {
     /// Whether the desktop's GTK theme styles the window (its first line: `theme desktop`).
     let desktopTheme: Bool
 
-    init(display: String, arguments: [String]) throws {
+    init(display: String, arguments: [String], environment: [String: String] = [:]) throws {
         process = try ChildProcess(
-            try ProjectPrograms.url(of: "screenward-shieldview"), ["--display", display] + arguments)
+            try ProjectPrograms.url(of: "screenward-shieldview"), ["--display", display] + arguments,
+            environment: environment)
         let lines = try process.waitForOutputLines(2, timeout: 30)
         let (theme, shown) = (lines[0], lines[1])
         guard ["theme own", "theme desktop"].contains(theme), shown.hasPrefix("shown 0x"),
@@ -104,6 +105,11 @@ final class ShieldView {
     deinit {
         process.closeInput()
         process.stop()
+    }
+
+    /// The texts the shield shows (the program prints them once it is shown).
+    var texts: [String] {
+        process.outputLines.filter { $0.hasPrefix("text ") }.map { String($0.dropFirst(5)) }
     }
 
     /// Waits until the program has printed `line`.

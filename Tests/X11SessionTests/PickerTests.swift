@@ -28,6 +28,39 @@ final class PickerTests: XSessionTestCase {
         ]) { $1 }
     }
 
+    /// In a made-up language whose every text reads ⟦English⟧ (`PseudoLocale`), the picker
+    /// shows no other text, with a website typed too; in Korean and Vietnamese, none of the
+    /// English render's texts is left.
+    func testEveryTextOfThePickerGoesThroughTheTranslations() throws {
+        _ = try requireTool("xdotool")
+        let session = try startXSession()
+        defer { session.stop() }
+        func shownTexts(_ language: [String: String], screenshot name: String? = nil) throws -> [String] {
+            let environment = try pickerEnvironment(display: session.display).merging(language) { $1 }
+            let picker = try PickerDriver(self, program: "screenward-picker", ["--choose"], environment: environment)
+            defer { picker.process.stop() }
+            if let name { screenshot(name, on: session.display) }
+            try picker.type("example.org")
+            // The texts traced once the list was whole, and after the search.
+            return picker.lines.filter { $0.hasPrefix(PickerTraceLine.textPrefix) }.map {
+                String($0.dropFirst(PickerTraceLine.textPrefix.count))
+            }
+        }
+        let data: Set = ["Game", "Notes", "Chat", "game.desktop", "notes.desktop", "chat.desktop", "example.org"]
+        let pseudo = try shownTexts(try PseudoLocale.environment())
+        XCTAssertGreaterThan(pseudo.count, 10, "\(pseudo)")
+        for text in Set(pseudo) {
+            XCTAssertEqual(PseudoLocale.untranslated(in: text, data: data), "", "not through the translations: \(text)")
+        }
+        let english = Set(try shownTexts(["LANG": "C.UTF-8"]))
+        for (language, locale) in [("ko", "ko_KR.UTF-8"), ("vi", "vi_VN.UTF-8")] {
+            let shown = Set(try shownTexts(["LANG": locale], screenshot: "picker-\(language).png"))
+            for text in english where !PseudoLocale.untranslated(in: text, data: data).isEmpty {
+                XCTAssertFalse(shown.contains(text), "\(language) shows the English \(text)")
+            }
+        }
+    }
+
     /// About the machine's real applications: they are listed beside the test's, however many
     /// the machine has, and a person finds each by typing part of its name.
     func testItListsTheTestsAndTheMachinesDesktopEntriesAndSearchNarrowsIt() throws {

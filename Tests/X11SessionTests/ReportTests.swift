@@ -6,6 +6,7 @@ import ScreenwardCore
 import ScreenwardIPC
 import ScreenwardTesting
 import SessionHarness
+import TestSupport
 import X11Session
 import XCTest
 
@@ -111,6 +112,42 @@ final class ReportTests: XSessionTestCase {
         }
         XCTAssertGreaterThan(coloured, 50, "bars are drawn")
         saveScreenshot(session, "report-day")
+    }
+
+    /// In a made-up language whose every text reads ⟦English⟧ (`PseudoLocale`), the report's
+    /// window shows no other text: each went through the translations. In Korean and
+    /// Vietnamese, none of the English render's texts is left.
+    func testEveryTextOfTheReportGoesThroughTheTranslations() throws {
+        let session = try startXSession()
+        let range = try recordUse()
+        func shownTexts(_ language: [String: String], screenshot name: String? = nil) throws -> [String] {
+            let window = try ChildProcess(
+                try ProjectPrograms.url(of: "screenward"), ["report", "--since", range.since, "--until", range.until],
+                environment: environment.merging(["DISPLAY": session.display]) { $1 }.merging(language) { $1 })
+            defer { window.stop() }
+            let deadline = Date().addingTimeInterval(15)
+            while !window.outputLines.contains(where: { $0.hasPrefix("table ") }), Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            Thread.sleep(forTimeInterval: 0.3)
+            if let name { screenshot(name, on: session.display) }
+            return window.outputLines.filter { $0.hasPrefix("text ") }.map { String($0.dropFirst(5)) }
+        }
+        let names: Set = ["Game", "Notes", "Chat"]
+        let pseudo = try shownTexts(try PseudoLocale.environment())
+        XCTAssertGreaterThan(pseudo.count, 10, "\(pseudo)")
+        for text in pseudo {
+            XCTAssertEqual(
+                PseudoLocale.untranslated(in: text, data: names), "", "not through the translations: \(text)")
+        }
+        let english = try shownTexts(["LANG": "C.UTF-8"])
+        for (language, locale) in [("ko", "ko_KR.UTF-8"), ("vi", "vi_VN.UTF-8")] {
+            let shown = try shownTexts(["LANG": locale], screenshot: "report-\(language).png")
+            XCTAssertEqual(shown.count, english.count, "\(language): \(shown)")
+            for text in english where !PseudoLocale.untranslated(in: text, data: names).isEmpty {
+                XCTAssertFalse(shown.contains(text), "\(language) shows the English \(text)")
+            }
+        }
     }
 
     func testWorklogsPieChartIsDrawnByItsExtensionWithoutNetwork() throws {

@@ -129,11 +129,9 @@ extension ShieldListing {
             language: language, problems: problems)
     }
 
-    /// The language for display names: from LC_ALL, LC_MESSAGES or LANG (`ko_KR.UTF-8` → `ko`); `en` for C/POSIX.
+    /// The language for display names: gettext's choice, as for every text (`Translations.language`).
     public static func language(fromEnvironment environment: [String: String]) -> String {
-        let locale = DesktopEntry.locale(fromEnvironment: environment)
-        let language = locale.prefix { $0 != "_" && $0 != "." && $0 != "@" }.lowercased()
-        return language.isEmpty || language == "c" || language == "posix" ? "en" : language
+        Translations.language(fromEnvironment: environment)
     }
 
     /// The name of a token nothing names: enough of it to tell two apart.
