@@ -104,7 +104,11 @@ final class Tray {
                     usedUp.append(rule.name)
                     items.append(.label(text("trayUsedUp", values.merging(["reset": clock(rule.resetsAt)]) { $1 })))
                 } else {
-                    items.append(.label(text("trayLeft", values.merging(["left": RuleTexts.span(remaining)]) { $1 })))
+                    items.append(
+                        .label(
+                            text(
+                                "trayLeft",
+                                values.merging(["left": RuleTexts.span(remaining, language: language)]) { $1 })))
                 }
                 if tightest.map({ remaining < $0.left }) ?? true { tightest = (remaining, allowance) }
             case .downtime:
@@ -189,12 +193,14 @@ final class Tray {
         for user in try connection.call(ChildMethods.list, Empty()) {
             let usage = try? connection.call(
                 ChildMethods.usage, UsageQuery(user: user.name, since: "today", until: "now"))
-            let used = RuleTexts.span(usage?.apps.reduce(0) { $0 + $1.seconds } ?? 0)
+            let used = RuleTexts.span(usage?.apps.reduce(0) { $0 + $1.seconds } ?? 0, language: language)
             let status = try? connection.call(RulesMethods.status, RulesQuery(user: user.name, language: language))
             let left = status?.rules.compactMap(\.remaining).min()
             var title =
                 left.map {
-                    text("trayGuardianUserLeft", ["user": user.name, "used": used, "left": RuleTexts.span($0)])
+                    text(
+                        "trayGuardianUserLeft",
+                        ["user": user.name, "used": used, "left": RuleTexts.span($0, language: language)])
                 }
                 ?? text("trayGuardianUser", ["user": user.name, "used": used])
             if let paused = status?.pausedUntil { title += " · " + text("trayPaused", ["end": clock(paused)]) }

@@ -1,9 +1,9 @@
 import Foundation
 import ScreenwardCore
 
-/// A made-up language, `xx`, in which every text of po/screenward.pot reads `⟦English⟧`: a
-/// program run in it shows each text that went through the translations in brackets, so a
-/// text shown without them did not.
+/// A made-up language, `xx`, in which every text of po/screenward.pot reads `⟦English⟧` (its
+/// placeholders' values left outside the brackets): a program run in it shows each text that
+/// went through the translations in brackets, so a text shown without them did not.
 public enum PseudoLocale {
     public static let language = "xx"
 
@@ -21,12 +21,35 @@ public enum PseudoLocale {
         var po = "msgid \"\"\nmsgstr \"Content-Type: text/plain; charset=UTF-8\\n\"\n"
         for entry in try POFile.entries(of: template) {
             if let context = entry.context { po += "\nmsgctxt \(POFile.quoted(context))\n" } else { po += "\n" }
-            po += "msgid \(POFile.quoted(entry.text))\nmsgstr \(POFile.quoted("⟦\(entry.text)⟧"))\n"
+            po += "msgid \(POFile.quoted(entry.text))\nmsgstr \(POFile.quoted(bracketed(entry.text)))\n"
         }
         let source = folder.appendingPathComponent("xx.po")
         try po.write(to: source, atomically: true, encoding: .utf8)
         try TranslationCatalogs.compile(source, language: language, into: folder)
         return folder
+    }
+
+    /// `text` with each stretch between its placeholders in brackets (`{left} left: {rule}` →
+    /// `{left}⟦ left: ⟧{rule}`): what fills a placeholder stays outside, where an English
+    /// value (a unit, a name of Screenward's) is seen too.
+    static func bracketed(_ text: String) -> String {
+        var result = ""
+        var stretch = ""
+        var rest = Substring(text)
+        func flush() {
+            if !stretch.isEmpty { result += "⟦\(stretch)⟧" }
+            stretch = ""
+        }
+        while let open = rest.firstIndex(of: "{") {
+            stretch += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}") else { break }
+            flush()
+            result += rest[open...close]
+            rest = rest[rest.index(after: close)...]
+        }
+        stretch += rest
+        flush()
+        return result
     }
 
     /// The environment that has a program speak `xx` (LANGUAGE counts beside a locale that is not C).

@@ -46,7 +46,10 @@ final class PickerTests: XSessionTestCase {
                 String($0.dropFirst(PickerTraceLine.textPrefix.count))
             }
         }
-        let data: Set = ["Game", "Notes", "Chat", "game.desktop", "notes.desktop", "chat.desktop", "example.org"]
+        // The apps' names and ids, and the website as it was typed, key by key.
+        let typed = "example.org"
+        let data = Set(["Game", "Notes", "Chat", "game.desktop", "notes.desktop", "chat.desktop"])
+            .union(typed.indices.map { String(typed[...$0]) })
         let pseudo = try shownTexts(try PseudoLocale.environment())
         XCTAssertGreaterThan(pseudo.count, 10, "\(pseudo)")
         for text in Set(pseudo) {

@@ -133,7 +133,13 @@ final class ReportTests: XSessionTestCase {
             if let name { screenshot(name, on: session.display) }
             return window.outputLines.filter { $0.hasPrefix("text ") }.map { String($0.dropFirst(5)) }
         }
-        let names: Set = ["Game", "Notes", "Chat"]
+        // The apps' names, and the names of days and months, which are the dates' (ICU's) to
+        // write in each language, not the translations'.
+        let calendar = DateFormatter()
+        calendar.locale = Locale(identifier: PseudoLocale.language)
+        let names = Set(["Game", "Notes", "Chat"]).union(
+            calendar.weekdaySymbols + calendar.shortWeekdaySymbols + calendar.monthSymbols
+                + calendar.shortMonthSymbols)
         let pseudo = try shownTexts(try PseudoLocale.environment())
         XCTAssertGreaterThan(pseudo.count, 10, "\(pseudo)")
         for text in pseudo {

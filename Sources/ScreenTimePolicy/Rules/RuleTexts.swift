@@ -41,16 +41,25 @@ public struct RuleTexts: Sendable, Hashable {
         return Translations.forLanguage(language)(template, context: key, values)
     }
 
-    /// A span for people: `1 h 05 min`, `5 min`, `45 s`.
-    public static func span(_ seconds: TimeInterval) -> String {
+    /// A span for people: `1 h 05 min`, `5 min`, `45 s` (in English; po/ has the others,
+    /// context "span").
+    public static func span(_ seconds: TimeInterval, language: String = "en") -> String {
+        let texts = Translations.forLanguage(language)
         let whole = max(0, Int(seconds.rounded()))
+        let (hours, minutes, rest) = (whole / 3600, whole % 3600 / 60, whole % 60)
         if whole >= 3600 {
-            return whole % 3600 / 60 == 0
-                ? "\(whole / 3600) h" : String(format: "%d h %02d min", whole / 3600, whole % 3600 / 60)
+            guard minutes != 0 else { return texts("{hours} h", context: "span", ["hours": "\(hours)"]) }
+            return texts(
+                "{hours} h {minutes} min", context: "span",
+                ["hours": "\(hours)", "minutes": minutes < 10 ? "0\(minutes)" : "\(minutes)"])
         }
         if whole >= 60 {
-            return whole % 60 == 0 || whole >= 600 ? "\(whole / 60) min" : "\(whole / 60) min \(whole % 60) s"
+            guard rest != 0, whole < 600 else {
+                return texts("{minutes} min", context: "span", ["minutes": "\(whole / 60)"])
+            }
+            return texts(
+                "{minutes} min {seconds} s", context: "span", ["minutes": "\(whole / 60)", "seconds": "\(rest)"])
         }
-        return "\(whole) s"
+        return texts("{seconds} s", context: "span", ["seconds": "\(whole)"])
     }
 }

@@ -108,7 +108,7 @@ extension RulesCore {
             RulesApp.Notice(
                 title: texts.text(
                     "extraTimeTitle", language: language,
-                    ["extra": seconds.map { RuleTexts.span($0) } ?? "∞", "rule": rule.name]),
+                    ["extra": seconds.map { RuleTexts.span($0, language: language) } ?? "∞", "rule": rule.name]),
                 body: texts.text("extraTimeBody", language: language, ["rule": rule.name, "by": actor])))
         return RuleOutcome(message: "Approved: \(what) more for \(request.applicationName) on \(rule.name).")
     }
@@ -135,7 +135,10 @@ extension RulesCore {
                 RulesApp.Notice(
                     title: texts.text(
                         "extraTimeTitle", language: language,
-                        ["extra": grant.seconds.map { RuleTexts.span($0) } ?? "∞", "rule": grant.rule]),
+                        [
+                            "extra": grant.seconds.map { RuleTexts.span($0, language: language) } ?? "∞",
+                            "rule": grant.rule,
+                        ]),
                     body: texts.text("extraTimeBody", language: language, ["rule": grant.rule, "by": grant.grantedBy])))
         }
     }
@@ -165,7 +168,7 @@ extension RulesCore {
                 title: texts.text(
                     "extraTimeTitle", language: language,
                     [
-                        "extra": seconds.map { RuleTexts.span($0) } ?? "∞",
+                        "extra": seconds.map { RuleTexts.span($0, language: language) } ?? "∞",
                         "rule": limits.map(\.name).joined(separator: ", "),
                     ]),
                 body: texts.text(

@@ -51,8 +51,8 @@ extension RulesCore {
         switch rule.kind {
         case .limit:
             guard let state = try? limitState(rule) else { return configuration }
-            values["used"] = RuleTexts.span(state.used)
-            values["limit"] = RuleTexts.span(state.allowance)
+            values["used"] = RuleTexts.span(state.used, language: language)
+            values["limit"] = RuleTexts.span(state.allowance, language: language)
             values["reset"] = resetText(state.day.end, language: language)
             configuration.title = .init(text: texts.text("limitTitle", language: language, values), color: white)
             configuration.subtitle = .init(text: texts.text("limitSubtitle", language: language, values), color: soft)

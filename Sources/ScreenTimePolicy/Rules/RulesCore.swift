@@ -191,8 +191,8 @@ final class RulesCore {
         // The daily activity's warnings are for the daily limit; once extra time was
         // given, the extra activity's are the ones that count.
         guard (prefix == .extra) == (state.extraTime > 0 || state.unlimited) else { return }
-        let values = ["rule": rule.name, "left": RuleTexts.span(lead)]
         let language = language()
+        let values = ["rule": rule.name, "left": RuleTexts.span(lead, language: language)]
         notify(
             RulesApp.Notice(
                 title: texts.text("limitWarningTitle", language: language, values),
@@ -200,8 +200,8 @@ final class RulesCore {
     }
 
     private func warnOfDowntime(_ rule: Rule, lead: TimeInterval, start: Date) {
-        let values = ["rule": rule.name, "left": RuleTexts.span(lead), "start": timeText(start)]
         let language = language()
+        let values = ["rule": rule.name, "left": RuleTexts.span(lead, language: language), "start": timeText(start)]
         notify(
             RulesApp.Notice(
                 title: texts.text("downtimeWarningTitle", language: language, values),
