@@ -317,7 +317,7 @@ extension Daemon {
                 bundleIdentifier: RulesApp.bundleIdentifier, displayName: "Screenward", executables: [])
             try apps.approvals.begin(
                 .rules, app: rulesApp, child: access.user, uid: access.uid, requester: peer,
-                action: request.action.request
+                action: request.action
             ) {
                 [unowned self] outcome in
                 let result = Result<RuleOutcome, any Error> {

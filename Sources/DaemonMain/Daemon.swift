@@ -153,7 +153,9 @@ final class Daemon {
                     log.debug("checking a code for \(guardian)")
                     return service.checkGuardianCode(named: guardian, code: code)
                 },
-                record: record))
+                record: record,
+                // The dialog is in the child's session: its verdicts in the session's language.
+                language: { [state] uid in ((try? state.sessionLanguage(uid: uid)) ?? nil) ?? "en" }))
         apps = ManagedAppRequests(
             services: ManagedAppRequests.Services(
                 owner: { [unowned self] uid in owners[uid] }, apps: InstalledApps(directory: options.appsDirectory),

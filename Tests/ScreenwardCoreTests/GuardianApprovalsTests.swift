@@ -1,5 +1,6 @@
 import Foundation
 import ScreenwardIPC
+import TestSupport
 import XCTest
 
 @testable import ChildModeCore
@@ -33,8 +34,10 @@ final class GuardianApprovalsTests: XCTestCase {
                     return verdict
                 },
                 record: { [unowned self] event, _ in recorded.append(event) },
-                now: { [unowned self] in now }))
+                now: { [unowned self] in now }, language: { [unowned self] _ in language }))
     }
+
+    private var language = "en"
 
     private let app = InstalledApp(
         bundleIdentifier: "org.example.homework", displayName: "Homework", executables: ["/usr/bin/homework"])
@@ -125,7 +128,11 @@ final class GuardianApprovalsTests: XCTestCase {
         approvals.answer(GuardianAnswer(ask: id, guardian: "mum", code: "hunter2"), fromAgentOf: 1001) {
             verdicts.append($0)
         }
-        XCTAssertEqual(verdicts.last, .tryAgain(message: "A code has only digits.", notBefore: nil))
+        XCTAssertEqual(
+            verdicts.last,
+            .tryAgain(
+                message: "That is not a code: type the 6 digits your authenticator app shows for Screenward.",
+                notBefore: nil))
         verdict = .notEnrolled
         approvals.answer(GuardianAnswer(ask: id, guardian: "mum", code: "123456"), fromAgentOf: 1001) {
             verdicts.append($0)
@@ -164,6 +171,34 @@ final class GuardianApprovalsTests: XCTestCase {
         agentAttached = false
         XCTAssertThrowsError(
             try approvals().begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { _ in })
+    }
+    /// The dialog is in the child's session: its question and verdicts are in the session's language.
+    func testTheDialogSpeaksTheSessionsLanguage() throws {
+        language = "ko"
+        let korean = try TranslationCatalogs.compiled("ko")
+        let approvals = approvals()
+        try approvals.begin(
+            .rules, app: app, child: "kid", uid: 1001, requester: peer, action: .add15Minutes
+        ) { _ in }
+        let ask = try XCTUnwrap(shown.first?.1)
+        XCTAssertEqual(ask.question, "kid asks a guardian to give 15 more minutes on today's limits")
+        let question = ask.question(in: korean)
+        XCTAssertEqual(
+            question,
+            korean(
+                "{child} asks a guardian to {action}", context: "guardianDialog.question",
+                ["child": "kid", "action": korean("give 15 more minutes on today's limits", context: "guardianAction")])
+        )
+        XCTAssertFalse(question.contains("guardian"), question)
+        verdict = .wrong
+        var verdicts: [GuardianVerdict] = []
+        approvals.answer(GuardianAnswer(ask: ask.id, guardian: "mum", code: "123456"), fromAgentOf: 1001) {
+            verdicts.append($0)
+        }
+        let wrong = korean(
+            "Wrong code. Try again with the code your authenticator app shows now.", context: "guardianDialog.verdict")
+        XCTAssertNotEqual(wrong, "Wrong code. Try again with the code your authenticator app shows now.")
+        XCTAssertEqual(verdicts, [.tryAgain(message: wrong, notBefore: nil)])
     }
 }
 
@@ -249,4 +284,5 @@ final class InstalledAppsTests: XCTestCase {
             ProcessVetting.foreignCode(
                 in: system + "7f40-7f50 r-xp 00000000 08:01 2 \(NSTemporaryDirectory())/missing-\(UUID()).so\n"))
     }
+
 }

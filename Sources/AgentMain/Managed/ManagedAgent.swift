@@ -206,7 +206,8 @@ final class ManagedAgent {
             guard presenter != nil, dialogs[ask.id] == nil else { return }
             log.info("a guardian is asked: \(ask.question)")
             dialogs[ask.id] = GuardianDialog(
-                question: ask.question, guardians: ask.guardians, texts: .forLanguage(link.language.spoken.current),
+                question: ask.question(in: .forLanguage(link.language.spoken.current)), guardians: ask.guardians,
+                texts: .forLanguage(link.language.spoken.current),
                 onAnswer: { [unowned self] guardian, code in
                     send(GuardianAnswer(ask: ask.id, guardian: guardian, code: code))
                 },
@@ -230,9 +231,12 @@ final class ManagedAgent {
         let link = link
         let events = dialogEvents
         Thread.detachNewThread {
+            let texts = Translations.forLanguage(link.language.spoken.current)
             let verdict =
                 (try? link.answer(answer))
-                ?? .tryAgain(message: "The daemon did not answer; try again.", notBefore: nil)
+                ?? .tryAgain(
+                    message: texts("The daemon did not answer; try again.", context: "guardianDialog.verdict"),
+                    notBefore: nil)
             events?.post(.verdict(answer.ask, verdict))
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardBasics
 import ScreenwardIPC
 
 /// What `screenward limit|downtime|allow|status` ask of the owner of a person's
@@ -113,14 +114,17 @@ public struct RequestAnswer: RulesRequest, Hashable {
 public enum GuardianAction: String, Codable, Sendable, CaseIterable {
     case add15Minutes, add1Hour, addRestOfDay, pauseForAnHour, lockNow
 
-    /// For the dialog: "\(child) asks a guardian to …".
-    public var request: String {
+    /// For the dialog: "\(child) asks a guardian to …", in English.
+    public var request: String { request(in: .english) }
+
+    /// For the dialog, in `texts`' language (context guardianAction).
+    public func request(in texts: Translations) -> String {
         switch self {
-        case .add15Minutes: "give 15 more minutes on today's limits"
-        case .add1Hour: "give 1 more hour on today's limits"
-        case .addRestOfDay: "lift today's limits for the rest of the day"
-        case .pauseForAnHour: "pause all limits for an hour"
-        case .lockNow: "lock this session now"
+        case .add15Minutes: texts("give 15 more minutes on today's limits", context: "guardianAction")
+        case .add1Hour: texts("give 1 more hour on today's limits", context: "guardianAction")
+        case .addRestOfDay: texts("lift today's limits for the rest of the day", context: "guardianAction")
+        case .pauseForAnHour: texts("pause all limits for an hour", context: "guardianAction")
+        case .lockNow: texts("lock this session now", context: "guardianAction")
         }
     }
 

@@ -1,5 +1,7 @@
 import AppExtensions
 import Foundation
+import ScreenTimePolicy
+import ScreenwardBasics
 import ScreenwardIPC
 
 /// The requests waiting for a guardian, on the daemon's loop: each is shown by an agent
@@ -27,13 +29,17 @@ public final class GuardianApprovals {
         public var checkCode: (_ guardian: String, _ code: String) -> CodeCheck
         public var record: (ChildEvent, _ uid: UInt32) -> Void
         public var now: () -> Date
+        /// The language user `uid`'s session speaks: the dialog's verdicts are in it.
+        public var language: (_ uid: UInt32) -> String
 
         public init(
             guardianNames: @escaping () -> [String], isGuardian: @escaping (String) -> Bool,
             show: @escaping (UInt32, GuardianAsk) -> Bool,
             close: @escaping (UInt32, UInt64) -> Void, checkCode: @escaping (String, String) -> CodeCheck,
-            record: @escaping (ChildEvent, UInt32) -> Void, now: @escaping () -> Date = { Date() }
+            record: @escaping (ChildEvent, UInt32) -> Void, now: @escaping () -> Date = { Date() },
+            language: @escaping (UInt32) -> String = { _ in "en" }
         ) {
+            self.language = language
             self.guardianNames = guardianNames
             self.isGuardian = isGuardian
             self.show = show
@@ -70,14 +76,15 @@ public final class GuardianApprovals {
     /// Throws when no agent of the child's session can show it.
     public func begin(
         _ purpose: GuardianAsk.Purpose, app: InstalledApp, child: String, uid: UInt32, requester: ServicePeer,
-        action: String? = nil,
+        action: GuardianAction? = nil,
         decide: @escaping (Outcome) -> Void
     ) throws {
         let guardians = services.guardianNames()
         var ask = GuardianAsk(
             id: nextID, purpose: purpose, appName: app.displayName, bundleIdentifier: app.bundleIdentifier,
             child: child, guardians: guardians)
-        ask.action = action
+        ask.action = action?.request
+        ask.guardianAction = action
         nextID += 1
         guard services.show(uid, ask) else {
             throw ServiceError(
@@ -100,17 +107,22 @@ public final class GuardianApprovals {
             return reply(.cancelled)
         }
         let now = services.now()
+        let texts = Translations.forLanguage(services.language(uid))
         let childKey = "child:\(uid)"
         for key in [guardian, childKey] {
             if case .wait(let until) = limiter.check(key, now: now) {
-                return reply(
-                    .tryAgain(message: "Too many wrong codes. Try again at \(Self.clock(until)).", notBefore: until))
+                let message = texts(
+                    "Too many wrong codes. Try again at {time}.", context: "guardianDialog.verdict",
+                    ["time": Self.clock(until)])
+                return reply(.tryAgain(message: message, notBefore: until))
             }
         }
         guard services.isGuardian(guardian) else {
             // Not a guardian's account: counted like a wrong code, and nothing looked up.
             return reply(
-                wrong(guardian: guardian, childKey: childKey, entry: entry, why: "\(guardian) is not a guardian"))
+                wrong(
+                    guardian: guardian, childKey: childKey, entry: entry, why: "\(guardian) is not a guardian",
+                    texts: texts))
         }
         switch services.checkCode(guardian, code) {
         case .accepted:
@@ -119,17 +131,23 @@ public final class GuardianApprovals {
             finish(answer.ask, .approved(by: guardian))
             reply(.approved)
         case .wrong:
-            reply(wrong(guardian: guardian, childKey: childKey, entry: entry, why: "a wrong code for \(guardian)"))
+            reply(
+                wrong(
+                    guardian: guardian, childKey: childKey, entry: entry, why: "a wrong code for \(guardian)",
+                    texts: texts))
         case .reused:
             // Someone read it off the screen, or the keyboard, and typed it again.
             reply(
                 wrong(
                     guardian: guardian, childKey: childKey, entry: entry,
-                    why: "a code of \(guardian)'s that was already used"))
-        case .malformed(let why):
+                    why: "a code of \(guardian)'s that was already used", texts: texts))
+        case .malformed:
             // Not a code: it cannot match, so it costs no try (a guardian who typed their
             // password by habit is told, not locked out); it is not recorded either.
-            reply(.tryAgain(message: why, notBefore: nil))
+            let message = texts(
+                "That is not a code: type the 6 digits your authenticator app shows for Screenward.",
+                context: "guardianDialog.notACode")
+            reply(.tryAgain(message: message, notBefore: nil))
         case .notEnrolled:
             services.record(
                 ChildEvent(
@@ -141,25 +159,24 @@ public final class GuardianApprovals {
                         """
                 ),
                 entry.uid)
-            reply(.tryAgain(message: Self.notEnrolledAdvice(guardian), notBefore: nil))
+            reply(.tryAgain(message: Self.notEnrolledAdvice(guardian, texts: texts), notBefore: nil))
         case .unavailable(let why):
-            reply(
-                .tryAgain(
-                    message: "The daemon could not check the code (\(why)); approve from your own account instead.",
-                    notBefore: nil))
+            let message = texts(
+                "The daemon could not check the code ({why}); approve from your own account instead.",
+                context: "guardianDialog.verdict", ["why": why])
+            reply(.tryAgain(message: message, notBefore: nil))
         }
     }
 
     /// What a guardian without an authenticator is told at the child's desk.
-    public static func notEnrolledAdvice(_ guardian: String) -> String {
-        """
-        \(guardian) has no authenticator app set up for Screenward, so cannot approve here. Approve from your own \
-        account (your Screenward tray, or `screenward request approve`), or set one up there with \
-        `screenward guardian enroll`.
-        """
+    public static func notEnrolledAdvice(_ guardian: String, texts: Translations = .english) -> String {
+        // swift-format-ignore
+        texts("{guardian} has no authenticator app set up for Screenward, so cannot approve here. Approve from your own account (your Screenward tray, or `screenward request approve`), or set one up there with `screenward guardian enroll`.", context: "guardianDialog.verdict", ["guardian": guardian])
     }
 
-    private func wrong(guardian: String, childKey: String, entry: Pending, why: String) -> GuardianVerdict {
+    private func wrong(
+        guardian: String, childKey: String, entry: Pending, why: String, texts: Translations
+    ) -> GuardianVerdict {
         let now = services.now()
         let decisions = [limiter.recordFailure(guardian, now: now), limiter.recordFailure(childKey, now: now)]
         services.record(
@@ -171,10 +188,14 @@ public final class GuardianApprovals {
             if case .wait(let until) = decision { until } else { nil }
         }.max()
         if let until {
-            return .tryAgain(message: "Wrong code. Too many tries: wait until \(Self.clock(until)).", notBefore: until)
+            let message = texts(
+                "Wrong code. Too many tries: wait until {time}.", context: "guardianDialog.verdict",
+                ["time": Self.clock(until)])
+            return .tryAgain(message: message, notBefore: until)
         }
-        return .tryAgain(
-            message: "Wrong code. Try again with the code your authenticator app shows now.", notBefore: nil)
+        let message = texts(
+            "Wrong code. Try again with the code your authenticator app shows now.", context: "guardianDialog.verdict")
+        return .tryAgain(message: message, notBefore: nil)
     }
 
     /// A new agent attached for user `uid` (the last one died or was killed, dialog and

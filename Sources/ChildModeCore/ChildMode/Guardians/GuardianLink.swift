@@ -1,4 +1,6 @@
 import Foundation
+import ScreenTimePolicy
+import ScreenwardBasics
 import ScreenwardIPC
 
 /// The daemon asks a managed session's agent to put a guardian's approval on screen.
@@ -21,8 +23,10 @@ public struct GuardianAsk: Sendable, Hashable, Codable {
     public var child: String
     /// The accounts that may approve, in the order the dialog lists them.
     public var guardians: [String]
-    /// What a `.rules` ask asks for.
+    /// What a `.rules` ask asks for, in English (for the record).
     public var action: String?
+    /// What a `.rules` ask asks for (the dialog says it in the session's language).
+    public var guardianAction: GuardianAction?
 
     public init(
         id: UInt64, purpose: Purpose, appName: String, bundleIdentifier: String, child: String, guardians: [String]
@@ -35,12 +39,26 @@ public struct GuardianAsk: Sendable, Hashable, Codable {
         self.guardians = guardians
     }
 
-    /// The dialog's question ("Homework wants to manage kid's screen time").
-    public var question: String {
+    /// The dialog's question ("Homework wants to manage kid's screen time"), in English.
+    public var question: String { question(in: .english) }
+
+    /// The dialog's question in `texts`' language.
+    public func question(in texts: Translations) -> String {
+        let values = ["app": appName, "child": child]
         switch purpose {
-        case .authorize: "\(appName) wants to manage \(child)'s screen time"
-        case .revoke: "\(appName) wants to stop managing \(child)'s screen time"
-        case .rules: "\(child) asks a guardian to \(action ?? "change their rules")"
+        case .authorize:
+            return texts("{app} wants to manage {child}'s screen time", context: "guardianDialog.question", values)
+        case .revoke:
+            return texts(
+                "{app} wants to stop managing {child}'s screen time", context: "guardianDialog.question", values)
+        case .rules:
+            guard let guardianAction else {
+                return texts(
+                    "{child} asks a guardian to change their rules", context: "guardianDialog.question", values)
+            }
+            return texts(
+                "{child} asks a guardian to {action}", context: "guardianDialog.question",
+                ["child": child, "action": guardianAction.request(in: texts)])
         }
     }
 }
