@@ -3,6 +3,7 @@
 # installed with apt into a clean Debian 12 made by debootstrap, then upgraded to a newer
 # build and purged. In that system:
 #   - every program answers --help, and `man screenward` (and each page) renders without a warning;
+#   - the translations' catalogs are installed;
 #   - systemd-analyze verify accepts the units;
 #   - the users screenward, screenward-extensions and the group screenward-guardians exist;
 #   - the daemon starts (as its unit starts it) and answers `screenward child list` as root;
@@ -112,6 +113,8 @@ check "systemd-analyze verify screenward-daemon.service" \
   in_root systemd-analyze verify /lib/systemd/system/screenward-daemon.service
 check "systemd-analyze verify the agent's user unit" \
   in_root systemd-analyze verify /usr/lib/systemd/user/screenward-agent.service
+catalogs() { for language in $(cat po/LINGUAS); do test -s "$root/usr/share/locale/$language/LC_MESSAGES/screenward.mo" || return 1; done; }
+check "the translations' catalogs are in /usr/share/locale ($(cat po/LINGUAS))" catalogs
 check "the user screenward exists" in_root getent passwd screenward
 check "the user screenward-extensions exists" in_root getent passwd screenward-extensions
 check "the group screenward-guardians exists" in_root getent group screenward-guardians

@@ -17,7 +17,18 @@ scripts/compile-translations.sh
 # The whole log goes by as usual; when something failed, its failures are said again at
 # the end, where a CI page that shows only the last lines of a long log still shows them.
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+prebuild_log=$(mktemp)
+trap 'rm -f "$log" "$prebuild_log"' EXIT
+# The whole suite, as root, ends with the package test, whose release build takes minutes on
+# its own: it is made meanwhile, at the lowest priority, on the processors the suite leaves idle
+# (most of its time is spent waiting on X servers and daemons); the package's own build is then
+# only a check. Its output is shown if it failed (the package test's build says why again).
+prebuild=""
+if [ $# -eq 0 ] && [ "$(id -u)" -eq 0 ]; then
+  (nice -n 19 bash -c '. scripts/env.sh && build_release screenward-agent screenward-multicall') \
+    >"$prebuild_log" 2>&1 &
+  prebuild=$!
+fi
 status=0
 swift test --skip-build "$@" 2>&1 | tee "$log" || status=$?
 # The whole suite (no arguments): then the time-bound tests again at chosen clock times and
@@ -26,6 +37,10 @@ clocks=0
 package=0
 if [ $# -eq 0 ]; then
   scripts/test-clocks.sh 2>&1 | tee -a "$log" || clocks=$?
+  if [ -n "$prebuild" ] && ! wait "$prebuild"; then
+    echo "screenward: the package's release build, made during the suite, failed:"
+    tail -n 40 "$prebuild_log"
+  fi
   # And the Debian package, built and installed into a clean Debian 12 (scripts/test-package.sh).
   scripts/test-package.sh 2>&1 | tee -a "$log" || package=$?
 fi

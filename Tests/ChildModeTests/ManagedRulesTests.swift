@@ -35,6 +35,32 @@ final class ManagedRulesTests: XCTestCase {
         try desktop.waitFor("the rules' shield over the game", timeout: 20) { desktop.currentAgentCovers(1) }
     }
 
+    /// The child's own session bus, with a real notification server on it (dunst, printing
+    /// what it shows): the daemon shows a managed user's notifications through a process of
+    /// theirs, as root cannot use a user's session bus.
+    private func startTheChildsNotificationServer() throws -> (address: String, dunst: ChildProcess, stop: () -> Void) {
+        _ = try requireProgram("dunst", package: "dunst")
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "screenward-kid-bus-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        XCTAssertEqual(chown(folder.path, desktop.uid, gid_t(desktop.uid)), 0)
+        let address = "unix:path=\(folder.path)/bus"
+        let bus = try desktop.startAsKid([
+            "dbus-daemon", "--session", "--nofork", "--address=\(address)", "--print-address",
+        ])
+        _ = try bus.waitForOutputLines(1, timeout: 10)
+        let dunst = try desktop.startAsKid(["dunst", "-print"], environment: ["DBUS_SESSION_BUS_ADDRESS": address])
+        return (
+            address, dunst,
+            {
+                dunst.stop()
+                bus.stop()
+                try? FileManager.default.removeItem(at: folder)
+            }
+        )
+    }
+
     func testAGuardiansLimitShieldsTheChildsGameAndOnlyAGuardianCanChangeIt() throws {
         try desktop.startManagedSession()
         let kid = desktop.kid
@@ -97,21 +123,8 @@ final class ManagedRulesTests: XCTestCase {
     /// real one, dunst, on their own session bus), shown by a process of theirs the
     /// daemon starts: root cannot use a user's session bus.
     func testAManagedUsersWarningsReachTheirSessionsNotificationServer() throws {
-        _ = try requireProgram("dunst", package: "dunst")
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
-            "screenward-kid-bus-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(
-            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(at: folder) }
-        XCTAssertEqual(chown(folder.path, desktop.uid, gid_t(desktop.uid)), 0)
-        let address = "unix:path=\(folder.path)/bus"
-        let bus = try desktop.startAsKid([
-            "dbus-daemon", "--session", "--nofork", "--address=\(address)", "--print-address",
-        ])
-        defer { bus.stop() }
-        _ = try bus.waitForOutputLines(1, timeout: 10)
-        let dunst = try desktop.startAsKid(["dunst", "-print"], environment: ["DBUS_SESSION_BUS_ADDRESS": address])
-        defer { dunst.stop() }
+        let (address, dunst, stop) = try startTheChildsNotificationServer()
+        defer { stop() }
         fixture.daemonArguments = ["--rule-warnings", "4,2", "--user-bus", address]
         try desktop.startManagedSession()
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
@@ -132,22 +145,9 @@ final class ManagedRulesTests: XCTestCase {
     /// notifications reach them in Korean and the agent's shields are titled in Korean, though
     /// the daemon and the agent it starts run in English.
     func testTheDaemonSpeaksToAManagedUserInTheirSessionsLanguage() throws {
-        _ = try requireProgram("dunst", package: "dunst")
         let korean = try TranslationCatalogs.compiled("ko")
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
-            "screenward-kid-bus-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(
-            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(at: folder) }
-        XCTAssertEqual(chown(folder.path, desktop.uid, gid_t(desktop.uid)), 0)
-        let address = "unix:path=\(folder.path)/bus"
-        let bus = try desktop.startAsKid([
-            "dbus-daemon", "--session", "--nofork", "--address=\(address)", "--print-address",
-        ])
-        defer { bus.stop() }
-        _ = try bus.waitForOutputLines(1, timeout: 10)
-        let dunst = try desktop.startAsKid(["dunst", "-print"], environment: ["DBUS_SESSION_BUS_ADDRESS": address])
-        defer { dunst.stop() }
+        let (address, dunst, stop) = try startTheChildsNotificationServer()
+        defer { stop() }
         fixture.daemonArguments = ["--rule-warnings", "4", "--user-bus", address]
         try desktop.startManagedSession()
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
@@ -180,6 +180,23 @@ final class ManagedRulesTests: XCTestCase {
         ])
         XCTAssertEqual(found.status, 0, "no window is titled \(title) (the agent's shield)")
         desktop.screenshot("managed-shield-ko.png")
+
+        // The child, with a script of their own: a path is no language, and the language
+        // changes at most once every few seconds (each change is written and redrawn).
+        let script = """
+            import json, os, socket
+            s = socket.socket(socket.AF_UNIX); s.connect(os.environ["SCREENWARD_DAEMON_SOCKET"]); f = s.makefile()
+            for i, language in enumerate(["../../etc", "vi", "ko"]):
+                s.sendall((json.dumps({"id": i, "client": "x", "method": "session.language", \
+            "body": {"language": language}}) + "\\n").encode())
+                print(f.readline().strip())
+            """
+        let replies = try desktop.runAsKid(["/usr/bin/python3", "-c", script]).output.split(separator: "\n")
+        XCTAssertEqual(replies.count, 3, "\(replies)")
+        XCTAssertTrue(replies.first?.contains("is not a language") ?? false, "\(replies)")
+        XCTAssertFalse(replies.dropFirst().first?.contains("error") ?? true, "\(replies)")
+        XCTAssertTrue(replies.last?.contains("try again later") ?? false, "\(replies)")
+        XCTAssertTrue((fixture.daemon?.standardError ?? "").contains("\(desktop.kid)'s session speaks vi"))
     }
 
     /// "Ask for more time" end to end: the child presses it on the rules' shield (real

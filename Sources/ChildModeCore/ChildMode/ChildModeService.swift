@@ -19,6 +19,8 @@ public final class ChildModeService {
     let now: @Sendable () -> Date
     /// A managed user's (by uid) session speaks another language now (the daemon tells their agents).
     public var onSessionLanguageChanged: ((UInt32, String) -> Void)?
+    /// When each managed user's session last changed its language.
+    var languageChanges: [UInt32: Date] = [:]
     /// Called after the set of managed users changed (the daemon opens or closes their owners).
     public var onManagedUsersChanged: (() -> Void)?
     /// A managed user's (by name) events on the household's other computers (docs/household.md).

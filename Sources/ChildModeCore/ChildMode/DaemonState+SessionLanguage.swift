@@ -37,6 +37,10 @@ extension DaemonState {
 }
 
 extension ChildModeService {
+    /// How often a managed user's session may change its language: a child who asks in a loop
+    /// would otherwise have the daemon write its database and redraw their shields without end.
+    static let languageChangeInterval: TimeInterval = 5
+
     /// A managed user's session says which language it speaks.
     func sessionSpeaks(_ language: String, caller: Caller) throws {
         guard caller.role == .managed else {
@@ -45,8 +49,14 @@ extension ChildModeService {
         guard Translations.isLanguageCode(language) else {
             throw ServiceError(.invalidArgument, "\"\(language.prefix(40))\" is not a language (two or three letters)")
         }
-        if try state.recordSessionLanguage(language, uid: caller.account.uid) {
-            onSessionLanguageChanged?(caller.account.uid, language)
+        let uid = caller.account.uid
+        guard try state.sessionLanguage(uid: uid) != language else { return }
+        if let last = languageChanges[uid], now().timeIntervalSince(last) < Self.languageChangeInterval {
+            throw ServiceError(
+                .invalidArgument,
+                "the session's language changed less than \(Int(Self.languageChangeInterval)) s ago: try again later")
         }
+        languageChanges[uid] = now()
+        if try state.recordSessionLanguage(language, uid: uid) { onSessionLanguageChanged?(uid, language) }
     }
 }
