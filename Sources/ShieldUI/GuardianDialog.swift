@@ -25,8 +25,12 @@ public final class GuardianDialog {
     private let onAnswer: (_ guardian: String, _ code: String) -> Void
     private let onCancel: () -> Void
 
-    /// Its X window title, for tests and window rules.
+    /// Its X window title in English, for tests and window rules (a session in another
+    /// language has it translated: `GuardianDialogTexts.title`).
     public static let title = "Screenward: a guardian's approval"
+
+    /// Every text the dialog shows, as a person reads them.
+    public var visibleTexts: [String] { closed ? [] : GtkVisibleTexts.of(window: window) }
 
     public init(
         question: String, guardians: [String], texts: GuardianDialogTexts, onAnswer: @escaping (String, String) -> Void,
@@ -41,7 +45,7 @@ public final class GuardianDialog {
         window = gtk_window_new(GTK_WINDOW_TOPLEVEL)
         let toplevel: UnsafeMutablePointer<GtkWindow> = cast(window)
         sw_window_set_wmclass(toplevel, "guardian", "Screenward")
-        gtk_window_set_title(toplevel, Self.title)
+        gtk_window_set_title(toplevel, texts.title)
         // Above the shields, which keep above too: it is mapped after them.
         gtk_window_set_keep_above(toplevel, 1)
         gtk_window_stick(toplevel)

@@ -48,7 +48,13 @@ struct ShieldViewCommand: ParsableCommand {
     @Flag(help: "Style the window with the desktop's GTK theme too (the agent loads it only for its dialogs).")
     var desktopTheme = false
 
+    @Flag(
+        name: .customLong("guardian-dialog"),
+        help: "Show the guardian's dialog (a child asking for 15 more minutes) instead of a shield; print its texts.")
+    var guardianDialog = false
+
     func validate() throws {
+        guard !guardianDialog else { return }
         guard (over == nil) != (frame == nil) else {
             throw ValidationError("give exactly one of --over WINDOWID and --frame WxH+X+Y")
         }
@@ -61,6 +67,7 @@ struct ShieldViewCommand: ParsableCommand {
     }
 
     func run() throws {
+        if guardianDialog { return try showGuardianDialog() }
         let defaults = try ShieldDefaults.load()
         let subject = ShieldSubject(name: appName, categoryName: categoryName)
         let language = language ?? ShieldDefaults.language()
@@ -126,6 +133,29 @@ struct ShieldViewCommand: ParsableCommand {
         loop.onSignal(SIGINT) { loop.quit() }
         loop.run()
         window.destroy()
+    }
+
+    /// The guardian's dialog as the agent shows it in a child's session, in `--language`: its
+    /// texts printed (`text …`), then it waits for `quit` or the end of standard input.
+    private func showGuardianDialog() throws {
+        let language = language ?? ShieldDefaults.language()
+        GtkToolkit.deferDesktopTheme()
+        try GtkToolkit.initialize(displayName: display)
+        var ask = GuardianAsk(
+            id: 1, purpose: .rules, appName: "Screenward", bundleIdentifier: "org.screenward.rules",
+            child: appName, guardians: ["mum", "dad"])
+        ask.guardianAction = .add15Minutes
+        let loop = MainLoop()
+        let dialog = GuardianDialog(
+            question: ask.question(in: .forLanguage(language)), guardians: ask.guardians,
+            texts: .forLanguage(language), onAnswer: { guardian, _ in emit("answer \(guardian)") },
+            onCancel: { emit("cancelled") })
+        emit("dialog")
+        for text in dialog.visibleTexts { emit("text " + text.replacingOccurrences(of: "\n", with: " ")) }
+        loop.readLines(from: 0, onLine: { line in if line == "quit" { loop.quit() } }, onEnd: { loop.quit() })
+        loop.onSignal(SIGTERM) { loop.quit() }
+        loop.run()
+        dialog.close()
     }
 
     private func windowID(_ text: String) -> UInt? {

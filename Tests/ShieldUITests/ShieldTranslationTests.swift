@@ -43,6 +43,42 @@ final class ShieldTranslationTests: ShieldUITestCase {
         }
     }
 
+    /// The guardian's dialog at a child's desk (shieldview shows it as the agent does): in the
+    /// pseudo-locale nothing outside the translations, in Korean and Vietnamese no English.
+    func testEveryTextOfTheGuardiansDialogGoesThroughTheTranslations() throws {
+        func shownTexts(_ language: String, _ environment: [String: String] = [:], screenshot name: String? = nil)
+            throws -> [String]
+        {
+            let view = try ChildProcess(
+                try ProjectPrograms.url(of: "screenward-shieldview"),
+                ["--display", session.display, "--guardian-dialog", "--language", language, "--app-name", "Sam"],
+                environment: environment)
+            defer {
+                view.closeInput()
+                view.stop()
+            }
+            try waitUntil("the dialog's texts") { view.outputLines.contains { $0.hasPrefix("text ") } }
+            Thread.sleep(forTimeInterval: 0.3)
+            if let name { try saveScreenshot(name) }
+            return view.outputLines.filter { $0.hasPrefix("text ") }.map { String($0.dropFirst(5)) }
+        }
+        let data: Set = ["Sam", "mum", "dad"]
+        let pseudo = try shownTexts(PseudoLocale.language, try PseudoLocale.environment())
+        XCTAssertGreaterThanOrEqual(pseudo.count, 7, "\(pseudo)")
+        for text in pseudo {
+            XCTAssertEqual(PseudoLocale.untranslated(in: text, data: data), "", "not through the translations: \(text)")
+        }
+        let english = try shownTexts("en")
+        XCTAssertTrue(english.contains("Screenward: a guardian's approval"), "\(english)")
+        for language in ["ko", "vi"] {
+            let shown = try shownTexts(language, screenshot: "guardian-dialog-\(language).png")
+            XCTAssertEqual(shown.count, english.count, "\(language): \(shown)")
+            for text in english where !PseudoLocale.untranslated(in: text, data: data).isEmpty {
+                XCTAssertFalse(shown.contains(text), "\(language) shows the English \(text)")
+            }
+        }
+    }
+
     /// The screen, in $SCREENWARD_SCREENSHOTS (the README's) or the temporary folder.
     private func saveScreenshot(_ name: String) throws {
         let folder = ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"] ?? NSTemporaryDirectory()

@@ -5,6 +5,8 @@ import ScreenwardBasics
 /// English and shown in the session's language through gettext's catalogs (po/). The
 /// daemon's verdicts (a wrong code, a wait) come in its own words.
 public struct GuardianDialogTexts: Sendable, Equatable {
+    /// The window's title.
+    public var title: String
     public var explanation: String
     public var notEnrolledHint: String
     public var guardian: String
@@ -27,6 +29,7 @@ public struct GuardianDialogTexts: Sendable, Equatable {
         // One literal per text, on one line, for scripts/update-translations.sh.
         // swift-format-ignore
         return GuardianDialogTexts(
+            title: texts("Screenward: a guardian's approval", context: "guardianDialog.title"),
             explanation: texts("A guardian approves with the 6-digit code their authenticator app shows for Screenward. Never type a password here.", context: "guardianDialog.explanation"),
             notEnrolledHint: texts("No authenticator set up? Approve from your own account (your Screenward tray, or `screenward request approve`), or set one up there with `screenward guardian enroll`.", context: "guardianDialog.notEnrolledHint"),
             guardian: texts("Guardian", context: "guardianDialog.guardian"),
