@@ -155,7 +155,7 @@ final class Daemon {
                 },
                 record: record,
                 // The dialog is in the child's session: its verdicts in the session's language.
-                language: { [state] uid in ((try? state.sessionLanguage(uid: uid)) ?? nil) ?? "en" }))
+                language: { [state] uid in state.languageToSpeak(uid: uid) }))
         apps = ManagedAppRequests(
             services: ManagedAppRequests.Services(
                 owner: { [unowned self] uid in owners[uid] }, apps: InstalledApps(directory: options.appsDirectory),

@@ -38,7 +38,7 @@ final class DaemonRules {
             apps[user.uid] = try owner.stack.startRules(
                 placement: .managed, texts: texts, warningLeads: warningLeads,
                 // Their session's language, as its tray last said; English before it ever has.
-                language: { ((try? state.sessionLanguage(uid: user.uid)) ?? nil) ?? "en" },
+                language: { state.languageToSpeak(uid: user.uid) },
                 notify: { notice in
                     log.info("\(user.name): rules: notifying \"\(notice.title)\"")
                     notifier.notify(notice, user: user)

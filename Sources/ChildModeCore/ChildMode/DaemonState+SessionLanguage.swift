@@ -34,6 +34,12 @@ extension DaemonState {
             try String.fetchOne(db, sql: "SELECT sessionLanguage FROM managedUser WHERE uid = ?", arguments: [uid])
         }
     }
+
+    /// The language to speak to `uid` in: their session's, English before it has said (or
+    /// when the database cannot be read: a text is never held back for want of a language).
+    public func languageToSpeak(uid: UInt32) -> String {
+        ((try? sessionLanguage(uid: uid)) ?? nil) ?? "en"
+    }
 }
 
 extension ChildModeService {
@@ -46,9 +52,7 @@ extension ChildModeService {
         guard caller.role == .managed else {
             throw ServiceError(.unauthorized, "only a managed user's session says which language it speaks")
         }
-        guard Translations.isLanguageCode(language) else {
-            throw ServiceError(.invalidArgument, "\"\(language.prefix(40))\" is not a language (two or three letters)")
-        }
+        guard Translations.isLanguageCode(language) else { throw DaemonStateError.notALanguage(language) }
         let uid = caller.account.uid
         guard try state.sessionLanguage(uid: uid) != language else { return }
         if let last = languageChanges[uid], now().timeIntervalSince(last) < Self.languageChangeInterval {
