@@ -11,7 +11,8 @@
 # The texts are:
 #   - in the data files, each in the context of its name: data/shield.json's and
 #     data/rules.json's "texts", and data/categories.json's categories' names (context "category");
-#   - in the Swift sources, each written `texts("English", context: "where")` (xgettext reads
+#   - in the Swift sources, each written `texts("English", context: "where")` or
+#     `Phrase("English", context: "where")` (a text another program shows; xgettext reads
 #     Swift well enough as C for that: one string literal on one line, no \(interpolation),
 #     {placeholders} instead).
 set -euo pipefail
@@ -60,7 +61,7 @@ while read -r source; do
   awk '{ n = gsub(/"""/, "&"); if (inside || n % 2 == 1) { print ""; if (n % 2 == 1) inside = !inside } else print }' \
     "$source" >"$work/code/$source"
 done <"$work/sources"
-(cd "$work/code" && LC_ALL=C.UTF-8 xgettext --language=C --from-code=UTF-8 --keyword= --keyword=texts:1,2c --no-wrap \
+(cd "$work/code" && LC_ALL=C.UTF-8 xgettext --language=C --from-code=UTF-8 --keyword= --keyword=texts:1,2c --keyword=Phrase:1,2c --no-wrap \
   --sort-by-file --files-from="$work/sources" --output="$work/code.pot") 2>"$work/xgettext.log" || {
   cat "$work/xgettext.log" >&2
   exit 1

@@ -36,6 +36,8 @@ final class AgentReports: Sendable {
                 result = .success(rendering)
             } catch let error as ServiceError {
                 result = .failure(error)
+            } catch let error as any PhrasedError {
+                result = .failure(ServiceError(.internalFailure, error.phrase))
             } catch {
                 result = .failure(ServiceError(.internalFailure, "\(error)"))
             }
@@ -49,7 +51,9 @@ final class AgentReports: Sendable {
         if let user = request.user, user != me {
             throw ServiceError(
                 .unauthorized,
-                "this agent keeps \(me)'s own usage; a managed user's report comes from the system daemon")
+                Phrase(
+                    "this agent keeps {owner}'s own usage; a managed user's report comes from the system daemon",
+                    context: "service", ["owner": me]))
         }
         let env = ProcessInfo.processInfo.environment
         let data = AppReportData(

@@ -84,18 +84,20 @@ final class AgentRequests: ServiceRequestHandler {
                 return agent.covered { $0() }
             },
         ],
-        unknown: { method in ServiceError(.unknownMethod, "the agent knows no request \(method)") })
+        unknown: { method in
+            ServiceError(
+                .unknownMethod, Phrase("the agent knows no request {method}", context: "service", ["method": method]))
+        })
 
     private func rulesRequest(_ frame: Data, id: UInt64, method: String, from peer: ServicePeer) {
         if let user = (try? ServiceMethod<RulesUser, Empty>(method).request(from: frame))?.body.user, user != userName {
+            // swift-format-ignore
             return peer.send(
                 errorLine(
                     id: id,
                     ServiceError(
                         .unauthorized,
-                        "this agent keeps \(userName)'s own rules; a managed user's rules are kept by the system "
-                            + "daemon (is \(user) managed? `screenward child list`)"
-                    )))
+                        Phrase("this agent keeps {owner}'s own rules; a managed user's rules are kept by the system daemon (is {user} managed? `screenward child list`)", context: "service", ["owner": userName, "user": user]))))
         }
         guard let rules else { return peer.send(errorLine(id: id, ServiceError(.internalFailure, problem))) }
         if let reply = rules.handle(frame: frame, actor: userName, mayChange: true) { peer.send(reply) }

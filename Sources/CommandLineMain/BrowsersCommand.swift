@@ -32,26 +32,24 @@ struct BrowsersCommand: ParsableCommand {
         var root = "/"
 
         func run() throws {
-            try requireRoot("install")
+            // swift-format-ignore
+            try requireRoot(texts("only root can install the browsers' policies (they are the machine's, for every user): sudo screenward browsers install", context: "cli"))
             let prefix = prefix ?? installedPrefix()
             let source = try extensionSource.map { URL(fileURLWithPath: $0) } ?? DataDirectory.url(of: "web-extension")
             let installation = BrowserInstallation(root: URL(fileURLWithPath: root), prefix: prefix)
             let installed = try installation.install(extensionSource: source)
-            print(
-                """
-                Screenward's extension is installed for Chromium (ID \(installed.chromiumExtensionID)) and \
-                Firefox ESR (\(BrowserInstallation.firefoxExtensionID)):
-                """
-            )
+            let ids = ["chromium": installed.chromiumExtensionID, "firefox": BrowserInstallation.firefoxExtensionID]
+            // swift-format-ignore
+            print(texts("Screenward's extension is installed for Chromium (ID {chromium}) and Firefox ESR ({firefox}):", context: "cli", ids))
             for file in installed.files { print("  \(file)") }
             if !FileManager.default.isExecutableFile(
                 atPath: URL(fileURLWithPath: root).appendingPathComponent(String(installation.hostProgram.dropFirst()))
                     .path)
             {
-                print(
-                    "Note: \(installation.hostProgram) is not installed yet; the browsers start it for the extension.")
+                // swift-format-ignore
+                print(texts("Note: {program} is not installed yet; the browsers start it for the extension.", context: "cli", ["program": installation.hostProgram]))
             }
-            print("Browsers that are running take it when they start again.")
+            print(texts("Browsers that are running take it when they start again.", context: "cli"))
         }
     }
 
@@ -66,27 +64,19 @@ struct BrowsersCommand: ParsableCommand {
         var root = "/"
 
         func run() throws {
-            try requireRoot("remove")
+            // swift-format-ignore
+            try requireRoot(texts("only root can remove the browsers' policies (they are the machine's, for every user): sudo screenward browsers remove", context: "cli"))
             try BrowserInstallation(root: URL(fileURLWithPath: root), prefix: prefix ?? installedPrefix()).remove()
-            print(
-                """
-                Screenward's extension is removed from Chromium's and Firefox's policies; browsers drop it when \
-                they start again.
-                """
-            )
+            // swift-format-ignore
+            print(texts("Screenward's extension is removed from Chromium's and Firefox's policies; browsers drop it when they start again.", context: "cli"))
         }
     }
 }
 
-private func requireRoot(_ verb: String) throws {
-    guard geteuid() == 0 else {
-        throw ValidationError(
-            """
-            only root can \(verb) the browsers' policies (they are the machine's, for every user): sudo \
-            screenward browsers \(verb)
-            """
-        )
-    }
+/// The browsers' policies are the machine's, for every user: root's alone to change.
+/// `refusal` says so, for the command asked (a sentence of its own for each).
+private func requireRoot(_ refusal: @autoclosure () -> String) throws {
+    guard geteuid() == 0 else { throw ValidationError(refusal()) }
 }
 
 /// The prefix this program is installed under (`/usr/local` for /usr/local/bin/screenward).

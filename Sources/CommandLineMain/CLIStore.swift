@@ -5,27 +5,20 @@ import Foundation
 import ScreenwardCore
 import ScreenwardIPC
 
-/// An error whose message is the whole story.
-struct CLIError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// `--app ID`, repeatable: the applications a `shield` or `block` command names.
 struct ApplicationOptions: ParsableArguments {
     @Option(name: .customLong("app"), help: ArgumentHelp("An application id (repeatable).", valueName: "id"))
     var applications: [String] = []
 
     func validate() throws {
-        guard !applications.isEmpty else { throw ValidationError("name at least one application with --app ID") }
+        guard !applications.isEmpty else {
+            throw ValidationError(texts("name at least one application with --app ID", context: "cli"))
+        }
         let count = Set(applications).count
         guard count <= ManagedSettingsStore.maximumTokens else {
-            throw ValidationError(
-                """
-                \(count) applications named; one settings store lists at most \
-                \(ManagedSettingsStore.maximumTokens) applications
-                """
-            )
+            let values = ["count": String(count), "maximum": String(ManagedSettingsStore.maximumTokens)]
+            // swift-format-ignore
+            throw ValidationError(texts("{count} applications named; one settings store lists at most {maximum} applications", context: "cli", values))
         }
     }
 
@@ -36,18 +29,16 @@ struct ApplicationOptions: ParsableArguments {
     }
 }
 
-/// The two lists of applications the command line keeps in its store.
+/// The two lists of applications the command line keeps in its store. What is said of
+/// each is written whole for each (not "shielded" or "blocked" put in one sentence), so that
+/// a translation can say it its own way.
 enum CLIList {
     /// `shield.applications`: covered by a shield.
     case shielded
     /// `application.blockedApplications`: may not be used at all.
     case blocked
 
-    var participle: String { self == .shielded ? "shielded" : "blocked" }
     var rule: ShieldListing.Reason.Rule { self == .shielded ? .listed : .blocked }
-    var removeCommand: String {
-        self == .shielded ? "screenward shield remove --app ID" : "screenward block remove --app ID"
-    }
 }
 
 /// The store `screenward.cli` of the client `org.screenward.cli`, through the agent.
@@ -76,14 +67,24 @@ struct CLIStore {
         let current = try applications(in: list)
         let updated = current.union(tokens.map(\.token))
         guard updated.count <= ManagedSettingsStore.maximumTokens else {
-            throw CLIError(
-                "\(ShieldCommand.storeName) would list \(updated.count) \(list.participle) applications; "
-                    + "one settings store lists at most \(ManagedSettingsStore.maximumTokens): "
-                    + "remove some first (\(list.removeCommand))")
+            let values = [
+                "store": ShieldCommand.storeName, "count": String(updated.count),
+                "maximum": String(ManagedSettingsStore.maximumTokens),
+            ]
+            // swift-format-ignore
+            let message = switch list {
+            case .shielded: texts("{store} would list {count} shielded applications; one settings store lists at most {maximum}: remove some first (screenward shield remove --app ID)", context: "cli", values)
+            case .blocked: texts("{store} would list {count} blocked applications; one settings store lists at most {maximum}: remove some first (screenward block remove --app ID)", context: "cli", values)
+            }
+            throw CLIError(message)
         }
         let already = tokens.filter { current.contains($0.token) }.map(\.id)
         if !already.isEmpty {
-            print("Already \(list.participle) by \(ShieldCommand.storeName): \(already.joined(separator: ", "))")
+            let values = ["store": ShieldCommand.storeName, "applications": already.joined(separator: ", ")]
+            switch list {
+            case .shielded: print(texts("Already shielded by {store}: {applications}", context: "cli", values))
+            case .blocked: print(texts("Already blocked by {store}: {applications}", context: "cli", values))
+            }
         }
         if updated != current { try set(updated, in: list) }
         printState(of: list)
@@ -105,7 +106,7 @@ struct CLIStore {
         try ids.map { id in
             let selection = try call(AuthorizationMethods.issueSelection, SelectionRequest(applications: [id]))
             guard let token = selection.applicationTokens.first else {
-                throw CLIError("the agent issued no token for \"\(id)\"")
+                throw CLIError(texts("the agent issued no token for \"{id}\"", context: "cli", ["id": id]))
             }
             return (id, token)
         }
@@ -152,34 +153,61 @@ struct CLIStore {
     func notListedMessage(_ ids: [String], _ list: CLIList) -> String {
         let listing = listing()
         let lines = ids.map { id -> String in
-            let head = "\(id) is not \(list.participle) by \(ShieldCommand.storeName)"
-            guard let listing else { return head }
+            let values = ["id": id, "store": ShieldCommand.storeName]
+            guard let listing else {
+                // Without the listing, who else lists it is not known: only that this store does not.
+                return switch list {
+                case .shielded: texts("{id} is not shielded by {store}", context: "cli", values)
+                case .blocked: texts("{id} is not blocked by {store}", context: "cli", values)
+                }
+            }
             let others = (listing.applications.first { $0.id == id }?.reasons ?? [])
                 .filter { !Self.isCLIStore($0) && ($0.rule == .blocked) == (list == .blocked) }
             guard !others.isEmpty else {
-                return head + "; no other store \(list == .shielded ? "shields" : "blocks") it either"
+                // swift-format-ignore
+                return switch list {
+                case .shielded: texts("{id} is not shielded by {store}; no other store shields it either", context: "cli", values)
+                case .blocked: texts("{id} is not blocked by {store}; no other store blocks it either", context: "cli", values)
+                }
             }
-            return head + "; it is \(list.participle) by " + others.map(ShieldsCommand.describe).joined(separator: ", ")
-                + "; only that app can lift it"
+            let owners = values.merging(["others": others.map(ShieldsCommand.describe).joined(separator: ", ")]) { $1 }
+            // swift-format-ignore
+            return switch list {
+            case .shielded: texts("{id} is not shielded by {store}; it is shielded by {others}; only that app can lift it", context: "cli", owners)
+            case .blocked: texts("{id} is not blocked by {store}; it is blocked by {others}; only that app can lift it", context: "cli", owners)
+            }
         }
-        return lines.joined(separator: "\n") + "\nNothing was changed."
+        return (lines + [texts("Nothing was changed.", context: "cli")]).joined(separator: "\n")
     }
 
     /// What the list holds now, by name.
     func printState(of list: CLIList) {
+        let store = ["store": ShieldCommand.storeName]
         guard let listing = listing() else {
             if let count = try? applications(in: list).count {
-                print(
-                    "\(ShieldCommand.storeName) lists \(count) \(list.participle) application\(count == 1 ? "" : "s").")
+                let values = store.merging(["count": String(count)]) { $1 }
+                switch (list, count) {
+                case (.shielded, 1): print(texts("{store} lists 1 shielded application.", context: "cli", values))
+                case (.shielded, _):
+                    print(texts("{store} lists {count} shielded applications.", context: "cli", values))
+                case (.blocked, 1): print(texts("{store} lists 1 blocked application.", context: "cli", values))
+                case (.blocked, _): print(texts("{store} lists {count} blocked applications.", context: "cli", values))
+                }
             }
             return
         }
         let items = listing.applications.filter { $0.reasons.contains { Self.isCLIStore($0) && $0.rule == list.rule } }
         guard !items.isEmpty else {
-            print("Nothing is \(list.participle) by \(ShieldCommand.storeName).")
+            switch list {
+            case .shielded: print(texts("Nothing is shielded by {store}.", context: "cli", store))
+            case .blocked: print(texts("Nothing is blocked by {store}.", context: "cli", store))
+            }
             return
         }
-        print("\(list.participle.capitalized) by \(ShieldCommand.storeName):")
+        switch list {
+        case .shielded: print(texts("Shielded by {store}:", context: "cli", store))
+        case .blocked: print(texts("Blocked by {store}:", context: "cli", store))
+        }
         for item in items {
             print(item.name == item.id ? "  \(item.id)" : "  \(item.name)  \(item.id)")
         }

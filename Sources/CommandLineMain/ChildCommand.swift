@@ -24,10 +24,12 @@ struct ChildCommand: ParsableCommand {
             let connection = DaemonConnection()
             defer { connection.close() }
             let locked = try connection.call(ChildMethods.lock, UserName(user))
-            print(
-                locked == 0
-                    ? "\(user) has no session to lock."
-                    : "Locked \(locked) session\(locked == 1 ? "" : "s") of \(user).")
+            let values = ["user": user, "count": String(locked)]
+            switch locked {
+            case 0: print(texts("{user} has no session to lock.", context: "cli", values))
+            case 1: print(texts("Locked 1 session of {user}.", context: "cli", values))
+            default: print(texts("Locked {count} sessions of {user}.", context: "cli", values))
+            }
         }
     }
 
@@ -39,7 +41,10 @@ struct ChildCommand: ParsableCommand {
             let connection = DaemonConnection()
             defer { connection.close() }
             let added = try connection.call(ChildMethods.add, UserName(user))
-            print("\(added.name) (uid \(added.uid)) is now a managed user.")
+            print(
+                texts(
+                    "{user} (uid {uid}) is now a managed user.", context: "cli",
+                    ["user": added.name, "uid": String(added.uid)]))
         }
     }
 
@@ -52,7 +57,7 @@ struct ChildCommand: ParsableCommand {
             let connection = DaemonConnection()
             defer { connection.close() }
             _ = try connection.call(ChildMethods.remove, UserName(user))
-            print("\(user) is no longer a managed user.")
+            print(texts("{user} is no longer a managed user.", context: "cli", ["user": user]))
         }
     }
 
@@ -69,18 +74,22 @@ struct ChildCommand: ParsableCommand {
                 return
             }
             guard !users.isEmpty else {
-                print("No managed users. Add one with `screenward child add USER`.")
+                print(texts("No managed users. Add one with `screenward child add USER`.", context: "cli"))
                 return
             }
-            let width = max(4, users.map(\.name.count).max() ?? 0)
-            print(
-                "User".padding(toLength: width, withPad: " ", startingAt: 0) + "  uid    managed since              by")
-            for user in users {
-                let uid = String(user.uid).padding(toLength: 5, withPad: " ", startingAt: 0)
+            let header = [
+                texts("User", context: "cli"), texts("uid", context: "cli"), texts("managed since", context: "cli"),
+                texts("by", context: "cli"),
+            ]
+            let rows = users.map { [$0.name, String($0.uid), iso8601($0.since), $0.addedBy] }
+            // Each column as wide as its widest cell, the header's (in the reader's language)
+            // too; the last one is not filled out.
+            let widths = header.indices.dropLast().map { column in
+                ([header] + rows).map { terminalColumns($0[column]) }.max() ?? 0
+            }
+            for row in [header] + rows {
                 print(
-                    "\(user.name.padding(toLength: width, withPad: " ", startingAt: 0))"
-                        + "  \(uid)  \(iso8601(user.since))  \(user.addedBy)"
-                )
+                    (zip(row, widths).map { padded($0, toColumns: $1) } + [row[widths.count]]).joined(separator: "  "))
             }
         }
     }
@@ -99,15 +108,19 @@ struct ChildCommand: ParsableCommand {
                 try printJSON(events.map(ChildEventJSON.init))
                 return
             }
-            if events.isEmpty { print("No events for \(user).") }
-            // One column for the kinds, as wide as the longest (never cut: "shield-tampered").
+            if events.isEmpty { print(texts("No events for {user}.", context: "cli", ["user": user])) }
+            // One column for the kinds, as wide as the longest (never cut: "shield-tampered"). The
+            // kinds are the records' own words, as scripts read them: not translated.
             let width = max(14, events.map(\.kind.rawValue.count).max() ?? 0)
             for event in events {
                 // Another computer of the household's: its name first.
-                let place = event.computer.map { "on \($0): " } ?? ""
+                let what =
+                    event.computer.map {
+                        texts("on {computer}: {detail}", context: "cli", ["computer": $0, "detail": event.detail])
+                    } ?? event.detail
                 print(
                     "\(iso8601(event.at))  \(event.kind.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))"
-                        + "  \(place)\(event.detail)"
+                        + "  \(what)"
                 )
             }
         }
@@ -149,5 +162,28 @@ struct ChildEventJSON: Encodable {
         actor = event.actor
         detail = event.detail
         computer = event.computer
+    }
+}
+
+/// `text` and spaces to fill `width` terminal columns, so that the cells of a table's column
+/// line up whatever the language of its header.
+func padded(_ text: String, toColumns width: Int) -> String {
+    text + String(repeating: " ", count: max(0, width - terminalColumns(text)))
+}
+
+/// The terminal columns `text` takes: East Asian wide characters (Hangul, CJK, full-width
+/// forms) take two, as a Korean header's do.
+func terminalColumns(_ text: String) -> Int {
+    text.reduce(0) { width, character in
+        let wide =
+            character.unicodeScalars.first.map { scalar in
+                switch scalar.value {
+                case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F,
+                    0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x20000...0x3FFFD:
+                    true
+                default: false
+                }
+            } ?? false
+        return width + (wide ? 2 : 1)
     }
 }

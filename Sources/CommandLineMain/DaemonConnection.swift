@@ -20,14 +20,11 @@ struct DaemonConnection {
         do {
             return try client.call(method, request)
         } catch let error as ServiceError where error.code == .agentUnavailable {
-            throw ServiceError(
-                .agentUnavailable,
-                """
-                the Screenward system daemon is not running (no answer on \(path)): child mode needs it; install \
-                the screenward package (or run scripts/install.sh) and start it with \
-                `systemctl start screenward-daemon`
-                """
-            )
+            // A phrase, not a translated text: the message stays English (as a ServiceError's
+            // is) and `ScreenwardCommand.spoken` tells it in the reader's language.
+            // swift-format-ignore
+            let message = Phrase("the Screenward system daemon is not running (no answer on {path}): child mode needs it; install the screenward package (or run scripts/install.sh) and start it with `systemctl start screenward-daemon`", context: "cli", ["path": path])
+            throw ServiceError(.agentUnavailable, message)
         }
     }
 }

@@ -43,26 +43,55 @@ struct ExtensionsCommand: ParsableCommand {
                 installed: Array(installed.values), skipped: problems.map(\.description), runs: recent, running: open)
         }
         if json { return try printJSON(listing) }
-        if listing.apps.isEmpty { print("No apps are installed (docs/extensions.md says how).") }
+        if listing.apps.isEmpty { print(texts("No apps are installed (docs/extensions.md says how).", context: "cli")) }
         for app in listing.apps {
+            // A name and an id: nothing to translate.
             print("\(app.displayName) (\(app.bundleIdentifier))")
-            if app.extensions.isEmpty { print("  no extensions") }
+            if app.extensions.isEmpty { print("  " + texts("no extensions", context: "cli")) }
             for found in app.extensions {
-                let state = app.running.contains(found.point.rawValue) ? "running" : "not running"
-                print("  \(found.point): \(([found.executable] + found.arguments).joined(separator: " ")) (\(state))")
+                let values = [
+                    "point": "\(found.point)", "command": ([found.executable] + found.arguments).joined(separator: " "),
+                ]
+                let line =
+                    app.running.contains(found.point.rawValue)
+                    ? texts("{point}: {command} (running)", context: "cli", values)
+                    : texts("{point}: {command} (not running)", context: "cli", values)
+                print("  " + line)
             }
         }
-        for problem in listing.skipped { print("skipped: \(problem)") }
+        for problem in listing.skipped { print(texts("skipped: {problem}", context: "cli", ["problem": problem])) }
         if !listing.runs.isEmpty {
-            print("\nRecent runs:")
+            print("")
+            print(texts("Recent runs:", context: "cli"))
             for run in listing.runs {
-                print(
-                    """
-                      \(run.started)  \(run.app) \
-                    \(run.point)\(run.pid.map { " pid \($0)" } ?? "")  \(run.outcome ?? "running")  \(run.detail)
-                    """
-                )
+                let outcome = Self.outcome(run.outcome)
+                // Without a pid, the line is values alone: nothing in it to translate.
+                let line =
+                    run.pid.map {
+                        texts(
+                            "{started}  {app} {point} pid {pid}  {outcome}  {detail}", context: "cli",
+                            [
+                                "started": run.started, "app": run.app, "point": run.point, "pid": String($0),
+                                "outcome": outcome, "detail": run.detail,
+                            ])
+                    } ?? "\(run.started)  \(run.app) \(run.point)  \(outcome)  \(run.detail)"
+                print("  " + line)
             }
+        }
+    }
+
+    /// How a run ended, as a word for people (the JSON keeps the ledger's, for scripts).
+    private static func outcome(_ outcome: String?) -> String {
+        guard let outcome else { return texts("running", context: "cli") }
+        switch ExtensionRunOutcome(rawValue: outcome) {
+        case .exited?: return texts("exited", context: "cli")
+        case .crashed?: return texts("crashed", context: "cli")
+        case .killed?: return texts("killed", context: "cli")
+        case .failedToStart?: return texts("could not start", context: "cli")
+        case .stopped?: return texts("stopped", context: "cli")
+        case .callbackFailed?: return texts("callback not delivered", context: "cli")
+        // One a newer agent or daemon recorded: as it is.
+        case nil: return outcome
         }
     }
 }

@@ -33,34 +33,23 @@ struct GuardianCommand: ParsableCommand {
             let connection = DaemonConnection()
             defer { connection.close() }
             let enrollment = try connection.call(ChildMethods.enrollGuardian, Empty())
+            let guardian = ["guardian": enrollment.guardian]
             if enrollment.replaced {
-                print(
-                    """
-                    This replaces \(enrollment.guardian)'s earlier authenticator secret: its codes no longer \
-                    work. Remove its old entry from your app.
-                    """
-                )
+                // swift-format-ignore
+                print(texts("This replaces {guardian}'s earlier authenticator secret: its codes no longer work. Remove its old entry from your app.", context: "cli", guardian))
             }
-            print(
-                """
-                Scan this with your authenticator app (Aegis, FreeOTP, Google Authenticator, 2FAS…) to add \
-                Screenward for \(enrollment.guardian):
-                """
-            )
+            // swift-format-ignore
+            print(texts("Scan this with your authenticator app (Aegis, FreeOTP, Google Authenticator, 2FAS…) to add Screenward for {guardian}:", context: "cli", guardian))
             do {
                 print(try QRCode.terminalDrawing(of: enrollment.uri), terminator: "")
             } catch {
-                FileHandle.standardError.write(Data("screenward: \(error)\n".utf8))
+                FileHandle.standardError.write(Data("screenward: \(ScreenwardCommand.spoken(error))\n".utf8))
             }
-            print("Or type it in (time-based, SHA-1, 6 digits, 30 seconds):")
-            print("  Secret: \(enrollment.secret)")
-            print("  URI: \(enrollment.uri)")
-            print(
-                """
-                This is shown once: keep it to yourself. At a child's desk, choose \(enrollment.guardian) and \
-                type the code the app shows.
-                """
-            )
+            print(texts("Or type it in (time-based, SHA-1, 6 digits, 30 seconds):", context: "cli"))
+            print("  " + texts("Secret: {secret}", context: "cli", ["secret": enrollment.secret]))
+            print("  " + texts("URI: {uri}", context: "cli", ["uri": enrollment.uri]))
+            // swift-format-ignore
+            print(texts("This is shown once: keep it to yourself. At a child's desk, choose {guardian} and type the code the app shows.", context: "cli", guardian))
         }
     }
 
@@ -73,14 +62,10 @@ struct GuardianCommand: ParsableCommand {
             defer { connection.close() }
             let who = try connection.call(ChildMethods.whoAmI, Empty()).user
             if try connection.call(ChildMethods.unenrollGuardian, Empty()) {
-                print(
-                    """
-                    \(who)'s authenticator secret is forgotten: its codes no longer approve anything. Remove \
-                    Screenward from your app.
-                    """
-                )
+                // swift-format-ignore
+                print(texts("{guardian}'s authenticator secret is forgotten: its codes no longer approve anything. Remove Screenward from your app.", context: "cli", ["guardian": who]))
             } else {
-                print("\(who) had no authenticator set up.")
+                print(texts("{guardian} had no authenticator set up.", context: "cli", ["guardian": who]))
             }
         }
     }
@@ -88,6 +73,7 @@ struct GuardianCommand: ParsableCommand {
 
 /// A QR code drawn for a terminal by `qrencode -t ANSIUTF8`.
 enum QRCode {
+    /// Why there is no drawing, in the reader's language.
     struct Unavailable: Error, CustomStringConvertible {
         let description: String
     }
@@ -98,13 +84,8 @@ enum QRCode {
         }
         .first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let path else {
-            throw Unavailable(
-                description:
-                    """
-                    cannot draw the QR code: the program qrencode is not installed (Debian package qrencode: \
-                    `apt-get install qrencode`)
-                    """
-            )
+            // swift-format-ignore
+            throw Unavailable(description: texts("cannot draw the QR code: the program qrencode is not installed (Debian package qrencode: `apt-get install qrencode`)", context: "cli"))
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
@@ -127,13 +108,9 @@ enum QRCode {
         let problem = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw Unavailable(
-                description:
-                    """
-                    qrencode failed \
-                    (\(String(decoding: problem, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
-                    """
-            )
+            // qrencode's own message, as it wrote it.
+            let message = String(decoding: problem, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw Unavailable(description: texts("qrencode failed ({message})", context: "cli", ["message": message]))
         }
         return String(decoding: drawing, as: UTF8.self)
     }

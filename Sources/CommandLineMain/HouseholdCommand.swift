@@ -51,8 +51,15 @@ struct HouseholdCommand: ParsableCommand {
                     serverOwner: serverOwner, socketDirectory: socketDirectory, port: port,
                     localAddress: localAddress, database: database, computerName: name))
             let status = created.status
-            print("Made the household's database \(status.place); this computer is \(status.computerName).")
-            print("Its connections are encrypted (TLS); the server's certificate: \(created.certificate)")
+            print(
+                texts(
+                    "Made the household's database {place}; this computer is {computer}.", context: "cli",
+                    ["place": status.place, "computer": status.computerName]))
+            print(
+                texts(
+                    "Its connections are encrypted (TLS); the server's certificate: {certificate}", context: "cli",
+                    ["certificate": created.certificate]))
+            // The daemon's account of what it changed, as it wrote it.
             for change in created.serverChanges { print("- \(change)") }
             printInvitation(created.invitation, port: port, database: database)
         }
@@ -92,7 +99,10 @@ struct HouseholdCommand: ParsableCommand {
                 HouseholdMethods.join,
                 HouseholdJoinRequest(
                     host: place.host, port: place.port, database: place.database, code: code, computerName: name))
-            print("This computer is \(status.computerName) in the household at \(status.place).")
+            print(
+                texts(
+                    "This computer is {computer} in the household at {place}.", context: "cli",
+                    ["computer": status.computerName, "place": status.place]))
             printStatus(status)
         }
     }
@@ -107,7 +117,10 @@ struct HouseholdCommand: ParsableCommand {
             defer { connection.close() }
             let status = try connection.call(HouseholdMethods.status, Empty())
             if json { return try printJSON(status) }
-            print("Household at \(status.place); this computer is \(status.computerName).")
+            print(
+                texts(
+                    "Household at {place}; this computer is {computer}.", context: "cli",
+                    ["place": status.place, "computer": status.computerName]))
             printStatus(status)
         }
     }
@@ -121,7 +134,7 @@ struct HouseholdCommand: ParsableCommand {
             let connection = DaemonConnection()
             defer { connection.close() }
             _ = try connection.call(HouseholdMethods.leave, Empty())
-            print("This computer left its household; its limits are its own again.")
+            print(texts("This computer left its household; its limits are its own again.", context: "cli"))
         }
     }
 }
@@ -147,37 +160,51 @@ private struct Place {
 }
 
 private func printInvitation(_ invitation: HouseholdInvitation, port: Int, database: String) {
-    let expires = invitation.expiresAt.formatted(date: .abbreviated, time: .shortened)
+    let expires = invitation.expiresAt.formatted(
+        Date.FormatStyle(date: .abbreviated, time: .shortened, locale: writtenLocale))
+    // HOST is the command's argument, as its help names it: written the same in every language.
     let place = database == "screenward_household" ? "HOST:\(port)" : "HOST:\(port)/\(database)"
-    print(
-        """
-        Join code (good once, until \(expires)): \(invitation.code)
-        On the other computer, as root: screenward household join \(place) \(invitation.code)
-        (HOST: this computer's address as the other one reaches it)
-        """)
+    let values = ["expires": expires, "code": invitation.code, "place": place]
+    print(texts("Join code (good once, until {expires}): {code}", context: "cli", values))
+    print(texts("On the other computer, as root: screenward household join {place} {code}", context: "cli", values))
+    print(texts("(HOST: this computer's address as the other one reaches it)", context: "cli"))
 }
 
 private func printStatus(_ status: HouseholdStatus) {
-    let width = max(8, status.computers.map(\.name.count).max() ?? 0)
-    print("Computer".padding(toLength: width, withPad: " ", startingAt: 0) + "  last heard from")
+    let header = (computer: texts("Computer", context: "cli"), heard: texts("last heard from", context: "cli"))
+    // As wide as the widest name, or the header in the reader's language.
+    let width = ([header.computer] + status.computers.map(\.name)).map(terminalColumns).max() ?? 0
+    print(padded(header.computer, toColumns: width) + "  " + header.heard)
     for computer in status.computers {
         let heard: String
         if let seen = computer.lastSeen {
             let ago = max(0, status.databaseTime.timeIntervalSince(seen))
-            heard = ago < 90 ? "\(Int(ago))s ago" : seen.formatted(date: .abbreviated, time: .shortened)
+            heard =
+                ago < 90
+                ? texts("{seconds}s ago", context: "cli", ["seconds": String(Int(ago))])
+                : seen.formatted(Date.FormatStyle(date: .abbreviated, time: .shortened, locale: writtenLocale))
         } else {
-            heard = "never"
+            heard = texts("never", context: "cli")
         }
-        let name = computer.name.padding(toLength: width, withPad: " ", startingAt: 0)
-        print("\(name)  \(heard)\(computer.isThisComputer ? "  (this computer)" : "")")
+        var cells = [padded(computer.name, toColumns: width), heard]
+        // This computer's row says so in a third column.
+        if computer.isThisComputer { cells.append(texts("(this computer)", context: "cli")) }
+        print(cells.joined(separator: "  "))
     }
-    print("Children: \(status.children.isEmpty ? "none yet" : status.children.joined(separator: ", "))")
+    print(
+        status.children.isEmpty
+            ? texts("Children: none yet", context: "cli")
+            : texts("Children: {children}", context: "cli", ["children": status.children.joined(separator: ", ")]))
     let waiting = status.waitingToUpload.filter { $0.value > 0 }
     if !waiting.isEmpty {
-        print(
-            "Not yet sent: "
-                + waiting.sorted { $0.key < $1.key }.map { "\($0.value) interval(s) of \($0.key)" }.joined(
-                    separator: ", "))
+        let counts = waiting.sorted { $0.key < $1.key }.map { user, count in
+            count == 1
+                ? texts("1 interval of {user}", context: "cli", ["user": user])
+                : texts("{count} intervals of {user}", context: "cli", ["count": String(count), "user": user])
+        }
+        print(texts("Not yet sent: {intervals}", context: "cli", ["intervals": counts.joined(separator: ", ")]))
     }
-    if let problem = status.syncProblem { print("The sync's last problem: \(problem)") }
+    if let problem = status.syncProblem {
+        print(texts("The sync's last problem: {problem}", context: "cli", ["problem": problem]))
+    }
 }

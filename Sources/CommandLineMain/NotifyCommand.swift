@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GLibRuntime
+import ScreenwardCore
 
 /// Shows one desktop notification on the session bus of this process's user. The
 /// system daemon runs it as a managed user (a user's session bus lets only that user
@@ -16,13 +17,16 @@ struct NotifyCommand: ParsableCommand {
     @Option(help: "The session bus (default: $DBUS_SESSION_BUS_ADDRESS, else /run/user/UID/bus).") var bus: String?
 
     func run() throws {
+        // A reason is GLib's or the notification server's, as they gave it.
         switch DesktopNotifications(sessionBusAddress: bus).sendAndWait(summary: summary, body: body) {
-        case .shown(let id): print("shown (\(id))")
+        case .shown(let id): print(texts("shown ({id})", context: "cli", ["id": String(id)]))
         case .noService(let reason):
-            FileHandle.standardError.write(Data("not shown: \(reason)\n".utf8))
+            FileHandle.standardError.write(
+                Data((texts("not shown: {reason}", context: "cli", ["reason": reason]) + "\n").utf8))
             throw ExitCode(2)
         case .failed(let reason):
-            FileHandle.standardError.write(Data("failed: \(reason)\n".utf8))
+            FileHandle.standardError.write(
+                Data((texts("failed: {reason}", context: "cli", ["reason": reason]) + "\n").utf8))
             throw ExitCode.failure
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScreenwardCore
+import ScreenwardIPC
 
 /// `screenward pause --for 1h [--user USER]`: no rule shields anything for a while.
 struct PauseCommand: ParsableCommand {
@@ -13,8 +14,9 @@ struct PauseCommand: ParsableCommand {
 
     func run() throws {
         let seconds: TimeInterval
-        do { seconds = try RuleText.duration(duration, what: "pause") } catch let invalid as RuleText.Invalid {
-            throw ValidationError(invalid.description)
+        let pause = Phrase("pause", context: "rule.what")  // the error calls it so: "… is not a pause"
+        do { seconds = try RuleText.duration(duration, what: pause) } catch let invalid as RuleText.Invalid {
+            throw ValidationError(ScreenwardCommand.spoken(invalid))
         }
         try options.change(RulesMethods.pause, PauseRequest(user: options.user, seconds: seconds))
     }

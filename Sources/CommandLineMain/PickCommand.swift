@@ -30,7 +30,8 @@ struct PickCommand: ParsableCommand {
         do {
             program = try PickerProgram.locate()
         } catch let error as FamilyActivityPickerError {
-            FileHandle.standardError.write(Data("screenward pick: \(error)\n".utf8))
+            // The command's name, then why (in the reader's language where the error gives a phrase).
+            FileHandle.standardError.write(Data("screenward pick: \(ScreenwardCommand.spoken(error))\n".utf8))
             throw ExitCode(69)  // EX_UNAVAILABLE
         }
         try SiblingProgram.run(program, arguments)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ScreenwardCore
 
 /// `screenward report` runs `screenward-report`, the program with the report window and
 /// the PNG writer: the command line itself links no GTK.
@@ -18,12 +19,8 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws {
         guard let program = Self.reportProgram() else {
-            throw ValidationError(
-                """
-                screenward-report is not installed (looked beside this program and on PATH): install the \
-                screenward package (or run scripts/install.sh)
-                """
-            )
+            // swift-format-ignore
+            throw ValidationError(texts("screenward-report is not installed (looked beside this program and on PATH): install the screenward package (or run scripts/install.sh)", context: "cli"))
         }
         try SiblingProgram.run(URL(fileURLWithPath: program), options)
     }

@@ -22,12 +22,17 @@ struct RequestCommand: ParsableCommand {
             let (local, computer) = Self.splitComputer(id)
             let parts = local.split(separator: "/", omittingEmptySubsequences: false)
             if parts.count == 2, let number = Int64(parts[1]), !parts[0].isEmpty {
-                if let user, user != parts[0] { throw ValidationError("\(id) is \(parts[0])'s request, not \(user)'s") }
+                if let user, user != parts[0] {
+                    throw ValidationError(
+                        texts(
+                            "{id} is {owner}'s request, not {user}'s", context: "cli",
+                            ["id": id, "owner": String(parts[0]), "user": user]))
+                }
                 return (String(parts[0]), number, computer)
             }
             guard let number = Int64(local), let user else {
-                throw ValidationError(
-                    "write the request as USER/N (from `screenward request list`), or N with --user USER")
+                // swift-format-ignore
+                throw ValidationError(texts("write the request as USER/N (from `screenward request list`), or N with --user USER", context: "cli"))
             }
             return (user, number, computer)
         }
@@ -49,20 +54,35 @@ struct RequestCommand: ParsableCommand {
             let requests = try RulesConnection(daemonOnly: true).call(
                 RulesMethods.requests, RulesQuery(user: user, language: ShieldDefaults.language()))
             if json { return try printJSON(requests) }
-            guard !requests.isEmpty else { return print("No requests today.") }
+            guard !requests.isEmpty else { return print(texts("No requests today.", context: "cli")) }
             for request in requests {
-                let who = request.user ?? user ?? "you"
-                var line =
-                    """
-                    \(who)/\(request.id)\(request.computer.map { "@\($0)" } ?? "")  \
-                    \(request.applicationName) on \(request.rule), asked \
-                    \(iso8601(request.askedAt)): \(request.state.rawValue)
-                    """
-                if let by = request.answeredBy { line += " by \(by)" }
-                if request.state == .approved {
-                    line += request.grantedSeconds.map { " (\(Int($0 / 60)) min)" } ?? " (rest of the day)"
-                }
-                print(line)
+                // In the place of a login name, for a managed user's own requests.
+                let who = request.user ?? user ?? texts("you", context: "cli")
+                let values = [
+                    "request": "\(who)/\(request.id)\(request.computer.map { "@\($0)" } ?? "")",
+                    "application": request.applicationName, "rule": request.rule, "time": iso8601(request.askedAt),
+                    "answer": Self.answer(request),
+                ]
+                print(texts("{request}  {application} on {rule}, asked {time}: {answer}", context: "cli", values))
+            }
+        }
+
+        /// Where a request stands, and who said so: a whole text for each (the JSON keeps the
+        /// state's raw value, for scripts).
+        private static func answer(_ request: TimeRequest) -> String {
+            let minutes = request.grantedSeconds.map { String(Int($0 / 60)) } ?? ""
+            let values = ["guardian": request.answeredBy ?? "", "minutes": minutes]
+            switch (request.state, request.answeredBy != nil, request.grantedSeconds != nil) {
+            case (.pending, _, _): return texts("pending", context: "cli")
+            case (.denied, false, _): return texts("denied", context: "cli")
+            case (.denied, true, _): return texts("denied by {guardian}", context: "cli", values)
+            case (.expired, false, _): return texts("expired", context: "cli")
+            case (.expired, true, _): return texts("expired by {guardian}", context: "cli", values)
+            case (.approved, false, true): return texts("approved ({minutes} min)", context: "cli", values)
+            case (.approved, true, true): return texts("approved by {guardian} ({minutes} min)", context: "cli", values)
+            case (.approved, false, false): return texts("approved (rest of the day)", context: "cli", values)
+            case (.approved, true, false):
+                return texts("approved by {guardian} (rest of the day)", context: "cli", values)
             }
         }
     }
@@ -79,10 +99,14 @@ struct RequestCommand: ParsableCommand {
 
         func validate() throws {
             if [restOfDay, minutes != nil, seconds != nil].filter({ $0 }).count > 1 {
-                throw ValidationError("give one of --minutes and --rest-of-day")
+                throw ValidationError(texts("give one of --minutes and --rest-of-day", context: "cli"))
             }
-            if let seconds, !(1...86_400).contains(seconds) { throw ValidationError("--seconds must be 1 to 86400") }
-            if let minutes, !(1...1440).contains(minutes) { throw ValidationError("--minutes must be 1 to 1440") }
+            if let seconds, !(1...86_400).contains(seconds) {
+                throw ValidationError(texts("--seconds must be 1 to 86400", context: "cli"))
+            }
+            if let minutes, !(1...1440).contains(minutes) {
+                throw ValidationError(texts("--minutes must be 1 to 1440", context: "cli"))
+            }
         }
 
         func run() throws {

@@ -32,7 +32,7 @@ struct RulesConnection {
             if let daemon { return try daemon.call(method, request) }
             return try agent!.call(method, request)
         } catch let error as ServiceError {
-            throw CLIError(error.message)
+            throw CLIError(ScreenwardCommand.spoken(error))
         }
     }
 }
@@ -66,22 +66,25 @@ struct RuleTiming: ParsableArguments {
     var extraTimePerDay = Rule.defaultExtraTimePerDay
 
     func parsed() throws -> (Weekdays, TimeInterval?) {
+        let delay = Phrase("delay", context: "rule.what")  // the error calls it so: "… is not a delay"
         do {
-            return (try RuleText.weekdays(days), try lockedFor.map { try RuleText.duration($0, what: "delay") })
+            return (try RuleText.weekdays(days), try lockedFor.map { try RuleText.duration($0, what: delay) })
         } catch let invalid as RuleText.Invalid {
-            throw ValidationError(invalid.description)
+            throw ValidationError(ScreenwardCommand.spoken(invalid))
         }
     }
 }
 
 func parseRuleName(_ text: String) throws -> String {
     do { return try RuleText.name(text) } catch let invalid as RuleText.Invalid {
-        throw ValidationError(invalid.description)
+        throw ValidationError(ScreenwardCommand.spoken(invalid))
     }
 }
 
+/// What the agent or the daemon did, in the reader's language (from an older one, whose reply
+/// has no phrase, in the English it wrote).
 func printOutcome(_ outcome: RuleOutcome) {
-    print(outcome.message)
+    print(outcome.phrase.map { texts($0) } ?? outcome.message)
 }
 
 // MARK: screenward limit
@@ -148,18 +151,20 @@ struct LimitCommand: ParsableCommand {
             if let selection {
                 let data: Data
                 do { data = try Data(contentsOf: URL(fileURLWithPath: selection)) } catch {
-                    throw ValidationError("cannot read the selection \(selection): \(error.localizedDescription)")
+                    // swift-format-ignore
+                    throw ValidationError(texts("cannot read the selection {file}: {reason}", context: "cli", ["file": selection, "reason": error.localizedDescription]))
                 }
                 let decoded: FamilyActivitySelection
                 do { decoded = try JSONDecoder().decode(FamilyActivitySelection.self, from: data) } catch {
-                    throw ValidationError("\(selection) is not a FamilyActivitySelection (JSON): \(error)")
+                    // swift-format-ignore
+                    throw ValidationError(texts("{file} is not a FamilyActivitySelection (JSON): {reason}", context: "cli", ["file": selection, "reason": ScreenwardCommand.spoken(error)]))
                 }
                 items.applicationTokens = decoded.applicationTokens.map(\.opaqueValue).sorted()
                 items.categoryTokens = decoded.categoryTokens.map(\.opaqueValue).sorted()
             }
             guard !items.isEmpty else {
-                throw ValidationError(
-                    "name what the limit counts: --app ID, --category ID, --site DOMAIN or --selection FILE")
+                // swift-format-ignore
+                throw ValidationError(texts("name what the limit counts: --app ID, --category ID, --site DOMAIN or --selection FILE", context: "cli"))
             }
             return items
         }
@@ -201,14 +206,15 @@ struct LimitCommand: ParsableCommand {
     static func rule(name: String, items: Items, daily: String, timing: RuleTiming) throws -> Rule {
         let name = try parseRuleName(name)
         let seconds: TimeInterval
-        do { seconds = try RuleText.duration(daily, what: "daily limit") } catch let invalid as RuleText.Invalid {
-            throw ValidationError(invalid.description)
+        let dailyLimit = Phrase("daily limit", context: "rule.what")  // the error calls it so: "… is not a daily limit"
+        do { seconds = try RuleText.duration(daily, what: dailyLimit) } catch let invalid as RuleText.Invalid {
+            throw ValidationError(ScreenwardCommand.spoken(invalid))
         }
         let (days, lock) = try timing.parsed()
         let rule = Rule.limit(
             name, items: try items.items(), daily: seconds, days: days, lockedFor: lock,
             extraTimePerDay: timing.extraTimePerDay)
-        if let problem = rule.problem { throw ValidationError(problem) }
+        if let problem = rule.problem { throw ValidationError(texts(problem)) }
         return rule
     }
 
@@ -277,12 +283,12 @@ struct DowntimeCommand: ParsableCommand {
             do { (start, end) = (try RuleText.timeOfDay(from), try RuleText.timeOfDay(to)) } catch let invalid
                 as RuleText.Invalid
             {
-                throw ValidationError(invalid.description)
+                throw ValidationError(ScreenwardCommand.spoken(invalid))
             }
             let (days, lock) = try timing.parsed()
             let rule = Rule.downtime(
                 name, from: start, to: end, days: days, lockedFor: lock, extraTimePerDay: timing.extraTimePerDay)
-            if let problem = rule.problem { throw ValidationError(problem) }
+            if let problem = rule.problem { throw ValidationError(texts(problem)) }
             return rule
         }
     }
@@ -340,10 +346,13 @@ struct DowntimeCommand: ParsableCommand {
 func registrableDomains(_ names: [String]) throws -> [String] {
     guard !names.isEmpty else { return [] }
     let addresses: WebAddresses
-    do { addresses = WebAddresses(suffixes: try PublicSuffixList.load()) } catch { throw ValidationError("\(error)") }
+    do { addresses = WebAddresses(suffixes: try PublicSuffixList.load()) } catch {
+        throw ValidationError(ScreenwardCommand.spoken(error))
+    }
     return try names.map { name in
         do { return try addresses.website(named: name).domain } catch {
-            throw ValidationError("--site \(name): \(error)")
+            // swift-format-ignore
+            throw ValidationError(texts("--site {site}: {reason}", context: "cli", ["site": name, "reason": ScreenwardCommand.spoken(error)]))
         }
     }
 }
@@ -373,7 +382,7 @@ struct AllowCommand: ParsableCommand {
 
         func validate() throws {
             guard !applications.isEmpty || !websites.isEmpty else {
-                throw ValidationError("name at least one application id or --site")
+                throw ValidationError(texts("name at least one application id or --site", context: "cli"))
             }
         }
 
@@ -393,11 +402,17 @@ struct AllowCommand: ParsableCommand {
             let listing = try RulesConnection(user: options.user).call(
                 RulesMethods.list, RulesQuery(user: options.user, language: ShieldDefaults.language()))
             if json { return try printJSON(listing.allowed) }
-            guard !listing.allowed.isEmpty else { return print("No application or website is always allowed.") }
+            guard !listing.allowed.isEmpty else {
+                return print(texts("No application or website is always allowed.", context: "cli"))
+            }
             for allowed in listing.allowed {
-                let waiting =
-                    allowed.effectiveAt > Date() ? "  (from \(iso8601(allowed.effectiveAt)): a rule is locked)" : ""
-                print("\(allowed.id)  \(listing.allowedNames[allowed.id] ?? "")\(waiting)")
+                // The id and the name are columns; the wait, a note of its own after them.
+                var line = "\(allowed.id)  \(listing.allowedNames[allowed.id] ?? "")"
+                if allowed.effectiveAt > Date() {
+                    let time = iso8601(allowed.effectiveAt)
+                    line += "  " + texts("(from {time}: a rule is locked)", context: "cli", ["time": time])
+                }
+                print(line)
             }
         }
     }
@@ -411,7 +426,7 @@ struct AllowCommand: ParsableCommand {
 
         func validate() throws {
             guard !applications.isEmpty || !websites.isEmpty else {
-                throw ValidationError("name at least one application id or --site")
+                throw ValidationError(texts("name at least one application id or --site", context: "cli"))
             }
         }
 
@@ -430,27 +445,57 @@ func listRules(_ kind: Rule.Kind, options: RulesOptions, json: Bool) throws {
         RulesMethods.list, RulesQuery(user: options.user, language: ShieldDefaults.language()))
     let entries = listing.rules.filter { $0.rule.kind == kind }
     if json { return try printJSON(entries) }
-    guard !entries.isEmpty else { return print(kind == .limit ? "No daily limits." : "No downtime.") }
+    guard !entries.isEmpty else {
+        return print(kind == .limit ? texts("No daily limits.", context: "cli") : texts("No downtime.", context: "cli"))
+    }
     for entry in entries {
-        let rule = entry.rule
-        var line: String
-        switch kind {
-        case .limit:
-            line =
-                """
-                \(rule.name): \(RuleText.duration(rule.daily ?? 0)) a day of \
-                \(entry.itemNames.joined(separator: ", "))
-                """
-        case .downtime:
-            line = "\(rule.name): \(rule.from?.description ?? "?") to \(rule.to?.description ?? "?")"
-        }
-        line += rule.days.isEvery ? ", every day" : ", \(rule.days)"
-        if let lock = rule.lockedFor { line += ", locked for \(RuleText.duration(lock))" }
+        var line = describeRule(entry.rule, itemNames: entry.itemNames)
+        // The change it waits for is a note on the whole line, which fills it in.
         if let pending = entry.pending {
-            line +=
+            let values = ["rule": line, "time": iso8601(pending.effectiveAt)]
+            line =
                 pending.rule == nil
-                ? " (removed at \(iso8601(pending.effectiveAt)))" : " (relaxed at \(iso8601(pending.effectiveAt)))"
+                ? texts("{rule} (removed at {time})", context: "cli", values)
+                : texts("{rule} (relaxed at {time})", context: "cli", values)
         }
         print(line)
+    }
+}
+
+/// `Games: 1 h a day of Game, every day, locked for 6 s`: a whole text for each kind of rule, on
+/// every day or some, locked or not, with its days and spans in the reader's language (the
+/// times of day as the command line takes them: `21:00`).
+private func describeRule(_ rule: Rule, itemNames: [String]) -> String {
+    var values = ["name": rule.name, "days": texts(rule.days.phrase)]
+    if let lock = rule.lockedFor { values["lock"] = texts(RuleTexts.spanPhrase(lock)) }
+    let everyDay = rule.days.isEvery
+    let locked = rule.lockedFor != nil
+    switch rule.kind {
+    case .limit:
+        values["daily"] = texts(RuleTexts.spanPhrase(rule.daily ?? 0))
+        values["items"] = itemNames.joined(separator: ", ")
+        switch (everyDay, locked) {
+        case (true, false):
+            return texts("{name}: {daily} a day of {items}, every day", context: "cli", values)
+        case (false, false):
+            return texts("{name}: {daily} a day of {items}, {days}", context: "cli", values)
+        case (true, true):
+            return texts("{name}: {daily} a day of {items}, every day, locked for {lock}", context: "cli", values)
+        case (false, true):
+            return texts("{name}: {daily} a day of {items}, {days}, locked for {lock}", context: "cli", values)
+        }
+    case .downtime:
+        values["from"] = rule.from?.description ?? "?"
+        values["to"] = rule.to?.description ?? "?"
+        switch (everyDay, locked) {
+        case (true, false):
+            return texts("{name}: {from} to {to}, every day", context: "cli", values)
+        case (false, false):
+            return texts("{name}: {from} to {to}, {days}", context: "cli", values)
+        case (true, true):
+            return texts("{name}: {from} to {to}, every day, locked for {lock}", context: "cli", values)
+        case (false, true):
+            return texts("{name}: {from} to {to}, {days}, locked for {lock}", context: "cli", values)
+        }
     }
 }

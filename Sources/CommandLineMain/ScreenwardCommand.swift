@@ -5,10 +5,11 @@ import ScreenwardIPC
 
 public struct ScreenwardCommand: ParsableCommand {
     /// The descriptors it was handed made safe first (`ProgramStart`: closed standard streams
-    /// opened on /dev/null, inherited descriptors fitted to the limit); then the command line.
+    /// opened on /dev/null, inherited descriptors fitted to the limit); then the command line,
+    /// its errors in the reader's language.
     public static func main() {
         ProgramStart.prepare()
-        main(nil)
+        runTranslatingErrors()
     }
 
     public init() {}
@@ -58,13 +59,23 @@ func iso8601(_ date: Date) -> String {
     return formatter.string(from: date)
 }
 
-/// `1h 02m 05s`, `4m 10s`, `12.3s`: short enough for a table, exact enough to compare.
+/// `1h 02m 05s`, `4m 10s`, `12.3s`: short enough for a table, exact enough to compare. The
+/// units are the reader's language's; the numbers are formatted here, so that the minutes and
+/// seconds keep their two digits (the columns line up) whatever the translation.
 func formatDuration(_ seconds: Double) -> String {
     let whole = Int(seconds.rounded(.down))
     let hours = whole / 3600
     let minutes = whole % 3600 / 60
     let rest = whole % 60
-    if hours > 0 { return String(format: "%dh %02dm %02ds", hours, minutes, rest) }
-    if minutes > 0 { return String(format: "%dm %02ds", minutes, rest) }
-    return String(format: "%.1fs", seconds)
+    let twoDigitMinutes = String(format: "%02d", minutes)
+    let twoDigitSeconds = String(format: "%02d", rest)
+    if hours > 0 {
+        // swift-format-ignore
+        return texts("{hours}h {minutes}m {seconds}s", context: "cli.duration", ["hours": String(hours), "minutes": twoDigitMinutes, "seconds": twoDigitSeconds])
+    }
+    if minutes > 0 {
+        // swift-format-ignore
+        return texts("{minutes}m {seconds}s", context: "cli.duration", ["minutes": String(minutes), "seconds": twoDigitSeconds])
+    }
+    return texts("{seconds}s", context: "cli.duration", ["seconds": String(format: "%.1f", seconds)])
 }

@@ -40,10 +40,11 @@ struct SelectCommand: ParsableCommand {
         do {
             try BundleIdentifier.validate(bundleIdentifier)
         } catch let error as ServiceError {
-            throw ValidationError(error.message)
+            throw ValidationError(ScreenwardCommand.spoken(error))
         }
         guard !(applications.isEmpty && categories.isEmpty && webDomains.isEmpty) else {
-            throw ValidationError("nothing to select: name at least one --app, --category or --domain")
+            // swift-format-ignore
+            throw ValidationError(texts("nothing to select: name at least one --app, --category or --domain", context: "cli"))
         }
     }
 

@@ -36,7 +36,8 @@ struct ShieldsCommand: ParsableCommand {
             listing = try loadShieldListing(home: home, environment: env)
         }
         for problem in listing.problems {
-            FileHandle.standardError.write(Data("Warning: \(problem)\n".utf8))
+            let warning = texts("Warning: {problem}", context: "cli", ["problem": problem])
+            FileHandle.standardError.write(Data((warning + "\n").utf8))
         }
         let covered = managed ? nil : coveredWindows(home: home)
         if json {
@@ -44,12 +45,8 @@ struct ShieldsCommand: ParsableCommand {
             output.covered = covered
             try printJSON(output)
         } else if !hasSecret {
-            print(
-                """
-                Nothing can be shielded yet: there is no device secret (\(home.deviceSecretURL.path)); the agent \
-                creates it on its first run.
-                """
-            )
+            // swift-format-ignore
+            print(texts("Nothing can be shielded yet: there is no device secret ({path}); the agent creates it on its first run.", context: "cli", ["path": home.deviceSecretURL.path]))
         } else {
             printTable(listing)
             printCovered(covered)
@@ -64,8 +61,9 @@ struct ShieldsCommand: ParsableCommand {
         do {
             return try agent.call(PresenterMethods.covered, Empty())
         } catch {
-            FileHandle.standardError.write(
-                Data("Warning: could not ask the agent which windows it covers: \(error)\n".utf8))
+            // swift-format-ignore
+            let warning = texts("Warning: could not ask the agent which windows it covers: {reason}", context: "cli", ["reason": ScreenwardCommand.spoken(error)])
+            FileHandle.standardError.write(Data((warning + "\n").utf8))
             return nil
         }
     }
@@ -73,22 +71,31 @@ struct ShieldsCommand: ParsableCommand {
     private func printCovered(_ covered: [CoveredWindow]?) {
         guard let covered, !covered.isEmpty else { return }
         print("")
-        print("Covered now")
+        print(texts("Covered now", context: "cli"))
         for window in covered {
-            let state = window.visible ? "" : " (minimized)"
-            print("  \(window.name)  window \(window.window) at \(window.frame)\(state), shield \(window.shieldWindow)")
+            let values = [
+                "name": window.name, "window": window.window, "frame": window.frame.description,
+                "shield": window.shieldWindow,
+            ]
+            // A minimized window's shield is hidden with it: a line of its own, not a word added.
+            let line =
+                window.visible
+                ? texts("{name}  window {window} at {frame}, shield {shield}", context: "cli", values)
+                : texts("{name}  window {window} at {frame} (minimized), shield {shield}", context: "cli", values)
+            print("  " + line)
         }
     }
 
     private func printTable(_ listing: ShieldListing) {
         guard !listing.isEmpty else {
-            print("Nothing is shielded.")
+            print(texts("Nothing is shielded.", context: "cli"))
             return
         }
         var first = true
         for (title, items) in [
-            ("Applications", listing.applications), ("Categories", listing.categories),
-            ("Web domains", listing.webDomains),
+            (texts("Applications", context: "cli"), listing.applications),
+            (texts("Categories", context: "cli"), listing.categories),
+            (texts("Web domains", context: "cli"), listing.webDomains),
         ]
         where !items.isEmpty {
             if !first { print("") }
@@ -128,16 +135,21 @@ struct ShieldsCommand: ParsableCommand {
         }
     }
 
-    /// `org.example.worklog/social (category Social)`.
+    /// `org.example.worklog/social (category Social)`: a whole text for each way a store
+    /// shields, so that a translation need not agree with a word put in by the code.
     static func describe(_ reason: ShieldListing.Reason) -> String {
-        let rule =
-            switch reason.rule {
-            case .listed: "listed"
-            case .category: "category \(reason.categoryName ?? reason.category ?? "?")"
-            case .allCategories: "all categories"
-            case .blocked: "blocked"
-            }
-        return "\(reason.app)/\(reason.store) (\(rule))"
+        var values = ["app": reason.app, "store": reason.store]
+        switch reason.rule {
+        case .listed:
+            return texts("{app}/{store} (listed)", context: "cli", values)
+        case .category:
+            values["category"] = reason.categoryName ?? reason.category ?? "?"
+            return texts("{app}/{store} (category {category})", context: "cli", values)
+        case .allCategories:
+            return texts("{app}/{store} (all categories)", context: "cli", values)
+        case .blocked:
+            return texts("{app}/{store} (blocked)", context: "cli", values)
+        }
     }
 }
 
@@ -158,7 +170,7 @@ func loadShieldListing(home: ScreenwardHome, environment env: [String: String]) 
     } catch let error as LedgerError {
         throw error
     } catch {
-        throw LedgerError.unreadable(path: home.ledgerURL.path, reason: "\(error)")
+        throw LedgerError.unreadable(path: home.ledgerURL.path, reason: ScreenwardCommand.spoken(error))
     }
 }
 

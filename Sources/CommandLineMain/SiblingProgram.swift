@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ScreenwardCore
 
 /// Runs one of Screenward's GTK programs (`screenward-report`, `screenward-picker`) for a
 /// subcommand and ends as it does: the command line itself links no GTK.
@@ -15,7 +16,13 @@ enum SiblingProgram {
         if !FileManager.default.isExecutableFile(atPath: here) {
             process.currentDirectoryURL = URL(fileURLWithPath: "/")
         }
-        try process.run()
+        do {
+            try process.run()
+        } catch {
+            // Foundation's error does not say which program would not start; the message does.
+            // swift-format-ignore
+            throw CLIError(texts("cannot start {program}: {reason}", context: "cli", ["program": program.path, "reason": error.localizedDescription]))
+        }
         process.waitUntilExit()
         guard process.terminationReason == .exit else { throw ExitCode(128 + process.terminationStatus) }
         if process.terminationStatus != 0 { throw ExitCode(process.terminationStatus) }

@@ -41,7 +41,7 @@ struct UsageCommand: ParsableCommand {
     var user: String?
 
     func validate() throws {
-        if json && csv { throw ValidationError("choose one of --json and --csv") }
+        if json && csv { throw ValidationError(texts("choose one of --json and --csv", context: "cli")) }
     }
 
     func run() throws {
@@ -62,9 +62,12 @@ struct UsageCommand: ParsableCommand {
             start = try TimeArgument(since).resolve(now: now)
             end = try TimeArgument(until).resolve(now: now)
         } catch {
-            throw ValidationError("\(error)")
+            throw ValidationError(ScreenwardCommand.spoken(error))
         }
-        guard start <= end else { throw ValidationError("--since (\(since)) is after --until (\(until))") }
+        guard start <= end else {
+            // swift-format-ignore
+            throw ValidationError(texts("--since ({since}) is after --until ({until})", context: "cli", ["since": since, "until": until]))
+        }
 
         let home = ScreenwardHome.fromEnvironment()
         var report = UsageReport(since: start, until: end, apps: [])
@@ -101,34 +104,54 @@ struct UsageCommand: ParsableCommand {
         return lines.map { $0 + "\r\n" }.joined()
     }
 
-    /// "Usage from … to …": the table's first line.
-    private static func heading(_ what: String, _ report: UsageReport) -> String {
-        let formatter = DateFormatter()
-        formatter.dateStyle = .medium
-        formatter.timeStyle = .short
-        return "\(what) from \(formatter.string(from: report.since)) to \(formatter.string(from: report.until))"
+    /// The range's ends as the table's first line shows them (`{since}`, `{until}`): dates and times.
+    private static func rangeValues(_ report: UsageReport) -> [String: String] {
+        func formatter(_ template: String) -> DateFormatter {
+            let formatter = DateFormatter()
+            formatter.locale = writtenLocale
+            formatter.setLocalizedDateFormatFromTemplate(template)
+            return formatter
+        }
+        // The date and the time apart, with a comma between: ICU's pattern for both puts a
+        // word between them ("at") that would be English in the pseudo-locale.
+        let (day, clock) = (formatter("yMMMd"), formatter("jm"))
+        let written = { (date: Date) in "\(day.string(from: date)), \(clock.string(from: date))" }
+        return ["since": written(report.since), "until": written(report.until)]
+    }
+
+    /// `On laptop:`, above another computer of the household's rows.
+    private static func computerHeading(_ computer: String) -> String {
+        texts("On {computer}:", context: "cli", ["computer": computer])
     }
 
     private func printWebTable(_ report: UsageReport) {
-        print(Self.heading("Websites", report))
+        print(texts("Websites from {since} to {until}", context: "cli", Self.rangeValues(report)))
         let sites = report.websites
         guard !sites.isEmpty else {
-            print("  (no website recorded: is Screenward's extension in the browser? `screenward browsers install`)")
+            // swift-format-ignore
+            print("  " + texts("(no website recorded: is Screenward's extension in the browser? `screenward browsers install`)", context: "cli"))
             return
         }
         let width = min(40, max(7, sites.map(\.readableDomain.count).max() ?? 0))
         for site in sites { print("  \(Self.pad(site.readableDomain, width))  \(formatDuration(site.seconds))") }
-        print("  \(Self.pad("Total", width))  \(formatDuration(sites.reduce(0) { $0 + $1.seconds }))")
+        let label = Self.padLabel(texts("Total", context: "cli"), width)
+        print("  \(label)  \(formatDuration(sites.reduce(0) { $0 + $1.seconds }))")
         for computer in report.elsewhere {
             let sites = UsageReport(since: report.since, until: report.until, apps: computer.apps).websites
             guard !sites.isEmpty else { continue }
-            print("On \(computer.name):")
+            print(Self.computerHeading(computer.name))
             for site in sites { print("  \(Self.pad(site.readableDomain, width))  \(formatDuration(site.seconds))") }
         }
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
+    }
+
+    /// A label of the table's own (`Total`), padded as `pad` pads but never cut short: a
+    /// translation may be longer than the English the columns were made for.
+    private static func padLabel(_ label: String, _ width: Int) -> String {
+        pad(label, max(width, label.count))
     }
 
     /// RFC 4180: CRLF line ends, fields with a comma, quote or line end in quotes.
@@ -157,25 +180,25 @@ struct UsageCommand: ParsableCommand {
     }
 
     private func printTable(_ report: UsageReport) {
-        print(Self.heading("Usage", report))
+        print(texts("Usage from {since} to {until}", context: "cli", Self.rangeValues(report)))
         let everyApp = report.apps + report.elsewhere.flatMap(\.apps)
         let nameWidth = min(32, max(17, everyApp.map(\.name.count).max() ?? 0))
         let idWidth = min(40, max(2, everyApp.map(\.id.count).max() ?? 0))
         printApps(report.apps, total: report.totalSeconds, nameWidth: nameWidth, idWidth: idWidth)
         // A household's other computers, as this one last read them (docs/household.md).
         for computer in report.elsewhere {
-            print("On \(computer.name):")
+            print(Self.computerHeading(computer.name))
             printApps(computer.apps, total: computer.totalSeconds, nameWidth: nameWidth, idWidth: idWidth)
         }
         if !report.elsewhere.isEmpty {
-            let label = Self.pad("On every computer", nameWidth + 2)
+            let label = Self.padLabel(texts("On every computer", context: "cli"), nameWidth + 2)
             print("\(label)  \(Self.pad("", idWidth))  \(formatDuration(report.householdSeconds))")
         }
     }
 
     private func printApps(_ apps: [UsageReport.AppUsage], total: Double, nameWidth: Int, idWidth: Int) {
         guard !apps.isEmpty else {
-            print("  (nothing recorded)")
+            print("  " + texts("(nothing recorded)", context: "cli"))
             return
         }
         let pad = Self.pad
@@ -187,11 +210,16 @@ struct UsageCommand: ParsableCommand {
                         + "  \(formatDuration(site.seconds))"
                 )
             }
-            if app.websites.count > 10 {
-                print("    … and \(app.websites.count - 10) more websites (--web lists them all)")
+            let unlisted = app.websites.count - 10
+            if unlisted == 1 {
+                print("    " + texts("… and 1 more website (--web lists them all)", context: "cli"))
+            } else if unlisted > 1 {
+                // swift-format-ignore
+                print("    " + texts("… and {count} more websites (--web lists them all)", context: "cli", ["count": String(unlisted)]))
             }
         }
-        print("  \(pad("Total", nameWidth))  \(pad("", idWidth))  \(formatDuration(total))")
+        let label = Self.padLabel(texts("Total", context: "cli"), nameWidth)
+        print("  \(label)  \(pad("", idWidth))  \(formatDuration(total))")
     }
 }
 

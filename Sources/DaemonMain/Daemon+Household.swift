@@ -93,36 +93,38 @@ extension Daemon {
             return peer.send(errorLine(id: id, ChildModeService.serviceError(error)))
         }
         guard access.mayChange else {
-            return peer.send(errorLine(id: id, ServiceError(.unauthorized, "only a guardian can answer a request")))
+            let refusal = ServiceError(
+                .unauthorized, Phrase("only a guardian can answer a request", context: "household"))
+            return peer.send(errorLine(id: id, refusal))
         }
         guard let sync = household.sync else {
-            return peer.send(
-                errorLine(
-                    id: id,
-                    ServiceError(
-                        .invalidArgument, "this computer is in no household: there is no computer \(computer)")))
+            let refusal = ServiceError(
+                .invalidArgument,
+                Phrase(
+                    "this computer is in no household: there is no computer {computer}", context: "household",
+                    ["computer": computer]))
+            return peer.send(errorLine(id: id, refusal))
         }
         guard
             let request = sync.requests(elsewhereOf: access.user).first(where: {
                 $0.request.computer == computer && $0.request.id == answer.id
             })
         else {
-            return peer.send(
-                errorLine(
-                    id: id,
-                    ServiceError(
-                        .invalidArgument,
-                        "there is no request \(answer.id) of \(access.user) on \(computer) (screenward request list)")))
+            // swift-format-ignore
+            let refusal = ServiceError(.invalidArgument, Phrase("there is no request {id} of {user} on {computer} (screenward request list)", context: "household", ["id": String(answer.id), "user": access.user, "computer": computer]))
+            return peer.send(errorLine(id: id, refusal))
         }
         let guardian = access.actor
-        let said = """
-            \(answer.approve ? "Approved" : "Denied") \(access.user)'s request \(answer.id) on \(computer); \
-            it takes effect there within a second.
-            """
+        let values: [String: any PhraseFilling] = ["user": access.user, "id": String(answer.id), "computer": computer]
+        // swift-format-ignore
+        let said =
+            answer.approve
+            ? Phrase("Approved {user}'s request {id} on {computer}; it takes effect there within a second.", context: "household", values)
+            : Phrase("Denied {user}'s request {id} on {computer}; it takes effect there within a second.", context: "household", values)
         Task.detached {
             do {
                 try await sync.answer(request, approve: answer.approve, seconds: answer.seconds, by: guardian)
-                peer.send(RulesMethods.answer.replyFrame(id: id, .success(RuleOutcome(message: said))))
+                peer.send(RulesMethods.answer.replyFrame(id: id, .success(RuleOutcome(said))))
             } catch {
                 peer.send(errorLine(id: id, Daemon.householdError(error)))
             }
@@ -188,7 +190,9 @@ extension Daemon {
         let caller = try service.caller(peer)
         if caller.role == .managed { _ = try service.guardian(caller, doing: action) }
         guard caller.account.uid == 0 else {
-            throw ServiceError(.unauthorized, "only root can do this (\(action)): run it with sudo")
+            throw ServiceError(
+                .unauthorized,
+                Phrase("only root can do this ({action}): run it with sudo", context: "household", ["action": action]))
         }
         return caller.account.name
     }
@@ -200,15 +204,16 @@ extension Daemon {
 
     private static func result<Value>(_ value: Value?, _ error: (any Error)?) -> Result<Value, ServiceError> {
         if let value, error == nil { return .success(value) }
-        return .failure(householdError(error ?? HouseholdError("the household's database did not answer")))
+        let silence = HouseholdError(Phrase("the household's database did not answer", context: "household"))
+        return .failure(householdError(error ?? silence))
     }
 
     static func householdError(_ error: any Error) -> ServiceError {
         switch error {
         case let error as ServiceError: error
-        case let error as HouseholdError: ServiceError(.invalidArgument, error.description)
+        case let error as HouseholdError: ServiceError(.invalidArgument, error.phrase)
         case let error as DaemonStateError: ChildModeService.serviceError(error)
-        default: ServiceError(.invalidArgument, HouseholdError.describing(error).description)
+        default: ServiceError(.invalidArgument, HouseholdError.describing(error).phrase)
         }
     }
 }

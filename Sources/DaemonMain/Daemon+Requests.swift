@@ -59,7 +59,8 @@ extension Daemon {
                 let peer = request.peer
                 guard let uid = daemon.sessions.agentUser(peer) else {
                     daemon.log.warning("\(peer) sent a guardian's answer without being an attached agent: refused")
-                    throw ServiceError(.unauthorized, "only a managed session's agent may answer")
+                    throw ServiceError(
+                        .unauthorized, Phrase("only a managed session's agent may answer", context: "daemon"))
                 }
                 daemon.apps.approvals.answer(frame.body, fromAgentOf: uid) { verdict in
                     peer.send(pending.line(.success(verdict)))
@@ -85,7 +86,11 @@ extension Daemon {
                 try daemon.guardianAction(frame.body, from: request.peer, pending)
             },
         ] + householdRoutes,
-        unknown: { method in ServiceError(.unknownMethod, "the daemon does not know the method \(method)") })
+        unknown: { method in
+            ServiceError(
+                .unknownMethod,
+                Phrase("the daemon does not know the method {method}", context: "daemon", ["method": method]))
+        })
 
     /// An agent attached: it is told its shields, questions and browsers, and its
     /// guardians' dialogs can come up.
@@ -105,15 +110,10 @@ extension Daemon {
     {
         let run: AppReportRun
         do {
-            let owner = try service.readableOwner(request.user, on: peer, reading: "reports")
+            let owner = try service.readableOwner(request.user, on: peer, reading: .reports)
             guard let extensions else {
-                throw ServiceError(
-                    .unsupported,
-                    """
-                    apps' extensions are not started on this computer: \
-                    there is no user to run them as (the screenward package or scripts/install.sh creates it)
-                    """
-                )
+                // swift-format-ignore
+                throw ServiceError(.unsupported, Phrase("apps' extensions are not started on this computer: there is no user to run them as (the screenward package or scripts/install.sh creates it)", context: "daemon"))
             }
             let (installed, launcher) = try extensions.reportRun(for: owner.user.uid, app: request.app)
             run = AppReportRun(
@@ -179,8 +179,11 @@ extension Daemon {
             return peer.send(
                 errorLine(
                     id: id,
-                    ServiceError(.internalFailure, "\(access.user)'s rules are not running; the daemon's log says why"))
-            )
+                    ServiceError(
+                        .internalFailure,
+                        Phrase(
+                            "{user}'s rules are not running; the daemon's log says why", context: "daemon",
+                            ["user": access.user]))))
         }
         guard let reply = app.handle(frame: frame, actor: access.actor, mayChange: access.mayChange) else { return }
         peer.send(reply)
@@ -209,8 +212,11 @@ extension Daemon {
     func extensionRequest(_ frame: Data, id: UInt64, method: String, client: String?, from peer: ServicePeer) {
         guard let launch = extensionPeers[peer] ?? launch(of: peer), let owner = owners[launch.uid] else {
             return peer.send(
-                errorLine(id: id, ServiceError(.unauthorized, "this connection is not an extension the daemon started"))
-            )
+                errorLine(
+                    id: id,
+                    ServiceError(
+                        .unauthorized,
+                        Phrase("this connection is not an extension the daemon started", context: "daemon"))))
         }
         extensionPeers[peer] = launch
         guard client == launch.app else {
@@ -219,7 +225,11 @@ extension Daemon {
                     pid: pid, "it spoke as \(client ?? "no app") though it was started for \(launch.app)")
             }
             return peer.send(
-                errorLine(id: id, ServiceError(.unauthorized, "this extension was started for \(launch.app)")))
+                errorLine(
+                    id: id,
+                    ServiceError(
+                        .unauthorized,
+                        Phrase("this extension was started for {app}", context: "daemon", ["app": launch.app]))))
         }
         if method == AuthorizationMethods.request.name || method == AuthorizationMethods.revoke.name {
             return peer.send(
@@ -227,7 +237,9 @@ extension Daemon {
                     id: id,
                     ServiceError(
                         .unauthorized,
-                        "an extension cannot ask for or give up authorization: its app does, with a guardian")))
+                        Phrase(
+                            "an extension cannot ask for or give up authorization: its app does, with a guardian",
+                            context: "daemon"))))
         }
         owner.service.handle(frame: frame, from: peer).forEach { $0.send() }
         appsHeard(uid: launch.uid)
@@ -247,16 +259,9 @@ extension Daemon {
             return peer.send(errorLine(id: id, ChildModeService.serviceError(error)))
         }
         guard caller.role == .managed else {
-            return peer.send(
-                errorLine(
-                    id: id,
-                    ServiceError(
-                        .unauthorized,
-                        """
-                        the system daemon owns the limits of managed accounts only; \(caller.account.name)'s \
-                        own agent (screenward-agent) is the Screen Time API's owner for this account
-                        """
-                    )))
+            // swift-format-ignore
+            let refusal = ServiceError(.unauthorized, Phrase("the system daemon owns the limits of managed accounts only; {user}'s own agent (screenward-agent) is the Screen Time API's owner for this account", context: "daemon", ["user": caller.account.name]))
+            return peer.send(errorLine(id: id, refusal))
         }
         apps.handle(frame: frame, from: peer, user: caller.account).forEach { $0.send() }
         appsHeard(uid: caller.account.uid)
@@ -305,13 +310,8 @@ extension Daemon {
             let access = try service.rulesAccess(
                 peer, user: request.user, changing: false, action: "rules guardian-action")
             guard !access.mayChange else {
-                throw ServiceError(
-                    .invalidArgument,
-                    """
-                    a guardian does this with `screenward request approve`, \
-                    `screenward pause` or `screenward child lock`
-                    """
-                )
+                // swift-format-ignore
+                throw ServiceError(.invalidArgument, Phrase("a guardian does this with `screenward request approve`, `screenward pause` or `screenward child lock`", context: "daemon"))
             }
             let rulesApp = InstalledApp(
                 bundleIdentifier: RulesApp.bundleIdentifier, displayName: "Screenward", executables: [])
@@ -322,15 +322,22 @@ extension Daemon {
                 [unowned self] outcome in
                 let result = Result<RuleOutcome, any Error> {
                     switch outcome {
-                    case .notApproved(let why): throw ServiceError(.unauthorized, "not approved: \(why)")
+                    case .notApproved(let why):
+                        throw ServiceError(
+                            .unauthorized, Phrase("not approved: {why}", context: "daemon", ["why": why]))
                     case .approved(let guardian):
                         guard let app = rules.app(for: access.uid) else {
-                            throw ServiceError(.internalFailure, "\(access.user)'s rules are not running")
+                            throw ServiceError(
+                                .internalFailure,
+                                Phrase("{user}'s rules are not running", context: "daemon", ["user": access.user]))
                         }
                         switch request.action {
                         case .lockNow:
                             let locked = sessions.lockSessions(of: access.uid, by: guardian)
-                            return RuleOutcome(message: "Locked \(locked) session(s).")
+                            return RuleOutcome(
+                                locked == 1
+                                    ? Phrase("Locked {count} session.", context: "daemon", ["count": String(locked)])
+                                    : Phrase("Locked {count} sessions.", context: "daemon", ["count": String(locked)]))
                         case .pauseForAnHour:
                             return try app.pause(for: 3600, by: guardian)
                         case .add15Minutes, .add1Hour, .addRestOfDay:

@@ -106,26 +106,16 @@ final class DaemonHousehold {
     /// a version of their own).
     func refusal(ofChanging method: String) -> ServiceError? {
         guard Self.sharedRuleChanges.contains(method), let sync, let problem = sync.currentProblem else { return nil }
-        return ServiceError(
-            .unsupported,
-            """
-            the rules are the household's, and its database cannot be reached (\(problem)): \
-            change them when it is back, or on another computer of the household
-            """
-        )
+        // swift-format-ignore
+        return ServiceError(.unsupported, Phrase("the rules are the household's, and its database cannot be reached ({problem}): change them when it is back, or on another computer of the household", context: "household", ["problem": problem]))
     }
 
     /// Why who is managed cannot be changed now: in a household, it holds on every computer,
     /// which must hear of it.
     func refusalOfManaging() -> ServiceError? {
         guard let sync, let problem = sync.currentProblem else { return nil }
-        return ServiceError(
-            .unsupported,
-            """
-            who is managed is the household's, and its database cannot be reached (\(problem)): \
-            change it when it is back, or on another computer of the household
-            """
-        )
+        // swift-format-ignore
+        return ServiceError(.unsupported, Phrase("who is managed is the household's, and its database cannot be reached ({problem}): change it when it is back, or on another computer of the household", context: "household", ["problem": problem]))
     }
 
     /// A guardian here made a user managed or not: the household hears of it.
@@ -244,7 +234,8 @@ final class DaemonHousehold {
 
     func status(waiting: [String: Int], _ done: @escaping @Sendable (HouseholdStatus?, (any Error)?) -> Void) throws {
         let membership = try requireMembership()
-        let problem = sync?.currentProblem
+        // The status's problem stays English: `HouseholdStatus` carries it as a text.
+        let problem = sync?.currentProblem?.description
         Task.detached {
             do {
                 var status = try await HouseholdSetup.status(of: membership)
@@ -259,12 +250,8 @@ final class DaemonHousehold {
 
     private func requireMembership() throws -> HouseholdMembership {
         guard let membership = try files.membership() else {
-            throw HouseholdError(
-                """
-                this computer is in no household: `screenward household create` makes one, \
-                `screenward household join HOST CODE` joins one
-                """
-            )
+            // swift-format-ignore
+            throw HouseholdError(Phrase("this computer is in no household: `screenward household create` makes one, `screenward household join HOST CODE` joins one", context: "household"))
         }
         return membership
     }

@@ -280,10 +280,15 @@ final class ManagedSessions {
         else {
             log.warning("\(peer) tried to attach as the agent of session \(request.session): refused")
             throw ServiceError(
-                .unauthorized, "only the agent the daemon started for session \(request.session) may attach")
+                .unauthorized,
+                Phrase(
+                    "only the agent the daemon started for session {session} may attach", context: "daemon",
+                    ["session": request.session]))
         }
         guard let owner = owner(entry.session.uid) else {
-            throw ServiceError(.unauthorized, "session \(id)'s user is no longer managed")
+            throw ServiceError(
+                .unauthorized,
+                Phrase("session {session}'s user is no longer managed", context: "daemon", ["session": "\(id)"]))
         }
         let log = log
         tracked[id]?.peer = peer

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import ScreenwardIPC
 
 /// Opening a connection to the household's database, and its errors said for people.
 enum HouseholdDatabase {
@@ -14,15 +15,15 @@ enum HouseholdDatabase {
     /// A connection as `login`, over TLS, to the server whose certificate `login` names.
     static func connect(_ login: HouseholdLogin) async throws -> PostgresConnection {
         guard let certificate = login.certificate else {
-            throw HouseholdError(
-                """
-                this computer joined the household before its connections were encrypted: \
-                `screenward household leave`, then join again with a new code
-                """
-            )
+            throw HouseholdError(joinedBeforeEncryption)
         }
         return try await connect(login, accepting: { $0 == certificate }).connection
     }
+
+    /// Why a computer that joined before the household's connections were encrypted cannot
+    /// connect (nor make a join code) now.
+    // swift-format-ignore
+    static let joinedBeforeEncryption = Phrase("this computer joined the household before its connections were encrypted: `screenward household leave`, then join again with a new code", context: "household")
 
     /// A connection as `login` to a server whose certificate `accept` takes (a join code's
     /// part of it, or any: the server this computer itself set up), and that certificate.
@@ -45,20 +46,29 @@ enum HouseholdDatabase {
                 try? await channel.close()
                 // The server is the household's (its certificate is the one asked for): it
                 // refused this login, or failed while taking it.
-                throw LoginRefused(description: "\(login.place) refused the login as \(login.role): \(describe(error))")
+                throw LoginRefused(
+                    phrase: Phrase(
+                        "{place} refused the login as {role}: {error}", context: "household",
+                        ["place": login.place, "role": login.role, "error": describe(error)]))
             }
         } catch let refused as LoginRefused {
             throw refused
         } catch let refused as PinnedTLS.Refused {
-            throw HouseholdError("cannot reach the household's database at \(login.place): \(refused)")
+            throw HouseholdError(unreachable(login, refused.phrase))
         } catch {
-            throw HouseholdError("cannot reach the household's database at \(login.place): \(describe(error))")
+            throw HouseholdError(unreachable(login, describe(error)))
         }
     }
 
+    /// The household's database at `login`'s place cannot be reached, for `why`.
+    private static func unreachable(_ login: HouseholdLogin, _ why: any PhraseFilling) -> Phrase {
+        // swift-format-ignore
+        Phrase("cannot reach the household's database at {place}: {error}", context: "household", ["place": login.place, "error": why])
+    }
+
     /// The household's server (its certificate checked) did not take a login.
-    struct LoginRefused: Error, CustomStringConvertible {
-        var description: String
+    struct LoginRefused: PhrasedError {
+        var phrase: Phrase
     }
 
     /// The server's own message when there is one (`password authentication failed…`),
@@ -72,6 +82,18 @@ enum HouseholdDatabase {
             if let inner = error.closureError ?? error.commitError ?? error.beginError { return describe(inner) }
         }
         return "\(error)"
+    }
+
+    /// `error` as a phrase's value: its phrase when it has one (translated), else the
+    /// database's words as `describe` gives them.
+    static func spoken(_ error: any Error) -> any PhraseFilling {
+        if let error = error as? any PhrasedError { return error.phrase }
+        if let error = error as? PostgresTransactionError,
+            let inner = error.closureError ?? error.commitError ?? error.beginError
+        {
+            return spoken(inner)
+        }
+        return describe(error)
     }
 
     /// The SQLSTATE the server sent with `error`, if it sent one.

@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardIPC
 
 /// Where a household's database is, and a role to log in to it as: a computer's own
 /// (`member.json`), or on the computer that holds the database, its owner's (`owner.json`).
@@ -86,7 +87,10 @@ public struct HouseholdFiles: Sendable {
             decoder.dateDecodingStrategy = .iso8601
             return try decoder.decode(type, from: Data(contentsOf: file))
         } catch {
-            throw HouseholdError("\(file.path) cannot be read (\(error)): move it aside and join again")
+            throw HouseholdError(
+                Phrase(
+                    "{file} cannot be read ({error}): move it aside and join again", context: "household",
+                    ["file": file.path, "error": "\(error)"]))
         }
     }
 
@@ -103,7 +107,7 @@ public struct HouseholdFiles: Sendable {
         guard
             FileManager.default.createFile(
                 atPath: temporary.path, contents: try encoder.encode(value), attributes: [.posixPermissions: 0o600])
-        else { throw HouseholdError("cannot write \(temporary.path)") }
+        else { throw HouseholdError(Phrase("cannot write {file}", context: "household", ["file": temporary.path])) }
         if FileManager.default.fileExists(atPath: file.path) {
             _ = try FileManager.default.replaceItemAt(file, withItemAt: temporary)
         } else {
@@ -112,13 +116,18 @@ public struct HouseholdFiles: Sendable {
     }
 }
 
-/// What went wrong, said for the person who typed the command.
-public struct HouseholdError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+/// What went wrong, said for the person who typed the command: as a phrase, which the
+/// command line shows in its reader's language (the daemon does not know it).
+public struct HouseholdError: PhrasedError, Sendable {
+    public let phrase: Phrase
+    public init(_ phrase: Phrase) { self.phrase = phrase }
 
     /// Any error of the household's, said for people (the database's own words when it spoke).
     public static func describing(_ error: any Error) -> HouseholdError {
-        error as? HouseholdError ?? HouseholdError("the household's database: \(HouseholdDatabase.describe(error))")
+        if let error = error as? HouseholdError { return error }
+        return HouseholdError(
+            Phrase(
+                "the household's database: {error}", context: "household",
+                ["error": HouseholdDatabase.spoken(error)]))
     }
 }

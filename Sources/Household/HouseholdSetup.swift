@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import ScreenwardCore
+import ScreenwardIPC
 
 /// Making, joining and leaving a household, and reading its status (docs/household.md).
 /// Each runs off the daemon's loop (it waits on the network) and returns what to keep.
@@ -17,7 +18,7 @@ public enum HouseholdSetup {
         _ request: HouseholdCreateRequest, computerName: String, madeBy: String, files: HouseholdFiles
     ) async throws -> HouseholdCreated {
         guard try files.membership() == nil else {
-            throw HouseholdError("this computer is already in a household: `screenward household leave` first")
+            throw HouseholdError(alreadyInOne)
         }
         var owner = HouseholdLogin(
             host: request.localAddress, port: request.port, database: request.database, role: request.database,
@@ -31,7 +32,10 @@ public enum HouseholdSetup {
             do {
                 try await migrate(connection)
             } catch {
-                throw HouseholdError("could not make the household's tables: \(HouseholdDatabase.describe(error))")
+                throw HouseholdError(
+                    Phrase(
+                        "could not make the household's tables: {error}", context: "household",
+                        ["error": HouseholdDatabase.spoken(error)]))
             }
             try await connection.query(
                 PostgresQuery(
@@ -75,7 +79,10 @@ public enum HouseholdSetup {
             do {
                 try await migrate(connection)
             } catch {
-                throw HouseholdError("could not update the household's tables: \(HouseholdDatabase.describe(error))")
+                throw HouseholdError(
+                    Phrase(
+                        "could not update the household's tables: {error}", context: "household",
+                        ["error": HouseholdDatabase.spoken(error)]))
             }
         }
     }
@@ -109,12 +116,7 @@ public enum HouseholdSetup {
     /// A join code made as `login` (the owner, or a member computer).
     public static func invite(as login: HouseholdLogin, madeBy: String) async throws -> HouseholdInvitation {
         guard let certificate = login.certificate else {
-            throw HouseholdError(
-                """
-                this computer joined the household before its connections were encrypted: \
-                `screenward household leave`, then join again with a new code
-                """
-            )
+            throw HouseholdError(HouseholdDatabase.joinedBeforeEncryption)
         }
         let code = JoinCode.make(certificate: certificate)
         let lifetime = "\(Int(invitationLifetime)) seconds"
@@ -124,11 +126,14 @@ public enum HouseholdSetup {
                     "SELECT make_invitation(\(madeBy), \(code.roleSuffix), \(code.secret), \(lifetime)::interval)",
                     logger: HouseholdDatabase.logger)
                 for try await expires in rows.decode(Date.self) { return expires }
-                throw HouseholdError("the household's database made no join code")
+                throw HouseholdError(Phrase("the household's database made no join code", context: "household"))
             } catch let error as HouseholdError {
                 throw error
             } catch {
-                throw HouseholdError("could not make a join code: \(HouseholdDatabase.describe(error))")
+                throw HouseholdError(
+                    Phrase(
+                        "could not make a join code: {error}", context: "household",
+                        ["error": HouseholdDatabase.spoken(error)]))
             }
         }
         return HouseholdInvitation(code: code.description, expiresAt: expires, place: login.place)
@@ -141,7 +146,7 @@ public enum HouseholdSetup {
         host: String, port: Int, database: String, code text: String, computerName: String, files: HouseholdFiles
     ) async throws -> HouseholdMembership {
         guard try files.membership() == nil else {
-            throw HouseholdError("this computer is already in a household: `screenward household leave` first")
+            throw HouseholdError(alreadyInOne)
         }
         let code = try JoinCode(parsing: text)
         let invitation = HouseholdLogin(
@@ -152,25 +157,24 @@ public enum HouseholdSetup {
         do {
             (connection, certificate) = try await HouseholdDatabase.connect(invitation, accepting: code.names)
         } catch let error as HouseholdError where error.description.contains("is not the household's") {
-            throw HouseholdError(
-                """
-                \(error): the join code names another server. Check the host, and the code \
-                (`screenward household invite` there shows a new one)
-                """
-            )
+            // swift-format-ignore
+            throw HouseholdError(Phrase("{error}: the join code names another server. Check the host, and the code (`screenward household invite` there shows a new one)", context: "household", ["error": error.phrase]))
         } catch let error as HouseholdError {
             // Not the household's database, or none at all.
-            throw HouseholdError("\(error). Check the host and port (the computer that holds the household's database)")
+            // swift-format-ignore
+            throw HouseholdError(Phrase("{error}. Check the host and port (the computer that holds the household's database)", context: "household", ["error": error.phrase]))
         } catch {
             // A wrong code and a used one look the same to the server (the role cannot log
             // in); so does one that has expired (its role's password has).
-            throw HouseholdError(
-                """
-                the household at \(invitation.place) did not take this join code: \
-                it is wrong, was used or has expired (\(error)). \
-                A guardian makes a new one with `screenward household invite`
-                """
-            )
+            // The connection's own words, as they are (translated when they are a phrase).
+            let said: any PhraseFilling
+            if let error = error as? any PhrasedError {
+                said = error.phrase
+            } else {
+                said = "\(error)"
+            }
+            // swift-format-ignore
+            throw HouseholdError(Phrase("the household at {place} did not take this join code: it is wrong, was used or has expired ({error}). A guardian makes a new one with `screenward household invite`", context: "household", ["place": invitation.place, "error": said]))
         }
         let role: String
         do {
@@ -179,14 +183,20 @@ public enum HouseholdSetup {
             var made: String?
             for try await name in rows.decode(String.self) { made = name }
             try? await connection.close()
-            guard let made else { throw HouseholdError("the household's database made no role for this computer") }
+            guard let made else {
+                throw HouseholdError(
+                    Phrase("the household's database made no role for this computer", context: "household"))
+            }
             role = made
         } catch let error as HouseholdError {
             try? await connection.close()
             throw error
         } catch {
             try? await connection.close()
-            throw HouseholdError("could not join the household: \(HouseholdDatabase.describe(error))")
+            throw HouseholdError(
+                Phrase(
+                    "could not join the household: {error}", context: "household",
+                    ["error": HouseholdDatabase.spoken(error)]))
         }
         let membership = HouseholdMembership(
             login: HouseholdLogin(
@@ -203,7 +213,10 @@ public enum HouseholdSetup {
             do {
                 try await connection.query("SELECT leave_household()", logger: HouseholdDatabase.logger)
             } catch {
-                throw HouseholdError("could not leave the household: \(HouseholdDatabase.describe(error))")
+                throw HouseholdError(
+                    Phrase(
+                        "could not leave the household: {error}", context: "household",
+                        ["error": HouseholdDatabase.spoken(error)]))
             }
         }
         try files.forgetMembership()
@@ -242,6 +255,10 @@ public enum HouseholdSetup {
     }
 
     // MARK: Private
+
+    /// Why a computer already in a household cannot make or join another.
+    // swift-format-ignore
+    static let alreadyInOne = Phrase("this computer is already in a household: `screenward household leave` first", context: "household")
 
     /// 32 characters of the join codes' alphabet: 160 bits.
     static func randomPassword() -> String {

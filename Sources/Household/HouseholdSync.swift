@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import ScreenwardCore
+import ScreenwardIPC
 import Synchronization
 
 /// Keeps this computer's managed people's usage in step with the household's database
@@ -45,12 +46,13 @@ public final class HouseholdSync: Sendable {
 
     private let doorbell = Doorbell()
     private let children = Mutex<[Child]>([])
-    private let problem = Mutex<String?>(nil)
+    private let problem = Mutex<Phrase?>(nil)
     private let task = Mutex<Task<Void, Never>?>(nil)
     /// Called with a child's name and all of their other computers' usage within the
     /// horizon, from the sync's task, whenever it changed.
     private let delivered: @Sendable (String, [ElsewhereInterval]) -> Void
-    /// Called when the sync meets a problem or is rid of it (nil), from the sync's task.
+    /// Called when the sync meets a problem or is rid of it (nil), from the sync's task: in
+    /// English, for the daemon's log.
     private let report: @Sendable (String?) -> Void
     /// Called with a child's name and the household's newer rules of theirs, to be made theirs
     /// here (on the daemon's loop, by their rules app), then `adopted(child:)`.
@@ -92,7 +94,10 @@ public final class HouseholdSync: Sendable {
             do {
                 try await ChildrenExchange.publish(name, managed: managed, by: guardian, on: connection)
             } catch {
-                throw HouseholdError("could not tell the household: \(HouseholdDatabase.describe(error))")
+                throw HouseholdError(
+                    Phrase(
+                        "could not tell the household: {error}", context: "household",
+                        ["error": HouseholdDatabase.spoken(error)]))
             }
         }
         doorbell.ring()
@@ -153,7 +158,9 @@ public final class HouseholdSync: Sendable {
             } catch let error as HouseholdError {
                 throw error
             } catch {
-                throw HouseholdError("could not answer: \(HouseholdDatabase.describe(error))")
+                throw HouseholdError(
+                    Phrase(
+                        "could not answer: {error}", context: "household", ["error": HouseholdDatabase.spoken(error)]))
             }
         }
         doorbell.ring()
@@ -176,12 +183,18 @@ public final class HouseholdSync: Sendable {
     public func usageRecorded() { doorbell.ring() }
 
     /// The last problem met, while it lasts; or that the database has not answered for a
-    /// while (an exchange waits up to `answerWithin` before it counts as failed).
-    public var currentProblem: String? {
+    /// while (an exchange waits up to `answerWithin` before it counts as failed). A phrase:
+    /// the refusals that name it reach a command line, which translates them.
+    public var currentProblem: Phrase? {
         if let problem = problem.withLock({ $0 }) { return problem }
-        guard let last = lastInStep.withLock({ $0 }) else { return "not yet in step with the household's database" }
+        guard let last = lastInStep.withLock({ $0 }) else {
+            return Phrase("not yet in step with the household's database", context: "household")
+        }
         let quiet = Date().timeIntervalSince(last)
-        return quiet > Self.quietAfter ? "the household's database has not answered for \(Int(quiet)) s" : nil
+        guard quiet > Self.quietAfter else { return nil }
+        return Phrase(
+            "the household's database has not answered for {seconds} s", context: "household",
+            ["seconds": String(Int(quiet))])
     }
 
     /// When the last exchange ended well.
@@ -266,7 +279,9 @@ public final class HouseholdSync: Sendable {
                 answer.give(
                     .failure(
                         HouseholdError(
-                            "the household's database did not answer within \(limit.components.seconds) s")))
+                            Phrase(
+                                "the household's database did not answer within {seconds} s", context: "household",
+                                ["seconds": String(limit.components.seconds)]))))
             }
             Task {
                 do {
@@ -370,17 +385,16 @@ public final class HouseholdSync: Sendable {
         }
     }
 
-    private func setProblem(_ new: String?) {
+    private func setProblem(_ new: Phrase?) {
         let changed = problem.withLock { current -> Bool in
             defer { current = new }
             return current != new
         }
-        if changed { report(new) }
+        if changed { report(new?.description) }
     }
 
-    private static func say(_ error: any Error) -> String {
-        if let error = error as? HouseholdError { return error.description }
-        return "the household's database: \(HouseholdDatabase.describe(error))"
+    private static func say(_ error: any Error) -> Phrase {
+        HouseholdError.describing(error).phrase
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardIPC
 
 /// A code a guardian gives a computer to join the household: 50 characters of Crockford's
 /// base32 (no i, l, o or u), shown as ten groups of five. The first ten name the one-time
@@ -46,14 +47,18 @@ public struct JoinCode: Sendable, Equatable, CustomStringConvertible {
             default:
                 guard Self.alphabet.contains(character) else {
                     throw HouseholdError(
-                        "a join code has only letters and digits (and dashes): \"\(character)\" is not one")
+                        Phrase(
+                            "a join code has only letters and digits (and dashes): \"{character}\" is not one",
+                            context: "household", ["character": String(character)]))
                 }
                 characters.append(character)
             }
         }
         guard characters.count == Self.length else {
             throw HouseholdError(
-                "a join code has 50 letters and digits (ten groups of five); this one has \(characters.count)")
+                Phrase(
+                    "a join code has 50 letters and digits (ten groups of five); this one has {count}",
+                    context: "household", ["count": String(characters.count)]))
         }
         self.init(
             roleSuffix: String(characters.prefix(10)), secret: String(characters[10..<30]),

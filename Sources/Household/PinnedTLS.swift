@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import NIOTLS
+import ScreenwardIPC
 import Synchronization
 
 /// A household's server is known by its certificate, not by a name: a guardian's join code
@@ -49,8 +50,9 @@ public struct CertificateFingerprint: Sendable, Codable, Hashable, CustomStringC
 /// protocol does (an SSLRequest, then the handshake), accepting only a certificate that
 /// `accept` takes. The channel is then handed to PostgresNIO, which speaks the protocol on it.
 enum PinnedTLS {
-    struct Refused: Error, CustomStringConvertible {
-        var description: String
+    /// The server is not the household's, or does not speak as it should; said for people.
+    struct Refused: PhrasedError {
+        var phrase: Phrase
     }
 
     /// An open channel with TLS on it (its handshake done), and the certificate the server showed.
@@ -95,7 +97,9 @@ enum PinnedTLS {
             deadline.cancel()
             guard byte == UInt8(ascii: "S") else {
                 throw Refused(
-                    description: "the server at \(host):\(port) does not offer TLS (ssl is off in its settings)")
+                    phrase: Phrase(
+                        "the server at {host}:{port} does not offer TLS (ssl is off in its settings)",
+                        context: "household", ["host": host, "port": String(port)]))
             }
             let shown = Shown()
             var configuration = TLSConfiguration.makeClientConfiguration()
@@ -124,17 +128,16 @@ enum PinnedTLS {
             } catch {
                 handshakeDeadline.cancel()
                 if let fingerprint = shown.fingerprint.withLock({ $0 }), !accept(fingerprint) {
-                    throw Refused(
-                        description: """
-                            the server at \(host):\(port) is not the household's: its certificate \
-                            (\(fingerprint)) is not the one this computer knows
-                            """
-                    )
+                    // swift-format-ignore
+                    throw Refused(phrase: Phrase("the server at {host}:{port} is not the household's: its certificate ({certificate}) is not the one this computer knows", context: "household", ["host": host, "port": String(port), "certificate": fingerprint.description]))
                 }
                 throw error
             }
             guard let certificate = shown.fingerprint.withLock({ $0 }) else {
-                throw Refused(description: "the server at \(host):\(port) showed no certificate")
+                throw Refused(
+                    phrase: Phrase(
+                        "the server at {host}:{port} showed no certificate", context: "household",
+                        ["host": host, "port": String(port)]))
             }
             try await eventLoop.submit {
                 if let watch = try? channel.pipeline.syncOperations.handler(type: HandshakeWatch.self) {
@@ -166,7 +169,9 @@ private final class SSLRequestAnswer: ChannelInboundHandler, RemovableChannelHan
         var buffer = Self.unwrapInboundIn(data)
         guard let byte = buffer.readInteger(as: UInt8.self) else { return }
         if buffer.readableBytes > 0 {
-            answer.fail(PinnedTLS.Refused(description: "the server sent more than its answer before TLS began"))
+            answer.fail(
+                PinnedTLS.Refused(
+                    phrase: Phrase("the server sent more than its answer before TLS began", context: "household")))
             context.close(promise: nil)
             return
         }

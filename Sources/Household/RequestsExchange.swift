@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import ScreenwardCore
+import ScreenwardIPC
 
 /// A request for more time asked on another computer of the household, as this one lists
 /// it (`request list`) and answers it (`request approve|deny USER/N@COMPUTER`).
@@ -128,7 +129,9 @@ enum RequestsExchange {
             }
             guard written else {
                 throw HouseholdError(
-                    "request \(request.request.id) on \(request.request.computer ?? "?") was already answered")
+                    Phrase(
+                        "request {id} on {computer} was already answered", context: "household",
+                        ["id": String(request.request.id), "computer": request.request.computer ?? "?"]))
             }
             try await UsageExchange.notify(child: request.child, on: connection)
         }

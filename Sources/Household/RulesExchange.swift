@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import ScreenwardCore
+import ScreenwardIPC
 
 /// A child's rules between this computer and the household's database (docs/household.md):
 /// one document per child, with a version that goes up by one with each change.
@@ -16,7 +17,9 @@ enum RulesExchange {
                 return (version, try JSONDecoder().decode(HouseholdRules.self, from: Data(document.utf8)))
             } catch {
                 throw HouseholdError(
-                    "the household's rules of \(child) (version \(version)) cannot be read: \(error)")
+                    Phrase(
+                        "the household's rules of {child} (version {version}) cannot be read: {error}",
+                        context: "household", ["child": child, "version": String(version), "error": "\(error)"]))
             }
         }
         return nil
@@ -43,7 +46,10 @@ enum RulesExchange {
                 version = value
             }
             try await UsageExchange.notify(child: child, on: connection)
-            guard let version else { throw HouseholdError("the household's database kept no rules of \(child)") }
+            guard let version else {
+                throw HouseholdError(
+                    Phrase("the household's database kept no rules of {child}", context: "household", ["child": child]))
+            }
             return version
         }
     }

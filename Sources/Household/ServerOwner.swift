@@ -1,5 +1,6 @@
 import Foundation
 import ScreenwardCore
+import ScreenwardIPC
 
 /// The first step of making a household, taken as the system user that owns the PostgreSQL
 /// server (Debian's `postgres`), which logs in over the server's socket by peer
@@ -9,7 +10,9 @@ enum ServerOwner {
     static func bootstrap(owner: HouseholdLogin, request: HouseholdCreateRequest) async throws {
         guard request.database.range(of: "^[a-z_][a-z0-9_]{0,40}$", options: .regularExpression) != nil else {
             throw HouseholdError(
-                "a household's database is named with lower-case letters, digits and _ (not \(request.database))")
+                Phrase(
+                    "a household's database is named with lower-case letters, digits and _ (not {name})",
+                    context: "household", ["name": request.database]))
         }
         let psql = try psqlPath()
         let database = request.database
@@ -28,20 +31,18 @@ enum ServerOwner {
         guard result.status == 0 else {
             let said = result.error.trimmingCharacters(in: .whitespacesAndNewlines)
             if said.contains("already exists") {
-                throw HouseholdError(
-                    """
-                    the PostgreSQL server on port \(request.port) already has a household's database or role \
-                    (\(database)): \(said)
-                    """
-                )
+                // swift-format-ignore
+                throw HouseholdError(Phrase("the PostgreSQL server on port {port} already has a household's database or role ({database}): {error}", context: "household", ["port": String(request.port), "database": database, "error": said]))
             }
+            let values: [String: any PhraseFilling] = [
+                "owner": request.serverOwner, "socket": request.socketDirectory, "port": String(request.port),
+                "error": said, "status": String(result.status),
+            ]
+            // swift-format-ignore
             throw HouseholdError(
-                """
-                could not make the household's database as \(request.serverOwner) \
-                on the server at \(request.socketDirectory), port \(request.port): \
-                \(said.isEmpty ? "psql exited with status \(result.status)" : said)
-                """
-            )
+                said.isEmpty
+                    ? Phrase("could not make the household's database as {owner} on the server at {socket}, port {port}: psql exited with status {status}", context: "household", values)
+                    : Phrase("could not make the household's database as {owner} on the server at {socket}, port {port}: {error}", context: "household", values))
         }
     }
 
@@ -56,7 +57,10 @@ enum ServerOwner {
         var changes: [String] = []
         let settings = try await self.settings(request)
         func setting(_ name: String) throws -> String {
-            guard let value = settings[name] else { throw HouseholdError("the server did not say its \(name)") }
+            guard let value = settings[name] else {
+                throw HouseholdError(
+                    Phrase("the server did not say its {setting}", context: "household", ["setting": name]))
+            }
             return value
         }
         if try setting("ssl") != "on" {
@@ -84,7 +88,10 @@ enum ServerOwner {
 
                 """
             guard let handle = FileHandle(forWritingAtPath: hbaFile) else {
-                throw HouseholdError("cannot write \(hbaFile), where the server says who may log in from where")
+                throw HouseholdError(
+                    Phrase(
+                        "cannot write {file}, where the server says who may log in from where", context: "household",
+                        ["file": hbaFile]))
             }
             try handle.seekToEnd()
             try handle.write(contentsOf: Data(lines.utf8))
@@ -110,7 +117,9 @@ enum ServerOwner {
     private static func makeCertificate(certificate: String, key: String, as owner: String) async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else {
             throw HouseholdError(
-                "openssl is missing: it makes the household's server a certificate (apt-get install openssl)")
+                Phrase(
+                    "openssl is missing: it makes the household's server a certificate (apt-get install openssl)",
+                    context: "household"))
         }
         let made = try await run(
             [
@@ -119,7 +128,8 @@ enum ServerOwner {
                 "/CN=screenward household", "-keyout", key, "-out", certificate,
             ], input: "")
         guard made.status == 0 else {
-            throw HouseholdError("could not make the server a certificate: \(made.error)")
+            throw HouseholdError(
+                Phrase("could not make the server a certificate: {error}", context: "household", ["error": made.error]))
         }
         _ = try await run(["/usr/sbin/runuser", "-u", owner, "--", "/bin/chmod", "600", key], input: "")
     }
@@ -149,7 +159,10 @@ enum ServerOwner {
         let result = try await run(["/usr/sbin/runuser", "-u", request.serverOwner, "--"] + arguments, input: sql)
         guard result.status == 0 else {
             let said = result.error.trimmingCharacters(in: .whitespacesAndNewlines)
-            throw HouseholdError("the server refused \(sql.split(separator: "\n").first ?? ""): \(said)")
+            throw HouseholdError(
+                Phrase(
+                    "the server refused {statement}: {error}", context: "household",
+                    ["statement": String(sql.split(separator: "\n").first ?? ""), "error": said]))
         }
         return result.output
     }
@@ -160,9 +173,8 @@ enum ServerOwner {
                 FileManager.default.isExecutableFile(atPath: $0)
             })
         else {
-            throw HouseholdError(
-                "psql is missing: the computer that holds the household's database needs PostgreSQL "
-                    + "(apt-get install postgresql)")
+            // swift-format-ignore
+            throw HouseholdError(Phrase("psql is missing: the computer that holds the household's database needs PostgreSQL (apt-get install postgresql)", context: "household"))
         }
         return psql
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import ScreenwardCore
+import ScreenwardIPC
 
 /// One child's usage both ways between this computer's ledger and the household's database
 /// (docs/household.md).
@@ -82,7 +83,7 @@ enum UsageExchange {
     }
 
     static let noLongerMember = HouseholdError(
-        "this computer is no longer in the household (it left, or was removed)")
+        Phrase("this computer is no longer in the household (it left, or was removed)", context: "household"))
 
     /// Notes that this computer is here, when it had nothing to send.
     static func markSeen(on connection: PostgresConnection) async throws {

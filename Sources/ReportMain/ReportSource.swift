@@ -72,14 +72,12 @@ struct ReportSource {
             // An extension has 10 s to draw; the answer comes after it.
             return try client.call(method, request, timeout: .seconds(15))
         } catch let error as ServiceError where error.code == .agentUnavailable {
+            // swift-format-ignore
             throw ServiceError(
                 .agentUnavailable,
                 owner == .agent
-                    ? """
-                    the Screenward agent is not running: start `screenward-agent` in the desktop session (it \
-                    normally starts at login)
-                    """
-                    : "the Screenward system daemon is not running (no answer on \(path))")
+                    ? Phrase("the Screenward agent is not running: start `screenward-agent` in the desktop session (it normally starts at login)", context: "connection")
+                    : Phrase("the Screenward system daemon is not running (no answer on {path})", context: "connection", ["path": path]))
         }
     }
 }

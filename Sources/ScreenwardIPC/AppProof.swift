@@ -34,7 +34,10 @@ public struct AppProof: Sendable, Hashable, Codable {
             if let prepared { return prepared }
             guard screenward_app_proof_prepare() == 0 else {
                 throw ServiceError(
-                    .internalFailure, "could not make this process non-dumpable for the system daemon (errno \(errno))")
+                    .internalFailure,
+                    Phrase(
+                        "could not make this process non-dumpable for the system daemon (errno {errno})",
+                        context: "connection", ["errno": "\(errno)"]))
             }
             let proof = AppProof(
                 address: screenward_app_proof_address(),

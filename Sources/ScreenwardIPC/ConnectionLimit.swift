@@ -11,8 +11,11 @@ public final class ConnectionLimit: Sendable {
     public let exempt: Set<UInt32>
     private let open = Mutex<[UInt32: Int]>([:])
 
-    /// What the daemon tells a connection it turns away.
-    public static let refusal = "too many connections from this user"
+    /// What the daemon tells a connection it turns away (an app may show it to a person,
+    /// in their language).
+    public static let refusalPhrase = Phrase("too many connections from this user", context: "connection")
+    /// The same in English, as the daemon's log and its handler tell refusals apart.
+    public static let refusal = refusalPhrase.description
 
     public init(perUser: Int, exempt: Set<UInt32>) {
         self.perUser = perUser

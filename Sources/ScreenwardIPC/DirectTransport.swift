@@ -47,7 +47,10 @@ public final class DirectTransport: ServiceTransport {
         handler.received(frame: frame, from: peer)
         guard let reply = state.withLock({ $0.replies.removeValue(forKey: requestID) }) else {
             throw ServiceError(
-                .internalFailure, "the in-process owner did not answer request \(requestID) before returning")
+                .internalFailure,
+                Phrase(
+                    "the in-process owner did not answer request {id} before returning", context: "connection",
+                    ["id": "\(requestID)"]))
         }
         return reply
     }

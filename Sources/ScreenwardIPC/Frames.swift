@@ -26,7 +26,10 @@ public enum Frame {
         let data = try encoder.encode(value)
         guard data.count < maximumLength else {
             throw ServiceError(
-                .invalidArgument, "a message of \(data.count) bytes is over the limit of \(maximumLength)")
+                .invalidArgument,
+                Phrase(
+                    "a message of {bytes} bytes is over the limit of {maximum}", context: "connection",
+                    ["bytes": "\(data.count)", "maximum": "\(maximumLength)"]))
         }
         return data
     }
@@ -36,10 +39,14 @@ public enum Frame {
             return try JSONDecoder().decode(type, from: data)
         } catch {
             // A decoding error can quote the value it refused, which may be most of a line.
+            // It is the decoder's own English, for whoever debugs the peer: a detail, not translated.
             let reason = "\(error)"
+            let detail = reason.count > 600 ? String(reason.prefix(600)) + "…" : reason
             throw ServiceError(
                 .malformedMessage,
-                "not a valid \(type) message: \(reason.prefix(600))\(reason.count > 600 ? "…" : "")")
+                Phrase(
+                    "not a valid {type} message: {detail}", context: "connection",
+                    ["type": "\(type)", "detail": detail]))
         }
     }
 }

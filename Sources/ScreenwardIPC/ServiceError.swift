@@ -35,11 +35,21 @@ public struct ServiceError: Error, Codable, Hashable, Sendable, CustomStringConv
     }
 
     public var code: Code
+    /// In English.
     public var message: String
+    /// The message as written, for a reader in another language (`Translations` renders it);
+    /// nil for a message that is not translated (from an older peer, say).
+    public var phrase: Phrase?
 
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+    }
+
+    public init(_ code: Code, _ phrase: Phrase) {
+        self.code = code
+        self.message = phrase.description
+        self.phrase = phrase
     }
 
     public var description: String { message }

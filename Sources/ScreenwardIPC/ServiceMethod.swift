@@ -19,7 +19,11 @@ public struct ServiceMethod<Request: Codable & Sendable, Reply: Codable & Sendab
         let decoded = try Frame.decode(ReplyFrame<Reply>.self, from: frame)
         if let error = decoded.error { throw error }
         guard let reply = decoded.reply else {
-            throw ServiceError(.malformedMessage, "the reply to \(name) carries neither a result nor an error")
+            throw ServiceError(
+                .malformedMessage,
+                Phrase(
+                    "the reply to {method} carries neither a result nor an error", context: "connection",
+                    ["method": name]))
         }
         return reply
     }
@@ -44,7 +48,8 @@ extension ReplyFrame {
         case .failure(let error): frame = ReplyFrame(id: id, reply: nil, error: error)
         }
         if let data = try? Frame.encode(frame) { return data }
-        return errorLine(id: id, ServiceError(.internalFailure, "the reply could not be encoded"))
+        return errorLine(
+            id: id, ServiceError(.internalFailure, Phrase("the reply could not be encoded", context: "connection")))
     }
 }
 

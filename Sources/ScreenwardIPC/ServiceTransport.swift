@@ -60,14 +60,10 @@ public final class ServiceClient: Sendable {
     /// The declared bundle identifier, checked.
     public func bundleIdentifier() throws -> String {
         guard let declared = declaredIdentifier else {
+            // swift-format-ignore
             throw ServiceError(
                 .unauthorized,
-                """
-                this program declares no bundle identifier: set SCREENWARD_BUNDLE_ID (for example \
-                org.example.worklog) in its environment, or set ScreenwardApp.bundleIdentifier before using the \
-                Screen Time API
-                """
-            )
+                Phrase("this program declares no bundle identifier: set SCREENWARD_BUNDLE_ID (for example org.example.worklog) in its environment, or set ScreenwardApp.bundleIdentifier before using the Screen Time API", context: "connection"))
         }
         try BundleIdentifier.validate(declared)
         return declared
@@ -115,13 +111,10 @@ public enum BundleIdentifier {
         guard !identifier.isEmpty, identifier.count <= maximumLength, allowed, !identifier.hasPrefix("."),
             !identifier.hasSuffix(".")
         else {
+            // swift-format-ignore
             throw ServiceError(
                 .invalidArgument,
-                """
-                \"\(identifier.prefix(80))\" is not a bundle identifier: use reverse-DNS letters, digits, '.', \
-                '-' and '_' (for example org.example.worklog)
-                """
-            )
+                Phrase("\"{identifier}\" is not a bundle identifier: use reverse-DNS letters, digits, '.', '-' and '_' (for example org.example.worklog)", context: "connection", ["identifier": String(identifier.prefix(80))]))
         }
     }
 }

@@ -24,7 +24,10 @@ public final class SocketServer: Sendable {
     ) throws {
         guard path.utf8.count <= AgentAddress.maximumSocketPathLength else {
             throw ServiceError(
-                .invalidArgument, "the socket path is too long for a Unix socket (\(path.utf8.count) bytes): \(path)")
+                .invalidArgument,
+                Phrase(
+                    "the socket path is too long for a Unix socket ({bytes} bytes): {path}", context: "connection",
+                    ["bytes": "\(path.utf8.count)", "path": path]))
         }
         self.path = path
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -52,7 +55,9 @@ public final class SocketServer: Sendable {
         do {
             listener = try bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).wait()
         } catch {
-            throw ServiceError(.internalFailure, "cannot listen on \(path): \(error)")
+            throw ServiceError(
+                .internalFailure,
+                Phrase("cannot listen on {path}: {error}", context: "connection", ["path": path, "error": "\(error)"]))
         }
         do {
             try FileManager.default.setAttributes([.posixPermissions: access.mode], ofItemAtPath: path)
@@ -62,7 +67,9 @@ public final class SocketServer: Sendable {
             try? FileManager.default.removeItem(atPath: path)
             throw ServiceError(
                 .internalFailure,
-                "cannot set the mode of the socket \(path) (chmod \(String(access.mode, radix: 8))): \(error)")
+                Phrase(
+                    "cannot set the mode of the socket {path} (chmod {mode}): {error}", context: "connection",
+                    ["path": path, "mode": String(access.mode, radix: 8), "error": "\(error)"]))
         }
     }
 
@@ -84,7 +91,7 @@ public final class SocketServer: Sendable {
         handler.refused(
             ServicePeer(credentials: credentials, send: { _ in }, isConnected: { false }),
             because: ConnectionLimit.refusal)
-        let refusal = RefusalFrame(id: nil, error: ServiceError(.limitExceeded, ConnectionLimit.refusal))
+        let refusal = RefusalFrame(id: nil, error: ServiceError(.limitExceeded, ConnectionLimit.refusalPhrase))
         var buffer = channel.allocator.buffer(capacity: 128)
         buffer.writeBytes(refusal.line)
         buffer.writeInteger(UInt8(ascii: "\n"))

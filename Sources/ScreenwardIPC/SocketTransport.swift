@@ -29,19 +29,23 @@ public final class SocketTransport: ServiceTransport {
     }
 
     /// Who answers on the socket, for messages: "the Screenward agent" and how to start it.
+    /// Phrases, filling the connection's messages: the reader of one (a command line, an
+    /// app) tells it in their language.
     public struct Owner: Sendable {
-        public var name: String
-        public var howToStart: String
+        public var name: Phrase
+        public var howToStart: Phrase
 
         public static let agent = Owner(
-            name: "the Screenward agent",
-            howToStart: "start `screenward-agent` in the desktop session (it normally starts at login)")
+            name: Phrase("the Screenward agent", context: "connection"),
+            howToStart: Phrase(
+                "start `screenward-agent` in the desktop session (it normally starts at login)", context: "connection"))
         public static let daemon = Owner(
-            name: "the Screenward system daemon",
-            howToStart:
-                "this account is managed by a guardian and needs it: ask them (`systemctl start screenward-daemon`)")
+            name: Phrase("the Screenward system daemon", context: "connection"),
+            howToStart: Phrase(
+                "this account is managed by a guardian and needs it: ask them (`systemctl start screenward-daemon`)",
+                context: "connection"))
 
-        public init(name: String, howToStart: String) {
+        public init(name: Phrase, howToStart: Phrase) {
             self.name = name
             self.howToStart = howToStart
         }
@@ -67,7 +71,14 @@ public final class SocketTransport: ServiceTransport {
             in: .milliseconds(
                 timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
         ) {
-            promise.fail(ServiceError(.agentUnavailable, "\(self.owner.name) did not answer within \(timeout)"))
+            // The seconds as `Duration` writes them ("10.0"), the word "seconds" the message's own.
+            let seconds = "\(timeout / Duration.seconds(1))"
+            promise.fail(
+                ServiceError(
+                    .agentUnavailable,
+                    Phrase(
+                        "{owner} did not answer within {seconds} seconds", context: "connection",
+                        ["owner": self.owner.name, "seconds": seconds])))
         }
         defer {
             expiry.cancel()
@@ -79,7 +90,11 @@ public final class SocketTransport: ServiceTransport {
         } catch let error as ServiceError {
             throw error
         } catch {
-            throw ServiceError(.agentUnavailable, "the connection to \(owner.name) failed: \(error)")
+            throw ServiceError(
+                .agentUnavailable,
+                Phrase(
+                    "the connection to {owner} failed: {error}", context: "connection",
+                    ["owner": owner.name, "error": "\(error)"]))
         }
     }
 
@@ -133,11 +148,16 @@ public final class SocketTransport: ServiceTransport {
         guard path.utf8.count <= AgentAddress.maximumSocketPathLength else {
             throw ServiceError(
                 .agentUnavailable,
-                "the socket path of \(owner.name) is too long for a Unix socket (\(path.utf8.count) bytes): \(path)")
+                Phrase(
+                    "the socket path of {owner} is too long for a Unix socket ({bytes} bytes): {path}",
+                    context: "connection", ["owner": owner.name, "bytes": "\(path.utf8.count)", "path": path]))
         }
         guard FileManager.default.fileExists(atPath: path) else {
             throw ServiceError(
-                .agentUnavailable, "\(owner.name) is not running (no socket at \(path)): \(owner.howToStart)")
+                .agentUnavailable,
+                Phrase(
+                    "{owner} is not running (no socket at {path}): {remedy}", context: "connection",
+                    ["owner": owner.name, "path": path, "remedy": owner.howToStart]))
         }
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { [self] channel in
@@ -149,7 +169,11 @@ public final class SocketTransport: ServiceTransport {
         do {
             return try bootstrap.connect(unixDomainSocketPath: path).wait()
         } catch {
-            throw ServiceError(.agentUnavailable, "cannot reach \(owner.name) at \(path): \(error)")
+            throw ServiceError(
+                .agentUnavailable,
+                Phrase(
+                    "cannot reach {owner} at {path}: {error}", context: "connection",
+                    ["owner": owner.name, "path": path, "error": "\(error)"]))
         }
     }
 
@@ -186,7 +210,11 @@ public final class SocketTransport: ServiceTransport {
         onEnd?()
         for promise in waiting {
             promise.fail(
-                ServiceError(.agentUnavailable, "\(owner.name) closed the connection (it stopped or restarted)"))
+                ServiceError(
+                    .agentUnavailable,
+                    Phrase(
+                        "{owner} closed the connection (it stopped or restarted)", context: "connection",
+                        ["owner": owner.name])))
         }
         if resubscribe { reconnect(after: .milliseconds(100)) }
     }

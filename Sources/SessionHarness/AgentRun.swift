@@ -36,12 +36,24 @@ public final class AgentRun {
     }
 
     /// Runs `screenward` with `arguments` against the same home; returns its output (all
-    /// of it: read to the end of the pipe, however long).
-    public func cli(_ arguments: [String]) throws -> String {
+    /// of it: read to the end of the pipe, however long); fails when it exits with an error.
+    public func cli(_ arguments: [String], environment extra: [String: String] = [:]) throws -> String {
+        let run = try cliRun(arguments, environment: extra)
+        guard run.status == 0 else {
+            throw HarnessError.failed("screenward \(arguments) exited \(run.status): \(run.errors)")
+        }
+        return run.output
+    }
+
+    /// Runs `screenward` with `arguments` against the same home, whatever its exit status:
+    /// its status, output and error output.
+    public func cliRun(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (
+        status: Int32, output: String, errors: String
+    ) {
         let process = Process()
         process.executableURL = try ProjectPrograms.url(of: "screenward")
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.merging(extra) { $1 }
         let output = Pipe()
         let errors = Pipe()
         process.standardInput = FileHandle.nullDevice
@@ -63,18 +75,10 @@ public final class AgentRun {
         errorsRead.wait()
         process.waitUntilExit()
         watchdog.cancel()
-        let status = process.terminationStatus
         guard process.terminationReason == .exit else { throw HarnessError.timedOut("screenward \(arguments)") }
-        guard status == 0 else {
-            throw HarnessError.failed(
-                """
-                screenward \(arguments) exited \(status): \
-                \(String(decoding: errorText.withLock { $0 }, as: UTF8.self))
-                """
-            )
-        }
-        return String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let printed = String(decoding: text, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .dropLast(text.last == 10 ? 1 : 0).joined(separator: "\n")
+        return (process.terminationStatus, printed, String(decoding: errorText.withLock { $0 }, as: UTF8.self))
     }
 
     /// `screenward usage --json` over all recorded time, as seconds per public id.

@@ -121,4 +121,53 @@ final class GuardianRolesTests: XCTestCase {
         let listed = try screenward(as: "root", ["child", "list", "--json"])
         XCTAssertTrue(listed.output.contains("\"\(child)\""), listed.output)
     }
+
+    /// What the daemon answers reaches a guardian and a child in their own language: its
+    /// refusals and outcomes come as phrases the command line translates (here into the
+    /// pseudo-locale, where each translated text is bracketed).
+    func testTheDaemonsAnswersAreInTheCallersLanguage() throws {
+        let guardian = try users.add("guard", groups: [fixture.guardianGroup])
+        let child = try users.add("kid")
+        let other = try users.add("other")
+        let admin = try users.add("admin", groups: ["sudo"])
+        let pseudo = try PseudoLocale.environment()
+        let attempts: [(user: String, arguments: [String], succeeds: Bool)] = [
+            (guardian, ["child", "add", child], true),
+            (guardian, ["child", "add", admin], false),
+            (guardian, ["child", "add", users.prefix + "nobody"], false),
+            (guardian, ["child", "list"], true),
+            (guardian, ["child", "lock", child], true),
+            (guardian, ["limit", "add", "Games", "--user", child, "--app", "nosuch.desktop", "--daily", "1h"], false),
+            (guardian, ["status", "--user", child], true),
+            (guardian, ["request", "list"], true),
+            (guardian, ["request", "approve", "\(child)/7"], false),
+            (child, ["child", "remove", child], false),
+            (child, ["request", "list"], true),
+            (other, ["child", "list"], false),
+            (other, ["status", "--user", child], false),
+            (guardian, ["child", "remove", child], true),
+            (guardian, ["child", "remove", child], false),
+        ]
+        // Besides the users and groups, the commands a refusal names (`child remove kid`).
+        let names = Set([
+            guardian, child, other, admin, users.prefix + "nobody", fixture.guardianGroup, "sudo", "nosuch.desktop",
+            "child remove", "child list",
+        ])
+        var seen = 0
+        for (user, arguments, succeeds) in attempts {
+            let run = try fixture.screenward(as: user, arguments, environment: pseudo)
+            XCTAssertEqual(run.status == 0, succeeds, "\(user): \(arguments): \(run.output) \(run.error)")
+            for line in (run.output + "\n" + run.error).split(separator: "\n") {
+                // ISO-8601 times and paths are values.
+                let text = String(line).replacingOccurrences(
+                    of: #"\d{4}-\d{2}-\d{2}T[0-9:.]+([+-]\d{2}:\d{2}|Z)"#, with: " ", options: .regularExpression
+                ).replacingOccurrences(of: #"/[^\s)⟦⟧]+"#, with: " ", options: .regularExpression)
+                seen += 1
+                XCTAssertEqual(
+                    PseudoLocale.untranslated(in: text, data: names), "",
+                    "\(user): screenward \(arguments.joined(separator: " ")): \(line)")
+            }
+        }
+        XCTAssertGreaterThan(seen, 12)
+    }
 }

@@ -71,7 +71,7 @@ final class ManagedRulesTests: XCTestCase {
         let added = try fixture.screenward(
             as: guardian, ["limit", "add", "Games", "--app", "wmclass:Game", "--daily", "2s", "--user", kid])
         XCTAssertEqual(added.status, 0, added.error)
-        XCTAssertTrue(added.output.contains("Added the limit Games: 2s a day of Game, every day"), added.output)
+        XCTAssertTrue(added.output.contains("Added the limit Games: 2 s a day of Game, every day"), added.output)
         let allowed = try fixture.screenward(as: guardian, ["allow", "wmclass:Notes", "--user", kid])
         XCTAssertEqual(allowed.status, 0, allowed.error)
         let locked = try fixture.screenward(
@@ -91,7 +91,7 @@ final class ManagedRulesTests: XCTestCase {
         let screenward = fixture.program("screenward")
         let list = try desktop.runAsKid([screenward, "limit", "list"])
         XCTAssertEqual(list.status, 0, list.error)
-        XCTAssertTrue(list.output.contains("Games: 2s a day of Game, every day"), list.output)
+        XCTAssertTrue(list.output.contains("Games: 2 s a day of Game, every day"), list.output)
         let status = try desktop.runAsKid([screenward, "status"])
         XCTAssertTrue(status.output.contains("Games (limit):"), status.output + status.error)
         for attempt in [

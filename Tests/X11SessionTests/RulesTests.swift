@@ -31,7 +31,7 @@ final class RulesTests: XSessionTestCase {
         scene.wait("notes focused") { scene.watcher.activeWindow == notes }
 
         let added = try scene.agent.cli(["limit", "add", "Games", "--app", "game.desktop", "--daily", "3s"])
-        XCTAssertTrue(added.contains("Added the limit Games: 3s a day of Game, every day"), added)
+        XCTAssertTrue(added.contains("Added the limit Games: 3 s a day of Game, every day"), added)
         XCTAssertEqual(try scene.covered(), [], "nothing is used up yet")
 
         let focused = Date()
@@ -128,7 +128,7 @@ final class RulesTests: XSessionTestCase {
         let relaxed = try scene.agent.cli([
             "limit", "change", "Games", "--app", "game.desktop", "--daily", "1h", "--locked-for", "6s",
         ])
-        XCTAssertTrue(relaxed.contains("is locked for 6s: the change relaxes it, so it takes effect at"), relaxed)
+        XCTAssertTrue(relaxed.contains("is locked for 6 s: the change relaxes it, so it takes effect at"), relaxed)
         XCTAssertTrue(try scene.agent.cli(["allow", "game.desktop"]).contains("will be always allowed from"))
         XCTAssertTrue(try scene.agent.cli(["limit", "list"]).contains("(relaxed at"))
         scene.loop.iterate(until: { false }, timeout: .seconds(3))
@@ -138,7 +138,7 @@ final class RulesTests: XSessionTestCase {
         }
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(asked), 5.5)
         XCTAssertTrue(
-            try scene.agent.cli(["limit", "list"]).contains("Games: 1h a day of Game, every day, locked for 6s"))
+            try scene.agent.cli(["limit", "list"]).contains("Games: 1 h a day of Game, every day, locked for 6 s"))
     }
 
     /// "15 more minutes" on one's own used-up limit, pressed on the shield with real
@@ -164,7 +164,7 @@ final class RulesTests: XSessionTestCase {
         XCTAssertTrue(status.contains("with 15m 00s extra"), status)
         XCTAssertThrowsError(try scene.agent.cli(["limit", "more", "Games"])) { error in
             XCTAssertTrue(
-                "\(error)".contains("Games allows 15 more minutes 1 time a day, and it was taken"), "\(error)")
+                "\(error)".contains("Games allows 15 more minutes once a day, and it was taken"), "\(error)")
         }
     }
 
@@ -247,7 +247,7 @@ final class RulesTests: XSessionTestCase {
         agent = try AgentRun(display: session.display, home: home, environment: environment)
         defer { agent.stop() }
         let listed = try agent.cli(["limit", "list"])
-        XCTAssertTrue(listed.contains("Games: 1s a day of Game, every day, locked for 1h (removed at"), listed)
+        XCTAssertTrue(listed.contains("Games: 1 s a day of Game, every day, locked for 1 h (removed at"), listed)
         deadline = Date().addingTimeInterval(15)
         while try !covered(), Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
         XCTAssertTrue(try covered(), "the shield is back with the new agent")

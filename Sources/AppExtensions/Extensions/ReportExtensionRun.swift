@@ -1,6 +1,7 @@
 @_spi(Screenward) import DeviceActivity
 import Foundation
 import Glibc
+import ScreenwardIPC
 import Synchronization
 
 /// Runs an app's report extension once: the owner writes the request (the data, with
@@ -28,9 +29,11 @@ public struct ReportExtensionRun: Sendable {
         self.log = log
     }
 
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-        init(_ description: String) { self.description = description }
+    /// Why the extension drew nothing, as a phrase: the owner sends it to the command line,
+    /// which tells it in the reader's language.
+    public struct Failure: PhrasedError {
+        public var phrase: Phrase
+        init(_ phrase: Phrase) { self.phrase = phrase }
     }
 
     /// The program line: limits, then a network of its own, then (as root) the drop to
@@ -66,7 +69,10 @@ public struct ReportExtensionRun: Sendable {
         do {
             try process.run()
         } catch {
-            throw Failure("\(app)'s report extension could not be started: \(error)")
+            throw Failure(
+                Phrase(
+                    "{app}'s report extension could not be started: {error}", context: "service",
+                    ["app": app, "error": "\(error)"]))
         }
         let pid = process.processIdentifier
         let label = "\(app) report (pid \(pid))"
@@ -94,36 +100,55 @@ public struct ReportExtensionRun: Sendable {
             _ = Glibc.kill(pid, SIGKILL)
             process.waitUntilExit()
             reading.wait()
-            throw Failure("\(app)'s report extension did not answer in \(patience) and was killed")
+            // The seconds as `Duration` writes them ("10.0"), the word "seconds" the message's own.
+            let seconds = "\(patience / Duration.seconds(1))"
+            throw Failure(
+                Phrase(
+                    "{app}'s report extension did not answer in {seconds} seconds and was killed", context: "service",
+                    ["app": app, "seconds": seconds]))
         }
         _ = Glibc.kill(-pid, SIGKILL)  // whatever it left behind in its group
         reading.wait()
         if output.exceeded {
             throw Failure(
-                """
-                \(app)'s report extension wrote more than \(ReportExtensionReply.maximumBytes >> 20) MiB and was \
-                killed
-                """
-            )
+                Phrase(
+                    "{app}'s report extension wrote more than {mebibytes} MiB and was killed", context: "service",
+                    ["app": app, "mebibytes": "\(ReportExtensionReply.maximumBytes >> 20)"]))
         }
         let reply: ReportExtensionReply
         do {
             reply = try JSONDecoder().decode(ReportExtensionReply.self, from: output.data)
         } catch {
-            let status =
-                process.terminationReason == .uncaughtSignal
-                ? "was killed by signal \(process.terminationStatus)"
-                : "exited with status \(process.terminationStatus)"
-            throw Failure(
-                """
-                \(app)'s report extension \(status) without a report: \
-                \(output.data.isEmpty ? "it wrote nothing" : "its output is not a report (\(error))")
-                """
-            )
+            // One whole text for each way it ended and each kind of output.
+            let values: [String: any PhraseFilling] = [
+                "app": app, "status": "\(process.terminationStatus)", "error": "\(error)",
+            ]
+            let killed = process.terminationReason == .uncaughtSignal
+            // swift-format-ignore
+            let message: Phrase =
+                switch (killed, output.data.isEmpty) {
+                case (true, true):
+                    Phrase("{app}'s report extension was killed by signal {status} without a report: it wrote nothing", context: "service", values)
+                case (true, false):
+                    Phrase("{app}'s report extension was killed by signal {status} without a report: its output is not a report ({error})", context: "service", values)
+                case (false, true):
+                    Phrase("{app}'s report extension exited with status {status} without a report: it wrote nothing", context: "service", values)
+                case (false, false):
+                    Phrase("{app}'s report extension exited with status {status} without a report: its output is not a report ({error})", context: "service", values)
+                }
+            throw Failure(message)
         }
-        if let error = reply.error { throw Failure("\(app)'s report extension failed: \(error.prefix(500))") }
+        if let error = reply.error {
+            // The extension's own words, as it wrote them.
+            throw Failure(
+                Phrase(
+                    "{app}'s report extension failed: {error}", context: "service",
+                    ["app": app, "error": String(error.prefix(500))]))
+        }
         guard let view = reply.view else {
-            throw Failure("\(app)'s report extension answered neither a view nor an error")
+            throw Failure(
+                Phrase(
+                    "{app}'s report extension answered neither a view nor an error", context: "service", ["app": app]))
         }
         try ReportViewLimits.check(view)
         return view
@@ -204,10 +229,15 @@ public enum ReportViewLimits {
         func visit(_ view: ReportView, depth: Int) throws {
             count += 1
             guard count <= maximumElements else {
-                throw ReportExtensionRun.Failure("the report has more than \(maximumElements) elements")
+                throw ReportExtensionRun.Failure(
+                    Phrase(
+                        "the report has more than {maximum} elements", context: "service",
+                        ["maximum": "\(maximumElements)"]))
             }
             guard depth <= maximumDepth else {
-                throw ReportExtensionRun.Failure("the report nests deeper than \(maximumDepth)")
+                throw ReportExtensionRun.Failure(
+                    Phrase("the report nests deeper than {maximum}", context: "service", ["maximum": "\(maximumDepth)"])
+                )
             }
             switch view {
             case .column(let children), .row(let children): for child in children { try visit(child, depth: depth + 1) }
@@ -217,7 +247,10 @@ public enum ReportViewLimits {
             case .title, .text, .image: break
             }
             guard count <= maximumElements else {
-                throw ReportExtensionRun.Failure("the report has more than \(maximumElements) elements")
+                throw ReportExtensionRun.Failure(
+                    Phrase(
+                        "the report has more than {maximum} elements", context: "service",
+                        ["maximum": "\(maximumElements)"]))
             }
         }
         try visit(view, depth: 0)

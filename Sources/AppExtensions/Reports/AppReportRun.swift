@@ -19,27 +19,28 @@ public struct AppReportRun: Sendable {
 
     @_spi(Screenward) public func run(_ request: ReportRunRequest, now: Date) throws -> ReportRendering {
         guard let app = installed[request.app] else {
+            // swift-format-ignore
             throw ServiceError(
                 .invalidArgument,
-                """
-                no app \(request.app.prefix(120)) is installed (its manifest names its report extension; \
-                `screenward extensions` lists them)
-                """
-            )
+                Phrase("no app {app} is installed (its manifest names its report extension; `screenward extensions` lists them)", context: "service", ["app": String(request.app.prefix(120))]))
         }
         guard let found = app.extensions[.deviceActivityReport] else {
             throw ServiceError(
                 .invalidArgument,
-                "\(app.displayName) has no report extension (a `device-activity-report` extension in its manifest)")
+                Phrase(
+                    "{app} has no report extension (a `device-activity-report` extension in its manifest)",
+                    context: "service", ["app": app.displayName]))
         }
         let interval = request.filter.segmentInterval.interval
-        guard interval.duration > 0 else { throw ServiceError(.invalidArgument, "the filter's range is empty") }
+        guard interval.duration > 0 else {
+            throw ServiceError(.invalidArgument, Phrase("the filter's range is empty", context: "service"))
+        }
         let activity = try data.data(for: request.app, filter: request.filter, now: now)
         do {
             let view = try launcher.draw(found, app: request.app, context: request.context, data: activity)
             return ReportRendering(appName: app.displayName, context: request.context, view: view)
         } catch let failure as ReportExtensionRun.Failure {
-            throw ServiceError(.internalFailure, failure.description)
+            throw ServiceError(.internalFailure, failure.phrase)
         }
     }
 }

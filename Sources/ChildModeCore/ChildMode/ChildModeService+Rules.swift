@@ -22,32 +22,25 @@ extension ChildModeService {
         switch caller.role {
         case .guardian:
             guard let name else {
-                throw ServiceError(
-                    .invalidArgument,
-                    """
-                    name the managed user whose rules these are (--user USER); \
-                    a guardian's own rules are kept by their own agent
-                    """
-                )
+                // swift-format-ignore
+                let refusal = Phrase("name the managed user whose rules these are (--user USER); a guardian's own rules are kept by their own agent", context: "daemon")
+                throw ServiceError(.invalidArgument, refusal)
             }
             let user = try managedUser(named: name)
             return RulesAccess(uid: user.uid, user: user.name, actor: caller.account.name, mayChange: true)
         case .managed:
             guard name == nil || name == caller.account.name else {
                 _ = try guardian(caller, doing: "\(action) --user \(name ?? "")")
-                throw ServiceError(.unauthorized, "a managed user reads only their own rules")
+                throw ServiceError(
+                    .unauthorized, Phrase("a managed user reads only their own rules", context: "daemon"))
             }
             if changing { _ = try guardian(caller, doing: action) }
             return RulesAccess(
                 uid: caller.account.uid, user: caller.account.name, actor: caller.account.name, mayChange: false)
         case .unmanaged:
-            throw ServiceError(
-                .unauthorized,
-                """
-                the system daemon keeps managed users' rules only; \
-                \(caller.account.name)'s own rules are kept by their agent (leave out --user)
-                """
-            )
+            // swift-format-ignore
+            let refusal = Phrase("the system daemon keeps managed users' rules only; {user}'s own rules are kept by their agent (leave out --user)", context: "daemon", ["user": caller.account.name])
+            throw ServiceError(.unauthorized, refusal)
         }
     }
 }

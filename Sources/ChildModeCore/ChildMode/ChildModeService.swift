@@ -37,7 +37,7 @@ public final class ChildModeService {
     /// The extensions listing of a managed user (the daemon's extensions know what is
     /// installed and running; their runs are in the user's ledger).
     public var extensionsListing: (ManagedUserOwner, _ runs: Int) throws -> ExtensionsListing = { _, _ in
-        throw ServiceError(.unsupported, "this daemon starts no extensions")
+        throw ServiceError(.unsupported, Phrase("this daemon starts no extensions", context: "daemon"))
     }
 
     public init(
@@ -102,23 +102,23 @@ public final class ChildModeService {
             },
             route(ChildMethods.usage) { service, caller, query in try service.usage(query, for: caller) },
             route(ChildMethods.report) { service, caller, query in
-                let owner = try service.readableOwner(query.user, for: caller, reading: "usage")
+                let owner = try service.readableOwner(query.user, for: caller, reading: .usage)
                 do {
                     return try owner.report(query, calendar: service.calendar())
                 } catch let error as ReportQueryError {
-                    throw ServiceError(.invalidArgument, error.description)
+                    throw ChildModeService.invalidArgument(error)
                 } catch let error as TimeArgument.ParseError {
-                    throw ServiceError(.invalidArgument, "\(error)")
+                    throw ChildModeService.invalidArgument(error)
                 }
             },
             route(ChildMethods.shields) { service, caller, query in
-                let owner = try service.readableOwner(query.user, for: caller, reading: "shields")
+                let owner = try service.readableOwner(query.user, for: caller, reading: .shields)
                 return try ShieldListing.load(
                     from: owner.ledger, directory: owner.service.directory, language: query.language)
             },
             route(ChildMethods.extensions) { service, caller, query in
                 try service.extensionsListing(
-                    try service.readableOwner(query.user, for: caller, reading: "extensions"),
+                    try service.readableOwner(query.user, for: caller, reading: .extensions),
                     min(max(1, query.runs), 1000))
             },
             route(ChildMethods.enrollGuardian) { service, caller, _ in
@@ -132,46 +132,81 @@ public final class ChildModeService {
                 return Empty()
             },
         ],
-        unknown: { method in ServiceError(.unknownMethod, "the daemon does not know the method \(method)") })
+        unknown: { method in
+            ServiceError(
+                .unknownMethod,
+                Phrase("the daemon does not know the method {method}", context: "daemon", ["method": method]))
+        })
 
     // MARK: Reading usage
 
+    /// What of a managed user's a caller reads: its command (as the record of an attempt
+    /// names it) is its raw value; its name in a sentence is a phrase, translated with it.
+    public enum Readable: String, Sendable {
+        case usage, shields, extensions, reports
+
+        var phrase: Phrase {
+            switch self {
+            case .usage: Phrase("usage", context: "daemon.what")
+            case .shields: Phrase("shields", context: "daemon.what")
+            case .extensions: Phrase("extensions", context: "daemon.what")
+            case .reports: Phrase("reports", context: "daemon.what")
+            }
+        }
+    }
+
     /// `readableOwner(_:for:reading:)` for the caller on `peer`.
-    public func readableOwner(_ name: String?, on peer: ServicePeer, reading what: String) throws -> ManagedUserOwner {
+    public func readableOwner(_ name: String?, on peer: ServicePeer, reading what: Readable) throws
+        -> ManagedUserOwner
+    {
         try readableOwner(name, for: try caller(peer), reading: what)
     }
 
     /// The owner whose usage or shields `caller` may read: a managed user their own, a
     /// guardian any managed user's (named), nobody else anything.
-    func readableOwner(_ name: String?, for caller: Caller, reading what: String) throws -> ManagedUserOwner {
+    func readableOwner(_ name: String?, for caller: Caller, reading what: Readable) throws -> ManagedUserOwner {
         let user: ManagedUser
         switch caller.role {
         case .managed:
             guard name == nil || name == caller.account.name else {
-                _ = try guardian(caller, doing: "\(what) --user \(name ?? "")")
-                throw ServiceError(.unauthorized, "a managed user reads only their own \(what)")
+                _ = try guardian(caller, doing: "\(what.rawValue) --user \(name ?? "")")
+                throw ServiceError(
+                    .unauthorized,
+                    Phrase("a managed user reads only their own {what}", context: "daemon", ["what": what.phrase]))
             }
             user = try managedUser(named: caller.account.name)
         case .guardian:
             guard let name else {
-                throw ServiceError(.invalidArgument, "name the managed user whose \(what) to show (--user USER)")
+                throw ServiceError(
+                    .invalidArgument,
+                    Phrase(
+                        "name the managed user whose {what} to show (--user USER)", context: "daemon",
+                        ["what": what.phrase]))
             }
             user = try managedUser(named: name)
         case .unmanaged:
             // Naming someone else is a guardian's to do; their own is their agent's.
-            if let name, name != caller.account.name { _ = try guardian(caller, doing: "\(what) --user \(name)") }
+            if let name, name != caller.account.name {
+                _ = try guardian(caller, doing: "\(what.rawValue) --user \(name)")
+            }
             throw ServiceError(
                 .unauthorized,
-                "the daemon keeps only managed users' \(what); \(caller.account.name)'s own are their agent's")
+                Phrase(
+                    "the daemon keeps only managed users' {what}; {user}'s own are their agent's", context: "daemon",
+                    ["what": what.phrase, "user": caller.account.name]))
         }
         guard let owner = owner(user.uid) else {
-            throw ServiceError(.internalFailure, "the daemon could not open \(user.name)'s ledger; its log says why")
+            throw ServiceError(
+                .internalFailure,
+                Phrase(
+                    "the daemon could not open {user}'s ledger; its log says why", context: "daemon",
+                    ["user": user.name]))
         }
         return owner
     }
 
     func usage(_ query: UsageQuery, for caller: Caller) throws -> UsageReport {
-        let owner = try readableOwner(query.user, for: caller, reading: "usage")
+        let owner = try readableOwner(query.user, for: caller, reading: .usage)
         let now = self.now()
         let start: Date
         let end: Date
@@ -179,10 +214,14 @@ public final class ChildModeService {
             start = try TimeArgument(query.since).resolve(now: now, calendar: calendar())
             end = try TimeArgument(query.until).resolve(now: now, calendar: calendar())
         } catch {
-            throw ServiceError(.invalidArgument, "\(error)")
+            throw Self.invalidArgument(error)
         }
         guard start <= end else {
-            throw ServiceError(.invalidArgument, "--since (\(query.since)) is after --until (\(query.until))")
+            throw ServiceError(
+                .invalidArgument,
+                Phrase(
+                    "--since ({since}) is after --until ({until})", context: "daemon",
+                    ["since": query.since, "until": query.until]))
         }
         return try owner.usage(since: start, until: end, now: now)
     }
@@ -191,7 +230,8 @@ public final class ChildModeService {
 
     func add(_ name: String, by guardian: Account) throws -> ManagedUser {
         guard let account = try accounts.account(named: name) else {
-            throw ServiceError(.invalidArgument, "there is no user \(name) on this computer")
+            throw ServiceError(
+                .invalidArgument, Phrase("there is no user {name} on this computer", context: "daemon", ["name": name]))
         }
         if let refusal = policy.refusalToManage(account) { throw ServiceError(.invalidArgument, refusal) }
         if let refusal = householdRefusal?() { throw refusal }
@@ -217,7 +257,7 @@ public final class ChildModeService {
             return user
         }
         if let user = try state.managedUsers().first(where: { $0.name == name }) { return user }
-        throw ServiceError(.invalidArgument, "\(name) is not a managed user")
+        throw ServiceError(.invalidArgument, DaemonStateError.notManaged(name).phrase)
     }
 
     // MARK: Callers
@@ -240,10 +280,16 @@ public final class ChildModeService {
     public func caller(_ peer: ServicePeer) throws -> Caller {
         guard let credentials = peer.credentials else {
             throw ServiceError(
-                .unauthorized, "the daemon could not tell who is calling; it answers only identified local users")
+                .unauthorized,
+                Phrase(
+                    "the daemon could not tell who is calling; it answers only identified local users",
+                    context: "daemon"))
         }
         guard let account = try accounts.account(uid: credentials.uid) else {
-            throw ServiceError(.unauthorized, "uid \(credentials.uid) has no account on this computer")
+            throw ServiceError(
+                .unauthorized,
+                Phrase(
+                    "uid {uid} has no account on this computer", context: "daemon", ["uid": String(credentials.uid)]))
         }
         return Caller(
             account: account,
@@ -263,15 +309,14 @@ public final class ChildModeService {
                     detail: "\(caller.account.name) tried `screenward \(action)`, which only a guardian may do"),
                 uid: caller.account.uid)
             throw ServiceError(
-                .unauthorized, "only a guardian can do this (\(action)); ask one. The attempt was recorded.")
-        case .unmanaged:
-            throw ServiceError(
                 .unauthorized,
-                """
-                only a guardian can do this (\(action)): \
-                a guardian is root or a member of the group \(policy.guardianGroup)
-                """
-            )
+                Phrase(
+                    "only a guardian can do this ({action}); ask one. The attempt was recorded.", context: "daemon",
+                    ["action": action]))
+        case .unmanaged:
+            // swift-format-ignore
+            let refusal = Phrase("only a guardian can do this ({action}): a guardian is root or a member of the group {group}", context: "daemon", ["action": action, "group": policy.guardianGroup])
+            throw ServiceError(.unauthorized, refusal)
         }
     }
 
@@ -280,11 +325,29 @@ public final class ChildModeService {
         case let error as ServiceError: error
         case let error as DaemonStateError:
             switch error {
-            case .unusable: ServiceError(.internalFailure, error.description)
-            case .alreadyManaged, .notManaged, .notALanguage: ServiceError(.invalidArgument, error.description)
+            case .unusable: ServiceError(.internalFailure, error.phrase)
+            case .alreadyManaged, .notManaged, .notALanguage: ServiceError(.invalidArgument, error.phrase)
             }
-        default: ServiceError(.internalFailure, "the daemon failed: \(error)")
+        default:
+            ServiceError(
+                .internalFailure, Phrase("the daemon failed: {error}", context: "daemon", ["error": spoken(error)]))
         }
+    }
+
+    /// An argument refused for `error`: in its own words, translated when they are a phrase.
+    static func invalidArgument(_ error: any Error) -> ServiceError {
+        if let error = error as? any PhrasedError { return ServiceError(.invalidArgument, error.phrase) }
+        return ServiceError(.invalidArgument, "\(error)")
+    }
+
+    /// An error's message as a phrase's value: translated when it is one, else as it says itself.
+    public static func spoken(_ error: any Error) -> any PhraseFilling {
+        if let error = error as? ServiceError {
+            if let phrase = error.phrase { return phrase }
+            return error.message
+        }
+        if let error = error as? any PhrasedError { return error.phrase }
+        return "\(error)"
     }
 }
 

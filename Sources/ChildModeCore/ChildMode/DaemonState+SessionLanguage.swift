@@ -50,7 +50,8 @@ extension ChildModeService {
     /// A managed user's session says which language it speaks.
     func sessionSpeaks(_ language: String, caller: Caller) throws {
         guard caller.role == .managed else {
-            throw ServiceError(.unauthorized, "only a managed user's session says which language it speaks")
+            throw ServiceError(
+                .unauthorized, Phrase("only a managed user's session says which language it speaks", context: "daemon"))
         }
         guard Translations.isLanguageCode(language) else { throw DaemonStateError.notALanguage(language) }
         let uid = caller.account.uid
@@ -58,7 +59,9 @@ extension ChildModeService {
         if let last = languageChanges[uid], now().timeIntervalSince(last) < Self.languageChangeInterval {
             throw ServiceError(
                 .invalidArgument,
-                "the session's language changed less than \(Int(Self.languageChangeInterval)) s ago: try again later")
+                Phrase(
+                    "the session's language changed less than {seconds} s ago: try again later", context: "daemon",
+                    ["seconds": String(Int(Self.languageChangeInterval))]))
         }
         languageChanges[uid] = now()
         if try state.recordSessionLanguage(language, uid: uid) { onSessionLanguageChanged?(uid, language) }

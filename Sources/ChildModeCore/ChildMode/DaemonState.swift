@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ScreenwardBasics
+import ScreenwardIPC
 
 /// The system daemon's own database, `daemon.sqlite` in its state directory: who is
 /// managed, and what happened to each managed user's limits. Each managed user's
@@ -155,18 +156,24 @@ public final class DaemonState: Sendable {
     }
 }
 
-public enum DaemonStateError: Error, CustomStringConvertible, Equatable {
+/// The daemon's database refused: said as a phrase, which the command line translates.
+public enum DaemonStateError: PhrasedError, Equatable {
     case unusable(path: String, reason: String)
     case alreadyManaged(String)
     case notManaged(String)
     case notALanguage(String)
 
-    public var description: String {
+    public var phrase: Phrase {
         switch self {
-        case .unusable(let path, let reason): "cannot use the daemon's database \(path): \(reason)"
-        case .alreadyManaged(let name): "\(name) is already a managed user"
-        case .notManaged(let name): "\(name) is not a managed user"
-        case .notALanguage(let text): "\"\(text.prefix(40))\" is not a language (two or three letters)"
+        case .unusable(let path, let reason):
+            Phrase(
+                "cannot use the daemon's database {path}: {error}", context: "daemon", ["path": path, "error": reason])
+        case .alreadyManaged(let name): Phrase("{name} is already a managed user", context: "daemon", ["name": name])
+        case .notManaged(let name): Phrase("{name} is not a managed user", context: "daemon", ["name": name])
+        case .notALanguage(let text):
+            Phrase(
+                "\"{text}\" is not a language (two or three letters)", context: "daemon",
+                ["text": String(text.prefix(40))])
         }
     }
 }

@@ -1,3 +1,5 @@
+import ScreenwardIPC
+
 /// What a local user may do with Screenward's system daemon.
 public enum Role: Sendable, Hashable, Codable, CustomStringConvertible {
     /// root, or a member of the guardians' group (`screenward-guardians`): manages children
@@ -38,25 +40,25 @@ public struct GuardianPolicy: Sendable {
         return isManaged ? .managed : .unmanaged
     }
 
-    /// Why `account` cannot be made a managed user, or nil if it can.
-    public func refusalToManage(_ account: Account) -> String? {
-        if account.uid == 0 { return "\(account.name) has uid 0 (root): root cannot be a managed user" }
+    /// Why `account` cannot be made a managed user, or nil if it can: a phrase, which the
+    /// command line that asked translates.
+    public func refusalToManage(_ account: Account) -> Phrase? {
+        let name = account.name
+        if account.uid == 0 {
+            return Phrase("{name} has uid 0 (root): root cannot be a managed user", context: "daemon", ["name": name])
+        }
         if account.groups.contains(guardianGroup) {
-            return
-                """
-                \(account.name) is a guardian (in the group \(guardianGroup)): \
-                a guardian cannot be a managed user; remove them from the group first
-                """
+            // swift-format-ignore
+            return Phrase("{name} is a guardian (in the group {group}): a guardian cannot be a managed user; remove them from the group first", context: "daemon", ["name": name, "group": guardianGroup])
         }
         if let group = account.groups.first(where: Self.administratorGroups.contains) {
-            return
-                """
-                \(account.name) is an administrator (in the group \(group)) and could undo any limit: \
-                an administrator cannot be a managed user
-                """
+            // swift-format-ignore
+            return Phrase("{name} is an administrator (in the group {group}) and could undo any limit: an administrator cannot be a managed user", context: "daemon", ["name": name, "group": group])
         }
         if account.uid < Self.firstLoginUID {
-            return "\(account.name) is a system account (uid \(account.uid)), not a person's login"
+            return Phrase(
+                "{name} is a system account (uid {uid}), not a person's login", context: "daemon",
+                ["name": name, "uid": String(account.uid)])
         }
         return nil
     }

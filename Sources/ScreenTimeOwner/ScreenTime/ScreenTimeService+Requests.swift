@@ -141,7 +141,9 @@ extension ScreenTimeService {
             },
             client(WebHostMethods.shieldEvent) { service, context, _, event in
                 guard event.site.utf8.count <= HostName.maximumLength + 2, !event.site.isEmpty else {
-                    throw ServiceError(.invalidArgument, "not a website: \(event.site.prefix(80))")
+                    throw ServiceError(
+                        .invalidArgument,
+                        Phrase("not a website: {site}", context: "service", ["site": String(event.site.prefix(80))]))
                 }
                 service.webShieldEvents.append((event, context.peer))
                 service.onWebShieldEvent?()
@@ -154,7 +156,10 @@ extension ScreenTimeService {
         ],
         unknown: { method in
             ServiceError(
-                .unknownMethod, "the agent knows no request \"\(method)\" (is the agent older than the app?)")
+                .unknownMethod,
+                Phrase(
+                    "the agent knows no request \"{method}\" (is the agent older than the app?)", context: "service",
+                    ["method": method]))
         })
 
     private func writeAppGroupValue(_ request: AppGroupWrite, client: String) throws -> Empty {
@@ -163,11 +168,9 @@ extension ScreenTimeService {
         if let value = request.value, value.count > AppGroupStorage.maximumValueBytes {
             throw ServiceError(
                 .limitExceeded,
-                """
-                a value of \(value.count) bytes; \
-                at most \(AppGroupStorage.maximumValueBytes) are kept under one key
-                """
-            )
+                Phrase(
+                    "a value of {bytes} bytes; at most {maximum} are kept under one key", context: "service",
+                    ["bytes": "\(value.count)", "maximum": "\(AppGroupStorage.maximumValueBytes)"]))
         }
         do {
             try ledger.setAppGroupValue(
@@ -175,7 +178,10 @@ extension ScreenTimeService {
                 at: now())
         } catch is AppGroupFull {
             throw ServiceError(
-                .limitExceeded, "\(client) already keeps \(AppGroupStorage.maximumKeys) values; remove one first")
+                .limitExceeded,
+                Phrase(
+                    "{client} already keeps {maximum} values; remove one first", context: "service",
+                    ["client": client, "maximum": "\(AppGroupStorage.maximumKeys)"]))
         }
         return Empty()
     }
@@ -186,11 +192,10 @@ extension ScreenTimeService {
         guard member == .individual else {
             // This owner is a person's own agent: their account is nobody's child. (A
             // managed user's owner is the system daemon, which asks a guardian.)
+            // swift-format-ignore
             throw ServiceError(
                 .invalidAccountType,
-                "this account is not managed by a guardian, so it cannot grant .child authorization; request "
-                    + ".individual to manage this person's own use, or have a guardian run `screenward child add USER`"
-            )
+                Phrase("this account is not managed by a guardian, so it cannot grant .child authorization; request .individual to manage this person's own use, or have a guardian run `screenward child add USER`", context: "service"))
         }
         let key = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
         _ = try ledger.authorize(client: client, member: member.rawValue, grantKey: key, at: now())
@@ -228,13 +233,10 @@ extension ScreenTimeService {
     /// The client's token translator; refuses a client that is not authorised.
     private func tokens(_ client: String) throws -> ClientTokens {
         guard let grant = try ledger.grant(for: client) else {
+            // swift-format-ignore
             throw ServiceError(
                 .unauthorized,
-                """
-                \(client) is not authorised: call \
-                AuthorizationCenter.shared.requestAuthorization(for: .individual) first
-                """
-            )
+                Phrase("{client} is not authorised: call AuthorizationCenter.shared.requestAuthorization(for: .individual) first", context: "service", ["client": client]))
         }
         return ClientTokens(grant: grant, ledger: ledger)
     }
@@ -246,18 +248,17 @@ extension ScreenTimeService {
         guard count <= Self.maximumSelectionItems else {
             throw ServiceError(
                 .limitExceeded,
-                "a selection of \(count) items; at most \(Self.maximumSelectionItems) can be picked at once")
+                Phrase(
+                    "a selection of {count} items; at most {maximum} can be picked at once", context: "service",
+                    ["count": "\(count)", "maximum": "\(Self.maximumSelectionItems)"]))
         }
         var issued: [IssuedToken] = []
         for id in request.applications {
             guard let app = directory.application(publicID: id) else {
+                // swift-format-ignore
                 throw ServiceError(
                     .invalidArgument,
-                    """
-                    no application \"\(id.prefix(120))\" is installed \
-                    (ids are desktop ids such as firefox.desktop, or wmclass:<class>)
-                    """
-                )
+                    Phrase("no application \"{id}\" is installed (ids are desktop ids such as firefox.desktop, or wmclass:<class>)", context: "service", ["id": String(id.prefix(120))]))
             }
             issued.append(
                 tokens.issue(
@@ -267,7 +268,10 @@ extension ScreenTimeService {
             guard directory.isCategory(id) else {
                 let known = directory.categories.categories.map(\.id).joined(separator: ", ")
                 throw ServiceError(
-                    .invalidArgument, "no activity category \"\(id.prefix(60))\"; the categories are \(known)")
+                    .invalidArgument,
+                    Phrase(
+                        "no activity category \"{id}\"; the categories are {known}", context: "service",
+                        ["id": String(id.prefix(60)), "known": known]))
             }
             issued.append(
                 tokens.issue(
@@ -275,7 +279,9 @@ extension ScreenTimeService {
         }
         for text in request.webDomains {
             guard let domain = websiteName(text) else {
-                throw ServiceError(.invalidArgument, "\"\(text.prefix(120))\" is not a domain name")
+                throw ServiceError(
+                    .invalidArgument,
+                    Phrase("\"{text}\" is not a domain name", context: "service", ["text": String(text.prefix(120))]))
             }
             issued.append(
                 tokens.issue(
@@ -343,21 +349,20 @@ extension ScreenTimeService {
         if requested.application.denyAppInstallation == true,
             tokens.grant.member == FamilyControlsMember.individual.rawValue
         {
+            // swift-format-ignore
             throw ServiceError(
                 .unsupported,
-                "application.denyAppInstallation is enforced for managed users (child mode) only: in a person's own "
-                    + "account every program is theirs to run; shield or block the applications instead")
+                Phrase("application.denyAppInstallation is enforced for managed users (child mode) only: in a person's own account every program is theirs to run; shield or block the applications instead", context: "service"))
         }
         if let problem = ManagedSettingsStore.limitProblem(requested) { throw ServiceError(.limitExceeded, problem) }
         let existing = try ledger.storeContents(client: client, name: change.name)
         if existing == nil, try ledger.storeNames(client: client).count >= Self.maximumStoresPerClient {
             throw ServiceError(
                 .limitExceeded,
-                """
-                \(client) already uses \(Self.maximumStoresPerClient) settings stores; \
-                clear one before using \"\(change.name)\"
-                """
-            )
+                Phrase(
+                    "{client} already uses {maximum} settings stores; clear one before using \"{store}\"",
+                    context: "service",
+                    ["client": client, "maximum": "\(Self.maximumStoresPerClient)", "store": change.name]))
         }
         var contents = existing ?? StoreContents(shield: .init(), application: .init())
         for setting in change.settings { contents.apply(try tokens.toDevice(setting)) }
@@ -385,11 +390,9 @@ extension ScreenTimeService {
         guard registration.events.count <= Self.maximumEventsPerActivity else {
             throw ServiceError(
                 .invalidArgument,
-                """
-                an activity may watch at most \(Self.maximumEventsPerActivity) events \
-                (\(registration.events.count) given)
-                """
-            )
+                Phrase(
+                    "an activity may watch at most {maximum} events ({count} given)", context: "service",
+                    ["maximum": "\(Self.maximumEventsPerActivity)", "count": "\(registration.events.count)"]))
         }
         let mine = engine.activities.filter { $0.owner == client }
         if !builtIn, mine.count >= DeviceActivityCenter.maximumActivities,
@@ -423,14 +426,19 @@ extension ScreenTimeService {
         guard !name.isEmpty, name.count <= maximumStoreNameLength else {
             throw ServiceError(
                 .invalidArgument,
-                "a store name must have 1 to \(maximumStoreNameLength) characters (\(name.count) given)")
+                Phrase(
+                    "a store name must have 1 to {maximum} characters ({count} given)", context: "service",
+                    ["maximum": "\(maximumStoreNameLength)", "count": "\(name.count)"]))
         }
     }
 
     static func checkNames(_ names: [String]) throws {
         guard names.allSatisfy({ !$0.isEmpty && $0.count <= maximumNameLength }) else {
             throw ServiceError(
-                .invalidArgument, "activity and event names must have 1 to \(maximumNameLength) characters")
+                .invalidArgument,
+                Phrase(
+                    "activity and event names must have 1 to {maximum} characters", context: "service",
+                    ["maximum": "\(maximumNameLength)"]))
         }
     }
 
@@ -438,7 +446,11 @@ extension ScreenTimeService {
 
     static func checkAppGroupKey(_ key: String) throws {
         guard !key.isEmpty, key.count <= AppGroupStorage.maximumKeyLength else {
-            throw ServiceError(.invalidArgument, "a key is 1 to \(AppGroupStorage.maximumKeyLength) characters")
+            throw ServiceError(
+                .invalidArgument,
+                Phrase(
+                    "a key is 1 to {maximum} characters", context: "service",
+                    ["maximum": "\(AppGroupStorage.maximumKeyLength)"]))
         }
     }
 
@@ -455,9 +467,14 @@ extension ScreenTimeService {
                 case .invalidDateComponents: .invalidDateComponents
                 case .unauthorized: .unauthorized
                 }
+            // Apple's error as the API module words it (the module's to phrase, not the owner's).
             return ServiceError(code, error.description)
         default:
-            return ServiceError(.internalFailure, "the agent failed: \(error)")
+            // An error that comes as a phrase is told in the reader's language with the rest.
+            let cause: any PhraseFilling
+            if let phrased = error as? any PhrasedError { cause = phrased.phrase } else { cause = "\(error)" }
+            return ServiceError(
+                .internalFailure, Phrase("the agent failed: {error}", context: "service", ["error": cause]))
         }
     }
 }

@@ -224,11 +224,9 @@ public final class ScreenTimeService {
         else {
             throw ServiceError(
                 .limitExceeded,
-                """
-                a browser report with more than \(BrowserWindowsReport.maximumWindows) windows, \
-                or a title or URL too long to be a page's
-                """
-            )
+                Phrase(
+                    "a browser report with more than {maximum} windows, or a title or URL too long to be a page's",
+                    context: "service", ["maximum": "\(BrowserWindowsReport.maximumWindows)"]))
         }
         browserTabs?.update(report, from: peer.number)
         browserTabsChanges += 1

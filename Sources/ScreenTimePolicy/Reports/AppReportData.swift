@@ -30,13 +30,10 @@ public struct AppReportData: Sendable {
 
     public func data(for app: String, filter: DeviceActivityFilter, now: Date) throws -> [DeviceActivityData] {
         guard let grant = try ledger.grant(for: app) else {
+            // swift-format-ignore
             throw ServiceError(
                 .unauthorized,
-                """
-                \(app) is not authorised: its report extension is given usage only once the app is \
-                (AuthorizationCenter.shared.requestAuthorization)
-                """
-            )
+                Phrase("{app} is not authorised: its report extension is given usage only once the app is (AuthorizationCenter.shared.requestAuthorization)", context: "service", ["app": app]))
         }
         let tokens = ClientTokens(grant: grant, ledger: ledger)
         let applications = try ledger.reportApplications(categories: directory.categories)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ScreenwardIPC
 import UsageLedger
 
 /// A rule as the ledger keeps it.
@@ -199,6 +200,16 @@ extension Ledger {
 public struct TimeRequest: Sendable, Hashable, Codable {
     public enum State: String, Sendable, Codable {
         case pending, approved, denied, expired
+
+        /// The state as a word for people (the raw value is for scripts).
+        public var phrase: Phrase {
+            switch self {
+            case .pending: Phrase("pending", context: "request.state")
+            case .approved: Phrase("approved", context: "request.state")
+            case .denied: Phrase("denied", context: "request.state")
+            case .expired: Phrase("expired", context: "request.state")
+            }
+        }
     }
 
     public var id: Int64

@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardIPC
 
 /// One of a person's rules, as they set it on the command line or a guardian set it
 /// for them: a daily limit on some applications, or a downtime when only the
@@ -48,25 +49,34 @@ public struct Rule: Codable, Hashable, Sendable {
     }
 
     /// Why the rule cannot be kept, or nil.
-    public var problem: String? {
-        if let invalid = (try? RuleText.name(name)) == nil ? "\"\(name.prefix(40))\" is not a rule name" : nil {
-            return invalid
+    public var problem: Phrase? {
+        if (try? RuleText.name(name)) == nil { return RuleText.notARuleName(name) }
+        if days.days.isEmpty { return Phrase("the rule {name} applies on no day", context: "rule", ["name": name]) }
+        if extraTimePerDay < 0 || extraTimePerDay > 96 {
+            return Phrase("extra time can be taken 0 to 96 times a day", context: "rule")
         }
-        if days.days.isEmpty { return "the rule \(name) applies on no day" }
-        if extraTimePerDay < 0 || extraTimePerDay > 96 { return "extra time can be taken 0 to 96 times a day" }
         if let lockedFor, lockedFor < 1 || lockedFor > 30 * 86_400 {
-            return "a rule can be locked for 1 second to 30 days"
+            return Phrase("a rule can be locked for 1 second to 30 days", context: "rule")
         }
         switch kind {
         case .limit:
             guard let items, !items.isEmpty else {
-                return "the limit \(name) names no application, category or website"
+                return Phrase(
+                    "the limit {name} names no application, category or website", context: "rule", ["name": name])
             }
-            guard let daily, daily >= 1 else { return "a limit of 0 means nothing: give at least 1s" }
-            guard daily < 86_400 else { return "a daily limit must be shorter than a day" }
+            guard let daily, daily >= 1 else {
+                return Phrase("a limit of 0 means nothing: give at least 1s", context: "rule")
+            }
+            guard daily < 86_400 else { return Phrase("a daily limit must be shorter than a day", context: "rule") }
         case .downtime:
-            guard let from, let to else { return "the downtime \(name) needs a start and an end" }
-            guard from != to else { return "the downtime \(name) starts and ends at \(from): it would never end" }
+            guard let from, let to else {
+                return Phrase("the downtime {name} needs a start and an end", context: "rule", ["name": name])
+            }
+            guard from != to else {
+                return Phrase(
+                    "the downtime {name} starts and ends at {time}: it would never end", context: "rule",
+                    ["name": name, "time": from.description])
+            }
         }
         return nil
     }

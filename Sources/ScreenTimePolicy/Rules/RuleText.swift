@@ -1,18 +1,27 @@
 import Foundation
+import ScreenwardIPC
 
 /// What people type for rules (`1h30m`, `21:00`, `mon-fri`), read strictly: a value
 /// that does not parse is refused with an example, never guessed at.
 public enum RuleText {
-    public struct Invalid: Error, CustomStringConvertible, Equatable {
-        public var description: String
-        init(_ description: String) { self.description = description }
+    /// A value that does not parse, and how to write it (a `Phrase`: the command line shows it
+    /// in its reader's language).
+    public struct Invalid: PhrasedError, Equatable {
+        public var phrase: Phrase
+        init(_ phrase: Phrase) { self.phrase = phrase }
     }
 
     // MARK: Durations
 
-    /// `1h`, `90m`, `1h30m`, `45s`, `2h5m10s`: seconds, at least one second.
-    public static func duration(_ text: String, what: String = "duration") throws -> TimeInterval {
-        let example = "write it as 1h, 90m, 1h30m or 45s"
+    /// `1h`, `90m`, `1h30m`, `45s`, `2h5m10s`: seconds, at least one second. `what` names the
+    /// duration in the error ("daily limit", "pause").
+    public static func duration(_ text: String, what: Phrase = Phrase("duration", context: "rule.what")) throws
+        -> TimeInterval
+    {
+        let notADuration = Invalid(
+            Phrase(
+                "\"{text}\" is not a {what}: write it as 1h, 90m, 1h30m or 45s", context: "rule",
+                ["text": String(text.prefix(40)), "what": what]))
         var total = 0
         var number = ""
         var units = ""
@@ -23,20 +32,22 @@ public enum RuleText {
             }
             guard "hms".contains(character), !units.contains(character), let value = Int(number), value <= 100_000
             else {
-                throw Invalid("\"\(text.prefix(40))\" is not a \(what): \(example)")
+                throw notADuration
             }
             // Units in order, each once: 1h30m, not 30m1h.
             if let last = units.last, "hms".firstIndex(of: last)! >= "hms".firstIndex(of: character)! {
-                throw Invalid("\"\(text.prefix(40))\" is not a \(what): \(example)")
+                throw notADuration
             }
             units.append(character)
             total += value * (character == "h" ? 3600 : character == "m" ? 60 : 1)
             number = ""
         }
         guard number.isEmpty, !units.isEmpty else {
-            throw Invalid("\"\(text.prefix(40))\" is not a \(what): \(example)")
+            throw notADuration
         }
-        guard total > 0 else { throw Invalid("a \(what) of 0 means nothing: give at least 1s") }
+        guard total > 0 else {
+            throw Invalid(Phrase("a {what} of 0 means nothing: give at least 1s", context: "rule", ["what": what]))
+        }
         return TimeInterval(total)
     }
 
@@ -81,7 +92,10 @@ public enum RuleText {
     }
 
     private static func invalidDays(_ text: String) -> Invalid {
-        Invalid("\"\(text.prefix(40))\" is not a list of days: write mon-fri, sat,sun, mon,wed-fri or every")
+        Invalid(
+            Phrase(
+                "\"{text}\" is not a list of days: write mon-fri, sat,sun, mon,wed-fri or every", context: "rule",
+                ["text": String(text.prefix(40))]))
     }
 
     // MARK: Times of day
@@ -91,7 +105,12 @@ public enum RuleText {
         let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]),
             (0...23).contains(hour), (0...59).contains(minute)
-        else { throw Invalid("\"\(text.prefix(40))\" is not a time of day: write 21:00 or 7:30 (24-hour clock)") }
+        else {
+            throw Invalid(
+                Phrase(
+                    "\"{text}\" is not a time of day: write 21:00 or 7:30 (24-hour clock)", context: "rule",
+                    ["text": String(text.prefix(40))]))
+        }
         return TimeOfDay(hour: hour, minute: minute)
     }
 
@@ -103,18 +122,27 @@ public enum RuleText {
     /// spaces, `-` and `_`, 1 to 40 characters.
     public static func name(_ text: String) throws -> String {
         let name = text.trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty else { throw Invalid("a rule needs a name") }
+        guard !name.isEmpty else { throw Invalid(Phrase("a rule needs a name", context: "rule")) }
         guard name.count <= maximumNameLength else {
-            throw Invalid("a rule's name has at most \(maximumNameLength) characters")
+            throw Invalid(
+                Phrase(
+                    "a rule's name has at most {count} characters", context: "rule",
+                    ["count": String(maximumNameLength)]))
         }
         guard
             name.unicodeScalars.allSatisfy({
                 CharacterSet.alphanumerics.contains($0) || " -_".unicodeScalars.contains($0)
             })
         else {
-            throw Invalid("\"\(name.prefix(40))\" is not a rule name: use letters, digits, spaces, - and _")
+            throw Invalid(notARuleName(name))
         }
         return name
+    }
+
+    static func notARuleName(_ name: String) -> Phrase {
+        Phrase(
+            "\"{name}\" is not a rule name: use letters, digits, spaces, - and _", context: "rule",
+            ["name": String(name.prefix(40))])
     }
 }
 
@@ -144,6 +172,23 @@ public struct Weekdays: Hashable, Codable, Sendable, CustomStringConvertible {
         if ordered == [7, 1] { return "sat,sun" }
         return ordered.map { Self.names[$0 - 1] }.joined(separator: ",")
     }
+
+    /// The days for people, in Monday-first order: "every day", "Monday to Friday",
+    /// "Saturday and Sunday", or their names.
+    public var phrase: Phrase.Value {
+        let ordered = [2, 3, 4, 5, 6, 7, 1].filter(days.contains)
+        if isEvery { return .phrase(Phrase("every day", context: "weekdays")) }
+        if ordered == [2, 3, 4, 5, 6] { return .phrase(Phrase("Monday to Friday", context: "weekdays")) }
+        if ordered == [7, 1] { return .phrase(Phrase("Saturday and Sunday", context: "weekdays")) }
+        return .list(ordered.map { .phrase(Self.dayNames[$0 - 1]) })
+    }
+
+    private static let dayNames = [
+        Phrase("Sunday", context: "weekday"), Phrase("Monday", context: "weekday"),
+        Phrase("Tuesday", context: "weekday"),
+        Phrase("Wednesday", context: "weekday"), Phrase("Thursday", context: "weekday"),
+        Phrase("Friday", context: "weekday"), Phrase("Saturday", context: "weekday"),
+    ]
 
     public func contains(_ weekday: Int) -> Bool { days.contains(weekday) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ScreenwardBasics
+import ScreenwardIPC
 
 /// The texts of our rules' shields, notifications and menus, from `data/rules.json`: each
 /// written in English under its name, with `{placeholders}` Screenward fills in, and shown in
@@ -21,11 +22,9 @@ public struct RuleTexts: Sendable, Hashable {
         do {
             return RuleTexts(texts: try JSONDecoder().decode(File.self, from: Data(contentsOf: url)).texts)
         } catch let error as DecodingError {
-            throw RuleText.Invalid(
-                """
-                cannot read the rule texts \(url.path): \(error.readableDescription) (each text is a string, \
-                written in English; translations are in po/)
-                """)
+            let values = ["path": url.path, "problem": error.readableDescription]
+            // swift-format-ignore
+            throw RuleText.Invalid(Phrase("cannot read the rule texts {path}: {problem} (each text is a string, written in English; translations are in po/)", context: "rule", values))
         }
     }
 
@@ -44,22 +43,26 @@ public struct RuleTexts: Sendable, Hashable {
     /// A span for people: `1 h 05 min`, `5 min`, `45 s` (in English; po/ has the others,
     /// context "span").
     public static func span(_ seconds: TimeInterval, language: String = "en") -> String {
-        let texts = Translations.forLanguage(language)
+        Translations.forLanguage(language)(spanPhrase(seconds))
+    }
+
+    /// A span as a phrase, for a text another program shows.
+    public static func spanPhrase(_ seconds: TimeInterval) -> Phrase {
         let whole = max(0, Int(seconds.rounded()))
         let (hours, minutes, rest) = (whole / 3600, whole % 3600 / 60, whole % 60)
         if whole >= 3600 {
-            guard minutes != 0 else { return texts("{hours} h", context: "span", ["hours": "\(hours)"]) }
-            return texts(
+            guard minutes != 0 else { return Phrase("{hours} h", context: "span", ["hours": "\(hours)"]) }
+            return Phrase(
                 "{hours} h {minutes} min", context: "span",
                 ["hours": "\(hours)", "minutes": minutes < 10 ? "0\(minutes)" : "\(minutes)"])
         }
         if whole >= 60 {
             guard rest != 0, whole < 600 else {
-                return texts("{minutes} min", context: "span", ["minutes": "\(whole / 60)"])
+                return Phrase("{minutes} min", context: "span", ["minutes": "\(whole / 60)"])
             }
-            return texts(
+            return Phrase(
                 "{minutes} min {seconds} s", context: "span", ["minutes": "\(whole / 60)", "seconds": "\(rest)"])
         }
-        return texts("{seconds} s", context: "span", ["seconds": "\(whole)"])
+        return Phrase("{seconds} s", context: "span", ["seconds": "\(whole)"])
     }
 }

@@ -38,28 +38,39 @@ extension RulesCore {
     /// the limit, as its shield's would name the application).
     func askForMoreTime(onLimit name: String) throws -> RuleOutcome {
         guard placement == .managed else {
-            throw ServiceError(.invalidArgument, "your own rules give 15 more minutes (screenward limit more NAME)")
+            throw ServiceError(
+                .invalidArgument,
+                Phrase("your own rules give 15 more minutes (screenward limit more NAME)", context: "rules"))
         }
         let rule = try existing(name, kind: .limit)
         guard try limitState(rule).isUsedUp else {
-            throw ServiceError(.invalidArgument, "\(rule.name) is not used up: there is time left")
+            throw ServiceError(
+                .invalidArgument,
+                Phrase("{name} is not used up: there is time left", context: "rules", ["name": rule.name]))
         }
         askForMoreTime(rule: rule, application: "", name: rule.name)
-        return RuleOutcome(message: "Asked a guardian for more time on \(rule.name).")
+        return RuleOutcome(Phrase("Asked a guardian for more time on {name}.", context: "rules", ["name": rule.name]))
     }
 
     /// A guardian's answer: extra time on the rule (all of a limit; one application of a
     /// downtime) for the interval running now, or a refusal. The child is told either way.
     func answerRequest(_ id: Int64, approve: Bool, seconds: TimeInterval?, by actor: String) throws -> RuleOutcome {
         guard let request = try ledger.timeRequest(id: id) else {
-            throw ServiceError(.invalidArgument, "there is no request \(id)")
+            throw ServiceError(.invalidArgument, Phrase("there is no request {id}", context: "rules", ["id": "\(id)"]))
         }
         guard request.state == .pending else {
-            let who = request.answeredBy.map { " by \($0)" } ?? ""
-            throw ServiceError(.invalidArgument, "request \(id) was already answered (\(request.state.rawValue)\(who))")
+            let values =
+                ["id": "\(id)", "state": request.state.phrase, "by": request.answeredBy ?? ""]
+                as [String: any PhraseFilling]
+            throw ServiceError(
+                .invalidArgument,
+                request.answeredBy == nil
+                    ? Phrase("request {id} was already answered ({state})", context: "rules", values)
+                    : Phrase("request {id} was already answered ({state} by {by})", context: "rules", values))
         }
         if let seconds, seconds < 1 || seconds > 86_400 {
-            throw ServiceError(.invalidArgument, "grant 1 to 1440 minutes, or the rest of the day")
+            throw ServiceError(
+                .invalidArgument, Phrase("grant 1 to 1440 minutes, or the rest of the day", context: "rules"))
         }
         let time = now
         guard
@@ -69,11 +80,9 @@ extension RulesCore {
             _ = try ledger.answerTimeRequest(id: id, state: .expired, by: actor, seconds: nil, at: time)
             throw ServiceError(
                 .invalidArgument,
-                """
-                request \(id) is for \(request.rule), \
-                which no longer holds \(request.applicationName) back: nothing to grant
-                """
-            )
+                Phrase(
+                    "request {id} is for {rule}, which no longer holds {app} back: nothing to grant", context: "rules",
+                    ["id": "\(id)", "rule": request.rule, "app": request.applicationName]))
         }
         let language = language()
         let what = seconds.map { RuleTexts.span($0) } ?? "the rest of the day"
@@ -89,10 +98,14 @@ extension RulesCore {
                     body: texts.text(
                         "notApprovedBody", language: language,
                         ["rule": rule.name, "by": actor, "app": request.applicationName])))
-            return RuleOutcome(message: "Not approved: more time for \(request.applicationName) on \(rule.name).")
+            return RuleOutcome(
+                Phrase(
+                    "Not approved: more time for {app} on {rule}.", context: "rules",
+                    ["app": request.applicationName, "rule": rule.name]))
         }
         guard try ledger.answerTimeRequest(id: id, state: .approved, by: actor, seconds: seconds, at: time) else {
-            throw ServiceError(.invalidArgument, "request \(id) was answered meanwhile")
+            throw ServiceError(
+                .invalidArgument, Phrase("request {id} was answered meanwhile", context: "rules", ["id": "\(id)"]))
         }
         try ledger.insertRuleGrant(
             rule: rule.name, application: rule.kind == .downtime ? request.application : nil, seconds: seconds,
@@ -110,7 +123,13 @@ extension RulesCore {
                     "extraTimeTitle", language: language,
                     ["extra": seconds.map { RuleTexts.span($0, language: language) } ?? "∞", "rule": rule.name]),
                 body: texts.text("extraTimeBody", language: language, ["rule": rule.name, "by": actor])))
-        return RuleOutcome(message: "Approved: \(what) more for \(request.applicationName) on \(rule.name).")
+        let values = ["app": request.applicationName, "rule": rule.name] as [String: any PhraseFilling]
+        return RuleOutcome(
+            seconds.map {
+                Phrase(
+                    "Approved: {extra} more for {app} on {rule}.", context: "rules",
+                    values.merging(["extra": RuleTexts.spanPhrase($0)]) { a, _ in a })
+            } ?? Phrase("Approved: the rest of the day for {app} on {rule}.", context: "rules", values))
     }
 
     /// Extra time given on another computer of the household, now kept in the ledger
@@ -149,7 +168,9 @@ extension RulesCore {
         let limits = try storedRules().filter { $0.kind == .limit }.filter {
             (try? limitState($0, at: time).appliesToday) == true
         }
-        guard !limits.isEmpty else { throw ServiceError(.invalidArgument, "no limit applies today") }
+        guard !limits.isEmpty else {
+            throw ServiceError(.invalidArgument, Phrase("no limit applies today", context: "rules"))
+        }
         for rule in limits {
             try ledger.insertRuleGrant(
                 rule: rule.name, application: nil, seconds: seconds, by: actor, at: time,
@@ -174,22 +195,26 @@ extension RulesCore {
                 body: texts.text(
                     "extraTimeBody", language: language,
                     ["rule": limits.map(\.name).joined(separator: ", "), "by": actor])))
-        return RuleOutcome(message: "\(what) more on \(limits.map(\.name).joined(separator: ", ")).")
+        let names = limits.map(\.name).joined(separator: ", ")
+        return RuleOutcome(
+            seconds.map {
+                Phrase(
+                    "{extra} more on {rules}.", context: "rules", ["extra": RuleTexts.spanPhrase($0), "rules": names])
+            } ?? Phrase("The rest of the day on {rules}.", context: "rules", ["rules": names]))
     }
 
     /// No rule shields anything for `seconds` (a guardian's pause, or the person's own).
     func pause(for seconds: TimeInterval, by actor: String) throws -> RuleOutcome {
         guard (60...86_400).contains(seconds) else {
-            throw ServiceError(.invalidArgument, "pause for 1 minute to 1 day")
+            throw ServiceError(.invalidArgument, Phrase("pause for 1 minute to 1 day", context: "rules"))
         }
         if placement == .individual, let lock = try storedRules().compactMap(\.lockedFor).max() {
             throw ServiceError(
                 .invalidArgument,
-                """
-                a rule is locked for \(RuleText.duration(lock)): \
-                pausing it would undo the lock; relax the rule instead
-                """
-            )
+                Phrase(
+                    "a rule is locked for {lock}: pausing it would undo the lock; relax the rule instead",
+                    context: "rules",
+                    ["lock": RuleTexts.spanPhrase(lock)]))
         }
         let time = now
         let interval = DateInterval(start: time, duration: seconds)
@@ -200,7 +225,9 @@ extension RulesCore {
                 name: ActivityNaming.pauseActivity, schedule: oneOff(from: time, to: interval.end), events: [:]))
         reconcile()
         record("rules-paused", actor, "\(actor) paused every rule until \(timeText(interval.end))")
-        return RuleOutcome(message: "Every rule is paused until \(timeText(interval.end)).", effectiveAt: interval.end)
+        return RuleOutcome(
+            Phrase("Every rule is paused until {time}.", context: "rules", ["time": timeText(interval.end)]),
+            effectiveAt: interval.end)
     }
 
     /// Asks every shield of ours to be drawn again (attaching the data source again does).

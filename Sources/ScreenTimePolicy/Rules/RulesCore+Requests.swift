@@ -27,7 +27,8 @@ extension RulesCore {
         let changes = !RulesMethods.reading.contains(method.name)
         return .on(method, errors: serviceError) { core, context, request in
             if changes && !context.mayChange {
-                throw ServiceError(.unauthorized, "only a guardian can change a managed user's rules")
+                throw ServiceError(
+                    .unauthorized, Phrase("only a guardian can change a managed user's rules", context: "rules"))
             }
             return try handler(core, context.actor, request.body)
         }
@@ -52,17 +53,27 @@ extension RulesCore {
                 try core.takeExtraTime(on: request.rule, application: request.application)
             },
         ],
-        unknown: { method in ServiceError(.unknownMethod, "the rules app knows no request \(method)") })
+        unknown: { method in
+            ServiceError(
+                .unknownMethod, Phrase("the rules app knows no request {method}", context: "rules", ["method": method]))
+        })
 
     static func serviceError(_ error: any Error) -> ServiceError {
         switch error {
         case let error as ServiceError: error
-        case let error as RuleText.Invalid: ServiceError(.invalidArgument, error.description)
+        case let error as RuleText.Invalid: ServiceError(.invalidArgument, error.phrase)
         case RuleLedgerError.duplicateName(let name):
             ServiceError(
-                .invalidArgument, "there is already a rule named \(name); pick another name or remove it first")
-        case RuleLedgerError.noSuchRule(let name): ServiceError(.invalidArgument, "there is no rule named \(name)")
-        default: ServiceError(.internalFailure, "the rules could not be changed: \(error)")
+                .invalidArgument,
+                Phrase(
+                    "there is already a rule named {name}; pick another name or remove it first", context: "rules",
+                    ["name": name]))
+        case RuleLedgerError.noSuchRule(let name):
+            ServiceError(.invalidArgument, Phrase("there is no rule named {name}", context: "rules", ["name": name]))
+        default:
+            ServiceError(
+                .internalFailure,
+                Phrase("the rules could not be changed: {error}", context: "rules", ["error": "\(error)"]))
         }
     }
 
@@ -71,12 +82,20 @@ extension RulesCore {
     func add(_ rule: Rule, by actor: String) throws -> RuleOutcome {
         try check(rule)
         guard try ledger.rules().count < Self.maximumRules else {
-            throw ServiceError(.limitExceeded, "there are already \(Self.maximumRules) rules; remove one first")
+            throw ServiceError(
+                .limitExceeded,
+                Phrase(
+                    "there are already {count} rules; remove one first", context: "rules",
+                    ["count": "\(Self.maximumRules)"]))
         }
         try ledger.insertRule(rule, by: actor, at: now)
         try syncActivities()
         reconcile()
-        return RuleOutcome(message: "Added the \(rule.kind.rawValue) \(rule.name): \(summary(rule)).")
+        let values = ["name": rule.name, "summary": summary(rule)] as [String: any PhraseFilling]
+        return RuleOutcome(
+            rule.kind == .limit
+                ? Phrase("Added the limit {name}: {summary}.", context: "rules", values)
+                : Phrase("Added the downtime {name}: {summary}.", context: "rules", values))
     }
 
     func change(_ rule: Rule, by actor: String) throws -> RuleOutcome {
@@ -89,11 +108,13 @@ extension RulesCore {
                 PendingRuleChange(name: old.name, rule: rule, askedAt: time, effectiveAt: effective))
             try scheduleRelaxationWakeUp()
             return RuleOutcome(
-                message:
-                    """
-                    \(old.name) is locked for \(RuleText.duration(lock)): the change relaxes it, \
-                    so it takes effect at \(timeText(effective)) (\(Self.day(effective, calendar: calendar))).
-                    """,
+                Phrase(
+                    "{name} is locked for {lock}: the change relaxes it, so it takes effect at {time} ({day}).",
+                    context: "rules",
+                    [
+                        "name": old.name, "lock": RuleTexts.spanPhrase(lock), "time": timeText(effective),
+                        "day": day(effective),
+                    ]),
                 effectiveAt: effective)
         }
         var renamed = rule
@@ -102,7 +123,11 @@ extension RulesCore {
         try syncActivities()
         try registerExtraTime(for: renamed)
         reconcile()
-        return RuleOutcome(message: "Changed the \(rule.kind.rawValue) \(old.name): \(summary(renamed)).")
+        let values = ["name": old.name, "summary": summary(renamed)] as [String: any PhraseFilling]
+        return RuleOutcome(
+            rule.kind == .limit
+                ? Phrase("Changed the limit {name}: {summary}.", context: "rules", values)
+                : Phrase("Changed the downtime {name}: {summary}.", context: "rules", values))
     }
 
     func remove(_ name: String, kind: Rule.Kind) throws -> RuleOutcome {
@@ -114,17 +139,21 @@ extension RulesCore {
                 PendingRuleChange(name: old.name, rule: nil, askedAt: time, effectiveAt: effective))
             try scheduleRelaxationWakeUp()
             return RuleOutcome(
-                message:
-                    """
-                    \(old.name) is locked for \(RuleText.duration(lock)): it will be removed \
-                    at \(timeText(effective)) (\(Self.day(effective, calendar: calendar))).
-                    """,
+                Phrase(
+                    "{name} is locked for {lock}: it will be removed at {time} ({day}).", context: "rules",
+                    [
+                        "name": old.name, "lock": RuleTexts.spanPhrase(lock), "time": timeText(effective),
+                        "day": day(effective),
+                    ]),
                 effectiveAt: effective)
         }
         try ledger.deleteRule(named: old.name)
         try syncActivities()
         reconcile()
-        return RuleOutcome(message: "Removed the \(kind.rawValue) \(old.name).")
+        return RuleOutcome(
+            kind == .limit
+                ? Phrase("Removed the limit {name}.", context: "rules", ["name": old.name])
+                : Phrase("Removed the downtime {name}.", context: "rules", ["name": old.name]))
     }
 
     /// The household's rules, changed on another computer, made this person's here.
@@ -144,11 +173,13 @@ extension RulesCore {
         guard rule.kind == kind else {
             throw ServiceError(
                 .invalidArgument,
-                """
-                \(rule.name) is a \(rule.kind.rawValue), not a \
-                \(kind.rawValue): use `screenward \(rule.kind.rawValue) …`
-                """
-            )
+                rule.kind == .limit
+                    ? Phrase(
+                        "{name} is a limit, not a downtime: use `screenward limit …`", context: "rules",
+                        ["name": rule.name])
+                    : Phrase(
+                        "{name} is a downtime, not a limit: use `screenward downtime …`", context: "rules",
+                        ["name": rule.name]))
         }
         return rule
     }
@@ -159,32 +190,35 @@ extension RulesCore {
         if rule.lockedFor != nil, placement == .managed {
             throw ServiceError(
                 .invalidArgument,
-                "--locked-for is for a person's own rules; a guardian's rules already bind a managed user")
+                Phrase(
+                    "--locked-for is for a person's own rules; a guardian's rules already bind a managed user",
+                    context: "rules"))
         }
         guard let items = rule.items else { return }
         guard items.count <= ShieldSettingsLimits.items else {
             throw ServiceError(
-                .limitExceeded, "a limit counts at most \(ShieldSettingsLimits.items) applications and categories")
+                .limitExceeded,
+                Phrase(
+                    "a limit counts at most {count} applications and categories", context: "rules",
+                    ["count": "\(ShieldSettingsLimits.items)"]))
         }
         // Issuing tokens refuses an id nothing is installed under, with the reason.
         let event = try event(for: items, threshold: 1)
         do {
             _ = try owner.usage(event, now, now)
         } catch {
-            throw ServiceError(
-                .invalidArgument,
-                """
-                the selection holds tokens that are not \(RulesApp.bundleIdentifier)'s: \
-                make it with `screenward select --for \(RulesApp.bundleIdentifier) …` (\(error))
-                """
-            )
+            let values = ["app": RulesApp.bundleIdentifier, "error": Self.spoken(error)] as [String: any PhraseFilling]
+            // swift-format-ignore
+            throw ServiceError(.invalidArgument, Phrase("the selection holds tokens that are not {app}'s: make it with `screenward select --for {app} …` ({error})", context: "rules", values))
         }
     }
 
     // MARK: Always allowed
 
     func allow(_ ids: [String]) throws -> RuleOutcome {
-        guard !ids.isEmpty else { throw ServiceError(.invalidArgument, "name at least one application to allow") }
+        guard !ids.isEmpty else {
+            throw ServiceError(.invalidArgument, Phrase("name at least one application to allow", context: "rules"))
+        }
         let sites = ids.filter { $0.hasPrefix(AllowedApplication.sitePrefix) }.map {
             String($0.dropFirst(AllowedApplication.sitePrefix.count))
         }
@@ -199,25 +233,30 @@ extension RulesCore {
         reconcile()
         if let lock {
             return RuleOutcome(
-                message:
-                    """
-                    A rule is locked for \(RuleText.duration(lock)): \(ids.joined(separator: ", ")) will be \
-                    always allowed from \(timeText(effective)) (\(Self.day(effective, calendar: calendar))).
-                    """,
+                Phrase(
+                    "A rule is locked for {lock}: {ids} will be always allowed from {time} ({day}).", context: "rules",
+                    [
+                        "lock": RuleTexts.spanPhrase(lock), "ids": ids.joined(separator: ", "),
+                        "time": timeText(effective),
+                        "day": day(effective),
+                    ]),
                 effectiveAt: effective)
         }
-        return RuleOutcome(message: "Always allowed: \(ids.joined(separator: ", ")).")
+        return RuleOutcome(Phrase("Always allowed: {ids}.", context: "rules", ["ids": ids.joined(separator: ", ")]))
     }
 
     func disallow(_ ids: [String]) throws -> RuleOutcome {
         var removed: [String] = []
         for id in ids where try ledger.disallowApplication(id) { removed.append(id) }
         guard !removed.isEmpty else {
-            throw ServiceError(.invalidArgument, "none of \(ids.joined(separator: ", ")) is always allowed")
+            throw ServiceError(
+                .invalidArgument,
+                Phrase("none of {ids} is always allowed", context: "rules", ["ids": ids.joined(separator: ", ")]))
         }
         try scheduleRelaxationWakeUp()
         reconcile()
-        return RuleOutcome(message: "No longer always allowed: \(removed.joined(separator: ", ")).")
+        return RuleOutcome(
+            Phrase("No longer always allowed: {ids}.", context: "rules", ["ids": removed.joined(separator: ", ")]))
     }
 
     // MARK: Extra time on one's own rule
@@ -226,7 +265,10 @@ extension RulesCore {
     func takeExtraTime(on name: String, application: String?, token shieldToken: String? = nil) throws -> RuleOutcome {
         guard placement == .individual else {
             throw ServiceError(
-                .unauthorized, "a managed user asks a guardian for more time (\"Ask for more time\" on the shield)")
+                .unauthorized,
+                Phrase(
+                    "a managed user asks a guardian for more time (\"Ask for more time\" on the shield)",
+                    context: "rules"))
         }
         guard let rule = try storedRules().first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) else {
             throw RuleLedgerError.noSuchRule(name)
@@ -239,11 +281,13 @@ extension RulesCore {
         case .downtime:
             let state = downtimeState(rule, at: time)
             guard state.isActive, let running = state.interval else {
-                throw ServiceError(.invalidArgument, "\(rule.name) is not in downtime now")
+                throw ServiceError(
+                    .invalidArgument, Phrase("{name} is not in downtime now", context: "rules", ["name": rule.name]))
             }
             guard application != nil || shieldToken != nil else {
                 throw ServiceError(
-                    .invalidArgument, "name the application the extra downtime minutes are for (--app ID)")
+                    .invalidArgument,
+                    Phrase("name the application the extra downtime minutes are for (--app ID)", context: "rules"))
             }
             interval = running
         }
@@ -252,17 +296,22 @@ extension RulesCore {
             try shieldToken
             ?? application.map { id in
                 try tokens(applications: [id])[id]?.opaqueValue
-                    ?? { throw ServiceError(.invalidArgument, "no application \(id)") }()
+                    ?? {
+                        throw ServiceError(
+                            .invalidArgument, Phrase("no application {id}", context: "rules", ["id": id]))
+                    }()
             }
         let taken = try extraTimeTaken(on: rule, in: interval)
         guard taken < rule.extraTimePerDay else {
             throw ServiceError(
                 .limitExceeded,
-                """
-                \(rule.name) allows 15 more minutes \(rule.extraTimePerDay) \
-                time\(rule.extraTimePerDay == 1 ? "" : "s") a day, and \(taken == 1 ? "it was" : "they were") taken
-                """
-            )
+                rule.extraTimePerDay == 1
+                    ? Phrase(
+                        "{name} allows 15 more minutes once a day, and it was taken", context: "rules",
+                        ["name": rule.name])
+                    : Phrase(
+                        "{name} allows 15 more minutes {count} times a day, and they were taken", context: "rules",
+                        ["name": rule.name, "count": "\(rule.extraTimePerDay)"]))
         }
         try ledger.insertRuleGrant(
             rule: rule.name, application: rule.kind == .downtime ? token : nil, seconds: Rule.extraTime, by: "self",
@@ -275,7 +324,10 @@ extension RulesCore {
         )
         try registerExtraTime(for: rule)
         reconcile()
-        return RuleOutcome(message: "15 more minutes on \(rule.name) (\(taken + 1) of \(rule.extraTimePerDay) today).")
+        return RuleOutcome(
+            Phrase(
+                "15 more minutes on {name} ({taken} of {count} today).", context: "rules",
+                ["name": rule.name, "taken": "\(taken + 1)", "count": "\(rule.extraTimePerDay)"]))
     }
 
     func extraTimeTaken(on rule: Rule, in interval: DateInterval) throws -> Int {
@@ -287,18 +339,31 @@ extension RulesCore {
 
     // MARK: Describing
 
-    func summary(_ rule: Rule) -> String {
-        var text: String
+    /// What a rule does, for the message that it was added or changed.
+    func summary(_ rule: Rule) -> Phrase {
+        let what: Phrase
         switch rule.kind {
         case .limit:
             let names = rule.items.map { itemNames($0) } ?? []
-            text = "\(RuleText.duration(rule.daily ?? 0)) a day of \(names.joined(separator: ", "))"
+            what = Phrase(
+                "{daily} a day of {names}", context: "rules",
+                ["daily": RuleTexts.spanPhrase(rule.daily ?? 0), "names": names.joined(separator: ", ")])
         case .downtime:
-            text = "from \(rule.from?.description ?? "?") to \(rule.to?.description ?? "?")"
+            what = Phrase(
+                "from {start} to {end}", context: "rules",
+                ["start": rule.from?.description ?? "?", "end": rule.to?.description ?? "?"])
         }
-        text += rule.days.isEvery ? ", every day" : ", on \(rule.days)"
-        if let lock = rule.lockedFor { text += ", locked for \(RuleText.duration(lock))" }
-        return text
+        switch (rule.days.isEvery, rule.lockedFor.map(RuleTexts.spanPhrase)) {
+        case (true, nil): return Phrase("{what}, every day", context: "rules", ["what": what])
+        case (false, nil):
+            return Phrase("{what}, on {days}", context: "rules", ["what": what, "days": rule.days.phrase])
+        case (true, let lock?):
+            return Phrase("{what}, every day, locked for {lock}", context: "rules", ["what": what, "lock": lock])
+        case (false, let lock?):
+            return Phrase(
+                "{what}, on {days}, locked for {lock}", context: "rules",
+                ["what": what, "days": rule.days.phrase, "lock": lock])
+        }
     }
 
     /// People's names for what a limit counts.
@@ -306,8 +371,19 @@ extension RulesCore {
         let language = language ?? self.language()
         return items.applications.map { owner.directory.application(publicID: $0)?.displayName ?? $0 }
             + items.categories.map { owner.directory.categories.displayName(of: $0, language: language) }
-            + (items.applicationTokens.isEmpty ? [] : ["\(items.applicationTokens.count) selected application(s)"])
-            + (items.categoryTokens.isEmpty ? [] : ["\(items.categoryTokens.count) selected categories"])
+            + (items.applicationTokens.isEmpty
+                ? []
+                : [
+                    Translations.forLanguage(language)(
+                        "{count} selected application(s)", context: "rules",
+                        ["count": "\(items.applicationTokens.count)"])
+                ])
+            + (items.categoryTokens.isEmpty
+                ? []
+                : [
+                    Translations.forLanguage(language)(
+                        "{count} selected categories", context: "rules", ["count": "\(items.categoryTokens.count)"])
+                ])
             + items.websites.map(HostName.readable)
     }
 
@@ -333,11 +409,20 @@ extension RulesCore {
     }
 
     /// `today`, `tomorrow` or the date.
-    static func day(_ date: Date, calendar: Calendar) -> String {
-        if calendar.isDateInToday(date) { return "today" }
-        if calendar.isDateInTomorrow(date) { return "tomorrow" }
+    func day(_ date: Date) -> Phrase.Value {
+        if calendar.isDateInToday(date) { return .phrase(Phrase("today", context: "rules.day")) }
+        if calendar.isDateInTomorrow(date) { return .phrase(Phrase("tomorrow", context: "rules.day")) }
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+        return .text(String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0))
+    }
+
+    /// An error's message as a phrase's value: translated when it is one.
+    static func spoken(_ error: any Error) -> any PhraseFilling {
+        switch error {
+        case let error as ServiceError: error.phrase ?? error.message
+        case let error as any PhrasedError: error.phrase
+        default: "\(error)"
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Screenward) import ManagedSettings
 @_spi(Screenward) import ManagedSettingsUI
+import ScreenwardBasics
 import ScreenwardIPC
 
 /// The rules' shield: which rule, how much was used, when it resets; and its buttons.
@@ -119,7 +120,8 @@ extension RulesCore {
                 calendar.isDate(date, inSameDayAs: $0)
             } ?? false
         if tomorrow { return texts.text("resetTomorrow", language: language, ["time": time]) }
-        return texts.text("resetAt", language: language, ["time": time, "day": Self.day(date, calendar: calendar)])
+        return texts.text(
+            "resetAt", language: language, ["time": time, "day": Translations.forLanguage(language)(day(date))])
     }
 
     static func name(of subject: ShieldRequestSubject) -> String {

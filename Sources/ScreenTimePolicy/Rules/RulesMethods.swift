@@ -159,11 +159,15 @@ public struct PauseRequest: RulesRequest, Hashable {
 
 /// What a change did: taken at once, or (a relaxation of a locked rule) waiting.
 public struct RuleOutcome: Codable, Sendable, Hashable {
+    /// In English.
     public var message: String
+    /// The message as written, for a reader in another language.
+    public var phrase: Phrase?
     /// When a relaxation takes effect; nil when it already has.
     public var effectiveAt: Date?
-    public init(message: String, effectiveAt: Date? = nil) {
-        self.message = message
+    public init(_ phrase: Phrase, effectiveAt: Date? = nil) {
+        self.message = phrase.description
+        self.phrase = phrase
         self.effectiveAt = effectiveAt
     }
 }

@@ -43,13 +43,24 @@ package struct ClientTokens {
 
     package static func checkSize<Item>(of tokens: Set<Token<Item>>, _ kind: TokenKind) throws {
         guard tokens.count <= maximumTokensPerSet else {
-            throw ServiceError(
-                .limitExceeded,
-                """
-                a set of \(tokens.count) \(kind.rawValue) tokens; \
-                at most \(maximumTokensPerSet) are allowed in one set
-                """
-            )
+            let values: [String: any PhraseFilling] = ["count": "\(tokens.count)", "maximum": "\(maximumTokensPerSet)"]
+            // One text per kind: the kind is no word to glue into a sentence.
+            let message: Phrase =
+                switch kind {
+                case .application:
+                    Phrase(
+                        "a set of {count} application tokens; at most {maximum} are allowed in one set",
+                        context: "service", values)
+                case .category:
+                    Phrase(
+                        "a set of {count} category tokens; at most {maximum} are allowed in one set",
+                        context: "service", values)
+                case .webDomain:
+                    Phrase(
+                        "a set of {count} webDomain tokens; at most {maximum} are allowed in one set",
+                        context: "service", values)
+                }
+            throw ServiceError(.limitExceeded, message)
         }
     }
 
@@ -59,17 +70,25 @@ package struct ClientTokens {
         return Set(
             try tokens.map { token in
                 guard let known = issued[token.opaqueValue] else {
-                    throw ClientLie(
-                        ServiceError(
-                            .invalidArgument,
-                            """
-                            \(token) is not a \(kind.rawValue) token of \(grant.client) \
-                            (it was issued to another app, or before the app's authorization was revoked)
-                            """
-                        ))
+                    throw ClientLie(ServiceError(.invalidArgument, Self.notIssued(token, kind, to: grant.client)))
                 }
                 return Token<Item>(opaqueValue: known.deviceToken)
             })
+    }
+
+    /// The refusal of a token the client was never given, one text per kind (the kind is
+    /// no word to glue into a sentence).
+    static func notIssued<Item>(_ token: Token<Item>, _ kind: TokenKind, to client: String) -> Phrase {
+        let values: [String: any PhraseFilling] = ["token": "\(token)", "client": client]
+        // swift-format-ignore
+        return switch kind {
+        case .application:
+            Phrase("{token} is not an application token of {client} (it was issued to another app, or before the app's authorization was revoked)", context: "service", values)
+        case .category:
+            Phrase("{token} is not a category token of {client} (it was issued to another app, or before the app's authorization was revoked)", context: "service", values)
+        case .webDomain:
+            Phrase("{token} is not a webDomain token of {client} (it was issued to another app, or before the app's authorization was revoked)", context: "service", values)
+        }
     }
 
     func toDevice<Child>(_ policy: ShieldSettings.ActivityCategoryPolicy<Child>, _ childKind: TokenKind) throws

@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardIPC
 import Synchronization
 
 /// Screenward's texts in a person's language: gettext's way, one mechanism for every text a
@@ -28,23 +29,19 @@ public struct Translations: Sendable {
         return values.isEmpty ? template : Self.fill(template, values)
     }
 
-    /// Replaces each `{name}` with its value, in one pass (a value holding braces is not read
-    /// again); a placeholder without a value stays as written.
+    /// Replaces each `{name}` with its value (`Phrase.fill`).
     public static func fill(_ template: String, _ values: [String: String]) -> String {
-        var result = ""
-        var rest = Substring(template)
-        while let open = rest.firstIndex(of: "{") {
-            result += rest[..<open]
-            let afterOpen = rest.index(after: open)
-            if let close = rest[afterOpen...].firstIndex(of: "}"), let value = values[String(rest[afterOpen..<close])] {
-                result += value
-                rest = rest[rest.index(after: close)...]
-            } else {
-                result += "{"
-                rest = rest[afterOpen...]
-            }
-        }
-        return result + rest
+        Phrase.fill(template, values)
+    }
+
+    /// `phrase` in this language, and each phrase that fills it.
+    public func callAsFunction(_ phrase: Phrase) -> String {
+        callAsFunction(.phrase(phrase))
+    }
+
+    /// A phrase's value in this language (a text as it is).
+    public func callAsFunction(_ value: Phrase.Value) -> String {
+        value.rendered { english, context in catalog.translation(of: english, context: context) ?? english }
     }
 
     // MARK: Which language, which catalog

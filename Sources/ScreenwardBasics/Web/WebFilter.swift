@@ -15,21 +15,26 @@ public enum WebFilter {
             guard set.count <= WebContentSettings.maximumDomains else {
                 throw ServiceError(
                     .limitExceeded,
-                    """
-                    a web content filter names \(set.count) websites; at most \
-                    \(WebContentSettings.maximumDomains) are allowed
-                    """
-                )
+                    Phrase(
+                        "a web content filter names {count} websites; at most {maximum} are allowed",
+                        context: "service",
+                        ["count": "\(set.count)", "maximum": "\(WebContentSettings.maximumDomains)"]))
             }
             return Set(
                 try set.map { domain in
                     guard let name = domain.domain else {
                         throw ServiceError(
                             .invalidArgument,
-                            "a web content filter names websites by domain (WebDomain(domain:)), not by token")
+                            Phrase(
+                                "a web content filter names websites by domain (WebDomain(domain:)), not by token",
+                                context: "service"))
                     }
                     guard let ascii = HostName.ascii(name), ascii.contains(".") || ascii == "localhost" else {
-                        throw ServiceError(.invalidArgument, "\"\(name.prefix(80))\" is not a website's domain")
+                        throw ServiceError(
+                            .invalidArgument,
+                            Phrase(
+                                "\"{name}\" is not a website's domain", context: "service",
+                                ["name": String(name.prefix(80))]))
                     }
                     return WebDomain(domain: ascii)
                 })

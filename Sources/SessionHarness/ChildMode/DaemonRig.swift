@@ -215,10 +215,12 @@ public final class DaemonRig {
     }
 
     /// `screenward ARGUMENTS` as `user`, against this daemon.
-    public func screenward(as user: String, _ arguments: [String]) throws -> (
+    public func screenward(as user: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (
         status: Int32, output: String, error: String
     ) {
-        try users.run(as: user, [program("screenward")] + arguments, environment: ["SCREENWARD_DAEMON_SOCKET": socket])
+        try users.run(
+            as: user, [program("screenward")] + arguments,
+            environment: environment.merging(["SCREENWARD_DAEMON_SOCKET": socket]) { $1 })
     }
 
     public func tearDown() {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 @_spi(Screenward) import ManagedSettings
 import ScreenwardBasics
+import ScreenwardIPC
 
 /// The usage ledger: one SQLite database (WAL mode) in the Screenward home.
 ///
@@ -33,39 +34,35 @@ public final class Ledger: Sendable {
     }
 }
 
-public enum LedgerError: Error, CustomStringConvertible {
+/// Why the ledger cannot be used, as a phrase: the command line that opens it (or hears of
+/// it from the agent) tells it in the reader's language.
+public enum LedgerError: PhrasedError {
     case unreadable(path: String, reason: String)
     /// Pages SQLite finds broken, or a write-ahead log whose replay would lose committed data.
-    case damaged(path: String, detail: String)
+    case damaged(path: String, detail: Phrase)
     /// Written by a newer Screenward: its schema has migrations this program does not know.
-    case newerSchema(path: String, detail: String)
+    case newerSchema(path: String, detail: Phrase)
     case unknownInterval(Int64)
 
-    public var description: String {
+    public var phrase: Phrase {
+        // swift-format-ignore
         switch self {
         case .unreadable(let path, let reason):
-            "cannot use the usage ledger \(path): \(reason)"
+            return Phrase("cannot use the usage ledger {path}: {reason}", context: "service", ["path": path, "reason": reason])
         case .damaged(let path, let detail):
-            """
-            the usage ledger \(path) is damaged: \(detail).
-            Screenward left it as it is: nothing was written to it or to its write-ahead log, and nothing was deleted.
-            To keep the damaged ledger and start a new one, \
-            \(Self.setAside(path, copy: "(`sqlite3 ledger.sqlite .recover` there salvages what can still be read)"))
-            """
+            let howToSetAside = Self.setAside(path, copy: Phrase("(`sqlite3 ledger.sqlite .recover` there salvages what can still be read)", context: "service"))
+            return Phrase("the usage ledger {path} is damaged: {detail}.\nScreenward left it as it is: nothing was written to it or to its write-ahead log, and nothing was deleted.\nTo keep the damaged ledger and start a new one, {setaside}", context: "service", ["path": path, "detail": detail, "setaside": howToSetAside])
         case .newerSchema(let path, let detail):
-            """
-            the usage ledger \(path) was written by a newer version of Screenward: \(detail).
-            This version cannot use it and left it as it is: nothing was written to it, and nothing was deleted.
-            Run the newer screenward-agent and screenward again, or, to go on with this version, \
-            \(Self.setAside(path, copy: "(move it back to use the newer version)"))
-            """
+            let howToSetAside = Self.setAside(path, copy: Phrase("(move it back to use the newer version)", context: "service"))
+            return Phrase("the usage ledger {path} was written by a newer version of Screenward: {detail}.\nThis version cannot use it and left it as it is: nothing was written to it, and nothing was deleted.\nRun the newer screenward-agent and screenward again, or, to go on with this version, {setaside}", context: "service", ["path": path, "detail": detail, "setaside": howToSetAside])
         case .unknownInterval(let id):
-            "usage interval \(id) is not in the ledger"
+            return Phrase("usage interval {id} is not in the ledger", context: "service", ["id": "\(id)"])
         }
     }
 
-    /// How to move the ledger's files (those that exist) aside and start afresh.
-    private static func setAside(_ path: String, copy note: String) -> String {
+    /// How to move the ledger's files (those that exist) aside and start afresh: one text
+    /// for each number of files that go with the database (a log, an index).
+    private static func setAside(_ path: String, copy note: Phrase) -> Phrase {
         let url = URL(fileURLWithPath: path)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -76,14 +73,22 @@ public enum LedgerError: Error, CustomStringConvertible {
         let files = [path] + [path + "-wal", path + "-shm"].filter { FileManager.default.fileExists(atPath: $0) }
         func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
         let companions = files.dropFirst().map { URL(fileURLWithPath: $0).lastPathComponent }
-        return """
-            stop screenward-agent if it runs and move it aside\
-            \(companions.isEmpty ? "" : " with \(companions.joined(separator: " and "))"):
-              mkdir \(quoted(aside)) && mv \(files.map(quoted).joined(separator: " ")) \(quoted(aside + "/"))
-            The next screenward-agent starts an empty ledger (usage, settings stores and monitored activities \
-            start afresh); \
-            the copy stays in \(aside) \(note).
-            """
+        var values: [String: any PhraseFilling] = [
+            "folder": quoted(aside), "files": files.map(quoted).joined(separator: " "), "target": quoted(aside + "/"),
+            "aside": aside, "note": note,
+        ]
+        // swift-format-ignore
+        switch companions.count {
+        case 0:
+            return Phrase("stop screenward-agent if it runs and move it aside:\n  mkdir {folder} && mv {files} {target}\nThe next screenward-agent starts an empty ledger (usage, settings stores and monitored activities start afresh); the copy stays in {aside} {note}.", context: "service", values)
+        case 1:
+            values["companion"] = companions[0]
+            return Phrase("stop screenward-agent if it runs and move it aside with {companion}:\n  mkdir {folder} && mv {files} {target}\nThe next screenward-agent starts an empty ledger (usage, settings stores and monitored activities start afresh); the copy stays in {aside} {note}.", context: "service", values)
+        default:
+            values["first"] = companions[0]
+            values["second"] = companions[1]
+            return Phrase("stop screenward-agent if it runs and move it aside with {first} and {second}:\n  mkdir {folder} && mv {files} {target}\nThe next screenward-agent starts an empty ledger (usage, settings stores and monitored activities start afresh); the copy stays in {aside} {note}.", context: "service", values)
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ScreenwardIPC
 
 /// The check every opening of the ledger goes through before anything may write to
 /// it: a damaged ledger, or one a newer Screenward wrote, is refused and left exactly
@@ -27,14 +28,13 @@ extension Ledger {
         let walSize = fileSize(walPath) ?? 0
         if (databaseSize ?? 0) == 0, walSize > 0 {
             // SQLite deletes a log found next to an empty database.
+            let values: [String: any PhraseFilling] = ["bytes": "\(walSize)"]
+            // swift-format-ignore
             throw LedgerError.damaged(
                 path: path,
-                detail:
-                    """
-                    the database file is \(databaseSize == nil ? "missing" : "empty") but its write-ahead log \
-                    (-wal) holds \(walSize) bytes
-                    """
-            )
+                detail: databaseSize == nil
+                    ? Phrase("the database file is missing but its write-ahead log (-wal) holds {bytes} bytes", context: "service", values)
+                    : Phrase("the database file is empty but its write-ahead log (-wal) holds {bytes} bytes", context: "service", values))
         }
         if walSize > 0, let damage = writeAheadLogDamage(at: walPath) {
             throw LedgerError.damaged(path: path, detail: damage)
@@ -48,20 +48,29 @@ extension Ledger {
                 let problems = try String.fetchAll(db, sql: "PRAGMA quick_check(5)")
                 if problems != ["ok"] {
                     throw LedgerError.damaged(
-                        path: path, detail: "SQLite's check of its pages found: \(problems.joined(separator: "; "))")
+                        path: path,
+                        detail: Phrase(
+                            "SQLite's check of its pages found: {problems}", context: "service",
+                            ["problems": problems.joined(separator: "; ")]))
                 }
                 let migrator = LedgerMigrations.migrator
                 let unknown = try migrator.appliedIdentifiers(db).subtracting(migrator.migrations)
                 if !unknown.isEmpty {
                     let names = unknown.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
                     throw LedgerError.newerSchema(
-                        path: path, detail: "its schema has changes this program does not know (\(names))")
+                        path: path,
+                        detail: Phrase(
+                            "its schema has changes this program does not know ({names})", context: "service",
+                            ["names": names]))
                 }
                 // This program never sets user_version: a value there comes from a newer one.
                 let userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
                 if userVersion != 0 {
                     throw LedgerError.newerSchema(
-                        path: path, detail: "its schema version is \(userVersion); this program knows none")
+                        path: path,
+                        detail: Phrase(
+                            "its schema version is {version}; this program knows none", context: "service",
+                            ["version": "\(userVersion)"]))
                 }
             }
         } catch let error as DatabaseError {
@@ -89,7 +98,7 @@ extension Ledger {
     /// The damage in the log, seen the same in two reads: a log that changes between
     /// reads has a live writer (an agent) appending to it, and a frame caught
     /// half-written is not damage.
-    private static func writeAheadLogDamage(at path: String) -> String? {
+    private static func writeAheadLogDamage(at path: String) -> Phrase? {
         var previous: Data?
         for _ in 0..<5 {
             guard let contents = FileManager.default.contents(atPath: path), !contents.isEmpty else { return nil }
@@ -112,7 +121,12 @@ extension LedgerError {
     init(_ error: DatabaseError, path: String) {
         switch error.resultCode {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-            self = .damaged(path: path, detail: "SQLite reports \"\(error.message ?? "\(error.resultCode)")\"")
+            // SQLite's own words, as it gives them.
+            self = .damaged(
+                path: path,
+                detail: Phrase(
+                    "SQLite reports \"{message}\"", context: "service",
+                    ["message": error.message ?? "\(error.resultCode)"]))
         default:
             self = .unreadable(path: path, reason: error.message ?? "\(error)")
         }

@@ -1,3 +1,5 @@
+import ScreenwardIPC
+
 /// SQLite's write-ahead log (the ledger's `-wal` file), read from its bytes before
 /// SQLite opens it (format: https://www.sqlite.org/fileformat2.html#walformat).
 ///
@@ -20,24 +22,28 @@ struct WriteAheadLog {
 
     /// What is wrong with the log, as a phrase; nil when SQLite would lose nothing
     /// that was committed (an empty log, a torn tail, frames of an older generation).
-    var damage: String? {
+    var damage: Phrase? {
         // Shorter than a header: the first commit was cut short, nothing was committed.
         guard bytes.count >= Self.headerSize else { return nil }
         let magic = word(at: 0)
         guard magic == Self.magicLittleEndian || magic == Self.magicBigEndian else {
-            return "its write-ahead log (-wal) does not start with SQLite's WAL header"
+            return Phrase("its write-ahead log (-wal) does not start with SQLite's WAL header", context: "service")
         }
         let bigEndian = magic == Self.magicBigEndian
         guard word(at: 4) == Self.formatVersion else {
-            return "its write-ahead log (-wal) has an unknown format version (\(word(at: 4)))"
+            return Phrase(
+                "its write-ahead log (-wal) has an unknown format version ({version})", context: "service",
+                ["version": "\(word(at: 4))"])
         }
         let pageSize = Int(word(at: 8))
         guard (512...65536).contains(pageSize), pageSize & (pageSize - 1) == 0 else {
-            return "its write-ahead log (-wal) names an impossible page size (\(pageSize))"
+            return Phrase(
+                "its write-ahead log (-wal) names an impossible page size ({size})", context: "service",
+                ["size": "\(pageSize)"])
         }
         let headerChecksum = checksum(0..<24, seed: (0, 0), bigEndian: bigEndian)
         guard headerChecksum == (word(at: 24), word(at: 28)) else {
-            return "the header of its write-ahead log (-wal) fails its checksum"
+            return Phrase("the header of its write-ahead log (-wal) fails its checksum", context: "service")
         }
         let salts = (word(at: 16), word(at: 20))
         let frameSize = Self.frameHeaderSize + pageSize
@@ -58,9 +64,8 @@ struct WriteAheadLog {
             let commits = word(at: start + 4) != 0
             if let bad = firstBad {
                 if valid && commits {
-                    return
-                        "frame \(bad + 1) of its write-ahead log (-wal) is damaged, and a transaction committed "
-                        + "after it (ending at frame \(index + 1) of \(frames)) would be lost"
+                    // swift-format-ignore
+                    return Phrase("frame {bad} of its write-ahead log (-wal) is damaged, and a transaction committed after it (ending at frame {end} of {frames}) would be lost", context: "service", ["bad": "\(bad + 1)", "end": "\(index + 1)", "frames": "\(frames)"])
                 }
             } else if !valid {
                 firstBad = index

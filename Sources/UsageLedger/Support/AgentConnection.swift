@@ -23,13 +23,10 @@ public struct AgentConnection {
             // wrote): that is the reason to give, and what to do about it.
             try Ledger.verify(at: home.ledgerURL)
             // A socket left behind by an agent that was killed: say what it means.
+            // swift-format-ignore
             throw ServiceError(
                 .agentUnavailable,
-                """
-                the Screenward agent is not running (home \(home.url.path)): start `screenward-agent` in the \
-                desktop session (it normally starts at login)
-                """
-            )
+                Phrase("the Screenward agent is not running (home {home}): start `screenward-agent` in the desktop session (it normally starts at login)", context: "connection", ["home": home.url.path]))
         }
     }
 }

@@ -93,11 +93,13 @@ public final class ManagedAppRequests {
         guard let owner = services.owner(user.uid) else {
             return reply(
                 ServiceError(
-                    .internalFailure, "the daemon could not open \(user.name)'s state; a guardian finds why in its log")
-            )
+                    .internalFailure,
+                    Phrase(
+                        "the daemon could not open {user}'s state; a guardian finds why in its log", context: "daemon",
+                        ["user": user.name])))
         }
         guard let client = head.client else {
-            return reply(ServiceError(.malformedMessage, "the request names no app"))
+            return reply(ServiceError(.malformedMessage, Phrase("the request names no app", context: "daemon")))
         }
         let app: InstalledApp
         do {
@@ -107,12 +109,12 @@ public final class ManagedAppRequests {
         }
         let fromBrowser = [WebHostMethods.windows.name, WebHostMethods.shieldEvent.name].contains(method)
         if fromBrowser != (client == BrowserInstallation.hostBundleIdentifier) {
-            return reply(
-                ServiceError(
-                    .unauthorized,
-                    fromBrowser
-                        ? "only Screenward's browser host, started by a browser, speaks for a browser"
-                        : "Screenward's browser host only speaks for a browser"))
+            // swift-format-ignore
+            let why =
+                fromBrowser
+                ? Phrase("only Screenward's browser host, started by a browser, speaks for a browser", context: "daemon")
+                : Phrase("Screenward's browser host only speaks for a browser", context: "daemon")
+            return reply(ServiceError(.unauthorized, why))
         }
         guard Self.routes.answers(method) else { return owner.service.handle(frame: frame, from: peer) }
         var request = ManagedAppRequest(peer: peer, user: user, owner: owner, app: app)
@@ -136,13 +138,8 @@ public final class ManagedAppRequests {
         [
             .on(AuthorizationMethods.request, errors: serviceError) { apps, request, frame, pending in
                 guard frame.body == .child else {
-                    throw ServiceError(
-                        .invalidAccountType,
-                        """
-                        this account is managed by a guardian: \
-                        an app asks for .child here, and a guardian approves it with their password
-                        """
-                    )
+                    // swift-format-ignore
+                    throw ServiceError(.invalidAccountType, Phrase("this account is managed by a guardian: an app asks for .child here, and a guardian approves it with their password", context: "daemon"))
                 }
                 request.deliveries += try apps.requestChild(request, pending)
             },
@@ -161,7 +158,8 @@ public final class ManagedAppRequests {
             .on(WebHostMethods.windows, errors: serviceError) { apps, request, frame in
                 // The browser's process is the one vetted, whatever the report says.
                 guard let browser = apps.browsers[request.peer] else {
-                    throw ServiceError(.unauthorized, "only a browser's own host reports its windows")
+                    throw ServiceError(
+                        .unauthorized, Phrase("only a browser's own host reports its windows", context: "daemon"))
                 }
                 var report = frame.body
                 report.browserPID = browser
@@ -169,7 +167,10 @@ public final class ManagedAppRequests {
                 return Empty()
             },
         ],
-        unknown: { method in ServiceError(.unknownMethod, "no managed app's request \(method)") })
+        unknown: { method in
+            ServiceError(
+                .unknownMethod, Phrase("no managed app's request {method}", context: "daemon", ["method": method]))
+        })
 
     // MARK: Authorization
 
@@ -181,15 +182,16 @@ public final class ManagedAppRequests {
             if holder == app.bundleIdentifier {
                 return [Delivery(peer: request.peer, line: pending.line(.success(.approved)))]
             }
-            throw ServiceError(
-                .authorizationConflict,
-                "\(holder) already manages \(user.name)'s screen time; a guardian revokes it before another app can"
-            )
+            // swift-format-ignore
+            throw ServiceError(.authorizationConflict, Phrase("{app} already manages {user}'s screen time; a guardian revokes it before another app can", context: "daemon", ["app": holder, "user": user.name]))
         }
         try ask(.authorize, request, pending) {
             // Checked again: another app may have been approved while this one waited.
             if let holder = try owner.service.childAuthorizationHolder(), holder != app.bundleIdentifier {
-                throw ServiceError(.authorizationConflict, "\(holder) was approved first for \(user.name)")
+                throw ServiceError(
+                    .authorizationConflict,
+                    Phrase(
+                        "{app} was approved first for {user}", context: "daemon", ["app": holder, "user": user.name]))
             }
             try owner.service.grantChild(app.bundleIdentifier)
             return .approved
@@ -210,7 +212,8 @@ public final class ManagedAppRequests {
             switch outcome {
             case .approved: result = Result(catching: approved).mapError(Self.serviceError)
             case .notApproved(let why):
-                result = .failure(ServiceError(.authorizationCanceled, "a guardian did not approve: \(why)"))
+                let refusal = Phrase("a guardian did not approve: {why}", context: "daemon", ["why": why])
+                result = .failure(ServiceError(.authorizationCanceled, refusal))
             }
             send(Delivery(peer: peer, line: pending.line(result)))
         }
@@ -225,32 +228,29 @@ public final class ManagedAppRequests {
         let isWebHost = client == BrowserInstallation.hostBundleIdentifier
         if isWebHost {
             guard let webHost = services.webHost else {
-                throw ServiceError(
-                    .unsupported,
-                    """
-                    this daemon takes no browser's reports \
-                    (it has no Public Suffix List: apt-get install publicsuffix)
-                    """
-                )
+                // swift-format-ignore
+                throw ServiceError(.unsupported, Phrase("this daemon takes no browser's reports (it has no Public Suffix List: apt-get install publicsuffix)", context: "daemon"))
             }
             app = webHost.app
         } else {
             do {
                 app = try services.apps.app(client)
             } catch {
-                throw refuse("\(error)", client: client, peer: peer, user: user)
+                throw refuse(ChildModeService.spoken(error), client: client, peer: peer, user: user)
             }
         }
         if vetted[peer]?.contains(client) == true { return app }
         guard let credentials = peer.credentials else {
-            throw ServiceError(.unauthorized, "the daemon could not tell who is calling")
+            throw ServiceError(.unauthorized, Phrase("the daemon could not tell who is calling", context: "daemon"))
         }
         if let refusal = services.vetting.refusal(
             pid: credentials.pid, uid: credentials.uid, app: app, proof: proofs[peer])
         {
-            throw refuse(
-                "a request claiming to be \(app.displayName) (\(client)) was refused: \(refusal)", client: client,
-                peer: peer, user: user)
+            // The process's faults stay in English: they are the guardians' record.
+            let why = Phrase(
+                "a request claiming to be {app} ({client}) was refused: {refusal}", context: "daemon",
+                ["app": app.displayName, "client": client, "refusal": refusal])
+            throw refuse(why, client: client, peer: peer, user: user)
         }
         if isWebHost, let webHost = services.webHost {
             // Its word on the browser's tabs counts only when a real browser started it.
@@ -259,22 +259,35 @@ public final class ManagedAppRequests {
             {
             case .success(let browser): browsers[peer] = browser
             case .failure(let refusal):
-                throw refuse(
-                    "a report of a browser's tabs was refused: \(refusal)", client: client, peer: peer, user: user)
+                let why = Phrase(
+                    "a report of a browser's tabs was refused: {refusal}", context: "daemon",
+                    ["refusal": refusal.description])
+                throw refuse(why, client: client, peer: peer, user: user)
             }
         }
         vetted[peer, default: []].insert(client)
         return app
     }
 
-    private func refuse(_ why: String, client: String, peer: ServicePeer, user: Account) -> ServiceError {
+    /// A refusal for `why`, recorded for the guardians (in English) and told to the app (as
+    /// a phrase, for a reader in another language).
+    private func refuse(_ why: any PhraseFilling, client: String, peer: ServicePeer, user: Account) -> ServiceError {
+        let why = why.phraseValue
         if recordedRefusals[peer, default: []].insert(client).inserted {
-            services.record(ChildEvent(at: services.now(), kind: .refused, actor: user.name, detail: why), user.uid)
+            let detail = why.rendered { english, _ in english }
+            services.record(ChildEvent(at: services.now(), kind: .refused, actor: user.name, detail: detail), user.uid)
         }
-        return ServiceError(.unauthorized, "\(why). The attempt was recorded for \(user.name)'s guardians.")
+        return ServiceError(
+            .unauthorized,
+            Phrase(
+                "{why}. The attempt was recorded for {user}'s guardians.", context: "daemon",
+                ["why": why, "user": user.name]))
     }
 
     static func serviceError(_ error: any Error) -> ServiceError {
-        (error as? ServiceError) ?? ServiceError(.internalFailure, "the daemon failed: \(error)")
+        if let error = error as? ServiceError { return error }
+        return ServiceError(
+            .internalFailure,
+            Phrase("the daemon failed: {error}", context: "daemon", ["error": ChildModeService.spoken(error)]))
     }
 }

@@ -12,7 +12,9 @@ import ScreenwardIPC
 public final class GuardianApprovals {
     public enum Outcome: Sendable, Equatable {
         case approved(by: String)
-        case notApproved(String)
+        /// Why not: a phrase, for whoever began the request may read another language (the
+        /// guardians' record keeps its English).
+        case notApproved(Phrase)
     }
 
     /// How long a dialog may stay unanswered.
@@ -87,13 +89,8 @@ public final class GuardianApprovals {
         ask.guardianAction = action
         nextID += 1
         guard services.show(uid, ask) else {
-            throw ServiceError(
-                .unsupported,
-                """
-                no enforced desktop session of \(child) is running to ask a guardian in: \
-                try again from \(child)'s desktop session
-                """
-            )
+            // swift-format-ignore
+            throw ServiceError(.unsupported, Phrase("no enforced desktop session of {child} is running to ask a guardian in: try again from {child}'s desktop session", context: "daemon", ["child": child]))
         }
         pending[ask.id] = Pending(ask: ask, uid: uid, requester: requester, began: services.now(), decide: decide)
     }
@@ -103,7 +100,9 @@ public final class GuardianApprovals {
     public func answer(_ answer: GuardianAnswer, fromAgentOf uid: UInt32, reply: (GuardianVerdict) -> Void) {
         guard let entry = pending[answer.ask], entry.uid == uid else { return reply(.closed) }
         guard let guardian = answer.guardian, let code = answer.code else {
-            finish(answer.ask, .notApproved("the dialog was cancelled in \(entry.ask.child)'s session"))
+            let why = Phrase(
+                "the dialog was cancelled in {child}'s session", context: "daemon", ["child": entry.ask.child])
+            finish(answer.ask, .notApproved(why))
             return reply(.cancelled)
         }
         let now = services.now()
@@ -207,7 +206,8 @@ public final class GuardianApprovals {
     /// The app that asked is gone: its dialog comes down.
     public func requesterGone(_ peer: ServicePeer) {
         for (id, entry) in pending where entry.requester == peer {
-            finish(id, .notApproved("\(entry.ask.appName) quit before a guardian answered"))
+            let why = Phrase("{app} quit before a guardian answered", context: "daemon", ["app": entry.ask.appName])
+            finish(id, .notApproved(why))
         }
     }
 
@@ -215,8 +215,13 @@ public final class GuardianApprovals {
     @discardableResult
     public func expire() -> Date? {
         let now = services.now()
+        let minutes = Int(Self.timeout / 60)
+        let why =
+            minutes == 1
+            ? Phrase("nobody answered within 1 minute", context: "daemon")
+            : Phrase("nobody answered within {minutes} minutes", context: "daemon", ["minutes": String(minutes)])
         for (id, entry) in pending where now.timeIntervalSince(entry.began) >= Self.timeout {
-            finish(id, .notApproved("nobody answered within \(Int(Self.timeout / 60)) minutes"))
+            finish(id, .notApproved(why))
         }
         return pending.values.map { $0.began.addingTimeInterval(Self.timeout) }.min()
     }
