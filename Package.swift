@@ -227,7 +227,7 @@ let package = Package(
         .target(
             name: "ReportMain",
             dependencies: [
-                "ReportUI", "ScreenwardCore", "ScreenwardIPC", "DeviceActivity",
+                "ReportUI", "ScreenwardCore", "ScreenwardIPC", "DeviceActivity", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
@@ -235,6 +235,7 @@ let package = Package(
             name: "TrayMain",
             dependencies: [
                 "TrayUI", "ScreenwardCore", "ScreenwardIPC", "GLibRuntime", "X11Session", "GtkBase",
+                "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
@@ -245,7 +246,7 @@ let package = Package(
         .target(
             name: "PickerMain",
             dependencies: [
-                "PickerUI", "ScreenwardCore", "FamilyControls", "ScreenwardIPC",
+                "PickerUI", "ScreenwardCore", "FamilyControls", "ScreenwardIPC", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
@@ -280,10 +281,19 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
+        // What the programs run from a command line share: their errors and ArgumentParser's
+        // frame in the reader's language.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: [
+                "ScreenwardBasics", "ScreenwardIPC", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: safeSwift),
         .target(
             name: "CommandLineMain",
             dependencies: [
                 "ScreenwardCore", "FamilyControls", "ManagedSettings", "ScreenwardIPC", "GLibRuntime",
+                "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),

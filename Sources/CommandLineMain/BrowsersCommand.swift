@@ -4,31 +4,28 @@ import Glibc
 import ScreenwardCore
 
 struct BrowsersCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
         commandName: "browsers",
-        abstract: "Install or remove Screenward's extension in Chromium and Firefox ESR, for every user (as root).",
-        discussion: """
-            The extension tells Screenward which website each browser window shows, so time is counted per \
-            website (`screenward usage --web`). It is installed by the browsers' enterprise policies \
-            (/etc/chromium/policies/managed/screenward.json and /etc/firefox/policies/policies.json, where \
-            Screenward's entries are added to the administrator's), with each browser's native-messaging \
-            manifest for screenward-web-host. A browser that is running takes it at its next start. \
-            scripts/install.sh runs `screenward browsers install`; docs/websites.md says what each file does.
-            """,
+        abstract: texts("Install or remove Screenward's extension in Chromium and Firefox ESR, for every user (as root).", context: "help"),
+        discussion: texts("The extension tells Screenward which website each browser window shows, so time is counted per website (`screenward usage --web`). It is installed by the browsers' enterprise policies (/etc/chromium/policies/managed/screenward.json and /etc/firefox/policies/policies.json, where Screenward's entries are added to the administrator's), with each browser's native-messaging manifest for screenward-web-host. A browser that is running takes it at its next start. scripts/install.sh runs `screenward browsers install`; docs/websites.md says what each file does.", context: "help"),
         subcommands: [Install.self, Remove.self])
 
     struct Install: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Pack the extension and install it with the policies and manifests.")
+            abstract: texts("Pack the extension and install it with the policies and manifests.", context: "help"))
 
-        @Option(
-            help: "Where Screenward is installed: its programs are in PREFIX/bin, its data in PREFIX/share/screenward.")
+        // swift-format-ignore
+        @Option(help: ArgumentHelp(texts("Where Screenward is installed: its programs are in PREFIX/bin, its data in PREFIX/share/screenward.", context: "help")))
         var prefix: String?
 
-        @Option(help: "The extension's folder (default: web-extension in Screenward's data folder).")
+        @Option(
+            help: ArgumentHelp(
+                texts("The extension's folder (default: web-extension in Screenward's data folder).", context: "help")))
         var extensionSource: String?
 
-        @Option(help: "Install into the system image in this folder as if it were /.")
+        @Option(
+            help: ArgumentHelp(texts("Install into the system image in this folder as if it were /.", context: "help")))
         var root = "/"
 
         func run() throws {
@@ -55,12 +52,15 @@ struct BrowsersCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove the extension, its policies and manifests (the administrator's other policies stay).")
+            abstract: texts(
+                "Remove the extension, its policies and manifests (the administrator's other policies stay).",
+                context: "help"))
 
-        @Option(help: "Where Screenward is installed.")
+        @Option(help: ArgumentHelp(texts("Where Screenward is installed.", context: "help")))
         var prefix: String?
 
-        @Option(help: "Remove from the system image in this folder as if it were /.")
+        @Option(
+            help: ArgumentHelp(texts("Remove from the system image in this folder as if it were /.", context: "help")))
         var root = "/"
 
         func run() throws {

@@ -7,7 +7,9 @@ import ScreenwardIPC
 
 /// `--app ID`, repeatable: the applications a `shield` or `block` command names.
 struct ApplicationOptions: ParsableArguments {
-    @Option(name: .customLong("app"), help: ArgumentHelp("An application id (repeatable).", valueName: "id"))
+    @Option(
+        name: .customLong("app"),
+        help: ArgumentHelp(texts("An application id (repeatable).", context: "help"), valueName: "id"))
     var applications: [String] = []
 
     func validate() throws {

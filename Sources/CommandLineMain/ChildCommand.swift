@@ -6,19 +6,17 @@ import ScreenwardIPC
 /// Guardians manage children's accounts through the system daemon, which checks who
 /// is asking by the socket's peer credentials (root, or the group screenward-guardians).
 struct ChildCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
         commandName: "child",
-        abstract: "Manage children's accounts (guardians: root or the group screenward-guardians).",
-        discussion: """
-            A managed user's usage, limits and shields are kept by the system daemon, screenward-daemon, \
-            where they cannot change them. Guardians cannot be managed users, nor can administrators \
-            (members of sudo or wheel).
-            """,
+        abstract: texts("Manage children's accounts (guardians: root or the group screenward-guardians).", context: "help"),
+        discussion: texts("A managed user's usage, limits and shields are kept by the system daemon, screenward-daemon, where they cannot change them. Guardians cannot be managed users, nor can administrators (members of sudo or wheel).", context: "help"),
         subcommands: [Add.self, Remove.self, List.self, Events.self, Lock.self])
 
     struct Lock: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Lock a managed user's sessions now (guardians).")
-        @Argument(help: "The user's login name.") var user: String
+        static let configuration = CommandConfiguration(
+            abstract: texts("Lock a managed user's sessions now (guardians).", context: "help"))
+        @Argument(help: ArgumentHelp(texts("The user's login name.", context: "help"))) var user: String
 
         func run() throws {
             let connection = DaemonConnection()
@@ -34,8 +32,9 @@ struct ChildCommand: ParsableCommand {
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make a user a managed user (a child).")
-        @Argument(help: "The user's login name.") var user: String
+        static let configuration = CommandConfiguration(
+            abstract: texts("Make a user a managed user (a child).", context: "help"))
+        @Argument(help: ArgumentHelp(texts("The user's login name.", context: "help"))) var user: String
 
         func run() throws {
             let connection = DaemonConnection()
@@ -50,8 +49,9 @@ struct ChildCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Stop managing a user.", discussion: "Their recorded usage and events are kept.")
-        @Argument(help: "The user's login name.") var user: String
+            abstract: texts("Stop managing a user.", context: "help"),
+            discussion: texts("Their recorded usage and events are kept.", context: "help"))
+        @Argument(help: ArgumentHelp(texts("The user's login name.", context: "help"))) var user: String
 
         func run() throws {
             let connection = DaemonConnection()
@@ -62,8 +62,8 @@ struct ChildCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the managed users.")
-        @Flag(help: "Print JSON instead of a table.") var json = false
+        static let configuration = CommandConfiguration(abstract: texts("List the managed users.", context: "help"))
+        @Flag(help: ArgumentHelp(texts("Print JSON instead of a table.", context: "help"))) var json = false
 
         func run() throws {
             let connection = DaemonConnection()
@@ -96,9 +96,10 @@ struct ChildCommand: ParsableCommand {
 
     struct Events: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "What happened to a managed user's limits: changes, refused attempts, enforcement.")
-        @Argument(help: "The user's login name.") var user: String
-        @Flag(help: "Print JSON instead of lines.") var json = false
+            abstract: texts(
+                "What happened to a managed user's limits: changes, refused attempts, enforcement.", context: "help"))
+        @Argument(help: ArgumentHelp(texts("The user's login name.", context: "help"))) var user: String
+        @Flag(help: ArgumentHelp(texts("Print JSON instead of lines.", context: "help"))) var json = false
 
         func run() throws {
             let connection = DaemonConnection()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import ScreenwardCore
 import ScreenwardIPC
@@ -16,44 +17,9 @@ struct CLIError: Error, CustomStringConvertible {
 }
 
 extension ScreenwardCommand {
-    /// Runs the command line; an error is told in the reader's language. ArgumentParser's own
-    /// (a missing argument, `--help`) and a `validate()` error, met while parsing, keep its way
-    /// of telling them (in English, with the usage).
-    static func runTranslatingErrors(_ arguments: [String]? = nil) {
-        var command: any ParsableCommand
-        do {
-            command = try parseAsRoot(arguments)
-        } catch {
-            exit(withError: error)
-        }
-        do {
-            try command.run()
-        } catch let error as ExitCode {
-            exit(withError: error)
-        } catch let error as CleanExit {
-            exit(withError: error)
-        } catch let error as ValidationError {
-            // Thrown by `run()`: the root's usage, which ArgumentParser would add, says nothing
-            // about it. Its status is the library's for a refused argument (EX_USAGE).
-            tell(error.message, status: ExitCode.validationFailure)
-        } catch {
-            tell(spoken(error), status: ExitCode.failure)
-        }
-    }
-
-    private static func tell(_ message: String, status: ExitCode) -> Never {
-        let line = texts("Error: {message}", context: "cli", ["message": message])
-        FileHandle.standardError.write(Data((line + "\n").utf8))
-        Foundation.exit(status.rawValue)
-    }
-
     /// `error`'s message in the reader's language when it came as a phrase; else as it is.
     static func spoken(_ error: any Error) -> String {
-        switch error {
-        case let error as ServiceError: error.phrase.map { texts($0) } ?? error.message
-        case let error as any PhrasedError: texts(error.phrase)
-        default: String(describing: error)
-        }
+        CommandLineSupport.spoken(error, in: texts)
     }
 }
 

@@ -5,23 +5,21 @@ import ScreenwardCore
 import ScreenwardIPC
 
 struct ExtensionsCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
         commandName: "extensions",
-        abstract: "List the installed apps, their extensions, which run now, and their recent runs and failures.",
-        discussion: """
-            Apps are installed by a manifest in $XDG_DATA_HOME/screenward/apps (your own) or \
-            /usr/share/screenward/apps (every user's); see docs/extensions.md. The agent starts an \
-            app's extension when it needs it and the extension leaves when idle. In an account a guardian \
-            manages, the system daemon starts them and lists them (a guardian: --user CHILD).
-            """)
+        abstract: texts("List the installed apps, their extensions, which run now, and their recent runs and failures.", context: "help"),
+        discussion: texts("Apps are installed by a manifest in $XDG_DATA_HOME/screenward/apps (your own) or /usr/share/screenward/apps (every user's); see docs/extensions.md. The agent starts an app's extension when it needs it and the extension leaves when idle. In an account a guardian manages, the system daemon starts them and lists them (a guardian: --user CHILD).", context: "help"))
 
-    @Flag(help: "Print one JSON object instead of a table.")
+    @Flag(help: ArgumentHelp(texts("Print one JSON object instead of a table.", context: "help")))
     var json = false
 
-    @Option(help: "How many recent runs to show.")
+    @Option(help: ArgumentHelp(texts("How many recent runs to show.", context: "help")))
     var runs = 20
 
-    @Option(help: "A managed user's apps' extensions, from the system daemon (guardians).")
+    @Option(
+        help: ArgumentHelp(
+            texts("A managed user's apps' extensions, from the system daemon (guardians).", context: "help")))
     var user: String?
 
     func run() throws {

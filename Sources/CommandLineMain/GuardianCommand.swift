@@ -8,26 +8,18 @@ import ScreenwardIPC
 /// guardian's phone instead of their password. Run from the guardian's own account: the
 /// daemon knows who is asking by the socket's peer credentials.
 struct GuardianCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
         commandName: "guardian",
-        abstract: "Set up the authenticator app a guardian approves with at a child's desk.",
-        discussion: """
-            At a child's desk the guardian's dialog asks for a 6-digit one-time code from an \
-            authenticator app (TOTP, RFC 6238), never a password. Run `screenward guardian enroll` \
-            in your own account (a guardian: root or a member of screenward-guardians) and scan the \
-            QR code. From your own account you approve without a code (your tray, or \
-            `screenward request approve`).
-            """,
+        abstract: texts("Set up the authenticator app a guardian approves with at a child's desk.", context: "help"),
+        discussion: texts("At a child's desk the guardian's dialog asks for a 6-digit one-time code from an authenticator app (TOTP, RFC 6238), never a password. Run `screenward guardian enroll` in your own account (a guardian: root or a member of screenward-guardians) and scan the QR code. From your own account you approve without a code (your tray, or `screenward request approve`).", context: "help"),
         subcommands: [Enroll.self, Unenroll.self])
 
     struct Enroll: ParsableCommand {
+        // swift-format-ignore
         static let configuration = CommandConfiguration(
-            abstract: "Make a new authenticator secret for yourself and show it once, as a QR code.",
-            discussion: """
-                The secret is shown only now. Enrolling again makes a new one and replaces the old: \
-                codes from the old one stop working. The QR code is drawn by qrencode (Debian package \
-                qrencode); without it, type the secret printed below it into your app.
-                """)
+            abstract: texts("Make a new authenticator secret for yourself and show it once, as a QR code.", context: "help"),
+            discussion: texts("The secret is shown only now. Enrolling again makes a new one and replaces the old: codes from the old one stop working. The QR code is drawn by qrencode (Debian package qrencode); without it, type the secret printed below it into your app.", context: "help"))
 
         func run() throws {
             let connection = DaemonConnection()
@@ -55,7 +47,8 @@ struct GuardianCommand: ParsableCommand {
 
     struct Unenroll: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Forget your authenticator secret: its codes stop working at a child's desk.")
+            abstract: texts(
+                "Forget your authenticator secret: its codes stop working at a child's desk.", context: "help"))
 
         func run() throws {
             let connection = DaemonConnection()

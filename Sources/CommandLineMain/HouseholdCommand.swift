@@ -7,39 +7,36 @@ import ScreenwardIPC
 /// (docs/household.md). The daemon does the work: it keeps the database's credentials,
 /// root's alone.
 struct HouseholdCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
         commandName: "household",
-        abstract: "Share managed people's limits with the household's other computers.",
-        discussion: """
-            One computer holds the household's database (PostgreSQL): `household create` there, as root. \
-            Each other computer joins with a code: `household join HOST CODE`, as root. A managed person \
-            is the same person on every computer where their account has the same name, and their usage \
-            on each counts toward their limits on all.
-            """,
+        abstract: texts("Share managed people's limits with the household's other computers.", context: "help"),
+        discussion: texts("One computer holds the household's database (PostgreSQL): `household create` there, as root. Each other computer joins with a code: `household join HOST CODE`, as root. A managed person is the same person on every computer where their account has the same name, and their usage on each counts toward their limits on all.", context: "help"),
         subcommands: [Create.self, Invite.self, Join.self, Status.self, Leave.self])
 
     struct Create: ParsableCommand {
+        // swift-format-ignore
         static let configuration = CommandConfiguration(
-            abstract: "Make the household's database on this computer's PostgreSQL server (root).",
-            discussion: """
-                Needs a running PostgreSQL server here (apt-get install postgresql) whose owner may log in \
-                over its socket by peer authentication, as Debian's does. Makes the database and its roles; \
-                sets the server up for the other computers (TLS with its own certificate, or the one it has; \
-                logins to the household's database from the network by password over TLS only; listening on \
-                every address, once restarted); joins this computer and prints a code for the next one, which \
-                names the server's certificate.
-                """)
-        @Option(help: ArgumentHelp("The system user that owns the PostgreSQL server.", valueName: "user"))
-        var serverOwner = "postgres"
-        @Option(help: ArgumentHelp("The folder of the server's Unix socket.", valueName: "folder"))
-        var socketDirectory = "/var/run/postgresql"
-        @Option(help: "The server's port.") var port = 5432
-        @Option(help: ArgumentHelp("The address this computer reaches the server at.", valueName: "address"))
-        var localAddress = "127.0.0.1"
-        @Option(help: "The household's database (and its owner role).") var database = "screenward_household"
+            abstract: texts("Make the household's database on this computer's PostgreSQL server (root).", context: "help"),
+            discussion: texts("Needs a running PostgreSQL server here (apt-get install postgresql) whose owner may log in over its socket by peer authentication, as Debian's does. Makes the database and its roles; sets the server up for the other computers (TLS with its own certificate, or the one it has; logins to the household's database from the network by password over TLS only; listening on every address, once restarted); joins this computer and prints a code for the next one, which names the server's certificate.", context: "help"))
         @Option(
             help: ArgumentHelp(
-                "The name the household knows this computer by (default: its host name).", valueName: "name"))
+                texts("The system user that owns the PostgreSQL server.", context: "help"), valueName: "user"))
+        var serverOwner = "postgres"
+        @Option(
+            help: ArgumentHelp(texts("The folder of the server's Unix socket.", context: "help"), valueName: "folder"))
+        var socketDirectory = "/var/run/postgresql"
+        @Option(help: ArgumentHelp(texts("The server's port.", context: "help"))) var port = 5432
+        @Option(
+            help: ArgumentHelp(
+                texts("The address this computer reaches the server at.", context: "help"), valueName: "address"))
+        var localAddress = "127.0.0.1"
+        @Option(help: ArgumentHelp(texts("The household's database (and its owner role).", context: "help")))
+        var database = "screenward_household"
+        @Option(
+            help: ArgumentHelp(
+                texts("The name the household knows this computer by (default: its host name).", context: "help"),
+                valueName: "name"))
         var name: String?
 
         func run() throws {
@@ -67,7 +64,7 @@ struct HouseholdCommand: ParsableCommand {
 
     struct Invite: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Make a code for one more computer to join (guardians).")
+            abstract: texts("Make a code for one more computer to join (guardians).", context: "help"))
 
         func run() throws {
             let connection = DaemonConnection()
@@ -79,16 +76,20 @@ struct HouseholdCommand: ParsableCommand {
     }
 
     struct Join: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Join this computer to a household (root).")
+        static let configuration = CommandConfiguration(
+            abstract: texts("Join this computer to a household (root).", context: "help"))
         @Argument(
             help: ArgumentHelp(
-                "The computer that holds the household's database, and its port.", valueName: "host[:port]"))
+                texts("The computer that holds the household's database, and its port.", context: "help"),
+                valueName: "host[:port]"))
         var host: String
-        @Argument(help: "The join code a guardian made there.") var code: String
-        @Option(help: "The household's database.") var database = "screenward_household"
+        @Argument(help: ArgumentHelp(texts("The join code a guardian made there.", context: "help"))) var code: String
+        @Option(help: ArgumentHelp(texts("The household's database.", context: "help")))
+        var database = "screenward_household"
         @Option(
             help: ArgumentHelp(
-                "The name the household knows this computer by (default: its host name).", valueName: "name"))
+                texts("The name the household knows this computer by (default: its host name).", context: "help"),
+                valueName: "name"))
         var name: String?
 
         func run() throws {
@@ -109,8 +110,10 @@ struct HouseholdCommand: ParsableCommand {
 
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the household's computers, when each was last heard from, and its children (guardians).")
-        @Flag(help: "Print JSON instead.") var json = false
+            abstract: texts(
+                "Show the household's computers, when each was last heard from, and its children (guardians).",
+                context: "help"))
+        @Flag(help: ArgumentHelp(texts("Print JSON instead.", context: "help"))) var json = false
 
         func run() throws {
             let connection = DaemonConnection()
@@ -127,8 +130,9 @@ struct HouseholdCommand: ParsableCommand {
 
     struct Leave: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Take this computer out of its household (root).",
-            discussion: "What it recorded stays in the household's database: that time was used.")
+            abstract: texts("Take this computer out of its household (root).", context: "help"),
+            discussion: texts(
+                "What it recorded stays in the household's database: that time was used.", context: "help"))
 
         func run() throws {
             let connection = DaemonConnection()
@@ -204,7 +208,7 @@ private func printStatus(_ status: HouseholdStatus) {
         }
         print(texts("Not yet sent: {intervals}", context: "cli", ["intervals": counts.joined(separator: ", ")]))
     }
-    if let problem = status.syncProblem {
+    if let problem = status.syncProblemPhrase.map({ texts($0) }) ?? status.syncProblem {
         print(texts("The sync's last problem: {problem}", context: "cli", ["problem": problem]))
     }
 }

@@ -9,12 +9,16 @@ import ScreenwardCore
 struct NotifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notify",
-        abstract: "Show a desktop notification (the system daemon's warnings to a managed user).",
+        abstract: texts(
+            "Show a desktop notification (the system daemon's warnings to a managed user).", context: "help"),
         shouldDisplay: false)
 
-    @Option(help: "The notification's summary.") var summary: String
-    @Option(help: "Its body.") var body = ""
-    @Option(help: "The session bus (default: $DBUS_SESSION_BUS_ADDRESS, else /run/user/UID/bus).") var bus: String?
+    @Option(help: ArgumentHelp(texts("The notification's summary.", context: "help"))) var summary: String
+    @Option(help: ArgumentHelp(texts("Its body.", context: "help"))) var body = ""
+    @Option(
+        help: ArgumentHelp(
+            texts("The session bus (default: $DBUS_SESSION_BUS_ADDRESS, else /run/user/UID/bus).", context: "help")))
+    var bus: String?
 
     func run() throws {
         // A reason is GLib's or the notification server's, as they gave it.

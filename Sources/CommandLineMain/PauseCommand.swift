@@ -5,11 +5,12 @@ import ScreenwardIPC
 
 /// `screenward pause --for 1h [--user USER]`: no rule shields anything for a while.
 struct PauseCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
-        commandName: "pause", abstract: "Pause every limit and downtime for a while (a managed user's: guardians).")
+        commandName: "pause", abstract: texts("Pause every limit and downtime for a while (a managed user's: guardians).", context: "help"))
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("How long: 1h, 30m.", valueName: "duration")) var duration =
-        "1h"
+    // swift-format-ignore
+    @Option(name: .customLong("for"), help: ArgumentHelp(texts("How long: 1h, 30m.", context: "help"), valueName: "duration")) var duration = "1h"
     @OptionGroup var options: RulesOptions
 
     func run() throws {

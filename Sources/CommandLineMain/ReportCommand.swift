@@ -5,16 +5,14 @@ import ScreenwardCore
 /// `screenward report` runs `screenward-report`, the program with the report window and
 /// the PNG writer: the command line itself links no GTK.
 struct ReportCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Show where the time went: charts in a window, or a PNG file (--png FILE).",
-        discussion: """
-            Options (all passed to screenward-report): --png FILE, --week, --since T, --until T, --width N, \
-            --user CHILD (guardians), --app BUNDLE --context NAME [--filter-json JSON] (an app's report \
-            extension). `screenward report --help` shows them in full.
-            """)
+        abstract: texts("Show where the time went: charts in a window, or a PNG file (--png FILE).", context: "help"),
+        discussion: texts("Options (all passed to screenward-report): --png FILE, --week, --since T, --until T, --width N, --user CHILD (guardians), --app BUNDLE --context NAME [--filter-json JSON] (an app's report extension). `screenward report --help` shows them in full.", context: "help"))
 
-    @Argument(parsing: .captureForPassthrough, help: "Options for screenward-report.")
+    // swift-format-ignore
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp(texts("Options for screenward-report.", context: "help")))
     var options: [String] = []
 
     func run() throws {

@@ -8,15 +8,17 @@ import ScreenwardIPC
 struct RequestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "request",
-        abstract: "Requests for more time from managed users: list, approve, deny (guardians).",
+        abstract: texts("Requests for more time from managed users: list, approve, deny (guardians).", context: "help"),
         subcommands: [List.self, Approve.self, Deny.self])
 
     /// `sam/3`, `3` with `--user sam`, or `sam/3@laptop` for one asked on another computer of
     /// the household.
     struct Reference: ParsableArguments {
-        @Argument(help: "The request, as `screenward request list` shows it (USER/N, or USER/N@COMPUTER).")
+        // swift-format-ignore
+        @Argument(help: ArgumentHelp(texts("The request, as `screenward request list` shows it (USER/N, or USER/N@COMPUTER).", context: "help")))
         var id: String
-        @Option(help: "The managed user, when the id is a bare number.") var user: String?
+        @Option(help: ArgumentHelp(texts("The managed user, when the id is a bare number.", context: "help")))
+        var user: String?
 
         func resolved() throws -> (user: String, number: Int64, computer: String?) {
             let (local, computer) = Self.splitComputer(id)
@@ -46,9 +48,10 @@ struct RequestCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List pending requests and today's answers (every managed user's, or one's).")
-        @Option(help: "One managed user's.") var user: String?
-        @Flag(help: "Print JSON.") var json = false
+            abstract: texts(
+                "List pending requests and today's answers (every managed user's, or one's).", context: "help"))
+        @Option(help: ArgumentHelp(texts("One managed user's.", context: "help"))) var user: String?
+        @Flag(help: ArgumentHelp(texts("Print JSON.", context: "help"))) var json = false
 
         func run() throws {
             let requests = try RulesConnection(daemonOnly: true).call(
@@ -89,10 +92,12 @@ struct RequestCommand: ParsableCommand {
 
     struct Approve: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Give more time for the rest of today's limit (or downtime).")
+            abstract: texts("Give more time for the rest of today's limit (or downtime).", context: "help"))
         @OptionGroup var reference: Reference
-        @Option(help: "Minutes to give (default 15).") var minutes: Int?
-        @Flag(name: .customLong("rest-of-day"), help: "No limit for the rest of the day (or of the downtime).")
+        @Option(help: ArgumentHelp(texts("Minutes to give (default 15).", context: "help"))) var minutes: Int?
+        @Flag(
+            name: .customLong("rest-of-day"),
+            help: ArgumentHelp(texts("No limit for the rest of the day (or of the downtime).", context: "help")))
         var restOfDay = false
         /// Tests and demonstrations give seconds.
         @Option(help: ArgumentHelp("Seconds to give.", visibility: .hidden)) var seconds: Int?
@@ -120,7 +125,8 @@ struct RequestCommand: ParsableCommand {
     }
 
     struct Deny: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Say no: the shield stays, and says so.")
+        static let configuration = CommandConfiguration(
+            abstract: texts("Say no: the shield stays, and says so.", context: "help"))
         @OptionGroup var reference: Reference
 
         func run() throws {

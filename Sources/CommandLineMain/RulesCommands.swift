@@ -39,7 +39,8 @@ struct RulesConnection {
 
 /// `--user`: what every rules command shares.
 struct RulesOptions: ParsableArguments {
-    @Option(help: "A managed user's rules, kept by the system daemon (guardians).")
+    // swift-format-ignore
+    @Option(help: ArgumentHelp(texts("A managed user's rules, kept by the system daemon (guardians).", context: "help")))
     var user: String?
 
     /// Sends a change to the owner of these rules and prints what it did.
@@ -50,19 +51,20 @@ struct RulesOptions: ParsableArguments {
 
 /// `--days`, `--locked-for`, `--extra-time`: what a limit and a downtime share.
 struct RuleTiming: ParsableArguments {
-    @Option(help: ArgumentHelp("The days it applies: mon-fri, sat,sun, mon,wed-fri or every.", valueName: "days"))
+    // swift-format-ignore
+    @Option(help: ArgumentHelp(texts("The days it applies: mon-fri, sat,sun, mon,wed-fri or every.", context: "help"), valueName: "days"))
     var days = "every"
 
+    // swift-format-ignore
     @Option(
         name: .customLong("locked-for"),
-        help: ArgumentHelp(
-            "Bind your own rule: relaxing or removing it takes effect only this long after you ask (1h, 2d is 48h).",
-            valueName: "duration"))
+        help: ArgumentHelp(texts("Bind your own rule: relaxing or removing it takes effect only this long after you ask (1h, 2d is 48h).", context: "help"), valueName: "duration"))
     var lockedFor: String?
 
+    // swift-format-ignore
     @Option(
         name: .customLong("extra-time"),
-        help: ArgumentHelp("How often a day \"15 more minutes\" may be taken (your own rules).", valueName: "count"))
+        help: ArgumentHelp(texts("How often a day \"15 more minutes\" may be taken (your own rules).", context: "help"), valueName: "count"))
     var extraTimePerDay = Rule.defaultExtraTimePerDay
 
     func parsed() throws -> (Weekdays, TimeInterval?) {
@@ -90,19 +92,18 @@ func printOutcome(_ outcome: RuleOutcome) {
 // MARK: screenward limit
 
 struct LimitCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
         commandName: "limit",
-        abstract: "Daily limits: the time some applications may be used each day.",
-        discussion: """
-            When a limit is used up, its applications are shielded until the next day, by a shield that says \
-            which limit, how much was used and when it resets. Warnings come 5 minutes and 1 minute before.
-            """,
+        abstract: texts("Daily limits: the time some applications may be used each day.", context: "help"),
+        discussion: texts("When a limit is used up, its applications are shielded until the next day, by a shield that says which limit, how much was used and when it resets. Warnings come 5 minutes and 1 minute before.", context: "help"),
         subcommands: [Add.self, Change.self, List.self, Remove.self, More.self])
 
     struct More: ParsableCommand {
+        // swift-format-ignore
         static let configuration = CommandConfiguration(
-            abstract: "Take 15 more minutes on your own limit today (as often a day as the limit allows; recorded).")
-        @Argument(help: "The limit's name.") var name: String
+            abstract: texts("Take 15 more minutes on your own limit today (as often a day as the limit allows; recorded).", context: "help"))
+        @Argument(help: ArgumentHelp(texts("The limit's name.", context: "help"))) var name: String
 
         func run() throws {
             printOutcome(
@@ -111,33 +112,27 @@ struct LimitCommand: ParsableCommand {
     }
 
     struct Items: ParsableArguments {
+        // swift-format-ignore
         @Option(
             name: .customLong("app"),
-            help: ArgumentHelp("An application id, as `screenward usage` shows it (repeatable).", valueName: "id"))
+            help: ArgumentHelp(texts("An application id, as `screenward usage` shows it (repeatable).", context: "help"), valueName: "id"))
         var applications: [String] = []
 
+        // swift-format-ignore
         @Option(
             name: .customLong("category"),
-            help: ArgumentHelp("A category id: Game, Social, AudioVideo, … (repeatable).", valueName: "id"))
+            help: ArgumentHelp(texts("A category id: Game, Social, AudioVideo, … (repeatable).", context: "help"), valueName: "id"))
         var categories: [String] = []
 
+        // swift-format-ignore
         @Option(
             name: .customLong("site"),
-            help: ArgumentHelp(
-                """
-                A website: youtube.com (www.youtube.com and m.youtube.com are youtube.com), in Chromium and \
-                Firefox with Screenward's extension (repeatable).
-                """,
-                valueName: "domain"))
+            help: ArgumentHelp(texts("A website: youtube.com (www.youtube.com and m.youtube.com are youtube.com), in Chromium and Firefox with Screenward's extension (repeatable).", context: "help"), valueName: "domain"))
         var websites: [String] = []
 
+        // swift-format-ignore
         @Option(
-            help: ArgumentHelp(
-                """
-                A FamilyActivitySelection (JSON) of org.screenward.rules's tokens (`screenward select --for \
-                org.screenward.rules`).
-                """,
-                valueName: "file"))
+            help: ArgumentHelp(texts("A FamilyActivitySelection (JSON) of org.screenward.rules's tokens (`screenward select --for org.screenward.rules`).", context: "help"), valueName: "file"))
         var selection: String?
 
         func items() throws -> RuleItems {
@@ -171,12 +166,13 @@ struct LimitCommand: ParsableCommand {
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a daily limit.")
+        static let configuration = CommandConfiguration(abstract: texts("Add a daily limit.", context: "help"))
 
-        @Argument(help: "The limit's name (Games, Social media).") var name: String
+        // swift-format-ignore
+        @Argument(help: ArgumentHelp(texts("The limit's name (Games, Social media).", context: "help"))) var name: String
         @OptionGroup var items: Items
-        @Option(help: ArgumentHelp("The time allowed each day: 1h, 90m, 1h30m.", valueName: "duration")) var daily:
-            String
+        // swift-format-ignore
+        @Option(help: ArgumentHelp(texts("The time allowed each day: 1h, 90m, 1h30m.", context: "help"), valueName: "duration")) var daily: String
         @OptionGroup var timing: RuleTiming
         @OptionGroup var options: RulesOptions
 
@@ -187,13 +183,15 @@ struct LimitCommand: ParsableCommand {
     }
 
     struct Change: ParsableCommand {
+        // swift-format-ignore
         static let configuration = CommandConfiguration(
-            abstract: "Replace a limit's definition.",
-            discussion: "Tightening takes effect at once; relaxing a locked limit waits for its delay.")
+            abstract: texts("Replace a limit's definition.", context: "help"),
+            discussion: texts("Tightening takes effect at once; relaxing a locked limit waits for its delay.", context: "help"))
 
-        @Argument(help: "The limit's name.") var name: String
+        @Argument(help: ArgumentHelp(texts("The limit's name.", context: "help"))) var name: String
         @OptionGroup var items: Items
-        @Option(help: ArgumentHelp("The time allowed each day.", valueName: "duration")) var daily: String
+        // swift-format-ignore
+        @Option(help: ArgumentHelp(texts("The time allowed each day.", context: "help"), valueName: "duration")) var daily: String
         @OptionGroup var timing: RuleTiming
         @OptionGroup var options: RulesOptions
 
@@ -219,9 +217,9 @@ struct LimitCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the daily limits.")
+        static let configuration = CommandConfiguration(abstract: texts("List the daily limits.", context: "help"))
         @OptionGroup var options: RulesOptions
-        @Flag(help: "Print JSON.") var json = false
+        @Flag(help: ArgumentHelp(texts("Print JSON.", context: "help"))) var json = false
 
         func run() throws {
             try listRules(.limit, options: options, json: json)
@@ -230,8 +228,8 @@ struct LimitCommand: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove a daily limit (a locked one after its delay).")
-        @Argument(help: "The limit's name.") var name: String
+            abstract: texts("Remove a daily limit (a locked one after its delay).", context: "help"))
+        @Argument(help: ArgumentHelp(texts("The limit's name.", context: "help"))) var name: String
         @OptionGroup var options: RulesOptions
 
         func run() throws {
@@ -243,26 +241,20 @@ struct LimitCommand: ParsableCommand {
 // MARK: screenward downtime
 
 struct DowntimeCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
         commandName: "downtime",
-        abstract: "Downtime: times when only always-allowed applications may be used.",
-        discussion:
-            """
-            Every application but the always-allowed ones (`screenward allow`) is shielded during downtime; a \
-            warning comes 5 minutes and 1 minute before it starts.
-            """,
+        abstract: texts("Downtime: times when only always-allowed applications may be used.", context: "help"),
+        discussion: texts("Every application but the always-allowed ones (`screenward allow`) is shielded during downtime; a warning comes 5 minutes and 1 minute before it starts.", context: "help"),
         subcommands: [Add.self, Change.self, List.self, Remove.self, More.self])
 
     struct More: ParsableCommand {
+        // swift-format-ignore
         static let configuration = CommandConfiguration(
-            abstract:
-                """
-                Take 15 more minutes of one application in your own downtime (as often as the downtime allows; \
-                recorded).
-                """
-        )
-        @Argument(help: "The downtime's name.") var name: String
-        @Option(name: .customLong("app"), help: ArgumentHelp("The application the minutes are for.", valueName: "id"))
+            abstract: texts("Take 15 more minutes of one application in your own downtime (as often as the downtime allows; recorded).", context: "help"))
+        @Argument(help: ArgumentHelp(texts("The downtime's name.", context: "help"))) var name: String
+        // swift-format-ignore
+        @Option(name: .customLong("app"), help: ArgumentHelp(texts("The application the minutes are for.", context: "help"), valueName: "id"))
         var application: String
 
         func run() throws {
@@ -273,8 +265,10 @@ struct DowntimeCommand: ParsableCommand {
     }
 
     struct Window: ParsableArguments {
-        @Option(help: ArgumentHelp("When it starts (24-hour clock).", valueName: "HH:MM")) var from: String
-        @Option(help: ArgumentHelp("When it ends (the next day when earlier than the start).", valueName: "HH:MM"))
+        // swift-format-ignore
+        @Option(help: ArgumentHelp(texts("When it starts (24-hour clock).", context: "help"), valueName: "HH:MM")) var from: String
+        // swift-format-ignore
+        @Option(help: ArgumentHelp(texts("When it ends (the next day when earlier than the start).", context: "help"), valueName: "HH:MM"))
         var to: String
 
         func rule(name: String, timing: RuleTiming) throws -> Rule {
@@ -294,8 +288,8 @@ struct DowntimeCommand: ParsableCommand {
     }
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a downtime.")
-        @Argument(help: "The downtime's name (Bedtime, School).") var name: String
+        static let configuration = CommandConfiguration(abstract: texts("Add a downtime.", context: "help"))
+        @Argument(help: ArgumentHelp(texts("The downtime's name (Bedtime, School).", context: "help"))) var name: String
         @OptionGroup var window: Window
         @OptionGroup var timing: RuleTiming
         @OptionGroup var options: RulesOptions
@@ -307,10 +301,11 @@ struct DowntimeCommand: ParsableCommand {
     }
 
     struct Change: ParsableCommand {
+        // swift-format-ignore
         static let configuration = CommandConfiguration(
-            abstract: "Replace a downtime's times.",
-            discussion: "Lengthening takes effect at once; shortening a locked downtime waits for its delay.")
-        @Argument(help: "The downtime's name.") var name: String
+            abstract: texts("Replace a downtime's times.", context: "help"),
+            discussion: texts("Lengthening takes effect at once; shortening a locked downtime waits for its delay.", context: "help"))
+        @Argument(help: ArgumentHelp(texts("The downtime's name.", context: "help"))) var name: String
         @OptionGroup var window: Window
         @OptionGroup var timing: RuleTiming
         @OptionGroup var options: RulesOptions
@@ -322,9 +317,9 @@ struct DowntimeCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the downtimes.")
+        static let configuration = CommandConfiguration(abstract: texts("List the downtimes.", context: "help"))
         @OptionGroup var options: RulesOptions
-        @Flag(help: "Print JSON.") var json = false
+        @Flag(help: ArgumentHelp(texts("Print JSON.", context: "help"))) var json = false
 
         func run() throws {
             try listRules(.downtime, options: options, json: json)
@@ -332,8 +327,9 @@ struct DowntimeCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a downtime (a locked one after its delay).")
-        @Argument(help: "The downtime's name.") var name: String
+        // swift-format-ignore
+        static let configuration = CommandConfiguration(abstract: texts("Remove a downtime (a locked one after its delay).", context: "help"))
+        @Argument(help: ArgumentHelp(texts("The downtime's name.", context: "help"))) var name: String
         @OptionGroup var options: RulesOptions
 
         func run() throws {
@@ -360,23 +356,22 @@ func registrableDomains(_ names: [String]) throws -> [String] {
 // MARK: screenward allow
 
 struct AllowCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
         commandName: "allow",
-        abstract: "Always-allowed applications and websites: never shielded by limits or downtime.",
-        discussion: """
-            A website allowed (--site wikipedia.org) stays open in Chromium and Firefox during a \
-            downtime, and the browsers with it, for that website only: every other website shows \
-            the downtime's shield. Listed as site:DOMAIN.
-            """,
+        abstract: texts("Always-allowed applications and websites: never shielded by limits or downtime.", context: "help"),
+        discussion: texts("A website allowed (--site wikipedia.org) stays open in Chromium and Firefox during a downtime, and the browsers with it, for that website only: every other website shows the downtime's shield. Listed as site:DOMAIN.", context: "help"),
         subcommands: [Add.self, List.self, Remove.self], defaultSubcommand: Add.self)
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Always allow applications (while a rule is locked, after its delay).")
-        @Argument(help: "Application ids, as `screenward usage` shows them.") var applications: [String] = []
+            abstract: texts("Always allow applications (while a rule is locked, after its delay).", context: "help"))
+        // swift-format-ignore
+        @Argument(help: ArgumentHelp(texts("Application ids, as `screenward usage` shows them.", context: "help"))) var applications: [String] = []
+        // swift-format-ignore
         @Option(
             name: .customLong("site"),
-            help: ArgumentHelp("A website (its registrable domain counts: repeatable).", valueName: "domain"))
+            help: ArgumentHelp(texts("A website (its registrable domain counts: repeatable).", context: "help"), valueName: "domain"))
         var websites: [String] = []
         @OptionGroup var options: RulesOptions
 
@@ -394,9 +389,10 @@ struct AllowCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the always-allowed applications.")
+        // swift-format-ignore
+        static let configuration = CommandConfiguration(abstract: texts("List the always-allowed applications.", context: "help"))
         @OptionGroup var options: RulesOptions
-        @Flag(help: "Print JSON.") var json = false
+        @Flag(help: ArgumentHelp(texts("Print JSON.", context: "help"))) var json = false
 
         func run() throws {
             let listing = try RulesConnection(user: options.user).call(
@@ -418,9 +414,12 @@ struct AllowCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop always allowing applications (at once).")
-        @Argument(help: "Application ids (and site:DOMAIN).") var applications: [String] = []
-        @Option(name: .customLong("site"), help: ArgumentHelp("A website (repeatable).", valueName: "domain"))
+        // swift-format-ignore
+        static let configuration = CommandConfiguration(abstract: texts("Stop always allowing applications (at once).", context: "help"))
+        // swift-format-ignore
+        @Argument(help: ArgumentHelp(texts("Application ids (and site:DOMAIN).", context: "help"))) var applications: [String] = []
+        // swift-format-ignore
+        @Option(name: .customLong("site"), help: ArgumentHelp(texts("A website (repeatable).", context: "help"), valueName: "domain"))
         var websites: [String] = []
         @OptionGroup var options: RulesOptions
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import ScreenwardCore
 import ScreenwardIPC
@@ -9,21 +10,16 @@ public struct ScreenwardCommand: ParsableCommand {
     /// its errors in the reader's language.
     public static func main() {
         ProgramStart.prepare()
-        runTranslatingErrors()
+        runSpeaking(texts)
     }
 
     public init() {}
 
+    // swift-format-ignore
     public static let configuration = CommandConfiguration(
         commandName: "screenward",
-        abstract: "Screen time for X11 desktops: usage, rules, shields, children, guardians and households.",
-        discussion: """
-            A person's own usage and rules are read from their ledger in $SCREENWARD_HOME (default \
-            $XDG_DATA_HOME/screenward), whether or not their agent runs; what changes them, and `select` \
-            and `pick`, go through the agent. With --user CHILD, and for `child`, `guardian`, `request` and \
-            `household`, the system daemon answers, which keeps managed users' state (guardians and root). \
-            screenward(7) is the overview: the modes, the files, the daemon, what child mode protects against.
-            """,
+        abstract: texts("Screen time for X11 desktops: usage, rules, shields, children, guardians and households.", context: "help"),
+        discussion: texts("A person's own usage and rules are read from their ledger in $SCREENWARD_HOME (default $XDG_DATA_HOME/screenward), whether or not their agent runs; what changes them, and `select` and `pick`, go through the agent. With --user CHILD, and for `child`, `guardian`, `request` and `household`, the system daemon answers, which keeps managed users' state (guardians and root). screenward(7) is the overview: the modes, the files, the daemon, what child mode protects against.", context: "help"),
         subcommands: [
             UsageCommand.self, ReportCommand.self, StatusCommand.self, ShieldsCommand.self, ShieldCommand.self,
             BlockCommand.self, SelectCommand.self, PickCommand.self,

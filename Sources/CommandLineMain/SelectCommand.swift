@@ -7,33 +7,32 @@ import ScreenwardIPC
 /// The activity picker's stand-in on the command line: the agent issues the app's
 /// tokens for the items named, and the selection is printed for the app to load.
 struct SelectCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
         commandName: "select",
-        abstract: "Print a FamilyActivitySelection (JSON) with an app's tokens for the items named.",
-        discussion: """
-            The command-line stand-in for the activity picker. The agent must run and the app must \
-            already be authorised (AuthorizationCenter.shared.requestAuthorization(for: .individual)). \
-            Application ids are as `screenward usage --json` shows them (firefox.desktop, wmclass:<class>); \
-            category ids are those of the category table (data/categories.json: Social, Game, AudioVideo, \
-            Office, Other, …; the agent lists them when one is wrong). The tokens are the app's own: decode \
-            the output with JSONDecoder as a FamilyActivitySelection.
-            """)
+        abstract: texts("Print a FamilyActivitySelection (JSON) with an app's tokens for the items named.", context: "help"),
+        discussion: texts("The command-line stand-in for the activity picker. The agent must run and the app must already be authorised (AuthorizationCenter.shared.requestAuthorization(for: .individual)). Application ids are as `screenward usage --json` shows them (firefox.desktop, wmclass:<class>); category ids are those of the category table (data/categories.json: Social, Game, AudioVideo, Office, Other, …; the agent lists them when one is wrong). The tokens are the app's own: decode the output with JSONDecoder as a FamilyActivitySelection.", context: "help"))
 
+    // swift-format-ignore
     @Option(
         name: .customLong("for"),
-        help: ArgumentHelp("The bundle identifier of the app the tokens are for.", valueName: "bundle-id"))
+        help: ArgumentHelp(texts("The bundle identifier of the app the tokens are for.", context: "help"), valueName: "bundle-id"))
     var bundleIdentifier: String
 
-    @Option(name: .customLong("app"), help: ArgumentHelp("An application id (repeatable).", valueName: "id"))
+    // swift-format-ignore
+    @Option(name: .customLong("app"), help: ArgumentHelp(texts("An application id (repeatable).", context: "help"), valueName: "id"))
     var applications: [String] = []
 
-    @Option(name: .customLong("category"), help: ArgumentHelp("An activity category id (repeatable).", valueName: "id"))
+    // swift-format-ignore
+    @Option(name: .customLong("category"), help: ArgumentHelp(texts("An activity category id (repeatable).", context: "help"), valueName: "id"))
     var categories: [String] = []
 
-    @Option(name: .customLong("domain"), help: ArgumentHelp("A web domain (repeatable).", valueName: "domain"))
+    // swift-format-ignore
+    @Option(name: .customLong("domain"), help: ArgumentHelp(texts("A web domain (repeatable).", context: "help"), valueName: "domain"))
     var webDomains: [String] = []
 
-    @Flag(help: "Picking a category also picks each of its members (FamilyActivitySelection.includeEntireCategory).")
+    // swift-format-ignore
+    @Flag(help: ArgumentHelp(texts("Picking a category also picks each of its members (FamilyActivitySelection.includeEntireCategory).", context: "help")))
     var includeEntireCategory = false
 
     func validate() throws {

@@ -14,25 +14,21 @@ import ScreenwardIPC
 /// nobody else for `.individual`. Its store counts in the union like any app's store
 /// (`screenward shields` names it `org.screenward.cli/screenward.cli`).
 struct ShieldCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
         commandName: "shield",
-        abstract: "Shield applications from the command line (the settings store screenward.cli).",
-        discussion: """
-            The command line acts as the Screen Time client org.screenward.cli, authorised as the person \
-            themself (.individual), and changes its one settings store, screenward.cli. Other apps' stores \
-            are untouched: `screenward shields` shows the union of all. Application ids are as \
-            `screenward usage --json` shows them (firefox.desktop, wmclass:<class>). The agent must run.
-            """,
+        abstract: texts("Shield applications from the command line (the settings store screenward.cli).", context: "help"),
+        discussion: texts("The command line acts as the Screen Time client org.screenward.cli, authorised as the person themself (.individual), and changes its one settings store, screenward.cli. Other apps' stores are untouched: `screenward shields` shows the union of all. Application ids are as `screenward usage --json` shows them (firefox.desktop, wmclass:<class>). The agent must run.", context: "help"),
         subcommands: [Add.self, Remove.self])
 
     static let client = "org.screenward.cli"
     static let storeName = "screenward.cli"
 
     struct Add: ParsableCommand {
+        // swift-format-ignore
         static let configuration = CommandConfiguration(
-            abstract: "Shield applications: add them to the store screenward.cli.",
-            discussion:
-                "Applications the store already shields stay shielded; the command prints what the store shields now.")
+            abstract: texts("Shield applications: add them to the store screenward.cli.", context: "help"),
+            discussion: texts("Applications the store already shields stay shielded; the command prints what the store shields now.", context: "help"))
 
         @OptionGroup var options: ApplicationOptions
 
@@ -42,13 +38,10 @@ struct ShieldCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
+        // swift-format-ignore
         static let configuration = CommandConfiguration(
-            abstract: "Stop shielding applications: remove them from the store screenward.cli.",
-            discussion: """
-                Only the store screenward.cli changes: an application another app's store shields stays \
-                shielded (the command says which store). Nothing changes when a named application is not \
-                shielded by screenward.cli.
-                """)
+            abstract: texts("Stop shielding applications: remove them from the store screenward.cli.", context: "help"),
+            discussion: texts("Only the store screenward.cli changes: an application another app's store shields stays shielded (the command says which store). Nothing changes when a named application is not shielded by screenward.cli.", context: "help"))
 
         @OptionGroup var options: ApplicationOptions
 

@@ -4,19 +4,16 @@ import ScreenwardCore
 import ScreenwardIPC
 
 struct ShieldsCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
         commandName: "shields",
-        abstract: "List what is shielded now, and which store of which app shields it.",
-        discussion: """
-            The effective state is the union of every settings store of every app: an application \
-            is shielded when any store lists it or shields its category. Category names follow \
-            LC_ALL, LC_MESSAGES or LANG (en, ko, vi).
-            """)
+        abstract: texts("List what is shielded now, and which store of which app shields it.", context: "help"),
+        discussion: texts("The effective state is the union of every settings store of every app: an application is shielded when any store lists it or shields its category. Category names follow LC_ALL, LC_MESSAGES or LANG (en, ko, vi).", context: "help"))
 
-    @Flag(help: "Print one JSON object instead of a table.")
+    @Flag(help: ArgumentHelp(texts("Print one JSON object instead of a table.", context: "help")))
     var json = false
 
-    @Option(help: "A managed user's shields, from the system daemon (guardians).")
+    @Option(help: ArgumentHelp(texts("A managed user's shields, from the system daemon (guardians).", context: "help")))
     var user: String?
 
     func run() throws {

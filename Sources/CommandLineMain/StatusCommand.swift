@@ -6,14 +6,16 @@ import ScreenwardIPC
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Say whether the agent runs, what has the focus and whether the person is idle.")
+        abstract: texts(
+            "Say whether the agent runs, what has the focus and whether the person is idle.", context: "help"))
 
-    @Flag(help: "Print one JSON object.")
+    @Flag(help: ArgumentHelp(texts("Print one JSON object.", context: "help")))
     var json = false
 
     @Option(
         help: ArgumentHelp(
-            "A managed user's rules today, as the system daemon keeps them (guardians).", valueName: "user"))
+            texts("A managed user's rules today, as the system daemon keeps them (guardians).", context: "help"),
+            valueName: "user"))
     var user: String?
 
     struct Status: Encodable {

@@ -4,40 +4,30 @@ import ScreenwardCore
 import ScreenwardIPC
 
 struct UsageCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
         commandName: "usage",
-        abstract: "Show time spent in each application, and on each website under its browser.",
-        discussion: """
-            Times: now, today, yesterday, an ISO-8601 date (2026-11-21) or date-time \
-            (2026-11-21T14:30, 2026-11-21T14:30:00Z). The open interval counts up to now. \
-            A website is its registrable domain (www.youtube.com and m.youtube.com are youtube.com); \
-            its time is part of its browser's. Websites are counted in Chromium and Firefox ESR with \
-            Screenward's extension (`sudo screenward browsers install`).
-            """)
+        abstract: texts("Show time spent in each application, and on each website under its browser.", context: "help"),
+        discussion: texts("Times: now, today, yesterday, an ISO-8601 date (2026-11-21) or date-time (2026-11-21T14:30, 2026-11-21T14:30:00Z). The open interval counts up to now. A website is its registrable domain (www.youtube.com and m.youtube.com are youtube.com); its time is part of its browser's. Websites are counted in Chromium and Firefox ESR with Screenward's extension (`sudo screenward browsers install`).", context: "help"))
 
-    @Option(help: "Start of the range (default: today).")
+    @Option(help: ArgumentHelp(texts("Start of the range (default: today).", context: "help")))
     var since: String = "today"
 
-    @Option(help: "End of the range (default: now).")
+    @Option(help: ArgumentHelp(texts("End of the range (default: now).", context: "help")))
     var until: String = "now"
 
-    @Flag(help: "Print one JSON object instead of a table.")
+    @Flag(help: ArgumentHelp(texts("Print one JSON object instead of a table.", context: "help")))
     var json = false
 
-    @Flag(
-        help:
-            """
-            Print CSV (RFC 4180: a header, then id, name, token, seconds, website, computer: a row per \
-            application, then one per website it showed; computer names another computer of a household) \
-            instead of a table.
-            """
-    )
+    // swift-format-ignore
+    @Flag(help: ArgumentHelp(texts("Print CSV (RFC 4180: a header, then id, name, token, seconds, website, computer: a row per application, then one per website it showed; computer names another computer of a household) instead of a table.", context: "help")))
     var csv = false
 
-    @Flag(help: "Websites on their own, whichever browser showed them (with --csv: website, seconds).")
+    // swift-format-ignore
+    @Flag(help: ArgumentHelp(texts("Websites on their own, whichever browser showed them (with --csv: website, seconds).", context: "help")))
     var web = false
 
-    @Option(help: "A managed user's usage, from the system daemon (guardians).")
+    @Option(help: ArgumentHelp(texts("A managed user's usage, from the system daemon (guardians).", context: "help")))
     var user: String?
 
     func validate() throws {

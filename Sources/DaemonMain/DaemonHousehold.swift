@@ -234,13 +234,13 @@ final class DaemonHousehold {
 
     func status(waiting: [String: Int], _ done: @escaping @Sendable (HouseholdStatus?, (any Error)?) -> Void) throws {
         let membership = try requireMembership()
-        // The status's problem stays English: `HouseholdStatus` carries it as a text.
-        let problem = sync?.currentProblem?.description
+        let problem = sync?.currentProblem
         Task.detached {
             do {
                 var status = try await HouseholdSetup.status(of: membership)
                 status.waitingToUpload = waiting
-                status.syncProblem = problem
+                status.syncProblem = problem?.description
+                status.syncProblemPhrase = problem
                 done(status, nil)
             } catch {
                 done(nil, error)

@@ -1,9 +1,13 @@
 import ArgumentParser
+import CommandLineSupport
 @_spi(Screenward) import FamilyControls
 import Foundation
 import PickerUI
 @_spi(Screenward) import ScreenwardCore
 import ScreenwardIPC
+
+/// The program's texts (its help, its errors), in the session's language.
+private let texts = Translations.session
 
 /// The activity picker's program: the dialog that `screenward pick` and apps'
 /// `FamilyActivityPicker` open.
@@ -12,65 +16,64 @@ public struct PickerCommand: ParsableCommand {
     /// opened on /dev/null, inherited descriptors fitted to the limit); then the command line.
     public static func main() {
         ProgramStart.prepare()
-        main(nil)
+        runSpeaking(texts)
     }
 
     public init() {}
 
+    // swift-format-ignore
     public static let configuration = CommandConfiguration(
         commandName: "screenward-picker",
-        abstract: "Choose applications, categories and websites in a dialog (the activity picker).",
-        discussion: """
-            With --for BUNDLE-ID (what `screenward pick` runs): acts as that app, which must be authorised \
-            (individual mode), shows the dialog with --current's selection ticked, and writes the \
-            FamilyActivitySelection of the app's own tokens for what was chosen (JSON) to --output or \
-            standard output. With --choose (what FamilyActivityPicker runs): shows the dialog with \
-            --selected-json's ids ticked and prints the ids chosen as JSON \
-            ({"applications":[…],"categories":[…],"webDomains":[…],"includeEntireCategory":…}); the app then \
-            asks for its own tokens. Cancel (or Escape, or closing the window) writes nothing and exits with 1; \
-            2: the agent refused or is not running; 3: no display; 64–73: bad arguments or files.
-            """)
+        abstract: texts("Choose applications, categories and websites in a dialog (the activity picker).", context: "help"),
+        discussion: texts("With --for BUNDLE-ID (what `screenward pick` runs): acts as that app, which must be authorised (individual mode), shows the dialog with --current's selection ticked, and writes the FamilyActivitySelection of the app's own tokens for what was chosen (JSON) to --output or standard output. With --choose (what FamilyActivityPicker runs): shows the dialog with --selected-json's ids ticked and prints the ids chosen as JSON ({\"applications\":[…],\"categories\":[…],\"webDomains\":[…],\"includeEntireCategory\":…}); the app then asks for its own tokens. Cancel (or Escape, or closing the window) writes nothing and exits with 1; 2: the agent refused or is not running; 3: no display; 64–73: bad arguments or files.", context: "help"))
 
-    @Option(
-        name: .customLong("for"),
-        help: ArgumentHelp("The bundle identifier of the app the tokens are for.", valueName: "bundle-id"))
+    // swift-format-ignore
+    @Option(name: .customLong("for"), help: ArgumentHelp(texts("The bundle identifier of the app the tokens are for.", context: "help"), valueName: "bundle-id"))
     var bundleIdentifier: String?
 
-    @Option(help: ArgumentHelp("Where to write the selection (default: standard output).", valueName: "file"))
+    // swift-format-ignore
+    @Option(help: ArgumentHelp(texts("Where to write the selection (default: standard output).", context: "help"), valueName: "file"))
     var output: String?
 
-    @Option(
-        help: ArgumentHelp("A FamilyActivitySelection (JSON) of the app's tokens to show ticked.", valueName: "file"))
+    // swift-format-ignore
+    @Option(help: ArgumentHelp(texts("A FamilyActivitySelection (JSON) of the app's tokens to show ticked.", context: "help"), valueName: "file"))
     var current: String?
 
-    @Flag(help: "Print the ids chosen instead of tokens (for FamilyActivityPicker).")
+    // swift-format-ignore
+    @Flag(help: ArgumentHelp(texts("Print the ids chosen instead of tokens (for FamilyActivityPicker).", context: "help")))
     var choose = false
 
-    @Option(
-        name: .customLong("selected-json"),
-        help: ArgumentHelp("With --choose: the ids to show ticked, as --choose prints them.", valueName: "json"))
+    // swift-format-ignore
+    @Option(name: .customLong("selected-json"), help: ArgumentHelp(texts("With --choose: the ids to show ticked, as --choose prints them.", context: "help"), valueName: "json"))
     var selectedJSON: String?
 
-    @Option(help: ArgumentHelp("A line above the list saying what the choice is for.", valueName: "text"))
+    // swift-format-ignore
+    @Option(help: ArgumentHelp(texts("A line above the list saying what the choice is for.", context: "help"), valueName: "text"))
     var header: String?
 
-    @Option(help: ArgumentHelp("The X display (default: $DISPLAY).", valueName: "name"))
+    // swift-format-ignore
+    @Option(help: ArgumentHelp(texts("The X display (default: $DISPLAY).", context: "help"), valueName: "name"))
     var display: String?
 
     public func validate() throws {
         switch (bundleIdentifier, choose) {
         case (nil, false):
-            throw ValidationError("say whose tokens to write with --for BUNDLE-ID, or print ids with --choose")
-        case (.some, true): throw ValidationError("--for and --choose are two ways to run the picker: give one")
+            throw ValidationError(
+                texts("say whose tokens to write with --for BUNDLE-ID, or print ids with --choose", context: "cli"))
+        case (.some, true):
+            throw ValidationError(texts("--for and --choose are two ways to run the picker: give one", context: "cli"))
         case (.some(let bundle), false):
             do { try BundleIdentifier.validate(bundle) } catch let error as ServiceError {
-                throw ValidationError(error.message)
+                throw ValidationError(spoken(error, in: texts))
             }
             if selectedJSON != nil {
-                throw ValidationError("--selected-json goes with --choose; with --for, give --current FILE")
+                throw ValidationError(
+                    texts("--selected-json goes with --choose; with --for, give --current FILE", context: "cli"))
             }
         case (nil, true):
-            if output != nil || current != nil { throw ValidationError("--output and --current go with --for") }
+            if output != nil || current != nil {
+                throw ValidationError(texts("--output and --current go with --for", context: "cli"))
+            }
         }
     }
 
@@ -85,7 +88,7 @@ public struct PickerCommand: ParsableCommand {
             FileHandle.standardError.write(Data("screenward-picker: \(error.message)\n".utf8))
             throw ExitCode(error.status)
         } catch let error as ServiceError {
-            FileHandle.standardError.write(Data("screenward-picker: \(error.message)\n".utf8))
+            FileHandle.standardError.write(Data("screenward-picker: \(spoken(error, in: texts))\n".utf8))
             throw ExitCode(2)
         } catch let error as PickerUIError {
             // Not 1: that status means "cancelled" to FamilyActivityPicker and scripts.
@@ -100,12 +103,8 @@ public struct PickerCommand: ParsableCommand {
         let agent = AgentConnection(bundleIdentifier: bundle)
         defer { agent.close() }
         guard try agent.call(AuthorizationMethods.status, Empty()) == .approved else {
-            throw PickerFailure(
-                """
-                \(bundle) is not authorised: the app calls AuthorizationCenter.shared.requestAuthorization(for: \
-                .individual) first
-                """,
-                status: 2)
+            // swift-format-ignore
+            throw PickerFailure(texts("{bundle} is not authorised: the app calls AuthorizationCenter.shared.requestAuthorization(for: .individual) first", context: "cli", ["bundle": bundle]), status: 2)
         }
         var ticked = SelectionRequest()
         if let current {
@@ -128,7 +127,11 @@ public struct PickerCommand: ParsableCommand {
             do {
                 ticked = try JSONDecoder().decode(SelectionRequest.self, from: Data(selectedJSON.utf8))
             } catch {
-                throw PickerFailure("--selected-json is not a selection of ids: \(readable(error))", status: 64)
+                throw PickerFailure(
+                    texts(
+                        "--selected-json is not a selection of ids: {error}", context: "cli", ["error": readable(error)]
+                    ),
+                    status: 64)
             }
         }
         guard let (chosen, catalog) = try present(ticked) else { throw PickerFailure.cancelled }
@@ -146,12 +149,20 @@ public struct PickerCommand: ParsableCommand {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw PickerFailure("cannot read the current selection \(path): \(error.localizedDescription)", status: 66)
+            throw PickerFailure(
+                texts(
+                    "cannot read the current selection {path}: {error}", context: "cli",
+                    ["path": path, "error": error.localizedDescription]),
+                status: 66)
         }
         do {
             return try JSONDecoder().decode(FamilyActivitySelection.self, from: data)
         } catch {
-            throw PickerFailure("\(path) is not a FamilyActivitySelection (JSON): \(readable(error))", status: 65)
+            throw PickerFailure(
+                texts(
+                    "{path} is not a FamilyActivitySelection (JSON): {error}", context: "cli",
+                    ["path": path, "error": readable(error)]),
+                status: 65)
         }
     }
 
@@ -169,7 +180,11 @@ public struct PickerCommand: ParsableCommand {
         do {
             try data.write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {
-            throw PickerFailure("cannot write \(output): \(error.localizedDescription)", status: 73)
+            throw PickerFailure(
+                texts(
+                    "cannot write {path}: {error}", context: "cli",
+                    ["path": output, "error": error.localizedDescription]),
+                status: 73)
         }
     }
 }
@@ -184,7 +199,9 @@ struct PickerFailure: Error {
         self.status = status
     }
 
-    static let cancelled = PickerFailure("cancelled: nothing was chosen, nothing written", status: 1)
+    static var cancelled: PickerFailure {
+        PickerFailure(texts("cancelled: nothing was chosen, nothing written", context: "cli"), status: 1)
+    }
 }
 
 private func readable(_ error: any Error) -> String {

@@ -1,9 +1,13 @@
 import ArgumentParser
+import CommandLineSupport
 @_spi(Screenward) import DeviceActivity
 import Foundation
 import ReportUI
 import ScreenwardCore
 import ScreenwardIPC
+
+/// The program's texts (its help, its errors), in the session's language.
+let texts = Translations.session
 
 /// `screenward report`: where the time went, as charts, in a window or a PNG file.
 public struct ReportCommand: ParsableCommand {
@@ -11,53 +15,56 @@ public struct ReportCommand: ParsableCommand {
     /// opened on /dev/null, inherited descriptors fitted to the limit); then the command line.
     public static func main() {
         ProgramStart.prepare()
-        main(nil)
+        runSpeaking(texts)
     }
 
     public init() {}
 
+    // swift-format-ignore
     public static let configuration = CommandConfiguration(
         commandName: "screenward-report",
-        abstract: "Show where the time went: a pie by category, bars by hour or day, and the applications.",
-        discussion: """
-            Without --png, a window with two pages: today (by hour) and this week (by day). With --png, the \
-            same charts in a PNG file (no display needed): today's, or this week's with --week. --since and \
-            --until take the times `screenward usage` takes. With --app and --context, the report is drawn by \
-            that app's report extension (its `device-activity-report`), run with no network.
-            """)
+        abstract: texts("Show where the time went: a pie by category, bars by hour or day, and the applications.", context: "help"),
+        discussion: texts("Without --png, a window with two pages: today (by hour) and this week (by day). With --png, the same charts in a PNG file (no display needed): today's, or this week's with --week. --since and --until take the times `screenward usage` takes. With --app and --context, the report is drawn by that app's report extension (its `device-activity-report`), run with no network.", context: "help"))
 
-    @Flag(help: "The week (by day) instead of the day (by hour), for --png or a --since/--until range.")
+    // swift-format-ignore
+    @Flag(help: ArgumentHelp(texts("The week (by day) instead of the day (by hour), for --png or a --since/--until range.", context: "help")))
     var week = false
-    @Option(help: "Start of the range (default: the start of today, or of this week with --week).")
+    // swift-format-ignore
+    @Option(help: ArgumentHelp(texts("Start of the range (default: the start of today, or of this week with --week).", context: "help")))
     var since: String?
-    @Option(help: "End of the range (default: now).")
+    @Option(help: ArgumentHelp(texts("End of the range (default: now).", context: "help")))
     var until: String?
-    @Option(help: ArgumentHelp("Draw into this PNG file instead of a window.", valueName: "file"))
+    // swift-format-ignore
+    @Option(help: ArgumentHelp(texts("Draw into this PNG file instead of a window.", context: "help"), valueName: "file"))
     var png: String?
-    @Option(help: "The PNG's width in pixels.")
+    @Option(help: ArgumentHelp(texts("The PNG's width in pixels.", context: "help")))
     var width = 960
-    @Option(help: "A managed user's report, from the system daemon (guardians).")
+    // swift-format-ignore
+    @Option(help: ArgumentHelp(texts("A managed user's report, from the system daemon (guardians).", context: "help")))
     var user: String?
-    @Option(
-        help: ArgumentHelp("Draw with this app's report extension (its bundle identifier).", valueName: "bundle-id"))
+    // swift-format-ignore
+    @Option(help: ArgumentHelp(texts("Draw with this app's report extension (its bundle identifier).", context: "help"), valueName: "bundle-id"))
     var app: String?
-    @Option(help: "The report extension's context (its scene), with --app.")
+    // swift-format-ignore
+    @Option(help: ArgumentHelp(texts("The report extension's context (its scene), with --app.", context: "help")))
     var context: String?
-    @Option(
-        name: .customLong("filter-json"),
-        help: ArgumentHelp("A DeviceActivityFilter as JSON, with --app (default: today by hour).", valueName: "json"))
+    // swift-format-ignore
+    @Option(name: .customLong("filter-json"), help: ArgumentHelp(texts("A DeviceActivityFilter as JSON, with --app (default: today by hour).", context: "help"), valueName: "json"))
     var filterJSON: String?
 
     public func validate() throws {
-        guard (100...8000).contains(width) else { throw ValidationError("--width is between 100 and 8000 pixels") }
+        guard (100...8000).contains(width) else {
+            throw ValidationError(texts("--width is between 100 and 8000 pixels", context: "cli"))
+        }
         if app == nil, context != nil || filterJSON != nil {
-            throw ValidationError("--context and --filter-json go with --app")
+            throw ValidationError(texts("--context and --filter-json go with --app", context: "cli"))
         }
         if app != nil, context == nil {
-            throw ValidationError("--app needs --context: the name of the report extension's scene")
+            throw ValidationError(
+                texts("--app needs --context: the name of the report extension's scene", context: "cli"))
         }
         if app != nil, week || since != nil || until != nil {
-            throw ValidationError("with --app the range is the filter's (--filter-json)")
+            throw ValidationError(texts("with --app the range is the filter's (--filter-json)", context: "cli"))
         }
     }
 

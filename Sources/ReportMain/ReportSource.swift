@@ -35,9 +35,9 @@ struct ReportSource {
             return try ledger.activityReport(
                 query, calendar: calendar, categories: categories, liveSessionID: live?.id, now: now)
         } catch let error as ReportQueryError {
-            throw ValidationError(error.description)
+            throw ValidationError(texts(error.phrase))
         } catch let error as TimeArgument.ParseError {
-            throw ValidationError("\(error)")
+            throw ValidationError(texts(error.phrase))
         }
     }
 
@@ -47,7 +47,9 @@ struct ReportSource {
             do {
                 filter = try JSONDecoder().decode(DeviceActivityFilter.self, from: Data(filterJSON.utf8))
             } catch {
-                throw ValidationError("--filter-json is not a DeviceActivityFilter: \(error)")
+                throw ValidationError(
+                    texts("--filter-json is not a DeviceActivityFilter: {error}", context: "cli", ["error": "\(error)"])
+                )
             }
         } else {
             filter = DeviceActivityReport(.init(context)).filter

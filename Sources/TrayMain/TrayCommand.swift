@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import GLibRuntime
 import GtkBase
@@ -6,6 +7,9 @@ import ScreenwardCore
 import ScreenwardIPC
 import TrayUI
 import X11Session
+
+/// The program's texts (its help, its errors), in the session's language.
+private let texts = Translations.session
 
 /// `screenward-tray`: the tray icon and menu of every session (started by XDG autostart).
 /// For a managed user or a person with their own rules: the time left on the icon, each
@@ -15,19 +19,23 @@ public struct TrayCommand: ParsableCommand {
     /// opened on /dev/null, inherited descriptors fitted to the limit); then the command line.
     public static func main() {
         ProgramStart.prepare()
-        main(nil)
+        runSpeaking(texts)
     }
 
     public init() {}
 
+    // swift-format-ignore
     public static let configuration = CommandConfiguration(
-        commandName: "screenward-tray", abstract: "Show Screenward's tray icon and menu in this desktop session.")
+        commandName: "screenward-tray", abstract: texts("Show Screenward's tray icon and menu in this desktop session.", context: "help"))
 
-    @Option(help: "The X display (default: $DISPLAY).") var display: String?
-    @Option(help: "Seconds between refreshes of the figures.") var refresh: UInt32 = 5
+    @Option(help: ArgumentHelp(texts("The X display (default: $DISPLAY).", context: "help"))) var display: String?
+    // swift-format-ignore
+    @Option(help: ArgumentHelp(texts("Seconds between refreshes of the figures.", context: "help"))) var refresh: UInt32 = 5
 
     public func validate() throws {
-        guard (1...300).contains(refresh) else { throw ValidationError("--refresh is 1 to 300 seconds") }
+        guard (1...300).contains(refresh) else {
+            throw ValidationError(texts("--refresh is 1 to 300 seconds", context: "cli"))
+        }
     }
 
     public func run() throws {

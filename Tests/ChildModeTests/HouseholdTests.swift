@@ -324,7 +324,7 @@ final class HouseholdTests: XCTestCase {
         // Set on the desktop, the household's: the laptop has it within two seconds.
         let setAt = Date()
         try laptopSession.waitFor("the desktop's limit on the laptop", timeout: 10) {
-            try laptop.screenward(as: "root", ["limit", "list", "--user", kid]).output.contains("Games: 1h a day")
+            try laptop.screenward(as: "root", ["limit", "list", "--user", kid]).output.contains("Games: 1 h a day")
         }
         XCTAssertLessThan(Date().timeIntervalSince(setAt), 2.5, "the household's rules reach a computer within 2 s")
 

@@ -14,13 +14,14 @@ final class CommandLineTranslationTests: XSessionTestCase {
         "Nope", "Late",
     ]
 
-    /// What a person reads of one run: its output and its errors, without what ArgumentParser
-    /// writes itself around a `validate()` error (its "Error: " and usage lines, which are
-    /// the library's, in English: docs/translations.md says so).
+    /// What a person reads of one run: its output and its errors, without the usage line
+    /// ArgumentParser writes after a refused argument (syntax), and with the command its "See
+    /// '…' for more information" names taken out.
     private static func readable(_ run: (status: Int32, output: String, errors: String)) -> [String] {
         (run.output + "\n" + run.errors).split(separator: "\n").map(String.init).filter {
-            !$0.hasPrefix("Usage: ") && !$0.hasPrefix("  See '")
-        }.map { $0.hasPrefix("Error: ") ? String($0.dropFirst("Error: ".count)) : $0 }
+            !$0.hasPrefix("Usage: ") && !$0.hasPrefix("⟦Usage:⟧ ") && !$0.hasPrefix("사용법: ")
+                && !$0.hasPrefix("Cách dùng: ")
+        }.map { $0.replacingOccurrences(of: #"'⟧[^⟦]+⟦'"#, with: "'⟧ ⟦'", options: .regularExpression) }
     }
 
     /// `line` without what is a value: ISO-8601 times and paths.
@@ -103,5 +104,100 @@ final class CommandLineTranslationTests: XSessionTestCase {
                 XCTAssertFalse(translated.contains(line), "\(locale) shows the English \(line)")
             }
         }
+    }
+
+    /// Every command's `--help` in the pseudo-locale: our help texts and what the argument
+    /// parser writes around them (its headings, its "Show help information.") are in brackets;
+    /// what is left are the commands' and options' own names and the usage lines' syntax.
+    func testEveryCommandsHelpIsTranslated() throws {
+        let program = try ProjectPrograms.url(of: "screenward")
+        let pseudo = try PseudoLocale.environment()
+        let dump = try Data(run(program, ["--experimental-dump-help"], environment: ["LANG": "C.UTF-8"]).utf8)
+        var commands: [[String]] = []
+        func walk(_ command: [String: Any], _ path: [String]) {
+            commands.append(path)
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
+                walk(sub, path + [sub["commandName"] as? String ?? "?"])
+            }
+        }
+        let root = try XCTUnwrap(JSONSerialization.jsonObject(with: dump) as? [String: Any])
+        walk(try XCTUnwrap(root["command"] as? [String: Any]), [])
+        XCTAssertGreaterThan(commands.count, 40)
+        for command in commands where command != ["help"] {
+            let help = try run(program, command + ["--help"], environment: pseudo)
+            XCTAssertTrue(help.contains("⟦USAGE:⟧"), "screenward \(command.joined(separator: " ")) --help: \(help)")
+            var inSubcommands = false
+            var usage = false
+            for line in help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+                // The usage line and its continuation lines are syntax (options, <values>).
+                if line.hasPrefix("⟦USAGE:⟧") { usage = true }
+                if line.isEmpty { (usage, inSubcommands) = (false, false) }
+                if usage { continue }
+                if line.hasPrefix("⟦") && line.hasSuffix("⟧") && !line.hasPrefix("  ") {
+                    inSubcommands = line == "⟦SUBCOMMANDS:⟧"
+                }
+                // Values: <names>, options, a default value (typed as it is: `every`, `1h`).
+                var text = line.replacingOccurrences(of: #"<[^>]+>"#, with: " ", options: .regularExpression)
+                    .replacingOccurrences(of: #"--?[a-z][a-z0-9-]*"#, with: " ", options: .regularExpression)
+                    .replacingOccurrences(of: #"⟦\(default: ⟧.*⟦\)⟧"#, with: " ", options: .regularExpression)
+                    .replacingOccurrences(of: "screenward", with: " ")
+                // A subcommand's name, first on its line; a placeholder a help text names.
+                if inSubcommands, let name = text.split(whereSeparator: { $0 == " " || $0 == "⟦" }).first,
+                    line.hasPrefix("  ")
+                {
+                    text = text.replacingOccurrences(of: String(name), with: " ")
+                }
+                for word in command { text = text.replacingOccurrences(of: word, with: " ") }
+                XCTAssertEqual(
+                    PseudoLocale.untranslated(in: Self.withoutValues(text), data: Self.helpData), "",
+                    "screenward \(command.joined(separator: " ")) --help: \(line)")
+            }
+            // In Korean and Vietnamese, no line of the English help is left but the syntax's.
+            let english = Self.proseLines(try run(program, command + ["--help"], environment: ["LANG": "C.UTF-8"]))
+            XCTAssertFalse(english.isEmpty)
+            for locale in ["ko_KR.UTF-8", "vi_VN.UTF-8"] {
+                let translated = Set(
+                    Self.proseLines(
+                        try run(program, command + ["--help"], environment: ["LANG": locale, "LANGUAGE": ""])))
+                for line in english where translated.contains(line) {
+                    XCTFail("\(locale): screenward \(command.joined(separator: " ")) --help shows the English \(line)")
+                }
+            }
+        }
+    }
+
+    /// The help's lines that hold words, but for its usage line (syntax: options and <values>)
+    /// and the lines that only name an option.
+    private static func proseLines(_ help: String) -> [String] {
+        var usage = false
+        return help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { line in
+            if ["USAGE:", "사용법:", "CÁCH DÙNG:"].contains(where: { line.hasPrefix($0) }) { usage = true }
+            if line.isEmpty { usage = false }
+            let words = line.replacingOccurrences(of: #"<[^>]+>"#, with: " ", options: .regularExpression)
+                .replacingOccurrences(of: #"--?[a-z][a-z0-9-]*"#, with: " ", options: .regularExpression)
+            return !usage && words.contains { $0.isLetter }
+        }
+    }
+
+    /// Words in help that are values: the store's and the client's ids, the `help` command,
+    /// and the keys of a JSON example (which the pseudo-locale takes for placeholders).
+    private static let helpData: Set<String> = [
+        "screenward.cli", "org.screenward.cli", "help", "applications", "categories", "webDomains",
+        "includeEntireCategory",
+    ]
+
+    private func run(_ program: URL, _ arguments: [String], environment: [String: String]) throws -> String {
+        let process = Process()
+        process.executableURL = program
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            .merging(["COLUMNS": "10000"]) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -118,6 +118,8 @@ public struct HouseholdStatus: Sendable, Codable, Equatable {
     /// its sync met (nil: none since it last succeeded).
     public var waitingToUpload: [String: Int]
     public var syncProblem: String?
+    /// The problem as written, for a reader in another language.
+    public var syncProblemPhrase: Phrase?
 
     public init(
         place: String, computerName: String, computers: [Computer], children: [String], databaseTime: Date,

@@ -1,5 +1,6 @@
 import Foundation
 import ScreenwardBasics
+import ScreenwardIPC
 import UsageLedger
 
 /// The built-in report's data for a range: `since`/`until` as `screenward usage` takes
@@ -38,15 +39,18 @@ public struct ReportQuery: Sendable, Hashable, Codable {
         }
         let end = try until.map { try TimeArgument($0).resolve(now: now, calendar: calendar) } ?? now
         guard start < end else {
-            throw ReportQueryError("the report's range is empty: it starts \(start) and ends \(end)")
+            throw ReportQueryError(
+                Phrase(
+                    "the report's range is empty: it starts {start} and ends {end}", context: "report",
+                    ["start": "\(start)", "end": "\(end)"]))
         }
         return DateInterval(start: start, end: end)
     }
 }
 
-public struct ReportQueryError: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+public struct ReportQueryError: PhrasedError {
+    public var phrase: Phrase
+    public init(_ phrase: Phrase) { self.phrase = phrase }
 }
 
 extension Ledger {

@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardIPC
 
 /// A point in time as a person types it on the command line: `now`, `today`
 /// (local midnight), `yesterday` (the midnight before), an ISO-8601 date
@@ -9,13 +10,11 @@ public struct TimeArgument: Sendable, Equatable {
 
     public init(_ text: String) { self.text = text }
 
-    public struct ParseError: Error, CustomStringConvertible {
+    public struct ParseError: PhrasedError {
         public var text: String
-        public var description: String {
-            """
-            cannot read \"\(text)\" as a time: use now, today, yesterday, 2026-11-21, 2026-11-21T14:30 or \
-            2026-11-21T14:30:00Z
-            """
+        public var phrase: Phrase {
+            // swift-format-ignore
+            Phrase("cannot read \"{text}\" as a time: use now, today, yesterday, 2026-11-21, 2026-11-21T14:30 or 2026-11-21T14:30:00Z", context: "time", ["text": text])
         }
     }
 
