@@ -114,11 +114,13 @@ struct ChildCommand: ParsableCommand {
             // kinds are the records' own words, as scripts read them: not translated.
             let width = max(14, events.map(\.kind.rawValue.count).max() ?? 0)
             for event in events {
+                // In the reader's language when it was recorded as a phrase.
+                let detail = event.phrase.map { texts($0) } ?? event.detail
                 // Another computer of the household's: its name first.
                 let what =
                     event.computer.map {
-                        texts("on {computer}: {detail}", context: "cli", ["computer": $0, "detail": event.detail])
-                    } ?? event.detail
+                        texts("on {computer}: {detail}", context: "cli", ["computer": $0, "detail": detail])
+                    } ?? detail
                 print(
                     "\(iso8601(event.at))  \(event.kind.rawValue.padding(toLength: width, withPad: " ", startingAt: 0))"
                         + "  \(what)"

@@ -57,7 +57,9 @@ struct HouseholdCommand: ParsableCommand {
                     "Its connections are encrypted (TLS); the server's certificate: {certificate}", context: "cli",
                     ["certificate": created.certificate]))
             // The daemon's account of what it changed, as it wrote it.
-            for change in created.serverChanges { print("- \(change)") }
+            for change in created.serverChangePhrases?.map({ texts($0) }) ?? created.serverChanges {
+                print("- \(change)")
+            }
             printInvitation(created.invitation, port: port, database: database)
         }
     }

@@ -69,12 +69,11 @@ extension Daemon {
         else { return }
         do {
             if try app.adoptHouseholdRules(shared) {
+                let values = ["child": child, "version": String(version)]
+                // swift-format-ignore
+                let what = Phrase("took the household's rules of {child} (version {version}), changed on another computer", context: "event", values)
                 try state.record(
-                    ChildEvent(
-                        at: Date(), kind: .rulesChanged, actor: "screenward-daemon",
-                        detail:
-                            "took the household's rules of \(child) (version \(version)), changed on another computer"),
-                    uid: uid)
+                    ChildEvent(at: Date(), kind: .rulesChanged, actor: "screenward-daemon", phrase: what), uid: uid)
             }
             try owner.ledger.setHouseholdRulesState(version: version, rules: shared)
         } catch {
@@ -136,13 +135,12 @@ extension Daemon {
         guard let (uid, _) = owners.first(where: { $0.value.user.name == child }), let app = rules.app(for: uid)
         else { return }
         guard answer.byHouseholdGuardian else {
-            let detail = """
-                an answer to request \(answer.requestID) from \(answer.actor) was not applied: \
-                they are not one of that computer's guardians as it told the household
-                """
-            log.warning("\(child): \(detail)")
+            let values = ["id": "\(answer.requestID)", "guardian": answer.actor]
+            // swift-format-ignore
+            let what = Phrase("an answer to request {id} from {guardian} was not applied: they are not one of that computer's guardians as it told the household", context: "event", values)
+            log.warning("\(child): \(what)")
             try? state.record(
-                ChildEvent(at: Date(), kind: .refused, actor: "screenward-daemon", detail: detail), uid: uid)
+                ChildEvent(at: Date(), kind: .refused, actor: "screenward-daemon", phrase: what), uid: uid)
             return
         }
         do {

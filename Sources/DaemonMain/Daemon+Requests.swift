@@ -190,10 +190,13 @@ extension Daemon {
         if changing { household.rulesChanged() }
         // A request's answer is recorded as such by the rules themselves.
         if changing, method != RulesMethods.answer.name, let outcome = try? RulesMethods.add.reply(from: reply) {
+            // What the rules said of the change is what the guardians' record says (as written,
+            // for a guardian reading in another language).
+            let event =
+                outcome.phrase.map { ChildEvent(at: Date(), kind: .rulesChanged, actor: access.actor, phrase: $0) }
+                ?? ChildEvent(at: Date(), kind: .rulesChanged, actor: access.actor, detail: outcome.message)
             do {
-                try state.record(
-                    ChildEvent(at: Date(), kind: .rulesChanged, actor: access.actor, detail: outcome.message),
-                    uid: access.uid)
+                try state.record(event, uid: access.uid)
             } catch {
                 log.error("could not record a change of \(access.user)'s rules: \(error)")
             }

@@ -170,9 +170,9 @@ final class Daemon {
             installed: InstalledPrograms(catalog: catalog), loop: loop, sessions: sessions,
             owner: { [unowned self] uid in owners[uid] },
             allowed: { [unowned self] uid in owners[uid]?.allowedExecutables() ?? [] },
-            record: { [state, log] uid, kind, detail in
+            record: { [state, log] uid, kind, what in
                 Self.record(
-                    ChildEvent(at: Date(), kind: kind, actor: "screenward-daemon", detail: detail), uid: uid, in: state,
+                    ChildEvent(at: Date(), kind: kind, actor: "screenward-daemon", phrase: what), uid: uid, in: state,
                     log: log)
             })
         sessions.extraStores = { [unowned self] uid in programGuard.extraStores(of: uid) }
@@ -180,29 +180,22 @@ final class Daemon {
         sessions.onCloseProgram = { [unowned self] uid, pid in programGuard.close(pid, of: uid) }
         sessions.onHeldElsewhere = { [unowned self] uid, pids in programGuard.heldElsewhere(pids, of: uid) }
         sessions.onWindowManagerGone = { [unowned self] uid in
-            recordAttempt(
-                .windowManagerStopped, uid: uid, actor: "screenward-daemon",
-                detail:
-                    """
-                    the window manager of the session stopped (killed or crashed); \
-                    its windows are followed and covered without it
-                    """
-            )
+            // swift-format-ignore
+            let what = Phrase("the window manager of the session stopped (killed or crashed); its windows are followed and covered without it", context: "event")
+            recordAttempt(.windowManagerStopped, uid: uid, actor: "screenward-daemon", what: what)
         }
         sessions.onShieldTampered = { [unowned self] uid, tampering in
-            recordAttempt(
-                .shieldTampered, uid: uid, actor: "screenward-daemon",
-                detail: "the shield over \(tampering.application) was \(tampering.problem); it was put back")
+            // The agent says what was done to the shield in English (`ShieldAudit.Problem`).
+            let what = Phrase(
+                "the shield over {app} was {problem}; it was put back", context: "event",
+                ["app": tampering.application, "problem": tampering.problem])
+            recordAttempt(.shieldTampered, uid: uid, actor: "screenward-daemon", what: what)
         }
         sessions.onUnsupportedBrowser = { [unowned self] uid, browser in
-            recordAttempt(
-                .unsupportedBrowser, uid: uid, actor: "screenward-daemon",
-                detail:
-                    """
-                    \(browser.browser) (\(browser.executable), pid \(browser.pid)) had the focus with \
-                    no report of Screenward's extension; its windows are shielded as not supported
-                    """
-            )
+            let values = ["browser": browser.browser, "executable": browser.executable, "pid": "\(browser.pid)"]
+            // swift-format-ignore
+            let what = Phrase("{browser} ({executable}, pid {pid}) had the focus with no report of Screenward's extension; its windows are shielded as not supported", context: "event", values)
+            recordAttempt(.unsupportedBrowser, uid: uid, actor: "screenward-daemon", what: what)
         }
         sessions.onCovered = { [unowned self] uid, covered in
             programGuard.covered(covered, of: uid)
@@ -262,12 +255,17 @@ final class Daemon {
 
     /// An attempt that may repeat many times a second: recorded once a minute per kind and
     /// user (`AttemptRecorder`), saying how many more came in between.
-    private func recordAttempt(_ kind: ChildEvent.Kind, uid: UInt32, actor: String, detail: String) {
+    private func recordAttempt(_ kind: ChildEvent.Kind, uid: UInt32, actor: String, what: Phrase) {
         let (record, skipped) = attempts.shouldRecord(kind.rawValue, uid: uid)
         guard record else { return }
-        let more = skipped > 0 ? " (\(skipped) more in the minute before)" : ""
-        Self.record(
-            ChildEvent(at: Date(), kind: kind, actor: actor, detail: detail + more), uid: uid, in: state, log: log)
+        let values: [String: any PhraseFilling] = ["event": what, "count": String(skipped)]
+        let phrase =
+            switch skipped {
+            case 0: what
+            case 1: Phrase("{event} (1 more in the minute before)", context: "event", values)
+            default: Phrase("{event} ({count} more in the minute before)", context: "event", values)
+            }
+        Self.record(ChildEvent(at: Date(), kind: kind, actor: actor, phrase: phrase), uid: uid, in: state, log: log)
     }
 
     private static func record(_ event: ChildEvent, uid: UInt32, in state: DaemonState, log: DaemonLog) {
@@ -447,7 +445,9 @@ final class Daemon {
             }
             recordAttempt(
                 .refused, uid: uid, actor: (try? UnixAccount.withID(UserID(rawValue: uid)))?.name ?? "uid \(uid)",
-                detail: "connections over \(Self.connectionsPerUser) at once were turned away")
+                what: Phrase(
+                    "connections over {count} at once were turned away", context: "event",
+                    ["count": String(Self.connectionsPerUser)]))
         case .refused(let peer, let reason):
             if let pid = peer.credentials?.pid, peer.credentials?.uid == extensions?.uid {
                 extensions?.misbehaved(pid: pid, "it sent a line that is not a message: \(reason)")

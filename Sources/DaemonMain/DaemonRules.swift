@@ -54,13 +54,13 @@ final class DaemonRules {
     /// What a guardian must see: each change recorded, each request for more time said.
     private static func observe(_ app: RulesApp, of user: ManagedUser, state: DaemonState, log: DaemonLog) {
         app.observe(
-            record: { kind, actor, detail in
-                log.info("\(user.name): \(kind): \(detail)")
+            record: { kind, actor, what in
+                log.info("\(user.name): \(kind): \(what)")
                 do {
                     try state.record(
                         ChildEvent(
-                            at: Date(), kind: ChildEvent.Kind(rawValue: kind), actor: actor ?? user.name,
-                            detail: detail), uid: user.uid)
+                            at: Date(), kind: ChildEvent.Kind(rawValue: kind), actor: actor ?? user.name, phrase: what),
+                        uid: user.uid)
                 } catch {
                     log.error("could not record \(user.name)'s \(kind): \(error)")
                 }

@@ -156,29 +156,40 @@ final class ManagedSessions {
                 tracked[id]?.process = nil
                 agentGone(id)
                 tracked[id]?.peer = nil
-                recordFailure("the agent of session \(id) stopped reporting; it was replaced", session: id)
+                recordFailure(
+                    Phrase(
+                        "the agent of session {session} stopped reporting; it was replaced", context: "event",
+                        ["session": "\(id)"]), session: id)
                 launch(id)
             case .lockSession:
                 do {
                     try logind.lockSession(id)
                     record(
-                        .sessionLocked, "session \(id) was locked: its agent could not be kept running",
-                        uid: entry.session.uid)
+                        .sessionLocked,
+                        Phrase(
+                            "session {session} was locked: its agent could not be kept running", context: "event",
+                            ["session": "\(id)"]), uid: entry.session.uid)
                 } catch {
                     record(
-                        .sessionLocked, "session \(id) should have been locked but logind refused: \(error)",
-                        uid: entry.session.uid)
+                        .sessionLocked,
+                        Phrase(
+                            "session {session} should have been locked but logind refused: {error}", context: "event",
+                            ["session": "\(id)", "error": "\(error)"]), uid: entry.session.uid)
                 }
             case .terminateSession:
                 do {
                     try logind.terminateSession(id)
                     record(
-                        .sessionEnded, "session \(id) was ended: it stayed unenforced 30 s after the lock",
-                        uid: entry.session.uid)
+                        .sessionEnded,
+                        Phrase(
+                            "session {session} was ended: it stayed unenforced 30 s after the lock", context: "event",
+                            ["session": "\(id)"]), uid: entry.session.uid)
                 } catch {
                     record(
-                        .sessionEnded, "session \(id) should have been ended but logind refused: \(error)",
-                        uid: entry.session.uid)
+                        .sessionEnded,
+                        Phrase(
+                            "session {session} should have been ended but logind refused: {error}", context: "event",
+                            ["session": "\(id)", "error": "\(error)"]), uid: entry.session.uid)
                 }
             }
         }
@@ -192,9 +203,14 @@ final class ManagedSessions {
             do {
                 try logind.lockSession(id)
                 locked += 1
-                record(.sessionLocked, "\(actor) locked session \(id)", uid: uid)
+                let what = Phrase(
+                    "{guardian} locked session {session}", context: "event", ["guardian": actor, "session": "\(id)"])
+                record(.sessionLocked, what, uid: uid)
             } catch {
-                record(.sessionLocked, "\(actor) asked to lock session \(id), but logind refused: \(error)", uid: uid)
+                let values = ["guardian": actor, "session": "\(id)", "error": "\(error)"]
+                // swift-format-ignore
+                let what = Phrase("{guardian} asked to lock session {session}, but logind refused: {error}", context: "event", values)
+                record(.sessionLocked, what, uid: uid)
             }
         }
         return locked
@@ -218,7 +234,10 @@ final class ManagedSessions {
             tracked[id]?.supervision.agentStarted(at: Date())
             log.info("session \(id): agent started (pid \(process.processIdentifier))")
         } catch {
-            recordFailure("the agent of session \(id) could not be started: \(error)", session: id)
+            recordFailure(
+                Phrase(
+                    "the agent of session {session} could not be started: {error}", context: "event",
+                    ["session": "\(id)", "error": "\(error)"]), session: id)
             // Counted as a failure; the next try waits a second, so a lasting cause
             // (no X authority) locks the session after three instead of spinning.
             let actions = tracked[id]?.supervision.agentEnded(at: Date()) ?? []
@@ -234,8 +253,9 @@ final class ManagedSessions {
         tracked[exit.session]?.process = nil
         agentGone(exit.session)
         recordFailure(
-            "the agent of session \(exit.session) ended (status \(exit.status)); starting another",
-            session: exit.session)
+            Phrase(
+                "the agent of session {session} ended (status {status}); starting another", context: "event",
+                ["session": "\(exit.session)", "status": "\(exit.status)"]), session: exit.session)
         perform(tracked[exit.session]!.supervision.agentEnded(at: Date()), for: exit.session)
     }
 
@@ -251,21 +271,21 @@ final class ManagedSessions {
 
     /// An agent failure goes to the child's events once until an agent attaches again; the
     /// repeats are logged only (the lock and the end that may follow are recorded).
-    private func recordFailure(_ detail: String, session id: SessionID) {
+    private func recordFailure(_ what: Phrase, session id: SessionID) {
         guard let entry = tracked[id] else { return }
         guard !entry.failureRecorded else {
-            return log.info(detail + " (again; recorded once until an agent attaches)")
+            return log.info("\(what) (again; recorded once until an agent attaches)")
         }
         tracked[id]?.failureRecorded = true
-        record(.agentFailed, detail, uid: entry.session.uid)
+        record(.agentFailed, what, uid: entry.session.uid)
     }
 
-    private func record(_ kind: ChildEvent.Kind, _ detail: String, uid: UInt32) {
-        log.info(detail)
+    private func record(_ kind: ChildEvent.Kind, _ what: Phrase, uid: UInt32) {
+        log.info("\(what)")
         do {
-            try state.record(ChildEvent(at: Date(), kind: kind, actor: "screenward-daemon", detail: detail), uid: uid)
+            try state.record(ChildEvent(at: Date(), kind: kind, actor: "screenward-daemon", phrase: what), uid: uid)
         } catch {
-            log.error("could not record an event (\(error)): \(detail)")
+            log.error("could not record an event (\(error)): \(what)")
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import ScreenwardCore
+import ScreenwardIPC
 
 /// Holds the processes of a managed user's covered windows while their shield is up, so
 /// that nothing reaches them by any path, synthetic events and XTEST included, whatever
@@ -22,7 +23,7 @@ final class ProcessHolds {
     private var held: [UInt32: [Int32: Held]] = [:]
     /// A stop signal takes a moment to stop a busy process: it is checked only after this.
     private let settling: Duration = .milliseconds(300)
-    var onEvent: ((_ uid: UInt32, _ kind: ChildEvent.Kind, _ detail: String) -> Void)?
+    var onEvent: ((_ uid: UInt32, _ kind: ChildEvent.Kind, _ what: Phrase) -> Void)?
 
     init(freezer: CgroupFreezer?) {
         self.freezer = freezer
@@ -50,19 +51,22 @@ final class ProcessHolds {
             if let freezer {
                 do { entry.cgroups = try freezer.freeze(pid, uid: uid) } catch {
                     guard kill(pid, SIGSTOP) == 0 else { continue }
-                    onEvent?(
-                        uid, .programHeld,
-                        "\(program.executable) (pid \(pid)) could not be frozen (\(error)); it is stopped instead")
+                    let failure = ["executable": program.executable, "pid": "\(pid)", "error": "\(error)"]
+                    // swift-format-ignore
+                    let what = Phrase("{executable} (pid {pid}) could not be frozen ({error}); it is stopped instead", context: "event", failure)
+                    onEvent?(uid, .programHeld, what)
                 }
             } else {
                 guard kill(pid, SIGSTOP) == 0 else { continue }
             }
             now[pid] = entry
-            let why =
+            let values = ["executable": program.executable, "pid": "\(pid)"]
+            // swift-format-ignore
+            let what =
                 elsewhere.contains(pid)
-                ? "is held while its app is shielded (it has no window on the session's display)"
-                : "is held while its shield is up"
-            onEvent?(uid, .programHeld, "\(program.executable) (pid \(pid)) \(why)")
+                ? Phrase("{executable} (pid {pid}) is held while its app is shielded (it has no window on the session's display)", context: "event", values)
+                : Phrase("{executable} (pid {pid}) is held while its shield is up", context: "event", values)
+            onEvent?(uid, .programHeld, what)
         }
         held[uid] = now
     }
@@ -75,7 +79,11 @@ final class ProcessHolds {
         guard let entry = held[uid]?[pid] else { return false }
         held[uid]?[pid] = nil
         end(pid, entry)
-        onEvent?(uid, .programClosed, "\(entry.executable) (pid \(pid)) was closed from its shield")
+        onEvent?(
+            uid, .programClosed,
+            Phrase(
+                "{executable} (pid {pid}) was closed from its shield", context: "event",
+                ["executable": entry.executable, "pid": "\(pid)"]))
         return true
     }
 
@@ -99,13 +107,10 @@ final class ProcessHolds {
                 guard !stillHeld else { continue }
                 held[uid]?[pid] = nil
                 end(pid, entry)
-                onEvent?(
-                    uid, .programClosed,
-                    """
-                    \(entry.executable) (pid \(pid)) ran again while shielded \
-                    (continued, traced or moved): it was closed
-                    """
-                )
+                let values = ["executable": entry.executable, "pid": "\(pid)"]
+                // swift-format-ignore
+                let what = Phrase("{executable} (pid {pid}) ran again while shielded (continued, traced or moved): it was closed", context: "event", values)
+                onEvent?(uid, .programClosed, what)
             }
         }
     }

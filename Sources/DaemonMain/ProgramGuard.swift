@@ -31,7 +31,7 @@ final class ProgramGuard {
         installed: InstalledPrograms, loop: MainLoop, sessions: ManagedSessions,
         owner: @escaping (UInt32) -> ManagedUserOwner?,
         allowed: @escaping (UInt32) -> Set<String>,
-        record: @escaping (_ uid: UInt32, _ kind: ChildEvent.Kind, _ detail: String) -> Void
+        record: @escaping (_ uid: UInt32, _ kind: ChildEvent.Kind, _ what: Phrase) -> Void
     ) {
         programs = ChildPrograms(installed: installed)
         holds = ProcessHolds(freezer: CgroupFreezer.find())
@@ -43,7 +43,7 @@ final class ProgramGuard {
         holds.onEvent = record
     }
 
-    private let record: (_ uid: UInt32, _ kind: ChildEvent.Kind, _ detail: String) -> Void
+    private let record: (_ uid: UInt32, _ kind: ChildEvent.Kind, _ what: Phrase) -> Void
 
     /// How covered processes are held, for the log.
     var holdMethod: String { holds.method }
@@ -113,13 +113,10 @@ final class ProgramGuard {
     func close(_ pid: Int32, of uid: UInt32) {
         guard !holds.close(pid, of: uid), let program = programs.facts(pid: pid, of: uid) else { return }
         kill(pid, SIGKILL)
-        record(
-            uid, .programClosed,
-            """
-            \(program.executable) (pid \(pid)) was closed by its session's agent \
-            (a window of a shielded app it could not cover)
-            """
-        )
+        let values = ["executable": program.executable, "pid": "\(pid)"]
+        // swift-format-ignore
+        let what = Phrase("{executable} (pid {pid}) was closed by its session's agent (a window of a shielded app it could not cover)", context: "event", values)
+        record(uid, .programClosed, what)
     }
 
     private func scan() {

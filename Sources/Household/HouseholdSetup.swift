@@ -51,7 +51,8 @@ public enum HouseholdSetup {
             computerName: computerName, files: files)
         let next = try await invite(as: membership.login, madeBy: madeBy)
         return HouseholdCreated(
-            status: try await status(of: membership), invitation: next, serverChanges: serverChanges,
+            status: try await status(of: membership), invitation: next, serverChanges: serverChanges.map(\.description),
+            serverChangePhrases: serverChanges,
             certificate: owner.certificate?.description ?? "")
     }
 

@@ -53,8 +53,8 @@ enum ServerOwner {
     /// cluster has its own), logins to the household's database from any address by password
     /// over TLS only, and listening on every address (which takes a restart). Run again, it
     /// changes nothing more.
-    static func prepareNetwork(request: HouseholdCreateRequest) async throws -> [String] {
-        var changes: [String] = []
+    static func prepareNetwork(request: HouseholdCreateRequest) async throws -> [Phrase] {
+        var changes: [Phrase] = []
         let settings = try await self.settings(request)
         func setting(_ name: String) throws -> String {
             guard let value = settings[name] else {
@@ -74,7 +74,10 @@ enum ServerOwner {
                 ALTER SYSTEM SET ssl_key_file = '\(key)';
                 ALTER SYSTEM SET ssl = on;
                 """, request)
-            changes.append("TLS is on, with a certificate made for the household (\(certificate), good for 10 years)")
+            changes.append(
+                Phrase(
+                    "TLS is on, with a certificate made for the household ({certificate}, good for 10 years)",
+                    context: "household", ["certificate": certificate]))
         }
         let hbaFile = try setting("hba_file")
         let marker = "# screenward household: \(request.database)"
@@ -96,18 +99,15 @@ enum ServerOwner {
             try handle.seekToEnd()
             try handle.write(contentsOf: Data(lines.utf8))
             try handle.close()
-            changes.append(
-                "the household's computers may log in to \(request.database) from any address over TLS (\(hbaFile))")
+            // swift-format-ignore
+            changes.append(Phrase("the household's computers may log in to {database} from any address over TLS ({file})", context: "household", ["database": request.database, "file": hbaFile]))
         }
         try await query("SELECT pg_reload_conf();", request)
         let listening = try setting("listen_addresses")
         if !listening.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }).contains("*") {
             try await query("ALTER SYSTEM SET listen_addresses = '*';", request)
-            changes.append(
-                """
-                PostgreSQL listens on \(listening) until it is restarted, then on every address, \
-                so that the other computers reach it: systemctl restart postgresql
-                """)
+            // swift-format-ignore
+            changes.append(Phrase("PostgreSQL listens on {addresses} until it is restarted, then on every address, so that the other computers reach it: systemctl restart postgresql", context: "household", ["addresses": listening]))
         }
         return changes
     }

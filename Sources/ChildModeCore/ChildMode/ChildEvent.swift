@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardIPC
 
 /// Something that happened to a managed user's limits, kept for their guardians
 /// (`screenward child events USER`): who did what, when.
@@ -47,7 +48,11 @@ public struct ChildEvent: Sendable, Hashable, Codable {
     public var kind: Kind
     /// Who acted: an account name, or "screenward-daemon".
     public var actor: String
+    /// What happened, in English (for scripts, `--json`, and the household's other computers).
     public var detail: String
+    /// What happened as written, for a guardian reading in another language; nil for an event
+    /// recorded as a text only (by an older daemon, or on another computer of the household).
+    public var phrase: Phrase?
     /// The computer of the household it happened on (docs/household.md); nil: this one.
     public var computer: String?
 
@@ -57,5 +62,10 @@ public struct ChildEvent: Sendable, Hashable, Codable {
         self.actor = actor
         self.detail = detail
         self.computer = computer
+    }
+
+    public init(at: Date, kind: Kind, actor: String, phrase: Phrase, computer: String? = nil) {
+        self.init(at: at, kind: kind, actor: actor, detail: phrase.description, computer: computer)
+        self.phrase = phrase
     }
 }

@@ -303,10 +303,11 @@ public final class ChildModeService {
         case .guardian:
             return caller.account
         case .managed:
+            let values = ["child": caller.account.name, "action": action]
+            let what = Phrase(
+                "{child} tried `screenward {action}`, which only a guardian may do", context: "event", values)
             try state.record(
-                ChildEvent(
-                    at: now(), kind: .refused, actor: caller.account.name,
-                    detail: "\(caller.account.name) tried `screenward \(action)`, which only a guardian may do"),
+                ChildEvent(at: now(), kind: .refused, actor: caller.account.name, phrase: what),
                 uid: caller.account.uid)
             throw ServiceError(
                 .unauthorized,

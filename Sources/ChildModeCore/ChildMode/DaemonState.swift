@@ -51,6 +51,7 @@ public final class DaemonState: Sendable {
         }
         registerGuardianCodeMigration(&migrator)
         registerSessionLanguageMigration(&migrator)
+        registerEventPhraseMigration(&migrator)
         return migrator
     }
 
@@ -67,8 +68,11 @@ public final class DaemonState: Sendable {
                 arguments: [account.uid, account.name, time.timeIntervalSince1970, guardian])
             try Self.insert(
                 ChildEvent(
-                    at: time, kind: .managed, actor: guardian, detail: "\(guardian) made \(account.name) a managed user"
-                ), uid: account.uid, db)
+                    at: time, kind: .managed, actor: guardian,
+                    phrase: Phrase(
+                        "{guardian} made {user} a managed user", context: "event",
+                        ["guardian": guardian, "user": account.name])),
+                uid: account.uid, db)
             return ManagedUser(name: account.name, uid: account.uid, since: time, addedBy: guardian)
         }
     }
@@ -79,7 +83,10 @@ public final class DaemonState: Sendable {
             try db.execute(sql: "DELETE FROM managedUser WHERE uid = ?", arguments: [uid])
             guard db.changesCount > 0 else { throw DaemonStateError.notManaged(name) }
             try Self.insert(
-                ChildEvent(at: time, kind: .unmanaged, actor: guardian, detail: "\(guardian) stopped managing \(name)"),
+                ChildEvent(
+                    at: time, kind: .unmanaged, actor: guardian,
+                    phrase: Phrase(
+                        "{guardian} stopped managing {user}", context: "event", ["guardian": guardian, "user": name])),
                 uid: uid, db)
         }
     }
@@ -109,13 +116,9 @@ public final class DaemonState: Sendable {
     public func events(uid: UInt32) throws -> [ChildEvent] {
         try database.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT at, kind, actor, detail FROM childEvent WHERE uid = ? ORDER BY at, id",
+                db, sql: "SELECT at, kind, actor, detail, phrase FROM childEvent WHERE uid = ? ORDER BY at, id",
                 arguments: [uid]
-            ).map { row in
-                ChildEvent(
-                    at: Date(timeIntervalSince1970: row["at"]), kind: ChildEvent.Kind(rawValue: row["kind"]),
-                    actor: row["actor"], detail: row["detail"])
-            }
+            ).map(Self.event)
         }
     }
 
@@ -145,8 +148,11 @@ public final class DaemonState: Sendable {
 
     private static func insert(_ event: ChildEvent, uid: UInt32, _ db: Database) throws {
         try db.execute(
-            sql: "INSERT INTO childEvent (uid, at, kind, actor, detail) VALUES (?, ?, ?, ?, ?)",
-            arguments: [uid, event.at.timeIntervalSince1970, event.kind.rawValue, event.actor, event.detail])
+            sql: "INSERT INTO childEvent (uid, at, kind, actor, detail, phrase) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [
+                uid, event.at.timeIntervalSince1970, event.kind.rawValue, event.actor, event.detail,
+                phraseColumn(event.phrase),
+            ])
     }
 
     private static func managedUser(_ row: Row) -> ManagedUser {

@@ -47,14 +47,19 @@ public struct HouseholdCreated: Sendable, Codable, Equatable {
     /// What was set on the PostgreSQL server for the other computers (TLS, who may log in from
     /// the network, the addresses it listens on), and what is left to do (a restart).
     public var serverChanges: [String]
+    /// The same, as written, for a reader in another language.
+    public var serverChangePhrases: [Phrase]?
     /// The server's certificate's fingerprint, as the join codes name it.
     public var certificate: String
 
-    public init(status: HouseholdStatus, invitation: HouseholdInvitation, serverChanges: [String], certificate: String)
-    {
+    public init(
+        status: HouseholdStatus, invitation: HouseholdInvitation, serverChanges: [String],
+        serverChangePhrases: [Phrase]? = nil, certificate: String
+    ) {
         self.status = status
         self.invitation = invitation
         self.serverChanges = serverChanges
+        self.serverChangePhrases = serverChangePhrases
         self.certificate = certificate
     }
 }

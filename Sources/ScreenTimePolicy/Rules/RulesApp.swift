@@ -99,7 +99,7 @@ public final class RulesApp: Sendable {
 
     /// Hooks for the guardians (the daemon records and announces requests and answers).
     public func observe(
-        record: @escaping @Sendable (_ kind: String, _ actor: String?, _ detail: String) -> Void,
+        record: @escaping @Sendable (_ kind: String, _ actor: String?, _ what: Phrase) -> Void,
         onRequest: @escaping @Sendable (TimeRequest) -> Void
     ) {
         core { core in

@@ -27,7 +27,10 @@ extension RulesCore {
             let (request, isNew) = try ledger.askForTime(
                 rule: rule.name, application: application, applicationName: name, at: now)
             guard isNew else { return }
-            record("time-requested", nil, "asked for more time for \(name) on \(rule.name) (request \(request.id))")
+            let values = ["app": name, "rule": rule.name, "id": "\(request.id)"]
+            record(
+                "time-requested", nil,
+                Phrase("asked for more time for {app} on {rule} (request {id})", context: "event", values))
             onRequest(request)
         } catch {
             report("rules: could not record a request for more time: \(error)")
@@ -85,12 +88,13 @@ extension RulesCore {
                     ["id": "\(id)", "rule": request.rule, "app": request.applicationName]))
         }
         let language = language()
-        let what = seconds.map { RuleTexts.span($0) } ?? "the rest of the day"
+        var event: [String: any PhraseFilling] = [
+            "guardian": actor, "app": request.applicationName, "rule": rule.name, "id": "\(id)",
+        ]
         guard approve else {
             _ = try ledger.answerTimeRequest(id: id, state: .denied, by: actor, seconds: nil, at: time)
-            record(
-                "time-denied", actor,
-                "\(actor) did not approve more time for \(request.applicationName) on \(rule.name) (request \(id))")
+            // swift-format-ignore
+            record("time-denied", actor, Phrase("{guardian} did not approve more time for {app} on {rule} (request {id})", context: "event", event))
             redrawShields()
             notify(
                 RulesApp.Notice(
@@ -111,9 +115,13 @@ extension RulesCore {
             rule: rule.name, application: rule.kind == .downtime ? request.application : nil, seconds: seconds,
             by: actor, at: time, interval: interval,
             requestID: id)
-        record(
-            "time-approved", actor,
-            "\(actor) gave \(what) more for \(request.applicationName) on \(rule.name) (request \(id))")
+        if let seconds { event["extra"] = RuleTexts.spanPhrase(seconds) }
+        // swift-format-ignore
+        let given =
+            seconds == nil
+            ? Phrase("{guardian} gave the rest of the day more for {app} on {rule} (request {id})", context: "event", event)
+            : Phrase("{guardian} gave {extra} more for {app} on {rule} (request {id})", context: "event", event)
+        record("time-approved", actor, given)
         try registerExtraTime(for: rule)
         reconcile()
         redrawShields()
@@ -145,11 +153,7 @@ extension RulesCore {
         redrawShields()
         let language = language()
         for grant in grants {
-            let what = grant.seconds.map { RuleTexts.span($0) } ?? "the rest of the day"
-            let computer = grant.computer ?? "another computer"
-            record(
-                "time-approved", grant.grantedBy,
-                "\(grant.grantedBy) gave \(what) more on \(grant.rule) on \(computer); it counts on this computer too")
+            record("time-approved", grant.grantedBy, Self.givenElsewhere(grant))
             notify(
                 RulesApp.Notice(
                     title: texts.text(
@@ -159,6 +163,20 @@ extension RulesCore {
                             "rule": grant.rule,
                         ]),
                     body: texts.text("extraTimeBody", language: language, ["rule": grant.rule, "by": grant.grantedBy])))
+        }
+    }
+
+    /// What the guardians' record says of extra time given on another computer.
+    private static func givenElsewhere(_ grant: SharedExtraTime) -> Phrase {
+        var values: [String: any PhraseFilling] = ["guardian": grant.grantedBy, "rule": grant.rule]
+        if let seconds = grant.seconds { values["extra"] = RuleTexts.spanPhrase(seconds) }
+        if let computer = grant.computer { values["computer"] = computer }
+        // swift-format-ignore
+        switch (grant.seconds, grant.computer) {
+        case (.some, .some): return Phrase("{guardian} gave {extra} more on {rule} on {computer}; it counts on this computer too", context: "event", values)
+        case (.some, nil): return Phrase("{guardian} gave {extra} more on {rule} on another computer; it counts on this computer too", context: "event", values)
+        case (nil, .some): return Phrase("{guardian} gave the rest of the day more on {rule} on {computer}; it counts on this computer too", context: "event", values)
+        case (nil, nil): return Phrase("{guardian} gave the rest of the day more on {rule} on another computer; it counts on this computer too", context: "event", values)
         }
     }
 
@@ -179,10 +197,16 @@ extension RulesCore {
         }
         reconcile()
         redrawShields()
-        let what = seconds.map { RuleTexts.span($0) } ?? "the rest of the day"
-        record(
-            "time-approved", actor,
-            "\(actor) gave \(what) more on \(limits.map(\.name).joined(separator: ", ")) at the child's desktop")
+        var given: [String: any PhraseFilling] = [
+            "guardian": actor, "rules": limits.map(\.name).joined(separator: ", "),
+        ]
+        if let seconds { given["extra"] = RuleTexts.spanPhrase(seconds) }
+        // swift-format-ignore
+        let event =
+            seconds == nil
+            ? Phrase("{guardian} gave the rest of the day more on {rules} at the child's desktop", context: "event", given)
+            : Phrase("{guardian} gave {extra} more on {rules} at the child's desktop", context: "event", given)
+        record("time-approved", actor, event)
         let language = language()
         notify(
             RulesApp.Notice(
@@ -224,7 +248,11 @@ extension RulesCore {
             ActivityRegistration(
                 name: ActivityNaming.pauseActivity, schedule: oneOff(from: time, to: interval.end), events: [:]))
         reconcile()
-        record("rules-paused", actor, "\(actor) paused every rule until \(timeText(interval.end))")
+        record(
+            "rules-paused", actor,
+            Phrase(
+                "{guardian} paused every rule until {time}", context: "event",
+                ["guardian": actor, "time": timeText(interval.end)]))
         return RuleOutcome(
             Phrase("Every rule is paused until {time}.", context: "rules", ["time": timeText(interval.end)]),
             effectiveAt: interval.end)

@@ -24,8 +24,9 @@ final class RulesCore {
     let language: @Sendable () -> String
     let notify: @Sendable (RulesApp.Notice) -> Void
     let report: @Sendable (String) -> Void
-    /// Something for the guardians' record: a kind, who acted (nil: the person), what.
-    var record: @Sendable (_ kind: String, _ actor: String?, _ detail: String) -> Void = { _, _, _ in }
+    /// Something for the guardians' record: a kind, who acted (nil: the person), what (a
+    /// phrase, for a guardian reading in another language).
+    var record: @Sendable (_ kind: String, _ actor: String?, _ what: Phrase) -> Void = { _, _, _ in }
     /// A managed user asked for more time (the guardians are told).
     var onRequest: @Sendable (TimeRequest) -> Void = { _ in }
 

@@ -274,8 +274,17 @@ public final class ManagedAppRequests {
     private func refuse(_ why: any PhraseFilling, client: String, peer: ServicePeer, user: Account) -> ServiceError {
         let why = why.phraseValue
         if recordedRefusals[peer, default: []].insert(client).inserted {
-            let detail = why.rendered { english, _ in english }
-            services.record(ChildEvent(at: services.now(), kind: .refused, actor: user.name, detail: detail), user.uid)
+            // The refusal is what the guardians' record says: as written when it is a phrase,
+            // for a guardian reading in another language; an error's own words otherwise.
+            let event =
+                if case .phrase(let phrase) = why {
+                    ChildEvent(at: services.now(), kind: .refused, actor: user.name, phrase: phrase)
+                } else {
+                    ChildEvent(
+                        at: services.now(), kind: .refused, actor: user.name,
+                        detail: why.rendered { english, _ in english })
+                }
+            services.record(event, user.uid)
         }
         return ServiceError(
             .unauthorized,

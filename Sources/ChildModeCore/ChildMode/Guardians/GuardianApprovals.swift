@@ -116,12 +116,16 @@ public final class GuardianApprovals {
                 return reply(.tryAgain(message: message, notBefore: until))
             }
         }
+        // For the guardians' record.
+        let event = [
+            "app": entry.ask.appName, "id": entry.ask.bundleIdentifier, "guardian": guardian, "child": entry.ask.child,
+        ]
         guard services.isGuardian(guardian) else {
             // Not a guardian's account: counted like a wrong code, and nothing looked up.
             return reply(
                 wrong(
-                    guardian: guardian, childKey: childKey, entry: entry, why: "\(guardian) is not a guardian",
-                    texts: texts))
+                    guardian: guardian, childKey: childKey, entry: entry,
+                    what: Phrase("{app} ({id}): {guardian} is not a guardian", context: "event", event), texts: texts))
         }
         switch services.checkCode(guardian, code) {
         case .accepted:
@@ -132,14 +136,15 @@ public final class GuardianApprovals {
         case .wrong:
             reply(
                 wrong(
-                    guardian: guardian, childKey: childKey, entry: entry, why: "a wrong code for \(guardian)",
-                    texts: texts))
+                    guardian: guardian, childKey: childKey, entry: entry,
+                    what: Phrase("{app} ({id}): a wrong code for {guardian}", context: "event", event), texts: texts))
         case .reused:
             // Someone read it off the screen, or the keyboard, and typed it again.
             reply(
                 wrong(
                     guardian: guardian, childKey: childKey, entry: entry,
-                    why: "a code of \(guardian)'s that was already used", texts: texts))
+                    what: Phrase("{app} ({id}): a code of {guardian}'s that was already used", context: "event", event),
+                    texts: texts))
         case .malformed:
             // Not a code: it cannot match, so it costs no try (a guardian who typed their
             // password by habit is told, not locked out); it is not recorded either.
@@ -148,16 +153,9 @@ public final class GuardianApprovals {
                 context: "guardianDialog.notACode")
             reply(.tryAgain(message: message, notBefore: nil))
         case .notEnrolled:
-            services.record(
-                ChildEvent(
-                    at: now, kind: .notApproved, actor: entry.ask.child,
-                    detail:
-                        """
-                        \(entry.ask.appName) (\(entry.ask.bundleIdentifier)): \(guardian) \
-                        has no authenticator set up to approve at \(entry.ask.child)'s desk
-                        """
-                ),
-                entry.uid)
+            // swift-format-ignore
+            let what = Phrase("{app} ({id}): {guardian} has no authenticator set up to approve at {child}'s desk", context: "event", event)
+            services.record(ChildEvent(at: now, kind: .notApproved, actor: entry.ask.child, phrase: what), entry.uid)
             reply(.tryAgain(message: Self.notEnrolledAdvice(guardian, texts: texts), notBefore: nil))
         case .unavailable(let why):
             let message = texts(
@@ -173,16 +171,14 @@ public final class GuardianApprovals {
         texts("{guardian} has no authenticator app set up for Screenward, so cannot approve here. Approve from your own account (your Screenward tray, or `screenward request approve`), or set one up there with `screenward guardian enroll`.", context: "guardianDialog.verdict", ["guardian": guardian])
     }
 
+    /// A wrong code (or name), counted against the guardian and the child; `what` is for the
+    /// guardians' record.
     private func wrong(
-        guardian: String, childKey: String, entry: Pending, why: String, texts: Translations
+        guardian: String, childKey: String, entry: Pending, what: Phrase, texts: Translations
     ) -> GuardianVerdict {
         let now = services.now()
         let decisions = [limiter.recordFailure(guardian, now: now), limiter.recordFailure(childKey, now: now)]
-        services.record(
-            ChildEvent(
-                at: now, kind: .notApproved, actor: entry.ask.child,
-                detail: "\(entry.ask.appName) (\(entry.ask.bundleIdentifier)): \(why)"),
-            entry.uid)
+        services.record(ChildEvent(at: now, kind: .notApproved, actor: entry.ask.child, phrase: what), entry.uid)
         let until = decisions.compactMap { decision -> Date? in
             if case .wait(let until) = decision { until } else { nil }
         }.max()
@@ -229,27 +225,60 @@ public final class GuardianApprovals {
     private func finish(_ id: UInt64, _ outcome: Outcome) {
         guard let entry = pending.removeValue(forKey: id) else { return }
         services.close(entry.uid, id)
-        let what =
-            switch entry.ask.purpose {
-            case .authorize: "to manage \(entry.ask.child)'s screen time"
-            case .revoke: "to stop managing \(entry.ask.child)'s screen time"
-            case .rules: "to \(entry.ask.action ?? "change the rules")"
-            }
         switch outcome {
         case .approved(let guardian):
-            services.record(
-                ChildEvent(
-                    at: services.now(), kind: .approved, actor: guardian,
-                    detail: "\(guardian) allowed \(entry.ask.appName) (\(entry.ask.bundleIdentifier)) \(what)"),
-                entry.uid)
+            let what = Self.approved(entry.ask, by: guardian)
+            services.record(ChildEvent(at: services.now(), kind: .approved, actor: guardian, phrase: what), entry.uid)
         case .notApproved(let why):
+            let what = Self.notApproved(entry.ask, why: why)
             services.record(
-                ChildEvent(
-                    at: services.now(), kind: .notApproved, actor: entry.ask.child,
-                    detail: "\(entry.ask.appName) (\(entry.ask.bundleIdentifier)) was not allowed \(what): \(why)"),
-                entry.uid)
+                ChildEvent(at: services.now(), kind: .notApproved, actor: entry.ask.child, phrase: what), entry.uid)
         }
         entry.decide(outcome)
+    }
+
+    /// What the guardians' record says of an ask `guardian` approved.
+    private static func approved(_ ask: GuardianAsk, by guardian: String) -> Phrase {
+        var values: [String: any PhraseFilling] = [
+            "guardian": guardian, "app": ask.appName, "id": ask.bundleIdentifier, "child": ask.child,
+        ]
+        // swift-format-ignore
+        switch (ask.purpose, ask.guardianAction.map(phrase(of:))) {
+        case (.authorize, _): return Phrase("{guardian} allowed {app} ({id}) to manage {child}'s screen time", context: "event", values)
+        case (.revoke, _): return Phrase("{guardian} allowed {app} ({id}) to stop managing {child}'s screen time", context: "event", values)
+        case (.rules, nil): return Phrase("{guardian} allowed {app} ({id}) to change the rules", context: "event", values)
+        case (.rules, let action?):
+            values["action"] = action
+            return Phrase("{guardian} allowed {app} ({id}) to {action}", context: "event", values)
+        }
+    }
+
+    /// What the guardians' record says of an ask that was not approved, and why.
+    private static func notApproved(_ ask: GuardianAsk, why: Phrase) -> Phrase {
+        var values: [String: any PhraseFilling] = [
+            "app": ask.appName, "id": ask.bundleIdentifier, "child": ask.child, "why": why,
+        ]
+        // swift-format-ignore
+        switch (ask.purpose, ask.guardianAction.map(phrase(of:))) {
+        case (.authorize, _): return Phrase("{app} ({id}) was not allowed to manage {child}'s screen time: {why}", context: "event", values)
+        case (.revoke, _): return Phrase("{app} ({id}) was not allowed to stop managing {child}'s screen time: {why}", context: "event", values)
+        case (.rules, nil): return Phrase("{app} ({id}) was not allowed to change the rules: {why}", context: "event", values)
+        case (.rules, let action?):
+            values["action"] = action
+            return Phrase("{app} ({id}) was not allowed to {action}: {why}", context: "event", values)
+        }
+    }
+
+    /// A guardian's action as the ask names it (`GuardianAction.request`), to be translated
+    /// in its own words.
+    private static func phrase(of action: GuardianAction) -> Phrase {
+        switch action {
+        case .add15Minutes: Phrase("give 15 more minutes on today's limits", context: "guardianAction")
+        case .add1Hour: Phrase("give 1 more hour on today's limits", context: "guardianAction")
+        case .addRestOfDay: Phrase("lift today's limits for the rest of the day", context: "guardianAction")
+        case .pauseForAnHour: Phrase("pause all limits for an hour", context: "guardianAction")
+        case .lockNow: Phrase("lock this session now", context: "guardianAction")
+        }
     }
 
     private static func clock(_ date: Date) -> String {
