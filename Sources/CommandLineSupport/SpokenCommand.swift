@@ -58,9 +58,5 @@ extension ParsableCommand {
 /// `error`'s message in `texts`' language when it came as a phrase (an agent's or daemon's
 /// `ServiceError`, any `PhrasedError`); else as it describes itself.
 public func spoken(_ error: any Error, in texts: Translations) -> String {
-    switch error {
-    case let error as ServiceError: error.phrase.map { texts($0) } ?? error.message
-    case let error as any PhrasedError: texts(error.phrase)
-    default: String(describing: error)
-    }
+    texts(Phrase.Value.said(by: error))
 }

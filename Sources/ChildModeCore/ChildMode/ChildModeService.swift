@@ -331,7 +331,8 @@ public final class ChildModeService {
             }
         default:
             ServiceError(
-                .internalFailure, Phrase("the daemon failed: {error}", context: "daemon", ["error": spoken(error)]))
+                .internalFailure,
+                Phrase("the daemon failed: {error}", context: "daemon", ["error": Phrase.Value.said(by: error)]))
         }
     }
 
@@ -339,16 +340,6 @@ public final class ChildModeService {
     static func invalidArgument(_ error: any Error) -> ServiceError {
         if let error = error as? any PhrasedError { return ServiceError(.invalidArgument, error.phrase) }
         return ServiceError(.invalidArgument, "\(error)")
-    }
-
-    /// An error's message as a phrase's value: translated when it is one, else as it says itself.
-    public static func spoken(_ error: any Error) -> any PhraseFilling {
-        if let error = error as? ServiceError {
-            if let phrase = error.phrase { return phrase }
-            return error.message
-        }
-        if let error = error as? any PhrasedError { return error.phrase }
-        return "\(error)"
     }
 }
 

@@ -207,7 +207,8 @@ extension RulesCore {
         do {
             _ = try owner.usage(event, now, now)
         } catch {
-            let values = ["app": RulesApp.bundleIdentifier, "error": Self.spoken(error)] as [String: any PhraseFilling]
+            let values =
+                ["app": RulesApp.bundleIdentifier, "error": Phrase.Value.said(by: error)] as [String: any PhraseFilling]
             // swift-format-ignore
             throw ServiceError(.invalidArgument, Phrase("the selection holds tokens that are not {app}'s: make it with `screenward select --for {app} …` ({error})", context: "rules", values))
         }
@@ -414,15 +415,6 @@ extension RulesCore {
         if calendar.isDateInTomorrow(date) { return .phrase(Phrase("tomorrow", context: "rules.day")) }
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
         return .text(String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0))
-    }
-
-    /// An error's message as a phrase's value: translated when it is one.
-    static func spoken(_ error: any Error) -> any PhraseFilling {
-        switch error {
-        case let error as ServiceError: error.phrase ?? error.message
-        case let error as any PhrasedError: error.phrase
-        default: "\(error)"
-        }
     }
 }
 

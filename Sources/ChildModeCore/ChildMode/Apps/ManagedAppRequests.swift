@@ -236,7 +236,7 @@ public final class ManagedAppRequests {
             do {
                 app = try services.apps.app(client)
             } catch {
-                throw refuse(ChildModeService.spoken(error), client: client, peer: peer, user: user)
+                throw refuse(Phrase.Value.said(by: error), client: client, peer: peer, user: user)
             }
         }
         if vetted[peer]?.contains(client) == true { return app }
@@ -297,6 +297,6 @@ public final class ManagedAppRequests {
         if let error = error as? ServiceError { return error }
         return ServiceError(
             .internalFailure,
-            Phrase("the daemon failed: {error}", context: "daemon", ["error": ChildModeService.spoken(error)]))
+            Phrase("the daemon failed: {error}", context: "daemon", ["error": Phrase.Value.said(by: error)]))
     }
 }
