@@ -79,6 +79,15 @@ public enum ArgumentParserFrame {
         if let argument = trimmed.captured(#"^Unexpected argument '(.+)'$"#) {
             return leading + texts("Unexpected argument '{argument}'", context: "help.frame", ["argument": argument])
         }
+        if let value = trimmed.captured(#"^The value '(.*)' is invalid for '[^']+'"#),
+            let option = trimmed.captured(#"^The value '.*' is invalid for '([^']+)'"#)
+        {
+            let reason = trimmed.captured(#"^The value '.*' is invalid for '[^']+'(: .*)$"#) ?? ""
+            return leading
+                + texts(
+                    "The value '{value}' is invalid for '{option}'", context: "help.frame",
+                    ["value": value, "option": option]) + reason
+        }
         if trimmed == "Missing required subcommand." {
             return leading + texts("Missing required subcommand.", context: "help.frame")
         }

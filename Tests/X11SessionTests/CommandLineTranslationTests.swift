@@ -24,11 +24,14 @@ final class CommandLineTranslationTests: XSessionTestCase {
         }.map { $0.replacingOccurrences(of: #"'⟧[^⟦]+⟦'"#, with: "'⟧ ⟦'", options: .regularExpression) }
     }
 
-    /// `line` without what is a value: ISO-8601 times and paths.
+    /// `line` without what is a value: ISO-8601 times, paths, and the syntax the argument
+    /// parser names (`--minutes <minutes>`).
     static func withoutValues(_ line: String) -> String {
-        line.replacingOccurrences(
-            of: #"\d{4}-\d{2}-\d{2}T[0-9:.]+([+-]\d{2}:\d{2}|Z)"#, with: " ", options: .regularExpression
-        ).replacingOccurrences(of: #"/[^\s)⟦⟧]+"#, with: " ", options: .regularExpression)
+        line.replacingOccurrences(of: #"<[^>]+>"#, with: " ", options: .regularExpression)
+            .replacingOccurrences(of: #"(^|\s)--?[a-z][a-z0-9-]*"#, with: " ", options: .regularExpression)
+            .replacingOccurrences(
+                of: #"\d{4}-\d{2}-\d{2}T[0-9:.]+([+-]\d{2}:\d{2}|Z)"#, with: " ", options: .regularExpression
+            ).replacingOccurrences(of: #"/[^\s)⟦⟧]+"#, with: " ", options: .regularExpression)
     }
 
     /// The names of months and of the halves of the day in the pseudo-locale's dates: ICU's,
@@ -70,7 +73,8 @@ final class CommandLineTranslationTests: XSessionTestCase {
             ["limit", "add", "Games", "--app", "game.desktop", "--daily", "1h"],
             ["limit", "add", "Nope", "--app", "game.desktop", "--daily", "0s"], ["limit", "remove", "Nope"],
             ["downtime", "remove", "Games"], ["pause", "--for", "5m"], ["request", "list"], ["child", "list"],
-            ["allow", "remove", "nosuch.desktop"],
+            ["allow", "remove", "nosuch.desktop"], ["limit", "add"], ["request", "approve", "kid/1", "--minutes", "x"],
+            ["limit", "list", "--nosuch"],
         ]
         var seen = 0
         for (arguments, succeeds) in succeeding.map({ ($0, true) }) + failing.map({ ($0, false) }) {
