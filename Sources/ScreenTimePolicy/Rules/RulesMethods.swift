@@ -117,14 +117,17 @@ public enum GuardianAction: String, Codable, Sendable, CaseIterable {
     /// For the dialog: "\(child) asks a guardian to …", in English.
     public var request: String { request(in: .english) }
 
-    /// For the dialog, in `texts`' language (context guardianAction).
-    public func request(in texts: Translations) -> String {
+    /// For the dialog, in `texts`' language.
+    public func request(in texts: Translations) -> String { texts(phrase) }
+
+    /// What it does, as the dialog and the guardians' record say it (context guardianAction).
+    public var phrase: Phrase {
         switch self {
-        case .add15Minutes: texts("give 15 more minutes on today's limits", context: "guardianAction")
-        case .add1Hour: texts("give 1 more hour on today's limits", context: "guardianAction")
-        case .addRestOfDay: texts("lift today's limits for the rest of the day", context: "guardianAction")
-        case .pauseForAnHour: texts("pause all limits for an hour", context: "guardianAction")
-        case .lockNow: texts("lock this session now", context: "guardianAction")
+        case .add15Minutes: Phrase("give 15 more minutes on today's limits", context: "guardianAction")
+        case .add1Hour: Phrase("give 1 more hour on today's limits", context: "guardianAction")
+        case .addRestOfDay: Phrase("lift today's limits for the rest of the day", context: "guardianAction")
+        case .pauseForAnHour: Phrase("pause all limits for an hour", context: "guardianAction")
+        case .lockNow: Phrase("lock this session now", context: "guardianAction")
         }
     }
 

@@ -243,7 +243,7 @@ public final class GuardianApprovals {
             "guardian": guardian, "app": ask.appName, "id": ask.bundleIdentifier, "child": ask.child,
         ]
         // swift-format-ignore
-        switch (ask.purpose, ask.guardianAction.map(phrase(of:))) {
+        switch (ask.purpose, ask.guardianAction?.phrase) {
         case (.authorize, _): return Phrase("{guardian} allowed {app} ({id}) to manage {child}'s screen time", context: "event", values)
         case (.revoke, _): return Phrase("{guardian} allowed {app} ({id}) to stop managing {child}'s screen time", context: "event", values)
         case (.rules, nil): return Phrase("{guardian} allowed {app} ({id}) to change the rules", context: "event", values)
@@ -259,25 +259,13 @@ public final class GuardianApprovals {
             "app": ask.appName, "id": ask.bundleIdentifier, "child": ask.child, "why": why,
         ]
         // swift-format-ignore
-        switch (ask.purpose, ask.guardianAction.map(phrase(of:))) {
+        switch (ask.purpose, ask.guardianAction?.phrase) {
         case (.authorize, _): return Phrase("{app} ({id}) was not allowed to manage {child}'s screen time: {why}", context: "event", values)
         case (.revoke, _): return Phrase("{app} ({id}) was not allowed to stop managing {child}'s screen time: {why}", context: "event", values)
         case (.rules, nil): return Phrase("{app} ({id}) was not allowed to change the rules: {why}", context: "event", values)
         case (.rules, let action?):
             values["action"] = action
             return Phrase("{app} ({id}) was not allowed to {action}: {why}", context: "event", values)
-        }
-    }
-
-    /// A guardian's action as the ask names it (`GuardianAction.request`), to be translated
-    /// in its own words.
-    private static func phrase(of action: GuardianAction) -> Phrase {
-        switch action {
-        case .add15Minutes: Phrase("give 15 more minutes on today's limits", context: "guardianAction")
-        case .add1Hour: Phrase("give 1 more hour on today's limits", context: "guardianAction")
-        case .addRestOfDay: Phrase("lift today's limits for the rest of the day", context: "guardianAction")
-        case .pauseForAnHour: Phrase("pause all limits for an hour", context: "guardianAction")
-        case .lockNow: Phrase("lock this session now", context: "guardianAction")
         }
     }
 
