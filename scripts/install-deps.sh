@@ -39,6 +39,10 @@ packages=(
   # the Debian package: its build (debhelper, lintian) and its test, which installs it into a
   # clean Debian 12 made with debootstrap
   debhelper dpkg-dev fakeroot lintian debootstrap man-db
+  # the desktop test (scripts/test-desktop.sh): a Debian 12 root made with mmdebstrap, booted
+  # with systemd-nspawn (systemd-container), where LightDM logs a child in and the package is
+  # installed with apt
+  mmdebstrap systemd-container
 )
 
 missing=()
