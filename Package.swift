@@ -73,11 +73,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        // System libraries: Xlib, XScreenSaver, XSync (Xext), X-Resource with GLib (its source for
-        // an Xlib connection); GLib and GIO (D-Bus) alone; and GTK 3.
+        // System libraries: Xlib, XScreenSaver, XSync (Xext), X-Resource, Damage, XFixes and RECORD
+        // (Xtst) with GLib (its source for an Xlib connection); GLib and GIO (D-Bus) alone; and GTK 3.
         .systemLibrary(
-            name: "CX11", pkgConfig: "x11 xscrnsaver xext xres glib-2.0",
-            providers: [.apt(["libx11-dev", "libxss-dev", "libxext-dev", "libxres-dev", "libglib2.0-dev"])]),
+            name: "CX11", pkgConfig: "x11 xscrnsaver xext xres xdamage xfixes xtst glib-2.0",
+            providers: [
+                .apt([
+                    "libx11-dev", "libxss-dev", "libxext-dev", "libxres-dev", "libxdamage-dev", "libxfixes-dev",
+                    "libxtst-dev", "libglib2.0-dev",
+                ])
+            ]),
         .systemLibrary(
             name: "CGtk", pkgConfig: "gtk+-3.0",
             providers: [.apt(["libgtk-3-dev"])]),

@@ -4,8 +4,10 @@
 set -euo pipefail
 
 packages=(
-  # build: X11, XScreenSaver, XSync (Xext), X-Resource, GLib/GIO, GTK 3, SQLite
-  libx11-dev libxss-dev libxext-dev libxres-dev libglib2.0-dev libgtk-3-dev libsqlite3-dev pkg-config
+  # build: X11, XScreenSaver, XSync (Xext), X-Resource, Damage and XFixes (motion in the focused
+  # window), RECORD (libXtst: who holds the screen saver off), GLib/GIO, GTK 3, SQLite
+  libx11-dev libxss-dev libxext-dev libxres-dev libxdamage-dev libxfixes-dev libxtst-dev libglib2.0-dev
+  libgtk-3-dev libsqlite3-dev pkg-config
   # build: PAM (SystemAccounts' password checks); the tray (AppIndicator)
   libpam0g-dev libayatana-appindicator3-dev
   # build: the translations (msgfmt compiles po/ into gettext's catalogs; xgettext and jq
@@ -30,6 +32,8 @@ packages=(
   # the rules' warnings: a real notification server (dunst) on the tests' private session bus;
   # the tray's tests: a real XEmbed tray (trayer)
   dunst dbus-bin trayer
+  # a playing video counts without input: the tests play ffmpeg's test picture in mpv and the browsers
+  mpv ffmpeg
   # real applications whose identity is tested, one per toolkit (about 17 MB of downloads with their libraries):
   # GTK 3, the X toolkit, an SDL 2 game, Qt 5
   mousepad xterm sopwith featherpad

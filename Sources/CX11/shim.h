@@ -8,7 +8,11 @@
 #include <X11/extensions/sync.h>
 #include <X11/extensions/XRes.h>
 #include <X11/extensions/shape.h>
+#include <X11/extensions/Xdamage.h>
+#include <X11/extensions/Xfixes.h>
+#include <X11/extensions/record.h>
 #include <glib.h>
+#include <string.h>
 #include <glib-unix.h>
 
 /*
@@ -105,6 +109,87 @@ static inline XSyncValue sw_sync_value(long long v) {
 }
 static inline long long sw_sync_value_int64(XSyncValue v) {
     return ((long long)XSyncValueHigh32(v) << 32) | (long long)(unsigned int)XSyncValueLow32(v);
+}
+
+/* The Damage extension's event, read out of the XEvent union it arrives in. */
+static inline Damage sw_damage_event_damage(const XEvent *e) { return ((const XDamageNotifyEvent *)e)->damage; }
+static inline Time sw_damage_event_time(const XEvent *e) { return ((const XDamageNotifyEvent *)e)->timestamp; }
+static inline long sw_damage_event_drawable_area(const XEvent *e) {
+    const XDamageNotifyEvent *d = (const XDamageNotifyEvent *)e;
+    return (long)d->geometry.width * (long)d->geometry.height;
+}
+
+/*
+ * Takes what was damaged since the last call out of `damage` (re-arming its
+ * XDamageReportNonEmpty report) and returns its area in pixels: the region's
+ * rectangles do not overlap, so their areas add up. One round trip.
+ */
+static inline long sw_damage_take_area(Display *d, Damage damage, XserverRegion scratch) {
+    XDamageSubtract(d, damage, None, scratch);
+    int count = 0;
+    XRectangle *rects = XFixesFetchRegion(d, scratch, &count);
+    long area = 0;
+    for (int i = 0; i < count; i++) area += (long)rects[i].width * (long)rects[i].height;
+    if (rects) XFree(rects);
+    return area;
+}
+
+/* The MIT-SCREEN-SAVER extension's notify event. */
+static inline int sw_saver_event_state(const XEvent *e) { return ((const XScreenSaverNotifyEvent *)e)->state; }
+static inline Time sw_saver_event_time(const XEvent *e) { return ((const XScreenSaverNotifyEvent *)e)->time; }
+
+/*
+ * What the RECORD extension saw of other clients, decoded: a client's
+ * ScreenSaverSuspend request (kind 1, with its argument), or a client gone (kind 2).
+ * `suspend` is the request's CARD32 as the server reads it (only 1 suspends).
+ */
+#define SW_SCREEN_SAVER_SUSPEND 5 /* X_ScreenSaverSuspend, saverproto.h */
+typedef void (*sw_saver_record_fn)(void *closure, int kind, unsigned long client, unsigned int suspend,
+                                   unsigned long server_time);
+typedef struct { sw_saver_record_fn fn; void *closure; int saver_major; } SWSaverRecord;
+
+static void sw_saver_record_intercept(XPointer closure, XRecordInterceptData *data) {
+    SWSaverRecord *record = (SWSaverRecord *)closure;
+    /* The request: major and minor opcode, its length (2 bytes), then the CARD32 suspend. */
+    if (data->category == XRecordFromClient && data->data_len * 4 >= 8) {
+        const unsigned char *req = data->data;
+        if (req[0] == record->saver_major && req[1] == SW_SCREEN_SAVER_SUSPEND) {
+            unsigned int suspend;
+            memcpy(&suspend, req + 4, 4);
+            if (data->client_swapped) suspend = ((suspend & 0xff) << 24) | ((suspend & 0xff00) << 8) |
+                                                ((suspend >> 8) & 0xff00) | (suspend >> 24);
+            record->fn(record->closure, 1, data->id_base, suspend, data->server_time);
+        }
+    } else if (data->category == XRecordClientDied) {
+        record->fn(record->closure, 2, data->id_base, 0, data->server_time);
+    }
+    XRecordFreeData(data);
+}
+
+/*
+ * Records every client's ScreenSaverSuspend requests and every client's end: the
+ * context is made on `control`, enabled on `data` (a connection of its own, which
+ * then carries nothing else). Returns the context, or 0.
+ */
+static inline XRecordContext sw_saver_record_start(Display *control, Display *data, SWSaverRecord *record) {
+    XRecordRange *range = XRecordAllocRange();
+    if (!range) return 0;
+    range->ext_requests.ext_major.first = record->saver_major;
+    range->ext_requests.ext_major.last = record->saver_major;
+    range->ext_requests.ext_minor.first = SW_SCREEN_SAVER_SUSPEND;
+    range->ext_requests.ext_minor.last = SW_SCREEN_SAVER_SUSPEND;
+    range->client_died = True;
+    XRecordClientSpec clients = XRecordAllClients;
+    XRecordContext context = XRecordCreateContext(control, XRecordFromClientTime, &clients, 1, &range, 1);
+    XFree(range);
+    if (!context) return 0;
+    XSync(control, False);
+    if (!XRecordEnableContextAsync(data, context, sw_saver_record_intercept, (XPointer)record)) {
+        XRecordFreeContext(control, context);
+        return 0;
+    }
+    XFlush(data);
+    return context;
 }
 
 #endif

@@ -1,0 +1,219 @@
+import Foundation
+import SessionHarness
+import TestSupport
+import XCTest
+
+/// A playing video counts with nobody touching the keyboard or the mouse, in Debian's real
+/// mpv, Chromium and Firefox ESR (a muted, looping `<video autoplay>` from a local HTTP server,
+/// for its website too); a still xterm with a blinking cursor and a still web page stop at the
+/// idle threshold, at the last input. The agent runs with a 3-second threshold, so that what
+/// only input would count is plainly apart from the wall time.
+final class VideoPresenceTests: XSessionTestCase {
+    static let threshold = 3.0
+    /// How long each player plays with no input.
+    static let playing = 20.0
+    private var rig: BrowserRig?
+
+    override func tearDownWithError() throws {
+        rig?.remove()
+        try super.tearDownWithError()
+    }
+
+    func testAVideoInMpvCountsWithoutInput() throws {
+        let mpv = try requireProgram("mpv", package: "mpv")
+        let video = try makeVideo(in: temporary)
+        let session = try startXSession()
+        defer { session.stop() }
+        let agent = try startAgent(display: session.display)
+        defer { agent.stop() }
+        // No sound card here: mpv plays the picture alone.
+        let player = try ChildProcess(
+            mpv, ["--loop", "--no-audio", "--vo=x11", "--no-terminal", video.path],
+            environment: ["DISPLAY": session.display, "HOME": temporary.path])
+        defer { player.stop() }
+        try waitForFocus(agent)
+        try expectCounted(agent, display: session.display, what: "mpv")
+    }
+
+    /// A blinking cursor (xterm -bc) is one cell drawn every 0.9 s: no motion.
+    func testAStillXtermStopsAtTheLastInput() throws {
+        let xterm = try requireProgram("xterm", package: "xterm")
+        let session = try startXSession()
+        defer { session.stop() }
+        let agent = try startAgent(display: session.display)
+        defer { agent.stop() }
+        let terminal = try ChildProcess(xterm, ["-bc"], environment: ["DISPLAY": session.display])
+        defer { terminal.stop() }
+        try waitForFocus(agent)
+        let before = try agent.usage().totalSeconds
+        let started = Date()
+        try xdotool(["type", "--delay", "150", "echo still"], display: session.display)
+        let typed = Date().timeIntervalSince(started)
+        Thread.sleep(forTimeInterval: 10)
+        let counted = try agent.usage().totalSeconds - before
+        print("still xterm: \(counted) s counted, \(typed) s of typing, then 10 s still")
+        // The count ends at the last key: a blinking cursor counted would add the 10 s.
+        XCTAssertEqual(counted, typed, accuracy: 0.5, agent.process.standardError.suffix(3000).description)
+    }
+
+    func testAVideoInChromiumCountsForItsWebsiteAndAStillPageStops() throws {
+        try browserCase(chromium: true)
+    }
+
+    func testAVideoInFirefoxCountsForItsWebsiteAndAStillPageStops() throws {
+        try browserCase(chromium: false)
+    }
+
+    // MARK: The browsers
+
+    private func browserCase(chromium: Bool) throws {
+        if let missing = BrowserRig.missingRequirement() { try cannotRun(missing) }
+        let xdotoolURL = try requireTool("xdotool")
+        let rig = try BrowserRig(temporary: temporary)
+        self.rig = rig
+        let pages = rig.folder.appendingPathComponent("pages")
+        _ = try makeVideo(in: pages)
+        try """
+        <!doctype html><html><head><title>Clip page</title></head><body>
+        <video src="clip.webm" autoplay muted loop width="320" height="240"></video></body></html>
+        """
+        .write(to: pages.appendingPathComponent("clip.html"), atomically: true, encoding: .utf8)
+        try "<!doctype html><html><head><title>Still page</title></head><body><h1>Still page</h1></body></html>\n"
+            .write(to: pages.appendingPathComponent("still.html"), atomically: true, encoding: .utf8)
+        let session = try startXSession()
+        defer { session.stop() }
+        let agent = try startAgent(display: session.display, verbose: true)
+        defer { agent.stop() }
+        let urls = ["http://www.videos.test:\(rig.port)/clip.html", "http://news.test:\(rig.port)/still.html"]
+        let browser =
+            chromium
+            ? try rig.chromium(environment: agent.environment, urls: urls)
+            : try rig.firefox(environment: agent.environment, urls: urls)
+        let suffix = chromium ? " - Chromium" : " — Mozilla Firefox"
+        let window = try rig.window(
+            titled: "Clip page\(suffix)", display: session.display, xdotool: xdotoolURL, or: browser)
+        try FocusDriver(display: session.display).activate(window)
+        try rig.waitUntilConnected([chromium ? "chromium" : "firefox"])
+        try waitForWebsite("videos.test", agent: agent)
+        let name = chromium ? "Chromium" : "Firefox ESR"
+        let (counted, wall, siteCounted) = try expectCounted(agent, display: session.display, what: name)
+        XCTAssertEqual(siteCounted, counted, accuracy: 0.2, "\(name): the video's time is its website's")
+        _ = wall
+
+        // The still page: the key that shows it is the last input.
+        let before = try webSeconds(agent)
+        let started = Date()
+        try xdotool(["key", chromium ? "ctrl+2" : "alt+2"], display: session.display)
+        _ = try rig.window(titled: "Still page\(suffix)", display: session.display, xdotool: xdotoolURL, or: browser)
+        let shown = Date().timeIntervalSince(started)
+        Thread.sleep(forTimeInterval: 8)
+        let still = try webSeconds(agent)
+        let stillCounted = still.total - before.total
+        print("\(name), still page: \(stillCounted) s counted, 8 s still after \(shown) s to show it")
+        XCTAssertLessThanOrEqual(
+            stillCounted, shown + 0.5,
+            "\(name): a still page stops at the last input; "
+                + agent.process.standardError.suffix(3000))
+        // The video counted until the key; the still page's website, from its title to the key's release.
+        XCTAssertLessThanOrEqual((still.sites["news.test"] ?? 0) - (before.sites["news.test"] ?? 0), stillCounted)
+    }
+
+    // MARK: Support
+
+    /// A 10-second test picture (ffmpeg's testsrc, 320×240, 25 frames a second, VP8), `clip.webm` in `folder`.
+    @discardableResult
+    private func makeVideo(in folder: URL) throws -> URL {
+        let ffmpeg = try requireProgram("ffmpeg", package: "ffmpeg")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let video = folder.appendingPathComponent("clip.webm")
+        let encode = try ChildProcess(
+            ffmpeg,
+            [
+                "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25",
+                "-t", "10", "-c:v", "libvpx", "-b:v", "300k", "-pix_fmt", "yuv420p", video.path,
+            ])
+        encode.closeInput()
+        guard encode.waitForExit(timeout: 60) == 0 else {
+            throw HarnessError.failed("ffmpeg could not make the video: \(encode.standardError)")
+        }
+        return video
+    }
+
+    private func startAgent(display: String, verbose: Bool = false) throws -> AgentRun {
+        try AgentRun(
+            display: display, home: home, idleThreshold: Self.threshold,
+            environment: try catalogEnvironment(entries: [:]), verbose: verbose)
+    }
+
+    /// Waits until the agent says an application has the focus.
+    private func waitForFocus(_ agent: AgentRun) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let text = (try? agent.cli(["status", "--json"])) ?? ""
+            if let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                object["focused_id"] as? String != nil
+            {
+                return
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw HarnessError.timedOut("no application took the focus: \(agent.process.standardError.suffix(2000))")
+    }
+
+    private func waitForWebsite(_ site: String, agent: AgentRun) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if agent.process.standardError.contains(" on \(site)")
+                || agent.process.standardError.contains("website: \(site)")
+            {
+                return
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw HarnessError.timedOut("the agent never saw \(site): \(agent.process.standardError.suffix(3000))")
+    }
+
+    /// One input (the pointer moved), then `playing` seconds without any: the count must follow
+    /// the wall clock within a second. Input alone would stop it `threshold` after that input.
+    @discardableResult
+    private func expectCounted(_ agent: AgentRun, display: String, what: String) throws -> (
+        counted: Double, wall: Double, site: Double
+    ) {
+        try xdotool(["mousemove", "0", "0"], display: display)
+        Thread.sleep(forTimeInterval: 1.5)  // the video's motion is seen meanwhile
+        let before = try webSeconds(agent)
+        let start = Date()
+        Thread.sleep(forTimeInterval: Self.playing)
+        let after = try webSeconds(agent)
+        let wall = Date().timeIntervalSince(start)
+        let counted = after.total - before.total
+        let site = (after.sites["videos.test"] ?? 0) - (before.sites["videos.test"] ?? 0)
+        print("\(what): \(counted) s counted over \(wall) s of a video with no input")
+        // The positive control: what input alone counts ends `threshold` after the last input.
+        XCTAssertGreaterThan(counted, Self.threshold + 10, "\(what): the count stopped with the input")
+        XCTAssertEqual(counted, wall, accuracy: 1, "\(what): \(agent.process.standardError.suffix(3000))")
+        return (counted, wall, site)
+    }
+
+    /// The total counted and each website's, now (`screenward usage --web --json`).
+    private func webSeconds(_ agent: AgentRun) throws -> (total: Double, sites: [String: Double]) {
+        let total = try agent.usage().totalSeconds
+        let text = try agent.cli(["usage", "--web", "--json", "--since", "2000-01-01"])
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+            let sites = object["websites"] as? [[String: Any]]
+        else {
+            throw HarnessError.failed("not the JSON of usage --web: \(text)")
+        }
+        var seconds: [String: Double] = [:]
+        for site in sites { seconds[site["domain"] as? String ?? "?"] = site["seconds"] as? Double }
+        return (total, seconds)
+    }
+
+    private func xdotool(_ arguments: [String], display: String) throws {
+        let run = try ChildProcess(try requireTool("xdotool"), arguments, environment: ["DISPLAY": display])
+        run.closeInput()
+        guard run.waitForExit(timeout: 30) == 0 else {
+            throw HarnessError.failed("xdotool \(arguments): \(run.standardError)")
+        }
+    }
+}
