@@ -170,10 +170,10 @@ final class Daemon {
             installed: InstalledPrograms(catalog: catalog), loop: loop, sessions: sessions,
             owner: { [unowned self] uid in owners[uid] },
             allowed: { [unowned self] uid in owners[uid]?.allowedExecutables() ?? [] },
-            record: { [state, log] uid, kind, what in
-                Self.record(
-                    ChildEvent(at: Date(), kind: kind, actor: "screenward-daemon", phrase: what), uid: uid, in: state,
-                    log: log)
+            record: { [unowned self] uid, kind, what in
+                // The same thing again and again (a window re-mapped in a loop, held each
+                // time) is one event a minute, with a count.
+                recordAttempt(kind, uid: uid, actor: "screenward-daemon", what: what, alike: what.description)
             })
         sessions.extraStores = { [unowned self] uid in programGuard.extraStores(of: uid) }
         sessions.onClients = { [unowned self] uid, pids in programGuard.clients(pids, of: uid) }
@@ -210,6 +210,10 @@ final class Daemon {
             engines[uid]?.run()
         }
         sessions.onFocusChanged = { [unowned self] uid in engines[uid]?.run() }
+        sessions.onDoorClosed = { [unowned self] uid, door in
+            guard let user = owners[uid]?.user else { return }
+            rules.tell(door.notice(in: state.languageToSpeak(uid: uid)), to: user)
+        }
         sessions.onUsage = { [unowned self] uid in
             if let owner = owners[uid] { household.usageRecorded(in: owner) }
         }
@@ -255,8 +259,12 @@ final class Daemon {
 
     /// An attempt that may repeat many times a second: recorded once a minute per kind and
     /// user (`AttemptRecorder`), saying how many more came in between.
-    private func recordAttempt(_ kind: ChildEvent.Kind, uid: UInt32, actor: String, what: Phrase) {
-        let (record, skipped) = attempts.shouldRecord(kind.rawValue, uid: uid)
+    /// Records an attempt of `kind` once a minute (`alike`: once a minute for each such
+    /// detail), with how many were not recorded since.
+    private func recordAttempt(
+        _ kind: ChildEvent.Kind, uid: UInt32, actor: String, what: Phrase, alike detail: String = ""
+    ) {
+        let (record, skipped) = attempts.shouldRecord(kind.rawValue + " " + detail, uid: uid)
         guard record else { return }
         let values: [String: any PhraseFilling] = ["event": what, "count": String(skipped)]
         let phrase =

@@ -27,6 +27,12 @@ final class DaemonRules {
         }
     }
 
+    /// Shows `notice` in `user`'s session now (the daemon's own word, not a rule's).
+    func tell(_ notice: RulesApp.Notice, to user: ManagedUser) {
+        log.info("\(user.name): notifying \"\(notice.title)\"")
+        notifier.notify(notice, user: user)
+    }
+
     /// Starts `owner`'s rules.
     func open(_ owner: ManagedUserOwner, state: DaemonState) {
         guard let texts else { return }

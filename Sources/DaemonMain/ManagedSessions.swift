@@ -5,9 +5,10 @@ import ScreenwardCore
 import ScreenwardIPC
 import SystemAccounts
 
-/// The active X11 sessions of managed users and their agents, on the daemon's loop:
-/// follows logind, starts an agent for each such session, attaches it, takes its
-/// reports, and carries out `AgentSupervision`'s decisions (restart, lock, end).
+/// Every logind session of managed users, on the daemon's loop: follows logind, ends the
+/// doors no agent can enforce (`SessionAdmission`: a console login, a Wayland session),
+/// starts an agent for each active X11 session, attaches it, takes its reports, and carries
+/// out `AgentSupervision`'s decisions (restart, lock, end).
 final class ManagedSessions {
     private struct Tracked {
         var session: LogindSession
@@ -55,6 +56,15 @@ final class ManagedSessions {
     /// Stores the daemon adds to a user's own (the programs the system did not install).
     var extraStores: ((_ uid: UInt32) -> [StoreSettings])?
     private var tracked: [SessionID: Tracked] = [:]
+    /// The sessions ended as doors no agent enforces: each is ended and recorded once.
+    private var ended: Set<SessionID> = []
+    /// Those of them logind refused to end (asked again whenever logind says something of them).
+    private var refusedEnds: Set<SessionID> = []
+    /// Why a session of each managed user was last ended, until their next enforced session
+    /// tells them (`onDoorClosed`).
+    private var closedDoors: [UInt32: Set<SessionAdmission.Door>] = [:]
+    /// A managed user's agent attached after a session of theirs was ended: tell them why.
+    var onDoorClosed: ((_ uid: UInt32, _ door: SessionAdmission.Door) -> Void)?
     /// Agents' exits, from their watcher threads.
     private var exits: LoopMailbox<ProcessExit>!
     private static let idleThreshold: Double = 120
@@ -85,7 +95,10 @@ final class ManagedSessions {
             try logind.start { [unowned self] change in
                 switch change {
                 case .added(let session), .changed(let session, _): reconsider(session)
-                case .removed(let session): forget(session.id, reason: "the session ended")
+                case .removed(let session):
+                    ended.remove(session.id)
+                    refusedEnds.remove(session.id)
+                    forget(session.id, reason: "the session ended")
                 }
             }
             log.info("following logind's sessions: \(logind.sessions.count) now")
@@ -107,14 +120,22 @@ final class ManagedSessions {
 
     // MARK: Sessions
 
-    private func wanted(_ session: LogindSession) -> Bool {
-        session.type == .x11 && session.isActive && session.state != .closing && owner(session.uid) != nil
-    }
-
     private func reconsider(_ session: LogindSession) {
-        if !wanted(session) {
-            forget(session.id, reason: "not an active X11 session of a managed user")
-            return
+        guard owner(session.uid) != nil, session.state != .closing else {
+            return forget(session.id, reason: "not an open session of a managed user")
+        }
+        let admission = SessionAdmission.decide(
+            SessionAdmission.Session(
+                type: session.type.description, sessionClass: session.sessionClass, service: session.service,
+                isRemote: session.isRemote))
+        switch admission {
+        case .leave:
+            return forget(session.id, reason: "not the managed user's own (class \(session.sessionClass))")
+        case .end(let door):
+            forget(session.id, reason: "a \(door.rawValue) session is ended")
+            return end(session, through: door)
+        case .enforce:
+            guard session.isActive else { return forget(session.id, reason: "not in the foreground of its seat") }
         }
         if tracked[session.id] != nil {
             tracked[session.id]?.session = session
@@ -124,6 +145,36 @@ final class ManagedSessions {
         log.info("session \(session.id) of \(session.userName) on \(session.display): starting its agent")
         let actions = tracked[session.id]!.supervision.sessionActivated(at: Date())
         perform(actions, for: session.id)
+    }
+
+    /// Ends a door no agent can enforce, at once, and records it once.
+    private func end(_ session: LogindSession, through door: SessionAdmission.Door) {
+        guard ended.insert(session.id).inserted else {
+            // Refused before: asked again at each news of it, recorded once.
+            if refusedEnds.contains(session.id), (try? logind.terminateSession(session.id)) != nil {
+                refusedEnds.remove(session.id)
+                log.info("session \(session.id): ended, asked again")
+            }
+            return
+        }
+        closedDoors[session.uid, default: []].insert(door)
+        let how = session.tty.isEmpty ? session.service : "\(session.service), \(session.tty)"
+        let values = ["session": "\(session.id)", "how": how.isEmpty ? "-" : how]
+        do {
+            try logind.terminateSession(session.id)
+            // swift-format-ignore
+            let wayland = Phrase("a Wayland session was ended (session {session}, {how}): only X11 sessions can be enforced yet", context: "event", values)
+            // swift-format-ignore
+            let console = Phrase("a console login was ended (session {session}, {how}): a managed user logs in on the desktop only", context: "event", values)
+            record(.sessionEnded, door == .wayland ? wayland : console, uid: session.uid)
+        } catch {
+            refusedEnds.insert(session.id)
+            record(
+                .sessionEnded,
+                Phrase(
+                    "session {session} should have been ended but logind refused: {error}", context: "event",
+                    ["session": "\(session.id)", "error": "\(error)"]), uid: session.uid)
+        }
     }
 
     private func forget(_ id: SessionID, reason: String) {
@@ -318,6 +369,8 @@ final class ManagedSessions {
             log.warning("session \(id): \(problem)")
         }
         tracked[id]?.handover = nil
+        let doors = closedDoors.removeValue(forKey: entry.session.uid) ?? []
+        for door in doors.sorted(by: { $0.rawValue < $1.rawValue }) { onDoorClosed?(entry.session.uid, door) }
         // Attached is not yet enforcing: its first report (once its shields are up) is.
         log.info("session \(id): agent attached (pid \(credentials.pid))")
         let language: String?

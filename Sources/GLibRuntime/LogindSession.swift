@@ -95,11 +95,15 @@ public struct LogindSession: Sendable, Equatable, Identifiable {
     public var seat: String?
     /// `LockedHint`: the session's screen locker says it is locked.
     public var isLocked: Bool
+    /// `Service`: the PAM service that opened it (`lightdm`, `login`, `sshd`, `su`, `cron`…).
+    public var service: String
+    /// `TTY`: the terminal of a text login (`tty2`, `pts/3`), else empty.
+    public var tty: String
 
     public init(
         id: SessionID, objectPath: String, uid: UInt32, userName: String, type: SessionType, display: String,
         isActive: Bool, state: State, isRemote: Bool, leaderPID: UInt32, sessionClass: String, seat: String?,
-        isLocked: Bool
+        isLocked: Bool, service: String = "", tty: String = ""
     ) {
         self.id = id
         self.objectPath = objectPath
@@ -114,6 +118,8 @@ public struct LogindSession: Sendable, Equatable, Identifiable {
         self.sessionClass = sessionClass
         self.seat = seat
         self.isLocked = isLocked
+        self.service = service
+        self.tty = tty
     }
 }
 

@@ -332,6 +332,7 @@ extension LogindSession {
     static let propertyTypes = [
         "Id": "s", "User": "(uo)", "Name": "s", "Type": "s", "Display": "s", "Active": "b", "State": "s",
         "Remote": "b", "Leader": "u", "Class": "s", "Seat": "(so)", "LockedHint": "b",
+        "Service": "s", "TTY": "s",
     ]
 
     /// Sets `property` from `value`; false (and nothing changed) when the value's type
@@ -351,6 +352,8 @@ extension LogindSession {
         case "Class": value.string.map { sessionClass = $0 }
         case "Seat": value.child(0)?.string.map { seat = $0.isEmpty ? nil : $0 }
         case "LockedHint": value.bool.map { isLocked = $0 }
+        case "Service": value.string.map { service = $0 }
+        case "TTY": value.string.map { tty = $0 }
         default: return false
         }
         return true

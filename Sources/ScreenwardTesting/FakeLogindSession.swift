@@ -22,6 +22,10 @@ extension FakeLogindService {
         /// The seat's id; empty for none (served as `("", "/")`, as logind does).
         public var seat = "seat0"
         public var lockedHint = false
+        /// The PAM service that opened it (`lightdm`, `login`, `sshd`, `su`…).
+        public var service = "lightdm"
+        /// A text login's terminal (`tty2`, `pts/3`), else empty.
+        public var tty = ""
         /// Serves User, Active, Seat and LockedHint with the wrong types (`u`, `s`, `s`,
         /// `s`), and its PropertiesChanged carry the same wrong types.
         public var malformed = false
@@ -43,7 +47,7 @@ extension FakeLogindService {
         public var objectPath: String { "/org/freedesktop/login1/session/" + FakeLogindService.escapePathElement(id) }
 
         /// Applies `key=value` fields (uid, name, type, display, active, state, remote,
-        /// leader, class, seat, locked, malformed; booleans as yes/no) and returns the
+        /// leader, class, seat, locked, service, tty, malformed; booleans as yes/no) and returns the
         /// names of the D-Bus properties that changed.
         public mutating func apply(_ fields: [String]) throws -> [String] {
             var changed: [String] = []
@@ -66,6 +70,8 @@ extension FakeLogindService {
                 case "class": sessionClass = value
                 case "seat": seat = value
                 case "locked": lockedHint = try Self.flag(value, key)
+                case "service": service = value
+                case "tty": tty = value
                 case "malformed": malformed = try Self.flag(value, key)
                 default: throw FakeLogindError("unknown session field \"\(key)\"")
                 }
@@ -80,7 +86,7 @@ extension FakeLogindService {
         private static let propertyNames = [
             "uid": "User", "name": "Name", "type": "Type", "display": "Display", "active": "Active",
             "state": "State", "remote": "Remote", "leader": "Leader", "class": "Class", "seat": "Seat",
-            "locked": "LockedHint",
+            "locked": "LockedHint", "service": "Service", "tty": "TTY",
         ]
 
         private static func flag(_ value: String, _ key: String) throws -> Bool {
@@ -121,6 +127,8 @@ extension FakeLogindService {
                 return malformed
                     ? g_variant_new_string(seat)
                     : VariantBuilder.tuple([g_variant_new_string(seat), g_variant_new_object_path(seatPath)])
+            case "Service": return g_variant_new_string(service)
+            case "TTY": return g_variant_new_string(tty)
             case "LockedHint":
                 return malformed
                     ? g_variant_new_string(lockedHint ? "yes" : "no") : g_variant_new_boolean(lockedHint ? 1 : 0)
@@ -186,6 +194,8 @@ extension FakeLogindService {
             <property name="Class" type="s" access="read"/>
             <property name="Seat" type="\(malformed ? "s" : "(so)")" access="read"/>
             <property name="LockedHint" type="\(malformed ? "s" : "b")" access="read"/>
+            <property name="Service" type="s" access="read"/>
+            <property name="TTY" type="s" access="read"/>
             <method name="SetLockedHint"><arg name="locked" type="b" direction="in"/></method>
             <method name="SetIdleHint"><arg name="idle" type="b" direction="in"/></method>
             <signal name="Lock"/>

@@ -19,7 +19,8 @@ import X11Session
 ///
 ///     add-session ID [key=value…]           add a session, emit SessionNew; keys: uid name type
 ///                                           display active state remote leader class seat locked
-///                                           (booleans yes/no) and malformed=yes (wrong-typed properties)
+///                                           service tty (booleans yes/no) and malformed=yes
+///                                           (wrong-typed properties)
 ///     set-session ID key=value…             change a session, emit PropertiesChanged with the values
 ///     remove-session ID                     remove a session, emit SessionRemoved
 ///     malformed-session-signals ID          emit session signals with arguments of the wrong types

@@ -117,4 +117,73 @@ final class ManagedSessionTests: XCTestCase {
             """
         )
     }
+
+    /// Every session of the child's that no agent can enforce is a door: a console login
+    /// (logind's `login`, a terminal), an SSH command without a terminal (class background,
+    /// remote), a Wayland session. Each is ended at once and recorded once; root's own
+    /// `su` session for the child is left alone; the child's X11 session keeps its agent;
+    /// and the child's next desktop session tells them why (the daemon's notices).
+    func testEveryDoorNoAgentEnforcesIsEndedAtOnceAndRecordedOnce() throws {
+        try desktop.startManagedSession("c9")
+        let agent = try XCTUnwrap(desktop.agentPID(), "no agent process")
+        let kid = "uid=\(desktop.uid) name=\(desktop.kid)"
+        // Root's: left alone (a positive control for the ends below: not every session goes).
+        try desktop.bus.logind("add-session c13 \(kid) type=unspecified class=background service=su display= seat=")
+        let doors = [
+            "c10": "type=tty class=user service=login tty=tty2 display= active=yes",
+            "c11": "type=unspecified class=background service=sshd remote=yes display= seat= state=online active=no",
+            "c12": "type=wayland class=user service=lightdm display= active=yes",
+        ]
+        var ends: [String: TimeInterval] = [:]
+        for (session, fields) in doors.sorted(by: { $0.key < $1.key }) {
+            let opened = Date()
+            try desktop.bus.logind("add-session \(session) \(kid) \(fields)")
+            try desktop.waitFor("session \(session) ended", timeout: 10) {
+                try desktop.logindCalls().contains("TerminateSession \(session)")
+            }
+            ends[session] = Date().timeIntervalSince(opened)
+        }
+        let figures = ends.sorted { $0.key < $1.key }.map { "\($0.key) \(Int($0.value * 1000)) ms" }
+        print("door opened → TerminateSession: \(figures.joined(separator: ", "))")
+        for (session, seconds) in ends {
+            XCTAssertLessThan(seconds, 3, "session \(session) must be ended at once (target: 1 s)")
+        }
+        let sessions = try desktop.bus.logindAnswer("sessions")
+        XCTAssertTrue(sessions.contains("c13"), "root's su session must stay: \(sessions)")
+        XCTAssertTrue(sessions.contains("c9"), sessions)
+        XCTAssertFalse(try desktop.logindCalls().contains("TerminateSession c13"))
+        XCTAssertFalse(try desktop.logindCalls().contains("TerminateSession c9"))
+        XCTAssertEqual(desktop.agentPID(), agent, "the X11 session's agent must be left running")
+
+        // A door logind would not close is recorded as such, once, and asked again whenever
+        // logind says something of it.
+        try desktop.bus.logind("deny-session-control yes")
+        try desktop.bus.logind("add-session c14 \(kid) type=tty class=user service=login tty=tty3 display=")
+        try desktop.waitFor("session c14's end asked") { try desktop.logindCalls().contains("TerminateSession c14") }
+        for change in ["active=no state=online", "active=yes state=active"] {
+            try desktop.bus.logind("set-session c14 \(change)")
+        }
+        let refused = "TerminateSession c14 -> org.freedesktop.DBus.Error.AccessDenied"
+        try desktop.waitFor("session c14's end asked again") {
+            try desktop.logindCalls().components(separatedBy: refused).count - 1 >= 2
+        }
+        try desktop.bus.logind("deny-session-control no")
+        try desktop.bus.logind("set-session c14 locked=yes")
+        try desktop.waitFor("session c14 ended") { !(try desktop.bus.logindAnswer("sessions")).contains("c14") }
+        let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid, "--json"]).output
+        let ended = events.components(separatedBy: "session-ended").count - 1
+        XCTAssertEqual(ended, 4, "each door once: \(events)")
+        XCTAssertTrue(events.contains("session c14 should have been ended but logind refused"), events)
+        XCTAssertTrue(events.contains("a Wayland session was ended (session c12, lightdm)"), events)
+        XCTAssertTrue(events.contains("a console login was ended (session c10, login, tty2)"), events)
+        XCTAssertTrue(events.contains("a console login was ended (session c11, sshd)"), events)
+
+        // The next desktop session (here: the agent started again) tells the child why.
+        kill(agent, SIGKILL)
+        try desktop.waitFor("the notices") {
+            let log = fixture.daemon?.standardError ?? ""
+            return log.contains("notifying \"Your Wayland session was ended\"")
+                && log.contains("notifying \"Your console login was ended\"")
+        }
+    }
 }

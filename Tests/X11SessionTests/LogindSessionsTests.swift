@@ -28,7 +28,12 @@ final class LogindSessionsTests: XCTestCase {
             seat=seat0
             """
         )
-        try fake.send("add-session c7 uid=1002 name=sam type=tty display= active=no state=online seat= locked=yes")
+        try fake.send(
+            """
+            add-session c7 uid=1002 name=sam type=tty display= active=no state=online seat= locked=yes service=login \
+            tty=tty3
+            """
+        )
         try fake.send("add-session 12 uid=0 name=root type=wayland remote=yes class=greeter state=closing")
 
         let record = Record()
@@ -47,14 +52,14 @@ final class LogindSessionsTests: XCTestCase {
                 id: "c2", objectPath: "/org/freedesktop/login1/session/c2", uid: 1001, userName: "kid", type: .x11,
                 display: ":1",
                 isActive: true, state: .active, isRemote: false, leaderPID: 4242, sessionClass: "user", seat: "seat0",
-                isLocked: false))
+                isLocked: false, service: "lightdm"))
         XCTAssertEqual(
             follower.sessions["c7"],
             LogindSession(
                 id: "c7", objectPath: "/org/freedesktop/login1/session/c7", uid: 1002, userName: "sam", type: .tty,
                 display: "",
                 isActive: false, state: .online, isRemote: false, leaderPID: 1, sessionClass: "user", seat: nil,
-                isLocked: true))
+                isLocked: true, service: "login", tty: "tty3"))
         let greeter = try XCTUnwrap(follower.sessions["12"])
         XCTAssertEqual(
             greeter.objectPath, "/org/freedesktop/login1/session/_312", "a leading digit is escaped as logind does")
