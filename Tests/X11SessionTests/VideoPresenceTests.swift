@@ -56,6 +56,56 @@ final class VideoPresenceTests: XSessionTestCase {
         XCTAssertEqual(counted, typed, accuracy: 0.5, agent.process.standardError.suffix(3000).description)
     }
 
+    /// A still window whose process holds the screen saver off (XScreenSaverSuspend, as the browsers
+    /// do while a video with sound plays) counts until it lets go; another process's hold does not
+    /// count for it; a blanked screen never counts, held off or not.
+    func testAnApplicationHoldingTheScreenSaverOffCountsUntilItLetsGo() throws {
+        let python = try requireProgram("python3", package: "python3")
+        let session = try startXSession()
+        defer { session.stop() }
+        let agent = try startAgent(display: session.display, verbose: true)
+        defer { agent.stop() }
+        let holder = try ScreenSaverClient(python: python, display: session.display, title: "Holder")
+        try waitForFocus(agent)
+        let driver = try FocusDriver(display: session.display)
+        try driver.activate(holder.window)
+
+        func counted(over seconds: Double, after command: () throws -> Void) throws -> Double {
+            let before = try agent.usage().totalSeconds
+            try command()
+            Thread.sleep(forTimeInterval: seconds)
+            return try agent.usage().totalSeconds - before
+        }
+        try xdotool(["mousemove", "0", "0"], display: session.display)
+        let held = try counted(over: 12) { try holder.send("suspend") }
+        print("held off: \(held) s counted over 12 s")
+        XCTAssertGreaterThan(held, Self.threshold + 5, "the hold did not keep the count going")
+        XCTAssertEqual(held, 12, accuracy: 1, agent.process.standardError.suffix(3000).description)
+
+        // Let go: the count ends there.
+        let released = try counted(over: 6) { try holder.send("resume") }
+        print("let go: \(released) s counted over 6 s")
+        XCTAssertLessThan(released, 0.5, agent.process.standardError.suffix(3000).description)
+
+        // Another process's hold is not the focused window's.
+        let other = try ScreenSaverClient(python: python, display: session.display, title: "Other")
+        try driver.activate(other.window)  // the window manager focuses a new window: wait for it, then go back
+        try driver.activate(holder.window)
+        try xdotool(["mousemove", "10", "10"], display: session.display)
+        let elsewhere = try counted(over: 8) { try other.send("suspend") }
+        print("held by another process: \(elsewhere) s counted over 8 s")
+        XCTAssertLessThan(elsewhere, 1, agent.process.standardError.suffix(3000).description)
+
+        // Held, then the screen blanked: nothing counts while it is blank.
+        try holder.send("suspend")
+        try xdotool(["mousemove", "20", "20"], display: session.display)
+        Thread.sleep(forTimeInterval: 1)
+        let blank = try counted(over: 6) { try other.send("blank") }
+        print("held and blanked: \(blank) s counted over 6 s")
+        XCTAssertLessThan(blank, 0.5, agent.process.standardError.suffix(3000).description)
+        XCTAssertTrue(agent.process.standardError.contains("the screen saver is on"))
+    }
+
     func testAVideoInChromiumCountsForItsWebsiteAndAStillPageStops() throws {
         try browserCase(chromium: true)
     }
@@ -215,5 +265,58 @@ final class VideoPresenceTests: XSessionTestCase {
         guard run.waitForExit(timeout: 30) == 0 else {
             throw HarnessError.failed("xdotool \(arguments): \(run.standardError)")
         }
+    }
+}
+
+/// A plain X client with one still window, in a process of its own (Python's ctypes over Xlib and
+/// libXss): on `suspend` or `resume` it calls XScreenSaverSuspend, on `blank` it turns the
+/// screen saver on (XForceScreenSaver), and says `ok`.
+private final class ScreenSaverClient {
+    let process: ChildProcess
+    let window: String
+
+    init(python: URL, display: String, title: String) throws {
+        process = try ChildProcess(
+            python,
+            [
+                "-c",
+                """
+                import ctypes, sys
+                x = ctypes.CDLL("libX11.so.6"); xss = ctypes.CDLL("libXss.so.1")
+                x.XOpenDisplay.restype = ctypes.c_void_p
+                x.XDefaultRootWindow.argtypes = [ctypes.c_void_p]; x.XDefaultRootWindow.restype = ctypes.c_ulong
+                x.XCreateSimpleWindow.argtypes = [ctypes.c_void_p, ctypes.c_ulong] + [ctypes.c_int] * 2 \\
+                    + [ctypes.c_uint] * 3 + [ctypes.c_ulong] * 2
+                x.XCreateSimpleWindow.restype = ctypes.c_ulong
+                for f in (x.XMapWindow, x.XStoreName): f.argtypes = [ctypes.c_void_p, ctypes.c_ulong] + \\
+                    ([ctypes.c_char_p] if f is x.XStoreName else [])
+                x.XFlush.argtypes = [ctypes.c_void_p]; x.XForceScreenSaver.argtypes = [ctypes.c_void_p, ctypes.c_int]
+                xss.XScreenSaverSuspend.argtypes = [ctypes.c_void_p, ctypes.c_int]
+                d = x.XOpenDisplay(None)
+                w = x.XCreateSimpleWindow(d, x.XDefaultRootWindow(d), 0, 0, 400, 300, 0, 0, 0xffffff)
+                x.XStoreName(d, w, sys.argv[1].encode()); x.XMapWindow(d, w); x.XFlush(d)
+                print(hex(w), flush=True)
+                for line in sys.stdin:
+                    command = line.strip()
+                    if command in ("suspend", "resume"): xss.XScreenSaverSuspend(d, 1 if command == "suspend" else 0)
+                    elif command == "blank": x.XForceScreenSaver(d, 1)
+                    x.XFlush(d); print("ok", flush=True)
+                """, title,
+            ], environment: ["DISPLAY": display])
+        guard let line = try process.waitForOutputLines(1, timeout: 10).first, line.hasPrefix("0x") else {
+            throw HarnessError.failed("the X client did not start: \(process.standardError)")
+        }
+        window = line
+    }
+
+    func send(_ command: String) throws {
+        let before = process.outputLines.count
+        process.send(command)
+        _ = try process.waitForOutputLines(before + 1, timeout: 10)
+    }
+
+    deinit {
+        process.closeInput()
+        process.stop()
     }
 }
