@@ -125,7 +125,8 @@ final class Agent {
     /// its browser's latest report); nothing in front of a shield or a browser's shield page.
     private func counted(_ observation: FocusObservation) -> (app: AppIdentity?, site: Website?) {
         // Time in front of a shield is nobody's usage.
-        guard let window = observation.window, !(presenter?.isShield(window) ?? false), let facts = observation.facts
+        guard let window = observation.window, !(presenter?.isShield(window) ?? false), !observation.isTheAgentsOwn,
+            let facts = observation.facts
         else { return (nil, nil) }
         let app = identity(for: facts)
         return host.withService { $0.browserTabs?.counted(app, windowPID: facts.pid, title: facts.title) } ?? (app, nil)

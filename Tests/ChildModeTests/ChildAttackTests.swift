@@ -197,6 +197,8 @@ final class ChildAttackTests: XCTestCase {
         }
         let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
         XCTAssertTrue(events.contains("shield-tampered"), events)
+        // Shields shown, replaced and focused throughout: their time is nobody's usage.
+        XCTAssertEqual(try desktop.usageSeconds(of: "wmclass:Screenward"), 0, "time in front of shields was counted")
     }
 
     /// Window ids as numbers, whether xdotool or xprop wrote them (decimal or hex).

@@ -437,11 +437,17 @@ final class ManagedRulesTests: XCTestCase {
             dialog = try desktop.guardianDialog()
             return dialog != nil
         }
+        // The guardian takes their time: the dialog holds the focus for three seconds.
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", "--sync", try XCTUnwrap(dialog)]).status, 0)
+        Thread.sleep(forTimeInterval: 3)
         let uncoveredBefore = desktop.coverReports(0)
         try desktop.approve(with: authenticator, in: try XCTUnwrap(dialog)) {
             desktop.coverReports(0) > uncoveredBefore
         }
         let events = try fixture.screenward(as: guardian, ["child", "events", kid]).output
         XCTAssertTrue(events.contains("\(guardian) gave 15 min more on Games at the child's desktop"), events)
+        // The dialog is the agent's window: its time is nobody's usage.
+        XCTAssertEqual(
+            try desktop.usageSeconds(of: "wmclass:Screenward"), 0, "time in the guardian's dialog was counted")
     }
 }

@@ -273,7 +273,8 @@ final class ManagedAgent {
     /// daemon's word (its first milliseconds are not counted rather than counted as what it
     /// claims), none for a shield.
     private func countedIdentity(of observation: FocusObservation) -> AppIdentity? {
-        guard let window = observation.window, !(presenter?.isShield(window) ?? false), let facts = observation.facts
+        guard let window = observation.window, !(presenter?.isShield(window) ?? false), !observation.isTheAgentsOwn,
+            let facts = observation.facts
         else { return nil }
         let app = identity(for: facts)
         if let pid = facts.pid, link.programs.facts(pid: pid) == nil, let since = asked[pid],
