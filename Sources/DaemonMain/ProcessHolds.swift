@@ -10,7 +10,8 @@ import ScreenwardIPC
 /// With a cgroup v2 hierarchy the daemon may write (`CgroupFreezer`), a held process is
 /// frozen: no signal wakes it and the child cannot move it out. Without one it is stopped
 /// (SIGSTOP); the child may continue their own process (SIGCONT, a debugger), so one found
-/// running at the next check (every scan) is ended (SIGKILL) and the attempt recorded.
+/// running again at a check (every scan) is ended (SIGKILL) and the attempt recorded; one the
+/// busy machine has not stopped yet is not (`isStopped`).
 final class ProcessHolds {
     private let freezer: CgroupFreezer?
     private struct Held {
@@ -100,9 +101,7 @@ final class ProcessHolds {
                 if entry.cgroups != nil, let freezer {
                     stillHeld = freezer.isHeld(pid)
                 } else {
-                    // Stopped, or stopped by the child's debugger (no use to them while it
-                    // stays so), or in the kernel, where a stop waits for it.
-                    stillHeld = ["T", "t", "D"].contains(state)
+                    stillHeld = Self.isStopped(pid, leaderState: state)
                 }
                 guard !stillHeld else { continue }
                 held[uid]?[pid] = nil
@@ -140,10 +139,34 @@ final class ProcessHolds {
         }
     }
 
+    /// Whether a process sent SIGSTOP has not run since: stopped, or stopped by the child's
+    /// debugger (no use to them while it stays so), or in the kernel, where a stop waits for
+    /// it; or not stopped yet, because the machine is busy: the signal still pending, or the
+    /// stop under way in its other threads. Only a SIGCONT (or a tracer's) resumes it, and a
+    /// SIGCONT takes a pending stop back: so it is closed only when it really ran again.
+    static func isStopped(_ pid: Int32, leaderState: String) -> Bool {
+        let stopped: Set<String> = ["T", "t", "D"]
+        if stopped.contains(leaderState) { return true }
+        if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let pending = status.split(separator: "\n").first(where: { $0.hasPrefix("ShdPnd:") }),
+            let mask = UInt64(pending.dropFirst("ShdPnd:".count).trimmingCharacters(in: .whitespaces), radix: 16),
+            mask & (1 << UInt64(SIGSTOP - 1)) != 0
+        {
+            return true
+        }
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.contains { task in
+            guard let tid = Int32(task), tid != pid, let state = state(of: tid, in: "/proc/\(pid)/task") else {
+                return false
+            }
+            return stopped.contains(state)
+        }
+    }
+
     /// The process's state letter from /proc/PID/stat ("T" stopped, "t" stopped by a
     /// tracer, "R", "S"…), or nil when it is gone or a zombie.
-    static func state(of pid: Int32) -> String? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    static func state(of pid: Int32, in folder: String = "/proc") -> String? {
+        guard let stat = try? String(contentsOfFile: "\(folder)/\(pid)/stat", encoding: .utf8),
             let close = stat.range(of: ")", options: .backwards)
         else { return nil }
         let rest = stat[close.upperBound...].drop { $0 == " " }

@@ -147,6 +147,50 @@ final class ProgramHoldTests: XCTestCase {
             "no key may reach a shielded app taken from its shield")
     }
 
+    /// Where the daemon has no cgroup v2 it may write (an old kernel, a container), a held app
+    /// is stopped with SIGSTOP. Twenty xterms shielded at once on a busy machine stay held and
+    /// are not closed (a stop the machine has not carried out yet is not the app running); the
+    /// one the child continues is closed, and that is recorded.
+    func testWithoutCgroupV2HeldAppsAreStoppedAndOnlyOneThatRanAgainIsClosed() throws {
+        // The daemon in a mount namespace of its own where every cgroup2 mount is read-only.
+        fixture.commandPrefix = [
+            "/usr/bin/unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+            """
+            for mount in $(awk '$3 == "cgroup2" { print $2 }' /proc/self/mounts); do
+              mount -o remount,bind,ro "$mount" || exit 1
+            done
+            exec "$@"
+            """,
+            "sh",
+        ]
+        try desktop.startManagedSession()
+        XCTAssertTrue(daemonLog.contains("stopped with SIGSTOP"), daemonLog)
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
+        let limited = try fixture.screenward(
+            as: guardian,
+            ["limit", "add", "Terminal", "--app", "debian-xterm.desktop", "--daily", "1s", "--user", desktop.kid])
+        XCTAssertEqual(limited.status, 0, limited.error)
+        for index in 0..<20 { _ = try desktop.startAsKid(["xterm", "-name", "held\(index)", "-e", "sleep", "600"]) }
+        var pids: [Int32] = []
+        try desktop.waitFor("twenty xterms held", timeout: 60) {
+            let found = try desktop.runAsKid(["pgrep", "-u", desktop.kid, "-x", "xterm"]).output
+            pids = found.split(separator: "\n").compactMap { Int32($0) }
+            return pids.count == 20 && pids.allSatisfy { processState($0) == "T" }
+        }
+        Thread.sleep(forTimeInterval: 3)
+        XCTAssertEqual(pids.filter { processState($0) != "T" }, [], "every held xterm must stay stopped, none closed")
+        var events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
+        XCTAssertFalse(events.contains("ran again while shielded"), events)
+
+        // The child continues one: it is closed, the others stay held.
+        XCTAssertEqual(try fixture.users.run(as: desktop.kid, ["kill", "-CONT", "\(pids[0])"]).status, 0)
+        // Ended: gone, or a zombie (its parent, runuser, stopped itself when its child stopped).
+        try desktop.waitFor("the continued xterm closed", timeout: 5) { [nil, "Z"].contains(processState(pids[0])) }
+        XCTAssertEqual(pids.dropFirst().filter { processState($0) != "T" }, [])
+        events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
+        XCTAssertEqual(events.components(separatedBy: "ran again while shielded").count - 1, 1, events)
+    }
+
     /// An app a guardian authorised turns `application.denyAppInstallation` off: the child's
     /// own copy of xterm then runs as an application of its own, uncovered.
     func testAnAppsStoreMayLetProgramsTheSystemDidNotInstallRun() throws {
