@@ -210,6 +210,51 @@ final class ManagedWebsiteTests: XCTestCase {
         }
     }
 
+    /// Chromium's DevTools protocol, through which a client of the child's could take the
+    /// extension's rules away, is off by policy once the computer has a managed user (before,
+    /// the same command line opens it: the control). A limited website under another spelling
+    /// of its host (the root's dot, `www.videos.test.`) is the same website, covered.
+    func testRemoteDebuggingIsOffAndAHostWithTheRootsDotIsTheSameWebsite() throws {
+        let rig = try start()
+        let xdotool = try requireProgram("xdotool", package: "xdotool")
+        let kid = desktop.kid
+        let wiki = "http://en.wiki.test:\(rig.port)/wiki.html"
+        func debugged(_ profile: String) throws -> Bool {
+            let chromium = try desktop.startAsKid(
+                try BrowserRig.chromiumCommand(profile: profile, urls: ["--remote-debugging-port=0", wiki]))
+            defer { chromium.stop(grace: 5) }
+            _ = try rig.window(titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
+            Thread.sleep(forTimeInterval: 2)
+            return FileManager.default.fileExists(atPath: "\(profile)/DevToolsActivePort")
+                || chromium.standardError.contains("DevTools listening on")
+        }
+        XCTAssertTrue(try debugged("/home/\(kid)/chromium-before"), "the control: remote debugging before")
+        try desktop.startManagedSession()
+        try desktop.waitFor("the browsers' policies for managed users") {
+            self.fixture.daemon?.standardError.contains("the browsers' policies for managed users are on") ?? false
+        }
+        XCTAssertFalse(try debugged("/home/\(kid)/chromium-after"), "remote debugging must be off for a managed user")
+
+        let added = try fixture.screenward(
+            as: "root", ["limit", "add", "Videos", "--site", "videos.test", "--daily", "1s", "--user", kid])
+        XCTAssertEqual(added.status, 0, added.error)
+        for (browser, dash) in [("chromium", "-"), ("firefox", "—")] {
+            let profile = "/home/\(kid)/\(browser)-dot"
+            let page = "http://www.videos.test.:\(rig.port)/video.html"
+            let command =
+                browser == "chromium"
+                ? try BrowserRig.chromiumCommand(profile: profile, urls: [page])
+                : try BrowserRig.firefoxCommand(profile: profile, urls: [page])
+            XCTAssertEqual(try desktop.runAsKid(["mkdir", "-p", profile]).status, 0)
+            let started = try desktop.startAsKid(command, environment: ["MOZ_CRASHREPORTER_DISABLE": "1"])
+            defer { started.stop(grace: 5) }
+            let browserName = browser == "chromium" ? "Chromium" : "Mozilla Firefox"
+            _ = try rig.window(
+                titled: "videos.test (restricted) \(dash) \(browserName)", display: desktop.display, xdotool: xdotool,
+                or: started)
+        }
+    }
+
     /// The extension is the browsers' by policy, not the child's: removed from the child's
     /// profile (as a child with a shell can), it is back at the browser's next start, and
     /// reports again.

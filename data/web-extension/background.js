@@ -85,7 +85,9 @@ const shieldPage = chrome.runtime.getURL("shield.html");
 function hostOf(url) {
   try {
     const parsed = new URL(url);
-    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.hostname : null;
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return null;
+    // The root's dot (`example.com.`) names the same host, which the rules' domains do not match.
+    return parsed.hostname.endsWith(".") ? parsed.hostname.slice(0, -1) : parsed.hostname;
   } catch (error) {
     return null;
   }
@@ -237,6 +239,9 @@ chrome.tabs.onAttached.addListener(changed);
 chrome.tabs.onDetached.addListener(changed);
 chrome.tabs.onReplaced.addListener(changed);
 chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
+  // A page the rules let through though it is held back (another spelling of its host, such
+  // as the root's dot) is covered as soon as the tab names it.
+  if ("url" in change && replacementFor(change.url)) settle(tab, { cover: true });
   if (tab.active && ("url" in change || "title" in change)) changed();
 });
 

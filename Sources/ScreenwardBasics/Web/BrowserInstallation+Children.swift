@@ -3,8 +3,8 @@ import Foundation
 /// The browsers' ways around the extension that a managed child must not have: private
 /// windows, guests and new profiles (outside what the policy and the extension see, or
 /// a place to start over), DNS over HTTPS (names resolved past the machine), other
-/// extensions, extension developer mode and the developer tools (which can stop or change
-/// the extension), and Firefox's safe mode (extensions off).
+/// extensions, extension developer mode, the developer tools and the remote debugging
+/// protocol (which can stop or change the extension), and Firefox's safe mode (extensions off).
 ///
 /// The browsers read their policies machine-wide only (Debian's Chromium from
 /// /etc/chromium/policies, Firefox ESR from /etc/firefox/policies/policies.json; neither
@@ -22,6 +22,9 @@ extension BrowserInstallation {
             "DnsOverHttpsMode": "off",
             "ExtensionDeveloperModeSettings": 1,  // developer mode not allowed
             "DeveloperToolsAvailability": 1,  // no developer tools on extensions a policy installed
+            // No DevTools protocol (`--remote-debugging-port`): a client of the child's own could
+            // attach to the extension's service worker and take its rules away.
+            "RemoteDebuggingAllowed": false,
         ]
     }
 
