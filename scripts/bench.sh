@@ -3,8 +3,9 @@
 # its options); figures and verdicts are printed and written to bench-results/<name>.json.
 #   scripts/bench.sh                       tracking, thresholds, launch, monitor, shield, rules, picker and, as
 #                                          root, agent-kill, child-boundary (child mode: makes users) and web
-#                                          (the browsers' policies and /etc/hosts are root's) and household
-#                                          (a PostgreSQL server run as a user of its own)
+#                                          (the browsers' policies and /etc/hosts are root's), household
+#                                          (a PostgreSQL server run as a user of its own) and video (mpv and the
+#                                          browsers playing with no input, about 10 minutes)
 #   scripts/bench.sh thresholds --apps 2   one benchmark with its options
 # Exit status: non-zero when a benchmark missed a target (2) or could not run;
 # with all of them, each runs, and the script then says which failed.
@@ -22,9 +23,9 @@ fi
 failed=()
 benchmarks=(tracking thresholds launch monitor shield rules report picker)
 if [ "$(id -u)" -eq 0 ]; then
-    benchmarks+=(agent-kill child-boundary web household)
+    benchmarks+=(agent-kill child-boundary web household video)
 else
-    echo "scripts/bench.sh: agent-kill and child-boundary need root (they create a managed user and run the system daemon), web needs root (the browsers' policies), household needs root (its PostgreSQL server runs as a user of its own): skipped"
+    echo "scripts/bench.sh: agent-kill and child-boundary need root (they create a managed user and run the system daemon), web needs root (the browsers' policies), household needs root (its PostgreSQL server runs as a user of its own), video needs root (the browsers' policies): skipped"
 fi
 for benchmark in "${benchmarks[@]}"; do
     status=0
