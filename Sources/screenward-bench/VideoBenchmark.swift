@@ -27,9 +27,8 @@ struct VideoBenchmark: ParsableCommand {
 
     enum Targets {
         static func counted(_ player: String) -> Target {
-            Target(
-                figure: "\(player): |counted − wall| over a video with no input", limit: 1, unit: "s", inclusive: true,
-                digits: 2)
+            let figure = "\(player): |counted − wall| over a video with no input"
+            return Target(figure: figure, limit: 1, unit: "s", inclusive: true, digits: 2)
         }
         static let cpu = Target(
             figure: "the agent's CPU while a video plays (most of the three)", limit: 1, unit: "% of a core",
@@ -48,7 +47,9 @@ struct VideoBenchmark: ParsableCommand {
     var trace = false
 
     func validate() throws {
-        guard seconds >= 10, idleThreshold >= 1 else { throw ValidationError("--seconds ≥ 10, --idle-threshold ≥ 1") }
+        guard seconds >= 10, idleThreshold >= 1 else {
+            throw ValidationError("--seconds ≥ 10, --idle-threshold ≥ 1")
+        }
         guard !chosen.isEmpty, chosen.isSubset(of: ["mpv", "chromium", "firefox"]) else {
             throw ValidationError("--players: mpv, chromium, firefox")
         }
