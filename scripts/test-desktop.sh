@@ -1,0 +1,726 @@
+#!/usr/bin/env bash
+# Screenward's Debian package on a real Debian 12 desktop, as a family uses it
+# (docs/testing.md, "A real desktop"): a Debian 12 root made by mmdebstrap (systemd, logind, D-Bus,
+# LightDM with its GTK greeter, Xorg with the dummy driver, openbox) is booted with
+# systemd-nspawn, the package is installed into it with apt, and a managed child logs in through
+# the greeter. It checks:
+#   a. the daemon is active; `screenward child add sam` and a guardian's limit on XTerm (5 s);
+#      sam logs in at the greeter (typed with xdotool): the daemon's agent attaches and tracks the
+#      session (the time from the password's Return is printed); sam's xterm is counted, then
+#      covered by its shield once the limit is used (a screenshot is kept), and held;
+#   b. a console login of sam (`login -f sam` under `script`: logind's Type=tty Class=user) is
+#      ended by the daemon within 1 s, and `screenward child events sam` has a session-ended event;
+#   c. the same for a Wayland session of sam (a session of /usr/share/wayland-sessions, started by
+#      LightDM's autologin);
+#   d. after the container restarts, sam's limit and the day's usage are still there, and sam's
+#      next login is covered at once.
+# Needs root, Debian's mirror ($SCREENWARD_DEBIAN_MIRROR, default deb.debian.org) for the root's
+# packages the first time (cached in /var/tmp/screenward-desktop-cache/, keyed by the package
+# list), and a kernel that lets systemd-nspawn boot a container. Outside CI it skips when it cannot
+# run; with CI=true it fails instead.
+#   scripts/test-desktop.sh                       builds the package (scripts/package.sh --fast) first
+#   scripts/test-desktop.sh --package PATH        tests that package (scripts/test.sh passes the
+#                                                 one scripts/test-package.sh built)
+#   scripts/test-desktop.sh --results DIR         screenshots, journals and logs there (default
+#                                                 .build/desktop-test)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+package=""
+results=.build/desktop-test
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --package) package="$2"; shift 2 ;;
+    --results) results="$2"; shift 2 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test-desktop.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+cannot_run() {
+  if [ "${CI:-}" = true ]; then
+    echo "test-desktop.sh: FAILED: $1 (with CI=true this test must run)" >&2
+    exit 1
+  fi
+  echo "test-desktop.sh: skipped: $1"
+  exit 0
+}
+[ "$(id -u)" -eq 0 ] || cannot_run "it needs root (mmdebstrap, systemd-nspawn, nsenter)"
+if [ -n "$package" ] && [ ! -f "$package" ]; then
+  echo "test-desktop.sh: FAILED: no package at $package" >&2
+  exit 1
+fi
+scripts/install-deps.sh
+mirror=${SCREENWARD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+started=$EPOCHREALTIME
+
+# ---------------------------------------------------------------------------------------------
+# The work folder (not /tmp: the root's programs run from it), and everything the test may leave
+# on the machine, undone by cleanup() however the test ends.
+work=$(mktemp -d /var/tmp/screenward-desktop-test.XXXXXX)
+root=$work/root
+machine=screenward-desktop-$$
+nspawn=""   # systemd-nspawn's pid while the container runs
+leader=""   # the container's PID 1 (its systemd)
+# systemd-nspawn without systemd on the host makes these and leaves them: the cgroups
+# `supervisor` and `payload` (with what the container's systemd made under it) beside itself,
+# in each hierarchy, and /run/systemd/nspawn. What was not there before is removed.
+own_cgroup=$(sed -n 's/^0::\(.*\)$/\1/p' /proc/self/cgroup)
+nspawn_leftovers=()
+for hierarchy in /sys/fs/cgroup/unified /sys/fs/cgroup/systemd /sys/fs/cgroup; do
+  case "$(stat -f -c %T "$hierarchy" 2>/dev/null)" in cgroup2fs|cgroupfs) ;; *) continue ;; esac
+  case "$hierarchy" in
+    */systemd) base=$(sed -n 's/^[0-9]*:name=systemd:\(.*\)$/\1/p' /proc/self/cgroup) ;;
+    *) base=$own_cgroup ;;
+  esac
+  for part in supervisor payload; do
+    candidate="$hierarchy${base%/}/$part"
+    [ -e "$candidate" ] || nspawn_leftovers+=("$candidate")
+  done
+done
+for path in /run/systemd/nspawn /run/systemd; do [ -e "$path" ] || nspawn_leftovers+=("$path"); done
+
+stop_container() {
+  [ -n "$nspawn" ] || return 0
+  if kill -0 "$nspawn" 2>/dev/null; then
+    # A clean power-off first (the journal and the daemon's state are flushed), then nspawn's
+    # own stop (SIGTERM: it asks the container's systemd to power off), then SIGKILL.
+    if [ -n "$leader" ]; then timeout 10 nsenter --target "$leader" --mount --pid -- systemctl poweroff \
+      >/dev/null 2>&1 || true; fi
+    for _ in $(seq 150); do kill -0 "$nspawn" 2>/dev/null || break; sleep 0.1; done
+    kill -TERM "$nspawn" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$nspawn" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$nspawn" 2>/dev/null || true
+  fi
+  wait "$nspawn" 2>/dev/null || true
+  nspawn=""
+  leader=""
+}
+cleanup() {
+  local status=$?
+  set +e
+  stop_container
+  # Nothing should be mounted under the work folder (nspawn mounts in its own namespace), but a
+  # mount left there must not take the host's files with it when the folder is removed.
+  grep -o " $work[^ ]*" /proc/self/mounts | sort -r | while read -r mount; do umount -l "$mount"; done
+  rm -rf "$work"
+  if [ -n "${building:-}" ]; then rm -f "$building"; fi
+  local path
+  for path in "${nspawn_leftovers[@]}"; do
+    [ -e "$path" ] || continue
+    case "$path" in
+      /sys/fs/cgroup/*) find "$path" -depth -type d -exec rmdir {} + 2>/dev/null || true ;;
+      *) rm -rf "$path" ;;
+    esac
+  done
+  exit "$status"
+}
+trap cleanup EXIT
+
+rm -rf "$results"
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+
+failures=0
+check() {  # description, command...
+  local description=$1
+  shift
+  if "$@" >"$work/check.log" 2>&1; then
+    echo "  ok      $description"
+    sed 's/^/          /' "$work/check.log" | grep -E "^ +\| " || true
+  else
+    echo "  FAILED  $description"
+    sed 's/^/          /' "$work/check.log" | tail -n 20
+    failures=$((failures + 1))
+  fi
+}
+# What the container's journal says last, when something did not happen.
+journal_tail() {
+  [ -n "$leader" ] || return 0
+  echo "test-desktop.sh: the container's journal, last lines:" >&2
+  in_container journalctl -b --no-pager 2>&1 | tail -n "${1:-40}" | sed 's/^/  | /' >&2 || true
+}
+fail_now() {
+  echo "test-desktop.sh: FAILED: $1" >&2
+  journal_tail 60
+  exit 1
+}
+now() { echo "$EPOCHREALTIME"; }
+seconds_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+difference() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# ---------------------------------------------------------------------------------------------
+# The package: the one given, or one built now (a release build: minutes).
+version=$(dpkg-parsechangelog -S Version)
+if [ -z "$package" ]; then
+  echo "test-desktop.sh: building the package ($version): scripts/package.sh --fast"
+  scripts/package.sh --fast --output "$work/packages"
+  package=$work/packages/screenward_${version}_amd64.deb
+fi
+package=$(cd "$(dirname "$package")" && pwd)/$(basename "$package")
+deb_name=$(basename "$package")
+
+# ---------------------------------------------------------------------------------------------
+# 1. The root: Debian 12 with a desktop, and every package `apt install ./screenward_*.deb`
+# will want (its Depends and Recommends, read from the package), since the booted container
+# has no network. Cached as a tarball keyed by what makes it.
+desktop_packages=(
+  # the system: systemd as PID 1, logind (libpam-systemd), the system bus; login for console logins
+  systemd systemd-sysv dbus libpam-systemd login passwd util-linux procps
+  # the desktop: LightDM and its greeter, Xorg on the dummy driver (no GPU here), its fonts, openbox
+  lightdm lightdm-gtk-greeter xserver-xorg-core xserver-xorg-video-dummy xfonts-base openbox
+  # what the child runs, and what the test drives and looks with
+  xterm x11-utils xdotool imagemagick
+)
+package_dependencies() {  # the first choice of each of the package's Depends and Recommends
+  dpkg-deb -f "$package" Depends Recommends | sed 's/^[A-Za-z-]*: //' | tr ',' '\n' |
+    sed -e 's/|.*//' -e 's/(.*)//' -e 's/[[:space:]]//g' | grep -v '^$' | sort -u
+}
+mapfile -t dependencies < <(package_dependencies)
+all_packages=$(printf '%s\n' "${desktop_packages[@]}" "${dependencies[@]}" | sort -u | paste -sd, -)
+mmdebstrap_options=(--variant=minbase --include="$all_packages" --aptopt='Acquire::Retries "3"')
+key=$(printf '%s\n' bookworm "${mmdebstrap_options[@]}" | sha256sum | cut -c1-16)
+cache=/var/tmp/screenward-desktop-cache
+tarball=$cache/bookworm-$key.tar
+mkdir -p "$cache"
+if [ -f "$tarball" ]; then
+  echo "test-desktop.sh: the Debian 12 root, cached: $tarball"
+else
+  echo "test-desktop.sh: making the Debian 12 root (mmdebstrap bookworm, $mirror; cached as $tarball)"
+  building=$cache/.building.$$.tar
+  if ! mmdebstrap "${mmdebstrap_options[@]}" bookworm "$building" "$mirror" >"$results/mmdebstrap.log" 2>&1; then
+    tail -n 20 "$results/mmdebstrap.log" >&2
+    cannot_run "mmdebstrap could not make a Debian 12 root from $mirror"
+  fi
+  mv "$building" "$tarball"
+  building=""
+  # Only the root of the current package list is kept.
+  find "$cache" -maxdepth 1 -name 'bookworm-*.tar' ! -name "$(basename "$tarball")" -delete
+  echo "test-desktop.sh: made in $(seconds_since "$started") s"
+fi
+mkdir "$root"
+tar -C "$root" -xf "$tarball"
+
+# ---------------------------------------------------------------------------------------------
+# 2. Configuring it, as this machine needs (docs/testing.md says why for each).
+child=sam
+child_password=sam-password-7
+guardian=alex
+# Xorg on the dummy driver, 1280x800 (there is no GPU).
+cat >"$root/etc/X11/xorg.conf" <<'EOF'
+Section "ServerFlags"
+    Option "AutoAddDevices" "false"
+EndSection
+Section "Device"
+    Identifier "dummy"
+    Driver "dummy"
+    VideoRam 256000
+EndSection
+Section "Monitor"
+    Identifier "monitor"
+    HorizSync 5.0 - 1000.0
+    VertRefresh 5.0 - 200.0
+    Modeline "1280x800" 83.46 1280 1344 1480 1680 800 801 804 828
+EndSection
+Section "Screen"
+    Identifier "screen"
+    Device "dummy"
+    Monitor "monitor"
+    DefaultDepth 24
+    SubSection "Display"
+        Depth 24
+        Modes "1280x800"
+        Virtual 1280 800
+    EndSubSection
+EndSection
+EOF
+# No udev and no GPU: the seat never becomes graphical, and LightDM would wait for it.
+mkdir -p "$root/etc/lightdm/lightdm.conf.d"
+cat >"$root/etc/lightdm/lightdm.conf.d/50-screenward-test.conf" <<'EOF'
+[LightDM]
+logind-check-graphical=false
+
+[Seat:*]
+user-session=openbox
+EOF
+# The container has no VTs: logind refuses a session with a VT number ("Seat has no VTs but VT
+# number not 0"), so pam_env drops the XDG_VTNR LightDM sets, before pam_systemd runs.
+echo 'XDG_VTNR' >"$root/etc/security/screenward-test-no-vtnr.conf"
+for service in lightdm lightdm-greeter lightdm-autologin; do
+  grep -q 'envfile=/etc/default/locale' "$root/etc/pam.d/$service" ||
+    fail_now "/etc/pam.d/$service has no pam_env line to put ours after"
+  sed -i '/envfile=\/etc\/default\/locale/a session      required pam_env.so readenv=0 conffile=/etc/security/screenward-test-no-vtnr.conf' \
+    "$root/etc/pam.d/$service"
+done
+echo 'LANG=C.UTF-8' >"$root/etc/default/locale"
+# This kernel fails every mlock() with ENOMEM; libgcrypt then refuses its secure memory and
+# LightDM crashes when a password is typed into the greeter. For LightDM alone, mlock succeeds:
+# a preloaded shim (built here, with the host's compiler, for the same Debian 12 libc) set in
+# lightdm.service's environment. LightDM hands LD_PRELOAD on to the sessions it starts; every
+# session starts through /etc/X11/Xsession, where it is dropped.
+cat >"$work/mlock-ok.c" <<'EOF'
+#include <stddef.h>
+int mlock(const void *address, size_t length) { (void)address; (void)length; return 0; }
+int mlock2(const void *address, size_t length, unsigned int flags) { (void)address; (void)length; (void)flags; return 0; }
+int munlock(const void *address, size_t length) { (void)address; (void)length; return 0; }
+int mlockall(int flags) { (void)flags; return 0; }
+int munlockall(void) { return 0; }
+EOF
+gcc -shared -fPIC -O2 -o "$work/mlock-ok.so" "$work/mlock-ok.c"
+install -D -m 0644 "$work/mlock-ok.so" "$root/usr/local/lib/screenward-test/mlock-ok.so"
+mkdir -p "$root/etc/systemd/system/lightdm.service.d"
+cat >"$root/etc/systemd/system/lightdm.service.d/screenward-test-mlock.conf" <<'EOF'
+[Service]
+Environment=LD_PRELOAD=/usr/local/lib/screenward-test/mlock-ok.so
+EOF
+echo 'unset LD_PRELOAD' >"$root/etc/X11/Xsession.d/00screenward-test-no-preload"
+# A Wayland session that does nothing (no compositor runs here: logind's Type=wayland is what
+# matters), for scenario c.
+mkdir -p "$root/usr/share/wayland-sessions"
+cat >"$root/usr/share/wayland-sessions/screenward-test-sleep.desktop" <<'EOF'
+[Desktop Entry]
+Name=Sleep (Wayland)
+Comment=A Wayland session that only waits (Screenward's desktop test)
+Exec=sleep infinity
+Type=Application
+EOF
+# The child and a guardian (who joins screenward-guardians once the package made the group).
+chroot "$root" useradd --create-home --shell /bin/bash "$child"
+chroot "$root" useradd --create-home --shell /bin/bash "$guardian"
+echo "$child:$child_password" | chroot "$root" chpasswd
+echo "$guardian:guardian-password-7" | chroot "$root" chpasswd
+child_uid=$(chroot "$root" id -u "$child")
+echo "$machine" >"$root/etc/hostname"
+cp "$package" "$root/var/tmp/"
+
+# ---------------------------------------------------------------------------------------------
+# 3. Booting it. The host has no systemd (no machinectl): commands enter the container's
+# namespaces with nsenter, by the PID of its systemd.
+in_container() {
+  nsenter --target "$leader" --mount --uts --ipc --net --pid --cgroup -- \
+    /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"
+}
+# As a user of the container, without PAM (no logind session of its own).
+as_user() {  # user, command...
+  local user=$1
+  shift
+  in_container setpriv --reuid="$user" --regid="$user" --init-groups -- \
+    /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="/home/$user" USER="$user" LOGNAME="$user" LANG=C.UTF-8 "$@"
+}
+# X clients on LightDM's display :0: on the greeter (LightDM's own cookie), or in the child's session.
+on_greeter() { in_container env DISPLAY=:0 XAUTHORITY=/var/run/lightdm/root/:0 "$@"; }
+on_childs_display() { in_container env DISPLAY=:0 XAUTHORITY="/home/$child/.Xauthority" "$@"; }
+
+boot() {
+  local booting=$EPOCHREALTIME state=""
+  echo "--- boot at $(date -u +%FT%TZ)" >>"$results/nspawn.log"
+  # Its own network namespace: with the host's, its Xorg :0 would collide with the host's X
+  # servers on their abstract sockets. --register=no --keep-unit: there is no systemd (machined,
+  # a scope) on the host to register with.
+  systemd-nspawn --boot --private-network --register=no --keep-unit --console=passive \
+    --machine="$machine" --directory="$root" >>"$results/nspawn.log" 2>&1 </dev/null &
+  nspawn=$!
+  for _ in $(seq 200); do
+    leader=$(pgrep -P "$nspawn" -x systemd || true)
+    [ -n "$leader" ] && break
+    kill -0 "$nspawn" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$leader" ]; then
+    tail -n 20 "$results/nspawn.log" >&2
+    cannot_run "systemd-nspawn did not boot the Debian 12 root (its log: $results/nspawn.log)"
+  fi
+  for _ in $(seq 600); do
+    state=$(timeout 10 nsenter --target "$leader" --mount --pid -- systemctl is-system-running 2>/dev/null || true)
+    case "$state" in running|degraded) break ;; esac
+    kill -0 "$nspawn" 2>/dev/null || break
+    sleep 0.1
+  done
+  case "$state" in
+    running|degraded) ;;
+    *) fail_now "the container did not finish booting in 60 s (systemctl is-system-running: ${state:-nothing})" ;;
+  esac
+  echo "test-desktop.sh: booted ($state) in $(seconds_since "$booting") s"
+  [ "$state" = running ] || in_container systemctl --failed --no-pager | sed 's/^/  | /'
+}
+echo "test-desktop.sh: booting it (systemd-nspawn --boot --private-network, $root)"
+boot
+
+# ---------------------------------------------------------------------------------------------
+# 4. The package, with apt, as a person installs it.
+echo "test-desktop.sh: apt install ./$deb_name"
+if ! in_container sh -c "cd /var/tmp && DEBIAN_FRONTEND=noninteractive apt-get install -y -q ./$deb_name" \
+  >"$results/apt-install.log" 2>&1; then
+  tail -n 40 "$results/apt-install.log" >&2
+  fail_now "the package did not install with apt in the booted Debian 12"
+fi
+grep -E "^(Screenward|  )" "$results/apt-install.log" | sed 's/^/  | /' || true
+daemon_active() { in_container systemctl is-active screenward-daemon.service; }
+check "the daemon is active (systemctl is-active screenward-daemon)" daemon_active
+# The daemon may need a moment after the installation before it answers.
+daemon_answers() {
+  for _ in $(seq 50); do in_container screenward child list >/dev/null 2>&1 && return 0; sleep 0.1; done
+  in_container screenward child list
+}
+check "the daemon answers screenward child list" daemon_answers
+in_container usermod -aG screenward-guardians "$guardian"
+
+# The daemon's journal since an instant (short-unix: each line starts with its time).
+daemon_journal() { in_container journalctl -u screenward-daemon.service -o short-unix --no-pager --since "@${1%.*}"; }
+# The first line of the daemon's journal since `since` matching `pattern`, within `seconds`; its
+# time in `found_at`.
+found_at=""
+wait_for_daemon_line() {  # since, pattern, seconds
+  local deadline line
+  deadline=$(awk -v a="$(now)" -v s="$3" 'BEGIN { printf "%.6f", a + s }')
+  found_at=""
+  while awk -v a="$(now)" -v d="$deadline" 'BEGIN { exit !(a < d) }'; do
+    line=$(daemon_journal "$1" | awk -v t="$1" '$1 >= t' | grep -m1 -E "$2" || true)
+    if [ -n "$line" ]; then
+      found_at=${line%% *}
+      return 0
+    fi
+    sleep 0.1
+  done
+  return 1
+}
+# The child's logind sessions: "ID TYPE" lines.
+childs_sessions() {
+  local id
+  for id in $(in_container loginctl list-sessions --no-legend | awk -v u="$child" '$3 == u { print $1 }'); do
+    echo "$id $(in_container loginctl show-session "$id" -p Type --value 2>/dev/null)"
+  done
+}
+session_ended_events() {
+  in_container screenward child events "$child" --json | jq '[.[] | select(.kind == "session-ended")] | length'
+}
+# The seconds of an application in the child's usage since `since` (a date or today).
+usage_seconds() {  # application id, [since]
+  in_container screenward usage --user "$child" --since "${2:-today}" --json |
+    jq -r --arg id "$1" '[.apps[] | select(.id == $id) | .seconds] | add // 0'
+}
+screenshot() {  # file name in the results folder, [on_greeter: LightDM's cookie, before the child logged in]
+  "${2:-on_childs_display}" import -window root "/var/tmp/$1" && mv "$root/var/tmp/$1" "$results/$1"
+}
+
+# ---------------------------------------------------------------------------------------------
+# 5a. A managed child logs in at the greeter; their xterm is counted, then shielded.
+echo "test-desktop.sh: a. sam, managed, logs in at the greeter"
+check "screenward child add $child (as root)" in_container screenward child add "$child"
+check "a limit on XTerm, 5 s a day, set by the guardian $guardian" as_user "$guardian" \
+  screenward limit add Terminal --app debian-xterm.desktop --daily 5s --user "$child"
+
+greeter_shows() {
+  for _ in $(seq 300); do
+    on_greeter xdotool search --onlyvisible --class lightdm-gtk-greeter >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "no greeter window on :0 in 30 s"
+  return 1
+}
+x11_session=""
+logged_in_at=""
+log_in_at_greeter() {  # name for the screenshot
+  x11_session=""
+  greeter_shows || return 1
+  sleep 1  # the greeter's entry takes the focus once shown
+  screenshot "$1-greeter.png" on_greeter || true
+  on_greeter xdotool type --delay 40 "$child" || return 1
+  on_greeter xdotool key Return || return 1
+  sleep 1.5  # LightDM asks for the password (PAM's prompt)
+  on_greeter xdotool type --delay 40 "$child_password" || return 1
+  logged_in_at=$(now)
+  on_greeter xdotool key Return || return 1
+  local id type
+  for _ in $(seq 150); do
+    while read -r id type; do [ "$type" = x11 ] && x11_session=$id; done < <(childs_sessions)
+    [ -n "$x11_session" ] && break
+    sleep 0.1
+  done
+  if [ -z "$x11_session" ]; then
+    echo "no X11 session of $child in logind 15 s after the password's Return"
+    in_container loginctl list-sessions --no-pager
+    return 1
+  fi
+  echo "  | logind's session $x11_session (x11) of $child, $(seconds_since "$logged_in_at") s after the password's Return"
+}
+# Login → the agent tracking: the daemon's "agent attached", then the agent's own "tracking :0"
+# (an agent attaches before it opens the display: one that cannot is replaced).
+agent_tracking_after=""
+agent_tracks() {
+  wait_for_daemon_line "$logged_in_at" "session $x11_session: agent attached" 20 || {
+    echo "the daemon did not say 'session $x11_session: agent attached' within 20 s of the login:"
+    daemon_journal "$logged_in_at" | tail -n 20
+    return 1
+  }
+  echo "  | login (the password's Return) → the daemon's 'agent attached': $(difference "$logged_in_at" "$found_at") s"
+  wait_for_daemon_line "$logged_in_at" "screenward-agent info: tracking :0 for $child \\(session $x11_session\\)" 20 || {
+    echo "the agent did not say 'tracking :0 for $child (session $x11_session)' within 20 s of the login:"
+    daemon_journal "$logged_in_at" | tail -n 20
+    return 1
+  }
+  agent_tracking_after=$(difference "$logged_in_at" "$found_at")
+  echo "  | login (the password's Return) → the agent's 'tracking :0': $agent_tracking_after s"
+  # What a guardian reads about this login (an agent that failed on the way is recorded).
+  local failed
+  failed=$(in_container screenward child events "$child" --json |
+    jq -r --arg since "$(date -u -d "@${logged_in_at%.*}" +%FT%T)" \
+      '.[] | select(.kind == "agent-failed" and .at >= $since) | .detail')
+  [ -z "$failed" ] || echo "$failed" | sed 's/^/  | recorded for the guardians (agent-failed): /'
+}
+check "$child logs in through LightDM's greeter (its user name and password typed)" log_in_at_greeter a-login
+[ -n "$x11_session" ] || fail_now "the child could not log in at the greeter: the rest needs their session"
+check "the daemon's agent attaches to $child's session and tracks it" agent_tracks
+login_samples=("$agent_tracking_after")
+no_preload_in_session() {
+  local pid found=0
+  for pid in $(in_container pgrep -u "$child"); do
+    if in_container cat "/proc/$pid/environ" 2>/dev/null | tr '\0' '\n' | grep -q '^LD_PRELOAD='; then
+      echo "process $pid of $child has LD_PRELOAD: $(in_container cat "/proc/$pid/cmdline" | tr '\0' ' ')"
+      found=1
+    fi
+  done
+  [ "$found" -eq 0 ]
+}
+check "$child's session has none of LightDM's LD_PRELOAD (an adaptation of this test's)" no_preload_in_session
+
+xterm_pid=""
+xterm_window=""
+xterm_at=""
+xterms=0
+# As a desktop's launcher starts an application: by the child's own systemd user manager (a
+# unit of theirs, in their user@.service), with their display and cookie.
+as_child_in_user_manager() {
+  as_user "$child" XDG_RUNTIME_DIR="/run/user/$child_uid" DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$child_uid/bus" "$@"
+}
+start_xterm() {
+  xterm_pid=""
+  xterm_window=""
+  xterms=$((xterms + 1))
+  xterm_at=$(now)
+  as_child_in_user_manager systemd-run --user --quiet --unit="xterm-$xterms" --setenv=DISPLAY=:0 \
+    --setenv=XAUTHORITY="/home/$child/.Xauthority" xterm || return 1
+  for _ in $(seq 100); do
+    xterm_pid=$(as_child_in_user_manager systemctl --user show -p MainPID --value "xterm-$xterms.service")
+    [ "${xterm_pid:-0}" != 0 ] && xterm_window=$(on_childs_display xdotool search --onlyvisible --pid "$xterm_pid" 2>/dev/null | head -n1)
+    [ -n "$xterm_window" ] && break
+    sleep 0.1
+  done
+  [ -n "$xterm_window" ] || { echo "no window of xterm (pid ${xterm_pid:-none}) on :0 in 10 s"; return 1; }
+  echo "  | xterm (pid $xterm_pid in the container, unit xterm-$xterms.service of $child's), window $xterm_window"
+}
+xterm_counted() {
+  for _ in $(seq 60); do
+    [ "$(awk -v s="$(usage_seconds debian-xterm.desktop)" 'BEGIN { print (s > 0) }')" = 1 ] && break
+    sleep 0.1
+  done
+  local seconds
+  seconds=$(usage_seconds debian-xterm.desktop)
+  echo "  | screenward usage --user $child: debian-xterm.desktop $seconds s"
+  awk -v s="$seconds" 'BEGIN { exit !(s > 0) }'
+}
+# The agent's shield over the xterm: the agent (its output is the daemon's journal) says it
+# covers the xterm's window, and on the screen a window of class Screenward (instance shield)
+# is shown over the xterm's whole window.
+shield_covers_xterm() {  # seconds to wait, screenshot name
+  local window_id
+  window_id=$(printf '0x%x' "$xterm_window")
+  wait_for_daemon_line "$xterm_at" "covering $window_id of debian-xterm.desktop" "$1" || {
+    echo "the agent did not say 'covering $window_id of debian-xterm.desktop' within $1 s:"
+    daemon_journal "$xterm_at" | tail -n 20
+    return 1
+  }
+  echo "  | covered $(difference "$xterm_at" "$found_at") s after the xterm was started"
+  sleep 0.5  # drawn
+  screenshot "$2" || return 1
+  echo "  | screenshot: $results/$2"
+  # Each window's place on the screen, as xwininfo says it (absolute), and whether it is shown.
+  local shield covered="" xterm_box shield_box
+  xterm_box=$(window_box "$xterm_window")
+  for shield in $(on_childs_display xwininfo -root -tree | sed -n 's/^ *\(0x[0-9a-f]*\) .*("shield" "Screenward").*/\1/p'); do
+    shield_box=$(window_box "$shield")
+    [ -n "$shield_box" ] || continue  # not shown
+    if awk -v s="$shield_box" -v x="$xterm_box" 'BEGIN { split(s, a); split(x, b)
+      exit !(a[1] <= b[1] && a[2] <= b[2] && a[1] + a[3] >= b[1] + b[3] && a[2] + a[4] >= b[2] + b[4]) }'; then
+      covered="$shield ($shield_box)"
+    fi
+  done
+  [ -n "$covered" ] || {
+    echo "no shield window (WM_CLASS shield, Screenward) shown over the xterm's window (x y width height: $xterm_box)"
+    on_childs_display xwininfo -root -tree | grep -iE "shield|xterm" | head
+    return 1
+  }
+  echo "  | shield window $covered over the xterm's window ($xterm_box): x y width height"
+}
+# "x y width height" of a window shown on the screen, nothing for one that is not.
+window_box() {
+  on_childs_display xwininfo -id "$1" | awk '
+    /Absolute upper-left X:/ { x = $NF } /Absolute upper-left Y:/ { y = $NF }
+    /^ *Width:/ { w = $NF } /^ *Height:/ { h = $NF } /Map State: IsViewable/ { shown = 1 }
+    END { if (shown) print x, y, w, h }'
+}
+xterm_held() {  # frozen by the cgroup freezer, or stopped
+  local state frozen
+  for _ in $(seq 30); do
+    state=$(in_container ps -o stat= -p "$xterm_pid" | tr -d ' ')
+    frozen=$(in_container sh -c "cat \"/sys/fs/cgroup/unified\$(sed -n 's/^0:://p' /proc/$xterm_pid/cgroup)/cgroup.freeze\" 2>/dev/null ||
+      cat \"/sys/fs/cgroup\$(sed -n 's/^0:://p' /proc/$xterm_pid/cgroup)/cgroup.freeze\" 2>/dev/null" || true)
+    case "$state" in T*) echo "  | stopped (state $state)"; return 0 ;; esac
+    [ "$frozen" = 1 ] && { echo "  | frozen (cgroup.freeze 1)"; return 0; }
+    sleep 0.1
+  done
+  echo "the xterm (pid $xterm_pid) is neither stopped nor frozen: state $state, cgroup.freeze ${frozen:-unreadable}"
+  return 1
+}
+check "$child starts xterm in their session" start_xterm
+if [ -n "$xterm_window" ]; then
+  check "the xterm is counted (screenward usage --user $child)" xterm_counted
+  check "the xterm is covered by its shield once the 5 s are used" shield_covers_xterm 20 a-xterm-shielded.png
+  check "the covered xterm is held" xterm_held
+fi
+daemon_journal "$started" >"$results/daemon-a.log" 2>&1 || true
+
+# Ends the child's sessions the daemon left (so that a failed scenario does not spoil the next).
+end_childs_sessions() {
+  local id type
+  while read -r id type; do in_container loginctl terminate-session "$id" || true; done < <(childs_sessions)
+  for _ in $(seq 100); do [ -z "$(childs_sessions)" ] && return 0; sleep 0.1; done
+}
+
+# ---------------------------------------------------------------------------------------------
+# 5b and 5c. A session the daemon cannot enforce (no X11 display for its agent) is ended: the
+# logind session is gone within 1 s of its start, and recorded.
+unenforceable_session=""
+session_ended() {  # type (tty or wayland), since
+  local type=$1 since=$2 id="" seen_type="" logind started_at="" removed_at=""
+  # logind's journal names each new session of the child; a session may be gone before loginctl
+  # is asked about it.
+  for _ in $(seq 100); do
+    id=$(in_container journalctl -u systemd-logind -o cat --no-pager --since "@${since%.*}" |
+      sed -n "s/^New session \([^ ]*\) of user $child\.\$/\1/p" | head -n1)
+    [ -n "$id" ] && break
+    sleep 0.1
+  done
+  [ -n "$id" ] || { echo "no session of $child started in logind within 10 s"; return 1; }
+  unenforceable_session=$id
+  seen_type=$(in_container loginctl show-session "$id" -p Type --value 2>/dev/null || true)
+  [ -z "$seen_type" ] || [ "$seen_type" = "$type" ] || { echo "session $id is of Type=$seen_type, not $type"; return 1; }
+  for _ in $(seq 50); do
+    in_container loginctl show-session "$id" >/dev/null 2>&1 || break
+    sleep 0.1
+  done
+  logind=$(in_container journalctl -u systemd-logind -o short-unix --no-pager --since "@${since%.*}")
+  started_at=$(echo "$logind" | grep -m1 "New session $id of user" | cut -d' ' -f1)
+  removed_at=$(echo "$logind" | grep -m1 "Removed session $id\." | cut -d' ' -f1)
+  if [ -z "$removed_at" ]; then
+    echo "session $id (${seen_type:-$type}) of $child is still there 5 s after it started:"
+    in_container loginctl show-session "$id" -p Type -p Class -p Service -p State --no-pager
+    echo "the daemon's journal since:"
+    daemon_journal "$since" | tail -n 10
+    return 1
+  fi
+  local lasted
+  lasted=$(difference "$started_at" "$removed_at")
+  echo "  | session $id (${seen_type:-$type}) lasted $lasted s (logind's New session → Removed session)"
+  awk -v l="$lasted" 'BEGIN { exit !(l <= 1.0) }' || { echo "it should have been ended within 1 s"; return 1; }
+}
+# The session the daemon left, ended by the test.
+end_unenforceable_session() {
+  [ -n "$unenforceable_session" ] || return 0
+  in_container loginctl terminate-session "$unenforceable_session" >/dev/null 2>&1 || true
+  for _ in $(seq 50); do
+    in_container loginctl show-session "$unenforceable_session" >/dev/null 2>&1 || break
+    sleep 0.1
+  done
+  unenforceable_session=""
+}
+event_recorded() {  # events before
+  local after
+  for _ in $(seq 30); do
+    after=$(session_ended_events)
+    [ "$after" -gt "$1" ] && break
+    sleep 0.1
+  done
+  echo "  | session-ended events: $1 before, $after after"
+  [ "$after" -gt "$1" ] || { in_container screenward child events "$child" | tail -n 5; return 1; }
+}
+
+echo "test-desktop.sh: b. sam logs in on a console (login -f sam, under script)"
+before=$(session_ended_events)
+since=$(now)
+# `login -f` under `script`: a pseudo-terminal, so logind's Type=tty Class=user (runuser or su
+# would make Class=background). Its standard input stays open (sleep) so that the shell waits.
+in_container setsid sh -c "sleep 60 | script -qc 'login -f $child' /dev/null >/dev/null 2>&1 &"
+check "a console login of $child (Type=tty) is ended by the daemon within 1 s" session_ended tty "$since"
+check "screenward child events $child has a session-ended event for it" event_recorded "$before"
+end_unenforceable_session
+in_container pkill -f "^script -qc login -f $child" || true
+
+echo "test-desktop.sh: c. sam's Wayland session (from /usr/share/wayland-sessions, LightDM's autologin)"
+# LightDM starts again, on its own, and logs sam in to that session (ending their X11 session).
+end_childs_sessions
+before=$(session_ended_events)
+cat >"$root/etc/lightdm/lightdm.conf.d/60-screenward-test-autologin.conf" <<EOF
+[Seat:*]
+autologin-user=$child
+autologin-session=screenward-test-sleep
+EOF
+since=$(now)
+in_container systemctl restart lightdm.service
+check "a Wayland session of $child (Type=wayland) is ended by the daemon within 1 s" session_ended wayland "$since"
+check "screenward child events $child has a session-ended event for it" event_recorded "$before"
+rm "$root/etc/lightdm/lightdm.conf.d/60-screenward-test-autologin.conf"
+end_unenforceable_session
+daemon_journal "$started" >"$results/daemon-bc.log" 2>&1 || true
+
+# ---------------------------------------------------------------------------------------------
+# 5d. The container restarts: the child's rules and the day's usage are the daemon's still.
+echo "test-desktop.sh: d. the computer restarts"
+day=$(in_container date +%F)
+used_before=$(usage_seconds debian-xterm.desktop "$day")
+limits_before=$(in_container screenward limit list --user "$child" 2>&1 || true)
+in_container journalctl -b --no-pager >"$results/journal-first-boot.log" 2>&1 || true
+restarted=$(now)
+in_container systemctl reboot || true
+for _ in $(seq 600); do kill -0 "$nspawn" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$nspawn" 2>/dev/null && fail_now "the container did not go down within 60 s of systemctl reboot"
+reboot_status=0
+wait "$nspawn" || reboot_status=$?
+nspawn=""
+leader=""
+# 133: the container asked to be rebooted (nspawn@.service restarts it on that status).
+[ "$reboot_status" -eq 133 ] || echo "  | systemd-nspawn exited with $reboot_status (133 is a reboot)"
+boot
+echo "  | restarted in $(seconds_since "$restarted") s"
+check "the daemon is active again" daemon_active
+check "the daemon answers again" daemon_answers
+limit_kept() { in_container screenward limit list --user "$child" | tee /dev/stderr | grep -q Terminal; }
+check "$child's limit is still there (screenward limit list --user $child)" limit_kept
+usage_kept() {
+  local after
+  after=$(usage_seconds debian-xterm.desktop "$day")
+  echo "  | debian-xterm.desktop on $day: $used_before s before the restart, $after s after"
+  awk -v a="$after" -v b="$used_before" 'BEGIN { exit !(b > 0 && a >= b) }'
+}
+check "the day's usage is still there (screenward usage --user $child --since $day)" usage_kept
+check "$child logs in again at the greeter" log_in_at_greeter d-login
+if [ -n "$x11_session" ]; then
+  check "the daemon's agent attaches again and tracks the session" agent_tracks
+  login_samples+=("$agent_tracking_after")
+  if check "$child starts xterm again" start_xterm && [ -n "$xterm_window" ]; then
+    check "the xterm is covered at once: the limit was used before the restart" shield_covers_xterm 5 \
+      d-xterm-shielded.png
+  fi
+fi
+daemon_journal "$started" >"$results/daemon-d.log" 2>&1 || true
+in_container journalctl -b --no-pager >"$results/journal.log" 2>&1 || true
+stop_container
+
+samples=$(printf '%s\n' "${login_samples[@]}" | grep -v '^$' | paste -sd' ' -)
+echo "test-desktop.sh: login → the agent tracking: ${samples:-no sample} s; results in $results;" \
+  "$(seconds_since "$started") s in all"
+if [ "$failures" -ne 0 ]; then
+  echo "test-desktop.sh: $failures checks FAILED"
+  exit 1
+fi
+echo "test-desktop.sh: a managed child's desktop works as it should"
