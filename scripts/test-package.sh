@@ -12,8 +12,18 @@
 # Needs root and Debian's mirror ($SCREENWARD_DEBIAN_MIRROR, default deb.debian.org). Outside
 # CI it skips when it cannot run; with CI=true it fails instead.
 #   scripts/test-package.sh
+#   scripts/test-package.sh --keep-package DIR   also leaves the package it built (the source's
+#                                                version) in DIR, for scripts/test-desktop.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+keep=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --keep-package) keep="$2"; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test-package.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
 
 cannot_run() {
   if [ "${CI:-}" = true ]; then
@@ -71,6 +81,7 @@ scripts/package.sh --fast --output "$work/packages"
 scripts/package.sh --version "$newer" --fast --output "$work/packages"
 first=$work/packages/screenward_${version}_amd64.deb
 second=$work/packages/screenward_${newer}_amd64.deb
+if [ -n "$keep" ]; then mkdir -p "$keep" && cp "$first" "$keep/"; fi
 
 made=0
 wait "$debootstrap" || made=$?
