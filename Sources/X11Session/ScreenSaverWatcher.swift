@@ -93,6 +93,8 @@ public final class ScreenSaverWatcher {
             throw X11Error.cannotOpenDisplay(connection.displayName)
         }
         recordDisplay = data
+        // Its loss is the session's end, as the main connection's is (XErrors.swift).
+        XSetIOErrorExitHandler(data, xIOErrorExitHandler, nil)
         let box = HoldBox { [unowned self] kind, client, suspend, serverTime in
             recorded(kind: kind, client: client, suspend: suspend, serverTime: serverTime)
         }

@@ -160,8 +160,9 @@ final class VideoPresenceTests: XSessionTestCase {
         let still = try webSeconds(agent)
         let stillCounted = still.total - before.total
         print("\(name), still page: \(stillCounted) s counted, 8 s still after \(shown) s to show it")
+        // The tab's switch may draw for a few frames (a run of motion, up to a second) after the key.
         XCTAssertLessThanOrEqual(
-            stillCounted, shown + 0.5,
+            stillCounted, shown + 1,
             "\(name): a still page stops at the last input; "
                 + agent.process.standardError.suffix(3000))
         // The video counted until the key; the still page's website, from its title to the key's release.
