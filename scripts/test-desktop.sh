@@ -82,17 +82,31 @@ for path in /run/systemd/nspawn /run/systemd; do [ -e "$path" ] || nspawn_leftov
 
 stop_container() {
   [ -n "$nspawn" ] || return 0
+  local stopping=$EPOCHREALTIME
   if kill -0 "$nspawn" 2>/dev/null; then
-    # A clean power-off first (the journal and the daemon's state are flushed), then nspawn's
-    # own stop (SIGTERM: it asks the container's systemd to power off), then SIGKILL.
-    if [ -n "$leader" ]; then timeout 10 nsenter --target "$leader" --mount --pid -- systemctl poweroff \
-      >/dev/null 2>&1 || true; fi
-    for _ in $(seq 150); do kill -0 "$nspawn" 2>/dev/null || break; sleep 0.1; done
-    kill -TERM "$nspawn" 2>/dev/null || true
-    for _ in $(seq 100); do kill -0 "$nspawn" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$nspawn" 2>/dev/null || true
+    # A clean power-off first (the journal and the daemon's state are flushed); then, if the
+    # container is not down in 30 s, its PID 1 is killed, which ends every process of its PID
+    # namespace at once; nspawn is killed last. The root folder is only removed once nothing runs
+    # from it.
+    if [ -n "$leader" ]; then
+      timeout 10 nsenter --target "$leader" --mount --pid -- systemctl poweroff >/dev/null 2>&1 || true
+    fi
+    for _ in $(seq 300); do kill -0 "$nspawn" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$nspawn" 2>/dev/null; then
+      echo "test-desktop.sh: the container was not down 30 s after systemctl poweroff: its systemd is killed" >&2
+      journal_tail 30
+      if [ -n "$leader" ]; then kill -KILL "$leader" 2>/dev/null || true; fi
+      for _ in $(seq 100); do kill -0 "$nspawn" 2>/dev/null || break; sleep 0.1; done
+      kill -KILL "$nspawn" 2>/dev/null || true
+    fi
   fi
   wait "$nspawn" 2>/dev/null || true
+  # Its PID 1 outlives nspawn when nspawn was killed first: it must not run on.
+  if [ -n "$leader" ] && kill -0 "$leader" 2>/dev/null; then
+    kill -KILL "$leader" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$leader" 2>/dev/null || break; sleep 0.1; done
+  fi
+  echo "--- powered off in $(seconds_since "$stopping") s" >>"$results/nspawn.log"
   nspawn=""
   leader=""
 }
@@ -102,7 +116,7 @@ cleanup() {
   stop_container
   # Nothing should be mounted under the work folder (nspawn mounts in its own namespace), but a
   # mount left there must not take the host's files with it when the folder is removed.
-  grep -o " $work[^ ]*" /proc/self/mounts | sort -r | while read -r mount; do umount -l "$mount"; done
+  grep -o " ${work}[^ ]*" /proc/self/mounts | sort -r | while read -r mount; do umount -l "$mount"; done
   rm -rf "$work"
   if [ -n "${building:-}" ]; then rm -f "$building"; fi
   local path
@@ -117,8 +131,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The results folder is emptied first: only one this test made (it marks its own).
+if [ -d "$results" ] && [ -n "$(ls -A "$results")" ] && [ ! -e "$results/.screenward-desktop-test" ]; then
+  echo "test-desktop.sh: FAILED: $results holds files that are not this test's results: choose another --results" >&2
+  exit 1
+fi
 rm -rf "$results"
 mkdir -p "$results"
+touch "$results/.screenward-desktop-test"
 results=$(cd "$results" && pwd)
 
 failures=0
@@ -188,6 +208,7 @@ if [ -f "$tarball" ]; then
 else
   echo "test-desktop.sh: making the Debian 12 root (mmdebstrap bookworm, $mirror; cached as $tarball)"
   building=$cache/.building.$$.tar
+  making=$EPOCHREALTIME
   if ! mmdebstrap "${mmdebstrap_options[@]}" bookworm "$building" "$mirror" >"$results/mmdebstrap.log" 2>&1; then
     tail -n 20 "$results/mmdebstrap.log" >&2
     cannot_run "mmdebstrap could not make a Debian 12 root from $mirror"
@@ -196,7 +217,7 @@ else
   building=""
   # Only the root of the current package list is kept.
   find "$cache" -maxdepth 1 -name 'bookworm-*.tar' ! -name "$(basename "$tarball")" -delete
-  echo "test-desktop.sh: made in $(seconds_since "$started") s"
+  echo "test-desktop.sh: made in $(seconds_since "$making") s"
 fi
 mkdir "$root"
 tar -C "$root" -xf "$tarball"
@@ -311,6 +332,7 @@ as_user() {  # user, command...
 on_greeter() { in_container env DISPLAY=:0 XAUTHORITY=/var/run/lightdm/root/:0 "$@"; }
 on_childs_display() { in_container env DISPLAY=:0 XAUTHORITY="/home/$child/.Xauthority" "$@"; }
 
+booted_once=""
 boot() {
   local booting=$EPOCHREALTIME state=""
   echo "--- boot at $(date -u +%FT%TZ)" >>"$results/nspawn.log"
@@ -328,6 +350,8 @@ boot() {
   done
   if [ -z "$leader" ]; then
     tail -n 20 "$results/nspawn.log" >&2
+    # The first time, this machine cannot boot a container; after that, the restart failed.
+    [ -n "$booted_once" ] && fail_now "systemd-nspawn did not boot the root again (its log: $results/nspawn.log)"
     cannot_run "systemd-nspawn did not boot the Debian 12 root (its log: $results/nspawn.log)"
   fi
   for _ in $(seq 600); do
@@ -340,6 +364,7 @@ boot() {
     running|degraded) ;;
     *) fail_now "the container did not finish booting in 60 s (systemctl is-system-running: ${state:-nothing})" ;;
   esac
+  booted_once=yes
   echo "test-desktop.sh: booted ($state) in $(seconds_since "$booting") s"
   [ "$state" = running ] || in_container systemctl --failed --no-pager | sed 's/^/  | /'
 }
@@ -678,7 +703,6 @@ daemon_journal "$started" >"$results/daemon-bc.log" 2>&1 || true
 echo "test-desktop.sh: d. the computer restarts"
 day=$(in_container date +%F)
 used_before=$(usage_seconds debian-xterm.desktop "$day")
-limits_before=$(in_container screenward limit list --user "$child" 2>&1 || true)
 in_container journalctl -b --no-pager >"$results/journal-first-boot.log" 2>&1 || true
 restarted=$(now)
 in_container systemctl reboot || true
