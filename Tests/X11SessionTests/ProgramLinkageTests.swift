@@ -6,7 +6,10 @@ import XCTest
 /// GLib's runtime without the X11 module, so neither links Xlib nor GTK (the daemon runs
 /// where no display is, the command line on a server over ssh).
 final class ProgramLinkageTests: XCTestCase {
-    static let desktopLibraries = ["libX11.", "libXss.", "libXext.", "libXRes.", "libxcb.", "libgtk-", "libgdk-"]
+    static let desktopLibraries = [
+        "libX11.", "libXss.", "libXext.", "libXRes.", "libXdamage.", "libXfixes.", "libXtst.", "libxcb.", "libgtk-",
+        "libgdk-",
+    ]
 
     /// The libraries `program` (as built) loads, by their file names.
     func libraries(of program: String) throws -> [String] {
@@ -26,6 +29,8 @@ final class ProgramLinkageTests: XCTestCase {
         // What the check looks for is there when it should be.
         let agent = try libraries(of: "screenward-agent")
         XCTAssertTrue(
-            agent.contains { $0.hasPrefix("libX11.") } && agent.contains { $0.hasPrefix("libgtk-3.") }, "\(agent)")
+            agent.contains { $0.hasPrefix("libX11.") } && agent.contains { $0.hasPrefix("libgtk-3.") }
+                && agent.contains { $0.hasPrefix("libXdamage.") } && agent.contains { $0.hasPrefix("libXtst.") },
+            "\(agent)")
     }
 }

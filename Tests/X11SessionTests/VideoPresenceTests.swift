@@ -35,25 +35,38 @@ final class VideoPresenceTests: XSessionTestCase {
         try expectCounted(agent, display: session.display, what: "mpv")
     }
 
-    /// A blinking cursor (xterm -bc) is one cell drawn every 0.9 s: no motion.
-    func testAStillXtermStopsAtTheLastInput() throws {
+    /// A blinking cursor (xterm -bc) is one cell drawn every 0.9 s: no motion. A video playing in
+    /// another window (mpv, told not to touch the screen saver) is not the focused window's.
+    func testAStillXtermStopsAtTheLastInputBesideAPlayingVideo() throws {
         let xterm = try requireProgram("xterm", package: "xterm")
+        let mpv = try requireProgram("mpv", package: "mpv")
+        let video = try makeVideo(in: temporary)
         let session = try startXSession()
         defer { session.stop() }
         let agent = try startAgent(display: session.display)
         defer { agent.stop() }
-        let terminal = try ChildProcess(xterm, ["-bc"], environment: ["DISPLAY": session.display])
+        let player = try ChildProcess(
+            mpv,
+            [
+                "--loop", "--no-audio", "--vo=x11", "--no-terminal", "--stop-screensaver=no", "--geometry=+0+0",
+                video.path,
+            ], environment: ["DISPLAY": session.display, "HOME": temporary.path])
+        defer { player.stop() }
+        try waitForFocus(agent, containing: "mpv")
+        let terminal = try ChildProcess(
+            xterm, ["-bc", "-geometry", "80x24-0-0"], environment: ["DISPLAY": session.display])
         defer { terminal.stop() }
-        try waitForFocus(agent)
+        try waitForFocus(agent, containing: "xterm")
         let before = try agent.usage().totalSeconds
         let started = Date()
         try xdotool(["type", "--delay", "150", "echo still"], display: session.display)
         let typed = Date().timeIntervalSince(started)
         Thread.sleep(forTimeInterval: 10)
         let counted = try agent.usage().totalSeconds - before
-        print("still xterm: \(counted) s counted, \(typed) s of typing, then 10 s still")
-        // The count ends at the last key: a blinking cursor counted would add the 10 s.
+        print("still xterm beside a video: \(counted) s counted, \(typed) s of typing, then 10 s still")
+        // The count ends at the last key: a blinking cursor or the video beside it counted would add the 10 s.
         XCTAssertEqual(counted, typed, accuracy: 0.5, agent.process.standardError.suffix(3000).description)
+        XCTAssertTrue(player.isRunning, "mpv played all along: \(player.standardError.suffix(1000))")
     }
 
     /// A still window whose process holds the screen saver off (XScreenSaverSuspend, as the browsers
@@ -196,19 +209,23 @@ final class VideoPresenceTests: XSessionTestCase {
             environment: try catalogEnvironment(entries: [:]), verbose: verbose)
     }
 
-    /// Waits until the agent says an application has the focus.
-    private func waitForFocus(_ agent: AgentRun) throws {
+    /// Waits until the agent says an application has the focus (one whose id contains `name`).
+    private func waitForFocus(_ agent: AgentRun, containing name: String = "") throws {
         let deadline = Date().addingTimeInterval(30)
+        var last = ""
         while Date() < deadline {
             let text = (try? agent.cli(["status", "--json"])) ?? ""
             if let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-                object["focused_id"] as? String != nil
+                let focused = object["focused_id"] as? String
             {
-                return
+                last = focused
+                if name.isEmpty || focused.lowercased().contains(name) { return }
             }
             Thread.sleep(forTimeInterval: 0.1)
         }
-        throw HarnessError.timedOut("no application took the focus: \(agent.process.standardError.suffix(2000))")
+        throw HarnessError.timedOut(
+            "no application\(name.isEmpty ? "" : " named \(name)") took the focus (last \(last)): "
+                + agent.process.standardError.suffix(2000))
     }
 
     private func waitForWebsite(_ site: String, agent: AgentRun) throws {
