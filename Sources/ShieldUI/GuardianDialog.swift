@@ -13,6 +13,13 @@ import ScreenwardCore
 /// What is not six digits is not sent (a login password typed by habit goes nowhere);
 /// a wrong code keeps the dialog up with the daemon's message (and, when too many came
 /// in a row, Approve stays off until the wait is over).
+///
+/// While it is up it holds the keyboard (an X grab, as a screen locker does): no other
+/// client can grab it to take the code's last digits from the guardian. Reading keys needs
+/// no grab (XRecord), which is why the daemon lets one dialog be open at a time, so that a
+/// code read is good for nothing but what this dialog asks. A keyboard another program
+/// holds, or a grab taken from the dialog (it was unmapped, say), voids the dialog: it
+/// closes and the daemon records why (`onVoid`).
 public final class GuardianDialog {
     private let window: UnsafeMutablePointer<GtkWidget>
     private let accounts: UnsafeMutablePointer<GtkWidget>
@@ -24,6 +31,24 @@ public final class GuardianDialog {
     private let texts: GuardianDialogTexts
     private let onAnswer: (_ guardian: String, _ code: String) -> Void
     private let onCancel: () -> Void
+    private let onVoid: (_ why: KeyboardLoss) -> Void
+    /// Whether the dialog holds the keyboard now; and the timer of the tries to take it.
+    private var holdsKeyboard = false
+    private var grabRetry: guint = 0
+    private var grabTries = 0
+
+    /// How the dialog lost the keyboard it must hold.
+    public enum KeyboardLoss: Sendable, Equatable {
+        /// Another program held the keyboard for the whole second the dialog tried to take it.
+        case heldByAnother
+        /// The dialog's grab was taken from it (its window unmapped, or another grab).
+        case taken
+    }
+
+    /// How long the dialog tries to take the keyboard (a window manager's own short grab, as
+    /// during Alt+Tab, ends within it).
+    static let grabTries = 10
+    static let grabRetryMilliseconds: guint = 100
 
     /// Its X window title in English, for tests and window rules (a session in another
     /// language has it translated: `GuardianDialogTexts.title`).
@@ -34,11 +59,12 @@ public final class GuardianDialog {
 
     public init(
         question: String, guardians: [String], texts: GuardianDialogTexts, onAnswer: @escaping (String, String) -> Void,
-        onCancel: @escaping () -> Void
+        onCancel: @escaping () -> Void, onVoid: @escaping (KeyboardLoss) -> Void = { _ in }
     ) {
         self.texts = texts
         self.onAnswer = onAnswer
         self.onCancel = onCancel
+        self.onVoid = onVoid
         // Its entry, list and buttons are the desktop's, drawn by the desktop's theme (the
         // agent starts without it: its shields draw themselves).
         GtkToolkit.useDesktopTheme()
@@ -116,8 +142,16 @@ public final class GuardianDialog {
         GtkSignals.onNotification(window, "destroy") { [unowned self] in
             guard !closed else { return }
             closed = true
-            if reenable != 0 { g_source_remove(reenable) }
+            stopTimers()
             onCancel()
+        }
+        GtkSignals.onEvent(window, "map-event") { [unowned self] _ in
+            if !holdsKeyboard, grabRetry == 0 { takeKeyboard() }
+            return false
+        }
+        GtkSignals.onEvent(window, "grab-broken-event") { [unowned self] _ in
+            if holdsKeyboard { lostKeyboard(.taken) }
+            return false
         }
         gtk_widget_show_all(window)
         gtk_widget_grab_focus(code)
@@ -178,8 +212,48 @@ public final class GuardianDialog {
     public func close() {
         guard !closed else { return }
         closed = true
-        if reenable != 0 { g_source_remove(reenable) }
+        stopTimers()
+        if holdsKeyboard, let display = gdk_display_get_default(), let seat = gdk_display_get_default_seat(display) {
+            holdsKeyboard = false
+            gdk_seat_ungrab(seat)
+        }
         gtk_widget_destroy(window)
+    }
+
+    private func stopTimers() {
+        if reenable != 0 { g_source_remove(reenable) }
+        reenable = 0
+        if grabRetry != 0 { g_source_remove(grabRetry) }
+        grabRetry = 0
+    }
+
+    /// Takes the keyboard for the dialog's window, trying again for a second while another
+    /// client holds it; then gives up, and the dialog is void.
+    private func takeKeyboard() {
+        grabRetry = 0
+        guard !closed, let gdkWindow = gtk_widget_get_window(window), let display = gdk_display_get_default(),
+            let seat = gdk_display_get_default_seat(display)
+        else { return }
+        let status = gdk_seat_grab(seat, gdkWindow, GDK_SEAT_CAPABILITY_KEYBOARD, 1, nil, nil, nil, nil)
+        if status == GDK_GRAB_SUCCESS {
+            holdsKeyboard = true
+            gdk_display_flush(display)
+            return
+        }
+        grabTries += 1
+        guard grabTries < Self.grabTries else { return lostKeyboard(.heldByAnother) }
+        let box = Unmanaged.passRetained(TimeoutBox { [weak self] in self?.takeKeyboard() }).toOpaque()
+        grabRetry = g_timeout_add_full(G_PRIORITY_DEFAULT, Self.grabRetryMilliseconds, timeoutTrampoline, box) { data in
+            guard let data else { return }
+            Unmanaged<TimeoutBox>.fromOpaque(data).release()
+        }
+    }
+
+    private func lostKeyboard(_ why: KeyboardLoss) {
+        guard !closed else { return }
+        holdsKeyboard = false
+        onVoid(why)
+        close()
     }
 
     private func submit() {

@@ -43,6 +43,76 @@ final class GuardianApprovalsTests: XCTestCase {
         bundleIdentifier: "org.example.homework", displayName: "Homework", executables: ["/usr/bin/homework"])
     private let peer = ServicePeer(send: { _ in }, isConnected: { true })
 
+    /// The race a child's key reader could win: the guardian types a code into the dialog for
+    /// one request; the child's program opens another and types the code there first. While a
+    /// dialog is open no other request is shown: it is refused, the open one is voided, both
+    /// recorded, and the code reaches nothing.
+    func testASecondRequestWhileADialogIsOpenIsRefusedAndVoidsTheOpenOne() throws {
+        let approvals = approvals()
+        var first: [GuardianApprovals.Outcome] = []
+        try approvals.begin(.rules, app: app, child: "kid", uid: 1001, requester: peer) { first.append($0) }
+        let open = try XCTUnwrap(shown.first?.1)
+        var second: [GuardianApprovals.Outcome] = []
+        XCTAssertThrowsError(
+            try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { second.append($0) }
+        ) { error in
+            XCTAssertTrue("\(error)".contains("no other request may be made meanwhile"), "\(error)")
+        }
+        XCTAssertEqual(shown.count, 1, "the second request's dialog must not be shown")
+        XCTAssertEqual(closed, [open.id], "the open dialog is voided")
+        guard case .notApproved(let why) = first.first else { return XCTFail("\(first)") }
+        XCTAssertTrue(why.description.contains("was voided"), why.description)
+        XCTAssertTrue(recorded.contains { $0.detail.contains("was voided") }, "\(recorded)")
+        XCTAssertEqual(second, [])
+        XCTAssertEqual(approvals.pendingCount, 0)
+        // The code the guardian typed reaches no request.
+        var verdicts: [GuardianVerdict] = []
+        approvals.answer(GuardianAnswer(ask: open.id, guardian: "mum", code: "123456"), fromAgentOf: 1001) {
+            verdicts.append($0)
+        }
+        XCTAssertEqual(verdicts, [.closed])
+        XCTAssertTrue(checks.isEmpty, "no code is checked")
+
+        // Nor can a request made right after take it: no dialog comes up in that session until
+        // every code that could have been typed into the voided one is stale.
+        XCTAssertThrowsError(try approvals.begin(.rules, app: app, child: "kid", uid: 1001, requester: peer) { _ in }) {
+            error in
+            XCTAssertTrue("\(error)".contains("ended without an approval a moment ago"), "\(error)")
+        }
+        // Another child's session is theirs alone.
+        try approvals.begin(.rules, app: app, child: "other", uid: 1002, requester: peer) { _ in }
+        XCTAssertEqual(shown.count, 2)
+        now += GuardianApprovals.quietAfterUnapproved
+        try approvals.begin(.rules, app: app, child: "kid", uid: 1001, requester: peer) { _ in }
+        XCTAssertEqual(shown.count, 3)
+    }
+
+    /// A dialog the child cancels as the guardian types (a program of theirs can press Escape
+    /// in it) or that voids itself (it lost the keyboard) leaves the code to nothing either.
+    func testAfterADialogEndsUnapprovedNoOtherComesUpUntilItsCodesAreStale() throws {
+        let approvals = approvals()
+        for ending in ["cancelled", "voided"] {
+            var outcomes: [GuardianApprovals.Outcome] = []
+            try approvals.begin(.rules, app: app, child: "kid", uid: 1001, requester: peer) { outcomes.append($0) }
+            let ask = try XCTUnwrap(shown.last?.1)
+            let answer =
+                ending == "cancelled"
+                ? GuardianAnswer.cancelled(ask.id)
+                : GuardianAnswer.voided(ask.id, because: Phrase("another program took the keyboard", context: "event"))
+            var verdicts: [GuardianVerdict] = []
+            approvals.answer(answer, fromAgentOf: 1001) { verdicts.append($0) }
+            guard case .notApproved = outcomes.first else { return XCTFail("\(ending): \(outcomes)") }
+            XCTAssertThrowsError(
+                try approvals.begin(.rules, app: app, child: "kid", uid: 1001, requester: peer) { _ in })
+            now += GuardianApprovals.quietAfterUnapproved - 1
+            XCTAssertThrowsError(
+                try approvals.begin(.rules, app: app, child: "kid", uid: 1001, requester: peer) { _ in })
+            now += 1
+        }
+        XCTAssertTrue(recorded.contains { $0.detail.contains("was voided: another program took the keyboard") })
+        XCTAssertTrue(checks.isEmpty)
+    }
+
     func testTheRightCodeApprovesOnce() throws {
         let approvals = approvals()
         var outcomes: [GuardianApprovals.Outcome] = []
@@ -151,8 +221,11 @@ final class GuardianApprovalsTests: XCTestCase {
         var outcomes: [GuardianApprovals.Outcome] = []
         try approvals.begin(.revoke, app: app, child: "kid", uid: 1001, requester: peer) { outcomes.append($0) }
         approvals.answer(.cancelled(shown[0].1.id), fromAgentOf: 1001) { XCTAssertEqual($0, .cancelled) }
+        // (No dialog comes up for a while after one ended unapproved.)
+        now += GuardianApprovals.quietAfterUnapproved
         try approvals.begin(.authorize, app: app, child: "kid", uid: 1001, requester: peer) { outcomes.append($0) }
         approvals.requesterGone(peer)
+        now += GuardianApprovals.quietAfterUnapproved
         try approvals.begin(
             .authorize, app: app, child: "kid", uid: 1001, requester: ServicePeer(send: { _ in }, isConnected: { true })
         ) {

@@ -214,6 +214,11 @@ final class ManagedAgent {
                 onCancel: { [unowned self] in
                     dialogs[ask.id] = nil
                     send(.cancelled(ask.id))
+                },
+                onVoid: { [unowned self] loss in
+                    dialogs[ask.id] = nil
+                    log.warning("the guardian's dialog lost the keyboard (\(loss)): it is void")
+                    send(.voided(ask.id, because: loss.phrase))
                 })
         case .close(let id):
             dialogs.removeValue(forKey: id)?.close()
@@ -405,5 +410,17 @@ final class ManagedAgent {
         tracker.stop(reason: .agentStopped)
         log.info("stopped (\(reason))")
         loop.quit()
+    }
+}
+
+extension GuardianDialog.KeyboardLoss {
+    /// For the guardians' record.
+    var phrase: Phrase {
+        switch self {
+        // swift-format-ignore
+        case .heldByAnother:
+            Phrase("another program held the keyboard, so the code could not be typed safely", context: "event")
+        case .taken: Phrase("another program took the keyboard from it while it was open", context: "event")
+        }
     }
 }

@@ -8,7 +8,9 @@ import ScreenwardIPC
 /// of the managed user's session; the agent sends back the guardian's answer, a one-time
 /// code from their authenticator app (never their login password: the child's X clients
 /// can read every key typed in that session), checked by `checkCode` behind a limiter;
-/// the outcome goes to whoever began the request. Codes pass through and are dropped.
+/// the outcome goes to whoever began the request. Codes pass through and are dropped. One
+/// dialog is open in a child's session at a time, and none for a while after one ended
+/// without an approval: a code typed there approves what the guardian saw, or nothing.
 public final class GuardianApprovals {
     public enum Outcome: Sendable, Equatable {
         case approved(by: String)
@@ -19,6 +21,11 @@ public final class GuardianApprovals {
 
     /// How long a dialog may stay unanswered.
     public static let timeout: TimeInterval = 300
+    /// After a dialog ends without an approval (cancelled, voided, unanswered), how long no
+    /// other may come up in that session: longer than a code stays good (its 30-second step and
+    /// the next), so a code typed into the dialog that ended, and read by a program of the
+    /// child's, is stale before any other dialog could take it.
+    public static let quietAfterUnapproved: TimeInterval = 90
 
     public struct Services {
         /// The accounts that may approve, for the dialog's list.
@@ -63,6 +70,8 @@ public final class GuardianApprovals {
     private let services: Services
     private var pending: [UInt64: Pending] = [:]
     private var nextID: UInt64 = 1
+    /// uid → until when no dialog comes up in their session (`quietAfterUnapproved`).
+    private var quietUntil: [UInt32: Date] = [:]
     /// Keyed by guardian and by child: a child cycling through guardians' names gets no
     /// more tries. Wrong codes are limited as wrong passwords were: three free, then a wait.
     public private(set) var limiter: PasswordAttemptLimiter
@@ -81,6 +90,21 @@ public final class GuardianApprovals {
         action: GuardianAction? = nil,
         decide: @escaping (Outcome) -> Void
     ) throws {
+        // One dialog at a time in a child's session, and the code typed there approves only
+        // what it shows: a second request while one is open is refused, and voids the open one.
+        // A child's program that read the code as the guardian typed it (any X client can) would
+        // otherwise open a request of its own and type the code there first.
+        if let (id, open) = pending.first(where: { $0.value.uid == uid }) {
+            // swift-format-ignore
+            let why = Phrase("another request was made in {child}'s session while the guardian's dialog was open: the dialog was voided", context: "daemon", ["child": child])
+            finish(id, .notApproved(why))
+            // swift-format-ignore
+            throw ServiceError(.unauthorized, Phrase("a guardian's dialog was open in {child}'s session: no other request may be made meanwhile, and that one was voided; ask again", context: "daemon", ["child": open.ask.child]))
+        }
+        if let until = quietUntil[uid], services.now() < until {
+            // swift-format-ignore
+            throw ServiceError(.unauthorized, Phrase("a guardian's dialog in {child}'s session ended without an approval a moment ago: ask again after {time}, or a guardian approves from their own account", context: "daemon", ["child": child, "time": Self.clock(until)]))
+        }
         let guardians = services.guardianNames()
         var ask = GuardianAsk(
             id: nextID, purpose: purpose, appName: app.displayName, bundleIdentifier: app.bundleIdentifier,
@@ -99,6 +123,12 @@ public final class GuardianApprovals {
     /// verdict for the dialog.
     public func answer(_ answer: GuardianAnswer, fromAgentOf uid: UInt32, reply: (GuardianVerdict) -> Void) {
         guard let entry = pending[answer.ask], entry.uid == uid else { return reply(.closed) }
+        if let voided = answer.voided {
+            // swift-format-ignore
+            let why = Phrase("the guardian's dialog in {child}'s session was voided: {why}", context: "daemon", ["child": entry.ask.child, "why": voided])
+            finish(answer.ask, .notApproved(why))
+            return reply(.closed)
+        }
         guard let guardian = answer.guardian, let code = answer.code else {
             let why = Phrase(
                 "the dialog was cancelled in {child}'s session", context: "daemon", ["child": entry.ask.child])
@@ -230,6 +260,7 @@ public final class GuardianApprovals {
             let what = Self.approved(entry.ask, by: guardian)
             services.record(ChildEvent(at: services.now(), kind: .approved, actor: guardian, phrase: what), entry.uid)
         case .notApproved(let why):
+            quietUntil[entry.uid] = services.now().addingTimeInterval(Self.quietAfterUnapproved)
             let what = Self.notApproved(entry.ask, why: why)
             services.record(
                 ChildEvent(at: services.now(), kind: .notApproved, actor: entry.ask.child, phrase: what), entry.uid)

@@ -71,16 +71,26 @@ public struct GuardianAnswer: Sendable, Hashable, Codable, CustomStringConvertib
     /// nil: the dialog was cancelled.
     public var guardian: String?
     public var code: String?
+    /// Why the dialog voided itself (it lost the keyboard it holds): no code counts.
+    public var voided: Phrase?
 
-    public init(ask: UInt64, guardian: String?, code: String?) {
+    public init(ask: UInt64, guardian: String?, code: String?, voided: Phrase? = nil) {
         self.ask = ask
         self.guardian = guardian
         self.code = code
+        self.voided = voided
     }
 
     public static func cancelled(_ ask: UInt64) -> GuardianAnswer { GuardianAnswer(ask: ask, guardian: nil, code: nil) }
 
-    public var description: String { guardian.map { "answer to ask \(ask) by \($0)" } ?? "ask \(ask) cancelled" }
+    public static func voided(_ ask: UInt64, because why: Phrase) -> GuardianAnswer {
+        GuardianAnswer(ask: ask, guardian: nil, code: nil, voided: why)
+    }
+
+    public var description: String {
+        if voided != nil { return "ask \(ask) voided" }
+        return guardian.map { "answer to ask \(ask) by \($0)" } ?? "ask \(ask) cancelled"
+    }
 }
 
 /// What the daemon made of an answer; the dialog closes on anything but `.tryAgain`.
