@@ -159,9 +159,8 @@ final class VideoPresenceTests: XSessionTestCase {
         try rig.waitUntilConnected([chromium ? "chromium" : "firefox"])
         try waitForWebsite("videos.test", agent: agent)
         let name = chromium ? "Chromium" : "Firefox ESR"
-        let (counted, wall, siteCounted) = try expectCounted(agent, display: session.display, what: name)
+        let (counted, _, siteCounted) = try expectCounted(agent, display: session.display, what: name)
         XCTAssertEqual(siteCounted, counted, accuracy: 0.2, "\(name): the video's time is its website's")
-        _ = wall
 
         // The still page: the key that shows it is the last input.
         let before = try webSeconds(agent)
