@@ -99,6 +99,9 @@ public final class ClientWindowWatcher {
     }
 
     private var tracked: [Window: Tracked] = [:]
+    /// Windows kept unmapped wherever they are (`keepUnmapped`), and whether this watcher
+    /// unmapped them (then they are mapped again when let go).
+    private var keptUnmapped: [Window: Bool] = [:]
     private var active: Window?
     public private(set) var usesWindowManager = false
     /// The window manager's own X client (resource base and mask), to leave its
@@ -366,7 +369,10 @@ public final class ClientWindowWatcher {
             }
         case MapNotify:
             let map = event.xmap
-            if map.event == map.window, tracked[map.window] != nil {
+            if map.event == map.window, keptUnmapped[map.window] != nil {
+                keptUnmapped[map.window] = true
+                unmap(WindowID(UInt(map.window)))
+            } else if map.event == map.window, tracked[map.window] != nil {
                 update(map.window) { $0.mapped = true }
             } else if map.event == root {
                 if map.override_redirect != 0 {
@@ -384,6 +390,7 @@ public final class ClientWindowWatcher {
             }
         case DestroyNotify:
             let destroyed = event.xdestroywindow.window
+            keptUnmapped[destroyed] = nil
             if destroyed == windowManagerCheck {
                 windowManagerCheck = nil
                 windowManagerGone()
@@ -501,6 +508,36 @@ public final class ClientWindowWatcher {
             }
         }
     }
+
+    /// Keeps another client's window unmapped wherever it is put, until `letGo`: a covered
+    /// window taken from its shield (withdrawn, then reparented into some other window, where
+    /// no shield follows it). Any client may map it again; it is unmapped again at once.
+    /// False when the window is gone.
+    @discardableResult
+    public func keepUnmapped(_ id: WindowID) -> Bool {
+        let window = Window(id.rawValue)
+        let mapped: Bool? = connection.ignoringErrors {
+            connection.selectInput(window, mask: [.structureNotify, .propertyChange])
+            return connection.attributes(of: window)?.mapped
+        }
+        guard let mapped else { return false }
+        keptUnmapped[window] = keptUnmapped[window] ?? false || mapped
+        if mapped { unmap(id) }
+        return true
+    }
+
+    /// Stops keeping `id` unmapped; maps it again if this watcher unmapped it.
+    public func letGo(_ id: WindowID) {
+        let window = Window(id.rawValue)
+        guard let unmappedHere = keptUnmapped.removeValue(forKey: window), unmappedHere else { return }
+        connection.ignoringErrors {
+            XMapWindow(connection.display, window)
+            connection.sync()
+        }
+    }
+
+    /// The windows kept unmapped now.
+    public var keptUnmappedWindows: [WindowID] { keptUnmapped.keys.map { WindowID(UInt($0)) } }
 
     /// Unmaps another client's window (any client may): an override-redirect window of a
     /// shielded application, which no shield can cover.

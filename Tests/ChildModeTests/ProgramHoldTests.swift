@@ -136,6 +136,15 @@ final class ProgramHoldTests: XCTestCase {
         try desktop.waitFor("the taken window uncovered") {
             daemonLog.contains("uncovered \(windowID) of debian-xterm.desktop")
         }
+        // It shows nowhere while its app is shielded: kept unmapped, and unmapped again when
+        // the child maps it again.
+        func unmapped() throws -> Bool {
+            try desktop.runAsKid(["xwininfo", "-id", disguised.window]).output.contains("Map State: IsUnMapped")
+        }
+        try desktop.waitFor("the taken window kept unmapped", timeout: 5) { try unmapped() }
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowmap", disguised.window]).status, 0)
+        Thread.sleep(forTimeInterval: 0.5)
+        try desktop.waitFor("the taken window unmapped again", timeout: 5) { try unmapped() }
         Thread.sleep(forTimeInterval: 1.5)
         XCTAssertTrue(
             isHeld(disguised.pid) || processState(disguised.pid) == nil,

@@ -53,6 +53,9 @@ final class ShieldPresenter {
     /// A realized, unmapped shield, so that covering a new window costs a map.
     private var spare: ShieldWindow?
     private var shieldIDs: Set<WindowID> = []
+    /// Covered windows taken from their shields, kept unmapped while their application is
+    /// shielded (the watcher keeps them so), with that application.
+    private var taken: [WindowID: AppIdentity] = [:]
     private var closing: Set<WindowID> = []
     /// Shields shown over the active window that the window manager does not manage yet.
     private var awaitingFocus: Set<WindowID> = []
@@ -237,6 +240,14 @@ final class ShieldPresenter {
         case .changed(let window):
             update(window)
         case .removed(let id):
+            // A covered window that is gone from the window manager's list but not destroyed
+            // was taken from its shield (withdrawn, to be put into another window, where no
+            // shield follows): it stays unmapped while its application is shielded.
+            if let cover = covers[id], watcher.keepUnmapped(id) {
+                log.warning(
+                    "shield: \(id) of \(cover.decision.identity.publicID) was taken from its shield: kept unmapped")
+                taken[id] = cover.decision.identity
+            }
             uncover(id)
             blocked.removed(id)
             closing.remove(id)
@@ -487,6 +498,11 @@ final class ShieldPresenter {
         shields = stateOwner.effectiveShields
         for window in watcher.windows.values { update(window) }
         for id in covers.keys where watcher.windows[id] == nil { uncover(id) }
+        let kept = Set(watcher.keptUnmappedWindows)
+        for (id, identity) in taken where !kept.contains(id) || !isShielded(identity) {
+            taken[id] = nil
+            watcher.letGo(id)
+        }
         takeDownUnmanagedWindowsSoon()
         onSettingsChanged?(shields)
     }
