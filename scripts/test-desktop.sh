@@ -338,8 +338,9 @@ boot() {
   echo "--- boot at $(date -u +%FT%TZ)" >>"$results/nspawn.log"
   # Its own network namespace: with the host's, its Xorg :0 would collide with the host's X
   # servers on their abstract sockets. --register=no --keep-unit: there is no systemd (machined,
-  # a scope) on the host to register with.
-  systemd-nspawn --boot --private-network --register=no --keep-unit --console=passive \
+  # a scope) on the host to register with. Only cgroup v2 inside, as Debian 12 boots by default
+  # (this host mounts the hybrid layout, which nspawn would otherwise hand on).
+  SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 systemd-nspawn --boot --private-network --register=no --keep-unit --console=passive \
     --machine="$machine" --directory="$root" >>"$results/nspawn.log" 2>&1 </dev/null &
   nspawn=$!
   for _ in $(seq 200); do
@@ -379,7 +380,8 @@ if ! in_container sh -c "cd /var/tmp && DEBIAN_FRONTEND=noninteractive apt-get i
   tail -n 40 "$results/apt-install.log" >&2
   fail_now "the package did not install with apt in the booted Debian 12"
 fi
-grep -E "^(Screenward|  )" "$results/apt-install.log" | sed 's/^/  | /' || true
+# What the package's scripts said (its notes, and any warning or error of theirs).
+grep -E "^(Screenward|screenward|Error|  )" "$results/apt-install.log" | sed 's/^/  | /' || true
 daemon_active() { in_container systemctl is-active screenward-daemon.service; }
 check "the daemon is active (systemctl is-active screenward-daemon)" daemon_active
 # The daemon may need a moment after the installation before it answers.
