@@ -22,6 +22,9 @@ packages=(
   gdb strace python3 passwd util-linux procps oathtool
   # gdbus, for the child calling logind (SetLockedHint) in child-mode tests
   libglib2.0-bin
+  # AccountsService (and polkitd), where a managed child's default desktop session is set:
+  # its accounts-daemon runs on a test's private bus
+  accountsservice
   # the shield: Korean glyphs (Vietnamese is in the default fonts); wmctrl for the full-screen test
   fonts-nanum wmctrl
   # a nested X server the child runs in the child-mode tests

@@ -29,6 +29,8 @@ final class Daemon {
     var apps: ManagedAppRequests!
     let timeZone: SystemTimeZone
     private let guardianGroup: String
+    /// The system's shared data folders (where its desktop sessions are listed).
+    private let dataDirectories: String
     private var askExpiry: MainLoop.Registration?
     private var server: SocketServer?
     private let socketPath: String
@@ -79,6 +81,7 @@ final class Daemon {
         self.log = log
         timeZone = SystemTimeZone(localtime: options.localtime)
         guardianGroup = options.guardianGroup
+        dataDirectories = options.dataDirectories
         rules = DaemonRules(
             warningLeads: options.warningLeads,
             notifier: SessionNotifier(
@@ -342,6 +345,7 @@ final class Daemon {
             // The rules app's requests reach the owner through its host.
             owner.stack.host.afterRequest = { [unowned self] in appsHeard(uid: user.uid) }
             rules.open(owner, state: state)
+            X11SessionChoice.apply(to: user.name, dataDirectories: dataDirectories, log: log)
         } catch {
             // Fail closed: the user stays managed, and their sessions are not left
             // unenforced silently: say why, loudly.
