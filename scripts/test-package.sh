@@ -106,6 +106,14 @@ if ! in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-insta
   exit 1
 fi
 grep -E "^(Screenward|  )" "$work/install.log" | sed 's/^/  | /' || true
+# The browsers' extension, installed by the package's script with `screenward browsers install`
+# run by name from / (the script warns rather than fail the install).
+extension_installed() {
+  ! grep -E "browsers' extension was not installed|cannot find Screenward's data" "$work/install.log"
+}
+check "the package's script installs the browsers' extension, without a warning" extension_installed
+check "the browsers' extension is installed for Chromium" \
+  test -e "$root/etc/chromium/native-messaging-hosts/org.screenward.web.json"
 
 programs=(screenward screenward-agent screenward-daemon screenward-tray screenward-report screenward-picker
   screenward-web-host)

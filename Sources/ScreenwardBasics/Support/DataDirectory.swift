@@ -23,7 +23,7 @@ public enum DataDirectory {
 
     public static func url(
         of file: String, environment: [String: String] = ProcessInfo.processInfo.environment,
-        executable: URL = URL(fileURLWithPath: CommandLine.arguments.first ?? "/").resolvingSymlinksInPath()
+        executable: URL = runningExecutable()
     ) throws -> URL {
         var candidates: [URL] = []
         if let explicit = environment["SCREENWARD_DATA_DIR"], !explicit.isEmpty {
@@ -43,6 +43,16 @@ public enum DataDirectory {
             return found
         }
         throw LookupError.notFound(file: file, searched: candidates.map(\.path))
+    }
+
+    /// The program running, its symbolic links resolved: its first argument when that is a
+    /// path; the kernel's word (/proc/self/exe) when it is a bare name, found through PATH (the
+    /// package's scripts run `screenward` so, from /, where the name alone would be looked for).
+    public static func runningExecutable(argument0: String? = CommandLine.arguments.first) -> URL {
+        guard let argument0, argument0.contains("/") else {
+            return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        }
+        return URL(fileURLWithPath: argument0).resolvingSymlinksInPath()
     }
 
     /// The category table the agent and the CLI use.
