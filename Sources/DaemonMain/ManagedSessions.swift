@@ -25,6 +25,8 @@ final class ManagedSessions {
         /// Whether an agent failure was recorded since the last attach: one that keeps
         /// failing the same way (a cookie that is not one) is one event, not one a second.
         var failureRecorded = false
+        /// When the daemon first saw the session enforceable.
+        var since = Date()
     }
 
     private let loop: MainLoop
@@ -68,6 +70,11 @@ final class ManagedSessions {
     /// Agents' exits, from their watcher threads.
     private var exits: LoopMailbox<ProcessExit>!
     private static let idleThreshold: Double = 120
+    /// How long a new session may have no X authority yet: a display manager opens the logind
+    /// session first and writes the cookie a moment later (LightDM, measured in the booted
+    /// desktop). Meanwhile the agent is started again every tenth of a second, with no failure
+    /// counted or recorded.
+    private static let authorityGrace: TimeInterval = 5
 
     private struct ProcessExit: Sendable {
         var session: SessionID
@@ -284,6 +291,13 @@ final class ManagedSessions {
             tracked[id]?.lastAgentAttached = false
             tracked[id]?.supervision.agentStarted(at: Date())
             log.info("session \(id): agent started (pid \(process.processIdentifier))")
+        } catch AgentLauncher.LaunchError.noAuthority where Date().timeIntervalSince(entry.since) < Self.authorityGrace
+        {
+            log.debug("session \(id): no X authority yet; the agent starts as soon as there is one")
+            _ = loop.schedule(after: .milliseconds(100)) { [weak self] in
+                guard let self, tracked[id] != nil, tracked[id]?.process == nil else { return }
+                launch(id)
+            }
         } catch {
             recordFailure(
                 Phrase(
