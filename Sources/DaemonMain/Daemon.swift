@@ -46,6 +46,9 @@ final class Daemon {
     private let agentUID: UInt32
     /// Refused connections, recorded once a minute per child.
     private var attempts = AttemptRecorder()
+    /// The last of each attempt counted and not recorded, and the timer that tells their count.
+    private var repeated: [AttemptRecorder.Key: (kind: ChildEvent.Kind, actor: String, what: Phrase)] = [:]
+    private var repeatsTimer: MainLoop.Registration?
     /// The household this computer is in, if any (docs/household.md).
     let household: DaemonHousehold
 
@@ -260,23 +263,41 @@ final class Daemon {
         }
     }
 
-    /// An attempt that may repeat many times a second: recorded once a minute per kind and
-    /// user (`AttemptRecorder`), saying how many more came in between.
-    /// Records an attempt of `kind` once a minute (`alike`: once a minute for each such
-    /// detail), with how many were not recorded since.
+    /// An attempt that may repeat many times a second: recorded once a minute per kind and user
+    /// (`alike`: per such detail too), and how many more came in that minute told once it is
+    /// over (`AttemptRecorder`).
     private func recordAttempt(
         _ kind: ChildEvent.Kind, uid: UInt32, actor: String, what: Phrase, alike detail: String = ""
     ) {
-        let (record, skipped) = attempts.shouldRecord(kind.rawValue + " " + detail, uid: uid)
-        guard record else { return }
-        let values: [String: any PhraseFilling] = ["event": what, "count": String(skipped)]
-        let phrase =
-            switch skipped {
-            case 0: what
-            case 1: Phrase("{event} (1 more in the minute before)", context: "event", values)
-            default: Phrase("{event} ({count} more in the minute before)", context: "event", values)
+        let key = kind.rawValue + " " + detail
+        guard attempts.shouldRecord(key, uid: uid) else {
+            repeated[AttemptRecorder.Key(uid: uid, kind: key)] = (kind, actor, what)
+            tellRepeatsWhenDue()
+            return
+        }
+        Self.record(ChildEvent(at: Date(), kind: kind, actor: actor, phrase: what), uid: uid, in: state, log: log)
+    }
+
+    /// Once a minute of repeats is over, says how many there were.
+    private func tellRepeatsWhenDue() {
+        guard repeatsTimer == nil, let next = attempts.nextDue else { return }
+        let delay = Int64(max(0, next.timeIntervalSinceNow) * 1000) + 1
+        repeatsTimer = loop.schedule(after: .milliseconds(delay)) { [weak self] in
+            guard let self else { return }
+            repeatsTimer = nil
+            for (key, count) in attempts.due() {
+                guard let last = repeated.removeValue(forKey: key) else { continue }
+                let values: [String: any PhraseFilling] = ["event": last.what, "count": String(count)]
+                let phrase =
+                    count == 1
+                    ? Phrase("{event} (once more in the minute after)", context: "event", values)
+                    : Phrase("{event} ({count} more times in the minute after)", context: "event", values)
+                Self.record(
+                    ChildEvent(at: Date(), kind: last.kind, actor: last.actor, phrase: phrase), uid: key.uid, in: state,
+                    log: log)
             }
-        Self.record(ChildEvent(at: Date(), kind: kind, actor: actor, phrase: phrase), uid: uid, in: state, log: log)
+            tellRepeatsWhenDue()
+        }
     }
 
     private static func record(_ event: ChildEvent, uid: UInt32, in state: DaemonState, log: DaemonLog) {
