@@ -294,11 +294,12 @@ final class ManagedExtensionTests: XCTestCase {
             Self.point($0) == "device-activity-monitor" && Self.outcome($0) != "callback-failed"
         }
         XCTAssertEqual(launches.count, 2, "\(launches)")
-        // The first is killed. The retry is too, or it cannot even start while what the first
-        // left still fills the process limit (seen under load, when the zombies are reaped
-        // late): its shell exits at once and it is recorded as crashed. Neither runs the bomb
-        // further, and the callback ends recorded as failed either way.
-        XCTAssertEqual(launches.last.flatMap(Self.outcome), "killed", "the first launch: \(launches)")
+        // One is killed. The other is too, or it cannot even start while processes of the
+        // extensions' user still fill the process limit (seen under load, when zombies are
+        // reaped late, for the retry, and once in a full run for the first launch): its shell
+        // exits at once and it is recorded as crashed. Neither runs the bomb further, and the
+        // callback ends recorded as failed either way.
+        XCTAssertTrue(launches.contains { Self.outcome($0) == "killed" }, "the launches: \(launches)")
         XCTAssertTrue(launches.allSatisfy { ["killed", "crashed"].contains(Self.outcome($0)) }, "\(launches)")
         XCTAssertLessThanOrEqual(most, ExtensionLimits().extraProcesses + 8, "the process limit held the bomb")
         try desktop.waitFor("nothing of the bomb left", timeout: 20) {
