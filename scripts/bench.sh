@@ -4,8 +4,11 @@
 #   scripts/bench.sh                       tracking, thresholds, launch, monitor, shield, rules, picker and, as
 #                                          root, agent-kill, child-boundary (child mode: makes users) and web
 #                                          (the browsers' policies and /etc/hosts are root's), household
-#                                          (a PostgreSQL server run as a user of its own) and video (mpv and the
-#                                          browsers playing with no input, about 10 minutes)
+#                                          (a PostgreSQL server run as a user of its own), video (mpv and the
+#                                          browsers playing with no input, about 10 minutes) and desktop (the
+#                                          package on a booted Debian 12: 20 greeter logins and 20 console
+#                                          logins timed, scripts/test-desktop.sh --figures 20; it builds the
+#                                          package first)
 #   scripts/bench.sh thresholds --apps 2   one benchmark with its options
 # Exit status: non-zero when a benchmark missed a target (2) or could not run;
 # with all of them, each runs, and the script then says which failed.
@@ -17,19 +20,26 @@ scripts/install-deps.sh
 # The web benchmark's browsers start screenward-web-host.
 build_release screenward-bench screenward-agent screenward screenward-testwindow screenward-fake-logind screenward-daemon homework screenward-tray screenward-report screenward-picker screenward-web-host
 scripts/compile-translations.sh
-if [ "$#" -gt 0 ]; then
+if [ "${1:-}" = desktop ]; then
+    shift
+    exec scripts/test-desktop.sh --figures 20 "$@"
+elif [ "$#" -gt 0 ]; then
     exec .build/release/screenward-bench "$@"
 fi
 failed=()
 benchmarks=(tracking thresholds launch monitor shield rules report picker)
 if [ "$(id -u)" -eq 0 ]; then
-    benchmarks+=(agent-kill child-boundary web household video)
+    benchmarks+=(agent-kill child-boundary web household video desktop)
 else
     echo "scripts/bench.sh: agent-kill and child-boundary need root (they create a managed user and run the system daemon), web needs root (the browsers' policies), household needs root (its PostgreSQL server runs as a user of its own), video needs root (the browsers' policies): skipped"
 fi
 for benchmark in "${benchmarks[@]}"; do
     status=0
-    .build/release/screenward-bench "$benchmark" || status=$?
+    if [ "$benchmark" = desktop ]; then
+        scripts/test-desktop.sh --figures 20 || status=$?
+    else
+        .build/release/screenward-bench "$benchmark" || status=$?
+    fi
     if [ "$status" -eq 2 ]; then
         failed+=("$benchmark (missed a target)")
     elif [ "$status" -ne 0 ]; then
