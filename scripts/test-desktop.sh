@@ -742,15 +742,11 @@ day=$(in_container date +%F)
 used_before=$(usage_seconds debian-xterm.desktop "$day")
 in_container journalctl -b --no-pager >"$results/journal-first-boot.log" 2>&1 || true
 restarted=$(now)
-in_container systemctl reboot || true
-for _ in $(seq 600); do kill -0 "$nspawn" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$nspawn" 2>/dev/null && fail_now "the container did not go down within 60 s of systemctl reboot"
-reboot_status=0
-wait "$nspawn" || reboot_status=$?
-nspawn=""
-leader=""
-# 133: the container asked to be rebooted (nspawn@.service restarts it on that status).
-[ "$reboot_status" -eq 133 ] || echo "  | systemd-nspawn exited with $reboot_status (133 is a reboot)"
+# Powered off and booted again from the same folder: `systemctl reboot` left the container up
+# past 60 s once in CI (every service stopped, the journal ending there), a stall of nspawn's
+# restart, not of Screenward; stop_container kills its PID 1 after 30 s of such a stall, and
+# says so.
+stop_container
 boot
 echo "  | restarted in $(seconds_since "$restarted") s"
 check "the daemon is active again" daemon_active
