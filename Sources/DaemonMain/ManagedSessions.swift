@@ -454,7 +454,9 @@ final class ManagedSessions {
         },
         .on(AgentLinkMethods.alive) { _, _, _ in },
         .on(AgentLinkMethods.covered) { sessions, report, covered in
-            sessions.log.debug("session \(report.session): \(covered.count) window(s) covered")
+            let stores = Set(covered.map(\.store)).sorted().joined(separator: ", ")
+            sessions.log.debug(
+                "session \(report.session): \(covered.count) window(s) covered\(stores.isEmpty ? "" : " (\(stores))")")
             if let uid = report.uid { sessions.onCovered?(uid, covered) }
         },
         .on(AgentLinkMethods.clients) { sessions, report, pids in

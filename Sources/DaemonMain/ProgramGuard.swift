@@ -87,9 +87,12 @@ final class ProgramGuard {
         refreshStore(uid)
     }
 
-    /// What the user's agent covers now: those processes are held.
+    /// What the user's agent covers now: those processes are held, but for a browser's covered
+    /// while it is checked (its extension must load to report).
     func covered(_ covered: [CoveredWindow], of uid: UInt32) {
-        coveredPIDs[uid] = Set(covered.compactMap(\.pid))
+        coveredPIDs[uid] = Set(
+            covered.filter { $0.store != UnsupportedBrowsers.checkingStore || $0.owner != NotInstalledPrograms.owner }
+                .compactMap(\.pid))
         hold(uid)
     }
 

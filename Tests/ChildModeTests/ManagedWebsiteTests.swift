@@ -55,6 +55,13 @@ final class ManagedWebsiteTests: XCTestCase {
         try desktop.waitFor("the child's browser's host to connect", timeout: 60) {
             rig.hostLines.contains("is connected")
         }
+        // Its start was covered while the extension loaded, and its report lifted the cover.
+        try desktop.waitFor("the cover lifted by the extension's report", timeout: 10) {
+            self.desktop.lastCoverReport()?.count == 0
+        }
+        XCTAssertTrue(
+            fixture.daemon?.standardError.contains("1 window(s) covered (browser-checking)") ?? false,
+            "Chromium's start was not covered")
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", window]).status, 0)
 
         // The child's time on the website is counted by the daemon, under the browser.
@@ -149,16 +156,19 @@ final class ManagedWebsiteTests: XCTestCase {
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", desktop.windows[0]]).status, 0)
         let focused = Date()
         try desktop.waitFor("the shield over the unsupported browser", timeout: 10) {
-            self.desktop.currentAgentCovers(1)
+            self.desktop.lastCoverReport().map { $0.count == 1 && $0.stores == "unsupported-browser" } ?? false
         }
+        // It was covered meanwhile, as it was checked.
+        XCTAssertTrue(fixture.daemon?.standardError.contains("1 window(s) covered (browser-checking)") ?? false)
         XCTAssertLessThan(Date().timeIntervalSince(focused), 3, "shielded within 2 s (and the daemon's word)")
         desktop.screenshot("managed-unsupported-browser.png")
         let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
         XCTAssertTrue(events.contains("unsupported-browser"), events)
         XCTAssertTrue(events.contains("Rogue Browser"), events)
 
-        // Chromium with its extensions turned off by the child: no report, so shielded (after
-        // the time a browser has at its start to load the extension).
+        // Chromium with its extensions turned off by the child: no report. Its window is covered
+        // from its start (its page never shows), then shielded as not supported once the time a
+        // browser has at its start to load the extension is over.
         let chromium = try desktop.startAsKid(
             try BrowserRig.chromiumCommand(
                 profile: "/home/\(desktop.kid)/chromium", urls: ["http://en.wiki.test:\(rig.port)/wiki.html"]) + [
@@ -166,9 +176,15 @@ final class ManagedWebsiteTests: XCTestCase {
                 ])
         let window = try rig.window(
             titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
-        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", window]).status, 0)
+        let titled = Date()
+        try desktop.waitFor("the cover over Chromium being checked", timeout: 5) {
+            self.desktop.lastCoverReport().map { $0.count == 2 && $0.stores.contains("browser-checking") } ?? false
+        }
+        // Covered as soon as its window had the focus: the page's title comes later than that.
+        XCTAssertLessThan(Date().timeIntervalSince(titled), 1, "covered only after its page showed")
+        desktop.screenshot("managed-browser-checked.png")
         try desktop.waitFor("the shield over Chromium without its extensions", timeout: 20) {
-            self.desktop.currentAgentCovers(2)
+            self.desktop.lastCoverReport().map { $0.count == 2 && $0.stores == "unsupported-browser" } ?? false
         }
         XCTAssertFalse(rig.hostLines.contains("is connected"), "the extension ran after all: \(rig.hostLines)")
     }

@@ -27,6 +27,24 @@ final class UnsupportedBrowsersTests: XCTestCase {
         XCTAssertEqual(rule.unsupported, [:])
     }
 
+    func testABrowserIsCoveredAsCheckedFromItsFirstFocusUntilAReportOrItsShield() {
+        var rule = UnsupportedBrowsers()
+        XCTAssertEqual(rule.checking, [:])
+        _ = rule.observe(focused: (40, firefox, at(-0.5)), reported: [], now: at(0))
+        XCTAssertEqual(rule.checking, [40: firefox], "covered from the first look, its allowance or not")
+        _ = rule.observe(focused: nil, reported: [], now: at(1))
+        XCTAssertEqual(rule.checking, [40: firefox], "the focus on its shield keeps it covered")
+        _ = rule.observe(focused: nil, reported: [40], now: at(2))
+        XCTAssertEqual(rule.checking, [:], "a report lifts it")
+        XCTAssertEqual(rule.unsupported, [:])
+        // Another start that never reports: checked, then shielded as not supported.
+        _ = rule.observe(focused: (41, firefox, at(3)), reported: [40], now: at(3))
+        XCTAssertEqual(rule.checking, [41: firefox])
+        _ = rule.observe(focused: nil, reported: [40], now: at(13))
+        XCTAssertEqual(rule.checking, [:])
+        XCTAssertEqual(rule.unsupported, [41: firefox])
+    }
+
     func testAReportWithinThePatienceShieldsNothing() {
         var rule = UnsupportedBrowsers()
         _ = rule.observe(focused: (40, firefox, longAgo), reported: [], now: at(0))

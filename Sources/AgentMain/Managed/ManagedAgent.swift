@@ -268,7 +268,7 @@ final class ManagedAgent {
             }
             return claimed
         }
-        if let browser = unsupportedBrowsers.unsupported[pid] {
+        if let browser = unsupportedBrowsers.unsupported[pid] ?? unsupportedBrowsers.checking[pid] {
             return UnsupportedBrowsers.identity(of: browser, executable: program.executable)
         }
         return ProgramNarrowing.identity(claimed: claimed, program: program, catalog: catalog)
@@ -302,7 +302,7 @@ final class ManagedAgent {
     /// Child mode fails closed for a browser Screenward cannot see into (`UnsupportedBrowsers`):
     /// told what has the focus and which browsers report, it says what to shield, lift and record.
     private func checkBrowsers() {
-        let before = unsupportedBrowsers.unsupported
+        let before = (unsupportedBrowsers.unsupported, unsupportedBrowsers.checking)
         unsupportedBrowsers.forgetEnded { FileManager.default.fileExists(atPath: "/proc/\($0)") }
         var focused: (pid: Int32, browser: AppIdentity, started: ContinuousClock.Instant?)?
         if let observation = lastFocus, let window = observation.window, !(presenter?.isShield(window) ?? false),
@@ -340,20 +340,22 @@ final class ManagedAgent {
                     AgentUnsupportedBrowser(pid: pid, browser: browser.displayName, executable: executable))
             }
         }
-        guard unsupportedBrowsers.unsupported != before else { return }
-        let tokens = unsupportedBrowsers.unsupported.compactMap { pid, browser in
-            link.programs.facts(pid: pid).map {
-                minter.applicationToken(for: UnsupportedBrowsers.identity(of: browser, executable: $0.executable))
+        guard unsupportedBrowsers.unsupported != before.0 || unsupportedBrowsers.checking != before.1 else { return }
+        // A browser being checked is covered by a store of its own, whose shields hold nothing.
+        let stores = [
+            (UnsupportedBrowsers.store, unsupportedBrowsers.unsupported),
+            (UnsupportedBrowsers.checkingStore, unsupportedBrowsers.checking),
+        ].compactMap { name, browsers -> StoreSettings? in
+            let tokens = browsers.compactMap { pid, browser in
+                link.programs.facts(pid: pid).map {
+                    minter.applicationToken(for: UnsupportedBrowsers.identity(of: browser, executable: $0.executable))
+                }
             }
+            guard !tokens.isEmpty else { return nil }
+            return StoreSettings(
+                owner: NotInstalledPrograms.owner, name: name, shield: ShieldSettings(applications: Set(tokens)))
         }
-        shieldState?.setLocalStores(
-            tokens.isEmpty
-                ? []
-                : [
-                    StoreSettings(
-                        owner: NotInstalledPrograms.owner, name: UnsupportedBrowsers.store,
-                        shield: ShieldSettings(applications: Set(tokens)))
-                ])
+        shieldState?.setLocalStores(stores)
         presenter?.identitiesChanged()
     }
 

@@ -57,19 +57,20 @@ final class ShieldLooks {
         let language = language.current
         var configuration = ShieldConfiguration()
         // Child mode's own shields say why: a program the system did not install (no limit
-        // was set on it, and a guardian can allow it), or a browser the extension does not
-        // report for.
+        // was set on it, and a guardian can allow it), a browser the extension does not report
+        // for, or one whose extension has not reported yet.
         if decision.owner == NotInstalledPrograms.owner {
             let values = ["app": decision.identity.displayName]
-            let unsupported = decision.store == UnsupportedBrowsers.store
-            if let title = defaults.text(
-                unsupported ? .unsupportedBrowserTitle : .notInstalledTitle, language: language, values: values)
-            {
+            let (title, subtitle): (ShieldDefaults.Text, ShieldDefaults.Text) =
+                switch decision.store {
+                case UnsupportedBrowsers.store: (.unsupportedBrowserTitle, .unsupportedBrowserSubtitle)
+                case UnsupportedBrowsers.checkingStore: (.checkingBrowserTitle, .checkingBrowserSubtitle)
+                default: (.notInstalledTitle, .notInstalledSubtitle)
+                }
+            if let title = defaults.text(title, language: language, values: values) {
                 configuration.title = ShieldConfiguration.Label(text: title, color: defaults.look.titleColor)
             }
-            if let subtitle = defaults.text(
-                unsupported ? .unsupportedBrowserSubtitle : .notInstalledSubtitle, language: language, values: values)
-            {
+            if let subtitle = defaults.text(subtitle, language: language, values: values) {
                 configuration.subtitle = ShieldConfiguration.Label(text: subtitle, color: defaults.look.subtitleColor)
             }
         }

@@ -468,6 +468,13 @@ final class ShieldPresenter {
         let covered = covers.values.first { cover in pid != nil && cover.target.pid == pid }
         let decision = covered?.decision ?? facts.flatMap { decider.decide(identify($0), in: shields) }
         guard let decision, !closing.contains(id) else { return }
+        // A browser covered while it is checked runs on (its extension must load): its window
+        // is unmapped, not the browser closed.
+        if decision.owner == NotInstalledPrograms.owner, decision.store == UnsupportedBrowsers.checkingStore {
+            log.info("shield: \(decision.identity.publicID), being checked, mapped \(id) over its shield: unmapped")
+            watcher.unmap(id)
+            return
+        }
         log.warning(
             "shield: \(decision.identity.publicID) mapped a window that bypasses the window manager (\(id)); it "
                 + "cannot be covered, so the application is closed"

@@ -8,6 +8,12 @@ import ScreenwardBasics
 /// extension) is "not supported" once its patience is over, and its windows are shielded
 /// until a report names it. Each such process is recorded once for the guardians.
 ///
+/// Its start is no window to use: from the moment a browser's window has the focus with no
+/// report naming its process, its windows are covered by a shield that says it is being
+/// checked (`checkingStore`), which does not hold the process (the extension must load), and
+/// which the report lifts. A browser killed and started again in a loop is covered at each
+/// start; its pages never show before a report.
+///
 /// A policy as a value: it is told what the session shows and when, and returns what to
 /// do; the managed agent carries it out on its loop (tested without processes or clocks).
 public struct UnsupportedBrowsers: Sendable {
@@ -18,6 +24,9 @@ public struct UnsupportedBrowsers: Sendable {
     public static let startupAllowance: Duration = .seconds(10)
     /// The store child mode adds to shield these processes' windows.
     public static let store = "unsupported-browser"
+    /// The store that covers a browser's windows while it is checked: its processes are not
+    /// held (the daemon holds no process a shield of this store covers).
+    public static let checkingStore = "browser-checking"
 
     public enum Action: Equatable, Sendable {
         /// Look again at this instant (a patience ends then).
@@ -38,6 +47,8 @@ public struct UnsupportedBrowsers: Sendable {
     private var waiting: [Int32: Waiting] = [:]
     /// The processes shielded now, with the browser each runs.
     public private(set) var unsupported: [Int32: AppIdentity] = [:]
+    /// The processes covered while they are checked (no report yet, patience not over).
+    public var checking: [Int32: AppIdentity] { waiting.mapValues(\.browser) }
 
     public init() {}
 

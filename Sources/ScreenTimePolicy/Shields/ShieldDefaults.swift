@@ -42,6 +42,10 @@ public struct ShieldDefaults: Hashable, Sendable {
         /// extension does not report for (child mode shields it as not supported).
         case unsupportedBrowserTitle
         case unsupportedBrowserSubtitle
+        /// Optional: the title and subtitle of a managed user's browser covered while child
+        /// mode waits for its extension's first report.
+        case checkingBrowserTitle
+        case checkingBrowserSubtitle
 
         /// The texts every file must give.
         public static let required: [Text] = [.title, .subtitle, .subtitleInCategory, .primaryButton, .windowTitle]

@@ -194,6 +194,18 @@ public final class ManagedDesktopRig {
         (fixture.daemon?.standardError ?? "").components(separatedBy: "\(count) window(s) covered").count - 1
     }
 
+    /// What the agent reported covering last: how many windows, and the stores that shield
+    /// them (`a, b`; empty for none); nil before any report.
+    public func lastCoverReport() -> (count: Int, stores: String)? {
+        let log = fixture.daemon?.standardError ?? ""
+        guard let line = log.split(separator: "\n").last(where: { $0.contains(" window(s) covered") }),
+            let said = line.range(of: ": ", options: .backwards),
+            let count = Int(line[said.upperBound...].prefix { $0.isNumber })
+        else { return nil }
+        let stores = line.range(of: "covered (").map { String(line[$0.upperBound...].dropLast()) } ?? ""
+        return (count, stores)
+    }
+
     /// Whether the agent running now for `session` has attached and, since, reported
     /// covering `count` windows (unlike counting reports, this holds however the report
     /// and the question interleave).
