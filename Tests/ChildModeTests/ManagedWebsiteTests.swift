@@ -138,6 +138,55 @@ final class ManagedWebsiteTests: XCTestCase {
         XCTAssertFalse(events.contains("unsupported-browser"), events)
     }
 
+    /// The child kills their browser's host: the browser's windows are covered at once (no
+    /// report names it), and given back when its extension has started a host again and it
+    /// reports. The third time within a minute the browser is shielded as not supported at
+    /// once (held, so it stays so), and recorded.
+    func testAKilledHostLeavesTheBrowserCoveredUntilItsExtensionReportsAgain() throws {
+        let rig = try start()
+        let xdotool = try requireProgram("xdotool", package: "xdotool")
+        try desktop.startManagedSession()
+        let kid = desktop.kid
+        let chromium = try desktop.startAsKid(
+            try BrowserRig.chromiumCommand(
+                profile: "/home/\(kid)/chromium", urls: ["http://en.wiki.test:\(rig.port)/wiki.html"]))
+        let window = try rig.window(
+            titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
+        try desktop.waitFor("the cover lifted by the extension's report", timeout: 60) {
+            rig.hostLines.contains("is connected") && self.desktop.lastCoverReport()?.count == 0
+        }
+        XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", window]).status, 0)
+        // The positive control: the host runs, and nothing covers the browser.
+        XCTAssertEqual(try desktop.runAsKid(["pgrep", "-u", kid, "-f", "screenward-web-host"]).status, 0)
+        func killHost(_ round: Int) throws -> Date {
+            let killed = try desktop.runAsKid(["pkill", "-KILL", "-u", kid, "-f", "screenward-web-host"])
+            XCTAssertEqual(killed.status, 0, "round \(round): no host to kill: \(killed.error)")
+            return Date()
+        }
+        for round in 1..<UnsupportedBrowsers.lossesBeforeShield {
+            let killed = try killHost(round)
+            try desktop.waitFor("round \(round): the browser covered once its host is gone", timeout: 5) {
+                self.desktop.lastCoverReport().map { $0.count == 1 && $0.stores == "browser-checking" } ?? false
+            }
+            XCTAssertLessThan(Date().timeIntervalSince(killed), 1, "round \(round): covered late")
+            // The extension starts a host again a second later, which reports: the page is back.
+            try desktop.waitFor("round \(round): the cover lifted by the new host's report", timeout: 10) {
+                self.desktop.lastCoverReport()?.count == 0
+            }
+        }
+        // Killed once more within the minute: shielded as not supported at once, and recorded.
+        // Held as such, the browser starts no host again: it stays shielded until it is closed.
+        let killed = try killHost(UnsupportedBrowsers.lossesBeforeShield)
+        try desktop.waitFor("the shield over the browser whose host keeps ending", timeout: 5) {
+            self.desktop.lastCoverReport().map { $0.count == 1 && $0.stores == "unsupported-browser" } ?? false
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(killed), 1, "shielded late")
+        let events = try fixture.screenward(as: "root", ["child", "events", kid]).output
+        XCTAssertTrue(events.contains("unsupported-browser"), events)
+        Thread.sleep(forTimeInterval: 3)
+        XCTAssertEqual(desktop.lastCoverReport()?.stores, "unsupported-browser", "given back its page")
+    }
+
     /// Failing closed: a program whose desktop entry says it is a web browser, and that cannot
     /// run Screenward's extension, is shielded as not supported within 2 s of having the
     /// focus, and recorded; Chromium started with its extensions off is shielded too.

@@ -45,6 +45,32 @@ final class UnsupportedBrowsersTests: XCTestCase {
         XCTAssertEqual(rule.unsupported, [41: firefox])
     }
 
+    func testAReportLostAgainAndAgainShieldsAtOnceAndRecordsOnce() {
+        var rule = UnsupportedBrowsers()
+        // Reported, then lost (its host killed) twice: covered as checked each time, lifted by the report.
+        _ = rule.observe(focused: (40, firefox, longAgo), reported: [40], now: at(0))
+        for loss in 1..<UnsupportedBrowsers.lossesBeforeShield {
+            let lost = at(Double(loss) * 3)
+            XCTAssertEqual(
+                rule.observe(focused: (40, firefox, longAgo), reported: [], now: lost), [.wake(at: lost + .seconds(2))])
+            XCTAssertEqual(rule.checking, [40: firefox])
+            XCTAssertEqual(rule.observe(focused: nil, reported: [40], now: lost + .seconds(1)), [])
+            XCTAssertEqual(rule.checking, [:])
+        }
+        // Lost once more within the minute, the browser not even focused: shielded at once, recorded.
+        let third = at(9)
+        XCTAssertEqual(
+            rule.observe(focused: nil, reported: [], now: third),
+            [.shield(pid: 40, browser: firefox), .record(pid: 40, browser: firefox)])
+        // Its report comes back (the hold failed): lifted; lost again: shielded again at once, not recorded again.
+        XCTAssertEqual(rule.observe(focused: nil, reported: [40], now: at(10)), [.lift(pid: 40)])
+        XCTAssertEqual(rule.observe(focused: nil, reported: [], now: at(16)), [.shield(pid: 40, browser: firefox)])
+        // A minute after the losses, a lost report is waited for again.
+        XCTAssertEqual(rule.observe(focused: nil, reported: [40], now: at(30)), [.lift(pid: 40)])
+        XCTAssertEqual(
+            rule.observe(focused: (40, firefox, longAgo), reported: [], now: at(80)), [.wake(at: at(82))])
+    }
+
     func testAReportWithinThePatienceShieldsNothing() {
         var rule = UnsupportedBrowsers()
         _ = rule.observe(focused: (40, firefox, longAgo), reported: [], now: at(0))

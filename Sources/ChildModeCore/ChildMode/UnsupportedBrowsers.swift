@@ -12,7 +12,8 @@ import ScreenwardBasics
 /// report naming its process, its windows are covered by a shield that says it is being
 /// checked (`checkingStore`), which does not hold the process (the extension must load), and
 /// which the report lifts. A browser killed and started again in a loop is covered at each
-/// start; its pages never show before a report.
+/// start; its pages never show before a report. A browser whose host is killed is covered at
+/// once; the third time within a minute it is shielded as not supported at once.
 ///
 /// A policy as a value: it is told what the session shows and when, and returns what to
 /// do; the managed agent carries it out on its loop (tested without processes or clocks).
@@ -47,6 +48,13 @@ public struct UnsupportedBrowsers: Sendable {
     private var waiting: [Int32: Waiting] = [:]
     /// The processes shielded now, with the browser each runs.
     public private(set) var unsupported: [Int32: AppIdentity] = [:]
+    /// The browser each process seen focused runs.
+    private var browsers: [Int32: AppIdentity] = [:]
+    /// When each process's report ended lately (its host gone while it ran).
+    private var losses: [Int32: [ContinuousClock.Instant]] = [:]
+    private var lastReported: Set<Int32> = []
+    /// The processes recorded as not supported (once each).
+    private var recorded: Set<Int32> = []
     /// The processes covered while they are checked (no report yet, patience not over).
     public var checking: [Int32: AppIdentity] { waiting.mapValues(\.browser) }
 
@@ -73,11 +81,18 @@ public struct UnsupportedBrowsers: Sendable {
         now: ContinuousClock.Instant
     ) -> [Action] {
         var actions: [Action] = []
+        noteLosses(reported: reported, now: now)
+        if let focused { browsers[focused.pid] = focused.browser }
         for pid in unsupported.keys.sorted() where reported.contains(pid) {
             unsupported[pid] = nil
             actions.append(.lift(pid: pid))
         }
         for pid in waiting.keys where reported.contains(pid) { waiting[pid] = nil }
+        // A report lost again and again (its host killed in a loop) is not waited for.
+        for (pid, browser) in browsers.sorted(by: { $0.key < $1.key })
+        where !reported.contains(pid) && unsupported[pid] == nil && isFlapping(pid) {
+            waiting[pid] = Waiting(browser: browser, deadline: now)
+        }
         if let focused, !reported.contains(focused.pid), unsupported[focused.pid] == nil, waiting[focused.pid] == nil {
             let allowed = focused.started.map { $0 + Self.startupAllowance } ?? now
             waiting[focused.pid] = Waiting(browser: focused.browser, deadline: max(now + Self.patience, allowed))
@@ -85,15 +100,40 @@ public struct UnsupportedBrowsers: Sendable {
         for (pid, wait) in waiting.sorted(by: { $0.key < $1.key }) where wait.deadline <= now {
             waiting[pid] = nil
             unsupported[pid] = wait.browser
-            actions += [.shield(pid: pid, browser: wait.browser), .record(pid: pid, browser: wait.browser)]
+            actions.append(.shield(pid: pid, browser: wait.browser))
+            if recorded.insert(pid).inserted { actions.append(.record(pid: pid, browser: wait.browser)) }
         }
         if let next = waiting.values.map(\.deadline).min() { actions.append(.wake(at: next)) }
         return actions
+    }
+
+    /// How many times within `lossWindow` a process's report may end (its host gone while it
+    /// runs) before its browser is shielded as not supported at once when it ends, unwaited
+    /// for. (Held, as every unsupported browser is, it starts no host again: the child closes
+    /// it.)
+    public static let lossesBeforeShield = 3
+    public static let lossWindow: Duration = .seconds(60)
+
+    private mutating func noteLosses(reported: Set<Int32>, now: ContinuousClock.Instant) {
+        for pid in lastReported.subtracting(reported) { losses[pid, default: []].append(now) }
+        lastReported = reported
+        for (pid, times) in losses {
+            let recent = times.filter { now < $0 + Self.lossWindow }
+            losses[pid] = recent.isEmpty ? nil : recent
+        }
+    }
+
+    private func isFlapping(_ pid: Int32) -> Bool {
+        (losses[pid]?.count ?? 0) >= Self.lossesBeforeShield
     }
 
     /// Forgets the processes that ended (a pid may come back as another program).
     public mutating func forgetEnded(isRunning: (Int32) -> Bool) {
         waiting = waiting.filter { isRunning($0.key) }
         unsupported = unsupported.filter { isRunning($0.key) }
+        browsers = browsers.filter { isRunning($0.key) }
+        losses = losses.filter { isRunning($0.key) }
+        recorded = recorded.filter(isRunning)
+        lastReported = lastReported.filter(isRunning)
     }
 }
