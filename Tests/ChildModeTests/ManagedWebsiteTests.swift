@@ -293,12 +293,30 @@ final class ManagedWebsiteTests: XCTestCase {
             return FileManager.default.fileExists(atPath: "\(profile)/DevToolsActivePort")
                 || chromium.standardError.contains("DevTools listening on")
         }
+        // Firefox's remote agent (WebDriver BiDi, `--remote-debugging-port`): its DisableDeveloperTools
+        // policy turns it off too (there is no policy for `remote.enabled`, a preference the
+        // policies may not set).
+        func firefoxListens(_ profile: String) throws -> Bool {
+            XCTAssertEqual(try desktop.runAsKid(["mkdir", "-p", profile]).status, 0)
+            let firefox = try desktop.startAsKid(
+                try BrowserRig.firefoxCommand(profile: profile, urls: ["--remote-debugging-port", "0", wiki]),
+                environment: ["MOZ_CRASHREPORTER_DISABLE": "1"])
+            defer { firefox.stop(grace: 5) }
+            _ = try rig.window(
+                titled: "Wiki page — Mozilla Firefox", display: desktop.display, xdotool: xdotool, or: firefox)
+            Thread.sleep(forTimeInterval: 2)
+            return firefox.standardError.contains("WebDriver BiDi listening on")
+                || firefox.outputLines.contains { $0.contains("WebDriver BiDi listening on") }
+        }
         XCTAssertTrue(try debugged("/home/\(kid)/chromium-before"), "the control: remote debugging before")
+        XCTAssertTrue(try firefoxListens("/home/\(kid)/firefox-before"), "the control: Firefox's remote agent before")
         try desktop.startManagedSession()
         try desktop.waitFor("the browsers' policies for managed users") {
             self.fixture.daemon?.standardError.contains("the browsers' policies for managed users are on") ?? false
         }
         XCTAssertFalse(try debugged("/home/\(kid)/chromium-after"), "remote debugging must be off for a managed user")
+        XCTAssertFalse(
+            try firefoxListens("/home/\(kid)/firefox-after"), "Firefox's remote agent must be off for a managed user")
 
         let added = try fixture.screenward(
             as: "root", ["limit", "add", "Videos", "--site", "videos.test", "--daily", "1s", "--user", kid])
