@@ -236,6 +236,22 @@ final class ManagedWebsiteTests: XCTestCase {
             self.desktop.lastCoverReport().map { $0.count == 2 && $0.stores == "unsupported-browser" } ?? false
         }
         XCTAssertFalse(rig.hostLines.contains("is connected"), "the extension ran after all: \(rig.hostLines)")
+
+        // Firefox in safe mode (its extensions off; the policy takes it from the menus only):
+        // its first window (safe mode's question) is covered, then shielded as not supported.
+        let profile = "/home/\(desktop.kid)/firefox-safe"
+        XCTAssertEqual(try desktop.runAsKid(["mkdir", "-p", profile]).status, 0)
+        let firefox = try desktop.startAsKid(
+            try BrowserRig.firefoxCommand(profile: profile, urls: ["--safe-mode", "http://en.wiki.test:\(rig.port)/"]),
+            environment: ["MOZ_CRASHREPORTER_DISABLE": "1"])
+        defer { firefox.stop(grace: 5) }
+        try desktop.waitFor("the cover over Firefox in safe mode", timeout: 30) {
+            self.desktop.lastCoverReport().map { $0.count == 3 && $0.stores.contains("browser-checking") } ?? false
+        }
+        desktop.screenshot("managed-firefox-safe-mode.png")
+        try desktop.waitFor("the shield over Firefox in safe mode", timeout: 20) {
+            self.desktop.lastCoverReport().map { $0.count == 3 && $0.stores == "unsupported-browser" } ?? false
+        }
     }
 
     /// With a managed user the browsers' policies close their ways around the extension,
