@@ -37,6 +37,8 @@ packages=(
   dunst dbus-bin trayer
   # a playing video counts without input: the tests play ffmpeg's test picture in mpv and the browsers
   mpv ffmpeg
+  # a text browser a managed child tries in a terminal (closed unless a guardian allows it)
+  w3m
   # real applications whose identity is tested, one per toolkit (about 17 MB of downloads with their libraries):
   # GTK 3, the X toolkit, an SDL 2 game, Qt 5
   mousepad xterm sopwith featherpad

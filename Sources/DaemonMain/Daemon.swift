@@ -176,6 +176,7 @@ final class Daemon {
             installed: InstalledPrograms(catalog: catalog), loop: loop, sessions: sessions,
             owner: { [unowned self] uid in owners[uid] },
             allowed: { [unowned self] uid in owners[uid]?.allowedExecutables() ?? [] },
+            language: { [unowned self] uid in state.languageToSpeak(uid: uid) },
             record: { [unowned self] uid, kind, what in
                 // The same thing again and again (a window re-mapped in a loop, held each
                 // time) is one event a minute, with a count.

@@ -11,7 +11,8 @@ import SystemAccounts
 /// - a program the system did not install and no guardian allowed is shielded, by an extra
 ///   store (`NotInstalledPrograms`) beside the user's own;
 /// - the processes of covered windows are held (`ProcessHolds`), and a shield's Close ends
-///   one through here, since the agent may not signal the child.
+///   one through here, since the agent may not signal the child;
+/// - a text browser no guardian allowed is closed (`TextBrowsers`), its terminal told why.
 final class ProgramGuard {
     private let programs: ChildPrograms
     private let holds: ProcessHolds
@@ -20,6 +21,10 @@ final class ProgramGuard {
     private let owner: (UInt32) -> ManagedUserOwner?
     /// The executables a guardian allowed for the user (`screenward allow exe:PATH --user`).
     private let allowed: (UInt32) -> Set<String>
+    /// The language the user's session speaks (what a closed text browser's terminal is told in).
+    private let language: (UInt32) -> String
+    /// The text browsers closed, so that each is recorded once however long it takes to end.
+    private var closedTextBrowsers: Set<Int32> = []
     private var timer: MainLoop.Registration?
     private var notInstalled: [UInt32: StoreSettings] = [:]
     /// uid → the processes of its covered windows, and of shielded apps drawing elsewhere.
@@ -31,6 +36,7 @@ final class ProgramGuard {
         installed: InstalledPrograms, loop: MainLoop, sessions: ManagedSessions,
         owner: @escaping (UInt32) -> ManagedUserOwner?,
         allowed: @escaping (UInt32) -> Set<String>,
+        language: @escaping (UInt32) -> String,
         record: @escaping (_ uid: UInt32, _ kind: ChildEvent.Kind, _ what: Phrase) -> Void
     ) {
         programs = ChildPrograms(installed: installed)
@@ -39,6 +45,7 @@ final class ProgramGuard {
         self.sessions = sessions
         self.owner = owner
         self.allowed = allowed
+        self.language = language
         self.record = record
         holds.onEvent = record
     }
@@ -125,12 +132,40 @@ final class ProgramGuard {
     private func scan() {
         let changed = programs.scan()
         for uid in programs.tables.keys {
-            if changed.contains(uid) { push(uid) }
+            if changed.contains(uid) {
+                push(uid)
+                closeTextBrowsers(of: uid)
+            }
             // Every scan: a guardian's allowance takes effect within one.
             refreshStore(uid)
         }
         holds.check()
         timer = loop.schedule(after: Self.scanInterval) { [weak self] in self?.scan() }
+    }
+
+    /// Closes the user's text browsers no guardian allowed, each after a line on its terminal.
+    private func closeTextBrowsers(of uid: UInt32) {
+        // A pid no longer running may come back as another program.
+        closedTextBrowsers.formIntersection(Set(programs.tables.values.flatMap(\.keys)))
+        for program in TextBrowsers.toClose(table(of: uid), allowed: allowed(uid))
+        where !closedTextBrowsers.contains(program.pid) {
+            closedTextBrowsers.insert(program.pid)
+            let name = ExecCommand.fileName(program.executable)
+            let speak = Translations.forLanguage(language(uid))
+            // swift-format-ignore
+            let told = Phrase("{program} is closed: in this account, text browsers run only where a guardian allowed them.", context: "terminal", ["program": name])
+            // Its standard error is its terminal, as a rule: the line shows where it was started.
+            if let terminal = FileHandle(forWritingAtPath: "/proc/\(program.pid)/fd/2") {
+                try? terminal.write(contentsOf: Data("\r\nscreenward: \(speak(told))\r\n".utf8))
+                try? terminal.close()
+            }
+            kill(program.pid, SIGKILL)
+            let user = owner(uid)?.user.name ?? "\(uid)"
+            let values = ["executable": program.executable, "pid": "\(program.pid)", "user": user]
+            // swift-format-ignore
+            let what = Phrase("{executable} (pid {pid}), a text browser, was closed: a guardian may allow it (screenward allow exe:{executable} --user {user})", context: "event", values)
+            record(uid, .programClosed, what)
+        }
     }
 
     private func table(of uid: UInt32) -> [ProgramFacts] {

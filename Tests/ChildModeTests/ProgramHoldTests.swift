@@ -336,4 +336,38 @@ final class ProgramHoldTests: XCTestCase {
             (try? String(contentsOfFile: "\(home)/typed", encoding: .utf8))?.hasPrefix("allowed") == true
         }
     }
+    /// A text browser in the child's terminal shows websites no extension reports: closed as
+    /// soon as the daemon sees it, its terminal told why, recorded; once a guardian allows it,
+    /// it runs (the positive control).
+    func testATextBrowserRunsOnlyWhereAGuardianAllowedIt() throws {
+        let w3m = try requireProgram("w3m", package: "w3m")
+        try desktop.startManagedSession()
+        // In a terminal of its own (script's), as from the child's xterm: w3m's start page, waiting for keys.
+        func startW3m() throws -> ChildProcess {
+            try desktop.startAsKid(["script", "-qfec", "\(w3m.path) -v", "/dev/null"], environment: ["TERM": "xterm"])
+        }
+        let first = try startW3m()
+        defer { first.stop() }
+        let started = Date()
+        try desktop.waitFor("w3m closed", timeout: 10) {
+            (try? self.desktop.runAsKid(["pgrep", "-u", self.desktop.kid, "-x", "w3m"]).status) == 1
+                && first.outputLines.contains { $0.contains("screenward: w3m is closed") }
+        }
+        let closedIn = Date().timeIntervalSince(started)
+        print("w3m closed \(closedIn) s after it started")
+        XCTAssertLessThan(closedIn, 3)
+        let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
+        XCTAssertTrue(events.contains("a text browser, was closed"), events)
+
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
+        let allowed = try fixture.screenward(as: guardian, ["allow", "exe:\(w3m.path)", "--user", desktop.kid])
+        XCTAssertEqual(allowed.status, 0, allowed.error)
+        Thread.sleep(forTimeInterval: 1)  // the allowance counts from now on
+        let second = try startW3m()
+        defer { second.stop() }
+        Thread.sleep(forTimeInterval: 3)
+        XCTAssertEqual(
+            try desktop.runAsKid(["pgrep", "-u", desktop.kid, "-x", "w3m"]).status, 0,
+            "allowed, w3m runs: \(second.outputLines.suffix(5))")
+    }
 }
