@@ -84,7 +84,9 @@ final class WebHostRelay {
                 switch try ExtensionMessage.decode(data) {
                 case .hello(let version):
                     log("the extension \(version) is connected")
-                    if let unsent { send(unsent) }
+                    // A report of no windows registers this host with the owner, which answers
+                    // with its shields: the extension reports its tabs once they are applied.
+                    send(unsent ?? BrowserWindowsReport(browserPID: browserPID, focusedWindow: nil, windows: []))
                 case .shield(let event):
                     do {
                         _ = try client.call(WebHostMethods.shieldEvent, event)

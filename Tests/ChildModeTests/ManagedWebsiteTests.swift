@@ -295,7 +295,7 @@ final class ManagedWebsiteTests: XCTestCase {
     /// extension's rules away, is off by policy once the computer has a managed user (before,
     /// the same command line opens it: the control). A limited website under another spelling
     /// of its host (the root's dot, `www.videos.test.`) is the same website, covered.
-    func testRemoteDebuggingIsOffAndAHostWithTheRootsDotIsTheSameWebsite() throws {
+    func testRemoteDebuggingIsOffAndALimitedWebsiteByAnotherNameIsShielded() throws {
         let rig = try start()
         let xdotool = try requireProgram("xdotool", package: "xdotool")
         let kid = desktop.kid
@@ -337,21 +337,31 @@ final class ManagedWebsiteTests: XCTestCase {
         let added = try fixture.screenward(
             as: "root", ["limit", "add", "Videos", "--site", "videos.test", "--daily", "1s", "--user", kid])
         XCTAssertEqual(added.status, 0, added.error)
+        // The limited website by another name: its host with the root's dot is that website;
+        // the same server at an address (an IP address, a name without a dot) is no website
+        // to use in a managed account.
+        let pages = [
+            ("dot", "http://www.videos.test.:\(rig.port)/video.html", "videos.test"),
+            ("ip", "http://127.0.0.1:\(rig.port)/video.html", "127.0.0.1"),
+            ("localhost", "http://localhost:\(rig.port)/video.html", "localhost"),
+        ]
         for (browser, dash) in [("chromium", "-"), ("firefox", "—")] {
-            let profile = "/home/\(kid)/\(browser)-dot"
-            let page = "http://www.videos.test.:\(rig.port)/video.html"
-            let command =
-                browser == "chromium"
-                ? try BrowserRig.chromiumCommand(profile: profile, urls: [page])
-                : try BrowserRig.firefoxCommand(profile: profile, urls: [page])
-            XCTAssertEqual(try desktop.runAsKid(["mkdir", "-p", profile]).status, 0)
-            let started = try desktop.startAsKid(command, environment: ["MOZ_CRASHREPORTER_DISABLE": "1"])
-            defer { started.stop(grace: 5) }
-            let browserName = browser == "chromium" ? "Chromium" : "Mozilla Firefox"
-            _ = try rig.window(
-                titled: "videos.test (restricted) \(dash) \(browserName)", display: desktop.display, xdotool: xdotool,
-                or: started)
+            for (name, page, site) in pages where browser == "chromium" || name != "localhost" {
+                let profile = "/home/\(kid)/\(browser)-\(name)"
+                let command =
+                    browser == "chromium"
+                    ? try BrowserRig.chromiumCommand(profile: profile, urls: [page])
+                    : try BrowserRig.firefoxCommand(profile: profile, urls: [page])
+                XCTAssertEqual(try desktop.runAsKid(["mkdir", "-p", profile]).status, 0)
+                let started = try desktop.startAsKid(command, environment: ["MOZ_CRASHREPORTER_DISABLE": "1"])
+                defer { started.stop(grace: 5) }
+                let browserName = browser == "chromium" ? "Chromium" : "Mozilla Firefox"
+                _ = try rig.window(
+                    titled: "\(site) (restricted) \(dash) \(browserName)", display: desktop.display,
+                    xdotool: xdotool, or: started)
+            }
         }
+        XCTAssertNil(try websiteSeconds()["127.0.0.1"], "an address counted as a website")
     }
 
     /// The extension is the browsers' by policy, not the child's: removed from the child's

@@ -186,7 +186,7 @@ final class BrowserTabsTests: XCTestCase {
             message,
             [
                 "kind": "shields", "domains": ["a.b"], "allExcept": NSNull(), "filtered": [],
-                "filteredAllExcept": NSNull(),
+                "filteredAllExcept": NSNull(), "addresses": false,
             ] as NSDictionary,
             "allExcept is null, not absent")
     }

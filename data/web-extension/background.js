@@ -12,6 +12,9 @@
 const host = "org.screenward.web";
 let port = null;
 let lastSent = "";
+// Whether the owner's shields are applied since this connection: until then no report is
+// made, so that a page the shields replace is never reported (nor counted) as shown.
+let ready = false;
 // Reports are made one after another, so an older one never overtakes a newer one.
 let queue = Promise.resolve();
 
@@ -34,12 +37,20 @@ function connect() {
   port.onDisconnect.addListener(() => {
     port = null;
     lastSent = "";
+    ready = false;
     // The host ended (the agent went away, or it failed): try again in a second. This is
     // the only timer, and it runs only while the host is missing.
     setTimeout(connect, 1000);
   });
+  // The host answers the hello by registering with the owner, which sends its shields; an
+  // owner that sends none in 3 s gets the reports anyway.
   port.postMessage({ kind: "hello", extension: chrome.runtime.getManifest().version });
-  changed();
+  setTimeout(() => {
+    if (!ready) {
+      ready = true;
+      changed();
+    }
+  }, 3000);
 }
 
 // What went wrong here goes to the host's log (the browser keeps it).
@@ -50,11 +61,19 @@ function problem(text) {
 
 function describe(tab) {
   if (!tab) return null;
-  return { id: tab.id, url: tab.url || tab.pendingUrl || "", title: tab.title || "" };
+  const url = tab.url || tab.pendingUrl || "";
+  // A page the shields replace is reported as its shield page (which counts for nothing),
+  // even in the moment before the tab has gone there.
+  const replacement = replacementFor(url);
+  return {
+    id: tab.id,
+    url: replacement ? shieldAddress(replacement.site, url, replacement.filter) : url,
+    title: tab.title || "",
+  };
 }
 
 async function report() {
-  if (!port) return;
+  if (!port || !ready) return;
   const windows = await chrome.windows.getAll({ populate: true });
   const focused = windows.find((window) => window.focused);
   const message = {
@@ -78,7 +97,7 @@ function changed() {
 
 // Shields.
 
-let shields = { domains: [], allExcept: null, filtered: [], filteredAllExcept: null };
+let shields = { domains: [], allExcept: null, filtered: [], filteredAllExcept: null, addresses: false };
 let shieldsQueue = Promise.resolve();
 const shieldPage = chrome.runtime.getURL("shield.html");
 
@@ -91,6 +110,13 @@ function hostOf(url) {
   } catch (error) {
     return null;
   }
+}
+
+// An address rather than a website's name: an IPv4 or IPv6 address, or a name without a dot
+// (localhost, a machine of the network). Another name for any website, which the owner cannot
+// tell apart from one it limits: in a managed account, none is a website to use.
+function isAddress(host) {
+  return /^[0-9.]+$/.test(host) || host.startsWith("[") || !host.includes(".");
 }
 
 function covers(domain, host) {
@@ -112,7 +138,9 @@ function replacementFor(url) {
   const filtered = matching(url, shields.filtered, shields.filteredAllExcept);
   if (filtered !== null) return { site: filtered, filter: true };
   const shielded = matching(url, shields.domains, shields.allExcept);
-  return shielded !== null ? { site: shielded, filter: false } : null;
+  if (shielded !== null) return { site: shielded, filter: false };
+  const host = hostOf(url);
+  return shields.addresses && host && isAddress(host) ? { site: host, filter: false } : null;
 }
 
 // A shield page's address: the website it shields (and whether a filter blocks it), then
@@ -165,6 +193,7 @@ async function applyShields(message) {
     allExcept: Array.isArray(message.allExcept) ? message.allExcept : null,
     filtered: Array.isArray(message.filtered) ? message.filtered : [],
     filteredAllExcept: Array.isArray(message.filteredAllExcept) ? message.filteredAllExcept : null,
+    addresses: message.addresses === true,
   };
   // One rule per shielded website, each sending its pages' main frames to the shield page
   // before a byte of them loads; with every website shielded, one rule for all but the spared.
@@ -187,6 +216,14 @@ async function applyShields(message) {
     }
   };
   add(shields.domains, shields.allExcept, false, 1, 1);
+  if (shields.addresses) {
+    // Pages at an address: an IPv4 address, a bracketed IPv6 one, or a name without a dot.
+    const regexFilter = "^https?://(\\[[^/]*\\]|[0-9.]+|[^./:]+)(:[0-9]+)?(/.*)?$";
+    rules.push({
+      id: 90000, priority: 1, condition: { regexFilter, resourceTypes: ["main_frame"] },
+      action: { type: "redirect", redirect: { regexSubstitution: `${shieldPage}?site=\\1&url=\\0` } },
+    });
+  }
   add(shields.filtered, shields.filteredAllExcept, true, 100000, 2);
   // Open tabs are covered while the rules change (a tab on the screen does not wait for
   // them: only navigations need them), and given back their pages once the rules no longer
@@ -194,6 +231,10 @@ async function applyShields(message) {
   const tabs = await chrome.tabs.query({});
   await Promise.all([updateRules(rules), ...tabs.map((tab) => settle(tab, { cover: true }))]);
   await Promise.all(tabs.map((tab) => settle(tab, { cover: false })));
+  if (!ready) {
+    ready = true;
+    changed();
+  }
 }
 
 async function updateRules(rules) {

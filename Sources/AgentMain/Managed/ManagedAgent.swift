@@ -318,7 +318,10 @@ final class ManagedAgent {
         }
         let now = ContinuousClock.now
         for action in unsupportedBrowsers.observe(
-            focused: focused, reported: Set(link.browsers.current.map(\.browserPID)), now: now)
+            // A report of no windows (a host registering, its extension's shields not yet
+            // applied) names no window of the process.
+            focused: focused, reported: Set(link.browsers.current.filter { !$0.windows.isEmpty }.map(\.browserPID)),
+            now: now)
         {
             switch action {
             case .wake(let at):

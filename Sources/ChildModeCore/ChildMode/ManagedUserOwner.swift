@@ -64,6 +64,8 @@ public final class ManagedUserOwner {
                 "\(user.name): closed \(stack.recoveredIntervals) interval(s) the previous run left open, "
                     + "at their last checkpoint")
         }
+        // Pages at an address are no website to use in a managed account (WebShields.addresses).
+        stack.service.shieldsAddresses = true
         shieldRelay = AgentShieldRelay(service: stack.service)
         webShieldQuestions = ServiceShieldQuestions(service: stack.service)
         if let shieldDefaults {

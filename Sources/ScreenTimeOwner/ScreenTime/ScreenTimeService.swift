@@ -39,6 +39,9 @@ public final class ScreenTimeService {
     /// them, and says why with `browserTabsMissing`).
     public var browserTabs: BrowserTabs?
     public var browserTabsMissing = "websites are not counted: this state owner does not take the browsers' reports"
+    /// Whether the browsers shield pages at an address (`WebShields.addresses`): set for an
+    /// account a guardian manages.
+    public var shieldsAddresses = false
     /// Called when a browser's tabs changed (from inside a use of the service: post to the
     /// loop's mailbox).
     public var onBrowserTabsChanged: (@Sendable () -> Void)?
@@ -189,7 +192,7 @@ public final class ScreenTimeService {
                     name: domain, token: directory.minter.webDomainToken(forDomain: domain),
                     categories: categories(domain)))
         }
-        return WebShields(shields: effectiveShields, candidates: candidates)
+        return WebShields(shields: effectiveShields, candidates: candidates, addresses: shieldsAddresses)
     }
 
     func pushWebShields(to hosts: [ServicePeer]) {

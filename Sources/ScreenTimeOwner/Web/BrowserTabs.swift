@@ -161,11 +161,18 @@ public struct WebShields: Sendable, Hashable, Codable {
     public var allExcept: [String]?
     /// What the stores' web content filters block (`webContent.blockedByFilter`).
     public var filter: WebFilter.Combined
+    /// Whether pages at an address (an IP address, a name without a dot such as `localhost`)
+    /// are shielded: another name for any website, the owner cannot tell them from one it
+    /// limits, so in an account a guardian manages none is a website to use.
+    public var addresses: Bool
 
-    public init(domains: [String], allExcept: [String]? = nil, filter: WebFilter.Combined = .init()) {
+    public init(
+        domains: [String], allExcept: [String]? = nil, filter: WebFilter.Combined = .init(), addresses: Bool = false
+    ) {
         self.domains = domains
         self.allExcept = allExcept
         self.filter = filter
+        self.addresses = addresses
     }
 
     /// A website the stores may name: by a token issued for it, or by its category.
@@ -183,7 +190,8 @@ public struct WebShields: Sendable, Hashable, Codable {
     /// From the union of the stores, over the websites they can name: those tokens were issued
     /// for, and those the category table puts in a category (a store shielding a category
     /// shields its websites).
-    public init(shields: EffectiveShields, candidates: [Candidate]) {
+    public init(shields: EffectiveShields, candidates: [Candidate], addresses: Bool = false) {
+        self.addresses = addresses
         // A token no one holds, in no category: shielded only by a policy for every website.
         let everything = !shields.reasons(
             forWebDomain: WebDomainToken(opaqueValue: "screenward-no-website"), categories: []

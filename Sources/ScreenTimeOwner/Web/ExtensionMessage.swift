@@ -107,7 +107,8 @@ public enum ExtensionMessage: Equatable, Sendable {
     }
 
     /// The message that tells the extension what to shield: `{"kind": "shields", "domains":
-    /// [...], "allExcept": [...] or null}`.
+    /// [...], "allExcept": [...] or null, "filtered": [...], "filteredAllExcept": [...] or null,
+    /// "addresses": true or false}`.
     public static func encodeShields(_ shields: WebShields) throws -> Data {
         struct Shields: Encodable {
             var kind = "shields"
@@ -115,6 +116,7 @@ public enum ExtensionMessage: Equatable, Sendable {
             var allExcept: [String]?
             var filtered: [String]
             var filteredAllExcept: [String]?
+            var addresses: Bool
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encode(kind, forKey: .kind)
@@ -122,13 +124,14 @@ public enum ExtensionMessage: Equatable, Sendable {
                 try container.encode(allExcept, forKey: .allExcept)  // null, not absent
                 try container.encode(filtered, forKey: .filtered)
                 try container.encode(filteredAllExcept, forKey: .filteredAllExcept)
+                try container.encode(addresses, forKey: .addresses)
             }
-            enum CodingKeys: String, CodingKey { case kind, domains, allExcept, filtered, filteredAllExcept }
+            enum CodingKeys: String, CodingKey { case kind, domains, allExcept, filtered, filteredAllExcept, addresses }
         }
         return try JSONEncoder().encode(
             Shields(
                 domains: shields.domains, allExcept: shields.allExcept, filtered: shields.filter.blocked,
-                filteredAllExcept: shields.filter.allExcept))
+                filteredAllExcept: shields.filter.allExcept, addresses: shields.addresses))
     }
 
     /// A message to the extension: `body`'s fields with `"kind": kind`.
