@@ -26,11 +26,41 @@ final class AgentSupervisionTests: XCTestCase {
             XCTAssertEqual(supervision.agentEnded(at: at(second)), [.startAgent])
         }
         supervision.agentStarted(at: at(2.5))
-        XCTAssertEqual(supervision.agentEnded(at: at(3)), [.lockSession, .startAgent])
+        XCTAssertEqual(supervision.agentEnded(at: at(3)), [.lockSession])
         XCTAssertEqual(supervision.lockedAt, at(3))
-        // A fourth failure does not lock again.
-        supervision.agentStarted(at: at(3.5))
-        XCTAssertEqual(supervision.agentEnded(at: at(4)), [.startAgent])
+        // The next start waits half a second.
+        XCTAssertEqual(supervision.nextDeadline(), at(3.5))
+        XCTAssertEqual(supervision.check(at: at(3.4)), [])
+        XCTAssertEqual(supervision.sessionActivated(at: at(3.45)), [], "the wait holds")
+        XCTAssertEqual(supervision.check(at: at(3.5)), [.startAgent])
+        // A fourth failure does not lock again; its start waits twice as long.
+        supervision.agentStarted(at: at(3.6))
+        XCTAssertEqual(supervision.agentEnded(at: at(4)), [])
+        XCTAssertEqual(supervision.nextDeadline(), at(5))
+    }
+
+    /// An agent that attaches (reports) and dies at once, again and again: each failure locks
+    /// again, and the starts wait 0.5, 1, 2, 4, then 8 s, never less.
+    func testAnAgentThatAttachesAndDiesAgainAndAgainIsRestartedLessAndLessOften() {
+        var supervision = AgentSupervision()
+        var now = 0.0
+        var waits: [TimeInterval] = []
+        for _ in 0..<8 {
+            supervision.agentStarted(at: at(now))
+            supervision.agentReported(at: at(now + 0.05))
+            let actions = supervision.agentEnded(at: at(now + 0.1))
+            now += 0.1
+            if actions.contains(.startAgent) {
+                waits.append(0)
+                continue
+            }
+            XCTAssertEqual(actions, [.lockSession], "a report cleared the lock: it locks again")
+            let due = try! XCTUnwrap(supervision.nextDeadline())
+            waits.append(due.timeIntervalSince(at(now)))
+            now = due.timeIntervalSince(start)
+            XCTAssertEqual(supervision.check(at: at(now)), [.startAgent])
+        }
+        XCTAssertEqual(waits.map { ($0 * 100).rounded() / 100 }, [0, 0, 0.5, 1, 2, 4, 8, 8])
     }
 
     func testFailuresOlderThanAMinuteDoNotCount() {
@@ -59,9 +89,19 @@ final class AgentSupervisionTests: XCTestCase {
             _ = supervision.agentEnded(at: at(second + 0.5))
         }
         XCTAssertEqual(supervision.lockedAt, at(2.5))
-        XCTAssertEqual(supervision.nextDeadline(), at(32.5))
-        XCTAssertEqual(supervision.check(at: at(32.4)), [])
-        XCTAssertEqual(supervision.check(at: at(32.5)), [.terminateSession])
+        XCTAssertEqual(supervision.check(at: at(3)), [.startAgent], "the start that waited")
+        supervision.agentStarted(at: at(3))
+        _ = supervision.agentEnded(at: at(3.5))
+        XCTAssertEqual(supervision.nextDeadline(), at(4.5))
+        XCTAssertEqual(supervision.check(at: at(4.5)), [.startAgent])
+        supervision.agentStarted(at: at(4.5))
+        supervision.agentReported(at: at(4.5))
+        _ = supervision.agentEnded(at: at(4.6))
+        XCTAssertEqual(supervision.lockedAt, at(4.6), "locked again")
+        XCTAssertEqual(supervision.check(at: at(6.6)), [.startAgent])
+        XCTAssertEqual(supervision.nextDeadline(), at(34.6), "no agent started")
+        XCTAssertEqual(supervision.check(at: at(34.5)), [])
+        XCTAssertEqual(supervision.check(at: at(34.6)), [.terminateSession])
         XCTAssertTrue(supervision.terminated)
         XCTAssertNil(supervision.nextDeadline())
         XCTAssertEqual(supervision.agentEnded(at: at(33)), [], "nothing more after the end")

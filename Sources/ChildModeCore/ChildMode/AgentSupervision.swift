@@ -7,7 +7,10 @@ import Foundation
 ///
 /// The policy (docs/architecture.md): a failed agent is restarted at once (within 1 s);
 /// 3 failures within 60 s, or an agent that has not reported for 5 s, lock the session;
-/// if no agent has reported for 30 s after the lock, the session is ended.
+/// if no agent has reported for 30 s after the lock, the session is ended. From the third
+/// failure within 60 s the next start waits, 0.5 s and twice as long at each failure up to
+/// 8 s: an agent that attaches and dies at once (or a child who kills it in a loop) is not
+/// restarted a dozen times a second.
 public struct AgentSupervision: Sendable {
     public enum Action: Sendable, Equatable, CustomStringConvertible {
         /// Start an agent for the session (none runs).
@@ -33,6 +36,8 @@ public struct AgentSupervision: Sendable {
     public static let failureWindow: TimeInterval = 60
     public static let silenceLimit: TimeInterval = 5
     public static let lockGrace: TimeInterval = 30
+    public static let firstBackoff: TimeInterval = 0.5
+    public static let longestBackoff: TimeInterval = 8
 
     /// When recent agents failed (within `failureWindow`).
     public private(set) var failures: [Date] = []
@@ -44,18 +49,21 @@ public struct AgentSupervision: Sendable {
     public private(set) var lockedAt: Date?
     /// Set once the session was ended: nothing more to do.
     public private(set) var terminated = false
+    /// When a start that waits (failures kept coming) is due; nil when none waits.
+    public private(set) var restartAt: Date?
 
     public init() {}
 
     /// The session became active: an agent is needed.
     public mutating func sessionActivated(at time: Date) -> [Action] {
-        guard !terminated, !agentRunning else { return [] }
+        guard !terminated, !agentRunning, restartAt == nil else { return [] }
         return [.startAgent]
     }
 
     public mutating func agentStarted(at time: Date) {
         agentRunning = true
         lastReport = time
+        restartAt = nil
     }
 
     /// The agent said something (a report, a heartbeat): it is alive and enforcing.
@@ -80,6 +88,10 @@ public struct AgentSupervision: Sendable {
             terminated = true
             return [.terminateSession]
         }
+        if !agentRunning, let restartAt, time >= restartAt {
+            self.restartAt = nil
+            return [.startAgent]
+        }
         if agentRunning, let lastReport, time.timeIntervalSince(lastReport) >= Self.silenceLimit {
             // Silent for 5 s: as good as dead, and the session is unenforced meanwhile.
             var actions = failed(at: time, replacing: true)
@@ -97,6 +109,7 @@ public struct AgentSupervision: Sendable {
         guard !terminated else { return nil }
         var deadlines: [Date] = []
         if let lockedAt { deadlines.append(lockedAt.addingTimeInterval(Self.lockGrace)) }
+        if !agentRunning, let restartAt { deadlines.append(restartAt) }
         if agentRunning, let lastReport { deadlines.append(lastReport.addingTimeInterval(Self.silenceLimit)) }
         return deadlines.min()
     }
@@ -109,9 +122,17 @@ public struct AgentSupervision: Sendable {
             lockedAt = time
             actions.append(.lockSession)
         }
-        // Keep trying: an agent that comes back in time saves the session.
-        actions.append(replacing ? .replaceAgent : .startAgent)
-        if replacing { lastReport = time }
+        // Keep trying: an agent that comes back in time saves the session. (A silent agent is
+        // replaced at once: it was given 5 s already.)
+        if replacing {
+            actions.append(.replaceAgent)
+            lastReport = time
+        } else if failures.count >= Self.failuresBeforeLock {
+            let doublings = Double(failures.count - Self.failuresBeforeLock)
+            restartAt = time.addingTimeInterval(min(Self.firstBackoff * pow(2, doublings), Self.longestBackoff))
+        } else {
+            actions.append(.startAgent)
+        }
         return actions
     }
 }
