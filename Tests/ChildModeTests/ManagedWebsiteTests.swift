@@ -42,26 +42,32 @@ final class ManagedWebsiteTests: XCTestCase {
         desktop?.tearDown()
     }
 
-    func testTheDaemonCountsAndLimitsAChildsWebsitesAndRefusesAForgedHost() throws {
-        let rig = try start()
-        let xdotool = try requireProgram("xdotool", package: "xdotool")
+    /// The managed child's session, and their Chromium on the wiki page, its extension's report
+    /// in: its start was covered while the extension loaded, and the report lifted the cover.
+    private func startChildsChromium(_ rig: BrowserRig, xdotool: URL) throws -> (ChildProcess, window: String) {
         try desktop.startManagedSession()
-        let kid = desktop.kid
         let chromium = try desktop.startAsKid(
             try BrowserRig.chromiumCommand(
-                profile: "/home/\(kid)/chromium", urls: ["http://en.wiki.test:\(rig.port)/wiki.html"]))
+                profile: "/home/\(desktop.kid)/chromium", urls: ["http://en.wiki.test:\(rig.port)/wiki.html"]))
         let window = try rig.window(
             titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
         try desktop.waitFor("the child's browser's host to connect", timeout: 60) {
             rig.hostLines.contains("is connected")
         }
-        // Its start was covered while the extension loaded, and its report lifted the cover.
         try desktop.waitFor("the cover lifted by the extension's report", timeout: 10) {
             self.desktop.lastCoverReport()?.count == 0
         }
         XCTAssertTrue(
             fixture.daemon?.standardError.contains("1 window(s) covered (browser-checking)") ?? false,
             "Chromium's start was not covered")
+        return (chromium, window)
+    }
+
+    func testTheDaemonCountsAndLimitsAChildsWebsitesAndRefusesAForgedHost() throws {
+        let rig = try start()
+        let xdotool = try requireProgram("xdotool", package: "xdotool")
+        let (chromium, window) = try startChildsChromium(rig, xdotool: xdotool)
+        let kid = desktop.kid
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", window]).status, 0)
 
         // The child's time on the website is counted by the daemon, under the browser.
@@ -145,16 +151,8 @@ final class ManagedWebsiteTests: XCTestCase {
     func testAKilledHostLeavesTheBrowserCoveredUntilItsExtensionReportsAgain() throws {
         let rig = try start()
         let xdotool = try requireProgram("xdotool", package: "xdotool")
-        try desktop.startManagedSession()
+        let (_, window) = try startChildsChromium(rig, xdotool: xdotool)
         let kid = desktop.kid
-        let chromium = try desktop.startAsKid(
-            try BrowserRig.chromiumCommand(
-                profile: "/home/\(kid)/chromium", urls: ["http://en.wiki.test:\(rig.port)/wiki.html"]))
-        let window = try rig.window(
-            titled: "Wiki page - Chromium", display: desktop.display, xdotool: xdotool, or: chromium)
-        try desktop.waitFor("the cover lifted by the extension's report", timeout: 60) {
-            rig.hostLines.contains("is connected") && self.desktop.lastCoverReport()?.count == 0
-        }
         XCTAssertEqual(try desktop.runAsKid(["xdotool", "windowactivate", window]).status, 0)
         // The positive control: the host runs, and nothing covers the browser.
         XCTAssertEqual(try desktop.runAsKid(["pgrep", "-u", kid, "-f", "screenward-web-host"]).status, 0)
