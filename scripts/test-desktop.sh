@@ -13,7 +13,18 @@
 #   c. the same for a Wayland session of sam (a session of /usr/share/wayland-sessions, started by
 #      LightDM's autologin);
 #   d. after the container restarts, sam's limit and the day's usage are still there, and sam's
-#      next login is covered at once.
+#      next login is covered at once;
+#   e. in that session, the package upgraded with apt (the same package with a higher version):
+#      the daemon is restarted, its new agent attaches to sam's session again (the time the session
+#      had no agent is printed), the limit is there, and the xterm is covered and held again;
+#   f. sam starts X servers of their own in their session (Xvfb :5, rootless Xorg :7 vt8): the
+#      limited xterm on :5 is held; that the servers themselves run on, neither enforced nor ended
+#      (issue 42 asks for one or the other), is printed as a note, not checked;
+#   g. light-locker, LightDM's screen locker (started by openbox's autostart), locks sam's screen
+#      while their xterm counts (the limit raised to 1 h, a new xterm; the control: it counts):
+#      LightDM's greeter takes the seat, and nothing is counted while locked (screenshots kept);
+#   h. a console login of sam whose shell runs startx first is ended within 1 s, and 2 s later no
+#      X server of sam's runs; the control: the same startx outside a logind session runs Xorg.
 # Needs root, Debian's mirror ($SCREENWARD_DEBIAN_MIRROR, default deb.debian.org) for the root's
 # packages the first time (cached in /var/tmp/screenward-desktop-cache/, keyed by the package
 # list), and a kernel that lets systemd-nspawn boot a container. Outside CI it skips when it cannot
@@ -39,7 +50,7 @@ while [ $# -gt 0 ]; do
     --package) package="$2"; shift 2 ;;
     --results) results="$2"; shift 2 ;;
     --figures) figures="$2"; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test-desktop.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -120,6 +131,7 @@ stop_container() {
 cleanup() {
   local status=$?
   set +e
+  if [ -n "${upgrade_watcher:-}" ]; then kill "$upgrade_watcher" 2>/dev/null; fi
   stop_container
   # Nothing should be mounted under the work folder (nspawn mounts in its own namespace), but a
   # mount left there must not take the host's files with it when the folder is removed.
@@ -198,6 +210,9 @@ desktop_packages=(
   lightdm lightdm-gtk-greeter xserver-xorg-core xserver-xorg-video-dummy xfonts-base openbox
   # what the child runs, and what the test drives and looks with
   xterm x11-utils xdotool imagemagick
+  # LightDM's own screen locker (scenario g), and X servers a child can start themselves: startx
+  # and xinit (Debian's xorg installs them), Xvfb (scenarios f and h)
+  light-locker xinit xvfb
 )
 package_dependencies() {  # the first choice of each of the package's Depends and Recommends
   dpkg-deb -f "$package" Depends Recommends | sed 's/^[A-Za-z-]*: //' | tr ',' '\n' |
@@ -312,6 +327,9 @@ Comment=A Wayland session that only waits (Screenward's desktop test)
 Exec=sleep infinity
 Type=Application
 EOF
+# The session's screen locker, as a desktop starts it (XFCE and LXDE do so from its XDG autostart
+# entry, which openbox runs only with python3-xdg): light-locker, LightDM's own, for scenario g.
+echo 'light-locker &' >>"$root/etc/xdg/openbox/autostart"
 # The child and a guardian (who joins screenward-guardians once the package made the group).
 chroot "$root" useradd --create-home --shell /bin/bash "$child"
 chroot "$root" useradd --create-home --shell /bin/bash "$guardian"
@@ -320,6 +338,15 @@ echo "$guardian:guardian-password-7" | chroot "$root" chpasswd
 child_uid=$(chroot "$root" id -u "$child")
 echo "$machine" >"$root/etc/hostname"
 cp "$package" "$root/var/tmp/"
+# The newer package scenario e upgrades to while the child is logged in: the same files, scripts
+# and units with a higher version, as an upgrade brings them (made with dpkg-deb in seconds; a
+# second release build with scripts/package.sh --version would take minutes).
+newer_version="$(dpkg-deb -f "$package" Version)+upgrade-test"
+newer_deb="screenward_${newer_version}_$(dpkg-deb -f "$package" Architecture).deb"
+dpkg-deb -R "$package" "$work/newer"
+sed -i "s/^Version: .*/Version: $newer_version/" "$work/newer/DEBIAN/control"
+dpkg-deb -Zgzip -z1 -b "$work/newer" "$root/var/tmp/$newer_deb" >/dev/null
+rm -rf "$work/newer"
 
 # ---------------------------------------------------------------------------------------------
 # 3. Booting it. The host has no systemd (no machinectl): commands enter the container's
@@ -435,6 +462,18 @@ usage_seconds() {  # application id, [since]
 }
 screenshot() {  # file name in the results folder, [on_greeter: LightDM's cookie, before the child logged in]
   "${2:-on_childs_display}" import -window root "/var/tmp/$1" && mv "$root/var/tmp/$1" "$results/$1"
+}
+# Whether a process of the child's is held now: "held" (stopped, or in one of the daemon's frozen
+# cgroups), "running", or "gone".
+hold_state() {  # pid
+  in_container sh -c '
+    [ -e "/proc/$1" ] || { echo gone; exit 0; }
+    case "$(sed -n "s/^State:[[:space:]]*\(.\).*/\1/p" "/proc/$1/status")" in T) echo held; exit 0 ;; esac
+    cgroup=$(sed -n "s/^0:://p" "/proc/$1/cgroup")
+    case "$cgroup" in */screenward-held-*)
+      [ "$(cat "/sys/fs/cgroup$cgroup/cgroup.freeze" 2>/dev/null)" = 1 ] && { echo held; exit 0; } ;;
+    esac
+    echo running' sh "$1"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -556,15 +595,15 @@ xterm_counted() {
 # The agent's shield over the xterm: the agent (its output is the daemon's journal) says it
 # covers the xterm's window, and on the screen a window of class Screenward (instance shield)
 # is shown over the xterm's whole window.
-shield_covers_xterm() {  # seconds to wait, screenshot name
-  local window_id
+shield_covers_xterm() {  # seconds to wait, screenshot name, [since, what happened then]
+  local window_id since=${3:-$xterm_at}
   window_id=$(printf '0x%x' "$xterm_window")
-  wait_for_daemon_line "$xterm_at" "covering $window_id of debian-xterm.desktop" "$1" || {
+  wait_for_daemon_line "$since" "covering $window_id of debian-xterm.desktop" "$1" || {
     echo "the agent did not say 'covering $window_id of debian-xterm.desktop' within $1 s:"
-    daemon_journal "$xterm_at" | tail -n 20
+    daemon_journal "$since" | tail -n 20
     return 1
   }
-  echo "  | covered $(difference "$xterm_at" "$found_at") s after the xterm was started"
+  echo "  | covered $(difference "$since" "$found_at") s after ${4:-the xterm was started}"
   sleep 0.5  # drawn
   screenshot "$2" || return 1
   echo "  | screenshot: $results/$2"
@@ -770,12 +809,277 @@ if [ -n "$x11_session" ]; then
   fi
 fi
 daemon_journal "$started" >"$results/daemon-d.log" 2>&1 || true
+
+# ---------------------------------------------------------------------------------------------
+# 5e–g, in sam's session of d, their xterm covered. 5e. The package is upgraded while sam is
+# logged in: the package's scripts restart the daemon, whose agent ends with it; the new daemon's
+# agent must attach to the session again and cover the xterm again.
+if [ -z "$x11_session" ] || [ -z "$xterm_window" ]; then
+  echo "  FAILED  e, f and g not run: they need $child's session of d and its covered xterm"
+  failures=$((failures + 1))
+else
+  echo "test-desktop.sh: e. the package upgraded (apt install ./$newer_deb) while sam is logged in"
+  # A line each tenth of a second while the upgrade runs: the time, the session's agent (its PID, or
+  # -), the xterm's hold state.
+  watch_upgrade() {
+    while :; do
+      echo "$(now) $(in_container pgrep -f "screenward-agent --managed-session $x11_session( |\$)" | head -n1 | grep . || echo -)" \
+        "$(hold_state "$xterm_pid")"
+      sleep 0.1
+    done
+  }
+  upgrade_at=""
+  upgrade_watcher=""
+  daemon_pid_before=""
+  upgrade_installs() {
+    daemon_pid_before=$(in_container systemctl show -p MainPID --value screenward-daemon.service)
+    watch_upgrade >"$results/upgrade-watch.log" 2>&1 &
+    upgrade_watcher=$!
+    upgrade_at=$(now)
+    in_container sh -c "cd /var/tmp && DEBIAN_FRONTEND=noninteractive apt-get install -y -q ./$newer_deb" \
+      >"$results/apt-upgrade.log" 2>&1 || { tail -n 20 "$results/apt-upgrade.log"; return 1; }
+    echo "  | apt-get install took $(seconds_since "$upgrade_at") s"
+    local installed
+    installed=$(in_container dpkg-query -W -f '${Version}' screenward)
+    echo "  | screenward $installed installed"
+    [ "$installed" = "$newer_version" ]
+  }
+  check "apt installs the newer package ($newer_version) while $child is logged in" upgrade_installs
+  daemon_restarted() {
+    local pid
+    daemon_active || return 1
+    pid=$(in_container systemctl show -p MainPID --value screenward-daemon.service)
+    echo "  | the daemon's PID: $daemon_pid_before before the upgrade, $pid after"
+    [ "$pid" != "$daemon_pid_before" ] && [ "$pid" != 0 ]
+  }
+  check "the daemon is active again, restarted by the upgrade" daemon_restarted
+  without_agent=""
+  agent_stopped_at=""
+  agent_back() {
+    local stopped attached
+    wait_for_daemon_line "$upgrade_at" "session $x11_session: no longer enforced \\(the daemon stops\\)" 10 || {
+      echo "the daemon did not say it stopped enforcing session $x11_session (the daemon stops) within 10 s:"
+      daemon_journal "$upgrade_at" | tail -n 20
+      return 1
+    }
+    stopped=$found_at
+    agent_stopped_at=$stopped
+    wait_for_daemon_line "$upgrade_at" "session $x11_session: agent attached" 20 || {
+      echo "no agent attached to session $x11_session again within 20 s of the upgrade:"
+      daemon_journal "$upgrade_at" | tail -n 20
+      return 1
+    }
+    attached=$found_at
+    wait_for_daemon_line "$upgrade_at" "screenward-agent info: tracking :0 for $child \\(session $x11_session\\)" 20 || {
+      echo "the new agent did not say 'tracking :0 for $child (session $x11_session)' within 20 s of the upgrade"
+      return 1
+    }
+    without_agent=$(difference "$stopped" "$found_at")
+    echo "  | session $x11_session without an agent: $(difference "$stopped" "$attached") s (the old daemon's agent" \
+      "stopped → the new one attached), $without_agent s until it tracked :0"
+  }
+  check "the new daemon's agent attaches again to $child's session $x11_session and tracks it" agent_back
+  check "$child's limit is still there" limit_kept
+  check "the xterm is covered again within 10 s of the old agent's end" shield_covers_xterm 10 \
+    e-xterm-shielded-again.png "${agent_stopped_at:-$upgrade_at}" "the old daemon's agent stopped"
+  check "the covered xterm is held again" xterm_held
+  if [ -n "$upgrade_watcher" ]; then
+    kill "$upgrade_watcher" 2>/dev/null || true
+    wait "$upgrade_watcher" 2>/dev/null || true
+    upgrade_watcher=""
+  fi
+  # What the watch saw: how long the xterm ran, not held, and whether it survived.
+  upgrade_watched() {
+    awk -v start="$upgrade_at" '$1 >= start {
+        if ($3 != "held" && !from) from = $1
+        if ($3 == "held" && from) { free += $1 - from; from = 0 }
+        if ($2 == "-" && !gone) gone = $1
+        if ($2 != "-" && gone) { agentless += $1 - gone; gone = 0 }
+        if ($3 == "gone") closed = 1
+        last = $1 }
+      END { if (from) free += last - from
+        printf "  | watched each 0.1 s: the xterm ran (not held) for %.1f s, the session had no agent process for %.1f s\n", free, agentless
+        if (closed) { print "the xterm was closed during the upgrade"; exit 1 } }' "$results/upgrade-watch.log" || {
+      daemon_journal "$upgrade_at" | grep -E "program-(closed|held)" | tail -n 5
+      return 1
+    }
+  }
+  check "the xterm was held again, not closed (how long it ran meanwhile is printed)" upgrade_watched
+  daemon_journal "$upgrade_at" >"$results/daemon-e.log" 2>&1 || true
+
+  # ---------------------------------------------------------------------------------------------
+  # 5f. X servers sam starts in their session, beside the one LightDM started for it: Xvfb, and
+  # Xorg itself, rootless here on the dummy driver. Issue 42 asks that such a server be enforced or
+  # ended; the daemon does neither yet, and what it does is said as a note, not checked. What it does
+  # do is checked: the limited xterm, run on such a display, is held (its app is shielded; it has no
+  # window on the session's display).
+  echo "test-desktop.sh: f. sam starts X servers of their own in their session (Xvfb :5, Xorg :7 vt8)"
+  own_servers_at=""
+  start_own_servers() {
+    own_servers_at=$(now)
+    as_child_in_user_manager systemd-run --user --quiet --unit=own-xvfb Xvfb :5 -nolisten tcp || return 1
+    as_child_in_user_manager systemd-run --user --quiet --unit=own-xorg Xorg :7 vt8 -nolisten tcp || return 1
+    local display
+    for display in 5 7; do
+      for _ in $(seq 100); do in_container test -S "/tmp/.X11-unix/X$display" && break; sleep 0.1; done
+      in_container test -S "/tmp/.X11-unix/X$display" || { echo "no X server on :$display in 10 s"; return 1; }
+    done
+    echo "  | Xvfb :5 and Xorg :7 (rootless, the dummy driver) run as $child:" \
+      "$(in_container pgrep -u "$child" -a -f '^((/usr/bin/)?Xvfb :5|/usr/lib/xorg/Xorg :7)( |$)' | tr '\n' ';')"
+  }
+  check "$child starts Xvfb :5 and Xorg :7 vt8 (as a launcher starts programs)" start_own_servers
+  xterm_elsewhere_held() {
+    as_child_in_user_manager systemd-run --user --quiet --unit=xterm-on-5 --setenv=DISPLAY=:5 xterm || return 1
+    local pid="" window="" at
+    at=$(now)
+    for _ in $(seq 100); do
+      pid=$(as_child_in_user_manager systemctl --user show -p MainPID --value xterm-on-5.service)
+      [ "${pid:-0}" != 0 ] && window=$(in_container env DISPLAY=:5 xdotool search --pid "$pid" 2>/dev/null | head -n1)
+      [ -n "$window" ] && break
+      sleep 0.1
+    done
+    [ -n "$window" ] || { echo "no window of xterm (pid ${pid:-none}) on :5 in 10 s"; return 1; }
+    echo "  | xterm (pid $pid) has window $window on :5"
+    wait_for_daemon_line "$at" "program-held: /usr/bin/xterm \\(pid $pid\\) is held while its app is shielded" 10 || {
+      echo "the daemon did not hold the xterm on :5 within 10 s:"
+      daemon_journal "$at" | tail -n 10
+      in_container kill -KILL "$pid" || true
+      return 1
+    }
+    echo "  | held $(difference "$at" "$found_at") s after it was started: $(hold_state "$pid")"
+    [ "$(hold_state "$pid")" = held ] || return 1
+    in_container kill -KILL "$pid" || true
+  }
+  check "the limited xterm on sam's display :5 is held (its app is shielded)" xterm_elsewhere_held
+  # The note: what runs, for how long, and whether anything enforces it.
+  sleep "$(awk -v a="$own_servers_at" -v b="$(now)" 'BEGIN { w = 5 - (b - a); print (w > 0 ? w : 0) }')"
+  own_running=$(in_container pgrep -u "$child" -a -f '^((/usr/bin/)?Xvfb :5|/usr/lib/xorg/Xorg :7)( |$)' | cut -d' ' -f2- | paste -sd, - || true)
+  own_agents=$(daemon_journal "$own_servers_at" | grep -cE "starting its agent|agent attached" || true)
+  echo "  note    $child's own X servers are neither enforced nor ended (issue 42 asks for one or the other):" \
+    "$(seconds_since "$own_servers_at") s after they started, running: ${own_running:-none}; agents started since: $own_agents"
+  as_child_in_user_manager systemctl --user stop own-xvfb.service own-xorg.service || true
+
+  # ---------------------------------------------------------------------------------------------
+  # 5g. light-locker, LightDM's screen locker, locks sam's screen: it covers :0 with its window and
+  # has LightDM show its greeter on a display of its own, which takes the seat; sam's session is
+  # then inactive, and no longer counted. (Unlocking is not tried: with no VTs here, LightDM cannot
+  # tell which session is in front after it switches back, and starts a greeter again.)
+  echo "test-desktop.sh: g. sam's screen locked by light-locker"
+  check "the guardian changes Terminal's limit to 1 h a day" as_user "$guardian" \
+    screenward limit change Terminal --app debian-xterm.desktop --daily 1h --user "$child"
+  # A new xterm (the one of d need not have outlived e and f), clicked: the focus, and input.
+  counts() {
+    local before after
+    start_xterm || return 1
+    on_childs_display xdotool mousemove --window "$xterm_window" 60 60 click 1 || return 1
+    sleep 0.5
+    before=$(usage_seconds debian-xterm.desktop)
+    sleep 2
+    after=$(usage_seconds debian-xterm.desktop)
+    echo "  | debian-xterm.desktop: $before s → $after s in 2 s"
+    awk -v a="$before" -v b="$after" 'BEGIN { exit !(b - a >= 1.0) }'
+  }
+  check "$child starts another xterm and clicks into it: it counts (the control: 2 s)" counts
+  lock_at=""
+  used_at_lock=""
+  locked_at=""
+  lock_screen() {
+    in_container pgrep -u "$child" -x light-locker >/dev/null || { echo "light-locker does not run in $child's session"; return 1; }
+    used_at_lock=$(usage_seconds debian-xterm.desktop)
+    lock_at=$(now)
+    as_child_in_user_manager env DISPLAY=:0 light-locker-command -l || return 1
+    for _ in $(seq 100); do
+      [ "$(in_container loginctl show-session "$x11_session" -p Active --value)" = no ] && break
+      sleep 0.1
+    done
+    [ "$(in_container loginctl show-session "$x11_session" -p Active --value)" = no ] ||
+      { echo "session $x11_session is still active 10 s after light-locker-command -l"; return 1; }
+    echo "  | light-locker-command -l → session $x11_session inactive (LightDM's greeter in front): $(seconds_since "$lock_at") s"
+    wait_for_daemon_line "$lock_at" "session $x11_session: no longer enforced \\(not in the foreground of its seat\\)" 5 || {
+      echo "the daemon did not stop enforcing the inactive session within 5 s:"
+      daemon_journal "$lock_at" | tail -n 10
+      return 1
+    }
+    locked_at=$found_at
+    echo "  | light-locker-command -l → the daemon stopped the session's agent: $(difference "$lock_at" "$locked_at") s"
+    # What the screens show: light-locker's window on sam's display, the greeter's on its own.
+    sleep 1
+    screenshot g-locked-session.png || true
+    local greeter display
+    greeter=$(in_container loginctl list-sessions --no-legend | awk '$3 == "lightdm" { print $1 }' | head -n1)
+    display=$(in_container loginctl show-session "$greeter" -p Display --value 2>/dev/null || true)
+    if [ -n "$display" ]; then
+      in_container env DISPLAY="$display" XAUTHORITY="/var/run/lightdm/root/$display" \
+        import -window root /var/tmp/g-locked-greeter.png && mv "$root/var/tmp/g-locked-greeter.png" "$results/"
+    fi
+    echo "  | screenshots: $results/g-locked-session.png (:0), $results/g-locked-greeter.png (${display:-no greeter})"
+  }
+  check "light-locker-command -l locks $child's screen (LightDM's greeter takes the seat)" lock_screen
+  not_counted_while_locked() {
+    [ -n "$locked_at" ] || return 1
+    local before after
+    before=$(usage_seconds debian-xterm.desktop)
+    sleep 5
+    after=$(usage_seconds debian-xterm.desktop)
+    echo "  | debian-xterm.desktop: $before s → $after s in 5 s locked;" \
+      "$(difference "$used_at_lock" "$before") s counted between light-locker-command -l and the session's switch"
+    awk -v a="$before" -v b="$after" 'BEGIN { exit !(b - a <= 0.05) }'
+  }
+  check "the locked screen is not counted (5 s)" not_counted_while_locked
+  daemon_journal "$upgrade_at" >"$results/daemon-efg.log" 2>&1 || true
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 5h. startx from a console: the first thing sam's login shell does. The console session is ended
+# (as in b) and no X server of sam's may be left running. The control: the same startx, as sam
+# outside any logind session, does give sam an X server here.
+echo "test-desktop.sh: h. sam runs startx from a console, first thing"
+cat >"$root/home/$child/.bash_profile" <<'EOF'
+# Screenward's desktop test (scenario h): an X server of the child's own, started from a console.
+echo "startx ran" >/tmp/screenward-test-startx.log
+exec startx -- :8 >>/tmp/screenward-test-startx.log 2>&1
+EOF
+chroot "$root" chown "$child:" "/home/$child/.bash_profile"
+rm -f "$root/tmp/screenward-test-startx.log"
+since=$(now)
+in_container setsid sh -c "sleep 60 | script -qc 'login -f $child' /dev/null >/dev/null 2>&1 &"
+check "a console login of $child that runs startx at once is ended by the daemon within 1 s" session_ended tty "$since"
+own_x_servers() { in_container pgrep -u "$child" -a -f '^(/usr/lib/xorg/Xorg|xinit|/bin/sh /usr/bin/startx)( |$)' || true; }
+no_x_server_left() {
+  sleep 2
+  local left
+  left=$(own_x_servers)
+  if [ -f "$root/tmp/screenward-test-startx.log" ]; then
+    echo "  | startx ran before the session ended: $(tail -n 1 "$root/tmp/screenward-test-startx.log")"
+  else
+    echo "  | the session was ended before its shell ran startx"
+  fi
+  [ -z "$left" ] || { echo "2 s later, $child's X server still runs: $left"; return 1; }
+  echo "  | 2 s later: no Xorg, xinit or startx of $child's"
+}
+check "no X server of $child's runs 2 s later" no_x_server_left
+end_unenforceable_session
+in_container pkill -f "^script -qc login -f $child" || true
+rm -f "$root/home/$child/.bash_profile"
+startx_outside_a_session() {
+  as_user "$child" setsid sh -c 'startx -- :8 >/tmp/screenward-test-startx-control.log 2>&1 &'
+  sleep 2
+  local running
+  running=$(own_x_servers)
+  echo "  | 2 s later: $(echo "$running" | grep -c Xorg) Xorg of $child's: $(echo "$running" | tr '\n' ';')"
+  in_container pkill -u "$child" -x xinit || true
+  for _ in $(seq 50); do [ -z "$(own_x_servers)" ] && break; sleep 0.1; done
+  echo "$running" | grep -q "Xorg :8"
+}
+check "the control: the same startx as $child outside a logind session runs Xorg :8 (then ended)" \
+  startx_outside_a_session
+daemon_journal "$started" >"$results/daemon-h.log" 2>&1 || true
 in_container journalctl -b --no-pager >"$results/journal.log" 2>&1 || true
 stop_container
 
 samples=$(printf '%s\n' "${login_samples[@]}" | grep -v '^$' | paste -sd' ' -)
-echo "test-desktop.sh: login → the agent tracking: ${samples:-no sample} s; results in $results;" \
-  "$(seconds_since "$started") s in all"
+echo "test-desktop.sh: login → the agent tracking: ${samples:-no sample} s; the upgrade: ${without_agent:-?} s without" \
+  "an agent; results in $results; $(seconds_since "$started") s in all"
 missed=0
 if [ "$figures" -gt 0 ]; then
   # p50, p99 (nearest rank) and the largest of each, as the other benchmarks report them.
