@@ -2,7 +2,7 @@ import Foundation
 import SystemAccounts
 
 /// Freezes processes with cgroup v2's freezer: each held process is moved into a frozen
-/// cgroup of the daemon's made for it beside its own (`screenward-held-UID-PID`). A frozen
+/// cgroup of the daemon's made for it beside its own (`screenward-held-MACHINE-UID-PID`). A frozen
 /// process runs no code, whatever signal it gets (SIGCONT does nothing), and the child
 /// cannot move it out: that needs write access to a common ancestor's `cgroup.procs`,
 /// which is root's. Released, its cgroup is thawed first (that cannot fail for want of a
@@ -11,7 +11,17 @@ struct CgroupFreezer {
     /// Where the cgroup v2 hierarchy is mounted (`/sys/fs/cgroup`, or
     /// `/sys/fs/cgroup/unified` on a hybrid system).
     let mount: String
+    /// This computer's mark in the held cgroups' names (`/etc/machine-id`'s first 12
+    /// characters): a daemon on the host sees the cgroups of every container below its own,
+    /// and must not thaw a container's daemon's holds as its own leftovers.
+    var machine = CgroupFreezer.machineMark()
     static let prefix = "screenward-held-"
+
+    static func machineMark(file: String = "/etc/machine-id") -> String {
+        let id = (try? String(contentsOfFile: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let mark = String((id ?? "").filter { $0.isHexDigit }.prefix(12))
+        return mark.isEmpty ? "nomachineid" : mark
+    }
 
     /// The first read-write cgroup2 mount in which the daemon can make a cgroup, or nil.
     static func find(mountinfo: String = "/proc/self/mountinfo") -> CgroupFreezer? {
@@ -47,7 +57,7 @@ struct CgroupFreezer {
         guard let original = cgroup(of: pid) else { throw FreezeError("process \(pid) is gone") }
         if Self.isHeldCgroup(original) { return (original, original) }
         let parent = (original as NSString).deletingLastPathComponent
-        let held = (parent == "/" ? "" : parent) + "/" + Self.prefix + "\(uid)-\(pid)"
+        let held = (parent == "/" ? "" : parent) + "/" + Self.prefix + "\(machine)-\(uid)-\(pid)"
         let folder = mount + held
         if !FileManager.default.fileExists(atPath: folder) {
             do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) } catch {
@@ -86,15 +96,27 @@ struct CgroupFreezer {
         (path as NSString).lastPathComponent.hasPrefix(prefix)
     }
 
-    /// Thaws what an earlier run of the daemon left frozen (it was killed, or the machine's
-    /// daemon restarted): those processes run again until their agent covers them anew.
+    /// Whether a held cgroup's name is this computer's daemon's: its mark, or the mark-less
+    /// names of versions before the mark (`screenward-held-UID-PID`).
+    func isOwnHeldCgroup(_ path: String) -> Bool {
+        let name = (path as NSString).lastPathComponent
+        guard name.hasPrefix(Self.prefix) else { return false }
+        let rest = name.dropFirst(Self.prefix.count)
+        if rest.hasPrefix(machine + "-") { return true }
+        let parts = rest.split(separator: "-")
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
+    }
+
+    /// Thaws what an earlier run of this computer's daemon left frozen (it was killed, or
+    /// the daemon restarted): those processes run again until their agent covers them anew.
+    /// Another computer's holds (a container's, seen from the host) are left alone.
     func thawLeftovers() {
         guard let walker = FileManager.default.enumerator(atPath: mount) else { return }
         var found: [String] = []
         while let entry = walker.nextObject() as? String {
             if walker.level > 8 { walker.skipDescendants() }
             if Self.isHeldCgroup(entry) {
-                found.append(entry)
+                if isOwnHeldCgroup(entry) { found.append(entry) }
                 walker.skipDescendants()
             }
         }

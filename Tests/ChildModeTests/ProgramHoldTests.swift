@@ -370,4 +370,57 @@ final class ProgramHoldTests: XCTestCase {
             try desktop.runAsKid(["pgrep", "-u", desktop.kid, "-x", "w3m"]).status, 0,
             "allowed, w3m runs: \(second.outputLines.suffix(5))")
     }
+    /// A daemon starting thaws what an earlier run of its own left frozen, and nothing of
+    /// another computer's: a container's daemon's held cgroups are below the host's in the
+    /// host's tree (a host daemon thawed them, and the container's daemon closed its xterm
+    /// as having run again). Two processes held as the daemons hold them, one under another
+    /// machine's mark, one under this one's (the control): only this one's is thawed.
+    func testADaemonThawsItsOwnLeftoversOnlyNotAnotherComputersHolds() throws {
+        guard let mount = Self.writableCgroup2() else { try cannotRun("no cgroup v2 hierarchy root may write here") }
+        let mark = String(
+            try String(contentsOfFile: "/etc/machine-id", encoding: .utf8).filter(\.isHexDigit).prefix(12))
+        var groups: [String] = []
+        defer {
+            for group in groups {
+                try? "0".write(toFile: group + "/cgroup.freeze", atomically: false, encoding: .utf8)
+            }
+        }
+        func hold(under machine: String) throws -> (ChildProcess, group: String) {
+            let sleeper = try ChildProcess(URL(fileURLWithPath: "/usr/bin/sleep"), ["600"])
+            let cgroups = try String(contentsOfFile: "/proc/\(sleeper.pid)/cgroup", encoding: .utf8)
+            let line = cgroups.split(separator: "\n").first { $0.hasPrefix("0::") }
+            let own = line.map { String($0.dropFirst(3)) } ?? "/"
+            let parent = (own as NSString).deletingLastPathComponent
+            let group = mount + (parent == "/" ? "" : parent) + "/screenward-held-\(machine)-0-\(sleeper.pid)"
+            try FileManager.default.createDirectory(atPath: group, withIntermediateDirectories: false)
+            groups.append(group)
+            try "1".write(toFile: group + "/cgroup.freeze", atomically: false, encoding: .utf8)
+            try "\(sleeper.pid)".write(toFile: group + "/cgroup.procs", atomically: false, encoding: .utf8)
+            return (sleeper, group)
+        }
+        func frozen(_ pid: Int32) -> Bool {
+            ((try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? "").contains("screenward-held-")
+        }
+        let (theirs, _) = try hold(under: "0123456789ab")
+        defer { theirs.stop() }
+        let (ours, _) = try hold(under: mark)
+        defer { ours.stop() }
+        XCTAssertTrue(frozen(theirs.pid) && frozen(ours.pid))
+        try desktop.startManagedSession()
+        try desktop.waitFor("this computer's leftover thawed") { !frozen(ours.pid) }
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertTrue(frozen(theirs.pid), "another computer's hold was thawed")
+    }
+
+    /// The first read-write cgroup2 mount, as the daemon finds it.
+    private static func writableCgroup2() -> String? {
+        let mounts = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
+        for line in mounts.split(separator: "\n") {
+            let halves = line.components(separatedBy: " - ")
+            guard halves.count == 2, halves[1].hasPrefix("cgroup2 ") else { continue }
+            let fields = halves[0].split(separator: " ")
+            if fields.count >= 6, fields[5].split(separator: ",").contains("rw") { return String(fields[4]) }
+        }
+        return nil
+    }
 }
