@@ -19,7 +19,7 @@
 #      had no agent is printed), the limit is there, and the xterm is covered and held again;
 #   f. sam starts X servers of their own in their session (Xvfb :5, rootless Xorg :7 vt8): the
 #      limited xterm on :5 is held; that the servers themselves run on, neither enforced nor ended
-#      (issue 42 asks for one or the other), is printed as a note, not checked;
+#      (not built yet: it should be one or the other), is printed as a note, not checked;
 #   g. light-locker, LightDM's screen locker (started by openbox's autostart), locks sam's screen
 #      while their xterm counts (the limit raised to 1 h, a new xterm; the control: it counts):
 #      LightDM's greeter takes the seat, and nothing is counted while locked (screenshots kept);
@@ -955,7 +955,7 @@ else
   sleep "$(awk -v a="$own_servers_at" -v b="$(now)" 'BEGIN { w = 5 - (b - a); print (w > 0 ? w : 0) }')"
   own_running=$(in_container pgrep -u "$child" -a -f '^((/usr/bin/)?Xvfb :5|/usr/lib/xorg/Xorg :7)( |$)' | cut -d' ' -f2- | paste -sd, - || true)
   own_agents=$(daemon_journal "$own_servers_at" | grep -cE "starting its agent|agent attached" || true)
-  echo "  note    $child's own X servers are neither enforced nor ended (issue 42 asks for one or the other):" \
+  echo "  note    $child's own X servers are neither enforced nor ended (not built yet: it should be one or the other):" \
     "$(seconds_since "$own_servers_at") s after they started, running: ${own_running:-none}; agents started since: $own_agents"
   as_child_in_user_manager systemctl --user stop own-xvfb.service own-xorg.service || true
 
