@@ -909,7 +909,7 @@ else
 
   # ---------------------------------------------------------------------------------------------
   # 5f. X servers sam starts in their session, beside the one LightDM started for it: Xvfb, and
-  # Xorg itself, rootless here on the dummy driver. Issue 42 asks that such a server be enforced or
+  # Xorg itself, rootless here on the dummy driver. Such a server should be enforced or
   # ended; the daemon does neither yet, and what it does is said as a note, not checked. What it does
   # do is checked: the limited xterm, run on such a display, is held (its app is shielded; it has no
   # window on the session's display).
