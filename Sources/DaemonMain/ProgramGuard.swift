@@ -12,7 +12,8 @@ import SystemAccounts
 ///   store (`NotInstalledPrograms`) beside the user's own;
 /// - the processes of covered windows are held (`ProcessHolds`), and a shield's Close ends
 ///   one through here, since the agent may not signal the child;
-/// - a text browser no guardian allowed is closed (`TextBrowsers`), its terminal told why.
+/// - a text browser or a display server of the user's own no guardian allowed is closed
+///   (`TextBrowsers`, `DisplayServers`), its terminal told why.
 final class ProgramGuard {
     private let programs: ChildPrograms
     private let holds: ProcessHolds
@@ -23,8 +24,9 @@ final class ProgramGuard {
     private let allowed: (UInt32) -> Set<String>
     /// The language the user's session speaks (what a closed text browser's terminal is told in).
     private let language: (UInt32) -> String
-    /// The text browsers closed, so that each is recorded once however long it takes to end.
-    private var closedTextBrowsers: Set<Int32> = []
+    /// The text browsers and display servers closed, so that each is recorded once however
+    /// long it takes to end.
+    private var closedPrograms: Set<Int32> = []
     private var timer: MainLoop.Registration?
     private var notInstalled: [UInt32: StoreSettings] = [:]
     /// uid → the processes of its covered windows, and of shielded apps drawing elsewhere.
@@ -134,7 +136,7 @@ final class ProgramGuard {
         for uid in programs.tables.keys {
             if changed.contains(uid) {
                 push(uid)
-                closeTextBrowsers(of: uid)
+                closeUnallowed(of: uid)
             }
             // Every scan: a guardian's allowance takes effect within one.
             refreshStore(uid)
@@ -143,29 +145,53 @@ final class ProgramGuard {
         timer = loop.schedule(after: Self.scanInterval) { [weak self] in self?.scan() }
     }
 
-    /// Closes the user's text browsers no guardian allowed, each after a line on its terminal.
-    private func closeTextBrowsers(of uid: UInt32) {
+    /// Closes the user's text browsers and display servers no guardian allowed, each after a
+    /// line on its terminal.
+    private func closeUnallowed(of uid: UInt32) {
         // A pid no longer running may come back as another program.
-        closedTextBrowsers.formIntersection(Set(programs.tables.values.flatMap(\.keys)))
-        for program in TextBrowsers.toClose(table(of: uid), allowed: allowed(uid))
-        where !closedTextBrowsers.contains(program.pid) {
-            closedTextBrowsers.insert(program.pid)
+        closedPrograms.formIntersection(Set(programs.tables.values.flatMap(\.keys)))
+        let table = table(of: uid)
+        let allowed = allowed(uid)
+        let servers = DisplayServers.toClose(
+            table.filter(DisplayServers.isDisplayServer).map {
+                DisplayServers.Candidate(program: $0, parentExecutable: Self.parentExecutable(of: $0.pid))
+            }, allowed: allowed
+        ).map(\.program)
+        let browsers = TextBrowsers.toClose(table, allowed: allowed)
+        for program in browsers + servers where !closedPrograms.contains(program.pid) {
+            closedPrograms.insert(program.pid)
+            let isBrowser = TextBrowsers.isTextBrowser(program)
             let name = ExecCommand.fileName(program.executable)
             let speak = Translations.forLanguage(language(uid))
             // swift-format-ignore
-            let told = Phrase("{program} is closed: in this account, text browsers run only where a guardian allowed them.", context: "terminal", ["program": name])
+            let browserTold = Phrase("{program} is closed: in this account, text browsers run only where a guardian allowed them.", context: "terminal", ["program": name])
+            // swift-format-ignore
+            let serverTold = Phrase("{program} is closed: in this account, display servers of your own run only where a guardian allowed them.", context: "terminal", ["program": name])
             // Its standard error is its terminal, as a rule: the line shows where it was started.
             if let terminal = FileHandle(forWritingAtPath: "/proc/\(program.pid)/fd/2") {
-                try? terminal.write(contentsOf: Data("\r\nscreenward: \(speak(told))\r\n".utf8))
+                let told = speak(isBrowser ? browserTold : serverTold)
+                try? terminal.write(contentsOf: Data("\r\nscreenward: \(told)\r\n".utf8))
                 try? terminal.close()
             }
             kill(program.pid, SIGKILL)
             let user = owner(uid)?.user.name ?? "\(uid)"
             let values = ["executable": program.executable, "pid": "\(program.pid)", "user": user]
             // swift-format-ignore
-            let what = Phrase("{executable} (pid {pid}), a text browser, was closed: a guardian may allow it (screenward allow exe:{executable} --user {user})", context: "event", values)
-            record(uid, .programClosed, what)
+            let browserClosed = Phrase("{executable} (pid {pid}), a text browser, was closed: a guardian may allow it (screenward allow exe:{executable} --user {user})", context: "event", values)
+            // swift-format-ignore
+            let serverClosed = Phrase("{executable} (pid {pid}), a display server no agent watches, was closed: a guardian may allow it (screenward allow exe:{executable} --user {user})", context: "event", values)
+            record(uid, .programClosed, isBrowser ? browserClosed : serverClosed)
         }
+    }
+
+    /// The executable of `pid`'s parent ("" when it cannot be read).
+    private static func parentExecutable(of pid: Int32) -> String {
+        // /proc/PID/stat: "pid (comm) state ppid …"; comm may hold spaces and parentheses.
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")"),
+            let ppid = stat[stat.index(after: close)...].split(separator: " ").dropFirst().first.flatMap({ Int32($0) })
+        else { return "" }
+        return (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(ppid)/exe")) ?? ""
     }
 
     private func table(of uid: UInt32) -> [ProgramFacts] {

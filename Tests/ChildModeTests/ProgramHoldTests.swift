@@ -370,6 +370,42 @@ final class ProgramHoldTests: XCTestCase {
             try desktop.runAsKid(["pgrep", "-u", desktop.kid, "-x", "w3m"]).status, 0,
             "allowed, w3m runs: \(second.outputLines.suffix(5))")
     }
+    /// An X server the child starts in their session (Xvfb here: apps shown there would be
+    /// seen through a viewer, unwatched) is closed within a second, its terminal told why, and
+    /// recorded; one a guardian allowed runs (the control: the same Xvfb, started the same way).
+    func testADisplayServerOfTheChildsOwnRunsOnlyWhereAGuardianAllowedIt() throws {
+        let xvfb = try requireProgram("Xvfb", package: "xvfb")
+        try desktop.startManagedSession()
+        func startXvfb(_ display: Int) throws -> ChildProcess {
+            let command = "\(xvfb.path) :\(display) -nolisten tcp"
+            return try desktop.startAsKid(["script", "-qfec", command, "/dev/null"], environment: ["TERM": "xterm"])
+        }
+        func running(_ display: Int) -> Bool {
+            (try? desktop.runAsKid(["pgrep", "-u", desktop.kid, "-f", "^\(xvfb.path) :\(display) "]).status) == 0
+        }
+        let first = try startXvfb(95)
+        defer { first.stop() }
+        let started = Date()
+        try desktop.waitFor("Xvfb closed", timeout: 10) {
+            !running(95) && first.outputLines.contains { $0.contains("screenward: Xvfb is closed") }
+        }
+        let closedIn = Date().timeIntervalSince(started)
+        print("Xvfb :95 closed \(closedIn) s after it started")
+        XCTAssertLessThan(closedIn, 3)
+        let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
+        XCTAssertTrue(events.contains("a display server no agent watches, was closed"), events)
+
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
+        let allowed = try fixture.screenward(as: guardian, ["allow", "exe:\(xvfb.path)", "--user", desktop.kid])
+        XCTAssertEqual(allowed.status, 0, allowed.error)
+        Thread.sleep(forTimeInterval: 1)  // the allowance counts from now on
+        let second = try startXvfb(96)
+        defer { second.stop() }
+        try desktop.waitFor("Xvfb :96 running") { running(96) }
+        Thread.sleep(forTimeInterval: 3)
+        XCTAssertTrue(running(96), "allowed, Xvfb runs: \(second.outputLines.suffix(5))")
+    }
+
     /// A daemon starting thaws what an earlier run of its own left frozen, and nothing of
     /// another computer's: a container's daemon's held cgroups are below the host's in the
     /// host's tree (a host daemon thawed them, and the container's daemon closed its xterm
