@@ -24,7 +24,11 @@
 #      while their xterm counts (the limit raised to 1 h, a new xterm; the control: it counts):
 #      LightDM's greeter takes the seat, and nothing is counted while locked (screenshots kept);
 #   h. a console login of sam whose shell runs startx first is ended within 1 s, and 2 s later no
-#      X server of sam's runs; the control: the same startx outside a logind session runs Xorg.
+#      X server of sam's runs; the control: the same startx outside a logind session runs Xorg
+#      once a guardian allows Xorg;
+#   i. a guardian allows sam's console logins and limits Console to 8 s a day: sam's console login
+#      runs, counts while its terminal is used, and is ended with a line on its terminal once the
+#      8 s are used (about 8 s counted); startx from an allowed console has Xorg closed, told.
 # Needs root, Debian's mirror ($SCREENWARD_DEBIAN_MIRROR, default deb.debian.org) for the root's
 # packages the first time (cached in /var/tmp/screenward-desktop-cache/, keyed by the package
 # list), and a kernel that lets systemd-nspawn boot a container. Outside CI it skips when it cannot
@@ -1082,8 +1086,95 @@ startx_outside_a_session() {
   for _ in $(seq 50); do [ -z "$(own_x_servers)" ] && break; sleep 0.1; done
   echo "$running" | grep -q "Xorg :8"
 }
-check "the control: the same startx as $child outside a logind session runs Xorg :8 (then ended)" \
+# The daemon closes an X server of the child's own wherever it runs (f): for the control, a guardian
+# allows Xorg, then no longer does.
+as_user "$guardian" screenward allow exe:/usr/lib/xorg/Xorg --user "$child" >/dev/null
+sleep 1
+check "the control: the same startx as $child outside a logind session runs Xorg :8 (Xorg allowed; then ended)" \
   startx_outside_a_session
+as_user "$guardian" screenward allow remove exe:/usr/lib/xorg/Xorg --user "$child" >/dev/null || true
+
+# ---------------------------------------------------------------------------------------------
+# 5i. A guardian allows sam's console logins and gives Console 8 s a day: sam's console login is
+# not ended at once, counts while its terminal is used (its shell prints a line a second), and is
+# ended with a line on its terminal when the 8 s are used; the usage says about 8 s of Console.
+# Then startx from that allowed console: Xorg is closed, the terminal told why.
+echo "test-desktop.sh: i. sam's console logins allowed by a guardian, with Console limited to 8 s"
+check "the guardian allows $child's console logins" as_user "$guardian" screenward child console allow "$child"
+check "the guardian limits Console to 8 s a day" as_user "$guardian" \
+  screenward limit add Console --app console --daily 8s --user "$child"
+cat >"$root/home/$child/.bash_profile" <<'PROFILE'
+# Screenward's desktop test (scenario i): a console in use, a line a second.
+while :; do echo "console in use: $(date +%s)"; sleep 1; done
+PROFILE
+chroot "$root" chown "$child:" "/home/$child/.bash_profile"
+rm -f "$root/tmp/screenward-test-console.log"
+console_counted_then_ended() {
+  local since id="" started_at removed_at lasted counted logind
+  since=$(now)
+  in_container setsid sh -c "sleep 60 | script -qfc 'login -f $child' /tmp/screenward-test-console.log >/dev/null 2>&1 &"
+  for _ in $(seq 100); do
+    id=$(in_container journalctl -u systemd-logind -o cat --no-pager --since "@${since%.*}" |
+      sed -n "s/^New session \([^ ]*\) of user $child\.\$/\1/p" | head -n1)
+    [ -n "$id" ] && break
+    sleep 0.1
+  done
+  [ -n "$id" ] || { echo "no session of $child started in logind within 10 s"; return 1; }
+  unenforceable_session=$id
+  sleep 3
+  in_container loginctl show-session "$id" >/dev/null 2>&1 || { echo "session $id was ended within 3 s"; return 1; }
+  echo "  | session $id runs 3 s after it started"
+  for _ in $(seq 300); do
+    in_container loginctl show-session "$id" >/dev/null 2>&1 || break
+    sleep 0.1
+  done
+  logind=$(in_container journalctl -u systemd-logind -o short-unix --no-pager --since "@${since%.*}")
+  started_at=$(echo "$logind" | grep -m1 "New session $id of user" | cut -d' ' -f1)
+  removed_at=$(echo "$logind" | grep -m1 "Removed session $id\." | cut -d' ' -f1)
+  [ -n "$removed_at" ] || { echo "session $id still runs 33 s after it started"; daemon_journal "$since" | tail; return 1; }
+  lasted=$(difference "$started_at" "$removed_at")
+  counted=$(usage_seconds console)
+  echo "  | session $id lasted $lasted s; Console counted $counted s; its terminal's last lines:"
+  tail -n 3 "$root/tmp/screenward-test-console.log" | tr -d '\r' | sed 's/^/  |   /'
+  grep -q "screenward: Console is shielded now" "$root/tmp/screenward-test-console.log" ||
+    { echo "the terminal was not told"; return 1; }
+  daemon_journal "$since" | grep -q "Console is shielded by" || { echo "no event of the end"; return 1; }
+  awk -v c="$counted" 'BEGIN { exit !(c >= 7.5 && c <= 9.5) }' || { echo "Console should have counted about 8 s"; return 1; }
+}
+check "$child's allowed console login counts as Console and is ended, told, when its 8 s are used" \
+  console_counted_then_ended
+unenforceable_session=""
+in_container pkill -f "^script -qfc login -f $child" || true
+check "the guardian gives Console 1 h a day" as_user "$guardian" \
+  screenward limit change Console --app console --daily 1h --user "$child"
+cat >"$root/home/$child/.bash_profile" <<'PROFILE'
+# Screenward's desktop test (scenario i): startx from an allowed console.
+exec startx -- :8
+PROFILE
+chroot "$root" chown "$child:" "/home/$child/.bash_profile"
+rm -f "$root/tmp/screenward-test-console.log"
+startx_from_allowed_console_closed() {
+  local since
+  since=$(now)
+  in_container setsid sh -c "sleep 60 | script -qfc 'login -f $child' /tmp/screenward-test-console.log >/dev/null 2>&1 &"
+  wait_for_daemon_line "$since" "/usr/lib/xorg/Xorg \\(pid [0-9]+\\), a display server no agent watches, was closed" 15 || {
+    echo "the daemon did not close Xorg within 15 s:"
+    daemon_journal "$since" | tail -n 10
+    return 1
+  }
+  echo "  | Xorg closed $(difference "$since" "$found_at") s after the login started"
+  sleep 2
+  [ -z "$(in_container pgrep -u "$child" -a -f '^/usr/lib/xorg/Xorg' || true)" ] || { echo "Xorg runs again"; return 1; }
+  grep -q "screenward: Xorg is closed" "$root/tmp/screenward-test-console.log" || {
+    echo "its terminal was not told; it shows:"
+    tail -n 5 "$root/tmp/screenward-test-console.log" | tr -d '\r'
+    return 1
+  }
+}
+check "startx from $child's allowed console: Xorg is closed within 1 s, its terminal told" \
+  startx_from_allowed_console_closed
+in_container pkill -f "^script -qfc login -f $child" || true
+rm -f "$root/home/$child/.bash_profile"
 daemon_journal "$started" >"$results/daemon-h.log" 2>&1 || true
 in_container journalctl -b --no-pager >"$results/journal.log" 2>&1 || true
 stop_container

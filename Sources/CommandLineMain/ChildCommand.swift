@@ -11,7 +11,47 @@ struct ChildCommand: ParsableCommand {
         commandName: "child",
         abstract: texts("Manage children's accounts (guardians: root or the group screenward-guardians).", context: "help"),
         discussion: texts("A managed user's usage, limits and shields are kept by the system daemon, screenward-daemon, where they cannot change them. Guardians cannot be managed users, nor can administrators (members of sudo or wheel).", context: "help"),
-        subcommands: [Add.self, Remove.self, List.self, Events.self, Lock.self])
+        subcommands: [Add.self, Remove.self, List.self, Events.self, Lock.self, Console.self])
+
+    struct Console: ParsableCommand {
+        // swift-format-ignore
+        static let configuration = CommandConfiguration(
+            abstract: texts("Allow a managed user's console logins, or end them at once (the default).", context: "help"),
+            discussion: texts("A console login is a text login: on a virtual terminal, or over SSH. Allowed, each counts as the application Console (id: console) under the user's limits and downtime, while its terminal is used, and ends, after a line on its terminal, as soon as Console is shielded. Not allowed, each is ended at once.", context: "help"),
+            subcommands: [Show.self, Allow.self, Deny.self], defaultSubcommand: Show.self)
+
+        struct Show: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: texts("Say whether a managed user's console logins are allowed.", context: "help"))
+            @Argument(help: ArgumentHelp(texts("The user's login name.", context: "help"))) var user: String
+            func run() throws { try Console.change(user, allowed: nil) }
+        }
+
+        struct Allow: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: texts("Allow a managed user's console logins, counted as Console.", context: "help"))
+            @Argument(help: ArgumentHelp(texts("The user's login name.", context: "help"))) var user: String
+            func run() throws { try Console.change(user, allowed: true) }
+        }
+
+        struct Deny: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: texts("End a managed user's console logins at once (the default).", context: "help"))
+            @Argument(help: ArgumentHelp(texts("The user's login name.", context: "help"))) var user: String
+            func run() throws { try Console.change(user, allowed: false) }
+        }
+
+        static func change(_ user: String, allowed: Bool?) throws {
+            let connection = DaemonConnection()
+            defer { connection.close() }
+            let now = try connection.call(ChildMethods.console, ConsoleAccess(user: user, allowed: allowed))
+            // swift-format-ignore
+            let open = texts("{user}'s console logins are allowed: each counts as the application Console (id: console) under their limits and downtime.", context: "cli", ["user": user])
+            // swift-format-ignore
+            let closed = texts("{user}'s console logins are ended at once.", context: "cli", ["user": user])
+            print(now ? open : closed)
+        }
+    }
 
     struct Lock: ParsableCommand {
         static let configuration = CommandConfiguration(

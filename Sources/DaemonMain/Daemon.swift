@@ -224,6 +224,12 @@ final class Daemon {
         sessions.onUsage = { [unowned self] uid in
             if let owner = owners[uid] { household.usageRecorded(in: owner) }
         }
+        sessions.consoleAllowed = { [state] uid in state.consoleAllowed(uid: uid) }
+        sessions.consoles.onUsage = { [unowned self] uid in
+            engines[uid]?.run()
+            if let owner = owners[uid] { household.usageRecorded(in: owner) }
+        }
+        service.onConsoleAccessChanged = { [unowned self] _ in sessions.managedUsersChanged() }
         household.children = { [unowned self] in householdChildren() }
         household.deliver = { [unowned self] child, intervals in deliverElsewhere(child: child, intervals) }
         household.adopt = { [unowned self] child, version, rules in adoptHouseholdRules(child, version, rules) }

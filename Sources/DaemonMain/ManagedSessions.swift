@@ -6,9 +6,10 @@ import ScreenwardIPC
 import SystemAccounts
 
 /// Every logind session of managed users, on the daemon's loop: follows logind, ends the
-/// doors no agent can enforce (`SessionAdmission`: a console login, a Wayland session),
-/// starts an agent for each active X11 session, attaches it, takes its reports, and carries
-/// out `AgentSupervision`'s decisions (restart, lock, end).
+/// doors no agent can enforce (`SessionAdmission`: a console login, a Wayland session), hands
+/// the console logins a guardian allowed to `consoles`, starts an agent for each active X11
+/// session, attaches it, takes its reports, and carries out `AgentSupervision`'s decisions
+/// (restart, lock, end).
 final class ManagedSessions {
     private struct Tracked {
         var session: LogindSession
@@ -56,7 +57,13 @@ final class ManagedSessions {
     var onShieldTampered: ((_ uid: UInt32, _ tampering: AgentShieldTampered) -> Void)?
     var onUnsupportedBrowser: ((_ uid: UInt32, _ browser: AgentUnsupportedBrowser) -> Void)?
     /// Stores the daemon adds to a user's own (the programs the system did not install).
-    var extraStores: ((_ uid: UInt32) -> [StoreSettings])?
+    var extraStores: ((_ uid: UInt32) -> [StoreSettings])? {
+        didSet { consoles.extraStores = extraStores }
+    }
+    /// Whether a guardian allowed the user's console logins.
+    var consoleAllowed: ((_ uid: UInt32) -> Bool)?
+    /// The console logins a guardian allowed, counted as the app Console.
+    let consoles: ManagedConsoles
     private var tracked: [SessionID: Tracked] = [:]
     /// The sessions ended as doors no agent enforces: each is ended and recorded once.
     private var ended: Set<SessionID> = []
@@ -91,6 +98,9 @@ final class ManagedSessions {
         self.state = state
         self.owner = owner
         self.log = log
+        consoles = ManagedConsoles(loop: loop, state: state, owner: owner, log: log) { [logind] id in
+            try logind.terminateSession(id)
+        }
     }
 
     /// On the loop's thread, before it runs.
@@ -103,6 +113,7 @@ final class ManagedSessions {
                 switch change {
                 case .added(let session), .changed(let session, _): reconsider(session)
                 case .removed(let session):
+                    consoles.stop(session.id, reason: "the session ended")
                     ended.remove(session.id)
                     refusedEnds.remove(session.id)
                     forget(session.id, reason: "the session ended")
@@ -117,6 +128,7 @@ final class ManagedSessions {
     /// The daemon stops: each agent ends with it (their usage is saved by the owners).
     func stopAll() {
         for id in Array(tracked.keys) { forget(id, reason: "the daemon stops") }
+        consoles.stopAll()
         logind.stop()
     }
 
@@ -129,13 +141,19 @@ final class ManagedSessions {
 
     private func reconsider(_ session: LogindSession) {
         guard owner(session.uid) != nil, session.state != .closing else {
+            consoles.stop(session.id, reason: "not an open session of a managed user")
             return forget(session.id, reason: "not an open session of a managed user")
         }
         let admission = SessionAdmission.decide(
             SessionAdmission.Session(
                 type: session.type.description, sessionClass: session.sessionClass, service: session.service,
-                isRemote: session.isRemote))
+                isRemote: session.isRemote),
+            consoleAllowed: consoleAllowed?(session.uid) ?? false)
+        if admission != .countAsConsole { consoles.stop(session.id, reason: "its console is no longer allowed") }
         switch admission {
+        case .countAsConsole:
+            forget(session.id, reason: "an allowed console")
+            return consoles.follow(session)
         case .leave:
             return forget(session.id, reason: "not the managed user's own (class \(session.sessionClass))")
         case .end(let door):
@@ -413,8 +431,10 @@ final class ManagedSessions {
         peer.send(frame)
     }
 
-    /// A managed user's stores changed: their agents cover accordingly.
+    /// A managed user's stores changed: their agents cover accordingly, and an allowed console
+    /// of theirs ends if Console is shielded now.
     func shieldsChanged(uid: UInt32) {
+        consoles.shieldsChanged(uid: uid)
         for entry in tracked.values where entry.session.uid == uid {
             if let peer = entry.peer { sendShields(to: peer) }
         }

@@ -168,11 +168,8 @@ final class ProgramGuard {
             // swift-format-ignore
             let serverTold = Phrase("{program} is closed: in this account, display servers of your own run only where a guardian allowed them.", context: "terminal", ["program": name])
             // Its standard error is its terminal, as a rule: the line shows where it was started.
-            if let terminal = FileHandle(forWritingAtPath: "/proc/\(program.pid)/fd/2") {
-                let told = speak(isBrowser ? browserTold : serverTold)
-                try? terminal.write(contentsOf: Data("\r\nscreenward: \(told)\r\n".utf8))
-                try? terminal.close()
-            }
+            let told = speak(isBrowser ? browserTold : serverTold)
+            Terminals.write("\r\nscreenward: \(told)\r\n", to: "/proc/\(program.pid)/fd/2")
             kill(program.pid, SIGKILL)
             let user = owner(uid)?.user.name ?? "\(uid)"
             let values = ["executable": program.executable, "pid": "\(program.pid)", "user": user]

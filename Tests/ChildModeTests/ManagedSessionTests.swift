@@ -192,4 +192,64 @@ final class ManagedSessionTests: XCTestCase {
                 && log.contains("notifying \"Your console login was ended\"")
         }
     }
+
+    /// A console login a guardian allowed is not ended: it counts as the app Console while its
+    /// terminal is used (the child's shell prints a line a second, on a terminal of theirs), and
+    /// ends, after a line on that terminal, once Console is shielded (its limit used). Before
+    /// the allowance, the same login is ended at once (the control).
+    func testAnAllowedConsoleCountsAsConsoleAndEndsOnceConsoleIsShielded() throws {
+        try desktop.startManagedSession("c9")
+        let kid = "uid=\(desktop.uid) name=\(desktop.kid)"
+        let terminal = try desktop.startAsKid(
+            ["script", "-qfec", "while :; do echo console in use; sleep 1; done", "/dev/null"],
+            environment: ["TERM": "xterm"])
+        defer { terminal.stop() }
+        var tty = ""
+        try desktop.waitFor("the child's terminal") {
+            let shells = try desktop.runAsKid(["pgrep", "-u", desktop.kid, "-f", "echo console in use"]).output
+            for pid in shells.split(separator: "\n") {
+                let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/1")) ?? ""
+                if path.hasPrefix("/dev/pts/") { tty = String(path.dropFirst("/dev/".count)) }
+            }
+            return !tty.isEmpty
+        }
+        let console = "type=tty class=user service=login tty=\(tty) display= active=yes"
+        try desktop.bus.logind("add-session c20 \(kid) \(console)")
+        try desktop.waitFor("the control: c20 ended at once") {
+            try desktop.logindCalls().contains("TerminateSession c20")
+        }
+
+        let allowed = try fixture.screenward(as: "root", ["child", "console", "allow", desktop.kid])
+        XCTAssertEqual(allowed.status, 0, allowed.error)
+        XCTAssertTrue(allowed.output.contains("console logins are allowed"), allowed.output)
+        let shown = try fixture.screenward(as: "root", ["child", "console", desktop.kid])
+        XCTAssertTrue(shown.output.contains("console logins are allowed"), shown.output)
+        let limited = try fixture.screenward(
+            as: "root", ["limit", "add", "Console", "--app", "console", "--daily", "4s", "--user", desktop.kid])
+        XCTAssertEqual(limited.status, 0, limited.error)
+        let opened = Date()
+        try desktop.bus.logind("add-session c21 \(kid) \(console)")
+        Thread.sleep(forTimeInterval: 2)
+        XCTAssertFalse(try desktop.logindCalls().contains("TerminateSession c21"), "an allowed console runs")
+        XCTAssertGreaterThan(try desktop.usageSeconds(of: "console"), 0.5, "and counts")
+        try desktop.waitFor("c21 ended once Console's 4 s were used", timeout: 15) {
+            try desktop.logindCalls().contains("TerminateSession c21")
+        }
+        let lasted = Date().timeIntervalSince(opened)
+        try desktop.waitFor("the terminal told") {
+            terminal.outputLines.contains { $0.contains("screenward: Console is shielded now") }
+        }
+        // The daemon's poll (1 s) and the engine's rounding: within a second and a half.
+        let counted = try desktop.usageSeconds(of: "console")
+        print("allowed console: ended \(lasted) s after it opened; Console counted \(counted) s")
+        XCTAssertEqual(counted, 4, accuracy: 1.5)
+        let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
+        XCTAssertTrue(events.contains("allowed \(desktop.kid)'s console logins"), events)
+        XCTAssertTrue(
+            events.contains("a console login was ended (session c21, login, \(tty)): Console is shielded"), events)
+
+        // Shielded, a new console login is ended at once too.
+        try desktop.bus.logind("add-session c22 \(kid) \(console)")
+        try desktop.waitFor("c22 ended at once") { try desktop.logindCalls().contains("TerminateSession c22") }
+    }
 }

@@ -6,10 +6,11 @@ import XCTest
 /// booted Debian 12 showed, DESIGN.md).
 final class SessionAdmissionTests: XCTestCase {
     private func decide(
-        _ type: String, _ sessionClass: String, service: String, remote: Bool = false
+        _ type: String, _ sessionClass: String, service: String, remote: Bool = false, consoleAllowed: Bool = false
     ) -> SessionAdmission {
         SessionAdmission.decide(
-            SessionAdmission.Session(type: type, sessionClass: sessionClass, service: service, isRemote: remote))
+            SessionAdmission.Session(type: type, sessionClass: sessionClass, service: service, isRemote: remote),
+            consoleAllowed: consoleAllowed)
     }
 
     func testADisplayManagersX11SessionIsEnforced() {
@@ -49,5 +50,21 @@ final class SessionAdmissionTests: XCTestCase {
         XCTAssertEqual(decide("x11", "greeter", service: "lightdm-greeter"), .leave)
         XCTAssertEqual(decide("x11", "lock-screen", service: "lightdm"), .leave)
         XCTAssertEqual(decide("unspecified", "manager", service: "systemd-user"), .leave)
+    }
+
+    func testAllowedConsolesAreCountedAndNothingElseChanges() {
+        func allowed(_ type: String, _ sessionClass: String, service: String, remote: Bool = false) -> SessionAdmission
+        {
+            decide(type, sessionClass, service: service, remote: remote, consoleAllowed: true)
+        }
+        XCTAssertEqual(allowed("tty", "user", service: "login"), .countAsConsole)
+        XCTAssertEqual(allowed("tty", "user", service: "sshd", remote: true), .countAsConsole)
+        XCTAssertEqual(allowed("unspecified", "background", service: "sshd", remote: true), .countAsConsole)
+        XCTAssertEqual(allowed("holo", "user", service: "lightdm"), .countAsConsole)
+        // Not consoles: as without the allowance.
+        XCTAssertEqual(allowed("x11", "user", service: "lightdm"), .enforce)
+        XCTAssertEqual(allowed("wayland", "user", service: "gdm-password"), .end(.wayland))
+        XCTAssertEqual(allowed("unspecified", "background", service: "su"), .leave)
+        XCTAssertEqual(allowed("x11", "greeter", service: "lightdm-greeter"), .leave)
     }
 }

@@ -65,6 +65,18 @@ public struct ShieldQuery: Sendable, Hashable, Codable {
     }
 }
 
+/// A guardian reads, or sets, whether a managed user's console logins are allowed.
+public struct ConsoleAccess: Sendable, Hashable, Codable {
+    public var user: String
+    /// nil: read it only.
+    public var allowed: Bool?
+
+    public init(user: String, allowed: Bool?) {
+        self.user = user
+        self.allowed = allowed
+    }
+}
+
 /// The system daemon's own requests, beside the Screen Time API's. Each is authorized
 /// by the caller's peer credentials, not by anything in the request.
 public enum ChildMethods {
@@ -74,6 +86,8 @@ public enum ChildMethods {
     public static let remove = ServiceMethod<UserName, Empty>("child.remove")
     public static let list = ServiceMethod<Empty, [ManagedUser]>("child.list")
     public static let events = ServiceMethod<UserName, [ChildEvent]>("child.events")
+    /// Whether the user's console logins are allowed, after the change asked (if any).
+    public static let console = ServiceMethod<ConsoleAccess, Bool>("child.console")
     /// A managed user's own, or any managed user's for a guardian.
     public static let usage = ServiceMethod<UsageQuery, UsageReport>("child.usage")
     /// The built-in report's data: a managed user's own, or any managed user's for a guardian.

@@ -23,6 +23,8 @@ public final class ChildModeService {
     var languageChanges: [UInt32: Date] = [:]
     /// Called after the set of managed users changed (the daemon opens or closes their owners).
     public var onManagedUsersChanged: (() -> Void)?
+    /// A guardian allowed or stopped allowing a managed user's (by uid) console logins.
+    public var onConsoleAccessChanged: ((UInt32) -> Void)?
     /// A managed user's (by name) events on the household's other computers (docs/household.md).
     public var eventsElsewhere: ((String) -> [ChildEvent])?
     /// Why who is managed cannot be changed now (a household's database out of reach: the
@@ -99,6 +101,18 @@ public final class ChildModeService {
                 // With what happened on the household's other computers, as last read.
                 let elsewhere = service.eventsElsewhere?(request.user) ?? []
                 return (try service.state.events(uid: uid) + elsewhere).sorted { $0.at < $1.at }
+            },
+            route(ChildMethods.console) { service, caller, request in
+                let doing = request.allowed.map { "child console \($0 ? "allow" : "deny") \(request.user)" }
+                let guardian = try service.guardian(caller, doing: doing ?? "child console show \(request.user)")
+                let user = try service.managedUser(named: request.user)
+                if let allowed = request.allowed,
+                    try service.state.setConsoleAllowed(
+                        allowed, uid: user.uid, name: user.name, by: guardian.name, at: service.now())
+                {
+                    service.onConsoleAccessChanged?(user.uid)
+                }
+                return service.state.consoleAllowed(uid: user.uid)
             },
             route(ChildMethods.usage) { service, caller, query in try service.usage(query, for: caller) },
             route(ChildMethods.report) { service, caller, query in

@@ -52,6 +52,7 @@ public final class DaemonState: Sendable {
         registerGuardianCodeMigration(&migrator)
         registerSessionLanguageMigration(&migrator)
         registerEventPhraseMigration(&migrator)
+        registerConsoleLoginsMigration(&migrator)
         return migrator
     }
 
@@ -146,7 +147,7 @@ public final class DaemonState: Sendable {
         }
     }
 
-    private static func insert(_ event: ChildEvent, uid: UInt32, _ db: Database) throws {
+    static func insert(_ event: ChildEvent, uid: UInt32, _ db: Database) throws {
         try db.execute(
             sql: "INSERT INTO childEvent (uid, at, kind, actor, detail, phrase) VALUES (?, ?, ?, ?, ?, ?)",
             arguments: [

@@ -34,6 +34,8 @@ public final class ManagedUserOwner {
     public let webShieldQuestions: ServiceShieldQuestions
     /// `service.browserTabsChanges` when the agents were last told of the tabs.
     private var browserTabsTold = 0
+    /// Decides what the daemon shields itself, outside any session's agent (a console).
+    private let decider: ShieldDecider
 
     /// Opens (creating if needed) the managed user's home. Intervals a previous run of
     /// the daemon left open are closed at their last checkpoint.
@@ -50,9 +52,11 @@ public final class ManagedUserOwner {
         try homes.create(for: user.uid)
         secret = try DeviceSecret.loadOrCreate(at: home.deviceSecretURL)
         let minter = TokenMinter(secret: secret)
+        decider = ShieldDecider(minter: minter, categories: categories, language: ShieldDefaults.language())
         stack = try OwnerStack(
             ledgerURL: home.ledgerURL,
-            directory: ItemDirectory(minter: minter, catalog: catalog, categories: categories),
+            directory: ItemDirectory(
+                minter: minter, catalog: catalog, categories: categories, builtIn: [ConsoleApplication.identity]),
             runBy: "screenward-daemon",
             websites: addresses.map { .counted($0) }
                 ?? .notCounted(
@@ -123,6 +127,11 @@ public final class ManagedUserOwner {
 
     /// The stores that count for this user now (pushed to their session's agent).
     public var stores: [StoreSettings] { service.effectiveShields.stores }
+
+    /// Whether `identity` is shielded now, by the user's stores or `extra` ones, and by whom.
+    public func shieldDecision(for identity: AppIdentity, with extra: [StoreSettings] = []) -> ShieldDecision? {
+        decider.decide(identity, in: EffectiveShields(stores: stores + extra))
+    }
 
     /// Usage in `[since, until)`; what this run has open counts up to its last report. With
     /// the household's other computers' as last read (docs/household.md).

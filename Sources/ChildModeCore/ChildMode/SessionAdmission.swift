@@ -8,12 +8,17 @@
 ///   console is inside a console session, which is ended first): enforced;
 /// - a Wayland (or Mir) session: ended, until a Wayland backend can serve it;
 /// - a console login (a virtual terminal, `login`, SSH with or without a terminal, a web
-///   console; any session of the child's that is not graphical): ended;
+///   console; any session of the child's that is not graphical): ended, unless a guardian
+///   allowed the child's consoles: then counted as the app Console (`ConsoleUse`), and ended
+///   when Console is shielded;
 /// - sessions root makes for the child (`su`, `runuser`, cron; logind's class `background`)
 ///   and the greeter's or a locker's (not the child's): left alone, root's business.
 public enum SessionAdmission: Sendable, Equatable, CustomStringConvertible {
     /// An agent enforces it.
     case enforce
+    /// A console login a guardian allowed: the daemon counts it as the app Console and ends
+    /// it when that app is shielded.
+    case countAsConsole
     /// Ended at once, through this door.
     case end(Door)
     /// Not a door of the child's.
@@ -52,12 +57,14 @@ public enum SessionAdmission: Sendable, Equatable, CustomStringConvertible {
     /// one, without a terminal, that still runs the child's commands).
     static let remoteLoginServices: Set<String> = ["sshd", "dropbear", "telnet", "rlogin", "rsh", "cockpit"]
 
-    public static func decide(_ session: Session) -> SessionAdmission {
-        if remoteLoginServices.contains(session.service) { return .end(.console) }
+    /// `consoleAllowed`: a guardian allowed the child's console logins.
+    public static func decide(_ session: Session, consoleAllowed: Bool = false) -> SessionAdmission {
+        let console: SessionAdmission = consoleAllowed ? .countAsConsole : .end(.console)
+        if remoteLoginServices.contains(session.service) { return console }
         switch session.sessionClass {
         case "greeter", "lock-screen", "manager", "manager-early": return .leave
         // Root's, unless it came from another computer (whatever the service is called).
-        case "background", "background-light": return session.isRemote ? .end(.console) : .leave
+        case "background", "background-light": return session.isRemote ? console : .leave
         default: break
         }
         // A person's own session (user, user-early, user-incomplete, user-light, and a class
@@ -65,13 +72,14 @@ public enum SessionAdmission: Sendable, Equatable, CustomStringConvertible {
         switch session.type {
         case "x11": return .enforce
         case "wayland", "mir": return .end(.wayland)
-        default: return .end(.console)
+        default: return console
         }
     }
 
     public var description: String {
         switch self {
         case .enforce: "enforced by an agent"
+        case .countAsConsole: "counted as Console"
         case .end(let door): "ended (\(door.rawValue))"
         case .leave: "left alone"
         }

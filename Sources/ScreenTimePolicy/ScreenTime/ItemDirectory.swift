@@ -8,16 +8,22 @@ public struct ItemDirectory: Sendable {
     public let minter: TokenMinter
     public let catalog: ApplicationCatalog
     public let categories: CategoryTable
+    /// Applications that are no program's, known by their id (a managed user's Console).
+    public let builtIn: [AppIdentity]
 
-    public init(minter: TokenMinter, catalog: ApplicationCatalog, categories: CategoryTable) {
+    public init(
+        minter: TokenMinter, catalog: ApplicationCatalog, categories: CategoryTable, builtIn: [AppIdentity] = []
+    ) {
         self.minter = minter
         self.catalog = catalog
         self.categories = categories
+        self.builtIn = builtIn
     }
 
     /// The application with this id as `screenward usage --json` shows it: a desktop id
-    /// from the catalog, `wmclass:<class>` or `exe:<path>`.
+    /// from the catalog, `wmclass:<class>`, `exe:<path>`, or a built-in one's.
     public func application(publicID: String) -> AppIdentity? {
+        if let known = builtIn.first(where: { $0.publicID == publicID }) { return known }
         if let wmClass = publicID.dropPrefix("wmclass:") {
             return wmClass.isEmpty ? nil : AppIdentity(key: .windowClass(wmClass), displayName: wmClass)
         }
