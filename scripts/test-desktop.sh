@@ -1051,11 +1051,11 @@ fi
 echo "test-desktop.sh: h. sam runs startx from a console, first thing"
 cat >"$root/home/$child/.bash_profile" <<'EOF'
 # Screenward's desktop test (scenario h): an X server of the child's own, started from a console.
-echo "startx ran" >/tmp/screenward-test-startx.log
-exec startx -- :8 >>/tmp/screenward-test-startx.log 2>&1
+echo "startx ran" >/var/tmp/screenward-test-startx.log
+exec startx -- :8 >>/var/tmp/screenward-test-startx.log 2>&1
 EOF
 chroot "$root" chown "$child:" "/home/$child/.bash_profile"
-rm -f "$root/tmp/screenward-test-startx.log"
+rm -f "$root/var/tmp/screenward-test-startx.log"
 since=$(now)
 in_container setsid sh -c "sleep 60 | script -qc 'login -f $child' /dev/null >/dev/null 2>&1 &"
 check "a console login of $child that runs startx at once is ended by the daemon within 1 s" session_ended tty "$since"
@@ -1064,8 +1064,8 @@ no_x_server_left() {
   sleep 2
   local left
   left=$(own_x_servers)
-  if [ -f "$root/tmp/screenward-test-startx.log" ]; then
-    echo "  | startx ran before the session ended: $(tail -n 1 "$root/tmp/screenward-test-startx.log")"
+  if [ -f "$root/var/tmp/screenward-test-startx.log" ]; then
+    echo "  | startx ran before the session ended: $(tail -n 1 "$root/var/tmp/screenward-test-startx.log")"
   else
     echo "  | the session was ended before its shell ran startx"
   fi
@@ -1108,11 +1108,11 @@ cat >"$root/home/$child/.bash_profile" <<'PROFILE'
 while :; do echo "console in use: $(date +%s)"; sleep 1; done
 PROFILE
 chroot "$root" chown "$child:" "/home/$child/.bash_profile"
-rm -f "$root/tmp/screenward-test-console.log"
+rm -f "$root/var/tmp/screenward-test-console.log"
 console_counted_then_ended() {
   local since id="" started_at removed_at lasted counted logind
   since=$(now)
-  in_container setsid sh -c "sleep 60 | script -qfc 'login -f $child' /tmp/screenward-test-console.log >/dev/null 2>&1 &"
+  in_container setsid sh -c "sleep 60 | script -qfc 'login -f $child' /var/tmp/screenward-test-console.log >/dev/null 2>&1 &"
   for _ in $(seq 100); do
     id=$(in_container journalctl -u systemd-logind -o cat --no-pager --since "@${since%.*}" |
       sed -n "s/^New session \([^ ]*\) of user $child\.\$/\1/p" | head -n1)
@@ -1135,8 +1135,8 @@ console_counted_then_ended() {
   lasted=$(difference "$started_at" "$removed_at")
   counted=$(usage_seconds console)
   echo "  | session $id lasted $lasted s; Console counted $counted s; its terminal's last lines:"
-  tail -n 3 "$root/tmp/screenward-test-console.log" | tr -d '\r' | sed 's/^/  |   /'
-  grep -q "screenward: Console is shielded now" "$root/tmp/screenward-test-console.log" ||
+  tail -n 3 "$root/var/tmp/screenward-test-console.log" | tr -d '\r' | sed 's/^/  |   /'
+  grep -q "screenward: Console is shielded now" "$root/var/tmp/screenward-test-console.log" ||
     { echo "the terminal was not told"; return 1; }
   daemon_journal "$since" | grep -q "Console is shielded by" || { echo "no event of the end"; return 1; }
   awk -v c="$counted" 'BEGIN { exit !(c >= 7.5 && c <= 9.5) }' || { echo "Console should have counted about 8 s"; return 1; }
@@ -1152,11 +1152,11 @@ cat >"$root/home/$child/.bash_profile" <<'PROFILE'
 exec startx -- :8
 PROFILE
 chroot "$root" chown "$child:" "/home/$child/.bash_profile"
-rm -f "$root/tmp/screenward-test-console.log"
+rm -f "$root/var/tmp/screenward-test-console.log"
 startx_from_allowed_console_closed() {
   local since
   since=$(now)
-  in_container setsid sh -c "sleep 60 | script -qfc 'login -f $child' /tmp/screenward-test-console.log >/dev/null 2>&1 &"
+  in_container setsid sh -c "sleep 60 | script -qfc 'login -f $child' /var/tmp/screenward-test-console.log >/dev/null 2>&1 &"
   wait_for_daemon_line "$since" "/usr/lib/xorg/Xorg \\(pid [0-9]+\\), a display server no agent watches, was closed" 15 || {
     echo "the daemon did not close Xorg within 15 s:"
     daemon_journal "$since" | tail -n 10
@@ -1165,9 +1165,9 @@ startx_from_allowed_console_closed() {
   echo "  | Xorg closed $(difference "$since" "$found_at") s after the login started"
   sleep 2
   [ -z "$(in_container pgrep -u "$child" -a -f '^/usr/lib/xorg/Xorg' || true)" ] || { echo "Xorg runs again"; return 1; }
-  grep -q "screenward: Xorg is closed" "$root/tmp/screenward-test-console.log" || {
+  grep -q "screenward: Xorg is closed" "$root/var/tmp/screenward-test-console.log" || {
     echo "its terminal was not told; it shows:"
-    tail -n 5 "$root/tmp/screenward-test-console.log" | tr -d '\r'
+    tail -n 5 "$root/var/tmp/screenward-test-console.log" | tr -d '\r'
     return 1
   }
 }
