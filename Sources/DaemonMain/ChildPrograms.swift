@@ -50,6 +50,7 @@ final class ChildPrograms {
             guard let uid = owner(of: pid), fresh[uid] != nil, let facts = facts(of: pid, uid: uid) else { continue }
             fresh[uid]?[pid] = facts
         }
+        for uid in fresh.keys { Self.markTerminalsShowingTextBrowsers(&fresh[uid]!, procRoot: procRoot) }
         var changed: Set<UInt32> = []
         for (uid, table) in fresh where tables[uid] != table {
             tables[uid] = table
@@ -135,5 +136,61 @@ final class ChildPrograms {
         if maps.count > mapsLimit { return true }
         let text = String(decoding: maps, as: UTF8.self)
         return displayLibraries.contains { text.contains($0) }
+    }
+
+    // MARK: Terminals showing a text browser
+
+    /// Marks each terminal emulator of `table` whose terminal has a text browser in its
+    /// foreground (`ProgramFacts.showing`), and unmarks the others. Reads nothing more while
+    /// the user runs no text browser (the common case).
+    static func markTerminalsShowingTextBrowsers(_ table: inout [Int32: ProgramFacts], procRoot: String = "/proc") {
+        for (pid, facts) in table where facts.showing != nil { table[pid]?.showing = nil }
+        var shown: [Int: String] = [:]
+        for facts in table.values where TextBrowsers.isTextBrowser(facts) {
+            if let terminal = foregroundTerminal(of: facts.pid, procRoot: procRoot) {
+                shown[terminal] = facts.executable
+            }
+        }
+        guard !shown.isEmpty else { return }
+        // Terminal emulators are installed applications (xterm, GNOME Terminal's server…).
+        for (pid, facts) in table where facts.installed && !facts.applications.isEmpty {
+            if let browser = ptyMasters(of: pid, procRoot: procRoot).lazy.compactMap({ shown[$0] }).first {
+                table[pid]?.showing = browser
+            }
+        }
+    }
+
+    /// The index of the pseudo-terminal (`/dev/pts/N`) whose foreground `pid` is; nil when it
+    /// has none, or is in its background.
+    static func foregroundTerminal(of pid: Int32, procRoot: String = "/proc") -> Int? {
+        // "pid (comm) state ppid pgrp session tty_nr tpgid …"; comm may hold spaces and parentheses.
+        guard let stat = try? String(contentsOfFile: "\(procRoot)/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 5, let group = Int(fields[2]), let device = Int(fields[4]),
+            let foreground = Int(fields[5]),
+            group == foreground
+        else { return nil }
+        let major = (device >> 8) & 0xfff
+        let minor = (device & 0xff) | ((device >> 12) & 0xfff00)
+        // Unix 98 pseudo-terminals' majors: 136 to 143.
+        guard (136...143).contains(major) else { return nil }
+        return (major - 136) * 256 + minor
+    }
+
+    /// The indexes of the pseudo-terminals whose master side `pid` holds (`/dev/ptmx` opened:
+    /// its fdinfo says which).
+    static func ptyMasters(of pid: Int32, procRoot: String = "/proc") -> [Int] {
+        let directory = "\(procRoot)/\(pid)/fd"
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return descriptors.prefix(1024).compactMap { descriptor in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(descriptor)"),
+                target == "/dev/ptmx" || target == "/dev/pts/ptmx",
+                let info = try? String(contentsOfFile: "\(procRoot)/\(pid)/fdinfo/\(descriptor)", encoding: .utf8),
+                let line = info.split(separator: "\n").first(where: { $0.hasPrefix("tty-index:") })
+            else { return nil }
+            return Int(line.dropFirst("tty-index:".count).trimmingCharacters(in: .whitespaces))
+        }
     }
 }

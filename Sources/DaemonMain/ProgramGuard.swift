@@ -157,7 +157,8 @@ final class ProgramGuard {
                 DisplayServers.Candidate(program: $0, parentExecutable: Self.parentExecutable(of: $0.pid))
             }, allowed: allowed
         ).map(\.program)
-        let browsers = TextBrowsers.toClose(table, allowed: allowed)
+        // A text browser a limit names runs too, under that limit.
+        let browsers = TextBrowsers.toClose(table, allowed: allowed.union(owner(uid)?.limitedExecutables() ?? []))
         for program in browsers + servers where !closedPrograms.contains(program.pid) {
             closedPrograms.insert(program.pid)
             let isBrowser = TextBrowsers.isTextBrowser(program)

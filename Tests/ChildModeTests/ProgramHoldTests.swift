@@ -370,6 +370,50 @@ final class ProgramHoldTests: XCTestCase {
             try desktop.runAsKid(["pgrep", "-u", desktop.kid, "-x", "w3m"]).status, 0,
             "allowed, w3m runs: \(second.outputLines.suffix(5))")
     }
+    /// A text browser a guardian limits runs, and is an application of its own while it is in
+    /// the foreground of the child's terminal: the xterm showing it counts as w3m, not as
+    /// XTerm, and is covered as w3m once w3m's limit is used. The control: the same xterm,
+    /// before w3m runs in it, counts as XTerm.
+    func testALimitedTextBrowserCountsAsItselfInItsTerminalAndIsShieldedThere() throws {
+        let w3m = try requireProgram("w3m", package: "w3m")
+        try desktop.startManagedSession()
+        let limited = try fixture.screenward(
+            as: "root",
+            ["limit", "add", "Web", "--app", "exe:\(w3m.path)", "--daily", "4s", "--user", desktop.kid])
+        XCTAssertEqual(limited.status, 0, limited.error)
+        Thread.sleep(forTimeInterval: 0.5)
+        // The shell waits for a line, then runs w3m in the same terminal.
+        _ = try desktop.startAsKid(
+            [
+                "xterm", "-name", "reader", "-e", "sh", "-c", "read line; exec \(w3m.path) -v",
+            ], environment: ["TERM": "xterm"])
+        var window = ""
+        try desktop.waitFor("the xterm's window") {
+            window =
+                try desktop.runAsKid(["xdotool", "search", "--classname", "^reader$"]).output
+                .split(separator: "\n").last.map(String.init) ?? ""
+            return !window.isEmpty
+        }
+        _ = try desktop.runAsKid(["xdotool", "windowactivate", "--sync", window])
+        try desktop.waitFor("the xterm counted as XTerm (the control)") {
+            try desktop.usageSeconds(of: "debian-xterm.desktop") > 0.5
+        }
+        XCTAssertEqual(try desktop.usageSeconds(of: "exe:\(w3m.path)"), 0)
+        _ = try desktop.runAsKid(["xdotool", "key", "--window", window, "Return"])
+        let started = Date()
+        let windowID = String(format: "0x%x", UInt32(window) ?? 0)
+        try desktop.waitFor("the xterm showing w3m covered as w3m", timeout: 20) {
+            self.daemonLog.contains("covering \(windowID) of exe:\(w3m.path)")
+        }
+        let covered = Date().timeIntervalSince(started)
+        let asW3m = try desktop.usageSeconds(of: "exe:\(w3m.path)")
+        print("w3m in the xterm: covered \(covered) s after it started, \(asW3m) s counted as w3m")
+        XCTAssertEqual(asW3m, 4, accuracy: 1.5, "w3m's time is its own")
+        XCTAssertLessThan(covered, 7)
+        XCTAssertEqual(
+            try desktop.runAsKid(["pgrep", "-u", desktop.kid, "-x", "w3m"]).status, 0, "a limited w3m is not closed")
+    }
+
     /// An X server the child starts in their session (Xvfb here: apps shown there would be
     /// seen through a viewer, unwatched) is closed within a second, its terminal told why, and
     /// recorded; one a guardian allowed runs (the control: the same Xvfb, started the same way).
@@ -383,14 +427,27 @@ final class ProgramHoldTests: XCTestCase {
         func running(_ display: Int) -> Bool {
             (try? desktop.runAsKid(["pgrep", "-u", desktop.kid, "-f", "^\(xvfb.path) :\(display) "]).status) == 0
         }
-        let first = try startXvfb(95)
+        // Displays no server holds: a closed Xvfb leaves its lock file, which only root removes.
+        let free = (90..<200).filter {
+            !FileManager.default.fileExists(atPath: "/tmp/.X\($0)-lock")
+                && !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\($0)")
+        }.prefix(2)
+        guard free.count == 2 else { throw XCTSkip("no two free X displays between :90 and :199") }
+        let (closed, allowedDisplay) = (free.first!, free.last!)
+        defer {
+            for display in [closed, allowedDisplay] {
+                try? FileManager.default.removeItem(atPath: "/tmp/.X\(display)-lock")
+                try? FileManager.default.removeItem(atPath: "/tmp/.X11-unix/X\(display)")
+            }
+        }
+        let first = try startXvfb(closed)
         defer { first.stop() }
         let started = Date()
         try desktop.waitFor("Xvfb closed", timeout: 10) {
-            !running(95) && first.outputLines.contains { $0.contains("screenward: Xvfb is closed") }
+            !running(closed) && first.outputLines.contains { $0.contains("screenward: Xvfb is closed") }
         }
         let closedIn = Date().timeIntervalSince(started)
-        print("Xvfb :95 closed \(closedIn) s after it started")
+        print("Xvfb :\(closed) closed \(closedIn) s after it started")
         XCTAssertLessThan(closedIn, 3)
         let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output
         XCTAssertTrue(events.contains("a display server no agent watches, was closed"), events)
@@ -399,11 +456,14 @@ final class ProgramHoldTests: XCTestCase {
         let allowed = try fixture.screenward(as: guardian, ["allow", "exe:\(xvfb.path)", "--user", desktop.kid])
         XCTAssertEqual(allowed.status, 0, allowed.error)
         Thread.sleep(forTimeInterval: 1)  // the allowance counts from now on
-        let second = try startXvfb(96)
-        defer { second.stop() }
-        try desktop.waitFor("Xvfb :96 running") { running(96) }
+        let second = try startXvfb(allowedDisplay)
+        defer {
+            second.stop()
+            _ = try? desktop.runAsKid(["pkill", "-u", desktop.kid, "-f", "^\(xvfb.path) :\(allowedDisplay) "])
+        }
+        try desktop.waitFor("Xvfb :\(allowedDisplay) running") { running(allowedDisplay) }
         Thread.sleep(forTimeInterval: 3)
-        XCTAssertTrue(running(96), "allowed, Xvfb runs: \(second.outputLines.suffix(5))")
+        XCTAssertTrue(running(allowedDisplay), "allowed, Xvfb runs: \(second.outputLines.suffix(5))")
     }
 
     /// A daemon starting thaws what an earlier run of its own left frozen, and nothing of

@@ -121,6 +121,15 @@ public final class ManagedUserOwner {
             allowed.filter { $0.effectiveAt <= time && $0.id.hasPrefix("exe:") }.map { String($0.id.dropFirst(4)) })
     }
 
+    /// The programs a limit of this user's names by path (`screenward limit add … --app
+    /// exe:/usr/bin/w3m --user`): a text browser may run where a guardian limits it.
+    public func limitedExecutables() -> Set<String> {
+        let rules = (try? ledger.rules()) ?? []
+        return Set(
+            rules.filter { $0.rule.kind == .limit }.flatMap { $0.rule.items?.applications ?? [] }
+                .filter { $0.hasPrefix("exe:") }.map { String($0.dropFirst(4)) })
+    }
+
     /// Whether the programs the system did not install are shielded for this user: on
     /// unless an app's store turns it off (`application.denyAppInstallation = false`).
     public var deniesAppInstallation: Bool { service.effectiveShields.deniesAppInstallation(default: true) }

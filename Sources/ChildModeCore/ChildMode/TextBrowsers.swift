@@ -1,9 +1,12 @@
 import ScreenwardBasics
 
 /// Text browsers (w3m, lynx, links, elinks, browsh, …) show websites in a terminal, where no
-/// extension reports their pages and their time counts for the terminal: in a managed account
-/// they run only where a guardian allowed them (`screenward allow exe:/usr/bin/w3m --user`).
-/// Any other is closed as soon as the daemon sees it, after a line on its terminal saying why.
+/// extension reports their pages: in a managed account they run only where a guardian allowed
+/// them (`screenward allow exe:/usr/bin/w3m --user`) or limits them (a limit naming
+/// `exe:/usr/bin/w3m`). Any other is closed as soon as the daemon sees it, after a line on its
+/// terminal saying why. One that runs is an application of its own while it is in the
+/// foreground of a terminal (`ProgramFacts.showing`): the terminal's window is counted, and
+/// shielded, as that browser.
 ///
 /// Known by their program's file name, installed or copied: a copy under another name, or a
 /// browser the child builds, is not known (docs/architecture.md, the threat model).

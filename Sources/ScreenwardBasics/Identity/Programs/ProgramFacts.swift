@@ -17,13 +17,20 @@ public struct ProgramFacts: Sendable, Hashable, Codable {
     /// read for programs the system did not install only, where it tells a program that
     /// may draw from one that does not (which runs unshielded).
     public var usesDisplay: Bool
+    /// For a terminal emulator: the executable of the text browser in the foreground of a
+    /// terminal it holds (w3m in an xterm), whose application its window is meanwhile.
+    public var showing: String?
 
-    public init(pid: Int32, executable: String, installed: Bool, applications: [String], usesDisplay: Bool = false) {
+    public init(
+        pid: Int32, executable: String, installed: Bool, applications: [String], usesDisplay: Bool = false,
+        showing: String? = nil
+    ) {
         self.pid = pid
         self.executable = executable
         self.installed = installed
         self.applications = applications
         self.usesDisplay = usesDisplay
+        self.showing = showing
     }
 
     /// The identity of a program the system did not install: its executable, by path.
@@ -41,6 +48,10 @@ public enum ProgramNarrowing {
         -> AppIdentity
     {
         guard let program else { return claimed }
+        // A terminal showing a text browser is that browser's while it does.
+        if program.installed, let shown = program.showing {
+            return AppIdentity(key: .executable(shown), displayName: ExecCommand.fileName(shown))
+        }
         guard program.installed else { return program.notInstalledIdentity }
         if case .desktopEntry(let id) = claimed.key, program.applications.contains(id) { return claimed }
         if let own = identity(of: program, catalog: catalog) { return own }
