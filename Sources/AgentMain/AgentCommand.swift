@@ -75,6 +75,10 @@ public struct AgentCommand: ParsableCommand {
                     session: managedSession, daemonSocket: daemonSocket, dataDirectories: dataDirectories,
                     displayName: display, log: log
                 ).run()
+            } catch let error as X11Error {
+                log.error("\(error)")
+                guard case .cannotOpenDisplay = error else { throw ExitCode.failure }
+                throw ExitCode(AgentLinkMethods.displayRefusedStatus)
             } catch {
                 log.error("\(error)")
                 throw ExitCode.failure

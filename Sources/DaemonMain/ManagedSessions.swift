@@ -332,14 +332,33 @@ final class ManagedSessions {
     }
 
     private func agentExited(_ exit: ProcessExit) {
-        guard let entry = tracked[exit.session], entry.process?.processIdentifier == exit.pid else { return }
-        tracked[exit.session]?.process = nil
-        agentGone(exit.session)
-        recordFailure(
-            Phrase(
-                "the agent of session {session} ended (status {status}); starting another", context: "event",
-                ["session": "\(exit.session)", "status": "\(exit.status)"]), session: exit.session)
-        perform(tracked[exit.session]!.supervision.agentEnded(at: Date()), for: exit.session)
+        let id = exit.session
+        guard let entry = tracked[id], entry.process?.processIdentifier == exit.pid else { return }
+        tracked[id]?.process = nil
+        agentGone(id)
+        if exit.status == AgentLinkMethods.displayRefusedStatus,
+            Date().timeIntervalSince(entry.since) < Self.authorityGrace
+        {
+            // A new session's X server turned the agent away: the cookie read was the last
+            // boot's or login's, and the display manager writes this one's a moment later.
+            log.debug("session \(id): its X server refused the agent's cookie; starting it again")
+            _ = loop.schedule(after: .milliseconds(100)) { [weak self] in
+                guard let self, tracked[id] != nil, tracked[id]?.process == nil else { return }
+                launch(id)
+            }
+            return
+        }
+        let what = Phrase(
+            "the agent of session {session} ended (status {status}); starting another", context: "event",
+            ["session": "\(id)", "status": "\(exit.status)"])
+        // Replaced at once; recorded a second later, if the session is still there: at a
+        // logout the agent's display goes first, and logind says the session ended just after.
+        _ = loop.schedule(after: .seconds(1)) { [weak self] in
+            guard let self else { return }
+            guard tracked[id] != nil else { return log.info("\(what) (as its session ended: not recorded)") }
+            recordFailure(what, session: id)
+        }
+        perform(tracked[id]!.supervision.agentEnded(at: Date()), for: id)
     }
 
     private func armDeadline(_ id: SessionID) {

@@ -44,8 +44,24 @@ final class ManagedSessionTests: XCTestCase {
             back, 5, "the shield must come back promptly (target: within 1 s; here including GTK's start)")
         XCTAssertNotEqual(desktop.agentPID(), agent)
 
-        let events = try fixture.screenward(as: "root", ["child", "events", kid, "--json"])
-        XCTAssertTrue(events.output.contains("agent-failed"), events.output)
+        // Recorded a second after the kill, the session being still there.
+        try desktop.waitFor("the agent's end recorded") {
+            try fixture.screenward(as: "root", ["child", "events", kid, "--json"]).output.contains("agent-failed")
+        }
+    }
+
+    /// At a logout the agent's display goes a moment before logind says the session ended:
+    /// the agent is replaced as ever, but no failure is recorded for a session that ended.
+    func testAnAgentEndingWithItsSessionIsNoFailure() throws {
+        try desktop.startManagedSession("c9")
+        let agent = try XCTUnwrap(desktop.agentPID(), "no agent process")
+        kill(agent, SIGKILL)
+        try desktop.bus.logind("remove-session c9")
+        Thread.sleep(forTimeInterval: 2)
+        let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid, "--json"]).output
+        XCTAssertFalse(events.contains("agent-failed"), events)
+        XCTAssertTrue((fixture.daemon?.standardError ?? "").contains("as its session ended: not recorded"))
+        XCTAssertNil(desktop.agentPID(), "no agent left for a session that ended")
     }
 
     func testAnAgentThatStopsReportingIsReplacedAndTheSessionLocked() throws {

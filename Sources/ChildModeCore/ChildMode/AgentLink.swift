@@ -201,4 +201,7 @@ public enum AgentLinkMethods {
     public static let language = PushKind<SpokenLanguage>("agent.language")
     /// How often the agent says it is alive.
     public static let aliveInterval: Duration = .seconds(1)
+    /// A managed agent's exit status when the X server refused it (its cookie, as a rule):
+    /// in a new session's first seconds, the display manager has not written this one's yet.
+    public static let displayRefusedStatus: Int32 = 3
 }
