@@ -502,13 +502,13 @@ final class ManagedSessions {
             if let uid = report.uid { sessions.onClients?(uid, pids) }
         },
         .on(AgentLinkMethods.windowManagerGone) { sessions, report, _ in
-            if let uid = report.uid { sessions.onWindowManagerGone?(uid) }
+            sessions.unlessItEnds(report) { uid in sessions.onWindowManagerGone?(uid) }
         },
         .on(AgentLinkMethods.heldElsewhere) { sessions, report, pids in
             if let uid = report.uid { sessions.onHeldElsewhere?(uid, pids) }
         },
         .on(AgentLinkMethods.shieldTampered) { sessions, report, tampering in
-            if let uid = report.uid { sessions.onShieldTampered?(uid, tampering) }
+            sessions.unlessItEnds(report) { uid in sessions.onShieldTampered?(uid, tampering) }
         },
         .on(AgentLinkMethods.unsupportedBrowser) { sessions, report, browser in
             if let uid = report.uid { sessions.onUnsupportedBrowser?(uid, browser) }
@@ -517,6 +517,22 @@ final class ManagedSessions {
             if let uid = report.uid { sessions.onCloseProgram?(uid, close.pid) }
         },
     ])
+
+    /// What an agent says of its session's windows (the window manager gone, a shield
+    /// tampered with) goes to the child's events a second later, if the session is still
+    /// there: at a logout the window manager and the shields go first, and logind says the
+    /// session ended just after.
+    private func unlessItEnds(_ report: AgentReport, _ record: @escaping (UInt32) -> Void) {
+        guard let uid = report.uid else { return }
+        let id = report.session
+        _ = loop.schedule(after: .seconds(1)) { [weak self] in
+            guard let self else { return }
+            guard tracked[id] != nil else {
+                return log.info("session \(id): its agent's word on its windows as it ended: not recorded")
+            }
+            record(uid)
+        }
+    }
 
     // MARK: Guardians' dialogs
 
