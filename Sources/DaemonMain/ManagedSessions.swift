@@ -348,6 +348,7 @@ final class ManagedSessions {
             }
             return
         }
+        log.info("session \(id): its agent ended (status \(exit.status)); starting another")
         let what = Phrase(
             "the agent of session {session} ended (status {status}); starting another", context: "event",
             ["session": "\(id)", "status": "\(exit.status)"])

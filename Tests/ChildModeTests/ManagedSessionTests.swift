@@ -56,6 +56,10 @@ final class ManagedSessionTests: XCTestCase {
         try desktop.startManagedSession("c9")
         let agent = try XCTUnwrap(desktop.agentPID(), "no agent process")
         kill(agent, SIGKILL)
+        // The daemon has seen the agent's end (and started another) before logind's word.
+        try desktop.waitFor("the agent's end seen") {
+            (fixture.daemon?.standardError ?? "").contains("session c9: its agent ended")
+        }
         try desktop.bus.logind("remove-session c9")
         Thread.sleep(forTimeInterval: 2)
         let events = try fixture.screenward(as: "root", ["child", "events", desktop.kid, "--json"]).output
