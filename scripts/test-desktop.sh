@@ -668,16 +668,21 @@ end_childs_sessions() {
 # 5b and 5c. A session the daemon cannot enforce (no X11 display for its agent) is ended: the
 # logind session is gone within 1 s of its start, and recorded.
 unenforceable_session=""
-session_ended() {  # type (tty or wayland), since
-  local type=$1 since=$2 id="" seen_type="" logind started_at="" removed_at=""
-  # logind's journal names each new session of the child; a session may be gone before loginctl
-  # is asked about it.
+# The first session of the child's logind's journal names since $1, within 10 s (a session may be
+# gone before loginctl is asked about it); empty if none.
+new_session_of_child() {  # since
+  local id=""
   for _ in $(seq 100); do
-    id=$(in_container journalctl -u systemd-logind -o cat --no-pager --since "@${since%.*}" |
+    id=$(in_container journalctl -u systemd-logind -o cat --no-pager --since "@${1%.*}" |
       sed -n "s/^New session \([^ ]*\) of user $child\.\$/\1/p" | head -n1)
     [ -n "$id" ] && break
     sleep 0.1
   done
+  echo "$id"
+}
+session_ended() {  # type (tty or wayland), since
+  local type=$1 since=$2 id="" seen_type="" logind started_at="" removed_at=""
+  id=$(new_session_of_child "$since")
   [ -n "$id" ] || { echo "no session of $child started in logind within 10 s"; return 1; }
   unenforceable_session=$id
   seen_type=$(in_container loginctl show-session "$id" -p Type --value 2>/dev/null || true)
@@ -1113,12 +1118,7 @@ console_counted_then_ended() {
   local since id="" started_at removed_at lasted counted logind
   since=$(now)
   in_container setsid sh -c "sleep 60 | script -qfc 'login -f $child' /var/tmp/screenward-test-console.log >/dev/null 2>&1 &"
-  for _ in $(seq 100); do
-    id=$(in_container journalctl -u systemd-logind -o cat --no-pager --since "@${since%.*}" |
-      sed -n "s/^New session \([^ ]*\) of user $child\.\$/\1/p" | head -n1)
-    [ -n "$id" ] && break
-    sleep 0.1
-  done
+  id=$(new_session_of_child "$since")
   [ -n "$id" ] || { echo "no session of $child started in logind within 10 s"; return 1; }
   unenforceable_session=$id
   sleep 3
