@@ -668,41 +668,47 @@ end_childs_sessions() {
 # 5b and 5c. A session the daemon cannot enforce (no X11 display for its agent) is ended: the
 # logind session is gone within 1 s of its start, and recorded.
 unenforceable_session=""
-# The first session of the child's logind's journal names since $1, within 10 s (a session may be
-# gone before loginctl is asked about it); empty if none.
+# The first session of the child's that logind's journal names from $1 on, within 10 s (a session
+# may be gone before loginctl is asked about it); empty if none.
 new_session_of_child() {  # since
   local id=""
   for _ in $(seq 100); do
-    id=$(in_container journalctl -u systemd-logind -o cat --no-pager --since "@${1%.*}" |
-      sed -n "s/^New session \([^ ]*\) of user $child\.\$/\1/p" | head -n1)
+    # journalctl's --since is to the second: a session of the same second before $1 is not this one.
+    id=$(in_container journalctl -u systemd-logind -o short-unix --no-pager --since "@${1%.*}" |
+      awk -v t="$1" '$1 >= t' | sed -n "s/^.*: New session \([^ ]*\) of user $child\.\$/\1/p" | head -n1)
     [ -n "$id" ] && break
     sleep 0.1
   done
   echo "$id"
 }
+# How long session $1 (started since $2) lasted, once it is gone (waited for up to $3 s), from
+# logind's "New session" to its "Removed session"; empty if it is still there.
+session_lifetime() {  # id, since, seconds
+  local logind started_at removed_at
+  for _ in $(seq $(($3 * 10))); do
+    in_container loginctl show-session "$1" >/dev/null 2>&1 || break
+    sleep 0.1
+  done
+  logind=$(in_container journalctl -u systemd-logind -o short-unix --no-pager --since "@${2%.*}")
+  started_at=$(echo "$logind" | grep -m1 "New session $1 of user" | cut -d' ' -f1)
+  removed_at=$(echo "$logind" | grep -m1 "Removed session $1\." | cut -d' ' -f1)
+  [ -z "$removed_at" ] || difference "$started_at" "$removed_at"
+}
 session_ended() {  # type (tty or wayland), since
-  local type=$1 since=$2 id="" seen_type="" logind started_at="" removed_at=""
+  local type=$1 since=$2 id="" seen_type="" lasted=""
   id=$(new_session_of_child "$since")
   [ -n "$id" ] || { echo "no session of $child started in logind within 10 s"; return 1; }
   unenforceable_session=$id
   seen_type=$(in_container loginctl show-session "$id" -p Type --value 2>/dev/null || true)
   [ -z "$seen_type" ] || [ "$seen_type" = "$type" ] || { echo "session $id is of Type=$seen_type, not $type"; return 1; }
-  for _ in $(seq 50); do
-    in_container loginctl show-session "$id" >/dev/null 2>&1 || break
-    sleep 0.1
-  done
-  logind=$(in_container journalctl -u systemd-logind -o short-unix --no-pager --since "@${since%.*}")
-  started_at=$(echo "$logind" | grep -m1 "New session $id of user" | cut -d' ' -f1)
-  removed_at=$(echo "$logind" | grep -m1 "Removed session $id\." | cut -d' ' -f1)
-  if [ -z "$removed_at" ]; then
+  lasted=$(session_lifetime "$id" "$since" 5)
+  if [ -z "$lasted" ]; then
     echo "session $id (${seen_type:-$type}) of $child is still there 5 s after it started:"
     in_container loginctl show-session "$id" -p Type -p Class -p Service -p State --no-pager
     echo "the daemon's journal since:"
     daemon_journal "$since" | tail -n 10
     return 1
   fi
-  local lasted
-  lasted=$(difference "$started_at" "$removed_at")
   session_lasted=$lasted
   echo "  | session $id (${seen_type:-$type}) lasted $lasted s (logind's New session → Removed session)"
   awk -v l="$lasted" 'BEGIN { exit !(l <= 1.0) }' || { echo "it should have been ended within 1 s"; return 1; }
@@ -1115,7 +1121,7 @@ PROFILE
 chroot "$root" chown "$child:" "/home/$child/.bash_profile"
 rm -f "$root/var/tmp/screenward-test-console.log"
 console_counted_then_ended() {
-  local since id="" started_at removed_at lasted counted logind
+  local since id="" lasted counted
   since=$(now)
   in_container setsid sh -c "sleep 60 | script -qfc 'login -f $child' /var/tmp/screenward-test-console.log >/dev/null 2>&1 &"
   id=$(new_session_of_child "$since")
@@ -1124,15 +1130,8 @@ console_counted_then_ended() {
   sleep 3
   in_container loginctl show-session "$id" >/dev/null 2>&1 || { echo "session $id was ended within 3 s"; return 1; }
   echo "  | session $id runs 3 s after it started"
-  for _ in $(seq 300); do
-    in_container loginctl show-session "$id" >/dev/null 2>&1 || break
-    sleep 0.1
-  done
-  logind=$(in_container journalctl -u systemd-logind -o short-unix --no-pager --since "@${since%.*}")
-  started_at=$(echo "$logind" | grep -m1 "New session $id of user" | cut -d' ' -f1)
-  removed_at=$(echo "$logind" | grep -m1 "Removed session $id\." | cut -d' ' -f1)
-  [ -n "$removed_at" ] || { echo "session $id still runs 33 s after it started"; daemon_journal "$since" | tail; return 1; }
-  lasted=$(difference "$started_at" "$removed_at")
+  lasted=$(session_lifetime "$id" "$since" 30)
+  [ -n "$lasted" ] || { echo "session $id still runs 33 s after it started"; daemon_journal "$since" | tail; return 1; }
   counted=$(usage_seconds console)
   echo "  | session $id lasted $lasted s; Console counted $counted s; its terminal's last lines:"
   tail -n 3 "$root/var/tmp/screenward-test-console.log" | tr -d '\r' | sed 's/^/  |   /'

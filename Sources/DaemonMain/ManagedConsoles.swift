@@ -51,9 +51,6 @@ final class ManagedConsoles {
         self.terminate = terminate
     }
 
-    /// Whether the login is counted here.
-    func follows(_ id: SessionID) -> Bool { followed[id] != nil }
-
     /// An allowed console login of a managed user (new, or changed).
     func follow(_ session: LogindSession) {
         if followed[session.id] != nil {

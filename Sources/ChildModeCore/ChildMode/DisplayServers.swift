@@ -46,7 +46,7 @@ public enum DisplayServers {
     /// Whether `program` is a display server this policy closes unless allowed (so that the
     /// daemon reads its parent).
     public static func isDisplayServer(_ program: ProgramFacts) -> Bool {
-        let name = ExecCommand.fileName(liveExecutable(program))
+        let name = ExecCommand.fileName(program.liveExecutable)
         return xServers.contains(name) || compositors.contains(name)
     }
 
@@ -60,10 +60,5 @@ public enum DisplayServers {
             let parent = candidate.parentExecutable
             return !(parent.hasPrefix("/usr/") && sessionServerStarters.contains(ExecCommand.fileName(parent)))
         }
-    }
-
-    private static func liveExecutable(_ program: ProgramFacts) -> String {
-        program.executable.hasSuffix(" (deleted)")
-            ? String(program.executable.dropLast(" (deleted)".count)) : program.executable
     }
 }

@@ -18,10 +18,7 @@ public enum TextBrowsers {
 
     /// Whether `program` runs a text browser.
     public static func isTextBrowser(_ program: ProgramFacts) -> Bool {
-        let path =
-            program.executable.hasSuffix(" (deleted)")
-            ? String(program.executable.dropLast(" (deleted)".count)) : program.executable
-        return names.contains(ExecCommand.fileName(path))
+        names.contains(ExecCommand.fileName(program.liveExecutable))
     }
 
     /// The processes of `programs` to close: text browsers whose executable no guardian allowed.

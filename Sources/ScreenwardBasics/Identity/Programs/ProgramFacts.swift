@@ -33,6 +33,12 @@ public struct ProgramFacts: Sendable, Hashable, Codable {
         self.showing = showing
     }
 
+    /// The executable's path as it was run: without the " (deleted)" of one removed (or
+    /// upgraded) since.
+    public var liveExecutable: String {
+        executable.hasSuffix(" (deleted)") ? String(executable.dropLast(" (deleted)".count)) : executable
+    }
+
     /// The identity of a program the system did not install: its executable, by path.
     public var notInstalledIdentity: AppIdentity {
         AppIdentity(key: .executable(executable), displayName: ExecCommand.fileName(executable))
