@@ -18,6 +18,10 @@ import ScreenwardIPC
 public final class AuthorizationCenter: Sendable {
     public static let shared = AuthorizationCenter()
 
+    /// How long a guardian's approval (`requestGuardianApproval`) holds for the process that
+    /// asked: ten minutes, time to make the changes it asked for and no more.
+    public static let guardianApprovalDuration: TimeInterval = 600
+
     private init() {}
 
     public func requestAuthorization(for member: FamilyControlsMember) async throws {
@@ -27,7 +31,30 @@ public final class AuthorizationCenter: Sendable {
                 AuthorizationMethods.request, member, timeout: ServiceClient.guardianTimeout)
             guard status == .approved else { throw FamilyControlsError.authorizationCanceled }
         } catch let error as ServiceError {
-            throw FamilyControlsError(error)
+            throw FamilyControlsError.thrown(error)
+        }
+    }
+
+    /// Asks a guardian to approve what this app will loosen next, with `reason` shown to
+    /// them (Screenward's own: Apple's platform has no such call).
+    ///
+    /// In an account a guardian manages, what an app changes that restricts less (a shield
+    /// lifted, a store cleared, a schedule started, changed or stopped, a value it shares with
+    /// its extensions changed) is refused unless a guardian approved it: with a one-time code
+    /// in the dialog this brings up at the child's desk, or from their own account. The
+    /// approval holds for this process for `guardianApprovalDuration`. Restricting more
+    /// needs nobody, and neither does the app's monitor on its schedule. In a person's own
+    /// account nobody else decides, and this returns at once.
+    ///
+    /// Throws `authorizationCanceled` when the guardian does not approve, and
+    /// `guardianApprovalRequired`'s message when no dialog can be shown.
+    public func requestGuardianApproval(reason: String) async throws {
+        do {
+            _ = try await ScreenwardApp.client.call(
+                AuthorizationMethods.guardianApproval, GuardianApprovalRequest(reason: reason),
+                timeout: ServiceClient.guardianTimeout)
+        } catch let error as ServiceError {
+            throw FamilyControlsError.thrown(error)
         }
     }
 
@@ -57,12 +84,24 @@ public final class AuthorizationCenter: Sendable {
             _ = try await ScreenwardApp.client.call(
                 AuthorizationMethods.revoke, Empty(), timeout: ServiceClient.guardianTimeout)
         } catch let error as ServiceError {
-            throw FamilyControlsError(error)
+            throw FamilyControlsError.thrown(error)
         }
     }
 }
 
 extension FamilyControlsError {
+    /// The owner's refusal as thrown to the app. Apple's cases without a message
+    /// (`.restricted`, …) cannot carry the owner's reason, so it goes to
+    /// `ScreenwardApp.problemHandler` first: the person still learns why.
+    static func thrown(_ error: ServiceError) -> FamilyControlsError {
+        let thrown = FamilyControlsError(error)
+        switch thrown {
+        case .invalidArgument, .unavailable, .guardianApprovalRequired: break
+        default: ScreenwardApp.report(error.message)
+        }
+        return thrown
+    }
+
     /// The owner's refusal in this framework's terms; the message is kept.
     init(_ error: ServiceError) {
         switch error.code {
@@ -71,6 +110,7 @@ extension FamilyControlsError {
         case .invalidAccountType: self = .invalidAccountType
         case .authorizationConflict: self = .authorizationConflict
         case .authorizationCanceled: self = .authorizationCanceled
+        case .guardianApprovalRequired: self = .guardianApprovalRequired(error.message)
         default: self = .unavailable(error.message)
         }
     }

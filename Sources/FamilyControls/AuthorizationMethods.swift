@@ -1,3 +1,4 @@
+import Foundation
 import ManagedSettings
 import ScreenwardIPC
 
@@ -6,6 +7,9 @@ import ScreenwardIPC
     public static let request = ServiceMethod<FamilyControlsMember, AuthorizationStatus>("authorization.request")
     public static let status = ServiceMethod<Empty, AuthorizationStatus>("authorization.status")
     public static let revoke = ServiceMethod<Empty, Empty>("authorization.revoke")
+    /// A guardian's approval for what this connection loosens next (`requestGuardianApproval`).
+    public static let guardianApproval = ServiceMethod<GuardianApprovalRequest, GuardianApprovalGrant>(
+        "authorization.guardian-approval")
     /// The activity picker's back end: tokens, for this client, for items named by id.
     public static let issueSelection = ServiceMethod<SelectionRequest, FamilyActivitySelection>("selection.issue")
     /// The way back, for the picker to check what is already chosen: this client's own
@@ -44,4 +48,20 @@ import ScreenwardIPC
         self.webDomains = webDomains
         self.includeEntireCategory = includeEntireCategory
     }
+}
+
+/// Why an app asks a guardian ahead of loosening what it restricts, in its own words.
+@_spi(Screenward) public struct GuardianApprovalRequest: Codable, Hashable, Sendable {
+    public var reason: String
+    public init(reason: String) { self.reason = reason }
+
+    /// The most characters of a reason the dialog shows.
+    public static let maximumReasonLength = 200
+}
+
+/// Until when the connection's changes need no more approval; nil: no guardian decides
+/// here (a person's own account).
+@_spi(Screenward) public struct GuardianApprovalGrant: Codable, Hashable, Sendable {
+    public var until: Date?
+    public init(until: Date?) { self.until = until }
 }

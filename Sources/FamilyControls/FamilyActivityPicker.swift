@@ -46,7 +46,7 @@ public struct FamilyActivityPicker: Sendable {
             else { return nil }
             return try await client.call(AuthorizationMethods.issueSelection, chosen)
         } catch let error as ServiceError {
-            throw FamilyControlsError(error)
+            throw FamilyControlsError.thrown(error)
         }
     }
 }

@@ -22,7 +22,7 @@ extension FamilyActivitySelection {
             // Not `.restricted` ("a policy forbids it"): the app has only to ask first.
             throw FamilyControlsError.unavailable(error.message)
         } catch let error as ServiceError {
-            throw FamilyControlsError(error)
+            throw FamilyControlsError.thrown(error)
         }
     }
 }

@@ -37,6 +37,9 @@ public enum FamilyControlsError: Error, Hashable, Codable, Sendable, CustomStrin
     case unavailable(String)
     /// A policy on this computer forbids it.
     case restricted
+    /// In an account a guardian manages, the change restricts less than before: the app asks
+    /// first (`AuthorizationCenter.requestGuardianApproval(reason:)`). Screenward's own case.
+    case guardianApprovalRequired(String)
 
     public var description: String {
         switch self {
@@ -48,6 +51,7 @@ public enum FamilyControlsError: Error, Hashable, Codable, Sendable, CustomStrin
         case .invalidArgument(let why): "invalid argument: \(why)"
         case .unavailable(let why): "unavailable: \(why)"
         case .restricted: "a policy on this computer forbids it"
+        case .guardianApprovalRequired(let why): "a guardian's approval is needed: \(why)"
         }
     }
 }

@@ -23,6 +23,8 @@ public struct ServiceError: Error, Codable, Hashable, Sendable, CustomStringConv
         public static let authorizationConflict: Code = "authorization-conflict"
         /// The guardian declined, or nobody answered in time.
         public static let authorizationCanceled: Code = "authorization-canceled"
+        /// In a managed account, the change restricts less and no guardian approved it.
+        public static let guardianApprovalRequired: Code = "guardian-approval-required"
         /// Not built yet, or not possible here; the message says which and why.
         public static let unsupported: Code = "unsupported"
         /// The agent is not running or does not answer.

@@ -162,11 +162,65 @@ final class ChildAuthorizationTests: XCTestCase {
         }
     }
 
-    /// Homework's own shields (WWDC21) in the child's session: its two extensions,
-    /// started as the child and vetted like the app, attach to the daemon; the agent
-    /// reaches them through it. The shield takes Homework's look, and "Ask for access"
+    /// The installed Homework, untampered, run by the child: what shields more goes through,
+    /// what shields less is refused and recorded unless a guardian approves it, and
+    /// `homework stop` asks for that approval in the child's session.
+    func testHomeworksOwnCommandsLoosenNothingWithoutAGuardian() throws {
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
+        try desktop.startManagedSession()
+        let authenticator = try TestAuthenticator.enroll(guardian, with: fixture)
+        // The guardian sets Homework up at the child's desk: one code approves .child and the setup.
+        let (setup, dialog) = try askingAGuardian([
+            "setup", "--child", "--discourage", "wmclass:Game", "--encourage", "wmclass:Reader", "--threshold", "30m",
+        ])
+        try desktop.approve(with: authenticator, in: dialog) { !setup.isRunning }
+        XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
+        XCTAssertNotNil(try homeworkShared("model"), "the guardian's choices are kept")
+
+        // Shielding more needs nobody.
+        let shield = try desktop.runAsKid([fixture.program("homework"), "shield", "--child", "--app", "wmclass:Game"])
+        XCTAssertEqual(shield.status, 0, shield.error)
+        let shielding = try XCTUnwrap(try homeworkStore())
+        XCTAssertEqual(shielding.shield.applications?.count, 1)
+
+        // Shielding another app instead of the game lifts the game's shield: refused, recorded.
+        let swapped = try desktop.runAsKid([fixture.program("homework"), "shield", "--child", "--app", "wmclass:Other"])
+        XCTAssertTrue(swapped.error.contains("asks a guardian first"), swapped.output + swapped.error)
+        XCTAssertEqual(try homeworkStore(), shielding, "the game must still be shielded")
+        try desktop.waitFor("the refusal recorded", timeout: 15) {
+            try events().contains(
+                "Homework (\(homework)) tried to lift shield.applications of the settings store homework without "
+                    + "a guardian's approval")
+        }
+
+        // `homework stop` asks a guardian in the child's session; their code lets it stop. (The
+        // authenticator's next code: the one that approved the setup is spent.)
+        Thread.sleep(forTimeInterval: 30.5 - Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 30))
+        let (stop, stopDialog) = try askingAGuardian(["stop"])
+        XCTAssertTrue(stop.isRunning, "nothing stops before a guardian approves")
+        XCTAssertEqual(try homeworkStore(), shielding)
+        desktop.screenshot("guardian-dialog-homework-stop.png")
+        try desktop.approve(with: authenticator, in: stopDialog) { !stop.isRunning }
+        XCTAssertEqual(stop.waitForExit(timeout: 20), 0, stop.standardError)
+        XCTAssertEqual(try homeworkStore()?.isEmpty ?? true, true, "the approved stop clears the store")
+        let status = try desktop.runAsKid([fixture.program("homework"), "status"])
+        XCTAssertTrue(status.output.contains("monitoring: nothing"), status.output + status.error)
+        XCTAssertTrue(
+            try events().contains(
+                "\(guardian) allowed Homework (\(homework)) to lift some of \(desktop.kid)'s restrictions: "
+                    + "stop Homework's daily schedule and lift its shields"))
+    }
+
+    /// Homework's own shields (WWDC21) in the child's session: the daemon starts its two
+    /// extensions when the agent asks them; the agent reaches them through it. The shield takes Homework's look, and "Ask for access"
     /// defers and redraws it as waiting.
     func testHomeworksOwnShieldIsDrawnAndItsAskForAccessRedrawsIt() throws {
+        // The daemon starts them, as the extensions' own user: what the action delegate keeps
+        // (the request) is Homework's policy, not the child's to write.
+        let program = fixture.program("homework")
+        try fixture.installApp(
+            homework, name: "Homework", executables: [program],
+            extensions: ["shield-configuration": [program, "configuration"], "shield-action": [program, "actions"]])
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
         try desktop.startManagedSession()
         let authenticator = try TestAuthenticator.enroll(guardian, with: fixture)
@@ -181,10 +235,6 @@ final class ChildAuthorizationTests: XCTestCase {
             guard let pixel = desktop.pixel(x: game.x + 4, y: game.y + 4) else { return false }
             return abs(pixel.red - red) + abs(pixel.green - green) + abs(pixel.blue - blue) < 20
         }
-        XCTAssertFalse(isNear(46, 125, 51), "before Homework's data source attaches, the shield has the default look")
-
-        let configuration = try desktop.startAsKid([fixture.program("homework"), "configuration"])
-        let actions = try desktop.startAsKid([fixture.program("homework"), "actions"])
         try desktop.waitFor("Homework's green on the shield (the corner is \(corner()))") { isNear(46, 125, 51) }
         desktop.screenshot("homework-child-branded-shield.png")
 
@@ -199,7 +249,6 @@ final class ChildAuthorizationTests: XCTestCase {
         XCTAssertNotNil(
             try homeworkShared("access-requests"),
             "the action delegate records the request with the daemon, out of the child's reach")
-        XCTAssertTrue(configuration.isRunning && actions.isRunning, configuration.standardError + actions.standardError)
         let stillThere = try desktop.runAsKid(["xdotool", "getwindowname", desktop.windows[0]])
         XCTAssertEqual(stillThere.status, 0, "a deferral keeps the game: \(stillThere.error)")
     }

@@ -73,6 +73,7 @@ final class InProcessWorld {
     let directory: ItemDirectory
     let focus = ScriptedFocus()
     let host: ServiceHost
+    let service: ScreenTimeService
     let problems = Recorder<String>()
     let callbacks = Recorder<MonitorCallback>()
     static let zone = TimeZone(identifier: "America/New_York")!
@@ -115,6 +116,7 @@ final class InProcessWorld {
         service.browserTabs = browsers.map(BrowserTabs.init(addresses:))
         service.onCallbacks = { batch in callbacks.append(contentsOf: batch) }
         host = ServiceHost(service)
+        self.service = service
         ScreenwardApp.problemHandler = { message in problems.append(message) }
     }
 

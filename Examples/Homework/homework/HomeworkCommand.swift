@@ -64,7 +64,7 @@ struct HomeworkCommand: AsyncParsableCommand {
             help:
                 """
                 Ask for .child, as Homework does on iOS: in an account a guardian manages, a guardian approves \
-                with their password.
+                with a one-time code from their authenticator app.
                 """
         )
         var child = false
@@ -81,6 +81,10 @@ struct HomeworkCommand: AsyncParsableCommand {
         func run() async throws {
             HomeworkCommand.prepare()
             try await AuthorizationCenter.shared.requestAuthorization(for: child ? .child : .individual)
+            // In an account a guardian manages, new choices may shield less: a guardian approves them
+            // (at once when they just approved .child; in a person's own account nobody is asked).
+            try await AuthorizationCenter.shared.requestGuardianApproval(
+                reason: "set up which apps Homework shields, and when")
             let discourage = try await Self.choose(discouraged, "Homework: the apps to shield until homework is done")
             let encourage = try await Self.choose(encouraged, "Homework: the apps whose use lifts the shield")
             let model = HomeworkModel(
@@ -120,8 +124,19 @@ struct HomeworkCommand: AsyncParsableCommand {
         func run() throws {
             HomeworkCommand.prepare()
             print("authorization: \(AuthorizationCenter.shared.authorizationStatus)")
-            let shielded = ManagedSettingsStore(named: .homework).shield.applications?.count ?? 0
-            print("shield: \(shielded == 0 ? "none" : "\(shielded) app(s)")")
+            let shield = ManagedSettingsStore(named: .homework).shield
+            let applications = shield.applications?.count ?? 0
+            let categories: Int =
+                switch shield.applicationCategories {
+                case .specific(let categories, _): categories.count
+                case .all: -1
+                case .some(.none), nil: 0
+                }
+            var shielded: [String] = []
+            if applications > 0 { shielded.append("\(applications) app(s)") }
+            if categories > 0 { shielded.append("\(categories) categories") }
+            if categories < 0 { shielded.append("every category") }
+            print("shield: \(shielded.isEmpty ? "none" : shielded.joined(separator: ", "))")
             let daily = DeviceActivityCenter().schedule(for: .daily).map {
                 "daily, \(Self.clock($0.intervalStart))–\(Self.clock($0.intervalEnd))"
             }
@@ -155,12 +170,19 @@ struct HomeworkCommand: AsyncParsableCommand {
         }
     }
 
-    struct Stop: ParsableCommand {
+    struct Stop: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Stop the daily schedule, remove Homework's shields and forget the requests for access.")
+            abstract:
+                """
+                Stop the daily schedule, remove Homework's shields and forget the requests for access (in an \
+                account a guardian manages, a guardian approves).
+                """
+        )
 
-        func run() throws {
+        func run() async throws {
             HomeworkCommand.prepare()
+            try await AuthorizationCenter.shared.requestGuardianApproval(
+                reason: "stop Homework's daily schedule and lift its shields")
             DeviceActivityCenter().stopMonitoring([.daily])
             ManagedSettingsStore(named: .homework).clearAllSettings()
             try HomeworkStorage.standard.requests.clear()

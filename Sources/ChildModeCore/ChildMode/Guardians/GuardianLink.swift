@@ -13,6 +13,9 @@ public struct GuardianAsk: Sendable, Hashable, Codable {
         /// The managed user asks a guardian, from their tray, to change their rules now
         /// (`action` says what: "give 15 more minutes on today's limits").
         case rules
+        /// An app that holds `.child` asks, ahead, to restrict less (`reason` says why, in
+        /// its words): clearing a store, stopping a schedule, changing its setup.
+        case loosen
     }
 
     public var id: UInt64
@@ -27,6 +30,9 @@ public struct GuardianAsk: Sendable, Hashable, Codable {
     public var action: String?
     /// What a `.rules` ask asks for (the dialog says it in the session's language).
     public var guardianAction: GuardianAction?
+    /// Why a `.loosen` ask asks, as the app wrote it (control characters removed, at most
+    /// `GuardianApprovalRequest.maximumReasonLength` characters).
+    public var reason: String?
 
     public init(
         id: UInt64, purpose: Purpose, appName: String, bundleIdentifier: String, child: String, guardians: [String]
@@ -59,6 +65,10 @@ public struct GuardianAsk: Sendable, Hashable, Codable {
             return texts(
                 "{child} asks a guardian to {action}", context: "guardianDialog.question",
                 ["child": child, "action": guardianAction.request(in: texts)])
+        case .loosen:
+            return texts(
+                "{app} asks to lift some of {child}'s restrictions: {reason}", context: "guardianDialog.question",
+                ["app": appName, "child": child, "reason": reason ?? ""])
         }
     }
 }
