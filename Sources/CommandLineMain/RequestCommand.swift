@@ -4,21 +4,32 @@ import ScreenwardCore
 import ScreenwardIPC
 
 /// `screenward request list|approve|deny`: a guardian answers a managed user's "Ask for
-/// more time" from the command line (as from the tray).
+/// more time" from the command line (as from the tray), and what an app waits for a
+/// guardian's approval for (`sam/a3`: the dialog at the child's desk, answered here instead).
 struct RequestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "request",
-        abstract: texts("Requests for more time from managed users: list, approve, deny (guardians).", context: "help"),
+        // swift-format-ignore
+        abstract: texts(
+            "Managed users' requests for more time, and what their apps ask a guardian (USER/aN): list, approve, deny (guardians).",
+            context: "help"),
         subcommands: [List.self, Approve.self, Deny.self])
 
     /// `sam/3`, `3` with `--user sam`, or `sam/3@laptop` for one asked on another computer of
     /// the household.
     struct Reference: ParsableArguments {
         // swift-format-ignore
-        @Argument(help: ArgumentHelp(texts("The request, as `screenward request list` shows it (USER/N, or USER/N@COMPUTER).", context: "help")))
+        @Argument(help: ArgumentHelp(texts("The request, as `screenward request list` shows it (USER/N, USER/N@COMPUTER, or an app's ask USER/aN).", context: "help")))
         var id: String
         @Option(help: ArgumentHelp(texts("The managed user, when the id is a bare number.", context: "help")))
         var user: String?
+
+        /// The waiting ask `USER/aN` names, if it names one.
+        func ask() -> UInt64? {
+            let last = id.split(separator: "/").last.map(String.init) ?? id
+            guard last.hasPrefix("a"), !id.contains("@") else { return nil }
+            return UInt64(last.dropFirst())
+        }
 
         func resolved() throws -> (user: String, number: Int64, computer: String?) {
             let (local, computer) = Self.splitComputer(id)
@@ -53,11 +64,26 @@ struct RequestCommand: ParsableCommand {
         @Option(help: ArgumentHelp(texts("One managed user's.", context: "help"))) var user: String?
         @Flag(help: ArgumentHelp(texts("Print JSON.", context: "help"))) var json = false
 
+        /// `--json`'s shape.
+        struct Listing: Encodable {
+            var asks: [WaitingAsk]
+            var requests: [TimeRequest]
+        }
+
         func run() throws {
-            let requests = try RulesConnection(daemonOnly: true).call(
-                RulesMethods.requests, RulesQuery(user: user, language: ShieldDefaults.language()))
-            if json { return try printJSON(requests) }
-            guard !requests.isEmpty else { return print(texts("No requests today.", context: "cli")) }
+            let query = RulesQuery(user: user, language: ShieldDefaults.language())
+            let requests = try RulesConnection(daemonOnly: true).call(RulesMethods.requests, query)
+            let asks = try RulesConnection(daemonOnly: true).call(ChildMethods.waitingAsks, query)
+            if json { return try printJSON(Listing(asks: asks, requests: requests)) }
+            guard !requests.isEmpty || !asks.isEmpty else {
+                return print(texts("No requests today.", context: "cli"))
+            }
+            for ask in asks {
+                let values = [
+                    "request": "\(ask.user)/a\(ask.id)", "question": ask.question, "time": iso8601(ask.askedAt),
+                ]
+                print(texts("{request}  {question}, asked {time}: waiting for a guardian", context: "cli", values))
+            }
             for request in requests {
                 // In the place of a login name, for a managed user's own requests.
                 let who = request.user ?? user ?? texts("you", context: "cli")
@@ -115,6 +141,12 @@ struct RequestCommand: ParsableCommand {
         }
 
         func run() throws {
+            if let ask = reference.ask() {
+                guard minutes == nil, seconds == nil, !restOfDay else {
+                    throw ValidationError(texts("an app's ask is approved as it is: no --minutes", context: "cli"))
+                }
+                return try RequestCommand.answer(ask, approve: true)
+            }
             let (user, number, computer) = try reference.resolved()
             let seconds: TimeInterval? = restOfDay ? nil : TimeInterval(self.seconds ?? (minutes ?? 15) * 60)
             printOutcome(
@@ -130,11 +162,22 @@ struct RequestCommand: ParsableCommand {
         @OptionGroup var reference: Reference
 
         func run() throws {
+            if let ask = reference.ask() { return try RequestCommand.answer(ask, approve: false) }
             let (user, number, computer) = try reference.resolved()
             printOutcome(
                 try RulesConnection(daemonOnly: true).call(
                     RulesMethods.answer,
                     RequestAnswer(user: user, id: number, approve: false, seconds: nil, computer: computer)))
         }
+    }
+
+    /// A guardian's answer to an app's waiting ask, from their own account.
+    static func answer(_ ask: UInt64, approve: Bool) throws {
+        _ = try RulesConnection(daemonOnly: true).call(
+            ChildMethods.answerAsk, WaitingAskAnswer(id: ask, approve: approve))
+        print(
+            approve
+                ? texts("Approved a{id}.", context: "cli", ["id": String(ask)])
+                : texts("Not approved: a{id}.", context: "cli", ["id": String(ask)]))
     }
 }

@@ -66,6 +66,30 @@ extension Daemon {
                     peer.send(pending.line(.success(verdict)))
                 }
             },
+            // What waits for a guardian, listed and answered from a guardian's own account.
+            .on(ChildMethods.waitingAsks, errors: ChildModeService.serviceError) { daemon, request, frame in
+                let caller = try daemon.service.caller(request.peer)
+                let uids: Set<UInt32>?
+                switch caller.role {
+                case .guardian:
+                    uids = frame.body.user.map { name in
+                        Set(daemon.owners.values.filter { $0.user.name == name }.map(\.user.uid))
+                    }
+                case .managed: uids = [caller.account.uid]
+                case .unmanaged:
+                    _ = try daemon.service.guardian(caller, doing: "request list")
+                    uids = []
+                }
+                return daemon.apps.approvals.waiting(of: uids, language: frame.body.language)
+            },
+            .on(ChildMethods.answerAsk, errors: ChildModeService.serviceError) { daemon, request, frame in
+                let answer = frame.body
+                let guardian = try daemon.service.guardian(
+                    try daemon.service.caller(request.peer),
+                    doing: "request \(answer.approve ? "approve" : "deny") a\(answer.id)")
+                try daemon.apps.approvals.answer(answer.id, approve: answer.approve, byGuardian: guardian.name)
+                return Empty()
+            },
             .on(DaemonAddress.placementMethod, errors: ChildModeService.serviceError) { daemon, request, _ in
                 // An extension the daemon started is served here, as its managed user's apps are.
                 let peer = request.peer

@@ -252,7 +252,26 @@ final class Tray {
                 ) { _ in }
             }
         }
-        return (items, TrayIconPainter.Face(fractionLeft: nil, text: pending.isEmpty ? "" : "\(pending.count)"))
+        // What an app waits for a guardian's approval for (the dialog at the child's desk).
+        let asks = try connection.call(ChildMethods.waitingAsks, RulesQuery(user: nil, language: language))
+        if pending.isEmpty, !asks.isEmpty { items.removeLast() }
+        for ask in asks {
+            let answer: (Bool) -> @Sendable () -> Void = { approve in
+                { _ = try? connection.call(ChildMethods.answerAsk, WaitingAskAnswer(id: ask.id, approve: approve)) }
+            }
+            items.append(
+                .submenu(
+                    text("trayAsk", ["user": ask.user, "question": ask.question]),
+                    [.action(text("trayApprove"), answer(true)), .separator, .action(text("trayDeny"), answer(false))]))
+            if announced.insert("\(ask.user)/a\(ask.id)").inserted {
+                notifications.send(
+                    summary: text("appAskTitle", ["user": ask.user, "app": ask.appName]),
+                    body: text("appAskBody", ["question": ask.question])
+                ) { _ in }
+            }
+        }
+        let waiting = pending.count + asks.count
+        return (items, TrayIconPainter.Face(fractionLeft: nil, text: waiting == 0 ? "" : "\(waiting)"))
     }
 }
 

@@ -193,13 +193,31 @@ final class ChildAuthorizationTests: XCTestCase {
                     + "a guardian's approval")
         }
 
-        // `homework stop` asks a guardian in the child's session; their code lets it stop. (The
-        // authenticator's next code: the one that approved the setup is spent.)
+        // `homework stop` asks a guardian in the child's session. Every guardian sees the ask from
+        // their own account, and says no there: the dialog comes down, nothing changes.
+        let (refused, refusedDialog) = try askingAGuardian(["stop"])
+        XCTAssertTrue(refused.isRunning, "nothing stops before a guardian approves")
+        desktop.screenshot("guardian-dialog-homework-stop.png")
+        let listed = try fixture.screenward(as: guardian, ["request", "list"])
+        let question = "Homework asks to lift some of \(desktop.kid)'s restrictions: stop Homework's daily schedule"
+        XCTAssertTrue(listed.output.contains(question), listed.output + listed.error)
+        let ask = try XCTUnwrap(
+            listed.output.split(separator: "\n").first { $0.contains(question) }?.split(separator: " ").first)
+        let denied = try fixture.screenward(as: guardian, ["request", "deny", String(ask)])
+        XCTAssertEqual(denied.status, 0, denied.error)
+        XCTAssertNotEqual(refused.waitForExit(timeout: 20), 0)
+        XCTAssertTrue(refused.standardError.contains("\(guardian) said no"), refused.standardError)
+        try desktop.waitFor("the dialog down") {
+            try desktop.runAsKid(["xdotool", "getwindowname", refusedDialog]).status != 0
+        }
+        XCTAssertEqual(try homeworkStore(), shielding)
+        let childRead = try desktop.runAsKid([fixture.program("screenward"), "request", "deny", String(ask)])
+        XCTAssertNotEqual(childRead.status, 0, "only a guardian answers")
+
+        // Asked again, a guardian's code at the child's desk lets it stop. (The authenticator's
+        // next code: the one that approved the setup is spent.)
         Thread.sleep(forTimeInterval: 30.5 - Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 30))
         let (stop, stopDialog) = try askingAGuardian(["stop"])
-        XCTAssertTrue(stop.isRunning, "nothing stops before a guardian approves")
-        XCTAssertEqual(try homeworkStore(), shielding)
-        desktop.screenshot("guardian-dialog-homework-stop.png")
         try desktop.approve(with: authenticator, in: stopDialog) { !stop.isRunning }
         XCTAssertEqual(stop.waitForExit(timeout: 20), 0, stop.standardError)
         XCTAssertEqual(try homeworkStore()?.isEmpty ?? true, true, "the approved stop clears the store")

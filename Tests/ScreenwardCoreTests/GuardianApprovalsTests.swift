@@ -273,6 +273,37 @@ final class GuardianApprovalsTests: XCTestCase {
         XCTAssertNotEqual(wrong, "Wrong code. Try again with the code your authenticator app shows now.")
         XCTAssertEqual(verdicts, [.tryAgain(message: wrong, notBefore: nil)])
     }
+
+    /// A guardian answers from their own account: the ask is listed (with the app's reason) for
+    /// guardians and for the child it is about only, the dialog comes down, and a "no" there
+    /// leaves no wait at the child's desk (no code was typed there).
+    func testAGuardianAnswersFromTheirOwnAccount() throws {
+        let approvals = approvals()
+        var outcomes: [GuardianApprovals.Outcome] = []
+        try approvals.begin(.loosen, app: app, child: "kid", uid: 1001, requester: peer, reason: "stop the schedule") {
+            outcomes.append($0)
+        }
+        let waiting = approvals.waiting(of: nil, language: "en")
+        XCTAssertEqual(waiting.map(\.question), ["Homework asks to lift some of kid's restrictions: stop the schedule"])
+        XCTAssertEqual(approvals.waiting(of: [1002], language: "en"), [], "another child's asks are not theirs")
+        XCTAssertThrowsError(try approvals.answer(waiting[0].id + 1, approve: true, byGuardian: "mum"))
+
+        try approvals.answer(waiting[0].id, approve: false, byGuardian: "mum")
+        guard case .notApproved(let why) = outcomes.first else { return XCTFail("\(outcomes)") }
+        XCTAssertEqual(why.description, "mum said no")
+        XCTAssertEqual(closed, [waiting[0].id], "the dialog comes down")
+        XCTAssertTrue(recorded.contains { $0.detail.contains("was not allowed to lift some of kid's restrictions") })
+        XCTAssertThrowsError(try approvals.answer(waiting[0].id, approve: true, byGuardian: "mum"), "answered once")
+
+        try approvals.begin(.loosen, app: app, child: "kid", uid: 1001, requester: peer, reason: "again") {
+            outcomes.append($0)
+        }
+        try approvals.answer(
+            try XCTUnwrap(approvals.waiting(of: [1001], language: "en").first).id, approve: true, byGuardian: "root")
+        XCTAssertEqual(outcomes.last, .approved(by: "root"))
+        XCTAssertTrue(recorded.contains { $0.detail.contains("root allowed Homework") }, "\(recorded.map(\.detail))")
+        XCTAssertTrue(checks.isEmpty, "no code is asked of a guardian at their own account")
+    }
 }
 
 /// What the daemon trusts about installed apps and the code in a process.

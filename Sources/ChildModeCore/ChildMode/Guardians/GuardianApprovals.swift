@@ -196,6 +196,32 @@ public final class GuardianApprovals {
         }
     }
 
+    /// The asks waiting, of the managed users `uids` (nil: everyone's), with their questions
+    /// in `language`, oldest first.
+    public func waiting(of uids: Set<UInt32>?, language: String) -> [WaitingAsk] {
+        let texts = Translations.forLanguage(language)
+        return pending.values.filter { uids?.contains($0.uid) ?? true }.sorted { $0.ask.id < $1.ask.id }.map {
+            WaitingAsk(
+                id: $0.ask.id, user: $0.ask.child, appName: $0.ask.appName, bundleIdentifier: $0.ask.bundleIdentifier,
+                question: $0.ask.question(in: texts), askedAt: $0.began)
+        }
+    }
+
+    /// A guardian's answer from their own account (the daemon checked who they are): no code,
+    /// and the dialog at the child's desk comes down.
+    public func answer(_ id: UInt64, approve: Bool, byGuardian guardian: String) throws {
+        guard pending[id] != nil else {
+            // swift-format-ignore
+            throw ServiceError(.invalidArgument, Phrase("no ask {id} is waiting: it was answered, or the app that asked is gone", context: "daemon", ["id": "a\(id)"]))
+        }
+        let outcome =
+            approve
+            ? Outcome.approved(by: guardian)
+            : .notApproved(Phrase("{guardian} said no", context: "daemon", ["guardian": guardian]))
+        // No code was typed at the child's desk: nothing there to wait out.
+        finish(id, outcome, quiet: false)
+    }
+
     /// What a guardian without an authenticator is told at the child's desk.
     public static func notEnrolledAdvice(_ guardian: String, texts: Translations = .english) -> String {
         // swift-format-ignore
@@ -253,7 +279,8 @@ public final class GuardianApprovals {
         return pending.values.map { $0.began.addingTimeInterval(Self.timeout) }.min()
     }
 
-    private func finish(_ id: UInt64, _ outcome: Outcome) {
+    /// `quiet`: after an outcome other than approval, no dialog comes up in the session for a while.
+    private func finish(_ id: UInt64, _ outcome: Outcome, quiet: Bool = true) {
         guard let entry = pending.removeValue(forKey: id) else { return }
         services.close(entry.uid, id)
         switch outcome {
@@ -261,7 +288,7 @@ public final class GuardianApprovals {
             let what = Self.approved(entry.ask, by: guardian)
             services.record(ChildEvent(at: services.now(), kind: .approved, actor: guardian, phrase: what), entry.uid)
         case .notApproved(let why):
-            quietUntil[entry.uid] = services.now().addingTimeInterval(Self.quietAfterUnapproved)
+            if quiet { quietUntil[entry.uid] = services.now().addingTimeInterval(Self.quietAfterUnapproved) }
             let what = Self.notApproved(entry.ask, why: why)
             services.record(
                 ChildEvent(at: services.now(), kind: .notApproved, actor: entry.ask.child, phrase: what), entry.uid)

@@ -127,3 +127,43 @@ extension AgentLinkMethods {
     /// Agent → daemon: the guardian's answer (or a cancel).
     public static let answerGuardian = ServiceMethod<GuardianAnswer, GuardianVerdict>("agent.answer-guardian")
 }
+
+/// An ask waiting for a guardian, as a guardian's own account lists it (`screenward request
+/// list`, the tray): they answer it there, with no code, as themselves.
+public struct WaitingAsk: Sendable, Hashable, Codable {
+    public var id: UInt64
+    /// The managed user's account name.
+    public var user: String
+    public var appName: String
+    public var bundleIdentifier: String
+    /// The dialog's question, in the language asked for.
+    public var question: String
+    public var askedAt: Date
+
+    public init(id: UInt64, user: String, appName: String, bundleIdentifier: String, question: String, askedAt: Date) {
+        self.id = id
+        self.user = user
+        self.appName = appName
+        self.bundleIdentifier = bundleIdentifier
+        self.question = question
+        self.askedAt = askedAt
+    }
+}
+
+/// A guardian's answer from their own account to a `WaitingAsk`.
+public struct WaitingAskAnswer: Sendable, Hashable, Codable {
+    public var id: UInt64
+    public var approve: Bool
+    public init(id: UInt64, approve: Bool) {
+        self.id = id
+        self.approve = approve
+    }
+}
+
+extension ChildMethods {
+    /// The asks waiting for a guardian: every managed user's for a guardian (or the one
+    /// named), a managed user's own for them.
+    public static let waitingAsks = ServiceMethod<RulesQuery, [WaitingAsk]>("child.waiting-asks")
+    /// A guardian approves or refuses one, from their own account.
+    public static let answerAsk = ServiceMethod<WaitingAskAnswer, Empty>("child.answer-ask")
+}
