@@ -25,7 +25,7 @@ public struct ScreenwardCommand: ParsableCommand {
             BlockCommand.self, SelectCommand.self, PickCommand.self,
             LimitCommand.self, DowntimeCommand.self, AllowCommand.self, PauseCommand.self, RequestCommand.self,
             ChildCommand.self, GuardianCommand.self, ExtensionsCommand.self, NotifyCommand.self,
-            BrowsersCommand.self, HouseholdCommand.self,
+            BrowsersCommand.self, HouseholdCommand.self, AppCommand.self,
         ])
 }
 

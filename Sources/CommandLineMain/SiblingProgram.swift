@@ -3,12 +3,14 @@ import Foundation
 import ScreenwardCore
 
 /// Runs one of Screenward's GTK programs (`screenward-report`, `screenward-picker`) for a
-/// subcommand and ends as it does: the command line itself links no GTK.
+/// subcommand, or an app (`screenward app run`), and ends as it does: the command line
+/// itself links no GTK.
 enum SiblingProgram {
-    static func run(_ program: URL, _ arguments: [String]) throws {
+    static func run(_ program: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
+        if let environment { process.environment = environment }
         // Foundation changes into the current folder before it starts the program; a folder
         // this user may not enter (another user's, after `runuser`) would fail the start
         // with "permission denied". Such a folder holds nothing the program can use anyway.

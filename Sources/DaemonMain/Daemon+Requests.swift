@@ -285,6 +285,9 @@ extension Daemon {
         } catch {
             return peer.send(errorLine(id: id, ChildModeService.serviceError(error)))
         }
+        if let name = apps.actingFor(peer) {
+            return guardiansAppRequest(frame, id: id, for: name, caller: caller, from: peer)
+        }
         guard caller.role == .managed else {
             // swift-format-ignore
             let refusal = ServiceError(.unauthorized, Phrase("the system daemon owns the limits of managed accounts only; {user}'s own agent (screenward-agent) is the Screen Time API's owner for this account", context: "daemon", ["user": caller.account.name]))
@@ -293,6 +296,26 @@ extension Daemon {
         apps.handle(frame: frame, from: peer, user: caller.account).forEach { $0.send() }
         appsHeard(uid: caller.account.uid)
         scheduleAskExpiry()
+    }
+
+    /// A guardian's own copy of an app, run for managed user `name` (`screenward app run
+    /// --user`): served as that user's app, with the guardian's word for what it changes.
+    private func guardiansAppRequest(
+        _ frame: Data, id: UInt64, for name: String, caller: ChildModeService.Caller, from peer: ServicePeer
+    ) {
+        let child: Account
+        do {
+            _ = try service.guardian(caller, doing: "app run --user \(name)")
+            guard let owner = owners.values.first(where: { $0.user.name == name }) else {
+                throw ServiceError(
+                    .invalidArgument, Phrase("{user} is not a managed user", context: "daemon", ["user": name]))
+            }
+            child = Account(name: owner.user.name, uid: owner.user.uid, gid: 0, groups: [])
+        } catch {
+            return peer.send(errorLine(id: id, ChildModeService.serviceError(error)))
+        }
+        apps.handle(frame: frame, from: peer, user: child, guardian: caller.account.name).forEach { $0.send() }
+        appsHeard(uid: child.uid)
     }
 
     /// After a managed user's app was heard from (or went): the engine may have work,

@@ -12,14 +12,25 @@ import Synchronization
 /// child's cannot forge it: it cannot read the secret of a non-dumpable process, and
 /// a connection made before an `exec` of the real app points at memory the new image
 /// does not have.
+///
+/// A guardian's own copy of the app may act for a managed user (`actingFor`, from
+/// `$SCREENWARD_MANAGED_USER`, which `screenward app run --user` sets): the daemon then
+/// serves its requests as that user's app, and takes the guardian's word for what they
+/// change, since it is the guardian who runs it.
 public struct AppProof: Sendable, Hashable, Codable {
     public var address: UInt64
     public var secret: [UInt8]
+    /// The managed user this connection acts for; nil: the caller's own account.
+    public var actingFor: String?
 
-    public init(address: UInt64, secret: [UInt8]) {
+    public init(address: UInt64, secret: [UInt8], actingFor: String? = nil) {
         self.address = address
         self.secret = secret
+        self.actingFor = actingFor
     }
+
+    /// The environment variable naming the managed user an app acts for.
+    public static let managedUserVariable = "SCREENWARD_MANAGED_USER"
 
     public static let secretLength = 32
 

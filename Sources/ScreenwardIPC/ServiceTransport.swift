@@ -47,9 +47,15 @@ public final class ServiceClient: Sendable {
         let declared =
             bundleIdentifier ?? env["SCREENWARD_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 }
             ?? Bundle.main.bundleIdentifier
-        if let daemon = DaemonAddress.socketManagingThisAccount(environment: env) {
+        // A guardian's app acting for a managed user talks to the daemon, which checks both.
+        let actingFor = env[AppProof.managedUserVariable].flatMap { $0.isEmpty ? nil : $0 }
+        if let daemon = actingFor.map({ _ in DaemonAddress.socketPath(environment: env) })
+            ?? DaemonAddress.socketManagingThisAccount(environment: env)
+        {
             let transport = SocketTransport(path: daemon, owner: .daemon) {
-                try AppProof.push.frame(try AppProof.ofThisProcess())
+                var proof = try AppProof.ofThisProcess()
+                proof.actingFor = actingFor
+                return try AppProof.push.frame(proof)
             }
             return ServiceClient(transport: transport, bundleIdentifier: declared)
         }

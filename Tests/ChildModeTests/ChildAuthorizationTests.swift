@@ -229,6 +229,55 @@ final class ChildAuthorizationTests: XCTestCase {
                     + "stop Homework's daily schedule and lift its shields"))
     }
 
+    /// A guardian sets Homework up for the child from their own account, as the talk's parent
+    /// does on the child's device: the guardian's own copy of the app, run with `screenward app
+    /// run --user`, is served as the child's Homework, with no code. Nobody else may.
+    func testAGuardianSetsHomeworkUpForTheChildFromTheirOwnAccount() throws {
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
+        let other = try fixture.users.add("other")
+        try desktop.startManagedSession()
+        let homeworkProgram = fixture.program("homework")
+        func forKid(_ user: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+            try fixture.screenward(as: user, ["app", "run", "--user", desktop.kid, "--", homeworkProgram] + arguments)
+        }
+        let setup = try forKid(
+            guardian,
+            ["setup", "--child", "--discourage", "wmclass:Game", "--encourage", "wmclass:Reader", "--threshold", "30m"])
+        XCTAssertEqual(setup.status, 0, setup.output + setup.error)
+        XCTAssertTrue(setup.output.contains("Homework discourages wmclass:Game"), setup.output)
+        XCTAssertNil(try desktop.guardianDialog(), "no dialog at the child's desk")
+        XCTAssertTrue(
+            try events().contains(
+                "\(guardian) set Homework (\(homework)) to manage \(desktop.kid)'s screen time, from their own account")
+        )
+        let status = try desktop.runAsKid([homeworkProgram, "status"])
+        XCTAssertTrue(status.output.contains("monitoring: daily, 00:00–23:59"), status.output + status.error)
+        XCTAssertTrue(status.output.contains("authorization: approved"), status.output)
+
+        // Nobody else's copy acts for the child: not another user's, not the child's own.
+        let stranger = try forKid(other, ["stop"])
+        XCTAssertNotEqual(stranger.status, 0)
+        XCTAssertTrue(stranger.error.contains("only a guardian"), stranger.error)
+        let direct = try fixture.users.run(
+            as: other, [homeworkProgram, "stop"],
+            environment: [
+                "SCREENWARD_MANAGED_USER": desktop.kid, "SCREENWARD_DAEMON_SOCKET": fixture.socket,
+            ])
+        XCTAssertTrue((direct.output + direct.error).contains("only a guardian"), direct.output + direct.error)
+        let child = try desktop.runAsKid(
+            [homeworkProgram, "stop"], environment: ["SCREENWARD_MANAGED_USER": desktop.kid])
+        XCTAssertTrue((child.output + child.error).contains("only a guardian"), child.output + child.error)
+        XCTAssertTrue(try events().contains("\(desktop.kid) tried `screenward app run --user \(desktop.kid)`"))
+        XCTAssertTrue(
+            try desktop.runAsKid([homeworkProgram, "status"]).output.contains("monitoring: daily"), "still monitoring")
+
+        // The guardian stops it the same way.
+        let stop = try forKid(guardian, ["stop"])
+        XCTAssertEqual(stop.status, 0, stop.output + stop.error)
+        let stopped = try desktop.runAsKid([homeworkProgram, "status"])
+        XCTAssertTrue(stopped.output.contains("monitoring: nothing"), stopped.output + stopped.error)
+    }
+
     /// Homework's own shields (WWDC21) in the child's session: the daemon starts its two
     /// extensions when the agent asks them; the agent reaches them through it. The shield takes Homework's look, and "Ask for access"
     /// defers and redraws it as waiting.

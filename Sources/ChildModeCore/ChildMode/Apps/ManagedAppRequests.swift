@@ -79,19 +79,32 @@ public final class ManagedAppRequests {
         proofs[peer] = proof
     }
 
+    /// The managed user a guardian's app on `peer` says it acts for (the daemon checks the
+    /// caller is a guardian before it serves it so).
+    public func actingFor(_ peer: ServicePeer) -> String? {
+        proofs[peer]?.actingFor
+    }
+
     public func disconnected(_ peer: ServicePeer) {
+        let served = servedUser.removeValue(forKey: peer)
         proofs[peer] = nil
         vetted[peer] = nil
         recordedRefusals[peer] = nil
         mayLoosenUntil[peer] = nil
         browsers[peer] = nil
         approvals.requesterGone(peer)
-        if let uid = peer.credentials?.uid { services.owner(uid)?.service.disconnected(peer) }
+        if let uid = served ?? peer.credentials?.uid { services.owner(uid)?.service.disconnected(peer) }
     }
 
+    /// The managed user whose owner served each connection (a guardian's app acts for another).
+    private var servedUser: [ServicePeer: UInt32] = [:]
+
     /// One request of managed user `user`'s app: the lines to send now (none while a
-    /// guardian is being asked: the reply follows their answer).
-    public func handle(frame: Data, from peer: ServicePeer, user: Account) -> [Delivery] {
+    /// guardian is being asked: the reply follows their answer). `guardian`: the app is a
+    /// guardian's own, run by them for `user` (`screenward app run --user`): what they
+    /// change needs no other approval.
+    public func handle(frame: Data, from peer: ServicePeer, user: Account, guardian: String? = nil) -> [Delivery] {
+        servedUser[peer] = user.uid
         guard let head = try? FrameHead.decode(from: frame), let id = head.id, let method = head.method else {
             return []
         }
@@ -123,12 +136,12 @@ public final class ManagedAppRequests {
             return reply(ServiceError(.unauthorized, why))
         }
         guard Self.routes.answers(method) else {
-            if !mayLoosen(peer), let loosening = owner.service.loosening(of: frame) {
+            if guardian == nil, !mayLoosen(peer), let loosening = owner.service.loosening(of: frame) {
                 return reply(refuseLoosening(loosening, app: app, peer: peer, user: user))
             }
             return owner.service.handle(frame: frame, from: peer)
         }
-        var request = ManagedAppRequest(peer: peer, user: user, owner: owner, app: app)
+        var request = ManagedAppRequest(peer: peer, user: user, owner: owner, app: app, guardian: guardian)
         guard let routed = Self.routes.reply(to: frame, by: self, &request) else { return [] }
         return (routed.line.map { [Delivery(peer: peer, line: $0)] } ?? []) + request.deliveries
     }
@@ -139,6 +152,8 @@ public final class ManagedAppRequests {
         let user: Account
         let owner: ManagedUserOwner
         let app: InstalledApp
+        /// The guardian running the app for `user`, from their own account.
+        let guardian: String?
         /// Lines to send now besides the reply.
         var deliveries: [Delivery] = []
     }
@@ -161,6 +176,12 @@ public final class ManagedAppRequests {
                         Delivery(peer: request.peer, line: pending.line(.success(Empty()))))
                 }
                 let owner = request.owner
+                if let guardian = request.guardian {
+                    try owner.service.revokeAuthorization(of: client)
+                    apps.recordByGuardian(.revoke, request, guardian)
+                    let done = pending.line(.success(Empty()))
+                    return request.deliveries.append(Delivery(peer: request.peer, line: done))
+                }
                 try apps.ask(.revoke, request, pending) {
                     try owner.service.revokeAuthorization(of: client)
                     return Empty()
@@ -170,6 +191,10 @@ public final class ManagedAppRequests {
                 guard try request.owner.ledger.grant(for: request.app.bundleIdentifier) != nil else {
                     // swift-format-ignore
                     throw ServiceError(.unauthorized, Phrase("{app} is not authorised: it asks for .child first, which a guardian approves", context: "daemon", ["app": request.app.displayName]))
+                }
+                if request.guardian != nil {
+                    return request.deliveries.append(
+                        Delivery(peer: request.peer, line: pending.line(.success(GuardianApprovalGrant(until: nil)))))
                 }
                 if let until = apps.mayLoosenUntil[request.peer], until > apps.services.now() {
                     return request.deliveries.append(
@@ -211,6 +236,11 @@ public final class ManagedAppRequests {
             // swift-format-ignore
             throw ServiceError(.authorizationConflict, Phrase("{app} already manages {user}'s screen time; a guardian revokes it before another app can", context: "daemon", ["app": holder, "user": user.name]))
         }
+        if let guardian = request.guardian {
+            try owner.service.grantChild(app.bundleIdentifier)
+            recordByGuardian(.authorize, request, guardian)
+            return [Delivery(peer: request.peer, line: pending.line(.success(.approved)))]
+        }
         try ask(.authorize, request, pending) {
             // Checked again: another app may have been approved while this one waited.
             if let holder = try owner.service.childAuthorizationHolder(), holder != app.bundleIdentifier {
@@ -225,6 +255,23 @@ public final class ManagedAppRequests {
             return .approved
         }
         return []
+    }
+
+    /// What a guardian did with the app from their own account, for the guardians' record.
+    private func recordByGuardian(_ purpose: GuardianAsk.Purpose, _ request: ManagedAppRequest, _ guardian: String) {
+        let values: [String: any PhraseFilling] = [
+            "guardian": guardian, "app": request.app.displayName, "id": request.app.bundleIdentifier,
+            "child": request.user.name,
+        ]
+        let what: Phrase
+        if purpose == .revoke {
+            // swift-format-ignore
+            what = Phrase("{guardian} stopped {app} ({id}) managing {child}'s screen time, from their own account", context: "event", values)
+        } else {
+            // swift-format-ignore
+            what = Phrase("{guardian} set {app} ({id}) to manage {child}'s screen time, from their own account", context: "event", values)
+        }
+        services.record(ChildEvent(at: services.now(), kind: .approved, actor: guardian, phrase: what), request.user.uid)
     }
 
     // MARK: Loosening
