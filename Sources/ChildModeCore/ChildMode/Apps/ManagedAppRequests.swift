@@ -271,7 +271,8 @@ public final class ManagedAppRequests {
             // swift-format-ignore
             what = Phrase("{guardian} set {app} ({id}) to manage {child}'s screen time, from their own account", context: "event", values)
         }
-        services.record(ChildEvent(at: services.now(), kind: .approved, actor: guardian, phrase: what), request.user.uid)
+        let event = ChildEvent(at: services.now(), kind: .approved, actor: guardian, phrase: what)
+        services.record(event, request.user.uid)
     }
 
     // MARK: Loosening
