@@ -350,6 +350,7 @@ final class Daemon {
                 }
             }
             owner.service.onShieldsChanged = { changed.post() }
+            owner.service.onAccessAsked = { [unowned self] app, item in accessAsked(app, item, by: user) }
             owner.service.onCallbacks = { callbacks in
                 for callback in callbacks { log.info("\(user.name): monitor: \(callback)") }
             }

@@ -88,6 +88,9 @@ final class DaemonExtensions {
         supervisor(for: uid)?.wantShieldExtension(point, of: app)
     }
 
+    /// The installed app of that bundle identifier, as its manifest names it.
+    func installedApp(_ app: String) -> InstalledApp? { installed[app] }
+
     func isInstalled(_ point: ExtensionPoint, of app: String) -> Bool {
         installed[app]?.extensions[point] != nil
     }

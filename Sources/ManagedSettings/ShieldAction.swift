@@ -17,6 +17,12 @@ public enum ShieldActionResponse: String, Hashable, Codable, Sendable, CaseItera
     /// Keep the shield, ask the configuration data source again and redraw the shield
     /// with its new answer (e.g. "waiting for a guardian…").
     case `defer`
+    /// Screenward's own: `.defer`, and ask the guardians for access to what the shield
+    /// covers. In an account a guardian manages, every guardian sees the request (their
+    /// tray, a notification, `screenward request list`); one who approves has the delegate's
+    /// `guardianApprovedAccess` called, where the app lifts what it shielded, as it decides.
+    /// In a person's own account nobody is asked: it is `.defer`.
+    case askForAccess
 }
 
 /// Subclass and override to decide what a shield's buttons do, as Apple's
@@ -74,6 +80,21 @@ open class ShieldActionDelegate {
         completionHandler(Self.defaultResponse(to: action))
     }
 
+    /// A guardian approved the access asked for (`.askForAccess`) to an application shielded
+    /// for itself: lift the shield as the app sees fit (for a while, say), through its own
+    /// store. Runs where the delegate runs: for a managed account, as the extensions' own user.
+    open func guardianApprovedAccess(to application: ApplicationToken, by guardian: String) {}
+
+    /// A guardian approved access to a web domain shielded for itself.
+    open func guardianApprovedAccess(to webDomain: WebDomainToken, by guardian: String) {}
+
+    /// A guardian approved access to what a category's shield covers (`application` or
+    /// `webDomain`, in the app's tokens, is what the shield was over).
+    open func guardianApprovedAccess(
+        to category: ActivityCategoryToken, application: ApplicationToken?, webDomain: WebDomainToken?,
+        by guardian: String
+    ) {}
+
     /// The built-in answer: `.close` for the primary button, `.none` for the secondary one.
     public static func defaultResponse(to action: ShieldAction) -> ShieldActionResponse {
         switch action {
@@ -84,6 +105,24 @@ open class ShieldActionDelegate {
 }
 
 extension ShieldActionDelegate {
+    /// Calls the `guardianApprovedAccess` method for `subject`'s token kind.
+    func approved(_ subject: ShieldRequestSubject, by guardian: String) {
+        switch subject {
+        case .application(let application):
+            if let token = application.token { guardianApprovedAccess(to: token, by: guardian) }
+        case .webDomain(let webDomain):
+            if let token = webDomain.token { guardianApprovedAccess(to: token, by: guardian) }
+        case .applicationInCategory(let application, let category):
+            if let token = category.token {
+                guardianApprovedAccess(to: token, application: application.token, webDomain: nil, by: guardian)
+            }
+        case .webDomainInCategory(let webDomain, let category):
+            if let token = category.token {
+                guardianApprovedAccess(to: token, application: nil, webDomain: webDomain.token, by: guardian)
+            }
+        }
+    }
+
     /// Calls the `handle` method for `subject`'s token kind.
     func deliver(
         _ action: ShieldAction, for subject: ShieldRequestSubject,
@@ -124,9 +163,19 @@ extension ShieldActionDelegate {
         client.transport.setPushReceiver(forKind: ShieldActionMethods.action.name) { [attachment] frame in
             attachment.received(frame)
         }
+        client.transport.setPushReceiver(forKind: ShieldActionMethods.accessApproved.name) { [attachment] frame in
+            ScreenwardApp.working { attachment.approved(frame) }
+        }
         _ = try client.call(ShieldActionMethods.attach, Empty())
         try client.resendOnReconnect(ShieldActionMethods.attach, Empty())
         return attachment
+    }
+
+    private func approved(_ frame: Data) {
+        guard let approval = try? ShieldActionMethods.accessApproved.body(from: frame) else {
+            return ScreenwardApp.report("ignored a message from the owner that is not an approval of access")
+        }
+        delegate.withLock { $0.approved(approval.subject, by: approval.guardian) }
     }
 
     private func received(_ frame: Data) {

@@ -23,6 +23,18 @@ import ScreenwardIPC
     /// The delegate's response to the push with this id. The agent replies `Empty`
     /// whatever it does with it (an id it no longer waits for is ignored).
     public static let answer = ServiceMethod<ShieldActionAnswer, Empty>("shield.action.answer")
+    /// A guardian approved the access an `.askForAccess` asked for.
+    public static let accessApproved = PushKind<AccessApproval>("shield.action.access-approved")
+}
+
+@_spi(Screenward) public struct AccessApproval: Codable, Hashable, Sendable {
+    public var subject: ShieldRequestSubject
+    public var guardian: String
+
+    public init(subject: ShieldRequestSubject, guardian: String) {
+        self.subject = subject
+        self.guardian = guardian
+    }
 }
 
 @_spi(Screenward) public struct ShieldActionRequest: Codable, Hashable, Sendable {

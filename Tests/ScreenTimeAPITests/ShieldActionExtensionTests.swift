@@ -80,7 +80,8 @@ final class ShieldActionExtensionTests: XCTestCase {
             let id = try XCTUnwrap(
                 world.host.requestShieldAction(
                     owner: "org.example.focus", action: .primaryButtonPressed, item: world.chess()))
-            XCTAssertEqual(answers.all.last, .action(id, response))
+            // Asking for access is `.defer` to the presenter (the owner asks the guardians).
+            XCTAssertEqual(answers.all.last, .action(id, response == .askForAccess ? .defer : response))
             process.exit()
         }
         XCTAssertEqual(answers.all.count, ShieldActionResponse.allCases.count)
@@ -202,5 +203,70 @@ final class ShieldActionExtensionTests: XCTestCase {
                 owner: "org.example.focus", action: .secondaryButtonPressed, item: world.chess()))
         XCTAssertEqual(answers.all, [.action(id, .none)])
         XCTAssertEqual(heard.all.count, 1)
+    }
+    /// "Ask for access": the shield is redrawn as for `.defer`, the owner hears what was asked
+    /// for, and a guardian's approval reaches the delegate's method for the token kind, in the
+    /// app's own tokens, also when the delegate attaches only after the approval.
+    func testAskingForAccessReachesTheOwnerAndAnApprovalReachesTheDelegate() async throws {
+        let (world, picked) = try await authorizedWorld()
+        let asked = Recorder<ShieldedItem>()
+        world.service.onAccessAsked = { owner, item in
+            XCTAssertEqual(owner, "org.example.focus")
+            asked.append(item)
+        }
+        let answers = world.recordShieldAnswers()
+        let process = world.process("org.example.focus")
+        let approvals = Recorder<String>()
+        try ShieldActionAttachment.attach(ApprovalRecorder(log: approvals), client: process.client)
+        let chessInGames = world.chess(inCategory: true)
+        let id = try XCTUnwrap(
+            world.host.requestShieldAction(
+                owner: "org.example.focus", action: .secondaryButtonPressed, item: chessInGames))
+        XCTAssertEqual(answers.all, [.action(id, .defer)])
+        XCTAssertEqual(asked.all, [chessInGames])
+
+        let games = picked.categoryTokens.first!.opaqueValue
+        let chess = picked.applicationTokens.first!.opaqueValue
+        world.service.approveAccess(owner: "org.example.focus", item: chessInGames, by: "mum").forEach { $0.send() }
+        waitUntil("the approval") { approvals.all.count == 1 }
+        XCTAssertEqual(approvals.all, ["category \(games) application \(chess) by mum"])
+
+        // No delegate attached: the approval waits for one.
+        process.exit()
+        XCTAssertTrue(world.service.approveAccess(owner: "org.example.focus", item: world.chess(), by: "dad").isEmpty)
+        try ShieldActionAttachment.attach(
+            ApprovalRecorder(log: approvals), client: world.process("org.example.focus").client)
+        waitUntil("the approval that waited") { approvals.all.count == 2 }
+        XCTAssertEqual(approvals.all.last, "application \(chess) by dad")
+    }
+}
+
+/// Asks for access on any shield of a category, and records the approvals it is told of.
+final class ApprovalRecorder: ShieldActionDelegate {
+    private var log: Recorder<String>?
+
+    convenience init(log: Recorder<String>) {
+        self.init()
+        self.log = log
+    }
+
+    required init() {}
+
+    override func handle(
+        action: ShieldAction, for category: ActivityCategoryToken,
+        completionHandler: @escaping (ShieldActionResponse) -> Void
+    ) {
+        completionHandler(action == .secondaryButtonPressed ? .askForAccess : .close)
+    }
+
+    override func guardianApprovedAccess(to application: ApplicationToken, by guardian: String) {
+        log?.append("application \(application.opaqueValue) by \(guardian)")
+    }
+
+    override func guardianApprovedAccess(
+        to category: ActivityCategoryToken, application: ApplicationToken?, webDomain: WebDomainToken?,
+        by guardian: String
+    ) {
+        log?.append("category \(category.opaqueValue) application \(application?.opaqueValue ?? "-") by \(guardian)")
     }
 }

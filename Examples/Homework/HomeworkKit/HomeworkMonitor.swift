@@ -7,6 +7,8 @@ import ManagedSettings
 
 extension DeviceActivityName {
     public static let daily = Self("daily")
+    /// The access a guardian gave: when it ends, the shields come back.
+    public static let access = Self("access")
 }
 
 extension DeviceActivityEvent.Name {
@@ -29,6 +31,13 @@ open class HomeworkMonitor: DeviceActivityMonitor {
 
     open override func intervalDidStart(for activity: DeviceActivityName) {
         super.intervalDidStart(for: activity)
+        guard activity == .daily else { return }
+        try? HomeworkStorage.standard.done.mark(nil)
+        shield(because: "\(activity.rawValue) started")
+    }
+
+    /// Shields what the guardian chose to discourage.
+    func shield(because why: String) {
         let model: HomeworkModel?
         do {
             model = try HomeworkStorage.standard.model.load()
@@ -42,17 +51,23 @@ open class HomeworkMonitor: DeviceActivityMonitor {
         store.shield.applications = applications.isEmpty ? nil : applications
         // A whole category picked in the activity picker shields each of its apps.
         store.shield.applicationCategories = categories.isEmpty ? nil : .specific(categories)
-        say("\(activity.rawValue) started, \(applications.count) app(s) and \(categories.count) categories discouraged")
+        say("\(why), \(applications.count) app(s) and \(categories.count) categories discouraged")
     }
 
     open override func intervalDidEnd(for activity: DeviceActivityName) {
         super.intervalDidEnd(for: activity)
+        if activity == .access {
+            // A guardian's access ended: the shields come back, unless the homework is done.
+            guard !HomeworkStorage.standard.done.isDone(on: HomeworkDone.today()) else { return }
+            return shield(because: "the access a guardian gave ended")
+        }
         liftShields()
         say("\(activity.rawValue) ended, shield lifted")
     }
 
     open override func eventDidReachThreshold(_ event: DeviceActivityEvent.Name, activity: DeviceActivityName) {
         super.eventDidReachThreshold(event, activity: activity)
+        try? HomeworkStorage.standard.done.mark(HomeworkDone.today())
         liftShields()
         say("\(event.rawValue) reached its threshold in \(activity.rawValue), shield lifted")
     }
@@ -69,6 +84,20 @@ extension HomeworkMonitor {
 public enum Homework {
     /// Saves `model` for the extensions and monitors the daily interval with the
     /// encouraged apps' threshold: the monitor extension does the rest.
+    /// Shields again once `span` has passed (a guardian's access, given by the action delegate):
+    /// a one-off interval whose end the monitor acts on.
+    public static func shieldAgain(after span: Duration) throws {
+        let calendar = Calendar.current
+        let start = Date()
+        let end = start.addingTimeInterval(TimeInterval(span.components.seconds))
+        let parts: Set<Calendar.Component> = [.year, .month, .day, .hour, .minute, .second]
+        try DeviceActivityCenter().startMonitoring(
+            .access,
+            during: DeviceActivitySchedule(
+                intervalStart: calendar.dateComponents(parts, from: start),
+                intervalEnd: calendar.dateComponents(parts, from: end), repeats: false))
+    }
+
     public static func start(_ model: HomeworkModel, storage: HomeworkStorage = .standard) throws {
         try storage.model.save(model)
         let schedule = DeviceActivitySchedule(

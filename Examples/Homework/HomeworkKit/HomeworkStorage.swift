@@ -21,6 +21,9 @@ public struct HomeworkStorage: Sendable {
 
     /// The applications access was asked for.
     public var requests: HomeworkRequests { HomeworkRequests(group: group) }
+
+    /// Whether today's homework is done.
+    public var done: HomeworkDone { HomeworkDone(group: group) }
 }
 
 /// The guardian's choices: the apps to discourage, the apps to encourage, and how long
@@ -66,23 +69,64 @@ public struct HomeworkModelValue: Sendable {
     }
 }
 
-/// The applications (by token) access was asked for.
+/// The applications and categories (by token) access was asked for.
 public struct HomeworkRequests: Sendable {
     static let key = "access-requests"
+    static let categoriesKey = "access-requests-categories"
     let group: AppGroupStorage
 
-    public func asked() -> Set<ApplicationToken> {
-        guard let data = try? group.data(forKey: Self.key) else { return [] }
-        return (try? JSONDecoder().decode(Set<ApplicationToken>.self, from: data)) ?? []
-    }
+    public func asked() -> Set<ApplicationToken> { read(Self.key) }
+    public func askedCategories() -> Set<ActivityCategoryToken> { read(Self.categoriesKey) }
 
     public func ask(for application: ApplicationToken) throws {
-        var all = asked()
-        all.insert(application)
-        try group.set(try JSONEncoder().encode(all), forKey: Self.key)
+        try write(Self.key, asked().union([application]))
+    }
+
+    public func ask(forCategory category: ActivityCategoryToken) throws {
+        try write(Self.categoriesKey, askedCategories().union([category]))
+    }
+
+    /// A guardian answered: the shield is no longer waiting.
+    public func answered(_ application: ApplicationToken) throws {
+        try write(Self.key, asked().subtracting([application]))
+    }
+
+    public func answered(category: ActivityCategoryToken) throws {
+        try write(Self.categoriesKey, askedCategories().subtracting([category]))
     }
 
     public func clear() throws {
         try group.set(nil, forKey: Self.key)
+        try group.set(nil, forKey: Self.categoriesKey)
+    }
+
+    private func read<Item: Decodable & Hashable>(_ key: String) -> Set<Item> {
+        guard let data = try? group.data(forKey: key) else { return [] }
+        return (try? JSONDecoder().decode(Set<Item>.self, from: data)) ?? []
+    }
+
+    private func write<Item: Encodable & Hashable>(_ key: String, _ items: Set<Item>) throws {
+        try group.set(items.isEmpty ? nil : try JSONEncoder().encode(items), forKey: key)
+    }
+}
+
+/// The day the encouraged apps were used for the threshold: a guardian's access ending that
+/// day leaves the shields down.
+public struct HomeworkDone: Sendable {
+    static let key = "done-on"
+    let group: AppGroupStorage
+
+    public func isDone(on day: String) -> Bool {
+        (try? group.data(forKey: Self.key)).flatMap { $0 }.map { String(decoding: $0, as: UTF8.self) } == day
+    }
+
+    public func mark(_ day: String?) throws {
+        try group.set(day.map { Data($0.utf8) }, forKey: Self.key)
+    }
+
+    /// Today, as the key it is kept under.
+    public static func today() -> String {
+        let parts = Calendar.current.dateComponents([.year, .month, .day], from: Date())
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
     }
 }

@@ -141,6 +141,9 @@ struct HomeworkCommand: AsyncParsableCommand {
                 "daily, \(Self.clock($0.intervalStart))–\(Self.clock($0.intervalEnd))"
             }
             print("monitoring: \(daily ?? "nothing")")
+            if let access = DeviceActivityCenter().schedule(for: .access) {
+                print("access a guardian gave: until \(Self.clock(access.intervalEnd))")
+            }
         }
 
         static func clock(_ components: DateComponents) -> String {

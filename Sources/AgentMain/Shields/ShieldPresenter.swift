@@ -572,7 +572,7 @@ final class ShieldPresenter {
             for cover in covers.values where cover.decision.application == decision.application {
                 close(cover.target.id, pid: cover.target.pid, of: decision)
             }
-        case .defer:
+        case .defer, .askForAccess:
             // Keep the shield; ask the data source again and redraw with its answer.
             looks.ask(decision)
         }

@@ -22,6 +22,8 @@ public struct ChildEvent: Sendable, Hashable, Codable {
         public static let approved: Kind = "approved"
         /// A guardian's password was wrong, or an app's request was cancelled or ran out of time.
         public static let notApproved: Kind = "not-approved"
+        /// The managed user asked the guardians for access from an app's shield ("Ask for access").
+        public static let accessRequested: Kind = "access-requested"
         /// The session's agent ended or could not be started; another is started.
         public static let agentFailed: Kind = "agent-failed"
         /// The daemon locked the session: it could not keep an agent running.

@@ -30,6 +30,9 @@ public final class ScreenTimeService {
     /// Called with the owner when an app's shield configuration data source attaches
     /// (from inside a use of the service: post to the loop's mailbox, never call back in).
     public var onShieldDataSourceAttached: (@Sendable (String) -> Void)?
+    /// An app's action delegate answered `.askForAccess` on `item`'s shield (the owner app, the
+    /// item): a managed user's daemon asks the guardians; a person's agent has nobody to ask.
+    public var onAccessAsked: ((_ owner: String, _ item: ShieldedItem) -> Void)?
     /// Called with each batch of callbacks as the engine hands them out (logs, benchmarks).
     public var onCallbacks: (@Sendable ([MonitorCallback]) -> Void)?
     /// Problems that are not any one client's fault (a damaged store, a failed write).

@@ -60,10 +60,12 @@ enum ShieldExtensionKind: Sendable {
 /// connection that attached last. A connection that ends takes its attachments and
 /// the questions sent to it along (the presenter's own timeout shows the default).
 struct ShieldExtensions {
-    private struct Question {
+    struct Question {
         var kind: ShieldExtensionKind
         var owner: String
         var peer: ServicePeer
+        /// What an action question's shield covers (what `.askForAccess` asks for).
+        var item: ShieldedItem?
     }
 
     /// Questions nobody cancels (a presenter that forgets) cannot grow without bound.
@@ -107,7 +109,9 @@ struct ShieldExtensions {
         return Set(attached.filter { $0.value.connected }.keys)
     }
 
-    mutating func ask(_ kind: ShieldExtensionKind, owner: String, peer: ServicePeer) -> ShieldRequestID {
+    mutating func ask(_ kind: ShieldExtensionKind, owner: String, peer: ServicePeer, item: ShieldedItem? = nil)
+        -> ShieldRequestID
+    {
         lastID += 1
         let id = ShieldRequestID(rawValue: lastID)
         if outstanding.count >= Self.maximumOutstanding,
@@ -115,19 +119,33 @@ struct ShieldExtensions {
         {
             outstanding.removeValue(forKey: oldest)
         }
-        outstanding[id] = Question(kind: kind, owner: owner, peer: peer)
+        outstanding[id] = Question(kind: kind, owner: owner, peer: peer, item: item)
         return id
     }
 
-    /// Whether `id` was asked of this kind of extension, of `owner`, on `peer`, and not
-    /// answered or cancelled yet; if so it is answered now.
-    mutating func accept(_ id: ShieldRequestID, _ kind: ShieldExtensionKind, owner: String, peer: ServicePeer) -> Bool {
+    /// The question `id`, when it was asked of this kind of extension, of `owner`, on `peer`,
+    /// and not answered or cancelled yet; it is answered now.
+    mutating func accept(_ id: ShieldRequestID, _ kind: ShieldExtensionKind, owner: String, peer: ServicePeer)
+        -> Question?
+    {
         guard let question = outstanding[id], question.kind == kind, question.owner == owner, question.peer == peer
         else {
-            return false
+            return nil
         }
         outstanding.removeValue(forKey: id)
-        return true
+        return question
+    }
+
+    /// Approvals of access for delegates not attached yet, by owner.
+    private var approvals: [String: [(item: ShieldedItem, guardian: String)]] = [:]
+
+    mutating func awaitDelegate(owner: String, approval item: ShieldedItem, by guardian: String) {
+        approvals[owner, default: []].append((item, guardian))
+        if approvals[owner]!.count > 16 { approvals[owner]!.removeFirst() }
+    }
+
+    mutating func takeApprovals(owner: String) -> [(item: ShieldedItem, guardian: String)] {
+        approvals.removeValue(forKey: owner) ?? []
     }
 
     /// Action questions for a delegate not attached yet, by owner.
@@ -150,7 +168,9 @@ struct ShieldExtensions {
     /// The questions that waited for `owner`'s delegate, now asked of the one attached.
     mutating func takeAwaiting(owner: String) -> [Awaiting] {
         guard let waiting = awaiting.removeValue(forKey: owner), let peer = action[owner] else { return [] }
-        for question in waiting { outstanding[question.id] = Question(kind: .action, owner: owner, peer: peer) }
+        for question in waiting {
+            outstanding[question.id] = Question(kind: .action, owner: owner, peer: peer, item: question.item)
+        }
         return waiting
     }
 
@@ -175,6 +195,7 @@ struct ShieldExtensions {
     /// The app is no longer authorised: its extensions are asked nothing more.
     mutating func forget(owner: String) {
         awaiting.removeValue(forKey: owner)
+        approvals.removeValue(forKey: owner)
         configuration.removeValue(forKey: owner)
         action.removeValue(forKey: owner)
         outstanding = outstanding.filter { $0.value.owner != owner }
@@ -211,7 +232,7 @@ extension ScreenTimeService {
         else {
             return nil
         }
-        let id = shieldExtensions.ask(.action, owner: owner, peer: peer)
+        let id = shieldExtensions.ask(.action, owner: owner, peer: peer, item: item)
         guard
             let line = try? ShieldActionMethods.action.frame(
                 ShieldActionRequest(id: id.rawValue, action: action, subject: subject))
@@ -257,16 +278,22 @@ extension ScreenTimeService {
         // Shields already up for this owner take the new data source's look.
         if kind == .configuration { onShieldDataSourceAttached?(owner) }
         guard kind == .action else { return [] }
-        return shieldExtensions.takeAwaiting(owner: owner).compactMap { waiting in
-            guard let subject = shieldSubject(waiting.item, owner: owner),
-                let line = try? ShieldActionMethods.action.frame(
-                    ShieldActionRequest(id: waiting.id.rawValue, action: waiting.action, subject: subject))
-            else {
-                shieldExtensions.cancel(waiting.id)
-                return nil
+        let approvals = shieldExtensions.takeApprovals(owner: owner).compactMap { approval in
+            accessApprovalLine(approval.item, owner: owner, by: approval.guardian).map {
+                Delivery(peer: peer, line: $0)
             }
-            return Delivery(peer: peer, line: line)
         }
+        return approvals
+            + shieldExtensions.takeAwaiting(owner: owner).compactMap { waiting in
+                guard let subject = shieldSubject(waiting.item, owner: owner),
+                    let line = try? ShieldActionMethods.action.frame(
+                        ShieldActionRequest(id: waiting.id.rawValue, action: waiting.action, subject: subject))
+                else {
+                    shieldExtensions.cancel(waiting.id)
+                    return nil
+                }
+                return Delivery(peer: peer, line: line)
+            }
     }
 
     /// Keeps an answer when it answers a question asked of `peer` as `owner`'s extension
@@ -278,7 +305,29 @@ extension ScreenTimeService {
             case .configuration(let id, _): (id, .configuration)
             case .action(let id, _): (id, .action)
             }
-        if shieldExtensions.accept(id, kind, owner: owner, peer: peer) { shieldExtensions.received(answer) }
+        guard let question = shieldExtensions.accept(id, kind, owner: owner, peer: peer) else { return }
+        if case .action(_, .askForAccess) = answer {
+            // The shield is redrawn as for `.defer`; the guardians are asked (where there are any).
+            if let item = question.item { onAccessAsked?(owner, item) }
+            return shieldExtensions.received(.action(id, .defer))
+        }
+        shieldExtensions.received(answer)
+    }
+
+    /// Tells `owner`'s action delegate that `guardian` approved access to `item`: the line to
+    /// send now, or none while no delegate is attached (it is told when one attaches: the
+    /// caller starts it).
+    public func approveAccess(owner: String, item: ShieldedItem, by guardian: String) -> [Delivery] {
+        guard let peer = shieldExtensions.peer(.action, owner: owner) else {
+            shieldExtensions.awaitDelegate(owner: owner, approval: item, by: guardian)
+            return []
+        }
+        return accessApprovalLine(item, owner: owner, by: guardian).map { [Delivery(peer: peer, line: $0)] } ?? []
+    }
+
+    private func accessApprovalLine(_ item: ShieldedItem, owner: String, by guardian: String) -> Data? {
+        guard let subject = shieldSubject(item, owner: owner) else { return nil }
+        return try? ShieldActionMethods.accessApproved.frame(AccessApproval(subject: subject, guardian: guardian))
     }
 
     /// `item` in `owner`'s tokens.

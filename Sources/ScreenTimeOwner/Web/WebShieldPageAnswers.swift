@@ -151,7 +151,7 @@ public final class WebShieldPageAnswers {
         switch response {
         case .close:
             return line(WebHostMethods.shieldClose, WebShieldSite(site: site), to: peer)
-        case .defer:
+        case .defer, .askForAccess:
             return handle(WebShieldEvent(kind: .shown, site: site), from: peer)
         case .none:
             return []

@@ -62,10 +62,18 @@ public final class GuardianApprovals {
     private struct Pending {
         var ask: GuardianAsk
         var uid: UInt32
-        var requester: ServicePeer
+        /// Who waits for the outcome on a connection (nil: an ask nobody holds open).
+        var requester: ServicePeer?
         var began: Date
+        /// How long it may wait.
+        var lasts: TimeInterval = GuardianApprovals.timeout
         var decide: (Outcome) -> Void
+        /// Whether a dialog at the child's desk shows it.
+        var hasDialog: Bool { ask.purpose != .access }
     }
+
+    /// How long an ask for access waits for a guardian.
+    public static let accessTimeout: TimeInterval = 3600
 
     private let services: Services
     private var pending: [UInt64: Pending] = [:]
@@ -94,7 +102,7 @@ public final class GuardianApprovals {
         // what it shows: a second request while one is open is refused, and voids the open one.
         // A child's program that read the code as the guardian typed it (any X client can) would
         // otherwise open a request of its own and type the code there first.
-        if let (id, open) = pending.first(where: { $0.value.uid == uid }) {
+        if let (id, open) = pending.first(where: { $0.value.uid == uid && $0.value.hasDialog }) {
             // swift-format-ignore
             let why = Phrase("another request was made in {child}'s session while the guardian's dialog was open: the dialog was voided", context: "daemon", ["child": child])
             finish(id, .notApproved(why))
@@ -120,10 +128,37 @@ public final class GuardianApprovals {
         pending[ask.id] = Pending(ask: ask, uid: uid, requester: requester, began: services.now(), decide: decide)
     }
 
+    /// The managed user asked, from `app`'s shield, for access to `item`: listed for the
+    /// guardians (no dialog at the child's desk, where nobody may be), for an hour. False
+    /// when the same is already waiting.
+    @discardableResult
+    public func beginAccess(
+        app: InstalledApp, item: String, child: String, uid: UInt32, decide: @escaping (Outcome) -> Void
+    ) -> Bool {
+        guard
+            !pending.values.contains(where: {
+                $0.uid == uid && $0.ask.purpose == .access && $0.ask.bundleIdentifier == app.bundleIdentifier
+                    && $0.ask.item == item
+            })
+        else { return false }
+        var ask = GuardianAsk(
+            id: nextID, purpose: .access, appName: app.displayName, bundleIdentifier: app.bundleIdentifier,
+            child: child, guardians: services.guardianNames())
+        ask.item = item
+        nextID += 1
+        pending[ask.id] = Pending(
+            ask: ask, uid: uid, requester: nil, began: services.now(), lasts: Self.accessTimeout, decide: decide)
+        let values = ["child": child, "item": item, "app": app.displayName, "id": app.bundleIdentifier]
+        // swift-format-ignore
+        let what = Phrase("{child} asked the guardians for access to {item} (shielded by {app}, {id})", context: "event", values)
+        services.record(ChildEvent(at: services.now(), kind: .accessRequested, actor: child, phrase: what), uid)
+        return true
+    }
+
     /// The guardian's answer from the dialog of an agent of user `uid`; `reply` gets the
     /// verdict for the dialog.
     public func answer(_ answer: GuardianAnswer, fromAgentOf uid: UInt32, reply: (GuardianVerdict) -> Void) {
-        guard let entry = pending[answer.ask], entry.uid == uid else { return reply(.closed) }
+        guard let entry = pending[answer.ask], entry.uid == uid, entry.hasDialog else { return reply(.closed) }
         if let voided = answer.voided {
             // swift-format-ignore
             let why = Phrase("the guardian's dialog in {child}'s session was voided: {why}", context: "daemon", ["child": entry.ask.child, "why": voided])
@@ -253,7 +288,7 @@ public final class GuardianApprovals {
     /// A new agent attached for user `uid` (the last one died or was killed, dialog and
     /// all): what is still waiting is shown again.
     public func agentAttached(uid: UInt32) {
-        for entry in pending.values where entry.uid == uid { _ = services.show(uid, entry.ask) }
+        for entry in pending.values where entry.uid == uid && entry.hasDialog { _ = services.show(uid, entry.ask) }
     }
 
     /// The app that asked is gone: its dialog comes down.
@@ -268,21 +303,21 @@ public final class GuardianApprovals {
     @discardableResult
     public func expire() -> Date? {
         let now = services.now()
-        let minutes = Int(Self.timeout / 60)
-        let why =
-            minutes == 1
-            ? Phrase("nobody answered within 1 minute", context: "daemon")
-            : Phrase("nobody answered within {minutes} minutes", context: "daemon", ["minutes": String(minutes)])
-        for (id, entry) in pending where now.timeIntervalSince(entry.began) >= Self.timeout {
-            finish(id, .notApproved(why))
+        for (id, entry) in pending where now.timeIntervalSince(entry.began) >= entry.lasts {
+            let minutes = Int(entry.lasts / 60)
+            let why =
+                minutes == 1
+                ? Phrase("nobody answered within 1 minute", context: "daemon")
+                : Phrase("nobody answered within {minutes} minutes", context: "daemon", ["minutes": String(minutes)])
+            finish(id, .notApproved(why), quiet: entry.hasDialog)
         }
-        return pending.values.map { $0.began.addingTimeInterval(Self.timeout) }.min()
+        return pending.values.map { $0.began.addingTimeInterval($0.lasts) }.min()
     }
 
     /// `quiet`: after an outcome other than approval, no dialog comes up in the session for a while.
     private func finish(_ id: UInt64, _ outcome: Outcome, quiet: Bool = true) {
         guard let entry = pending.removeValue(forKey: id) else { return }
-        services.close(entry.uid, id)
+        if entry.hasDialog { services.close(entry.uid, id) }
         switch outcome {
         case .approved(let guardian):
             let what = Self.approved(entry.ask, by: guardian)
@@ -312,6 +347,9 @@ public final class GuardianApprovals {
         case (.loosen, _):
             values["reason"] = ask.reason ?? ""
             return Phrase("{guardian} allowed {app} ({id}) to lift some of {child}'s restrictions: {reason}", context: "event", values)
+        case (.access, _):
+            values["item"] = ask.item ?? ""
+            return Phrase("{guardian} gave {child} access to {item} (shielded by {app}, {id})", context: "event", values)
         }
     }
 
@@ -331,6 +369,9 @@ public final class GuardianApprovals {
         case (.loosen, _):
             values["reason"] = ask.reason ?? ""
             return Phrase("{app} ({id}) was not allowed to lift some of {child}'s restrictions ({reason}): {why}", context: "event", values)
+        case (.access, _):
+            values["item"] = ask.item ?? ""
+            return Phrase("{child} was not given access to {item} (shielded by {app}, {id}): {why}", context: "event", values)
         }
     }
 

@@ -16,6 +16,9 @@ public struct GuardianAsk: Sendable, Hashable, Codable {
         /// An app that holds `.child` asks, ahead, to restrict less (`reason` says why, in
         /// its words): clearing a store, stopping a schedule, changing its setup.
         case loosen
+        /// The managed user asks, from an app's shield, for access to what it covers (`item`
+        /// names it): no dialog at their desk, the guardians answer from their own accounts.
+        case access
     }
 
     public var id: UInt64
@@ -33,6 +36,8 @@ public struct GuardianAsk: Sendable, Hashable, Codable {
     /// Why a `.loosen` ask asks, as the app wrote it (control characters removed, at most
     /// `GuardianApprovalRequest.maximumReasonLength` characters).
     public var reason: String?
+    /// What an `.access` ask is for: the shielded application's or website's name.
+    public var item: String?
 
     public init(
         id: UInt64, purpose: Purpose, appName: String, bundleIdentifier: String, child: String, guardians: [String]
@@ -65,6 +70,10 @@ public struct GuardianAsk: Sendable, Hashable, Codable {
             return texts(
                 "{child} asks a guardian to {action}", context: "guardianDialog.question",
                 ["child": child, "action": guardianAction.request(in: texts)])
+        case .access:
+            return texts(
+                "{child} asks for access to {item} (shielded by {app})", context: "guardianDialog.question",
+                ["app": appName, "child": child, "item": item ?? ""])
         case .loosen:
             return texts(
                 "{app} asks to lift some of {child}'s restrictions: {reason}", context: "guardianDialog.question",
