@@ -420,7 +420,7 @@ let package = Package(
             name: "ScreenTimeAPITests",
             dependencies: [
                 "ScreenwardCore", "DeviceActivity", "FamilyControls", "ManagedSettings", "ManagedSettingsUI",
-                "ScreenwardIPC", "WorklogDemo", "TestSupport", "GLibRuntime",
+                "ScreenwardIPC", "WorklogDemo", "HomeworkKit", "TestSupport", "GLibRuntime",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),

@@ -27,6 +27,21 @@ final class SelectionDescribeTests: XCTestCase {
         XCTAssertEqual(issuedAgain, picked)
     }
 
+    /// With `includeEntireCategory`, a picked category brings the tokens of its installed
+    /// applications too; without it, the category's token alone.
+    func testAnEntireCategoryBringsItsApplications() async throws {
+        let world = try InProcessWorld(test: self)
+        world.use("org.example.picker")
+        try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+        let alone = try await FamilyActivitySelection.choosing(categories: ["Game"])
+        XCTAssertEqual(alone.applicationTokens, [])
+        XCTAssertEqual(alone.categoryTokens.count, 1)
+        let entire = try await FamilyActivitySelection.choosing(categories: ["Game"], includeEntireCategory: true)
+        XCTAssertEqual(entire.categoryTokens, alone.categoryTokens)
+        let chess = try await FamilyActivitySelection.choosing(applications: ["chess.desktop"])
+        XCTAssertEqual(entire.applicationTokens, chess.applicationTokens, "chess is the one game installed")
+    }
+
     /// Where websites are counted, a token is issued for the website as it is counted: a host
     /// an app or a person names (`www.YouTube.com`) gets the registrable domain's token, the
     /// one its time is filed under, and not a token no time would ever reach.

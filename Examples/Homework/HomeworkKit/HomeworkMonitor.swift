@@ -48,10 +48,18 @@ open class HomeworkMonitor: DeviceActivityMonitor {
         }
         let applications = model?.selectionToDiscourage.applicationTokens ?? []
         let categories = model?.selectionToDiscourage.categoryTokens ?? []
+        let websites = model?.selectionToDiscourage.webDomainTokens ?? []
         store.shield.applications = applications.isEmpty ? nil : applications
-        // A whole category picked in the activity picker shields each of its apps.
+        // A whole category picked in the activity picker shields each of its apps, and its websites.
         store.shield.applicationCategories = categories.isEmpty ? nil : .specific(categories)
-        say("\(why), \(applications.count) app(s) and \(categories.count) categories discouraged")
+        store.shield.webDomainCategories = categories.isEmpty ? nil : .specific(categories)
+        store.shield.webDomains = websites.isEmpty ? nil : websites
+        say(
+            """
+            \(why), \(applications.count) app(s), \(categories.count) categories and \(websites.count) website(s) \
+            discouraged
+            """
+        )
     }
 
     open override func intervalDidEnd(for activity: DeviceActivityName) {
@@ -60,6 +68,11 @@ open class HomeworkMonitor: DeviceActivityMonitor {
             // A guardian's access ended: the shields come back, unless the homework is done.
             guard !HomeworkStorage.standard.done.isDone(on: HomeworkDone.today()) else { return }
             return shield(because: "the access a guardian gave ended")
+        }
+        // The talk's day runs from 00:00 to 23:59: its end is a minute before the next day's
+        // start, and homework not done then is not done at midnight either.
+        if let model = try? HomeworkStorage.standard.model.load(), model.coversTheWholeDay {
+            return say("\(activity.rawValue) ended; the next day's interval starts a minute later, shields kept")
         }
         liftShields()
         say("\(activity.rawValue) ended, shield lifted")
@@ -77,6 +90,8 @@ extension HomeworkMonitor {
     private func liftShields() {
         store.shield.applications = nil
         store.shield.applicationCategories = nil
+        store.shield.webDomains = nil
+        store.shield.webDomainCategories = nil
     }
 }
 
@@ -106,6 +121,7 @@ public enum Homework {
             .encouraged: DeviceActivityEvent(
                 applications: model.selectionToEncourage.applicationTokens,
                 categories: model.selectionToEncourage.categoryTokens,
+                webDomains: model.selectionToEncourage.webDomainTokens,
                 threshold: model.threshold)
         ]
         try DeviceActivityCenter().startMonitoring(.daily, during: schedule, events: events)

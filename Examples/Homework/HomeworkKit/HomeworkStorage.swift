@@ -50,6 +50,14 @@ public struct HomeworkModel: Codable, Hashable, Sendable {
     }
 }
 
+extension HomeworkModel {
+    /// Whether the daily interval is the whole day (00:00 to 23:59, the talk's).
+    public var coversTheWholeDay: Bool {
+        (intervalStart.hour ?? 0, intervalStart.minute ?? 0) == (0, 0)
+            && (intervalEnd.hour ?? 0, intervalEnd.minute ?? 0) == (23, 59)
+    }
+}
+
 public struct HomeworkModelValue: Sendable {
     static let key = "model"
     let group: AppGroupStorage

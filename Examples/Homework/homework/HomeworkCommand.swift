@@ -109,10 +109,10 @@ struct HomeworkCommand: AsyncParsableCommand {
             guard let picked = try await FamilyActivityPicker(headerText: header).present() else {
                 throw ValidationError("the activity picker was cancelled: nothing is set up")
             }
-            guard !(picked.applicationTokens.isEmpty && picked.categoryTokens.isEmpty) else {
+            let count = picked.applicationTokens.count + picked.categoryTokens.count + picked.webDomainTokens.count
+            guard count > 0 else {
                 throw ValidationError("nothing was picked for \"\(header)\": nothing is set up")
             }
-            let count = picked.applicationTokens.count + picked.categoryTokens.count
             return (picked, "the \(count) item(s) picked")
         }
     }
@@ -136,6 +136,7 @@ struct HomeworkCommand: AsyncParsableCommand {
             if applications > 0 { shielded.append("\(applications) app(s)") }
             if categories > 0 { shielded.append("\(categories) categories") }
             if categories < 0 { shielded.append("every category") }
+            if let websites = shield.webDomains?.count, websites > 0 { shielded.append("\(websites) website(s)") }
             print("shield: \(shielded.isEmpty ? "none" : shielded.joined(separator: ", "))")
             let daily = DeviceActivityCenter().schedule(for: .daily).map {
                 "daily, \(Self.clock($0.intervalStart))–\(Self.clock($0.intervalEnd))"

@@ -258,7 +258,27 @@ extension ScreenTimeService {
                     ["count": "\(count)", "maximum": "\(Self.maximumSelectionItems)"]))
         }
         var issued: [IssuedToken] = []
-        for id in request.applications {
+        // With `includeEntireCategory`, a picked category brings each installed application of it
+        // (Apple's meaning: its members, not only the category as a whole).
+        var applications = request.applications
+        if request.includeEntireCategory {
+            for category in request.categories where directory.isCategory(category) {
+                for id in directory.applicationIDs(inCategory: category) where !applications.contains(id) {
+                    applications.append(id)
+                }
+            }
+            guard
+                applications.count + request.categories.count + request.webDomains.count
+                    <= Self.maximumSelectionItems
+            else {
+                throw ServiceError(
+                    .limitExceeded,
+                    Phrase(
+                        "the categories picked hold more than {maximum} applications; pick fewer, or without includeEntireCategory",
+                        context: "service", ["maximum": "\(Self.maximumSelectionItems)"]))
+            }
+        }
+        for id in applications {
             guard let app = directory.application(publicID: id) else {
                 // swift-format-ignore
                 throw ServiceError(

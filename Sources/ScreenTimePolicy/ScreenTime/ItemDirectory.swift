@@ -47,6 +47,15 @@ public struct ItemDirectory: Sendable {
         [minter.categoryToken(forCategory: categoryID(of: app))]
     }
 
+    /// The ids of the installed applications (the catalog's) in category `id`: what a picked
+    /// category stands for with `includeEntireCategory`.
+    public func applicationIDs(inCategory id: String) -> [String] {
+        catalog.entries.compactMap { entry in
+            guard let app = application(publicID: entry.id), categoryID(of: app) == id else { return nil }
+            return entry.id
+        }
+    }
+
     public func isCategory(_ id: String) -> Bool {
         categories.categories.contains { $0.id == id }
     }
