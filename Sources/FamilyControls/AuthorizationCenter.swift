@@ -58,6 +58,20 @@ public final class AuthorizationCenter: Sendable {
         }
     }
 
+    /// iOS 15's form: asks for `.child` (the only member iOS 15 knew) and calls
+    /// `completionHandler` once with the outcome, from any thread.
+    @available(*, deprecated, message: "use requestAuthorization(for: .child)")
+    public func requestAuthorization(completionHandler: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        Task {
+            do {
+                try await requestAuthorization(for: .child)
+                completionHandler(.success(()))
+            } catch {
+                completionHandler(.failure(error))
+            }
+        }
+    }
+
     /// This app's status now (`.notDetermined` when the agent cannot be asked).
     public var authorizationStatus: AuthorizationStatus {
         do {

@@ -254,6 +254,21 @@ final class ChildAuthorizationTests: XCTestCase {
         XCTAssertTrue(status.output.contains("monitoring: daily, 00:00–23:59"), status.output + status.error)
         XCTAssertTrue(status.output.contains("authorization: approved"), status.output)
 
+        // One app manages a child: another, even the guardian's own, is refused until Homework is revoked.
+        try fixture.installApp(
+            "org.example.homework-two", name: "Homework Two", executables: [homeworkProgram])
+        let second = try fixture.screenward(
+            as: guardian,
+            [
+                "app", "run", "--user", desktop.kid, "--", "/usr/bin/env",
+                "SCREENWARD_BUNDLE_ID=org.example.homework-two",
+                homeworkProgram, "shield", "--child", "--app", "wmclass:Game",
+            ])
+        XCTAssertNotEqual(second.status, 0)
+        XCTAssertTrue(
+            second.error.contains("org.example.homework already manages \(desktop.kid)'s screen time"),
+            second.output + second.error)
+
         // Nobody else's copy acts for the child: not another user's, not the child's own.
         let stranger = try forKid(other, ["stop"])
         XCTAssertNotEqual(stranger.status, 0)

@@ -50,6 +50,17 @@ final class AuthorizationTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("guardian"), "\(error)")
         }
         XCTAssertEqual(AuthorizationCenter.shared.authorizationStatus, .notDetermined)
+
+        // iOS 15's form asks for .child too, and hands the same refusal to its handler.
+        let outcome = await withCheckedContinuation { (done: CheckedContinuation<String, Never>) in
+            AuthorizationCenter.shared.requestAuthorization { result in
+                switch result {
+                case .success: done.resume(returning: "approved")
+                case .failure(let error): done.resume(returning: "\(error)")
+                }
+            }
+        }
+        XCTAssertEqual(outcome, "\(FamilyControlsError.invalidAccountType)")
     }
 
     func testAnyNumberOfAppsHoldIndividualAuthorization() async throws {

@@ -27,8 +27,12 @@ struct HomeworkCommand: AsyncParsableCommand {
 
     static let bundleIdentifier = "org.example.homework"
 
+    /// Homework's identifier, unless `SCREENWARD_BUNDLE_ID` names another an administrator
+    /// installed it under (the daemon checks the manifest names this executable).
     static func prepare() {
-        ScreenwardApp.bundleIdentifier = bundleIdentifier
+        if ProcessInfo.processInfo.environment["SCREENWARD_BUNDLE_ID"]?.isEmpty ?? true {
+            ScreenwardApp.bundleIdentifier = bundleIdentifier
+        }
     }
 
     /// The applications named (ids as `screenward usage --json` prints them) as tokens:
