@@ -20,10 +20,21 @@ public struct FamilyActivityPicker: Sendable {
     public var selection: FamilyActivitySelection
     /// A line above the list saying what the choice is for.
     public var headerText: String?
+    /// A line below the list, for what the person should know about the choice.
+    public var footerText: String?
 
-    public init(selection: FamilyActivitySelection = FamilyActivitySelection(), headerText: String? = nil) {
+    public init(
+        selection: FamilyActivitySelection = FamilyActivitySelection(), headerText: String? = nil,
+        footerText: String? = nil
+    ) {
         self.selection = selection
         self.headerText = headerText
+        self.footerText = footerText
+    }
+
+    /// Apple's order of arguments.
+    public init(headerText: String? = nil, footerText: String? = nil, selection: FamilyActivitySelection) {
+        self.init(selection: selection, headerText: headerText, footerText: footerText)
     }
 
     /// Shows the picker and waits: the new selection after Done, nil after Cancel.
@@ -42,7 +53,11 @@ public struct FamilyActivityPicker: Sendable {
                 for line in description.skipped { ScreenwardApp.report("the activity picker leaves out \(line)") }
                 ticked = description.items
             }
-            guard let chosen = try await PickerRun(program: program, ticked: ticked, headerText: headerText).result()
+            guard
+                let chosen = try await PickerRun(
+                    program: program, ticked: ticked, headerText: headerText, footerText: footerText
+                )
+                .result()
             else { return nil }
             return try await client.call(AuthorizationMethods.issueSelection, chosen)
         } catch let error as ServiceError {

@@ -6,6 +6,7 @@ struct PickerRun {
     let program: URL
     let ticked: SelectionRequest
     let headerText: String?
+    var footerText: String? = nil
 
     /// The exit status of a cancelled picker (nothing chosen).
     static let cancelledStatus: Int32 = 1
@@ -20,6 +21,7 @@ struct PickerRun {
             "--choose", "--selected-json", String(decoding: try JSONEncoder().encode(ticked), as: UTF8.self),
         ]
         if let headerText { arguments += ["--header", headerText] }
+        if let footerText { arguments += ["--footer", footerText] }
         ProgramStart.prepare()
         let process = Process()
         process.executableURL = program

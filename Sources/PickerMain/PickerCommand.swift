@@ -52,6 +52,10 @@ public struct PickerCommand: ParsableCommand {
     var header: String?
 
     // swift-format-ignore
+    @Option(help: ArgumentHelp(texts("A line below the list, for what the person should know about the choice.", context: "help"), valueName: "text"))
+    var footer: String?
+
+    // swift-format-ignore
     @Option(help: ArgumentHelp(texts("The X display (default: $DISPLAY).", context: "help"), valueName: "name"))
     var display: String?
 
@@ -141,7 +145,8 @@ public struct PickerCommand: ParsableCommand {
     private func present(_ ticked: SelectionRequest) throws -> (PickerChoice, PickerCatalog)? {
         let source = try PickerSource().load(alsoListing: ticked)
         for problem in source.problems { FileHandle.standardError.write(Data("screenward-picker: \(problem)\n".utf8)) }
-        return try ActivityPickerDialog.run(source, choice: PickerChoice(ticked), header: header, displayName: display)
+        return try ActivityPickerDialog.run(
+            source, choice: PickerChoice(ticked), header: header, footer: footer, displayName: display)
     }
 
     private static func readSelection(_ path: String) throws -> FamilyActivitySelection {

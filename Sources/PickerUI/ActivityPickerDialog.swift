@@ -36,14 +36,15 @@ public enum ActivityPickerDialog {
     /// With `SCREENWARD_PICKER_TRACE` in the environment, writes `PickerTraceLine`s to
     /// standard error.
     public static func run(
-        _ source: PickerSourceContents, choice: PickerChoice, header: String?, displayName: String?
+        _ source: PickerSourceContents, choice: PickerChoice, header: String?, footer: String? = nil,
+        displayName: String?
     ) throws -> (choice: PickerChoice, catalog: PickerCatalog)? {
         try prepare(displayName: displayName)
         let traced = ProcessInfo.processInfo.environment["SCREENWARD_PICKER_TRACE"] != nil
         final class Outcome { var choice: PickerChoice? }
         let outcome = Outcome()
         let window = PickerWindow(
-            source: source, choice: choice, header: header,
+            source: source, choice: choice, header: header, footer: footer,
             trace: traced ? PickerTrace(applications: source.catalog.applicationCount) : nil
         ) { chosen in
             outcome.choice = chosen

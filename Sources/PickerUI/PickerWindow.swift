@@ -32,7 +32,8 @@ final class PickerWindow {
     static let title = "Choose apps, websites and categories"
 
     init(
-        source: PickerSourceContents, choice: PickerChoice, header: String?, trace: PickerTrace?,
+        source: PickerSourceContents, choice: PickerChoice, header: String?, footer: String? = nil,
+        trace: PickerTrace?,
         finish: @escaping (PickerChoice?) -> Void
     ) {
         self.source = source
@@ -83,6 +84,14 @@ final class PickerWindow {
         gtk_label_set_xalign(cast(summary), 0)
         gtk_label_set_ellipsize(cast(summary), PANGO_ELLIPSIZE_END)
         gtk_container_add(cast(column), summary)
+        if let footer {
+            // The app's words, shown as they are (never as markup), dimmed under the choice.
+            let label = gtk_label_new(footer)!
+            gtk_label_set_line_wrap(cast(label), 1)
+            gtk_label_set_xalign(cast(label), 0)
+            gtk_style_context_add_class(gtk_widget_get_style_context(label), "dim-label")
+            gtk_container_add(cast(column), label)
+        }
 
         let buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
         gtk_widget_set_halign(buttons, GTK_ALIGN_END)

@@ -64,6 +64,26 @@ final class PickerTests: XSessionTestCase {
         }
     }
 
+    /// An app's header and footer (`FamilyActivityPicker(headerText:footerText:selection:)`) are
+    /// shown as the app wrote them, markup and all as plain text.
+    func testTheAppsHeaderAndFooterAreShown() throws {
+        _ = try requireTool("xdotool")
+        let session = try startXSession()
+        defer { session.stop() }
+        let picker = try PickerDriver(
+            self, program: "screenward-picker",
+            ["--choose", "--header", "Apps to limit", "--footer", "Ask before <b>changing</b> this."],
+            environment: try pickerEnvironment(display: session.display))
+        defer { picker.process.stop() }
+        try picker.type("x")
+        let shown = picker.lines.filter { $0.hasPrefix(PickerTraceLine.textPrefix) }.map {
+            String($0.dropFirst(PickerTraceLine.textPrefix.count))
+        }
+        XCTAssertTrue(shown.contains("Apps to limit"), "\(shown)")
+        XCTAssertTrue(shown.contains("Ask before <b>changing</b> this."), "\(shown)")
+        screenshot("picker-footer.png", on: session.display)
+    }
+
     /// About the machine's real applications: they are listed beside the test's, however many
     /// the machine has, and a person finds each by typing part of its name.
     func testItListsTheTestsAndTheMachinesDesktopEntriesAndSearchNarrowsIt() throws {
