@@ -258,6 +258,14 @@ extension Daemon {
                         .unauthorized,
                         Phrase("this extension was started for {app}", context: "daemon", ["app": launch.app]))))
         }
+        if method == AccessMethods.list.name {
+            return peer.send(
+                errorLine(
+                    id: id,
+                    ServiceError(
+                        .unauthorized,
+                        Phrase("an app does not learn which apps hold Screen Time access", context: "daemon"))))
+        }
         if method == AuthorizationMethods.request.name || method == AuthorizationMethods.revoke.name {
             return peer.send(
                 errorLine(

@@ -291,6 +291,25 @@ final class ChildAuthorizationTests: XCTestCase {
         XCTAssertEqual(stop.status, 0, stop.output + stop.error)
         let stopped = try desktop.runAsKid([homeworkProgram, "status"])
         XCTAssertTrue(stopped.output.contains("monitoring: nothing"), stopped.output + stopped.error)
+
+        // Which apps hold access: the guardian's to see and take away, the child's to see only.
+        let listed = try fixture.screenward(as: guardian, ["app", "list", "--user", desktop.kid])
+        XCTAssertTrue(listed.output.contains("org.example.homework  child, since"), listed.output + listed.error)
+        let own = try desktop.runAsKid([fixture.program("screenward"), "app", "list"])
+        XCTAssertTrue(own.output.contains("org.example.homework  child, since"), own.output + own.error)
+        let childRevokes = try desktop.runAsKid([fixture.program("screenward"), "app", "revoke", homework])
+        XCTAssertNotEqual(childRevokes.status, 0)
+        let childNames = try desktop.runAsKid([
+            fixture.program("screenward"), "app", "revoke", homework, "--user", desktop.kid,
+        ])
+        XCTAssertTrue(childNames.error.contains("only a guardian"), childNames.error)
+        let revoked = try fixture.screenward(as: guardian, ["app", "revoke", homework, "--user", desktop.kid])
+        XCTAssertEqual(revoked.status, 0, revoked.error)
+        XCTAssertTrue(
+            try desktop.runAsKid([homeworkProgram, "status"]).output.contains("authorization: notDetermined"))
+        XCTAssertTrue(
+            try events().contains(
+                "\(guardian) took \(homework)'s Screen Time access for \(desktop.kid) away, from their own account"))
     }
 
     /// Homework's own shields (WWDC21) in the child's session: the daemon starts its two

@@ -92,6 +92,17 @@ final class TalkAppsTests: XSessionTestCase {
             RunningPrograms.processes(running: homeworkPath, environment: ours).map(\.pid), [],
             "Homework's extensions exit when idle")
         XCTAssertTrue(try runProject("homework", ["status"], environment).contains("shield: none"))
+
+        // The person sees which apps hold access, and takes Homework's away.
+        let listed = try runProject("screenward", ["app", "list"], environment)
+        XCTAssertTrue(listed.contains("org.example.homework  individual, since"), listed)
+        XCTAssertTrue(listed.contains("schedules: daily"), listed)
+        XCTAssertTrue(
+            try runProject("screenward", ["app", "revoke", "org.example.homework"], environment).contains(
+                "no longer holds"))
+        XCTAssertTrue(
+            try runProject("homework", ["status"], environment).contains("authorization: notDetermined"))
+        XCTAssertTrue(try runProject("screenward", ["app", "list"], environment).contains("No app holds"))
     }
 
     /// Worklog (WWDC22): Social and Games are shielded; its evening (placed around now)

@@ -65,6 +65,22 @@ public struct ShieldQuery: Sendable, Hashable, Codable {
     }
 }
 
+public struct AppsQuery: Sendable, Hashable, Codable {
+    /// nil: the caller's own.
+    public var user: String?
+    public init(user: String?) { self.user = user }
+}
+
+public struct AppRevocation: Sendable, Hashable, Codable {
+    public var user: String
+    /// The app's bundle identifier.
+    public var app: String
+    public init(user: String, app: String) {
+        self.user = user
+        self.app = app
+    }
+}
+
 /// A guardian reads, or sets, whether a managed user's console logins are allowed.
 public struct ConsoleAccess: Sendable, Hashable, Codable {
     public var user: String
@@ -95,6 +111,10 @@ public enum ChildMethods {
     public static let shields = ServiceMethod<ShieldQuery, ShieldListing>("child.shields")
     /// The apps' extensions the daemon starts for a managed user, and their runs.
     public static let extensions = ServiceMethod<ExtensionsQuery, ExtensionsListing>("child.extensions")
+    /// The apps holding Screen Time access: a managed user's own, or any managed user's for a guardian.
+    public static let apps = ServiceMethod<AppsQuery, [AppAccess]>("child.apps")
+    /// Guardians only: take an app's access away from a managed user.
+    public static let revokeApp = ServiceMethod<AppRevocation, Empty>("child.revoke-app")
     /// Guardians only: lock a managed user's sessions now (through logind); the reply
     /// says how many were locked.
     public static let lock = ServiceMethod<UserName, Int>("child.lock")

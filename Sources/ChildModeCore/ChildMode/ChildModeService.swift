@@ -135,6 +135,14 @@ public final class ChildModeService {
                     try service.readableOwner(query.user, for: caller, reading: .extensions),
                     min(max(1, query.runs), 1000))
             },
+            route(ChildMethods.apps) { service, caller, query in
+                try service.readableOwner(query.user, for: caller, reading: .apps).service.appsWithAccess()
+            },
+            route(ChildMethods.revokeApp) { service, caller, request in
+                let guardian = try service.guardian(caller, doing: "app revoke \(request.app) --user \(request.user)")
+                try service.revoke(request.app, of: try service.managedUser(named: request.user), by: guardian)
+                return Empty()
+            },
             route(ChildMethods.enrollGuardian) { service, caller, _ in
                 try service.enrollGuardian(try service.guardian(caller, doing: "guardian enroll"))
             },
@@ -157,10 +165,11 @@ public final class ChildModeService {
     /// What of a managed user's a caller reads: its command (as the record of an attempt
     /// names it) is its raw value; its name in a sentence is a phrase, translated with it.
     public enum Readable: String, Sendable {
-        case usage, shields, extensions, reports
+        case usage, shields, extensions, reports, apps
 
         var phrase: Phrase {
             switch self {
+            case .apps: Phrase("apps with Screen Time access", context: "daemon.what")
             case .usage: Phrase("usage", context: "daemon.what")
             case .shields: Phrase("shields", context: "daemon.what")
             case .extensions: Phrase("extensions", context: "daemon.what")
@@ -238,6 +247,25 @@ public final class ChildModeService {
                     ["since": query.since, "until": query.until]))
         }
         return try owner.usage(since: start, until: end, now: now)
+    }
+
+    // MARK: Apps with access
+
+    /// A guardian takes `app`'s Screen Time access away from `user`: its stores and schedules go.
+    func revoke(_ app: String, of user: ManagedUser, by guardian: Account) throws {
+        guard let owner = owner(user.uid) else {
+            // swift-format-ignore
+            throw ServiceError(.internalFailure, Phrase("the daemon could not open {user}'s state; its log says why", context: "daemon", ["user": user.name]))
+        }
+        guard try owner.ledger.grant(for: app) != nil else {
+            // swift-format-ignore
+            throw ServiceError(.invalidArgument, Phrase("{app} holds no Screen Time access for {user}", context: "daemon", ["app": app, "user": user.name]))
+        }
+        try owner.service.revokeAuthorization(of: app)
+        let values = ["guardian": guardian.name, "app": app, "child": user.name]
+        // swift-format-ignore
+        let what = Phrase("{guardian} took {app}'s Screen Time access for {child} away, from their own account", context: "event", values)
+        try state.record(ChildEvent(at: now(), kind: .approved, actor: guardian.name, phrase: what), uid: user.uid)
     }
 
     // MARK: Managing children

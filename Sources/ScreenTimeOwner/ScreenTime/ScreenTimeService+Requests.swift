@@ -54,6 +54,7 @@ extension ScreenTimeService {
                 try service.ledger.grant(for: client) == nil ? .notDetermined : .approved
             },
             client(AuthorizationMethods.revoke) { service, _, client, _ in try service.revoke(client) },
+            .on(AccessMethods.list, errors: serviceError) { service, _, _ in try service.appsWithAccess() },
             // A person's own account: nobody else decides what their apps loosen.
             client(AuthorizationMethods.guardianApproval) { service, _, client, _ in
                 _ = try service.tokens(client)
@@ -205,6 +206,26 @@ extension ScreenTimeService {
         let key = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
         _ = try ledger.authorize(client: client, member: member.rawValue, grantKey: key, at: now())
         return .approved
+    }
+
+    // MARK: Apps with access
+
+    /// The apps that hold access (this owner's own built-in ones left out), and what each restricts.
+    public func appsWithAccess() throws -> [AppAccess] {
+        var problems: [String] = []
+        let stores = try ledger.allStores(problems: &problems)
+        problems.forEach(report)
+        return try ledger.grants().filter { !Self.builtInClients.contains($0.client) }.map { grant in
+            let mine = stores.filter { $0.owner == grant.client }.compactMap { store -> (String, Int)? in
+                let contents = StoreContents(
+                    shield: store.shield, application: store.application, webContent: store.webContent)
+                return contents.isEmpty ? nil : (store.name, AppAccess.count(contents))
+            }
+            return AppAccess(
+                app: grant.client, member: grant.member, since: grant.grantedAt, stores: mine.map(\.0),
+                shielded: mine.map(\.1).reduce(0, +),
+                activities: engine.activities.filter { $0.owner == grant.client }.map(\.name.rawValue).sorted())
+        }
     }
 
     // MARK: Authorization a guardian approved (the daemon's placement)

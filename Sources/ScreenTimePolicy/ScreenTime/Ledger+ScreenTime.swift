@@ -41,6 +41,17 @@ extension Ledger {
     }
 
     /// The clients authorised as `member`, oldest grant first.
+    /// Every app authorised, oldest first.
+    public func grants() throws -> [ClientGrant] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM clientAuthorization ORDER BY grantedAt, client").map {
+                ClientGrant(
+                    client: $0["client"], member: $0["member"], grantKey: $0["grantKey"],
+                    grantedAt: Date(timeIntervalSince1970: $0["grantedAt"]))
+            }
+        }
+    }
+
     public func clients(withMember member: String) throws -> [String] {
         try database.read { db in
             try String.fetchAll(

@@ -2,7 +2,7 @@ import AppExtensions
 @_spi(Screenward) import FamilyControls
 import Foundation
 import ScreenTimeOwner
-import ScreenTimePolicy
+@_spi(Screenward) import ScreenTimePolicy
 import ScreenwardBasics
 import ScreenwardIPC
 
@@ -205,6 +205,11 @@ public final class ManagedAppRequests {
                     [weak apps] in
                     GuardianApprovalGrant(until: apps?.allowLoosening(peer))
                 }
+            },
+            // Which apps hold access is the guardians' to read (`screenward app list`), not an app's.
+            .on(AccessMethods.list, errors: serviceError) { _, _, _ -> [AppAccess] in
+                // swift-format-ignore
+                throw ServiceError(.unauthorized, Phrase("an app does not learn which apps hold Screen Time access", context: "daemon"))
             },
             .on(WebHostMethods.windows, errors: serviceError) { apps, request, frame in
                 // The browser's process is the one vetted, whatever the report says.
