@@ -205,6 +205,13 @@ final class Tray {
                 ?? text("trayGuardianUser", ["user": user.name, "used": used])
             if let paused = status?.pausedUntil { title += " · " + text("trayPaused", ["end": clock(paused)]) }
             let name = user.name
+            // The apps holding Screen Time access for them, each to take away.
+            let apps = (try? connection.call(ChildMethods.apps, AppsQuery(user: name))) ?? []
+            let revocations: [TrayMenuItem] = apps.map { app in
+                .action(text("trayRevokeApp", ["app": app.app])) {
+                    _ = try? connection.call(ChildMethods.revokeApp, AppRevocation(user: name, app: app.app))
+                }
+            }
             items.append(
                 .submenu(
                     title,
@@ -215,7 +222,7 @@ final class Tray {
                         .action(text("trayPauseUser", ["user": name])) {
                             _ = try? connection.call(RulesMethods.pause, PauseRequest(user: name, seconds: 3600))
                         },
-                    ]))
+                    ] + (revocations.isEmpty ? [] : [.separator] + revocations)))
         }
         items += [.separator, .label(text("trayRequests"))]
         let pending = try connection.call(RulesMethods.requests, RulesQuery(user: nil, language: language)).filter {
@@ -261,7 +268,8 @@ final class Tray {
             }
             items.append(
                 .submenu(
-                    text("trayAsk", ["user": ask.user, "question": ask.question]),
+                    // Every question names the child it is about.
+                    ask.question,
                     [.action(text("trayApprove"), answer(true)), .separator, .action(text("trayDeny"), answer(false))]))
             if announced.insert("\(ask.user)/a\(ask.id)").inserted {
                 notifications.send(

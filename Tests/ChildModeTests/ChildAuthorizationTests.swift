@@ -353,16 +353,19 @@ final class ChildAuthorizationTests: XCTestCase {
         let stillThere = try desktop.runAsKid(["xdotool", "getwindowname", desktop.windows[0]])
         XCTAssertEqual(stillThere.status, 0, "a deferral keeps the game: \(stillThere.error)")
 
-        // The request reaches the guardians at their own accounts; one approves it there, and
-        // Homework's action delegate lifts the game's shield (for 15 minutes, its choice).
+        // The request reaches the guardians at their own accounts: their command line, and their
+        // tray, with a notification; one approves it there, and Homework's action delegate lifts
+        // the game's shield (for 15 minutes, its choice).
         XCTAssertTrue(try events().contains("\(desktop.kid) asked the guardians for access to Game"))
         let question = "\(desktop.kid) asks for access to Game (shielded by Homework)"
         let listed = try fixture.screenward(as: guardian, ["request", "list"])
         XCTAssertTrue(listed.output.contains(question), listed.output + listed.error)
-        let ask = try XCTUnwrap(
-            listed.output.split(separator: "\n").first { $0.contains(question) }?.split(separator: " ").first)
-        let approved = try fixture.screenward(as: guardian, ["request", "approve", String(ask)])
-        XCTAssertEqual(approved.status, 0, approved.error)
+        let desk = try GuardianTrayDesk(for: desktop)
+        defer { desk.stop() }
+        try desk.waitForNotification("\(desktop.kid): Homework asks a guardian")
+        let approve = try desk.openSubmenu(question, showing: "Approve")
+        try desk.screenshot("tray-guardian-access.png")
+        try desk.click(at: approve)
         try desktop.waitFor("Homework lifts the game's shield") {
             (try homeworkStore()?.shield.applications ?? []).isEmpty
         }
@@ -372,7 +375,7 @@ final class ChildAuthorizationTests: XCTestCase {
         desktop.screenshot("homework-child-access-given.png")
         let status = try desktop.runAsKid([program, "status"])
         XCTAssertTrue(status.output.contains("access a guardian gave: until "), status.output + status.error)
-        XCTAssertTrue(try events().contains("\(guardian) gave \(desktop.kid) access to Game (shielded by Homework"))
+        XCTAssertTrue(try events().contains("root gave \(desktop.kid) access to Game (shielded by Homework"))
         XCTAssertTrue(
             try fixture.screenward(as: guardian, ["request", "list"]).output.contains(question) == false,
             "answered once")

@@ -276,8 +276,6 @@ final class ManagedRulesTests: XCTestCase {
     /// own, a real XEmbed tray): the request shows in the menu, announced by a notification,
     /// and real clicks on "Approve 15 minutes" lift the child's shield.
     func testAGuardianApprovesFromTheirOwnTray() throws {
-        let trayer = try requireProgram("trayer", package: "trayer")
-        let dunstProgram = try requireProgram("dunst", package: "dunst")
         try desktop.startManagedSession()
         let kid = desktop.kid
         try limitTheGameToOneSecond(as: "root")
@@ -286,67 +284,13 @@ final class ManagedRulesTests: XCTestCase {
         XCTAssertEqual(try desktop.pressSecondButtonOnShield().status, 0)
 
         // The guardian's desktop.
-        let session = try PrivateXSession(screen: "1024x600x24")
-        defer { session.stop() }
-        let host = try ChildProcess(trayer, TrayTrace.trayerArguments, environment: ["DISPLAY": session.display])
-        defer { host.stop() }
-        let bus = try PrivateDBus()
-        let dunst = try ChildProcess(
-            dunstProgram, ["-print"],
-            environment: ["DISPLAY": session.display, "DBUS_SESSION_BUS_ADDRESS": bus.address])
-        defer { dunst.stop() }
-        let tray = try ChildProcess(
-            try ProjectPrograms.url(of: "screenward-tray"), ["--refresh", "1"],
-            environment: [
-                "DISPLAY": session.display, "SCREENWARD_DAEMON_SOCKET": fixture.socket, "SCREENWARD_TRAY_TRACE": "1",
-                "XDG_DATA_DIRS": "/usr/local/share:/usr/share", "DBUS_SESSION_BUS_ADDRESS": bus.address,
-                "HOME": "/root",
-            ])
-        defer { tray.stop() }
-        XCTAssertEqual(
-            try tray.waitForOutputLines(1, timeout: 15).first,
-            "screenward-tray: showing the managed users (the system daemon)")
-        try desktop.waitFor("the notification of the request", timeout: 20) {
-            dunst.outputLines.contains("\tsummary: '\(kid) asks for more time'")
-        }
-
-        func run(_ arguments: [String]) throws -> String {
-            let child = try ChildProcess(
-                URL(fileURLWithPath: "/usr/bin/xdotool"), arguments, environment: ["DISPLAY": session.display])
-            _ = child.waitForExit(timeout: 10)
-            return child.outputLines.joined(separator: "\n")
-        }
-        func place(of label: String) -> (x: Int, y: Int)? { TrayTrace.place(of: label, in: tray.outputLines) }
-        var icon = ""
-        try desktop.waitFor("the tray's icon") {
-            icon = try run(["search", "--name", "^Screen time$"]).split(separator: "\n").first.map(String.init) ?? ""
-            return !icon.isEmpty
-        }
-        let request = "\(kid) asks: Game on Games"
-        try desktop.waitFor("the request in the menu", timeout: 20) {
-            _ = try run(["mousemove", "--window", icon, "8", "8", "click", "1"])
-            Thread.sleep(forTimeInterval: 0.5)
-            if place(of: request) != nil { return true }
-            _ = try run(["key", "Escape"])
-            return false
-        }
-        let (x, y) = try XCTUnwrap(place(of: request))
-        _ = try run(["mousemove", "\(x)", "\(y)", "click", "1"])
-        try desktop.waitFor("the submenu") { place(of: "Approve 15 minutes") != nil }
-        _ = try run(["mousemove", "\(x + 40)", "\(y)"])
-        Thread.sleep(forTimeInterval: 0.3)
-        let shot = FileManager.default.temporaryDirectory.appendingPathComponent("guardian-tray.png").path
-        let folder =
-            ProcessInfo.processInfo.environment["SCREENWARD_SCREENSHOTS"].map {
-                URL(fileURLWithPath: $0).appendingPathComponent("tray-guardian-menu.png").path
-            } ?? shot
-        _ = try ChildProcess(
-            URL(fileURLWithPath: "/usr/bin/import"), ["-window", "root", folder],
-            environment: ["DISPLAY": session.display]
-        ).waitForExit(timeout: 10)
+        let desk = try GuardianTrayDesk(for: desktop)
+        defer { desk.stop() }
+        try desk.waitForNotification("\(kid) asks for more time")
+        let approve = try desk.openSubmenu("\(kid) asks: Game on Games", showing: "Approve 15 minutes")
+        try desk.screenshot("tray-guardian-menu.png")
         let uncoveredBefore = desktop.coverReports(0)
-        let (ax, ay) = try XCTUnwrap(place(of: "Approve 15 minutes"))
-        _ = try run(["mousemove", "\(ax)", "\(ay)", "click", "1"])
+        try desk.click(at: approve)
         try desktop.waitFor("the child's shield lifted by the guardian's tray", timeout: 15) {
             desktop.coverReports(0) > uncoveredBefore
         }
