@@ -237,13 +237,9 @@ extension Daemon {
     /// the app it was started for (and only that app). An extension neither asks for nor
     /// gives up authorization: that is the app's, with a guardian.
     func extensionRequest(_ frame: Data, id: UInt64, method: String, client: String?, from peer: ServicePeer) {
+        func refuse(_ why: Phrase) { peer.send(errorLine(id: id, ServiceError(.unauthorized, why))) }
         guard let launch = extensionPeers[peer] ?? launch(of: peer), let owner = owners[launch.uid] else {
-            return peer.send(
-                errorLine(
-                    id: id,
-                    ServiceError(
-                        .unauthorized,
-                        Phrase("this connection is not an extension the daemon started", context: "daemon"))))
+            return refuse(Phrase("this connection is not an extension the daemon started", context: "daemon"))
         }
         extensionPeers[peer] = launch
         guard client == launch.app else {
@@ -251,30 +247,14 @@ extension Daemon {
                 extensions?.misbehaved(
                     pid: pid, "it spoke as \(client ?? "no app") though it was started for \(launch.app)")
             }
-            return peer.send(
-                errorLine(
-                    id: id,
-                    ServiceError(
-                        .unauthorized,
-                        Phrase("this extension was started for {app}", context: "daemon", ["app": launch.app]))))
+            return refuse(Phrase("this extension was started for {app}", context: "daemon", ["app": launch.app]))
         }
         if method == AccessMethods.list.name {
-            return peer.send(
-                errorLine(
-                    id: id,
-                    ServiceError(
-                        .unauthorized,
-                        Phrase("an app does not learn which apps hold Screen Time access", context: "daemon"))))
+            return refuse(Phrase("an app does not learn which apps hold Screen Time access", context: "daemon"))
         }
         if method == AuthorizationMethods.request.name || method == AuthorizationMethods.revoke.name {
-            return peer.send(
-                errorLine(
-                    id: id,
-                    ServiceError(
-                        .unauthorized,
-                        Phrase(
-                            "an extension cannot ask for or give up authorization: its app does, with a guardian",
-                            context: "daemon"))))
+            // swift-format-ignore
+            return refuse(Phrase("an extension cannot ask for or give up authorization: its app does, with a guardian", context: "daemon"))
         }
         owner.service.handle(frame: frame, from: peer).forEach { $0.send() }
         appsHeard(uid: launch.uid)
