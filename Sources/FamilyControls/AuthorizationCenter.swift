@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Screenward) import ManagedSettings
 import ScreenwardIPC
+import Synchronization
 
 /// Authorization to use the Screen Time API.
 ///
@@ -72,6 +73,24 @@ public final class AuthorizationCenter: Sendable {
         }
     }
 
+    /// This app's status at once, then at each change (approved, revoked by the app, the person
+    /// or a guardian): what Apple's published `authorizationStatus` gives an observer, as an
+    /// async sequence (Linux has no Combine). It ends, after a report to
+    /// `ScreenwardApp.problemHandler`, when the owner cannot be asked.
+    public var authorizationStatusUpdates: AsyncStream<AuthorizationStatus> {
+        AsyncStream { continuation in
+            let client = ScreenwardApp.client
+            let id = StatusWatchers.add(continuation, on: client)
+            continuation.onTermination = { _ in StatusWatchers.remove(id) }
+            do {
+                continuation.yield(try client.call(AuthorizationMethods.watchStatus, Empty()))
+            } catch {
+                ScreenwardApp.report("could not watch the authorization status: \(error)")
+                continuation.finish()
+            }
+        }
+    }
+
     /// This app's status now (`.notDetermined` when the agent cannot be asked).
     public var authorizationStatus: AuthorizationStatus {
         do {
@@ -127,5 +146,41 @@ extension FamilyControlsError {
         case .guardianApprovalRequired: self = .guardianApprovalRequired(error.message)
         default: self = .unavailable(error.message)
         }
+    }
+}
+
+/// The streams of `authorizationStatusUpdates` in this process: each push of a change goes to
+/// every one of them (a transport has one receiver per kind of push).
+enum StatusWatchers {
+    private struct State {
+        var next = 0
+        var continuations: [Int: AsyncStream<AuthorizationStatus>.Continuation] = [:]
+        /// The clients whose pushes reach this table, by object identity.
+        var receiving: [ObjectIdentifier] = []
+    }
+    private static let state = Mutex(State())
+
+    static func add(_ continuation: AsyncStream<AuthorizationStatus>.Continuation, on client: ServiceClient) -> Int {
+        let (id, isNew) = state.withLock { state in
+            state.next += 1
+            state.continuations[state.next] = continuation
+            let key = ObjectIdentifier(client)
+            if state.receiving.contains(key) { return (state.next, false) }
+            state.receiving.append(key)
+            return (state.next, true)
+        }
+        if isNew {
+            client.transport.setPushReceiver(forKind: AuthorizationMethods.statusChanged.name) { frame in
+                guard let status = try? AuthorizationMethods.statusChanged.body(from: frame) else { return }
+                for continuation in state.withLock({ Array($0.continuations.values) }) { continuation.yield(status) }
+            }
+            // The owner forgets the watch with the connection: it is made again on the next.
+            try? client.resendOnReconnect(AuthorizationMethods.watchStatus, Empty())
+        }
+        return id
+    }
+
+    static func remove(_ id: Int) {
+        _ = state.withLock { $0.continuations.removeValue(forKey: id) }
     }
 }

@@ -7,6 +7,9 @@ import ScreenwardIPC
     public static let request = ServiceMethod<FamilyControlsMember, AuthorizationStatus>("authorization.request")
     public static let status = ServiceMethod<Empty, AuthorizationStatus>("authorization.status")
     public static let revoke = ServiceMethod<Empty, Empty>("authorization.revoke")
+    /// From now on, this connection is told each change of the app's status (`statusChanged`).
+    public static let watchStatus = ServiceMethod<Empty, AuthorizationStatus>("authorization.watch")
+    public static let statusChanged = PushKind<AuthorizationStatus>("authorization.status-changed")
     /// A guardian's approval for what this connection loosens next (`requestGuardianApproval`).
     public static let guardianApproval = ServiceMethod<GuardianApprovalRequest, GuardianApprovalGrant>(
         "authorization.guardian-approval")

@@ -63,6 +63,26 @@ final class AuthorizationTests: XCTestCase {
         XCTAssertEqual(outcome, "\(FamilyControlsError.invalidAccountType)")
     }
 
+    /// What observing Apple's published `authorizationStatus` gives: the status at once, then
+    /// each change, to every stream of the app's process.
+    func testTheStatusIsObservedAsItChanges() async throws {
+        let world = try InProcessWorld(test: self)
+        world.use("org.example.family")
+        var first = AuthorizationCenter.shared.authorizationStatusUpdates.makeAsyncIterator()
+        var second = AuthorizationCenter.shared.authorizationStatusUpdates.makeAsyncIterator()
+        let initial = await first.next()
+        XCTAssertEqual(initial, .notDetermined)
+        try await AuthorizationCenter.shared.requestAuthorization(for: .individual)
+        let approved = await first.next()
+        XCTAssertEqual(approved, .approved)
+        try await AuthorizationCenter.shared.revokeAuthorization()
+        let revoked = await first.next()
+        XCTAssertEqual(revoked, .notDetermined)
+        var seen: [AuthorizationStatus] = []
+        for _ in 0..<3 { if let status = await second.next() { seen.append(status) } }
+        XCTAssertEqual(seen, [.notDetermined, .approved, .notDetermined])
+    }
+
     func testAnyNumberOfAppsHoldIndividualAuthorization() async throws {
         let world = try InProcessWorld(test: self)
         let apps = (1...5).map { "org.example.app\($0)" }

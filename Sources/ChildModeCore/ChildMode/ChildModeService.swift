@@ -261,7 +261,7 @@ public final class ChildModeService {
             // swift-format-ignore
             throw ServiceError(.invalidArgument, Phrase("{app} holds no Screen Time access for {user}", context: "daemon", ["app": app, "user": user.name]))
         }
-        try owner.service.revokeAuthorization(of: app)
+        try owner.service.revokeAuthorization(of: app).forEach { $0.send() }
         let values = ["guardian": guardian.name, "app": app, "child": user.name]
         // swift-format-ignore
         let what = Phrase("{guardian} took {app}'s Screen Time access for {child} away, from their own account", context: "event", values)

@@ -47,13 +47,24 @@ extension ScreenTimeService {
 
     static let routes = ServiceRoutes<ScreenTimeService, ScreenTimeRequest>(
         [
-            client(AuthorizationMethods.request) { service, _, client, member in
-                try service.requestAuthorization(client, member)
+            client(AuthorizationMethods.request) { service, context, client, member in
+                let status = try service.requestAuthorization(client, member)
+                context.after += service.statusChanged(client)
+                return status
             },
             client(AuthorizationMethods.status) { service, _, client, _ in
                 try service.ledger.grant(for: client) == nil ? .notDetermined : .approved
             },
-            client(AuthorizationMethods.revoke) { service, _, client, _ in try service.revoke(client) },
+            client(AuthorizationMethods.revoke) { service, context, client, _ in
+                context.after += try service.revoke(client)
+                return Empty()
+            },
+            client(AuthorizationMethods.watchStatus) { service, context, client, _ in
+                if service.statusWatchers[client]?.contains(context.peer) != true {
+                    service.statusWatchers[client, default: []].append(context.peer)
+                }
+                return try service.ledger.grant(for: client) == nil ? .notDetermined : .approved
+            },
             .on(AccessMethods.list, errors: serviceError) { service, _, _ in try service.appsWithAccess() },
             // A person's own account: nobody else decides what their apps loosen.
             client(AuthorizationMethods.guardianApproval) { service, _, client, _ in
@@ -230,10 +241,22 @@ extension ScreenTimeService {
 
     // MARK: Authorization a guardian approved (the daemon's placement)
 
-    /// Records `.child` for `client`: a guardian approved it for this managed user.
-    public func grantChild(_ client: String) throws {
+    /// Records `.child` for `client`: a guardian approved it for this managed user. Returns the
+    /// pushes that tell its watching connections.
+    @discardableResult
+    public func grantChild(_ client: String) throws -> [Delivery] {
         let key = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
         _ = try ledger.authorize(client: client, member: FamilyControlsMember.child.rawValue, grantKey: key, at: now())
+        return statusChanged(client)
+    }
+
+    /// The pushes telling `client`'s watching connections its status now.
+    func statusChanged(_ client: String) -> [Delivery] {
+        guard let watchers = statusWatchers[client], !watchers.isEmpty,
+            let status = try? ledger.grant(for: client) == nil ? AuthorizationStatus.notDetermined : .approved,
+            let line = try? AuthorizationMethods.statusChanged.frame(status)
+        else { return [] }
+        return watchers.filter(\.connected).map { Delivery(peer: $0, line: line) }
     }
 
     /// The app that holds `.child` for this user, if any (there is at most one).
@@ -242,18 +265,20 @@ extension ScreenTimeService {
     }
 
     /// Revokes `client`'s authorization, as its own request would (a guardian approved it).
-    public func revokeAuthorization(of client: String) throws {
-        _ = try revoke(client)
+    /// Returns the pushes that tell its watching connections.
+    @discardableResult
+    public func revokeAuthorization(of client: String) throws -> [Delivery] {
+        try revoke(client)
     }
 
-    private func revoke(_ client: String) throws -> Empty {
-        guard try ledger.grant(for: client) != nil else { return Empty() }
+    private func revoke(_ client: String) throws -> [Delivery] {
+        guard try ledger.grant(for: client) != nil else { return [] }
         // A revoked app is told nothing more: its activities end without callbacks.
         _ = try engine.unregister([], owner: client, at: now())
         try ledger.revokeAuthorization(client: client)
         shieldExtensions.forget(owner: client)
         storesChanged()
-        return Empty()
+        return statusChanged(client)
     }
 
     /// The client's token translator; refuses a client that is not authorised.

@@ -63,6 +63,8 @@ public final class ScreenTimeService {
 
     /// The hosts that reported, to push `WebShields` to.
     var webHosts: [UInt64: ServicePeer] = [:]
+    /// The connections watching each app's authorization status (`authorization.watch`).
+    var statusWatchers: [String: [ServicePeer]] = [:]
 
     private var cachedShields: EffectiveShields?
     /// The apps' shield configuration data sources and action delegates, and what they were asked.
@@ -206,6 +208,7 @@ public final class ScreenTimeService {
     // MARK: Connections
 
     public func disconnected(_ peer: ServicePeer) {
+        for client in statusWatchers.keys { statusWatchers[client]?.removeAll { $0 == peer } }
         monitors.detach(peer)
         shieldExtensions.detach(peer)
         webHosts[peer.number] = nil

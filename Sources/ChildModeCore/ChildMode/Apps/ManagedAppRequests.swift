@@ -177,13 +177,14 @@ public final class ManagedAppRequests {
                 }
                 let owner = request.owner
                 if let guardian = request.guardian {
-                    try owner.service.revokeAuthorization(of: client)
+                    let pushes = try owner.service.revokeAuthorization(of: client)
                     apps.recordByGuardian(.revoke, request, guardian)
                     let done = pending.line(.success(Empty()))
-                    return request.deliveries.append(Delivery(peer: request.peer, line: done))
+                    return request.deliveries += [Delivery(peer: request.peer, line: done)] + pushes
                 }
+                let send = apps.send
                 try apps.ask(.revoke, request, pending) {
-                    try owner.service.revokeAuthorization(of: client)
+                    try owner.service.revokeAuthorization(of: client).forEach(send)
                     return Empty()
                 }
             },
@@ -242,9 +243,9 @@ public final class ManagedAppRequests {
             throw ServiceError(.authorizationConflict, Phrase("{app} already manages {user}'s screen time; a guardian revokes it before another app can", context: "daemon", ["app": holder, "user": user.name]))
         }
         if let guardian = request.guardian {
-            try owner.service.grantChild(app.bundleIdentifier)
+            let pushes = try owner.service.grantChild(app.bundleIdentifier)
             recordByGuardian(.authorize, request, guardian)
-            return [Delivery(peer: request.peer, line: pending.line(.success(.approved)))]
+            return [Delivery(peer: request.peer, line: pending.line(.success(.approved)))] + pushes
         }
         try ask(.authorize, request, pending) {
             // Checked again: another app may have been approved while this one waited.
@@ -254,7 +255,7 @@ public final class ManagedAppRequests {
                     Phrase(
                         "{app} was approved first for {user}", context: "daemon", ["app": holder, "user": user.name]))
             }
-            try owner.service.grantChild(app.bundleIdentifier)
+            try owner.service.grantChild(app.bundleIdentifier).forEach(self.send)
             // The guardian who approved is there: the app's setup that follows needs no second code.
             self.allowLoosening(request.peer)
             return .approved
