@@ -168,15 +168,15 @@ final class DaemonExtensions {
             "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home.path, "LANG": "C.UTF-8",
             "XDG_DATA_HOME": home.appendingPathComponent("data").path,
             "XDG_CONFIG_HOME": home.appendingPathComponent("config").path,
-            "SCREENWARD_BUNDLE_ID": app,
+            "SCREENWARD_BUNDLE_ID": app, "TMPDIR": home.path,
         ]
         let log = log
-        return (
-            installed,
-            ReportExtensionRun(environment: environment, identity: identity) { line in
-                log.info("reports (uid \(uid)): \(line)")
-            }
-        )
+        var run = ReportExtensionRun(environment: environment, identity: identity) { line in
+            log.info("reports (uid \(uid)): \(line)")
+        }
+        // What it writes there is gone when it exits: the app's monitor shares that folder.
+        run.privateFolders = [dataDirectory.path]
+        return (installed, run)
     }
 
     /// The extension's own folder for this managed user: its HOME and data, its user's

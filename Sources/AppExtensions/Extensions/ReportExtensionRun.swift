@@ -12,12 +12,43 @@ import Synchronization
 /// util-linux's `unshare --net` as root, and as anyone else with a user namespace
 /// (`--user --map-current-user`). A machine that allows neither refuses to run it: the
 /// usage never leaves the device.
+///
+/// Run as root (the daemon, for a managed user), it also keeps nothing it could hand to
+/// anything that has a network: it gets IPC of its own, the world's temporary folders
+/// (`/tmp`, `/var/tmp`, `/dev/shm`, `/run/lock`) read-only, and an empty tmpfs over
+/// `privateFolders` (the extensions' own data, where its HOME and TMPDIR are made again),
+/// gone when it exits. An app's monitor, which has the network, never reads what the report
+/// extension wrote.
 public struct ReportExtensionRun: Sendable {
     public var environment: [String: String]
     public var identity: ExtensionProcess.Identity?
     public var limits = ExtensionLimits()
     /// How long the extension has to answer.
     public var patience: Duration = .seconds(10)
+    /// Folders its user may write besides the world's temporary ones, covered by an empty tmpfs
+    /// while it runs (as root only; its HOME is made again inside).
+    public var privateFolders: [String] = []
+    /// The world-writable folders, read-only while it runs (as root only).
+    static let sharedFolders = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"]
+
+    /// What runs between `unshare` and the drop of privileges: the folders before the first
+    /// `--` made read-only, an empty tmpfs over those before the second, the HOME made again
+    /// for the extension's user (it is its TMPDIR too), then the rest.
+    static let privateStorageScript = """
+        owner="$1"; shift
+        while [ "$1" != "--" ]; do
+          if [ -d "$1" ]; then mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 125; fi
+          shift
+        done
+        shift
+        while [ "$1" != "--" ]; do
+          if [ -d "$1" ]; then mount -t tmpfs -o size=16m,mode=0755,nosuid,nodev screenward-report "$1" || exit 125; fi
+          shift
+        done
+        shift
+        if [ -n "$HOME" ]; then mkdir -p "$HOME" && chown "$owner" "$HOME" && chmod 0700 "$HOME" || exit 125; fi
+        exec "$@"
+        """
     /// Where what it writes to standard error goes (the owner's log), line by line.
     public var log: @Sendable (String) -> Void
 
@@ -39,9 +70,16 @@ public struct ReportExtensionRun: Sendable {
     /// The program line: limits, then a network of its own, then (as root) the drop to
     /// the extensions' user, then the extension.
     func commandLine(for extension: AppExtension, currentProcesses: Int) -> [String] {
-        let isolate =
-            geteuid() == 0
-            ? ["/usr/bin/unshare", "--net", "--"] : ["/usr/bin/unshare", "--user", "--net", "--map-current-user", "--"]
+        let isolate: [String]
+        if geteuid() == 0 {
+            let owner = identity.map { "\($0.uid):\($0.gid)" } ?? "0:0"
+            isolate =
+                ["/usr/bin/unshare", "--net", "--ipc", "--mount", "--propagation", "private", "--"]
+                + ["/bin/sh", "-c", Self.privateStorageScript, "screenward-report-box", owner]
+                + Self.sharedFolders + ["--"] + privateFolders + ["--"]
+        } else {
+            isolate = ["/usr/bin/unshare", "--user", "--net", "--map-current-user", "--"]
+        }
         return ExtensionProcess.boxedCommand(
             `extension`, limits: limits, currentProcesses: currentProcesses, identity: identity, isolation: isolate)
     }
