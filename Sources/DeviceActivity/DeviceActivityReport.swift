@@ -5,7 +5,7 @@ import ScreenwardIPC
 /// A report of device activity drawn by the app's report extension: the app names a
 /// context and a filter, Screenward computes the data, runs the extension (with no
 /// network) and draws what it returns in a window of its own, or in a PNG file. The
-/// app itself never sees the data.
+/// app's call gets no data back (docs/reports.md says what is not closed yet).
 public struct DeviceActivityReport: Sendable {
     /// Which of the extension's scenes draws the report.
     public struct Context: RawRepresentable, Hashable, Codable, Sendable {

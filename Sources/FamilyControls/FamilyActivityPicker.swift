@@ -3,7 +3,9 @@ import Foundation
 import ScreenwardIPC
 
 /// The activity picker: a dialog in which the person chooses applications and whole
-/// categories; the app gets its own tokens for them, never their names.
+/// categories; the app keeps its own tokens for them. (The picker hands the ids chosen to the
+/// app's process, which exchanges them for its tokens: the app can see them. Issuing tokens
+/// through the owner alone is not built yet.)
 ///
 /// ```swift
 /// let picker = FamilyActivityPicker(selection: model.selectionToDiscourage, headerText: "Apps to limit")
