@@ -11,13 +11,58 @@ public protocol DeviceActivityReportScene {
     var context: DeviceActivityReport.Context { get }
     var content: (Configuration) -> Content { get }
     func makeConfiguration(representing data: DeviceActivityResults<DeviceActivityData>) async -> Configuration
+
+    /// The view for `context`, or nil when this scene draws another context. Screenward calls
+    /// it; a scene has no need to implement it.
+    func view(for context: DeviceActivityReport.Context, data: [DeviceActivityData]) async -> ReportView?
+    /// The contexts drawn: a scene's one, or each of a group's.
+    var contexts: [DeviceActivityReport.Context] { get }
 }
 
 extension DeviceActivityReportScene {
-    /// The view for `context`, or nil when this scene draws another context.
-    func view(for context: DeviceActivityReport.Context, data: [DeviceActivityData]) async -> ReportView? {
+    public func view(for context: DeviceActivityReport.Context, data: [DeviceActivityData]) async -> ReportView? {
         guard context == self.context else { return nil }
         return content(await makeConfiguration(representing: DeviceActivityResults(data))).body
+    }
+
+    public var contexts: [DeviceActivityReport.Context] { [context] }
+}
+
+/// Builds an extension's `body` from one scene or several, as Apple's
+/// `DeviceActivityReportSceneBuilder` does: each report context is drawn by its scene.
+@resultBuilder
+public enum DeviceActivityReportSceneBuilder {
+    public static func buildBlock<Scene: DeviceActivityReportScene>(_ scene: Scene) -> Scene { scene }
+
+    public static func buildBlock<each Scene: DeviceActivityReportScene>(_ scenes: repeat each Scene)
+        -> DeviceActivityReportScenes<repeat each Scene>
+    {
+        DeviceActivityReportScenes(repeat each scenes)
+    }
+}
+
+/// Several scenes in one extension: a report is drawn by the first whose context it names.
+public struct DeviceActivityReportScenes<each Scene: DeviceActivityReportScene>: DeviceActivityReportScene {
+    let scenes: (repeat each Scene)
+
+    init(_ scenes: repeat each Scene) { self.scenes = (repeat each scenes) }
+
+    public var contexts: [DeviceActivityReport.Context] {
+        var all: [DeviceActivityReport.Context] = []
+        for scene in repeat each scenes { all += scene.contexts }
+        return all
+    }
+
+    /// The first scene's (a group draws every one of `contexts`).
+    public var context: DeviceActivityReport.Context { contexts.first ?? DeviceActivityReport.Context("") }
+    public var content: (Void) -> ReportView { { _ in .text("") } }
+    public func makeConfiguration(representing data: DeviceActivityResults<DeviceActivityData>) async {}
+
+    public func view(for context: DeviceActivityReport.Context, data: [DeviceActivityData]) async -> ReportView? {
+        for scene in repeat each scenes {
+            if let view = await scene.view(for: context, data: data) { return view }
+        }
+        return nil
     }
 }
 
@@ -27,7 +72,7 @@ extension DeviceActivityReportScene {
 /// standard error (the owner's log).
 public protocol DeviceActivityReportExtension {
     associatedtype Body: DeviceActivityReportScene
-    var body: Body { get }
+    @DeviceActivityReportSceneBuilder var body: Body { get }
     init()
 }
 
@@ -52,8 +97,8 @@ extension DeviceActivityReportExtension {
             guard let view = await extensionValue.body.view(for: request.context, data: request.data) else {
                 throw ReportExtensionError(
                     """
-                    this extension has no scene for the context \"\(request.context.rawValue)\" (its scene's is \
-                    \"\(extensionValue.body.context.rawValue)\")
+                    this extension has no scene for the context \"\(request.context.rawValue)\" (it draws \
+                    \(extensionValue.body.contexts.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")))
                     """
                 )
             }
