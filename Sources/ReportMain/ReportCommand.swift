@@ -49,7 +49,15 @@ public struct ReportCommand: ParsableCommand {
     @Option(help: ArgumentHelp(texts("The report extension's context (its scene), with --app.", context: "help")))
     var context: String?
     // swift-format-ignore
-    @Option(name: .customLong("filter-json"), help: ArgumentHelp(texts("A DeviceActivityFilter as JSON, with --app (default: today by hour).", context: "help"), valueName: "json"))
+    // swift-format-ignore
+    @Option(help: ArgumentHelp(texts("How often the open window draws the report again, in seconds (0: never).", context: "help")))
+    var refresh: UInt32 = 60
+
+    @Option(
+        name: .customLong("filter-json"),
+        help: ArgumentHelp(
+            texts("A DeviceActivityFilter as JSON, with --app (default: today by hour).", context: "help"),
+            valueName: "json"))
     var filterJSON: String?
 
     public func validate() throws {
@@ -80,7 +88,13 @@ public struct ReportCommand: ParsableCommand {
             if let png {
                 try ReportImageFile.write(rendering.view, width: width, to: URL(fileURLWithPath: png), trace: trace)
             } else {
-                try ReportWindow(title: title, pages: [.init(label: title, view: rendering.view)], trace: trace).run()
+                let window = try ReportWindow(
+                    title: title, pages: [.init(label: title, view: rendering.view)], trace: trace)
+                let source = ReportSource(user: user)
+                window.refresh(every: refresh) { [app, filterJSON] in
+                    (try? source.extensionReport(app: app, context: context, filterJSON: filterJSON)).map { [$0.view] }
+                }
+                window.run()
             }
             return
         }
@@ -97,6 +111,7 @@ public struct ReportCommand: ParsableCommand {
             return
         }
         let texts = Translations.forLanguage(language)
+        let periods: [ReportQuery.Period] = since != nil || until != nil ? [week ? .week : .day] : [.day, .week]
         let pages: [ReportWindow.Page] =
             if since != nil || until != nil {
                 [
@@ -113,6 +128,8 @@ public struct ReportCommand: ParsableCommand {
         let title =
             user.map { texts("Screen time of {person}", context: "report", ["person": $0]) }
             ?? texts("Screen time", context: "report")
-        try ReportWindow(title: title, pages: pages, trace: trace).run()
+        let window = try ReportWindow(title: title, pages: pages, trace: trace)
+        window.refresh(every: refresh) { try? periods.map(view) }
+        window.run()
     }
 }

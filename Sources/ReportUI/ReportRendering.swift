@@ -44,6 +44,26 @@ public final class ReportWindow {
     private let window: UnsafeMutablePointer<GtkWidget>
     private let images: ReportImages
     private let trace: ((String) -> Void)?
+    /// What each page draws now (a refresh replaces it), in page order.
+    private var drawn: [DrawnPage] = []
+
+    /// One page's view and the area it is drawn in.
+    private final class DrawnPage {
+        var view: ReportView
+        let label: String
+        var area: UnsafeMutablePointer<GtkWidget>?
+        var lastWidth = -1.0
+        init(_ page: Page) {
+            view = page.view
+            label = page.label
+        }
+    }
+
+    /// What a refresh runs, kept alive for GLib's timer.
+    private final class Refresher {
+        let action: () -> Void
+        init(_ action: @escaping () -> Void) { self.action = action }
+    }
 
     /// Starts GTK on the display (nil: $DISPLAY) and builds the window.
     public init(title: String, pages: [Page], displayName: String? = nil, trace: ((String) -> Void)? = nil) throws {
@@ -69,25 +89,49 @@ public final class ReportWindow {
         }
     }
 
+    /// Draws the pages again every `seconds` with what `views` returns (in page order): the
+    /// report follows the usage while it is open. A refresh that fails keeps what is drawn.
+    public func refresh(every seconds: UInt32, _ views: @escaping () -> [ReportView]?) {
+        guard seconds > 0 else { return }
+        let refresher = Refresher { [weak self] in
+            guard let self, let views = views(), views.count == drawn.count else { return }
+            for (page, view) in zip(drawn, views) {
+                page.view = view
+                page.lastWidth = -1
+                if let area = page.area { gtk_widget_queue_draw(area) }
+            }
+            trace?("refreshed")
+        }
+        _ = g_timeout_add_seconds_full(
+            G_PRIORITY_DEFAULT, seconds,
+            { data in
+                Unmanaged<Refresher>.fromOpaque(data!).takeUnretainedValue().action()
+                return 1  // G_SOURCE_CONTINUE
+            }, Unmanaged.passRetained(refresher).toOpaque(),
+            { data in Unmanaged<Refresher>.fromOpaque(data!).release() })
+    }
+
     /// Shows the window and runs GTK until it is closed.
     public func run() {
         gtk_widget_show_all(window)
         gtk_main()
     }
 
-    private func scrolledPage(_ page: Page) -> UnsafeMutablePointer<GtkWidget> {
+    private func scrolledPage(_ source: Page) -> UnsafeMutablePointer<GtkWidget> {
         let scrolled = gtk_scrolled_window_new(nil, nil)!
         gtk_scrolled_window_set_policy(widget(scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
         let area = gtk_drawing_area_new()!
         let images = images
         let trace = trace
-        var lastWidth = -1.0
+        let page = DrawnPage(source)
+        page.area = area
+        drawn.append(page)
         GtkSignals.onDraw(UnsafeMutableRawPointer(area)) { cairo in
             let width = Double(gtk_widget_get_allocated_width(area))
             let size = ReportLayout.size(of: page.view, width: max(width, 480), images: images)
-            if width != lastWidth {
+            if width != page.lastWidth {
                 // The page is as tall as the report at this width: the scrolled window scrolls it.
-                lastWidth = width
+                page.lastWidth = width
                 gtk_widget_set_size_request(area, -1, Int32(size.height.rounded(.up)))
             }
             var x: Int32 = 0

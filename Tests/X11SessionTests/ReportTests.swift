@@ -114,6 +114,43 @@ final class ReportTests: XSessionTestCase {
         saveScreenshot(session, "report-day")
     }
 
+    /// The open window follows the usage: it draws the report again (`--refresh`), with what
+    /// was used since it opened.
+    func testTheOpenWindowDrawsTheReportAgainWithNewUse() throws {
+        let session = try startXSession()
+        let range = try recordUse()
+        let window = try ChildProcess(
+            try ProjectPrograms.url(of: "screenward"), ["report", "--since", range.since, "--refresh", "1"],
+            environment: environment.merging(["DISPLAY": session.display]) { $1 })
+        defer { window.stop() }
+        func waitUntil(_ what: String, _ condition: () -> Bool) throws {
+            let deadline = Date().addingTimeInterval(15)
+            while !condition() {
+                guard Date() < deadline else { throw HarnessError.timedOut(what) }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        try waitUntil("the first drawing") { window.outputLines.contains { $0.hasPrefix("table ") } }
+        XCTAssertFalse(window.outputLines.contains { $0.contains("Paint") })
+
+        // Ten minutes of a paint program, ending now.
+        let ledger = try Ledger(url: home.appendingPathComponent("ledger.sqlite"))
+        let now = Date()
+        let agent = try ledger.beginAgentSession(pid: 2, display: ":0", at: now.addingTimeInterval(-600)).sessionID
+        let paint = AppIdentity(key: .desktopEntry("paint.desktop"), displayName: "Paint", categories: ["Graphics"])
+        let interval = try ledger.openInterval(
+            sessionID: agent, app: paint, token: ApplicationToken(opaqueValue: "token-paint"),
+            startingAt: now.addingTimeInterval(-600))
+        try ledger.closeInterval(interval, duration: .seconds(600), reason: .idle)
+        try ledger.endAgentSession(agent, at: now, reason: "test")
+
+        try waitUntil("Paint in the report drawn again") {
+            let lines = window.outputLines
+            guard let refreshed = lines.firstIndex(of: "refreshed") else { return false }
+            return lines[refreshed...].contains { $0.hasPrefix("text ") && $0.contains("Paint") }
+        }
+    }
+
     /// In a made-up language whose every text reads ⟦English⟧ (`PseudoLocale`), the report's
     /// window shows no other text: each went through the translations. In Korean and
     /// Vietnamese, none of the English render's texts is left.
