@@ -228,7 +228,9 @@ final class Tray {
         let pending = try connection.call(RulesMethods.requests, RulesQuery(user: nil, language: language)).filter {
             $0.state == .pending
         }
-        if pending.isEmpty { items.append(.label(text("trayNoRequests"))) }
+        // What an app waits for a guardian's approval for (the dialog at the child's desk) is a request too.
+        let asks = try connection.call(ChildMethods.waitingAsks, RulesQuery(user: nil, language: language))
+        if pending.isEmpty, asks.isEmpty { items.append(.label(text("trayNoRequests"))) }
         for request in pending {
             let user = request.user ?? "?"
             // One asked on another computer of the household is that computer's (sam@laptop).
@@ -259,9 +261,6 @@ final class Tray {
                 ) { _ in }
             }
         }
-        // What an app waits for a guardian's approval for (the dialog at the child's desk).
-        let asks = try connection.call(ChildMethods.waitingAsks, RulesQuery(user: nil, language: language))
-        if pending.isEmpty, !asks.isEmpty { items.removeLast() }
         for ask in asks {
             let answer: (Bool) -> @Sendable () -> Void = { approve in
                 { _ = try? connection.call(ChildMethods.answerAsk, WaitingAskAnswer(id: ask.id, approve: approve)) }
