@@ -16,9 +16,11 @@ struct HomeworkCommand: AsyncParsableCommand {
         discussion: """
             Once: `homework install` (its extensions, which Screenward starts on demand). Then a guardian runs \
             `homework setup --threshold 30m` and picks the apps in the activity picker, or names them with \
-            `--discourage ID --encourage ID` (add --child in an account a guardian manages). Every day the \
-            discouraged apps are shielded until the encouraged apps have been \
-            used for the threshold. Nothing of Homework needs to keep running.
+            `--discourage ID --encourage ID` (add --child in an account a guardian manages: at the child's desk, or \
+            from the guardian's own account with `screenward app run --user CHILD -- homework setup …`). Every day \
+            the discouraged apps are shielded until the encouraged apps have been used for the threshold. There, \
+            what shields less (`stop`, other choices) waits for a guardian, and "Ask for access" on the shield \
+            reaches them. Nothing of Homework needs to keep running.
             """,
         subcommands: [
             Install.self, Setup.self, Status.self, Shield.self, Stop.self, Revoke.self,
