@@ -59,11 +59,9 @@ struct AppCommand: ParsableCommand {
     }
 
     struct Revoke: ParsableCommand {
+        // swift-format-ignore
         static let configuration = CommandConfiguration(
-            // swift-format-ignore
-            abstract: texts(
-                "Take an app's Screen Time access away: its stores and schedules go, and its tokens mean nothing more. A managed user's is a guardian's to take.",
-                context: "help"))
+            abstract: texts("Take an app's Screen Time access away: its stores and schedules go, and its tokens mean nothing more. A managed user's is a guardian's to take.", context: "help"))
         @Argument(
             help: ArgumentHelp(
                 texts("The app's bundle identifier, as `screenward app list` shows it.", context: "help")))
@@ -104,11 +102,9 @@ struct AppCommand: ParsableCommand {
     /// Runs an installed app as the guardian, acting for a managed user: its requests go to
     /// that user's state, as their app's, and what the guardian changes needs no code.
     struct Run: ParsableCommand {
+        // swift-format-ignore
         static let configuration = CommandConfiguration(
-            // swift-format-ignore
-            abstract: texts(
-                "Run an installed app for a managed user (to set it up, change it or stop it): `screenward app run --user sam -- homework setup …`.",
-                context: "help"))
+            abstract: texts("Run an installed app for a managed user (to set it up, change it or stop it): `screenward app run --user sam -- homework setup …`.", context: "help"))
 
         @Option(help: ArgumentHelp(texts("The managed user the app acts for.", context: "help"))) var user: String
         @Argument(

@@ -7,12 +7,10 @@ import ScreenwardIPC
 /// more time" from the command line (as from the tray), and what an app waits for a
 /// guardian's approval for (`sam/a3`: the dialog at the child's desk, answered here instead).
 struct RequestCommand: ParsableCommand {
+    // swift-format-ignore
     static let configuration = CommandConfiguration(
         commandName: "request",
-        // swift-format-ignore
-        abstract: texts(
-            "Managed users' requests for more time, and what their apps ask a guardian (USER/aN): list, approve, deny (guardians).",
-            context: "help"),
+        abstract: texts("Managed users' requests for more time, and what their apps ask a guardian (USER/aN): list, approve, deny (guardians).", context: "help"),
         subcommands: [List.self, Approve.self, Deny.self])
 
     /// `sam/3`, `3` with `--user sam`, or `sam/3@laptop` for one asked on another computer of

@@ -313,8 +313,8 @@ final class ChildAuthorizationTests: XCTestCase {
     }
 
     /// Homework's own shields (WWDC21) in the child's session: the daemon starts its two
-    /// extensions when the agent asks them; the agent reaches them through it. The shield takes Homework's look, and "Ask for access"
-    /// defers and redraws it as waiting.
+    /// extensions when the agent asks them; the agent reaches them through it. The shield takes
+    /// Homework's look, and "Ask for access" defers, redraws it as waiting and asks the guardians.
     func testHomeworksOwnShieldIsDrawnAndItsAskForAccessRedrawsIt() throws {
         // The daemon starts them, as the extensions' own user: what the action delegate keeps
         // (the request) is Homework's policy, not the child's to write.

@@ -196,7 +196,8 @@ final class ManagedExtensionTests: XCTestCase {
             for leak in \(leaks.joined(separator: " ")); do cp "$HOME/request.json" "$leak"; done
             echo "report extension: uid $(id -u); network: $(\(probe)); interfaces: \
             $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ' '); \
-            given: $(grep -o '"role":"child"' "$HOME/request.json" | head -1); kept: $(ls \(leaks.joined(separator: " ")) | wc -l)" >&2
+            given: $(grep -o '"role":"child"' "$HOME/request.json" | head -1); \
+            kept: $(ls \(leaks.joined(separator: " ")) | wc -l)" >&2
             echo '{"view":{"text":{"_0":"Homework time"}}}'
             """.utf8
         ).write(to: extensionProgram)

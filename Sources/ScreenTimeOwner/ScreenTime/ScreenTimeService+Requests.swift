@@ -317,11 +317,8 @@ extension ScreenTimeService {
                 applications.count + request.categories.count + request.webDomains.count
                     <= Self.maximumSelectionItems
             else {
-                throw ServiceError(
-                    .limitExceeded,
-                    Phrase(
-                        "the categories picked hold more than {maximum} applications; pick fewer, or without includeEntireCategory",
-                        context: "service", ["maximum": "\(Self.maximumSelectionItems)"]))
+                // swift-format-ignore
+                throw ServiceError(.limitExceeded, Phrase("the categories picked hold more than {maximum} applications; pick fewer, or without includeEntireCategory", context: "service", ["maximum": "\(Self.maximumSelectionItems)"]))
             }
         }
         for id in applications {
