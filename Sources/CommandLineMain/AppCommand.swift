@@ -144,17 +144,13 @@ struct AppCommand: ParsableCommand {
             try SiblingProgram.run(program, Array(arguments.dropFirst()), environment: environment)
         }
 
-        /// `name` as the shell would find it.
+        /// `name` as the shell would find it (on the search path the catalog reads too).
         static func find(_ name: String) -> URL? {
             if name.contains("/") {
                 return FileManager.default.isExecutableFile(atPath: name) ? URL(fileURLWithPath: name) : nil
             }
-            let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-            for folder in path.split(separator: ":") where !folder.isEmpty {
-                let candidate = "\(folder)/\(name)"
-                if FileManager.default.isExecutableFile(atPath: candidate) { return URL(fileURLWithPath: candidate) }
-            }
-            return nil
+            return ApplicationCatalog.defaultSearchPath().lazy.map { "\($0)/\(name)" }
+                .first { FileManager.default.isExecutableFile(atPath: $0) }.map { URL(fileURLWithPath: $0) }
         }
     }
 }
