@@ -199,6 +199,7 @@ final class Agent {
             host: host, rules: rules,
             reports: AgentReports(
                 ledger: ledger, directory: directory, sessionID: sessionID, socketPath: path, log: log),
+            pickers: AgentPickers(host: host, display: connection.displayName, log: log),
             covered: LoopBound { [unowned self] in presenter?.covered }, problem: rulesProblem)
         server = try SocketServer(
             path: path, identify: PeerCredentialReader.read, handler: RequestsOnLoop(onLoop: requests))

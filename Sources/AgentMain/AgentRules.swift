@@ -1,4 +1,5 @@
 @_spi(Screenward) import DeviceActivity
+@_spi(Screenward) import FamilyControls
 import Foundation
 import GLibRuntime
 import ScreenwardCore
@@ -39,6 +40,7 @@ final class AgentRequests: ServiceRequestHandler {
     private let host: ServiceHost
     private let rules: RulesApp?
     private let reports: AgentReports
+    private let pickers: AgentPickers
     /// The windows the shield presenter covers now (nil: it shows no shields).
     private let covered: LoopBound<() -> [CoveredWindow]?>
     /// Why there is no rules app.
@@ -46,12 +48,13 @@ final class AgentRequests: ServiceRequestHandler {
     private let userName: String
 
     init(
-        host: ServiceHost, rules: RulesApp?, reports: AgentReports, covered: LoopBound<() -> [CoveredWindow]?>,
-        problem: String
+        host: ServiceHost, rules: RulesApp?, reports: AgentReports, pickers: AgentPickers,
+        covered: LoopBound<() -> [CoveredWindow]?>, problem: String
     ) {
         self.host = host
         self.rules = rules
         self.reports = reports
+        self.pickers = pickers
         self.covered = covered
         self.problem = problem
         userName = (try? UnixAccount.withID(UserID(rawValue: getuid())))??.name ?? "uid \(getuid())"
@@ -76,6 +79,13 @@ final class AgentRequests: ServiceRequestHandler {
             .on(ReportMethods.run, errors: { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }) {
                 agent, peer, frame, pending in
                 agent.reports.answer(frame.body, from: peer, pending)
+            },
+            .on(
+                AuthorizationMethods.presentPicker,
+                errors: { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }
+            ) {
+                agent, peer, frame, pending in
+                try agent.pickers.present(frame, from: peer, pending)
             },
             // Which windows are covered is no secret from the person at the screen.
             .on(PresenterMethods.covered, errors: { $0 as? ServiceError ?? ServiceError(.malformedMessage, "\($0)") }) {

@@ -162,11 +162,13 @@ final class Daemon {
                 record: record,
                 // The dialog is in the child's session: its verdicts in the session's language.
                 language: { [state] uid in state.languageToSpeak(uid: uid) }))
+        var appServices = ManagedAppRequests.Services(
+            owner: { [unowned self] uid in owners[uid] }, apps: InstalledApps(directory: options.appsDirectory),
+            vetting: ProcessVetting(),
+            record: record, webHost: webHost)
+        appServices.showPicker = { [unowned self] show, uid in sessions.showPicker(show, uid: uid) }
         apps = ManagedAppRequests(
-            services: ManagedAppRequests.Services(
-                owner: { [unowned self] uid in owners[uid] }, apps: InstalledApps(directory: options.appsDirectory),
-                vetting: ProcessVetting(),
-                record: record, webHost: webHost),
+            services: appServices,
             approvals: approvals,
             send: { [unowned self] delivery in
                 delivery.send()
@@ -185,6 +187,7 @@ final class Daemon {
         sessions.extraStores = { [unowned self] uid in programGuard.extraStores(of: uid) }
         sessions.onClients = { [unowned self] uid, pids in programGuard.clients(pids, of: uid) }
         sessions.onCloseProgram = { [unowned self] uid, pid in programGuard.close(pid, of: uid) }
+        sessions.onPickerClosed = { [unowned self] uid, closed in apps.pickerClosed(closed, fromAgentOf: uid) }
         sessions.onHeldElsewhere = { [unowned self] uid, pids in programGuard.heldElsewhere(pids, of: uid) }
         sessions.onWindowManagerGone = { [unowned self] uid in
             // swift-format-ignore

@@ -1,7 +1,7 @@
 import Foundation
 import GLibRuntime
 import Glibc
-import ScreenwardCore
+@_spi(Screenward) import ScreenwardCore
 import ScreenwardIPC
 import SystemAccounts
 
@@ -53,6 +53,8 @@ final class ManagedSessions {
     var onHeldElsewhere: ((_ uid: UInt32, _ pids: [Int32]) -> Void)?
     /// An agent asks to end a covered process (a shield's Close).
     var onCloseProgram: ((_ uid: UInt32, _ pid: Int32) -> Void)?
+    /// An app's activity picker ended (`picker.present`).
+    var onPickerClosed: ((_ uid: UInt32, PickerClosed) -> Void)?
     /// An agent put back a shield someone tampered with.
     var onShieldTampered: ((_ uid: UInt32, _ tampering: AgentShieldTampered) -> Void)?
     var onUnsupportedBrowser: ((_ uid: UInt32, _ browser: AgentUnsupportedBrowser) -> Void)?
@@ -517,6 +519,9 @@ final class ManagedSessions {
         .on(AgentLinkMethods.closeProgram) { sessions, report, close in
             if let uid = report.uid { sessions.onCloseProgram?(uid, close.pid) }
         },
+        .on(AgentLinkMethods.pickerClosed) { sessions, report, closed in
+            if let uid = report.uid { sessions.onPickerClosed?(uid, closed) }
+        },
     ])
 
     /// What an agent says of its session's windows (the window manager gone, a shield
@@ -556,6 +561,19 @@ final class ManagedSessions {
             return false
         }
         log.debug("asking a guardian through \(peer): \(ask.question)")
+        peer.send(frame)
+        return true
+    }
+
+    /// Shows an app's activity picker on an attached agent of `uid`'s sessions (the active one first).
+    func showPicker(_ show: PickerShow, uid: UInt32) -> Bool {
+        let candidates = tracked.values.filter { $0.session.uid == uid && $0.peer != nil }.sorted {
+            $0.session.isActive && !$1.session.isActive
+        }
+        guard let peer = candidates.first?.peer, let frame = try? AgentLinkMethods.showPicker.frame(show) else {
+            return false
+        }
+        log.debug("showing an activity picker through \(peer)")
         peer.send(frame)
         return true
     }

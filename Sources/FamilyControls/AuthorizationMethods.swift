@@ -20,6 +20,33 @@ import ScreenwardIPC
     /// each with the reason, so one stale token does not keep the picker closed.
     public static let describeSelection = ServiceMethod<FamilyActivitySelection, SelectionDescription>(
         "selection.describe")
+    /// The activity picker, shown by the state owner on the person's display: this client's
+    /// tokens in, its tokens for what was chosen out. The ids chosen stay with the owner.
+    public static let presentPicker = ServiceMethod<PickerPresentation, PickerOutcome>("picker.present")
+}
+
+/// What `FamilyActivityPicker` asks the owner to show.
+@_spi(Screenward) public struct PickerPresentation: Codable, Hashable, Sendable {
+    public var selection: FamilyActivitySelection
+    public var headerText: String?
+    public var footerText: String?
+
+    public init(selection: FamilyActivitySelection, headerText: String? = nil, footerText: String? = nil) {
+        self.selection = selection
+        self.headerText = headerText
+        self.footerText = footerText
+    }
+}
+
+/// How the picker the owner showed ended.
+@_spi(Screenward) public enum PickerOutcome: Codable, Hashable, Sendable {
+    /// The client's tokens for what was chosen.
+    case chosen(FamilyActivitySelection)
+    case cancelled
+    /// The owner has no display of the caller's to show it on (a guardian's own copy of a
+    /// child's app, run with `screenward app run --user`): the caller shows the picker itself,
+    /// with these ids ticked, and asks for its tokens (`selection.issue`).
+    case chooseHere(SelectionRequest)
 }
 
 /// What a client's selection names (`selection.describe`), and what could not be named.
@@ -67,4 +94,25 @@ import ScreenwardIPC
 @_spi(Screenward) public struct GuardianApprovalGrant: Codable, Hashable, Sendable {
     public var until: Date?
     public init(until: Date?) { self.until = until }
+}
+
+/// What the activity picker lists as seen in use when it cannot read the ledger itself (the
+/// picker a managed session's agent shows: the daemon keeps the child's ledger).
+@_spi(Screenward) public struct PickerSeen: Codable, Hashable, Sendable {
+    public struct Application: Codable, Hashable, Sendable {
+        public var id: String
+        public var name: String
+        public init(id: String, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    public var applications: [Application]
+    public var websites: [String]
+
+    public init(applications: [Application] = [], websites: [String] = []) {
+        self.applications = applications
+        self.websites = websites
+    }
 }

@@ -2,21 +2,20 @@ import Foundation
 @_spi(Screenward) import ManagedSettings
 import ScreenwardIPC
 
-/// The activity picker: a dialog in which the person chooses applications and whole
-/// categories; the app keeps its own tokens for them. (The picker hands the ids chosen to the
-/// app's process, which exchanges them for its tokens: the app can see them. Issuing tokens
-/// through the owner alone is not built yet.)
+/// The activity picker: a dialog in which the person chooses applications, whole categories
+/// and websites; the app gets its own tokens for them and nothing else.
 ///
 /// ```swift
 /// let picker = FamilyActivityPicker(selection: model.selectionToDiscourage, headerText: "Apps to limit")
 /// if let chosen = try await picker.present() { model.selectionToDiscourage = chosen }
 /// ```
 ///
-/// Apple's picker is a SwiftUI view; here it is a window of its own (`screenward-picker`,
-/// GTK), which a command-line or GTK app presents and waits for. The picker only reports
-/// the ids chosen; the app then asks the state owner for its tokens over its own
-/// connection, so in an account a guardian manages (where only the vetted app may talk to
-/// the daemon) the tokens are still issued to the app.
+/// Apple's picker is a SwiftUI view drawn out of the app's process; here it is a window of its
+/// own (`screenward-picker`, GTK) that the state owner shows on the person's display and waits
+/// for (`picker.present`): the agent in a person's own account, the managed session's agent
+/// (as its own system user) for the daemon in an account a guardian manages. The ids chosen
+/// go from the picker to the owner, which answers the app with its tokens: they never reach
+/// the app's process.
 public struct FamilyActivityPicker: Sendable {
     /// What shows ticked when the picker opens (the app's own tokens).
     public var selection: FamilyActivitySelection
@@ -44,24 +43,27 @@ public struct FamilyActivityPicker: Sendable {
     /// Throws `FamilyActivityPickerError` when there is no display or the picker is not
     /// installed, and `FamilyControlsError` when the app is not authorised.
     public func present() async throws -> FamilyActivitySelection? {
-        let environment = ProcessInfo.processInfo.environment
-        guard let display = environment["DISPLAY"], !display.isEmpty else { throw FamilyActivityPickerError.noDisplay }
-        let program = try PickerProgram.locate(environment: environment)
+        let client = ScreenwardApp.client
         do {
-            let client = ScreenwardApp.client
-            var ticked = SelectionRequest(includeEntireCategory: selection.includeEntireCategory)
-            if selection != FamilyActivitySelection(includeEntireCategory: selection.includeEntireCategory) {
-                let description = try await client.call(AuthorizationMethods.describeSelection, selection)
-                for line in description.skipped { ScreenwardApp.report("the activity picker leaves out \(line)") }
-                ticked = description.items
+            let presentation = PickerPresentation(selection: selection, headerText: headerText, footerText: footerText)
+            // The person may take their time: the owner's picker waits for them, not for a timeout.
+            switch try await client.call(AuthorizationMethods.presentPicker, presentation, timeout: .seconds(24 * 3600))
+            {
+            case .chosen(let chosen): return chosen
+            case .cancelled: return nil
+            case .chooseHere(let ticked):
+                let environment = ProcessInfo.processInfo.environment
+                guard let display = environment["DISPLAY"], !display.isEmpty else {
+                    throw FamilyActivityPickerError.noDisplay
+                }
+                let run = PickerRun(
+                    program: try PickerProgram.locate(environment: environment), ticked: ticked,
+                    headerText: headerText, footerText: footerText)
+                guard let chosen = try await run.result() else { return nil }
+                return try await client.call(AuthorizationMethods.issueSelection, chosen)
             }
-            guard
-                let chosen = try await PickerRun(
-                    program: program, ticked: ticked, headerText: headerText, footerText: footerText
-                )
-                .result()
-            else { return nil }
-            return try await client.call(AuthorizationMethods.issueSelection, chosen)
+        } catch let error as ServiceError where error.code == .pickerUnavailable {
+            throw FamilyActivityPickerError.pickerFailed(error.message)
         } catch let error as ServiceError {
             throw FamilyControlsError.thrown(error)
         }
@@ -69,7 +71,8 @@ public struct FamilyActivityPicker: Sendable {
 }
 
 public enum FamilyActivityPickerError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// No X display to show the picker on (DISPLAY is not set).
+    /// No X display to show the picker on (no desktop session of the person's, or DISPLAY
+    /// is not set where the app shows it itself).
     case noDisplay
     /// `screenward-picker` cannot be found.
     case pickerNotInstalled(String)

@@ -48,6 +48,10 @@ public struct PickerCommand: ParsableCommand {
     var selectedJSON: String?
 
     // swift-format-ignore
+    @Flag(name: .customLong("seen-on-stdin"), help: ArgumentHelp(texts("With --choose: read what to list as seen in use from standard input (JSON), rather than from the ledger.", context: "help")))
+    var seenOnStandardInput = false
+
+    // swift-format-ignore
     @Option(help: ArgumentHelp(texts("A line above the list saying what the choice is for.", context: "help"), valueName: "text"))
     var header: String?
 
@@ -70,7 +74,7 @@ public struct PickerCommand: ParsableCommand {
             do { try BundleIdentifier.validate(bundle) } catch let error as ServiceError {
                 throw ValidationError(spoken(error, in: texts))
             }
-            if selectedJSON != nil {
+            if selectedJSON != nil || seenOnStandardInput {
                 throw ValidationError(
                     texts("--selected-json goes with --choose; with --for, give --current FILE", context: "cli"))
             }
@@ -138,12 +142,24 @@ public struct PickerCommand: ParsableCommand {
                     status: 64)
             }
         }
-        guard let (chosen, catalog) = try present(ticked) else { throw PickerFailure.cancelled }
+        var seen: PickerSeen?
+        if seenOnStandardInput {
+            do {
+                seen = try JSONDecoder().decode(PickerSeen.self, from: FileHandle.standardInput.readDataToEndOfFile())
+            } catch {
+                throw PickerFailure(
+                    texts(
+                        "standard input holds no list of what was seen in use: {error}", context: "cli",
+                        ["error": readable(error)]),
+                    status: 64)
+            }
+        }
+        guard let (chosen, catalog) = try present(ticked, seen: seen) else { throw PickerFailure.cancelled }
         try write(try Self.json(chosen.request(in: catalog)))
     }
 
-    private func present(_ ticked: SelectionRequest) throws -> (PickerChoice, PickerCatalog)? {
-        let source = try PickerSource().load(alsoListing: ticked)
+    private func present(_ ticked: SelectionRequest, seen: PickerSeen? = nil) throws -> (PickerChoice, PickerCatalog)? {
+        let source = try PickerSource().load(alsoListing: ticked, seen: seen)
         for problem in source.problems { FileHandle.standardError.write(Data("screenward-picker: \(problem)\n".utf8)) }
         return try ActivityPickerDialog.run(
             source, choice: PickerChoice(ticked), header: header, footer: footer, displayName: display)

@@ -25,6 +25,9 @@ public struct ServiceError: Error, Codable, Hashable, Sendable, CustomStringConv
         public static let authorizationCanceled: Code = "authorization-canceled"
         /// In a managed account, the change restricts less and no guardian approved it.
         public static let guardianApprovalRequired: Code = "guardian-approval-required"
+        /// The activity picker could not be shown (no desktop session, not installed, it
+        /// failed); the message says why.
+        public static let pickerUnavailable: Code = "picker-unavailable"
         /// Not built yet, or not possible here; the message says which and why.
         public static let unsupported: Code = "unsupported"
         /// The agent is not running or does not answer.

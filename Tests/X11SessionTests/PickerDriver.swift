@@ -9,20 +9,32 @@ final class PickerDriver {
     let process: ChildProcess
     let display: String
     private let test: XSessionTestCase
+    /// Whose standard error carries the picker's trace, and how many of its lines came before.
+    private let tracer: ChildProcess?
+    private let linesBefore: Int
 
     /// Starts `program` (`screenward-picker`, or `screenward pick`, which runs it) with the
-    /// trace on, and waits until the list is shown.
-    init(_ test: XSessionTestCase, program: String, _ arguments: [String], environment: [String: String]) throws {
+    /// trace on, and waits until the list is shown. An app's picker (`FamilyActivityPicker`)
+    /// is the state owner's: `owner` is that agent, started with `SCREENWARD_PICKER_TRACE`,
+    /// whose standard error then carries the trace.
+    init(
+        _ test: XSessionTestCase, program: String, _ arguments: [String], environment: [String: String],
+        shownBy owner: ChildProcess? = nil
+    ) throws {
         self.test = test
         display = environment["DISPLAY"] ?? ""
+        tracer = owner
+        linesBefore = owner?.standardError.split(separator: "\n").count ?? 0
         process = try ChildProcess(
             try ProjectPrograms.url(of: program), arguments,
             environment: environment.merging(["SCREENWARD_PICKER_TRACE": "1"]) { $1 })
-        try process.waitForStandardError(containing: PickerTraceLine.readyPrefix, timeout: 20)
+        try waitFor("the picker ready", timeout: 20) { lines.contains { $0.hasPrefix(PickerTraceLine.readyPrefix) } }
         try waitForList(after: PickerTraceLine.readyPrefix)
     }
 
-    var lines: [String] { process.standardError.split(separator: "\n").map(String.init) }
+    var lines: [String] {
+        (tracer ?? process).standardError.split(separator: "\n").dropFirst(linesBefore).map(String.init)
+    }
 
     /// The rows shown (`app ID`, `category ID`) at the last trace of the list.
     var shownRows: [String] { PickerTraceLine.lastShownRows(in: lines) }
@@ -118,7 +130,8 @@ final class PickerDriver {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             guard Date() < deadline else {
-                throw HarnessError.timedOut("\(what); picker's trace: \(process.standardError.suffix(2000))")
+                let trace = lines.suffix(20).joined(separator: "\n")
+                throw HarnessError.timedOut("\(what); picker's trace: \(trace); \(process.standardError.suffix(1000))")
             }
             Thread.sleep(forTimeInterval: 0.02)
         }

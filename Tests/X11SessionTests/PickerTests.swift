@@ -341,7 +341,8 @@ final class PickerTests: XSessionTestCase {
     /// guardian clicks is what Homework shields when its interval starts.
     func testHomeworkSetupPicksItsAppsInThePicker() throws {
         _ = try requireTool("xdotool")
-        let scene = try startShieldScene(extraEntries: Self.entries)
+        let scene = try startShieldScene(
+            extraEntries: Self.entries, extraEnvironment: ["SCREENWARD_PICKER_TRACE": "1"])
         defer { scene.stop() }
         let apps = try DemoApplications(display: scene.session.display, windows: ["game.Game", "notes.Notes"])
         let game = id(apps.windows[0])
@@ -359,7 +360,7 @@ final class PickerTests: XSessionTestCase {
                 "setup", "--threshold", "1h", "--from", Self.hourAndMinute(now.addingTimeInterval(-3600)), "--until",
                 Self.hourAndMinute(now.addingTimeInterval(3600)),
             ],
-            environment: environment)
+            environment: environment, shownBy: scene.agent.process)
         try setup.click("app game.desktop")
         try setup.key("Return")
         // The second picker (the encouraged apps) is a new window: its own trace follows.
@@ -386,7 +387,8 @@ final class PickerTests: XSessionTestCase {
             _ = agent.stop()
             session.stop()
         }
-        let setup = try PickerDriver(self, program: "worklog", ["setup", "--pick"], environment: environment)
+        let setup = try PickerDriver(
+            self, program: "worklog", ["setup", "--pick"], environment: environment, shownBy: agent.process)
         XCTAssertEqual(setup.isTicked("category Social"), true)
         XCTAssertEqual(setup.isTicked("category Game"), false)
         try setup.key("Return")
@@ -410,8 +412,10 @@ final class PickerTests: XSessionTestCase {
     private func startAgent() throws -> (PrivateXSession, AgentRun, ServiceClient, [String: String]) {
         _ = try requireTool("xdotool")
         let session = try startXSession()
+        // The agent shows the apps' pickers (FamilyActivityPicker), with their trace on its standard error.
         let agent = try AgentRun(
-            display: session.display, home: home, environment: try catalogEnvironment(entries: Self.entries))
+            display: session.display, home: home,
+            environment: try catalogEnvironment(entries: Self.entries).merging(["SCREENWARD_PICKER_TRACE": "1"]) { $1 })
         let client = ServiceClient(
             transport: SocketTransport(path: agent.home.appendingPathComponent("agent.sock").path),
             bundleIdentifier: Self.app)

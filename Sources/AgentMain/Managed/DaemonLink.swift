@@ -1,6 +1,6 @@
 import Foundation
 import ManagedSettings
-import ScreenwardCore
+@_spi(Screenward) import ScreenwardCore
 import ScreenwardIPC
 import Synchronization
 
@@ -53,7 +53,21 @@ final class DaemonLink: Sendable {
         transport.setPushReceiver(forKind: AgentLinkMethods.closeAsk.name) { frame in
             if let closed = try? AgentLinkMethods.closeAsk.body(from: frame) { deliver(.close(closed.ask)) }
         }
+        transport.setPushReceiver(forKind: AgentLinkMethods.showPicker.name) { [self] frame in
+            guard let show = try? AgentLinkMethods.showPicker.body(from: frame) else { return }
+            guard let handler = pickerHandler.withLock({ $0 }) else {
+                return post(AgentLinkMethods.pickerClosed, PickerClosed(id: show.id, failure: "the agent is starting"))
+            }
+            handler(show)
+        }
     }
+
+    /// Who shows the apps' activity pickers the daemon asks for.
+    func onPickerShow(_ handler: @escaping @Sendable (PickerShow) -> Void) {
+        pickerHandler.withLock { $0 = handler }
+    }
+
+    private let pickerHandler = Mutex<(@Sendable (PickerShow) -> Void)?>(nil)
 
     func attach(session: String) throws -> AgentAttachment {
         let attachment = try client.call(AgentLinkMethods.attach, AgentAttach(session: session))

@@ -1,8 +1,9 @@
+@_spi(Screenward) import FamilyControls
 import Foundation
 import GLibRuntime
 import GtkBase
 @_spi(Screenward) import ManagedSettings
-import ScreenwardCore
+@_spi(Screenward) import ScreenwardCore
 import ScreenwardIPC
 import ShieldUI
 import X11Session
@@ -21,6 +22,8 @@ final class ManagedAgent {
     private let loop = MainLoop()
     private let identities: Identities
     private let catalog: ApplicationCatalog
+    /// The system's shared data folders, whose desktop entries name applications.
+    private let dataDirectories: String
     /// Clients asked about since the daemon last told the programs, and when.
     private var asked: [Int32: ContinuousClock.Instant] = [:]
     /// How long a client's windows wait for the daemon's word before their claim is taken
@@ -70,6 +73,7 @@ final class ManagedAgent {
         let (catalog, problems) = ApplicationCatalog.loadFromEnvironment(["XDG_DATA_DIRS": dataDirectories])
         for problem in problems.prefix(20) { log.warning("desktop entry skipped: \(problem)") }
         self.catalog = catalog
+        self.dataDirectories = dataDirectories
         // The child's processes as the daemon reads them: the agent's user may not.
         identities = Identities(resolver: AppResolver(catalog: catalog, processes: link.programs))
         minter = TokenMinter(secret: DeviceSecret(bytes: attachment.deviceSecret))
@@ -103,6 +107,7 @@ final class ManagedAgent {
         loop.onSignal(SIGINT) { [self] in stop(reason: "SIGINT") }
         startShields()
         listenForGuardianAsks()
+        listenForPickers()
         listenForPrograms()
         listenForBrowsers()
         tracker.counted = { [unowned self] observation in counted(observation) }
@@ -243,6 +248,38 @@ final class ManagedAgent {
                     message: texts("The daemon did not answer; try again.", context: "guardianDialog.verdict"),
                     notBefore: nil)
             events?.post(.verdict(answer.ask, verdict))
+        }
+    }
+
+    // MARK: An app's activity picker
+
+    /// The daemon asks for an app's activity picker: shown here, as the agents' user (the
+    /// child can neither trace it nor read what it prints), and waited for on a thread of its
+    /// own; the ids chosen go back to the daemon, which answers the app with its tokens.
+    private func listenForPickers() {
+        let (link, log, display, dataDirectories) = (link, log, connection.displayName, dataDirectories)
+        link.onPickerShow { show in
+            Thread.detachNewThread {
+                var environment = ProcessInfo.processInfo.environment
+                environment["XDG_DATA_DIRS"] = dataDirectories
+                // The picker speaks the session's language, as the guardian's dialog does.
+                let language = link.language.spoken.current
+                if language != Translations.language(fromEnvironment: environment) {
+                    environment["LANG"] = "\(language).UTF-8"
+                }
+                let closed: PickerClosed
+                do {
+                    let run = PickerRun(
+                        program: try PickerProgram.locate(), ticked: show.ticked, headerText: show.headerText,
+                        footerText: show.footerText, seen: show.seen, display: display, environment: environment)
+                    log.info("an app's activity picker is shown")
+                    closed = PickerClosed(id: show.id, chosen: try run.run())
+                } catch {
+                    log.warning("an app's activity picker failed: \(error)")
+                    closed = PickerClosed(id: show.id, failure: "\(error)")
+                }
+                link.post(AgentLinkMethods.pickerClosed, closed)
+            }
         }
     }
 

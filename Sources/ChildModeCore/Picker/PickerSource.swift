@@ -28,9 +28,11 @@ public struct PickerSource {
     ///
     /// - Parameter alsoListing: what is already chosen, listed (so it can be unticked) even
     ///   when nothing else knows it any more.
-    @_spi(Screenward) public func load(alsoListing chosen: SelectionRequest = SelectionRequest()) throws
-        -> PickerSourceContents
-    {
+    /// - Parameter given: what was seen in use, from whoever runs the picker (a managed
+    ///   session's agent, for the daemon); nil: read here.
+    @_spi(Screenward) public func load(
+        alsoListing chosen: SelectionRequest = SelectionRequest(), seen given: PickerSeen? = nil
+    ) throws -> PickerSourceContents {
         let categories = try DataDirectory.categoryTable()
         // No executable search path: the picker needs the entries, not the index of their
         // programs that identity resolution builds (a PATH lookup per entry).
@@ -41,7 +43,13 @@ public struct PickerSource {
         var problems = entryProblems
         var seen: (applications: [KnownApplication], websites: [String]) = ([], [])
         do {
-            seen = try seenInUse()
+            seen =
+                try given.map {
+                    (
+                        $0.applications.map { KnownApplication(token: "", publicID: $0.id, displayName: $0.name) },
+                        $0.websites
+                    )
+                } ?? seenInUse()
         } catch {
             problems.append("the applications and websites seen in use are not listed: \(error)")
         }

@@ -294,6 +294,24 @@ extension ScreenTimeService {
 
     // MARK: Selection (the picker's back end)
 
+    /// The ids `client`'s selection was issued for, for the activity picker the owner shows
+    /// (`picker.present`); tokens that are not the client's are left out, each with a line
+    /// in `skipped`. Refuses a client that is not authorised.
+    @_spi(Screenward) public func pickerOpening(client: String, _ selection: FamilyActivitySelection) throws
+        -> SelectionDescription
+    {
+        try BundleIdentifier.validate(client)
+        return try describeSelection(try tokens(client), selection)
+    }
+
+    /// `client`'s tokens for what the person chose in the picker the owner showed.
+    @_spi(Screenward) public func pickerChose(client: String, _ chosen: SelectionRequest) throws
+        -> FamilyActivitySelection
+    {
+        try BundleIdentifier.validate(client)
+        return try issueSelection(try tokens(client), chosen)
+    }
+
     private func issueSelection(_ tokens: ClientTokens, _ request: SelectionRequest) throws -> FamilyActivitySelection {
         let count = request.applications.count + request.categories.count + request.webDomains.count
         guard count <= Self.maximumSelectionItems else {

@@ -25,6 +25,8 @@ public final class ManagedAppRequests {
         /// The installed `screenward-web-host` and the browsers it is taken from (nil: the
         /// daemon takes no browser's reports, and says why to a host that connects).
         public var webHost: WebHostTrust?
+        /// Shows the activity picker in one of the user's desktop sessions (false: none).
+        @_spi(Screenward) public var showPicker: (PickerShow, _ uid: UInt32) -> Bool = { _, _ in false }
 
         public init(
             owner: @escaping (UInt32) -> ManagedUserOwner?, apps: InstalledApps, vetting: ProcessVetting,
@@ -55,7 +57,7 @@ public final class ManagedAppRequests {
         }
     }
 
-    private let services: Services
+    let services: Services
     public let approvals: GuardianApprovals
     private var proofs: [ServicePeer: AppProof] = [:]
     private var vetted: [ServicePeer: Set<String>] = [:]
@@ -65,7 +67,10 @@ public final class ManagedAppRequests {
     /// The browser each vetted host connection was started by.
     private var browsers: [ServicePeer: Int32] = [:]
     /// Sends lines that are ready later (a guardian's decision).
-    private let send: (Delivery) -> Void
+    let send: (Delivery) -> Void
+    /// The pickers shown for apps, by the id their session's agent answers with.
+    var pickers: [UInt64: OpenPicker] = [:]
+    var lastPickerID: UInt64 = 0
 
     public init(services: Services, approvals: GuardianApprovals, send: @escaping (Delivery) -> Void) {
         self.services = services
@@ -92,6 +97,7 @@ public final class ManagedAppRequests {
         recordedRefusals[peer] = nil
         mayLoosenUntil[peer] = nil
         browsers[peer] = nil
+        pickers = pickers.filter { $0.value.peer != peer }
         approvals.requesterGone(peer)
         if let uid = served ?? peer.credentials?.uid { services.owner(uid)?.service.disconnected(peer) }
     }
@@ -206,6 +212,9 @@ public final class ManagedAppRequests {
                     [weak apps] in
                     GuardianApprovalGrant(until: apps?.allowLoosening(peer))
                 }
+            },
+            .on(AuthorizationMethods.presentPicker, errors: serviceError) { apps, request, frame, pending in
+                request.deliveries += try apps.presentPicker(frame.body, request, pending)
             },
             // Which apps hold access is the guardians' to read (`screenward app list`), not an app's.
             .on(AccessMethods.list, errors: serviceError) { _, _, _ -> [AppAccess] in
