@@ -57,13 +57,25 @@ final class ChildAuthorizationTests: XCTestCase {
         return try Ledger(url: home.ledgerURL).storeContents(client: homework, name: "homework")
     }
 
+    /// The child uses `window` (it is given the focus) until their ledger has seen `id` in use:
+    /// the picker lists what was seen. By default the game.
+    private func use(_ id: String = "wmclass:Game", window: String? = nil) throws {
+        let activated = try desktop.runAsKid(["xdotool", "windowactivate", "--sync", window ?? desktop.windows[0]])
+        XCTAssertEqual(activated.status, 0, activated.error)
+        let home = ChildHomes(stateDirectory: fixture.state).home(for: desktop.uid)
+        try desktop.waitFor("\(id) seen in use") {
+            try Ledger(url: home.ledgerURL).knownApplications().contains { $0.publicID == id }
+        }
+    }
+
     func testAGuardiansOneTimeCodeLetsHomeworkShieldTheGameAndNothingTheChildTriesUndoesIt() throws {
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup], password: guardianPassword)
         try desktop.startManagedSession()
         let authenticator = try TestAuthenticator.enroll(guardian, with: fixture)
 
         // Homework asks for .child from the child's session and waits for a guardian.
-        let (setup, dialog) = try askingAGuardian(["shield", "--child", "--app", "wmclass:Game"])
+        try use()
+        let (setup, dialog) = try askingAGuardian(["shield", "--child"])
 
         // While it waits, the child cannot trace it: the API made it non-dumpable.
         let attach = try desktop.runAsKid(["gdb", "-batch", "-p", "\(setup.pid)"])
@@ -92,11 +104,23 @@ final class ChildAuthorizationTests: XCTestCase {
         XCTAssertTrue(setup.isRunning, "Homework must still be waiting")
         desktop.screenshot("guardian-dialog-wrong-code.png")
 
-        // The right one approves: Homework's shield goes over the game.
+        // The right one approves; Homework opens the activity picker, which the session's agent
+        // shows as its own user: the child's programs cannot trace it or read what it prints.
         let reportsBefore = desktop.coverReports(1)
-        let usedCode = try desktop.approve(with: authenticator, in: dialog) { !setup.isRunning }
+        let usedCode = try desktop.approve(with: authenticator, in: dialog) { (try? desktop.pickerWindow()) != nil }
+        let pickers = try fixture.users.run(as: "root", ["pgrep", "-u", fixture.agentUser, "-f", "screenward-picker"])
+        XCTAssertEqual(pickers.status, 0, "the picker must run as the agents' user: \(pickers.output) \(pickers.error)")
+        XCTAssertNotEqual(
+            try fixture.users.run(as: "root", ["pgrep", "-u", desktop.kid, "-f", "screenward-picker"]).status, 0,
+            "no picker runs as the child")
+        desktop.screenshot("picker-child.png")
+        // The child picks the game; Homework gets its token, and never the id.
+        try desktop.pick("wmclass:Game")
         XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
-        XCTAssertTrue(setup.outputLines.joined().contains("Homework shields wmclass:Game"), setup.outputLines.joined())
+        let said = setup.outputLines.joined() + setup.standardError
+        XCTAssertTrue(said.contains("Homework shields the 1 item(s) picked"), said)
+        XCTAssertFalse(said.contains("wmclass:Game"), "Homework learnt what was picked: \(said)")
+        // The shield goes over the game.
         try desktop.waitFor("the shield over the game") { desktop.coverReports(1) > reportsBefore }
         desktop.screenshot("homework-child-shield.png")
         let approved = try events()
@@ -109,9 +133,15 @@ final class ChildAuthorizationTests: XCTestCase {
         XCTAssertEqual(shields.status, 0, shields.error)
         XCTAssertTrue(shields.output.contains("wmclass:Game") && shields.output.contains(homework), shields.output)
 
-        // Asking again is remembered: no dialog.
+        // Asking again is remembered: no dialog. Naming the game itself is refused and recorded: a
+        // child's app that turned ids into tokens would build a table of what its tokens stand for.
         let again = try desktop.runAsKid([fixture.program("homework"), "shield", "--child", "--app", "wmclass:Game"])
-        XCTAssertEqual(again.status, 0, again.error)
+        XCTAssertNotEqual(again.status, 0)
+        XCTAssertTrue(again.error.contains("activity picker"), again.output + again.error)
+        XCTAssertNil(try desktop.guardianDialog())
+        try desktop.waitFor("the refused ids recorded", timeout: 15) {
+            try events().contains("Homework (\(homework)) tried to turn ids into tokens, or tokens into ids: refused")
+        }
 
         // A script claiming Homework's identifier is refused and recorded.
         let script = """
@@ -169,22 +199,33 @@ final class ChildAuthorizationTests: XCTestCase {
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
         try desktop.startManagedSession()
         let authenticator = try TestAuthenticator.enroll(guardian, with: fixture)
-        // The guardian sets Homework up at the child's desk: one code approves .child and the setup.
-        let (setup, dialog) = try askingAGuardian([
-            "setup", "--child", "--discourage", "wmclass:Game", "--encourage", "wmclass:Reader", "--threshold", "30m",
-        ])
-        try desktop.approve(with: authenticator, in: dialog) { !setup.isRunning }
+        // Another app the child has used, beside the game.
+        let other = try desktop.startAsKid([fixture.program("screenward-testwindow"), "--window", "other.Other:Other"])
+        defer { other.stop() }
+        let otherWindow = try XCTUnwrap(try other.waitForOutputLines(1, timeout: 20).first)
+        try use("wmclass:Other", window: otherWindow)
+        try use()
+        // The guardian sets Homework up at the child's desk: one code approves .child and the setup,
+        // and they pick there: the game to discourage, the other app to encourage.
+        let (setup, dialog) = try askingAGuardian(["setup", "--child", "--threshold", "30m"])
+        try desktop.approve(with: authenticator, in: dialog) { (try? desktop.pickerWindow()) != nil }
+        try desktop.pick("wmclass:Game")
+        try desktop.pick("wmclass:Other")
         XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
         XCTAssertNotNil(try homeworkShared("model"), "the guardian's choices are kept")
 
         // Shielding more needs nobody.
-        let shield = try desktop.runAsKid([fixture.program("homework"), "shield", "--child", "--app", "wmclass:Game"])
-        XCTAssertEqual(shield.status, 0, shield.error)
+        let shield = try desktop.startAsKid([fixture.program("homework"), "shield", "--child"])
+        try desktop.pick("wmclass:Game")
+        XCTAssertEqual(shield.waitForExit(timeout: 20), 0, shield.standardError)
         let shielding = try XCTUnwrap(try homeworkStore())
         XCTAssertEqual(shielding.shield.applications?.count, 1)
 
         // Shielding another app instead of the game lifts the game's shield: refused, recorded.
-        let swapped = try desktop.runAsKid([fixture.program("homework"), "shield", "--child", "--app", "wmclass:Other"])
+        let swapping = try desktop.startAsKid([fixture.program("homework"), "shield", "--child"])
+        try desktop.pick("wmclass:Other")
+        XCTAssertNotNil(swapping.waitForExit(timeout: 20))
+        let swapped = (output: swapping.outputLines.joined(separator: "\n"), error: swapping.standardError)
         XCTAssertTrue(swapped.error.contains("asks a guardian first"), swapped.output + swapped.error)
         XCTAssertEqual(try homeworkStore(), shielding, "the game must still be shielded")
         try desktop.waitFor("the refusal recorded", timeout: 15) {
@@ -325,8 +366,10 @@ final class ChildAuthorizationTests: XCTestCase {
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
         try desktop.startManagedSession()
         let authenticator = try TestAuthenticator.enroll(guardian, with: fixture)
-        let (setup, dialog) = try askingAGuardian(["shield", "--child", "--app", "wmclass:Game"])
-        try desktop.approve(with: authenticator, in: dialog) { !setup.isRunning }
+        try use()
+        let (setup, dialog) = try askingAGuardian(["shield", "--child"])
+        try desktop.approve(with: authenticator, in: dialog) { (try? desktop.pickerWindow()) != nil }
+        try desktop.pick("wmclass:Game")
         XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
         try desktop.waitFor("the shield over the game") { desktop.coverReports(1) >= 1 }
 
@@ -384,7 +427,7 @@ final class ChildAuthorizationTests: XCTestCase {
     func testAGuardianWithoutAnAuthenticatorIsToldWhatToDoAndGuessedCodesAreSlowedDownAndRecorded() throws {
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup], password: guardianPassword)
         try desktop.startManagedSession()
-        let (setup, dialog) = try askingAGuardian(["shield", "--child", "--app", "wmclass:Game"])
+        let (setup, dialog) = try askingAGuardian(["shield", "--child"])
 
         // Not enrolled yet: any code is answered with what to do instead, and recorded;
         // it costs no try.

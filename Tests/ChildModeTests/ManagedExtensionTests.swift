@@ -45,23 +45,22 @@ final class ManagedExtensionTests: XCTestCase {
         try fixture.installApp(homework, name: "Homework", executables: [program], extensions: extensions)
     }
 
-    /// `homework setup --child …` in the child's session, approved by a guardian's one-time code;
-    /// returns the guardian's login name.
+    /// `homework setup --child …` for the child, from a guardian's own account (`screenward app
+    /// run --user`: the apps named by id, which the child's own Homework may not do); returns
+    /// the guardian's login name.
     @discardableResult
     private func setUpHomework() throws -> String {
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
-        let authenticator = try TestAuthenticator.enroll(guardian, with: fixture)
         let now = Date()
-        let (setup, dialog) = try desktop.askingAGuardian([
-            fixture.program("homework"), "setup", "--child", "--discourage", "wmclass:Game", "--encourage",
-            "wmclass:Notes",
-            "--threshold", "3s", "--from", Self.clock(now.addingTimeInterval(-3600)), "--until",
-            Self.clock(now.addingTimeInterval(3600)),
-        ])
-        try desktop.approve(with: authenticator, in: dialog) { !setup.isRunning }
-        XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
-        XCTAssertTrue(
-            setup.outputLines.joined().contains("Homework discourages wmclass:Game"), setup.outputLines.joined())
+        let setup = try fixture.screenward(
+            as: guardian,
+            [
+                "app", "run", "--user", desktop.kid, "--", fixture.program("homework"), "setup", "--child",
+                "--discourage", "wmclass:Game", "--encourage", "wmclass:Notes", "--threshold", "3s", "--from",
+                Self.clock(now.addingTimeInterval(-3600)), "--until", Self.clock(now.addingTimeInterval(3600)),
+            ])
+        XCTAssertEqual(setup.status, 0, setup.output + setup.error)
+        XCTAssertTrue(setup.output.contains("Homework discourages wmclass:Game"), setup.output + setup.error)
         return guardian
     }
 

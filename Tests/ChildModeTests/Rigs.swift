@@ -162,3 +162,31 @@ extension ManagedDesktopRig {
         return ""
     }
 }
+
+extension ManagedDesktopRig {
+    /// The activity picker the session's agent shows for an app, as the child's X clients see it.
+    func pickerWindow() throws -> String? {
+        let found = try runAsKid(["xdotool", "search", "--classname", "^picker$"])
+        return found.output.split(separator: "\n").first.map(String.init)
+    }
+
+    /// Picks with the keyboard in the picker the agent shows, as the child would: `search`
+    /// typed, Tab into the list, Down to the first row under the first header (what `search`
+    /// names must be the one match), space, Enter. Waits until the picker is gone.
+    func pick(_ search: String) throws {
+        var window: String?
+        try waitFor("the activity picker") {
+            window = try pickerWindow()
+            return window != nil
+        }
+        let picker = try XCTUnwrap(window)
+        for step in [
+            ["windowactivate", "--sync", picker], ["type", "--delay", "40", search], ["sleep", "0.6"],
+            ["key", "Tab", "Down", "space"], ["sleep", "0.3"], ["key", "Return"],
+        ] {
+            let result = try runAsKid(["xdotool"] + step)
+            XCTAssertEqual(result.status, 0, "xdotool \(step): \(result.error)")
+        }
+        try waitFor("the activity picker to close") { try pickerWindow() == nil }
+    }
+}

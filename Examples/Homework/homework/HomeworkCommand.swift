@@ -1,6 +1,7 @@
 import ArgumentParser
 import DeviceActivity
-import FamilyControls
+// Screenward's SPI for one call: a scripted setup's ids (`FamilyActivitySelection.choosing`).
+@_spi(Screenward) import FamilyControls
 import Foundation
 import HomeworkKit
 import ManagedSettings
@@ -15,9 +16,10 @@ struct HomeworkCommand: AsyncParsableCommand {
         abstract: "The Homework demo app (WWDC21 \"Meet the Screen Time API\") on Screenward.",
         discussion: """
             Once: `homework install` (its extensions, which Screenward starts on demand). Then a guardian runs \
-            `homework setup --threshold 30m` and picks the apps in the activity picker, or names them with \
-            `--discourage ID --encourage ID` (add --child in an account a guardian manages: at the child's desk, or \
-            from the guardian's own account with `screenward app run --user CHILD -- homework setup …`). Every day \
+            `homework setup --threshold 30m` and picks the apps in the activity picker (add --child in an account a \
+            guardian manages, at the child's desk), or names them with `--discourage ID --encourage ID` in a \
+            person's own account or from the guardian's own account (`screenward app run --user CHILD -- homework \
+            setup --child …`): a child's own apps never turn ids into tokens. Every day \
             the discouraged apps are shielded until the encouraged apps have been used for the threshold. There, \
             what shields less (`stop`, other choices) waits for a guardian, and "Ask for access" on the shield \
             reaches them. Nothing of Homework needs to keep running.
@@ -160,23 +162,25 @@ struct HomeworkCommand: AsyncParsableCommand {
 
     struct Shield: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Shield the applications given now, without the schedule (to try the custom shields).")
+            abstract: "Shield the applications given or picked now, without the schedule (to try the custom shields).")
 
-        @Option(name: .customLong("app"), help: "An application to shield; repeatable.")
+        @Option(
+            name: .customLong("app"),
+            help: "An application to shield; repeatable. None: picked in the activity picker.")
         var applications: [String] = []
         @Flag(help: "Ask for .child authorization.")
         var child = false
 
-        func validate() throws {
-            guard !applications.isEmpty else { throw ValidationError("name at least one application with --app") }
-        }
-
         func run() async throws {
             HomeworkCommand.prepare()
             try await AuthorizationCenter.shared.requestAuthorization(for: child ? .child : .individual)
-            ManagedSettingsStore(named: .homework).shield.applications = try await HomeworkCommand.select(applications)
-                .applicationTokens
-            print("Homework shields \(applications.joined(separator: ", ")).")
+            let (selection, named) = try await Setup.choose(applications, "Homework: the apps to shield now")
+            let store = ManagedSettingsStore(named: .homework)
+            store.shield.applications = selection.applicationTokens.isEmpty ? nil : selection.applicationTokens
+            store.shield.applicationCategories =
+                selection.categoryTokens.isEmpty ? nil : .specific(selection.categoryTokens)
+            store.shield.webDomains = selection.webDomainTokens.isEmpty ? nil : selection.webDomainTokens
+            print("Homework shields \(named).")
         }
     }
 

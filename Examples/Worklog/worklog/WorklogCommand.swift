@@ -1,6 +1,7 @@
 import ArgumentParser
 import DeviceActivity
-import FamilyControls
+// Screenward's SPI for one call: a scripted setup's ids (`FamilyActivitySelection.choosing`).
+@_spi(Screenward) import FamilyControls
 import Foundation
 import ManagedSettings
 import WorklogDemo

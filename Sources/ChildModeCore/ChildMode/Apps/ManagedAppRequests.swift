@@ -141,6 +141,9 @@ public final class ManagedAppRequests {
                 : Phrase("Screenward's browser host only speaks for a browser", context: "daemon")
             return reply(ServiceError(.unauthorized, why))
         }
+        if Self.idMethods.contains(method), guardian == nil {
+            return reply(refuseIDs(app: app, peer: peer, user: user))
+        }
         guard Self.routes.answers(method) else {
             if guardian == nil, !mayLoosen(peer), let loosening = owner.service.loosening(of: frame) {
                 return reply(refuseLoosening(loosening, app: app, peer: peer, user: user))
@@ -314,6 +317,25 @@ public final class ManagedAppRequests {
         }
         // swift-format-ignore
         return ServiceError(.guardianApprovalRequired, Phrase("{app} may not {what} on its own in an account a guardian manages: it asks a guardian first (AuthorizationCenter.requestGuardianApproval). The attempt was recorded.", context: "daemon", values))
+    }
+
+    /// Turning ids into the app's tokens, and tokens back into ids.
+    static let idMethods: Set<String> = [
+        AuthorizationMethods.issueSelection.name, AuthorizationMethods.describeSelection.name,
+    ]
+
+    /// The refusal of an app that asks for tokens by id, or for the ids of its tokens: it
+    /// would learn what the child picked, or build a table of tokens. Recorded once per
+    /// connection. (A guardian's own copy of the app may: they set it up.)
+    private func refuseIDs(app: InstalledApp, peer: ServicePeer, user: Account) -> ServiceError {
+        let values: [String: any PhraseFilling] = ["app": app.displayName, "id": app.bundleIdentifier]
+        if recordedRefusals[peer, default: []].insert("ids").inserted {
+            // swift-format-ignore
+            let event = Phrase("{app} ({id}) tried to turn ids into tokens, or tokens into ids: refused", context: "event", values)
+            services.record(ChildEvent(at: services.now(), kind: .refused, actor: user.name, phrase: event), user.uid)
+        }
+        // swift-format-ignore
+        return ServiceError(.unauthorized, Phrase("{app} gets its tokens from the activity picker (FamilyActivityPicker) and never learns what they stand for; a guardian names apps for it from their own account (`screenward app run --user CHILD -- …`). The attempt was recorded.", context: "daemon", values))
     }
 
     /// An app's reason as the dialog shows it: one line, no control characters, bounded.
