@@ -198,7 +198,8 @@ final class Agent {
         let requests = AgentRequests(
             host: host, rules: rules,
             reports: AgentReports(
-                ledger: ledger, directory: directory, sessionID: sessionID, socketPath: path, log: log),
+                ledger: ledger, directory: directory, sessionID: sessionID, socketPath: path,
+                display: connection.displayName, log: log),
             pickers: AgentPickers(host: host, display: connection.displayName, log: log),
             covered: LoopBound { [unowned self] in presenter?.covered }, problem: rulesProblem)
         server = try SocketServer(

@@ -13,14 +13,44 @@ final class AgentReports: Sendable {
     private let directory: ItemDirectory
     private let sessionID: Int64
     private let socketPath: String
+    private let display: String
     private let log: AgentLog
 
-    init(ledger: Ledger, directory: ItemDirectory, sessionID: Int64, socketPath: String, log: AgentLog) {
+    init(
+        ledger: Ledger, directory: ItemDirectory, sessionID: Int64, socketPath: String, display: String, log: AgentLog
+    ) {
         self.ledger = ledger
         self.directory = directory
         self.sessionID = sessionID
         self.socketPath = socketPath
+        self.display = display
         self.log = log
+    }
+
+    /// `report.present`: the app's report in a window the agent shows (`screenward-report`,
+    /// its own child, which asks this agent for the drawing), waited for on a thread of its
+    /// own; the app hears only that it was closed.
+    func present(_ request: RequestFrame<ReportPresentation>, from peer: ServicePeer, _ pending: PendingReply<Empty>)
+        throws
+    {
+        try BundleIdentifier.validate(request.client)
+        guard let program = DeviceActivityReport.rendererPath() else {
+            // swift-format-ignore
+            throw ServiceError(.unsupported, Phrase("Screenward's report window (screenward-report) is not installed beside the agent nor on PATH", context: "service"))
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = display
+        let run = ReportWindowRun(
+            program: program, app: request.client, presentation: request.body, environment: environment)
+        let (log, app) = (log, request.client)
+        log.info("reports: \(app)'s report \"\(request.body.context.rawValue)\" is shown")
+        Thread.detachNewThread {
+            let result = Result { try run.run() }.map { Empty() }.mapError { error in
+                log.warning("reports: \(app)'s report window: \(error)")
+                return ServiceError(.internalFailure, "\(error)")
+            }
+            peer.send(pending.line(result))
+        }
     }
 
     func answer(_ request: ReportRunRequest, from peer: ServicePeer, _ pending: PendingReply<ReportRendering>) {

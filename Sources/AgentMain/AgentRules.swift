@@ -80,6 +80,10 @@ final class AgentRequests: ServiceRequestHandler {
                 agent, peer, frame, pending in
                 agent.reports.answer(frame.body, from: peer, pending)
             },
+            .on(ReportMethods.present, errors: { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }) {
+                agent, peer, frame, pending in
+                try agent.reports.present(frame, from: peer, pending)
+            },
             .on(
                 AuthorizationMethods.presentPicker,
                 errors: { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }

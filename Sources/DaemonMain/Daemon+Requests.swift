@@ -134,7 +134,7 @@ extension Daemon {
     {
         let run: AppReportRun
         do {
-            let owner = try service.readableOwner(request.user, on: peer, reading: .reports)
+            let owner = try reportOwner(request, for: peer)
             guard let extensions else {
                 // swift-format-ignore
                 throw ServiceError(.unsupported, Phrase("apps' extensions are not started on this computer: there is no user to run them as (the screenward package or scripts/install.sh creates it)", context: "daemon"))
@@ -159,6 +159,27 @@ extension Daemon {
             }
             peer.send(pending.line(result))
         }
+    }
+
+    /// Whose data an app's report draws. The window a session's agent shows for an app
+    /// (`report.present`) names it by its ticket; a guardian names a managed user; a managed
+    /// user's own programs get no app's drawn report: an app could ask for its own and read
+    /// back what its extension drew (their own built-in report is `child.report`).
+    private func reportOwner(_ request: ReportRunRequest, for peer: ServicePeer) throws -> ManagedUserOwner {
+        if let ticket = request.ticket {
+            guard peer.credentials?.uid == agentUID, let shown = apps.reportShown(ticket: ticket),
+                shown.app == request.app, let owner = owners[shown.uid]
+            else {
+                // swift-format-ignore
+                throw ServiceError(.unauthorized, Phrase("this report window's ticket is not the daemon's, or its window was closed", context: "daemon"))
+            }
+            return owner
+        }
+        if request.user == nil, (try? service.caller(peer))?.role == .managed {
+            // swift-format-ignore
+            throw ServiceError(.unauthorized, Phrase("an app's report is shown in Screenward's own window (the app calls DeviceActivityReport.present()), and is handed to no program of yours", context: "daemon"))
+        }
+        return try service.readableOwner(request.user, on: peer, reading: .reports)
     }
 
     /// A rules request: a guardian's for a managed user (named), a managed user's own to read.

@@ -43,7 +43,7 @@ final class Daemon {
     /// What the managed users' programs are; their covered processes held.
     var programGuard: ProgramGuard!
     /// The agents' system user: its connections are never limited.
-    private let agentUID: UInt32
+    let agentUID: UInt32
     /// Refused connections, recorded once a minute per child.
     private var attempts = AttemptRecorder()
     /// The last of each attempt counted and not recorded, and the timer that tells their count.
@@ -166,7 +166,12 @@ final class Daemon {
             owner: { [unowned self] uid in owners[uid] }, apps: InstalledApps(directory: options.appsDirectory),
             vetting: ProcessVetting(),
             record: record, webHost: webHost)
-        appServices.showPicker = { [unowned self] show, uid in sessions.showPicker(show, uid: uid) }
+        appServices.showPicker = { [unowned self] show, uid in
+            sessions.sendToAgent(AgentLinkMethods.showPicker, show, uid: uid)
+        }
+        appServices.showReport = { [unowned self] show, uid in
+            sessions.sendToAgent(AgentLinkMethods.showReport, show, uid: uid)
+        }
         apps = ManagedAppRequests(
             services: appServices,
             approvals: approvals,
@@ -188,6 +193,7 @@ final class Daemon {
         sessions.onClients = { [unowned self] uid, pids in programGuard.clients(pids, of: uid) }
         sessions.onCloseProgram = { [unowned self] uid, pid in programGuard.close(pid, of: uid) }
         sessions.onPickerClosed = { [unowned self] uid, closed in apps.pickerClosed(closed, fromAgentOf: uid) }
+        sessions.onReportClosed = { [unowned self] uid, closed in apps.reportClosed(closed, fromAgentOf: uid) }
         sessions.onHeldElsewhere = { [unowned self] uid, pids in programGuard.heldElsewhere(pids, of: uid) }
         sessions.onWindowManagerGone = { [unowned self] uid in
             // swift-format-ignore

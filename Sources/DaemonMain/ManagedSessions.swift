@@ -55,6 +55,8 @@ final class ManagedSessions {
     var onCloseProgram: ((_ uid: UInt32, _ pid: Int32) -> Void)?
     /// An app's activity picker ended (`picker.present`).
     var onPickerClosed: ((_ uid: UInt32, PickerClosed) -> Void)?
+    /// An app's report window closed (`report.present`).
+    var onReportClosed: ((_ uid: UInt32, ReportClosed) -> Void)?
     /// An agent put back a shield someone tampered with.
     var onShieldTampered: ((_ uid: UInt32, _ tampering: AgentShieldTampered) -> Void)?
     var onUnsupportedBrowser: ((_ uid: UInt32, _ browser: AgentUnsupportedBrowser) -> Void)?
@@ -522,6 +524,9 @@ final class ManagedSessions {
         .on(AgentLinkMethods.pickerClosed) { sessions, report, closed in
             if let uid = report.uid { sessions.onPickerClosed?(uid, closed) }
         },
+        .on(AgentLinkMethods.reportClosed) { sessions, report, closed in
+            if let uid = report.uid { sessions.onReportClosed?(uid, closed) }
+        },
     ])
 
     /// What an agent says of its session's windows (the window manager gone, a shield
@@ -565,15 +570,14 @@ final class ManagedSessions {
         return true
     }
 
-    /// Shows an app's activity picker on an attached agent of `uid`'s sessions (the active one first).
-    func showPicker(_ show: PickerShow, uid: UInt32) -> Bool {
+    /// Tells an attached agent of `uid`'s sessions (the active one first) to show an app's
+    /// picker or report; false when no session has one.
+    func sendToAgent<Body>(_ kind: PushKind<Body>, _ body: Body, uid: UInt32) -> Bool {
         let candidates = tracked.values.filter { $0.session.uid == uid && $0.peer != nil }.sorted {
             $0.session.isActive && !$1.session.isActive
         }
-        guard let peer = candidates.first?.peer, let frame = try? AgentLinkMethods.showPicker.frame(show) else {
-            return false
-        }
-        log.debug("showing an activity picker through \(peer)")
+        guard let peer = candidates.first?.peer, let frame = try? kind.frame(body) else { return false }
+        log.debug("\(kind.name) through \(peer)")
         peer.send(frame)
         return true
     }

@@ -3,9 +3,9 @@ import Foundation
 import ScreenwardIPC
 
 /// A report of device activity drawn by the app's report extension: the app names a
-/// context and a filter, Screenward computes the data, runs the extension (with no
-/// network) and draws what it returns in a window of its own, or in a PNG file. The
-/// app's call gets no data back (docs/reports.md says what is not closed yet).
+/// context and a filter; the state owner computes the data, runs the extension (with no
+/// network) and draws what it returns in a window of its own. The app's call gets nothing
+/// back: not the data, not the picture (docs/reports.md).
 public struct DeviceActivityReport: Sendable {
     /// Which of the extension's scenes draws the report.
     public struct Context: RawRepresentable, Hashable, Codable, Sendable {
@@ -30,8 +30,8 @@ public struct DeviceActivityReport: Sendable {
 
     public enum PresentationError: Error, CustomStringConvertible {
         case noBundleIdentifier
-        case rendererMissing
-        case failed(status: Int32, message: String)
+        /// The owner could not show it; its message says why.
+        case failed(String)
 
         public var description: String {
             switch self {
@@ -40,54 +40,37 @@ public struct DeviceActivityReport: Sendable {
                 the app has no bundle identifier: set ScreenwardApp.bundleIdentifier (or SCREENWARD_BUNDLE_ID) \
                 before presenting a report
                 """
-            case .rendererMissing:
-                """
-                Screenward's report window (screenward-report) is not installed: it was looked for in \
-                SCREENWARD_REPORT, on PATH and beside this program
-                """
-            case .failed(let status, let message):
-                "the report could not be shown (screenward-report exited with status \(status)): \(message)"
+            case .failed(let message): "the report could not be shown: \(message)"
             }
         }
     }
 
-    /// Shows the report in Screenward's window and returns when the person closes it.
-    public func present() throws {
-        try run(extraArguments: [])
-    }
-
-    /// Draws the report into a PNG file (no display needed).
-    public func renderPNG(to url: URL) throws {
-        try run(extraArguments: ["--png", url.path])
-    }
-
-    private func run(extraArguments: [String]) throws {
-        guard let app = ScreenwardApp.bundleIdentifier else { throw PresentationError.noBundleIdentifier }
-        guard let program = Self.rendererPath() else { throw PresentationError.rendererMissing }
-        let filterJSON = String(decoding: try JSONEncoder().encode(filter), as: UTF8.self)
-        ProgramStart.prepare()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = ["--app", app, "--context", context.rawValue, "--filter-json", filterJSON] + extraArguments
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let text = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw PresentationError.failed(status: process.terminationStatus, message: String(text.suffix(2000)))
+    /// Shows the report in Screenward's window (the state owner's: the agent's, in an account
+    /// a guardian manages the session agent's, as its own user) and returns when the person
+    /// closes it.
+    public func present() async throws {
+        guard ScreenwardApp.bundleIdentifier != nil else { throw PresentationError.noBundleIdentifier }
+        do {
+            _ = try await ScreenwardApp.client.call(
+                ReportMethods.present, ReportPresentation(context: context, filter: filter),
+                timeout: .seconds(24 * 3600))
+        } catch let error as ServiceError {
+            throw PresentationError.failed(error.message)
         }
     }
 
-    /// SCREENWARD_REPORT, else `screenward-report` on PATH, else beside this program.
-    static func rendererPath() -> String? {
-        let environment = ProcessInfo.processInfo.environment
+    /// The report window's program, for the owner that shows it: `$SCREENWARD_REPORT`, else
+    /// `screenward-report` beside the running program (where the installer and `swift build`
+    /// put Screenward's programs), else on `PATH`.
+    @_spi(Screenward) public static func rendererPath(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String? {
         if let path = environment["SCREENWARD_REPORT"], !path.isEmpty { return path }
         let name = "screenward-report"
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
         let folders =
-            (environment["PATH"] ?? "/usr/local/bin:/usr/bin").split(separator: ":").map(String.init)
-            + [URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent().path]
+            [URL(fileURLWithPath: me).deletingLastPathComponent().path]
+            + (environment["PATH"] ?? "/usr/local/bin:/usr/bin").split(separator: ":").map(String.init)
         return folders.lazy.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }

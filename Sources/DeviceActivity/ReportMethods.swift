@@ -6,6 +6,21 @@ import ScreenwardIPC
 @_spi(Screenward) public enum ReportMethods {
     /// Runs `app`'s report extension for a context and filter, and returns what it drew.
     public static let run = ServiceMethod<ReportRunRequest, ReportRendering>("report.run")
+    /// Shows the calling app's report in the owner's own window, and answers when the person
+    /// closes it: what was drawn never reaches the app.
+    public static let present = ServiceMethod<ReportPresentation, Empty>("report.present")
+}
+
+/// What `DeviceActivityReport.present()` asks the owner to show.
+@_spi(Screenward) public struct ReportPresentation: Codable, Sendable, Hashable {
+    public var context: DeviceActivityReport.Context
+    /// With the app's own tokens.
+    public var filter: DeviceActivityFilter
+
+    public init(context: DeviceActivityReport.Context, filter: DeviceActivityFilter) {
+        self.context = context
+        self.filter = filter
+    }
 }
 
 @_spi(Screenward) public struct ReportRunRequest: Codable, Sendable, Hashable {
@@ -16,12 +31,19 @@ import ScreenwardIPC
     public var filter: DeviceActivityFilter
     /// A managed user's report (guardians); nil: the caller's own.
     public var user: String?
+    /// The window a managed session's agent shows for an app (`report.present`) names the
+    /// report it was opened for by the daemon's one-time secret.
+    public var ticket: String?
 
-    public init(app: String, context: DeviceActivityReport.Context, filter: DeviceActivityFilter, user: String? = nil) {
+    public init(
+        app: String, context: DeviceActivityReport.Context, filter: DeviceActivityFilter, user: String? = nil,
+        ticket: String? = nil
+    ) {
         self.app = app
         self.context = context
         self.filter = filter
         self.user = user
+        self.ticket = ticket
     }
 }
 

@@ -54,6 +54,12 @@ struct ReportSource {
         } else {
             filter = DeviceActivityReport(.init(context)).filter
         }
+        // The window a managed session's agent shows for an app, with the daemon's ticket for it.
+        if let ticket = environment["SCREENWARD_REPORT_TICKET"], !ticket.isEmpty {
+            let request = ReportRunRequest(app: app, context: .init(context), filter: filter, ticket: ticket)
+            return try call(
+                DaemonAddress.socketPath(environment: environment), ReportMethods.run, request, owner: .daemon)
+        }
         let request = ReportRunRequest(app: app, context: .init(context), filter: filter, user: user)
         if daemonOwnsIt {
             return try call(

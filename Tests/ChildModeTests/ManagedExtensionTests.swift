@@ -208,16 +208,40 @@ final class ManagedExtensionTests: XCTestCase {
         try desktop.startManagedSession()
         let guardianName = try setUpHomework()
 
-        // The child's own: the PNG is drawn, by the extension, as the extensions' user, offline.
+        // Homework shows its report: the session's agent opens the window, as its own user, and
+        // the window asks the daemon for the drawing with its ticket. Homework hears only that
+        // it was closed.
+        let shown = try desktop.startAsKid([fixture.program("homework"), "report"])
+        var window: String?
+        try desktop.waitFor("the report window") {
+            window = try desktop.runAsKid(["xdotool", "search", "--classname", "^screenward-report$"]).output.split(
+                separator: "\n"
+            ).first.map(String.init)
+            return window != nil
+        }
+        let windows = try fixture.users.run(as: "root", ["pgrep", "-u", fixture.agentUser, "-f", "screenward-report"])
+        XCTAssertEqual(windows.status, 0, "the window must be the agents' user's: \(windows.output)")
+        let drew = "reports: \(homework)'s report extension drew \"homework\""
+        try desktop.waitFor("the drawing in the daemon's log") { daemonLog.contains(drew) }
+        desktop.screenshot("homework-child-report.png")
+        let close = try desktop.runAsKid([
+            "xdotool", "windowactivate", "--sync", try XCTUnwrap(window), "key", "alt+F4",
+        ])
+        XCTAssertEqual(close.status, 0, close.error)
+        XCTAssertEqual(shown.waitForExit(timeout: 20), 0, shown.standardError)
+        XCTAssertTrue(shown.outputLines.isEmpty, "Homework was told nothing: \(shown.outputLines)")
+
+        // No program of the child's gets an app's drawn report: not Screenward's command line
+        // (which an app could run), nor the app itself.
         let png = "/tmp/screenward-kid-app-report-\(UUID().uuidString).png"
         defer { try? FileManager.default.removeItem(atPath: png) }
-        let arguments = ["report", "--app", homework, "--context", "homework", "--png", png]
-        let own = try desktop.runAsKid([fixture.program("screenward")] + arguments)
-        XCTAssertEqual(own.status, 0, own.error)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: png), "the child's report was drawn")
+        let own = try desktop.runAsKid(
+            [fixture.program("screenward"), "report", "--app", homework, "--context", "homework", "--png", png])
+        XCTAssertNotEqual(own.status, 0)
+        XCTAssertTrue(own.error.contains("Screenward's own window"), own.error)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: png), "the child's program got the drawing")
         let extensionUID = try uid(of: fixture.extensionUser)
         // The daemon logs both before it answers, but the test reads its log on a thread of its own.
-        let drew = "reports: \(homework)'s report extension drew \"homework\""
         try desktop.waitFor("the extension's word and the drawing in the daemon's log") {
             daemonLog.contains("report extension: uid") && daemonLog.contains(drew)
         }
@@ -260,12 +284,15 @@ final class ManagedExtensionTests: XCTestCase {
         XCTAssertNotEqual(childForRoot.status, 0)
         XCTAssertTrue(childForRoot.error.contains("only a guardian"), childForRoot.error)
 
-        // An installed app no guardian approved is given nothing, and its extension never starts.
+        // An installed app no guardian approved is given nothing, and its extension never starts,
+        // even for a guardian.
         let drawnBefore = daemonLog.components(separatedBy: "report extension: uid").count
-        let unapproved = try desktop.runAsKid([
-            fixture.program("screenward"), "report", "--app", "org.example.unapproved", "--context", "homework",
-            "--png", png + ".3",
-        ])
+        let unapproved = try fixture.screenward(
+            as: guardianName,
+            [
+                "report", "--user", desktop.kid, "--app", "org.example.unapproved", "--context", "homework", "--png",
+                png + ".3",
+            ])
         XCTAssertNotEqual(unapproved.status, 0)
         XCTAssertTrue(unapproved.error.contains("not authorised"), unapproved.error)
         XCTAssertEqual(

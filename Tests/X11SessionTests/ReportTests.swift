@@ -205,15 +205,44 @@ final class ReportTests: XSessionTestCase {
         let environment = scene.agent.environment.merging(["SCREENWARD_REPORT_TRACE": "1"]) { $1 }
         XCTAssertTrue(try runProject("worklog", ["install"], environment).contains("report extension"))
         _ = try runProject("worklog", ["setup"], environment)
+
+        // Worklog shows its report: the window is the agent's (its child), and Worklog hears only
+        // that it was closed.
+        let display = scene.session.display
+        let shown = try ChildProcess(try ProjectPrograms.url(of: "worklog"), ["report"], environment: environment)
+        var window = ""
+        let deadline = Date().addingTimeInterval(20)
+        while window.isEmpty, shown.isRunning, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            window =
+                (try? toolOutput("xdotool", ["search", "--classname", "^screenward-report$"], display: display))?
+                .split(separator: "\n").first.map(String.init) ?? ""
+        }
+        guard !window.isEmpty else {
+            let agentLog = scene.agent.process.standardError.suffix(2000)
+            return XCTFail("no report window; worklog: \(shown.standardError); agent: \(agentLog)")
+        }
+        let windowPID = try toolOutput("xdotool", ["getwindowpid", window], display: display)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let stat = try String(contentsOfFile: "/proc/\(windowPID)/stat", encoding: .utf8)
+        let parent = stat.split(separator: ")").last?.split(separator: " ").dropFirst(1).first.map(String.init)
+        XCTAssertEqual(parent, "\(scene.agent.process.pid)", "the report window must be the agent's child")
+        scene.wait("the agent to log the report", timeout: .seconds(10)) {
+            scene.agent.process.standardError.contains("org.example.worklog's report extension drew \"Pie Chart\"")
+        }
+        screenshot("report-worklog-window.png", of: scene)
+        try runTool("xdotool", ["windowactivate", "--sync", window, "key", "alt+F4"], display: display)
+        XCTAssertEqual(shown.waitForExit(timeout: 15), 0, shown.standardError)
+        XCTAssertTrue(shown.outputLines.isEmpty, "Worklog was told nothing: \(shown.outputLines)")
+
+        // A person draws it into a file with their own tool.
         let png = temporary.appendingPathComponent("worklog.png")
-        let output = try runProject("worklog", ["report", "--png", png.path], environment)
-        XCTAssertTrue(output.contains("Worklog's report is in"), output)
+        let output = try runProject(
+            "screenward", ["report", "--app", "org.example.worklog", "--context", "Pie Chart", "--png", png.path],
+            environment)
         let pie = try Self.place("pie", in: output.components(separatedBy: "\n"))
         XCTAssertGreaterThan(pie[2], 20)
         XCTAssertTrue(FileManager.default.fileExists(atPath: png.path))
-        scene.wait("the agent to log the report", timeout: .seconds(5)) {
-            scene.agent.process.standardError.contains("org.example.worklog's report extension drew \"Pie Chart\"")
-        }
     }
 
     func testAReportExtensionHasNoNetwork() throws {

@@ -25,7 +25,7 @@ struct HomeworkCommand: AsyncParsableCommand {
             reaches them. Nothing of Homework needs to keep running.
             """,
         subcommands: [
-            Install.self, Setup.self, Status.self, Shield.self, Stop.self, Revoke.self,
+            Install.self, Setup.self, Status.self, Shield.self, Stop.self, Revoke.self, Report.self,
             Monitor.self, Configuration.self, Actions.self,
         ])
 
@@ -217,6 +217,24 @@ struct HomeworkCommand: AsyncParsableCommand {
             HomeworkCommand.prepare()
             try await AuthorizationCenter.shared.revokeAuthorization()
             print("Homework is no longer authorised.")
+        }
+    }
+
+    struct Report: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                """
+                Show today's report in Screenward's window, drawn by a report extension Homework's installation \
+                names (Homework itself never sees it).
+                """
+        )
+
+        @Option(help: "The report extension's scene.")
+        var context = "homework"
+
+        func run() async throws {
+            HomeworkCommand.prepare()
+            try await DeviceActivityReport(.init(context)).present()
         }
     }
 

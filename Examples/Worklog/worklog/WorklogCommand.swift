@@ -153,22 +153,18 @@ struct WorklogCommand: AsyncParsableCommand {
         }
     }
 
-    struct Report: ParsableCommand {
+    struct Report: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Show this week's pie chart by category, drawn by Worklog's report extension (in Screenward's window).")
+                """
+                Show this week's pie chart by category, drawn by Worklog's report extension in Screenward's window \
+                (Worklog itself never sees it; `screenward report --app org.example.worklog --context "Pie Chart" \
+                --png FILE` draws it into a file for you).
+                """)
 
-        @Option(help: ArgumentHelp("Draw it into this PNG file instead.", valueName: "file"))
-        var png: String?
-
-        func run() throws {
+        func run() async throws {
             try WorklogCommand.prepare()
-            if let png {
-                try Worklog.thisWeeksReport.renderPNG(to: URL(fileURLWithPath: png))
-                print("Worklog's report is in \(png).")
-            } else {
-                try Worklog.thisWeeksReport.present()
-            }
+            try await Worklog.thisWeeksReport.present()
         }
     }
 

@@ -60,7 +60,21 @@ final class DaemonLink: Sendable {
             }
             handler(show)
         }
+        transport.setPushReceiver(forKind: AgentLinkMethods.showReport.name) { [self] frame in
+            guard let show = try? AgentLinkMethods.showReport.body(from: frame) else { return }
+            guard let handler = reportHandler.withLock({ $0 }) else {
+                return post(AgentLinkMethods.reportClosed, ReportClosed(id: show.id, failure: "the agent is starting"))
+            }
+            handler(show)
+        }
     }
+
+    /// Who shows the apps' reports the daemon asks for.
+    func onReportShow(_ handler: @escaping @Sendable (ReportShow) -> Void) {
+        reportHandler.withLock { $0 = handler }
+    }
+
+    private let reportHandler = Mutex<(@Sendable (ReportShow) -> Void)?>(nil)
 
     /// Who shows the apps' activity pickers the daemon asks for.
     func onPickerShow(_ handler: @escaping @Sendable (PickerShow) -> Void) {

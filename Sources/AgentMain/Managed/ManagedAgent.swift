@@ -1,3 +1,4 @@
+@_spi(Screenward) import DeviceActivity
 @_spi(Screenward) import FamilyControls
 import Foundation
 import GLibRuntime
@@ -108,6 +109,7 @@ final class ManagedAgent {
         startShields()
         listenForGuardianAsks()
         listenForPickers()
+        listenForReports()
         listenForPrograms()
         listenForBrowsers()
         tracker.counted = { [unowned self] observation in counted(observation) }
@@ -279,6 +281,41 @@ final class ManagedAgent {
                     closed = PickerClosed(id: show.id, failure: "\(error)")
                 }
                 link.post(AgentLinkMethods.pickerClosed, closed)
+            }
+        }
+    }
+
+    // MARK: An app's report
+
+    /// The daemon asks for an app's report: its window is shown here, as the agents' user, and
+    /// asks the daemon for the drawing with the ticket, which only this user's processes hold.
+    private func listenForReports() {
+        let (link, log, display) = (link, log, connection.displayName)
+        link.onReportShow { show in
+            Thread.detachNewThread {
+                var environment = ProcessInfo.processInfo.environment
+                environment["DISPLAY"] = display
+                environment["SCREENWARD_DAEMON_SOCKET"] = link.path
+                environment["SCREENWARD_REPORT_TICKET"] = show.ticket
+                let language = link.language.spoken.current
+                if language != Translations.language(fromEnvironment: environment) {
+                    environment["LANG"] = "\(language).UTF-8"
+                }
+                var closed = ReportClosed(id: show.id)
+                if let program = DeviceActivityReport.rendererPath() {
+                    log.info("\(show.app)'s report is shown")
+                    do {
+                        try ReportWindowRun(
+                            program: program, app: show.app, presentation: show.presentation, environment: environment
+                        ).run()
+                    } catch {
+                        log.warning("\(show.app)'s report window: \(error)")
+                        closed.failure = "\(error)"
+                    }
+                } else {
+                    closed.failure = "Screenward's report window (screenward-report) is not installed beside the agent"
+                }
+                link.post(AgentLinkMethods.reportClosed, closed)
             }
         }
     }

@@ -1,4 +1,5 @@
 import AppExtensions
+@_spi(Screenward) import DeviceActivity
 @_spi(Screenward) import FamilyControls
 import Foundation
 import ScreenTimeOwner
@@ -27,6 +28,8 @@ public final class ManagedAppRequests {
         public var webHost: WebHostTrust?
         /// Shows the activity picker in one of the user's desktop sessions (false: none).
         @_spi(Screenward) public var showPicker: (PickerShow, _ uid: UInt32) -> Bool = { _, _ in false }
+        /// Shows an app's report in one of the user's desktop sessions (false: none).
+        @_spi(Screenward) public var showReport: (ReportShow, _ uid: UInt32) -> Bool = { _, _ in false }
 
         public init(
             owner: @escaping (UInt32) -> ManagedUserOwner?, apps: InstalledApps, vetting: ProcessVetting,
@@ -71,6 +74,9 @@ public final class ManagedAppRequests {
     /// The pickers shown for apps, by the id their session's agent answers with.
     var pickers: [UInt64: OpenPicker] = [:]
     var lastPickerID: UInt64 = 0
+    /// The apps' reports shown in their sessions, by the id their agent answers with.
+    var reports: [UInt64: OpenReport] = [:]
+    var lastReportID: UInt64 = 0
 
     public init(services: Services, approvals: GuardianApprovals, send: @escaping (Delivery) -> Void) {
         self.services = services
@@ -218,6 +224,9 @@ public final class ManagedAppRequests {
             },
             .on(AuthorizationMethods.presentPicker, errors: serviceError) { apps, request, frame, pending in
                 request.deliveries += try apps.presentPicker(frame.body, request, pending)
+            },
+            .on(ReportMethods.present, errors: serviceError) { apps, request, frame, pending in
+                try apps.presentReport(frame.body, request, pending)
             },
             // Which apps hold access is the guardians' to read (`screenward app list`), not an app's.
             .on(AccessMethods.list, errors: serviceError) { _, _, _ -> [AppAccess] in
