@@ -508,7 +508,10 @@ final class Daemon {
                 appsHeard(uid: launch.uid)
                 return
             }
-            if let uid = sessions.agentUser(peer) { owners[uid]?.shieldRelay.agentGone(peer) }
+            if let uid = sessions.agentUser(peer) {
+                owners[uid]?.shieldRelay.agentGone(peer)
+                apps.agentGone(peer)
+            }
             sessions.disconnected(peer)
             apps.disconnected(peer)
             if let uid = peer.credentials?.uid, owners[uid] != nil { appsHeard(uid: uid) }

@@ -571,15 +571,15 @@ final class ManagedSessions {
     }
 
     /// Tells an attached agent of `uid`'s sessions (the active one first) to show an app's
-    /// picker or report; false when no session has one.
-    func sendToAgent<Body>(_ kind: PushKind<Body>, _ body: Body, uid: UInt32) -> Bool {
+    /// picker or report; returns that agent, nil when no session has one.
+    func sendToAgent<Body>(_ kind: PushKind<Body>, _ body: Body, uid: UInt32) -> ServicePeer? {
         let candidates = tracked.values.filter { $0.session.uid == uid && $0.peer != nil }.sorted {
             $0.session.isActive && !$1.session.isActive
         }
-        guard let peer = candidates.first?.peer, let frame = try? kind.frame(body) else { return false }
+        guard let peer = candidates.first?.peer, let frame = try? kind.frame(body) else { return nil }
         log.debug("\(kind.name) through \(peer)")
         peer.send(frame)
-        return true
+        return peer
     }
 
     func closeAsk(_ ask: UInt64, uid: UInt32) {

@@ -262,13 +262,8 @@ final class ManagedAgent {
         let (link, log, display, dataDirectories) = (link, log, connection.displayName, dataDirectories)
         link.onPickerShow { show in
             Thread.detachNewThread {
-                var environment = ProcessInfo.processInfo.environment
+                var environment = Self.windowEnvironment(display: display, language: link.language.spoken.current)
                 environment["XDG_DATA_DIRS"] = dataDirectories
-                // The picker speaks the session's language, as the guardian's dialog does.
-                let language = link.language.spoken.current
-                if language != Translations.language(fromEnvironment: environment) {
-                    environment["LANG"] = "\(language).UTF-8"
-                }
                 let closed: PickerClosed
                 do {
                     let run = PickerRun(
@@ -285,6 +280,17 @@ final class ManagedAgent {
         }
     }
 
+    /// The environment of a window the agent shows for an app (its picker, its report): this
+    /// agent's, on the session's display, in the session's language (as the guardian's dialog).
+    private static func windowEnvironment(display: String, language: String) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = display
+        if language != Translations.language(fromEnvironment: environment) {
+            environment["LANG"] = "\(language).UTF-8"
+        }
+        return environment
+    }
+
     // MARK: An app's report
 
     /// The daemon asks for an app's report: its window is shown here, as the agents' user, and
@@ -293,14 +299,9 @@ final class ManagedAgent {
         let (link, log, display) = (link, log, connection.displayName)
         link.onReportShow { show in
             Thread.detachNewThread {
-                var environment = ProcessInfo.processInfo.environment
-                environment["DISPLAY"] = display
+                var environment = Self.windowEnvironment(display: display, language: link.language.spoken.current)
                 environment["SCREENWARD_DAEMON_SOCKET"] = link.path
                 environment["SCREENWARD_REPORT_TICKET"] = show.ticket
-                let language = link.language.spoken.current
-                if language != Translations.language(fromEnvironment: environment) {
-                    environment["LANG"] = "\(language).UTF-8"
-                }
                 var closed = ReportClosed(id: show.id)
                 if let program = DeviceActivityReport.rendererPath() {
                     log.info("\(show.app)'s report is shown")

@@ -11,6 +11,8 @@ extension ManagedAppRequests {
         let peer: ServicePeer
         let client: String
         let uid: UInt32
+        /// The session's agent that shows it.
+        let agent: ServicePeer
         let pending: PendingReply<PickerOutcome>
     }
 
@@ -33,12 +35,27 @@ extension ManagedAppRequests {
         let show = PickerShow(
             id: lastPickerID, ticked: opening.items, headerText: presentation.headerText,
             footerText: presentation.footerText, seen: seen)
-        guard services.showPicker(show, user.uid) else {
+        guard let agent = services.showPicker(show, user.uid) else {
             // swift-format-ignore
             throw ServiceError(.pickerUnavailable, Phrase("{user} has no desktop session the activity picker can be shown in", context: "daemon", ["user": user.name]))
         }
-        pickers[show.id] = OpenPicker(peer: request.peer, client: client, uid: user.uid, pending: pending)
+        pickers[show.id] = OpenPicker(peer: request.peer, client: client, uid: user.uid, agent: agent, pending: pending)
         return []
+    }
+
+    /// A session's agent is gone: the pickers and reports it showed end with it, and their apps
+    /// hear why (a successor agent does not know of them).
+    @_spi(Screenward) public func agentGone(_ agent: ServicePeer) {
+        for (id, open) in pickers where open.agent == agent {
+            pickerClosed(
+                PickerClosed(id: id, failure: "the session's agent ended while the picker was open"),
+                fromAgentOf: open.uid)
+        }
+        for (id, open) in reports where open.agent == agent {
+            reportClosed(
+                ReportClosed(id: id, failure: "the session's agent ended while the report was open"),
+                fromAgentOf: open.uid)
+        }
     }
 
     /// The agent of one of `uid`'s sessions says how a picker ended: the app gets its tokens

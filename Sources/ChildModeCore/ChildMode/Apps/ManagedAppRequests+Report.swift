@@ -11,6 +11,8 @@ extension ManagedAppRequests {
     struct OpenReport {
         let peer: ServicePeer
         let uid: UInt32
+        /// The session's agent that shows it.
+        let agent: ServicePeer
         let app: String
         let ticket: String
         let pending: PendingReply<Empty>
@@ -31,12 +33,13 @@ extension ManagedAppRequests {
         lastReportID += 1
         let show = ReportShow(
             id: lastReportID, ticket: Self.newTicket(), app: app.bundleIdentifier, presentation: presentation)
-        guard services.showReport(show, user.uid) else {
+        guard let agent = services.showReport(show, user.uid) else {
             // swift-format-ignore
             throw ServiceError(.unsupported, Phrase("{user} has no desktop session the report can be shown in", context: "daemon", ["user": user.name]))
         }
         reports[show.id] = OpenReport(
-            peer: request.peer, uid: user.uid, app: app.bundleIdentifier, ticket: show.ticket, pending: pending)
+            peer: request.peer, uid: user.uid, agent: agent, app: app.bundleIdentifier, ticket: show.ticket,
+            pending: pending)
     }
 
     /// The user and app of the report window that holds `ticket`, while it is open.

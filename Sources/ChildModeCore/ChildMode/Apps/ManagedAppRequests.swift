@@ -26,10 +26,10 @@ public final class ManagedAppRequests {
         /// The installed `screenward-web-host` and the browsers it is taken from (nil: the
         /// daemon takes no browser's reports, and says why to a host that connects).
         public var webHost: WebHostTrust?
-        /// Shows the activity picker in one of the user's desktop sessions (false: none).
-        @_spi(Screenward) public var showPicker: (PickerShow, _ uid: UInt32) -> Bool = { _, _ in false }
-        /// Shows an app's report in one of the user's desktop sessions (false: none).
-        @_spi(Screenward) public var showReport: (ReportShow, _ uid: UInt32) -> Bool = { _, _ in false }
+        /// Shows the activity picker in one of the user's desktop sessions: the agent told (nil: none).
+        @_spi(Screenward) public var showPicker: (PickerShow, _ uid: UInt32) -> ServicePeer? = { _, _ in nil }
+        /// Shows an app's report in one of the user's desktop sessions: the agent told (nil: none).
+        @_spi(Screenward) public var showReport: (ReportShow, _ uid: UInt32) -> ServicePeer? = { _, _ in nil }
 
         public init(
             owner: @escaping (UInt32) -> ManagedUserOwner?, apps: InstalledApps, vetting: ProcessVetting,
