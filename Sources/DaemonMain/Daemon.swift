@@ -508,10 +508,9 @@ final class Daemon {
                 appsHeard(uid: launch.uid)
                 return
             }
-            if let uid = sessions.agentUser(peer) {
-                owners[uid]?.shieldRelay.agentGone(peer)
-                apps.agentGone(peer)
-            }
+            if let uid = sessions.agentUser(peer) { owners[uid]?.shieldRelay.agentGone(peer) }
+            // Whether or not the session still counts it as its agent (its exit may be heard first).
+            apps.agentGone(peer)
             sessions.disconnected(peer)
             apps.disconnected(peer)
             if let uid = peer.credentials?.uid, owners[uid] != nil { appsHeard(uid: uid) }

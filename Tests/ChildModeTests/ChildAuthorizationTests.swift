@@ -270,6 +270,31 @@ final class ChildAuthorizationTests: XCTestCase {
                     + "stop Homework's daily schedule and lift its shields"))
     }
 
+    /// The picker is the session agent's: when that agent ends while it is open (here root
+    /// kills it; the child cannot), the app is told why rather than left waiting.
+    func testAnAppWhosePickersAgentEndsIsToldWhy() throws {
+        let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
+        try desktop.startManagedSession()
+        try use()
+        let setUp = try fixture.screenward(
+            as: guardian,
+            [
+                "app", "run", "--user", desktop.kid, "--", fixture.program("homework"), "shield", "--child", "--app",
+                "wmclass:Game",
+            ])
+        XCTAssertEqual(setUp.status, 0, setUp.output + setUp.error)
+        let shield = try desktop.startAsKid([fixture.program("homework"), "shield", "--child"])
+        try desktop.waitFor("the activity picker (Homework: \(shield.standardError))") {
+            try desktop.pickerWindow() != nil
+        }
+        let agent = try XCTUnwrap(desktop.agentPID())
+        XCTAssertEqual(kill(agent, SIGKILL), 0)
+        XCTAssertNotNil(shield.waitForExit(timeout: 20), "Homework must not wait for a picker nobody shows")
+        XCTAssertTrue(
+            shield.standardError.contains("the session's agent ended while the picker was open"), shield.standardError)
+        XCTAssertEqual(try homeworkStore()?.shield.applications?.count, 1, "nothing changed")
+    }
+
     /// A guardian sets Homework up for the child from their own account, as the talk's parent
     /// does on the child's device: the guardian's own copy of the app, run with `screenward app
     /// run --user`, is served as the child's Homework, with no code. Nobody else may.
