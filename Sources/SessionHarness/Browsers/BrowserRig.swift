@@ -147,12 +147,30 @@ public final class BrowserRig {
             if let id = windowID(titled: title, display: display, xdotool: xdotool) { return id }
             Thread.sleep(forTimeInterval: 0.02)
         }
+        let shown = windowTitles(display: display, xdotool: xdotool).joined(separator: " | ")
         throw HarnessError.timedOut(
             """
-            no window titled \(title); the hosts said: \
+            no window titled \(title) (the windows: \(shown)); the hosts said: \
             \(hostLines.suffix(2000))\(browser.map { "; the browser: \($0.standardError.suffix(1000))" } ?? "")
             """
         )
+    }
+
+    /// The titles of the display's named windows now, for a failure's message.
+    private func windowTitles(display: String, xdotool: URL) -> [String] {
+        guard let search = try? ChildProcess(xdotool, ["search", "--name", "."], environment: x(display)) else {
+            return []
+        }
+        search.closeInput()
+        _ = search.waitForExit(timeout: 10)
+        return search.outputLines.prefix(40).compactMap { id in
+            guard let name = try? ChildProcess(xdotool, ["getwindowname", id], environment: x(display)) else {
+                return nil
+            }
+            name.closeInput()
+            _ = name.waitForExit(timeout: 10)
+            return name.outputLines.first
+        }
     }
 
     /// Presses the shield page's second button from the keyboard: a click on the page's
