@@ -86,8 +86,13 @@ let package = Package(
         .systemLibrary(
             name: "CGtk", pkgConfig: "gtk+-3.0",
             providers: [.apt(["libgtk-3-dev"])]),
+        .systemLibrary(
+            name: "CGtkLayerShell", pkgConfig: "gtk-layer-shell-0",
+            providers: [.apt(["libgtk-layer-shell-dev"])]),
         // Linux-PAM, for checking a guardian's password (no pkg-config file: the module map links it).
         .systemLibrary(name: "CPam", providers: [.apt(["libpam0g-dev"])]),
+        // Extended attributes, for the access lists the daemon grants (the C library's own).
+        .systemLibrary(name: "CXattr"),
 
         // An installed app's proof to the system daemon (non-dumpable, a secret in its own
         // memory): prctl is variadic, so it takes a few lines of C without pointers in its API.
@@ -202,19 +207,36 @@ let package = Package(
         // line take it without the X11 module, so they link no Xlib and no GTK.
         .systemLibrary(name: "CGLib", pkgConfig: "gio-2.0 glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .target(name: "GLibRuntime", dependencies: ["CGLib", "ScreenwardCore", "ScreenwardIPC"]),
+        // The seam between the agent and the display it runs on (docs/architecture.md, "Displays"):
+        // the focus and the evidence of presence in, as values; each backend implements it.
+        .target(name: "SessionDisplay", dependencies: ["ScreenwardBasics"], swiftSettings: safeSwift),
         // The X11 platform module: with ShieldUI and SystemAccounts, the only places that touch C.
-        .target(name: "X11Session", dependencies: ["CX11", "GLibRuntime", "ScreenwardCore"]),
+        .target(name: "X11Session", dependencies: ["CX11", "GLibRuntime", "ScreenwardCore", "SessionDisplay"]),
+
+        // The Wayland protocols the agent speaks, as wayland-scanner made them from the XML kept
+        // beside (scripts/generate-wayland-protocols.sh), over Debian's libwayland-client.
+        .target(
+            name: "CWayland", exclude: ["protocols"], linkerSettings: [.linkedLibrary("wayland-client")]),
+        // The Wayland platform module: a wlroots compositor's toplevels and idle time
+        // (docs/architecture.md, "Displays"). It touches C, like the X11 module.
+        .target(
+            name: "WaylandSession",
+            dependencies: ["CWayland", "CGLib", "GLibRuntime", "ScreenwardCore", "SessionDisplay"]),
 
         // GTK itself for every window Screenward draws: started once on the session's display,
         // its signals connected from Swift. A platform module allowed to touch C.
         .target(name: "GtkBase", dependencies: ["CGtk"]),
         // The shield presenter's policies as values (what to replace, where the focus goes back),
         // tested without an X server: plain safe Swift over the X module's value types.
-        .target(name: "ShieldCoverage", dependencies: ["ScreenwardCore", "X11Session"], swiftSettings: safeSwift),
+        .target(
+            name: "ShieldCoverage", dependencies: ["ScreenwardCore", "SessionDisplay", "X11Session"],
+            swiftSettings: safeSwift),
         // The GTK shield window and the guardian's dialog over it: another platform module.
         .target(
             name: "ShieldUI",
-            dependencies: ["CGtk", "GtkBase", "ScreenwardCore", "ManagedSettings", "ManagedSettingsUI"]),
+            dependencies: [
+                "CGtk", "CGtkLayerShell", "GtkBase", "ScreenwardCore", "ManagedSettings", "ManagedSettingsUI",
+            ]),
         // The tray icon and its menu (an AppIndicator, falling back to the XEmbed tray):
         // the fourth platform module allowed to touch C.
         .systemLibrary(
@@ -239,7 +261,7 @@ let package = Package(
         .target(
             name: "TrayMain",
             dependencies: [
-                "TrayUI", "ScreenwardCore", "ScreenwardIPC", "GLibRuntime", "X11Session", "GtkBase",
+                "TrayUI", "ScreenwardCore", "ScreenwardIPC", "GLibRuntime", "SessionDisplay", "X11Session", "GtkBase",
                 "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -261,19 +283,25 @@ let package = Package(
         // SO_PEERCRED): the system daemon's view of who is who.
         .target(
             name: "SystemAccounts",
-            dependencies: ["CPam", "ScreenwardCore", "ScreenwardIPC", .product(name: "NIOCore", package: "swift-nio")]),
+            dependencies: [
+                "CPam", "CXattr", "ScreenwardCore", "ScreenwardIPC", .product(name: "NIOCore", package: "swift-nio"),
+            ]),
 
         // Private X sessions, child processes, local users, the system daemon and a managed
         // user's desktop (for the tests, the demo and the benchmarks).
         .target(
             name: "SessionHarness",
-            dependencies: ["X11Session", "ScreenwardTesting", "ScreenwardCore", "ScreenwardIPC", "ManagedSettings"],
+            dependencies: [
+                "X11Session", "SessionDisplay", "ScreenwardTesting", "ScreenwardCore", "ScreenwardIPC",
+                "ManagedSettings",
+            ],
             swiftSettings: safeSwift),
 
         .target(
             name: "AgentMain",
             dependencies: [
-                "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardIPC", "GtkBase", "ShieldUI",
+                "ScreenwardCore", "GLibRuntime", "SessionDisplay", "X11Session", "WaylandSession", "ScreenwardIPC",
+                "GtkBase", "ShieldUI",
                 "ShieldCoverage", "SystemAccounts", "ManagedSettings", "ManagedSettingsUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -360,7 +388,7 @@ let package = Package(
         .executableTarget(
             name: "screenward-testwindow",
             dependencies: [
-                "GLibRuntime", "X11Session", "ScreenwardTesting",
+                "GLibRuntime", "SessionDisplay", "X11Session", "ScreenwardTesting", "FamilyControls", "ManagedSettings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
@@ -368,12 +396,13 @@ let package = Package(
         // swift-nio keeps NIOEmbedded beside NIOPosix): a fake logind that speaks GDBus
         // through X11Session's helpers. Like the platform module beside it, it touches C,
         // so it does not get the `safeSwift` settings. Only tests and test programs use it.
-        .target(name: "ScreenwardTesting", dependencies: ["CX11", "CGLib", "GLibRuntime", "X11Session"]),
+        .target(
+            name: "ScreenwardTesting", dependencies: ["CX11", "CGLib", "GLibRuntime", "SessionDisplay", "X11Session"]),
         // Test support: the fake logind on a private bus, as a program the tests start.
         .executableTarget(
             name: "screenward-fake-logind",
             dependencies: [
-                "ScreenwardTesting", "GLibRuntime", "X11Session",
+                "ScreenwardTesting", "GLibRuntime", "SessionDisplay", "X11Session",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: safeSwift),
@@ -381,7 +410,8 @@ let package = Package(
         .executableTarget(
             name: "screenward-shieldview",
             dependencies: [
-                "GtkBase", "ShieldUI", "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardTesting",
+                "GtkBase", "ShieldUI", "ScreenwardCore", "GLibRuntime", "SessionDisplay", "X11Session",
+                "ScreenwardTesting",
                 "ManagedSettingsUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -389,7 +419,9 @@ let package = Package(
         .executableTarget(
             name: "screenward-bench",
             dependencies: [
-                "ScreenwardCore", "GLibRuntime", "X11Session", "ScreenwardTesting", "SessionHarness", "DeviceActivity",
+                "ScreenwardCore", "GLibRuntime", "SessionDisplay", "X11Session", "WaylandSession", "ScreenwardTesting",
+                "SessionHarness",
+                "DeviceActivity",
                 "FamilyControls", "ManagedSettings", "Household",
                 "ScreenwardIPC",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -447,15 +479,22 @@ let package = Package(
         .testTarget(
             name: "X11SessionTests",
             dependencies: [
-                "GLibRuntime", "X11Session", "ScreenwardTesting", "ScreenwardCore", "SessionHarness", "TestSupport",
+                "GLibRuntime", "SessionDisplay", "X11Session", "ScreenwardTesting", "ScreenwardCore", "SessionHarness",
+                "TestSupport",
                 "ScreenwardIPC", "FamilyControls", "ManagedSettings", "ManagedSettingsUI", "DeviceActivity",
             ]),
         // The shield window, driven through screenward-shieldview (GTK starts once per process).
-        .testTarget(name: "ShieldCoverageTests", dependencies: ["ShieldCoverage", "ScreenwardCore", "X11Session"]),
+        .testTarget(
+            name: "WaylandSessionTests",
+            dependencies: ["ChildModeCore", "SessionHarness", "TestSupport", "WaylandSession"]),
+        .testTarget(
+            name: "ShieldCoverageTests",
+            dependencies: ["ShieldCoverage", "ScreenwardCore", "SessionDisplay", "X11Session"]),
         .testTarget(
             name: "ShieldUITests",
             dependencies: [
-                "ScreenwardCore", "SessionHarness", "X11Session", "ScreenwardTesting", "ManagedSettingsUI",
+                "ScreenwardCore", "SessionHarness", "SessionDisplay", "X11Session", "ScreenwardTesting",
+                "ManagedSettingsUI",
                 "TestSupport",
             ]),
     ]

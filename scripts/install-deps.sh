@@ -10,6 +10,14 @@ packages=(
   libgtk-3-dev libsqlite3-dev pkg-config
   # build: PAM (SystemAccounts' password checks); the tray (AppIndicator)
   libpam0g-dev libayatana-appindicator3-dev
+  # build: Wayland sessions (libwayland-client; wayland-scanner for scripts/generate-wayland-protocols.sh;
+  # GTK's layer shell, which puts a shield above everything on a wlroots compositor)
+  libwayland-dev libwayland-bin libgtk-layer-shell-dev
+  # test: a wlroots compositor run headless, a Wayland terminal, its screenshots and a virtual keyboard;
+  # KWin run headless (about 130 packages of Qt and KDE Frameworks without recommends); GNOME Shell
+  # run headless, with the settings' command line and gdbus it is driven with, and Python's GLib for
+  # its remote desktop keyboard
+  sway foot grim wtype kwin-wayland gnome-shell libglib2.0-bin python3-gi
   # build: the translations (msgfmt compiles po/ into gettext's catalogs; xgettext and jq
   # gather the texts, scripts/update-translations.sh)
   gettext jq

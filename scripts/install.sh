@@ -75,6 +75,7 @@ if $uninstall; then
   # Our data files only: with --prefix /usr the folder also holds apps' manifests.
   rm -f "$root$prefix/share/screenward/categories.json" "$root$prefix/share/screenward/shield.json" "$root$prefix/share/screenward/rules.json"
   rm -rf "$root$prefix/share/screenward/web-extension"
+  rm -rf "$root$prefix/share/gnome-shell/extensions/screenward@screenward.org"
   rmdir "$root$prefix/share/screenward" 2>/dev/null || true
   rm -rf "$root$prefix/share/doc/screenward"
   for language in $(cat po/LINGUAS); do
@@ -123,6 +124,10 @@ for language in $(cat po/LINGUAS); do
 done
 install -d -m 0755 "$root$prefix/share/screenward/web-extension"
 install -m 0644 data/web-extension/* "$root$prefix/share/screenward/web-extension/"
+# GNOME Shell's extension, where the Shell finds the system's (a folder of XDG_DATA_DIRS).
+install -d -m 0755 "$root$prefix/share/gnome-shell/extensions/screenward@screenward.org"
+install -m 0644 data/gnome-shell/screenward@screenward.org/* \
+  "$root$prefix/share/gnome-shell/extensions/screenward@screenward.org/"
 install -m 0644 docs/architecture.md docs/enforcement.md docs/extensions.md docs/rules.md "$root$prefix/share/doc/screenward/"
 install -d -m 0755 "$(dirname "$root$tray_autostart")" "$(dirname "$root$unit")" "$(dirname "$root$pam")"
 sed "s|^Exec=screenward-tray|Exec=$prefix/bin/screenward-tray|" desktop/screenward-tray.desktop >"$root$tray_autostart"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's run command. Builds Screenward (release) and runs the agent:
-# - on the X display in $DISPLAY, if there is one (arguments go to screenward-agent);
+# - in this session, if it has a display: its Wayland compositor ($WAYLAND_DISPLAY), else its X
+#   display ($DISPLAY) (arguments go to screenward-agent);
 # - otherwise in a private Xvfb + openbox session with demo windows, switching the
 #   focus on a script and printing what the agent measured.
 set -euo pipefail
@@ -12,7 +13,7 @@ build_release screenward-agent screenward screenward-testwindow worklog
 scripts/compile-translations.sh
 bin="$repo/.build/release"
 
-if [ -n "${DISPLAY:-}" ] && xdpyinfo >/dev/null 2>&1; then
+if [ -n "${WAYLAND_DISPLAY:-}" ] || { [ -n "${DISPLAY:-}" ] && xdpyinfo >/dev/null 2>&1; }; then
   exec "$bin/screenward-agent" "$@"
 fi
 
@@ -24,7 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "No X display: starting a private Xvfb + openbox session for a demo."
+echo "No display: starting a private Xvfb + openbox session for a demo."
 start_private_x_session "$work" "$work"
 
 # The demo's own catalog and ledger: nothing of yours is read or written.
@@ -42,7 +43,8 @@ exec 4>"$work/windows-in"
 for _ in $(seq 100); do [ "$(wc -l <"$work/windows")" -ge 3 ] && break; sleep 0.1; done
 mapfile -t windows <"$work/windows"
 
-"$bin/screenward-agent" --verbose 2>"$work/agent.log" &
+# On the private display, whatever Wayland display the environment names.
+"$bin/screenward-agent" --display "$DISPLAY" --verbose 2>"$work/agent.log" &
 agent=$!
 pids+=($agent)
 for _ in $(seq 100); do grep -q "tracking" "$work/agent.log" && break; sleep 0.1; done
@@ -72,7 +74,21 @@ echo
 # Its monitor is installed, not run: the agent starts it when a callback is due.
 echo "Worklog (WWDC22 demo) on the Screen Time API:"
 "$bin/worklog" install
-"$bin/worklog" setup
+# Before an app gets access the agent asks, in a dialog naming the app and its program (a
+# person types their password; root's real key press is enough). The demo moves to Allow
+# (Tab) and presses Enter for you, once the dialog has been up for a second (Allow does
+# nothing before that).
+"$bin/worklog" setup &
+setup=$!
+if dialog=$(timeout 20 xdotool search --sync --name "Screenward: Screen Time access" | head -1) && [ -n "$dialog" ]; then
+  xdotool windowactivate --sync "$dialog" 2>/dev/null || true
+  sleep 1.3
+  if command -v import >/dev/null; then
+    import -window root "${SCREENWARD_DEMO_ACCESS_SCREENSHOT:-/tmp/screenward-demo-access.png}" 2>/dev/null || true
+  fi
+  xdotool key Tab Return
+fi
+wait "$setup"
 "$bin/screenward" shields
 "$bin/worklog" allow-evenings --from "$(date -d '-1 hour' +%H:%M)" --until "$(date -d '+1 hour' +%H:%M)"
 for _ in $(seq 100); do "$bin/worklog" status | grep -q "social: allowed" && break; sleep 0.1; done

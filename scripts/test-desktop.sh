@@ -10,8 +10,10 @@
 #      covered by its shield once the limit is used (a screenshot is kept), and held;
 #   b. a console login of sam (`login -f sam` under `script`: logind's Type=tty Class=user) is
 #      ended by the daemon within 1 s, and `screenward child events sam` has a session-ended event;
-#   c. the same for a Wayland session of sam (a session of /usr/share/wayland-sessions, started by
-#      LightDM's autologin);
+#   c. sam's sway session (a session of /usr/share/wayland-sessions, sway headless, started by
+#      LightDM's autologin): the daemon's agent attaches to it and tracks it; a foot started in it
+#      is counted, then covered by its shield once its limit (3 s) is used (a picture is kept),
+#      and held; a Wayland session in which no compositor starts is ended within 12 s;
 #   d. after the container restarts, sam's limit and the day's usage are still there, and sam's
 #      next login is covered at once;
 #   e. in that session, the package upgraded with apt (the same package with a higher version):
@@ -217,6 +219,9 @@ desktop_packages=(
   # LightDM's own screen locker (scenario g), and X servers a child can start themselves: startx
   # and xinit (Debian's xorg installs them), Xvfb (scenarios f and h)
   light-locker xinit xvfb
+  # a Wayland session of sway (scenario c), headless as nothing here has a GPU; foot in it, and
+  # grim for its picture
+  sway foot grim
 )
 package_dependencies() {  # the first choice of each of the package's Depends and Recommends
   dpkg-deb -f "$package" Depends Recommends | sed 's/^[A-Za-z-]*: //' | tr ',' '\n' |
@@ -321,9 +326,16 @@ cat >"$root/etc/systemd/system/lightdm.service.d/screenward-test-mlock.conf" <<'
 Environment=LD_PRELOAD=/usr/local/lib/screenward-test/mlock-ok.so
 EOF
 echo 'unset LD_PRELOAD' >"$root/etc/X11/Xsession.d/00screenward-test-no-preload"
-# A Wayland session that does nothing (no compositor runs here: logind's Type=wayland is what
-# matters), for scenario c.
+# For scenario c: a sway session, headless (no GPU here, no input devices), and a Wayland
+# session in which no compositor starts.
 mkdir -p "$root/usr/share/wayland-sessions"
+cat >"$root/usr/share/wayland-sessions/screenward-test-sway.desktop" <<'EOF'
+[Desktop Entry]
+Name=Sway (headless)
+Comment=sway on wlroots' headless backend (Screenward's desktop test)
+Exec=env WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman sway --config /dev/null
+Type=Application
+EOF
 cat >"$root/usr/share/wayland-sessions/screenward-test-sleep.desktop" <<'EOF'
 [Desktop Entry]
 Name=Sleep (Wayland)
@@ -694,24 +706,26 @@ session_lifetime() {  # id, since, seconds
   removed_at=$(echo "$logind" | grep -m1 "Removed session $1\." | cut -d' ' -f1)
   [ -z "$removed_at" ] || difference "$started_at" "$removed_at"
 }
-session_ended() {  # type (tty or wayland), since
-  local type=$1 since=$2 id="" seen_type="" lasted=""
+session_ended() {  # type (tty or wayland), since, [seconds it may last: 1]
+  local type=$1 since=$2 limit=${3:-1.0} id="" seen_type="" lasted=""
   id=$(new_session_of_child "$since")
   [ -n "$id" ] || { echo "no session of $child started in logind within 10 s"; return 1; }
   unenforceable_session=$id
   seen_type=$(in_container loginctl show-session "$id" -p Type --value 2>/dev/null || true)
   [ -z "$seen_type" ] || [ "$seen_type" = "$type" ] || { echo "session $id is of Type=$seen_type, not $type"; return 1; }
-  lasted=$(session_lifetime "$id" "$since" 5)
+  lasted=$(session_lifetime "$id" "$since" "$(awk -v l="$limit" 'BEGIN { printf "%d", l + 5 }')")
   if [ -z "$lasted" ]; then
-    echo "session $id (${seen_type:-$type}) of $child is still there 5 s after it started:"
+    echo "session $id (${seen_type:-$type}) of $child is still there $limit s + 5 s after it started:"
     in_container loginctl show-session "$id" -p Type -p Class -p Service -p State --no-pager
+    echo "its processes:"
+    in_container systemd-cgls --no-pager -u "session-$id.scope" 2>&1 | tail -n 10
     echo "the daemon's journal since:"
     daemon_journal "$since" | tail -n 10
     return 1
   fi
   session_lasted=$lasted
   echo "  | session $id (${seen_type:-$type}) lasted $lasted s (logind's New session → Removed session)"
-  awk -v l="$lasted" 'BEGIN { exit !(l <= 1.0) }' || { echo "it should have been ended within 1 s"; return 1; }
+  awk -v l="$lasted" -v m="$limit" 'BEGIN { exit !(l <= m) }' || { echo "it should have been ended within $limit s"; return 1; }
 }
 # The session the daemon left, ended by the test.
 end_unenforceable_session() {
@@ -772,18 +786,96 @@ if [ "$figures" -gt 0 ]; then
   done
 fi
 
-echo "test-desktop.sh: c. sam's Wayland session (from /usr/share/wayland-sessions, LightDM's autologin)"
+echo "test-desktop.sh: c. sam's sway session (from /usr/share/wayland-sessions, LightDM's autologin)"
 # LightDM starts again, on its own, and logs sam in to that session (ending their X11 session).
-end_childs_sessions
-before=$(session_ended_events)
-cat >"$root/etc/lightdm/lightdm.conf.d/60-screenward-test-autologin.conf" <<EOF
+autologin() {  # session name
+  cat >"$root/etc/lightdm/lightdm.conf.d/60-screenward-test-autologin.conf" <<EOF
 [Seat:*]
 autologin-user=$child
-autologin-session=screenward-test-sleep
+autologin-session=$1
 EOF
+}
+check "a limit on Foot, 3 s a day, set by the guardian $guardian" as_user "$guardian" \
+  screenward limit add Foot --app foot.desktop --daily 3s --user "$child"
+end_childs_sessions
+autologin screenward-test-sway
 since=$(now)
 in_container systemctl restart lightdm.service
-check "a Wayland session of $child (Type=wayland) is ended by the daemon within 1 s" session_ended wayland "$since"
+sway_session=""
+sway_runtime="/run/user/$child_uid"
+agent_tracks_sway() {
+  sway_session=$(new_session_of_child "$since")
+  [ -n "$sway_session" ] || { echo "no session of $child started in logind within 10 s"; return 1; }
+  local type
+  type=$(in_container loginctl show-session "$sway_session" -p Type --value 2>/dev/null || true)
+  [ "$type" = wayland ] || { echo "session $sway_session is of Type=${type:-?}, not wayland"; return 1; }
+  for _ in $(seq 200); do
+    daemon_journal "$since" | grep -q "tracking $sway_runtime/wayland-.*processes from sway's IPC" && break
+    sleep 0.1
+  done
+  echo "  | login → the agent tracking sway: $(seconds_since "$since") s at most (from LightDM's restart)"
+  daemon_journal "$since" | grep -E "session $sway_session: agent (started|attached)|tracking $sway_runtime" |
+    sed 's/^/  | /' | tail -n 3
+  daemon_journal "$since" | grep -q "tracking $sway_runtime/wayland-" || {
+    daemon_journal "$since" | tail -n 15
+    return 1
+  }
+}
+check "the daemon's agent attaches to sam's sway session (Type=wayland) and tracks it" agent_tracks_sway
+in_sway() {  # command...: as sam, in the sway session's environment
+  local socket display
+  socket=$(in_container sh -c "ls $sway_runtime/sway-ipc.*.sock 2>/dev/null | head -n1")
+  display=$(in_container sh -c "ls $sway_runtime | grep '^wayland-[0-9]*\$' | head -n1")
+  as_user "$child" XDG_RUNTIME_DIR="$sway_runtime" WAYLAND_DISPLAY="$display" SWAYSOCK="$socket" "$@"
+}
+foot_pid=""
+foot_counted() {
+  in_sway swaymsg exec foot >/dev/null || return 1
+  for _ in $(seq 100); do
+    foot_pid=$(in_container pgrep -u "$child" -x foot | head -n1)
+    [ -n "$foot_pid" ] && [ "$(awk -v s="$(usage_seconds foot.desktop)" 'BEGIN { print (s > 0) }')" = 1 ] && break
+    sleep 0.1
+  done
+  echo "  | foot (pid ${foot_pid:-none}); screenward usage --user $child: foot.desktop $(usage_seconds foot.desktop) s"
+  awk -v s="$(usage_seconds foot.desktop)" 'BEGIN { exit !(s > 0) }'
+}
+check "a foot sam starts in sway is counted" foot_counted
+foot_shielded() {
+  for _ in $(seq 200); do
+    daemon_journal "$since" | grep -q "shield: covering .* of foot.desktop" && break
+    sleep 0.1
+  done
+  daemon_journal "$since" | grep -E "shield: covering" | sed 's/^/  | /' | tail -n 1
+  daemon_journal "$since" | grep -q "shield: covering .* of foot.desktop" || return 1
+  # On the screen: the default look's blue button, in the middle, a little below the centre.
+  local blue=""
+  for _ in $(seq 30); do
+    in_sway grim /var/tmp/c-foot-shielded.png || return 1
+    blue=$(in_container convert /var/tmp/c-foot-shielded.png -crop 1x80+640+400 -depth 8 txt:- | grep -ci '#0a84ff' || true)
+    [ "${blue:-0}" -gt 0 ] && break
+    sleep 0.2
+  done
+  mv "$root/var/tmp/c-foot-shielded.png" "$results/"
+  echo "  | picture: $results/c-foot-shielded.png (${blue:-0} pixels of the shield's button blue where it goes)"
+  [ "${blue:-0}" -gt 0 ] || return 1
+  local state=""
+  for _ in $(seq 50); do
+    state=$(hold_state "$foot_pid")
+    [ "$state" = held ] && break
+    sleep 0.1
+  done
+  echo "  | foot (pid $foot_pid): $state"
+  [ "$state" = held ]
+}
+check "the foot is covered by its shield once its 3 s are used, and held" foot_shielded
+end_childs_sessions
+
+before=$(session_ended_events)
+autologin screenward-test-sleep
+since=$(now)
+in_container systemctl restart lightdm.service
+check "a Wayland session of $child with no compositor is ended by the daemon within 12 s" \
+  session_ended wayland "$since" 12
 check "screenward child events $child has a session-ended event for it" event_recorded "$before"
 rm "$root/etc/lightdm/lightdm.conf.d/60-screenward-test-autologin.conf"
 end_unenforceable_session

@@ -141,7 +141,10 @@ check "the group screenward-guardians exists" in_root getent group screenward-gu
 # There is no systemd running in the new system: the daemon starts as its unit starts it.
 exec_start=$(sed -n 's/^ExecStart=//p' "$root/lib/systemd/system/screenward-daemon.service")
 start_daemon() {
-  in_root $exec_start >>"$work/daemon.log" 2>&1 &
+  # Not through in_root: a function run in the background is a subshell, and killing it would
+  # leave the daemon running. chroot and env exec, so $! is the daemon itself.
+  chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 $exec_start \
+    >>"$work/daemon.log" 2>&1 &
   daemon=$!
   for _ in $(seq 100); do
     [ -S "$root/run/screenward/daemon.sock" ] && in_root screenward child list >/dev/null 2>&1 && return 0

@@ -3,6 +3,7 @@ import GLibRuntime
 import GtkBase
 import ScreenwardCore
 import ScreenwardIPC
+import SessionDisplay
 import SystemAccounts
 import X11Session
 
@@ -20,8 +21,9 @@ final class Agent {
     private var sessionID: Int64 { owner.runID }
     private var sink: BackgroundLedgerSink { owner.sink }
     private var host: ServiceHost { owner.host }
-    private let connection: XConnection
-    private let loop = MainLoop()
+    /// The display it follows: X11, or a Wayland compositor's.
+    private let display: AgentDisplay
+    private let loop: MainLoop
     private let identities: Identities
     /// The focus, idle time, logind and the accountant, whose usage goes to the owner.
     private let tracker: SessionTracker
@@ -33,8 +35,9 @@ final class Agent {
     private var server: SocketServer?
     private var deadlineTimer: WallClockTimer?
     private var zoneCheckedAt = Date.distantPast
-    /// Shields over shielded applications, on an X connection of their own.
-    private var presenter: ShieldPresenter?
+    /// Shields over shielded applications: on X11 over each window, on an X connection of their
+    /// own; on Wayland over the output, in the overlay layer.
+    private var presenter: (any SessionShields)?
     /// The browsers' shield pages: their looks and buttons.
     private var webShieldPages: WebShieldPages?
     /// Apps' extensions, started when needed.
@@ -44,7 +47,9 @@ final class Agent {
     private let directory: ItemDirectory
     private let warningLeads: [TimeInterval]
 
-    init(displayName: String?, idleThreshold: Duration, warningLeads: [TimeInterval], log: AgentLog) throws {
+    init(display choice: AgentDisplay.Choice, idleThreshold: Duration, warningLeads: [TimeInterval], log: AgentLog)
+        throws
+    {
         GtkToolkit.disableGLUnlessChosen()  // before any thread starts: see there
         GtkToolkit.deferDesktopTheme()  // shields draw themselves: see there
         self.log = log
@@ -53,7 +58,11 @@ final class Agent {
         try home.create()
         lock = try AgentLock.acquire(in: home)
         let secret = try DeviceSecret.loadOrCreate(at: home.deviceSecretURL)
-        connection = try XConnection(displayName: displayName)
+        let loop = MainLoop()
+        self.loop = loop
+        display = try AgentDisplay.open(choice, loop: loop, idleThreshold: idleThreshold) { [log] line in
+            log.warning(line)
+        }
 
         identities = Identities(resolver: Self.loadResolver(log: log))
 
@@ -61,7 +70,7 @@ final class Agent {
         categories = try DataDirectory.categoryTable()
         directory = ItemDirectory(minter: minter, catalog: identities.resolver.catalog, categories: categories)
         owner = try OwnerStack(
-            ledgerURL: home.ledgerURL, directory: directory, runBy: connection.displayName,
+            ledgerURL: home.ledgerURL, directory: directory, runBy: display.name,
             websites: Self.websites(log: log)
         ) { [log] problem in log.warning(problem) }
         if owner.recoveredIntervals > 0 {
@@ -72,9 +81,9 @@ final class Agent {
             for callback in callbacks { log.info("monitor: \(callback)") }
         }
         // The accountant writes through the live usage (the engine's view) to the ledger.
-        tracker = try SessionTracker(
-            connection: connection, loop: loop, sink: owner.usage, minter: minter, idleThreshold: idleThreshold,
-            lockSource: .logindAndIdle, log: log)
+        tracker = SessionTracker(
+            display: display.backend, loop: loop,
+            sink: owner.usage, minter: minter, idleThreshold: idleThreshold, lockSource: .logindAndIdle, log: log)
     }
 
     private static func websites(log: AgentLog) -> OwnerStack.Websites {
@@ -87,15 +96,15 @@ final class Agent {
     }
 
     func run() throws {
-        connection.onConnectionLost { [self] in
-            // Called from inside Xlib; the process exits right after.
+        display.backend.onConnectionLost { [self] in
+            // Called from inside Xlib (which ends the process right after), or from the loop.
             let now = SystemTimeSource().now()
             accountant.stop(at: now, reason: .connectionLost)
             try? owner.close(at: now.wall, reason: "connection-lost")
-            log.info(
-                "the X display \(connection.displayName) closed the connection: the session has ended; usage saved")
+            log.info("the display \(display.name) closed the connection: the session has ended; usage saved")
+            exit(0)
         }
-        loop.attach(connection)
+        display.attach(to: loop)
         loop.onSignal(SIGTERM) { [self] in stop(reason: "SIGTERM") }
         loop.onSignal(SIGINT) { [self] in stop(reason: "SIGINT") }
         // Applications installed or removed since the start: re-read the desktop entries.
@@ -108,16 +117,16 @@ final class Agent {
         startShields()
         tracker.counted = { [unowned self] observation in counted(observation) }
         tracker.changed = { [unowned self] in stateChanged() }
-        tracker.start { [log] error in
-            log.info(
-                "no logind on the system bus: screen lock is not detected; "
-                    + "suspend is still detected from the clocks (\(error))")
-        }
-        let following =
-            tracker.focus.usesWindowManager ? "EWMH window manager" : "no window manager: following the input focus"
+        tracker.start(
+            logindMissing: { [log] error in
+                log.info(
+                    "no logind on the system bus: screen lock is not detected; "
+                        + "suspend is still detected from the clocks (\(error))")
+            },
+            afterFocus: { [unowned self] observation in presenter?.focusChanged(observation) })
         log.info(
-            "tracking \(connection.displayName) (\(following), idle after \(Int(tracker.idleThreshold.seconds)) s); "
-                + "ledger \(home.ledgerURL.path)")
+            "tracking \(tracker.display.name) (\(tracker.display.focusSource), idle after "
+                + "\(Int(tracker.idleThreshold.seconds)) s); ledger \(home.ledgerURL.path)")
         loop.run()
     }
 
@@ -125,7 +134,7 @@ final class Agent {
     /// its browser's latest report); nothing in front of a shield or a browser's shield page.
     private func counted(_ observation: FocusObservation) -> (app: AppIdentity?, site: Website?) {
         // Time in front of a shield is nobody's usage.
-        guard let window = observation.window, !(presenter?.isShield(window) ?? false), !observation.isTheAgentsOwn,
+        guard observation.window != nil, !(presenter?.holdsFocus(observation) ?? false), !observation.isTheAgentsOwn,
             let facts = observation.facts
         else { return (nil, nil) }
         let app = identity(for: facts)
@@ -150,7 +159,7 @@ final class Agent {
         host.withService { $0.isPresent = present }
         runEngine()
         let status = AgentStatus(
-            sessionID: sessionID, pid: ProcessInfo.processInfo.processIdentifier, display: connection.displayName,
+            sessionID: sessionID, pid: ProcessInfo.processInfo.processIdentifier, display: display.name,
             focusedID: accountant.focused?.publicID, focusedName: accountant.focused?.displayName,
             isIdle: accountant.isIdle, isLocked: accountant.isLocked, idleThreshold: tracker.idleThreshold.seconds,
             updatedAt: lastStatus?.updatedAt ?? Date())
@@ -199,8 +208,13 @@ final class Agent {
             host: host, rules: rules,
             reports: AgentReports(
                 ledger: ledger, directory: directory, sessionID: sessionID, socketPath: path,
-                display: connection.displayName, log: log),
-            pickers: AgentPickers(host: host, display: connection.displayName, log: log),
+                displayEnvironment: display.environment, log: log),
+            pickers: AgentPickers(host: host, displayEnvironment: display.environment, log: log),
+            access: LoopBound(AgentAccess(host: host, log: log) { [unowned self] in presenter != nil }),
+            labels: LoopBound(
+                AgentLabels(connection: display.x11, log: log, language: { ShieldDefaults.language() }) {
+                    [unowned self] in presenter != nil
+                }),
             covered: LoopBound { [unowned self] in presenter?.covered }, problem: rulesProblem)
         server = try SocketServer(
             path: path, identify: PeerCredentialReader.read, handler: RequestsOnLoop(onLoop: requests))
@@ -224,15 +238,26 @@ final class Agent {
             log.error("the browsers' shield pages keep their built-in look: \(error)")
         }
         do {
-            let presenter = try ShieldPresenter.forSession(
-                displayName: connection.displayName, loop: loop, stateOwner: stateOwner,
-                minter: minter, categories: categories, language: SessionLanguage(ShieldDefaults.language()),
-                identify: { [unowned self] facts in identity(for: facts) }, log: log)
+            let language = SessionLanguage(ShieldDefaults.language())
+            let identify = { [unowned self] (facts: WindowFacts) in identity(for: facts) }
+            let presenter: any SessionShields
+            switch display {
+            case .x11(let connection, _):
+                presenter = try ShieldPresenter.forSession(
+                    displayName: connection.displayName, loop: loop, stateOwner: stateOwner, minter: minter,
+                    categories: categories, language: language, identify: identify, log: log)
+            case .wayland(let wayland):
+                let overlay = try WaylandShieldPresenter.forSession(
+                    display: wayland, loop: loop, stateOwner: stateOwner, minter: minter, categories: categories,
+                    language: language, identify: identify, log: log)
+                overlay.onOverlayChanged = { [unowned self] in tracker.recount(.window) }
+                presenter = overlay
+            }
             presenter.onSettingsChanged = { [unowned self] shields in hideBlockedFromMenus(shields) }
             presenter.start()
             self.presenter = presenter
             log.info(
-                "shields: covering shielded applications on \(connection.displayName) (\(ShieldDefaults.language()))")
+                "shields: covering shielded applications on \(display.name) (\(ShieldDefaults.language()))")
         } catch {
             log.error(
                 "shields cannot be shown: \(error); usage is still tracked and the API still runs, but nothing "
@@ -282,6 +307,7 @@ final class Agent {
     private func stop(reason: String) {
         let now = tracker.now()
         tracker.stop(reason: .agentStopped)
+        display.stop()
         deadlineTimer = nil
         server?.close()
         extensions?.supervisor.stopAll()

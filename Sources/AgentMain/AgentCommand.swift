@@ -16,14 +16,20 @@ public struct AgentCommand: ParsableCommand {
 
     public static let configuration = CommandConfiguration(
         commandName: "screenward-agent",
-        abstract: "Track which application has the focus in this X session and keep the usage ledger.",
+        abstract: "Track which application has the focus in this session and keep the usage ledger.",
         discussion: """
-            Runs in the foreground until SIGTERM or SIGINT, or until the X session ends. \
+            Runs in the foreground until SIGTERM or SIGINT, or until the session ends. In a Wayland \
+            session ($WAYLAND_DISPLAY set) it follows the compositor, else the X display. \
             The ledger lives in $SCREENWARD_HOME (default $XDG_DATA_HOME/screenward).
             """)
 
-    @Option(help: "The X display to watch (default: $DISPLAY).")
+    @Option(help: "The X display to watch (default: $DISPLAY, unless $WAYLAND_DISPLAY is set).")
     var display: String?
+
+    @Option(
+        name: .customLong("wayland-display"),
+        help: "The Wayland display to watch, a wlroots compositor's such as sway's (default: $WAYLAND_DISPLAY).")
+    var waylandDisplay: String?
 
     @Option(name: .customLong("idle-threshold"), help: "Seconds without input after which the person counts as away.")
     var idleThreshold: Double = 120
@@ -50,6 +56,13 @@ public struct AgentCommand: ParsableCommand {
     var dataDirectories = SharedDataDirectories.standard
 
     @Option(
+        name: .customLong("compositor-pid"),
+        help: ArgumentHelp(
+            "The process of the Wayland compositor the daemon found, with --managed-session and --wayland-display.",
+            visibility: .hidden))
+    var compositorPID: Int32?
+
+    @Option(
         name: .customLong("rule-warnings"),
         help: ArgumentHelp(
             "Seconds before a limit runs out or a downtime starts that warnings come, comma-separated.",
@@ -73,7 +86,8 @@ public struct AgentCommand: ParsableCommand {
             do {
                 try ManagedAgent(
                     session: managedSession, daemonSocket: daemonSocket, dataDirectories: dataDirectories,
-                    displayName: display, log: log
+                    display: waylandDisplay.map { .wayland($0) } ?? .x11(display), compositorPID: compositorPID,
+                    log: log
                 ).run()
             } catch let error as X11Error {
                 log.error("\(error)")
@@ -86,8 +100,10 @@ public struct AgentCommand: ParsableCommand {
             return
         }
         do {
+            let choice = AgentDisplay.Choice.from(
+                x11: display, wayland: waylandDisplay, environment: ProcessInfo.processInfo.environment)
             let agent = try Agent(
-                displayName: display, idleThreshold: .milliseconds(Int64(idleThreshold * 1000)),
+                display: choice, idleThreshold: .milliseconds(Int64(idleThreshold * 1000)),
                 warningLeads: warningLeads, log: log)
             try agent.run()
         } catch {

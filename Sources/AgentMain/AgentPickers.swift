@@ -10,13 +10,14 @@ import ScreenwardIPC
 /// a thread of its own, and its result comes back to the loop, where tokens are issued.
 final class AgentPickers: Sendable {
     private let host: ServiceHost
-    private let display: String
+    /// The display's variables (`DISPLAY` or `WAYLAND_DISPLAY`), for the picker.
+    private let displayEnvironment: [String: String]
     private let log: AgentLog
     private let results = LoopMailbox<@Sendable () -> Void> { results in for result in results { result() } }
 
-    init(host: ServiceHost, display: String, log: AgentLog) {
+    init(host: ServiceHost, displayEnvironment: [String: String], log: AgentLog) {
         self.host = host
-        self.display = display
+        self.displayEnvironment = displayEnvironment
         self.log = log
     }
 
@@ -34,7 +35,8 @@ final class AgentPickers: Sendable {
         }
         let run = PickerRun(
             program: program, ticked: opening.items, headerText: request.body.headerText,
-            footerText: request.body.footerText, display: display)
+            footerText: request.body.footerText,
+            environment: ProcessInfo.processInfo.environment.merging(displayEnvironment) { $1 })
         log.info("picker: shown for \(client)")
         let results = results
         Thread.detachNewThread { [self] in

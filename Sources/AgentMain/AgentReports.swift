@@ -13,17 +13,19 @@ final class AgentReports: Sendable {
     private let directory: ItemDirectory
     private let sessionID: Int64
     private let socketPath: String
-    private let display: String
+    /// The display's variables (`DISPLAY` or `WAYLAND_DISPLAY`), for the report window.
+    private let displayEnvironment: [String: String]
     private let log: AgentLog
 
     init(
-        ledger: Ledger, directory: ItemDirectory, sessionID: Int64, socketPath: String, display: String, log: AgentLog
+        ledger: Ledger, directory: ItemDirectory, sessionID: Int64, socketPath: String,
+        displayEnvironment: [String: String], log: AgentLog
     ) {
         self.ledger = ledger
         self.directory = directory
         self.sessionID = sessionID
         self.socketPath = socketPath
-        self.display = display
+        self.displayEnvironment = displayEnvironment
         self.log = log
     }
 
@@ -38,8 +40,7 @@ final class AgentReports: Sendable {
             // swift-format-ignore
             throw ServiceError(.unsupported, Phrase("Screenward's report window (screenward-report) is not installed beside the agent nor on PATH", context: "service"))
         }
-        var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = display
+        let environment = ProcessInfo.processInfo.environment.merging(displayEnvironment) { $1 }
         let run = ReportWindowRun(
             program: program, app: request.client, presentation: request.body, environment: environment)
         let (log, app) = (log, request.client)

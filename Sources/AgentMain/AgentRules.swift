@@ -2,6 +2,7 @@
 @_spi(Screenward) import FamilyControls
 import Foundation
 import GLibRuntime
+@_spi(Screenward) import ScreenTimeOwner
 import ScreenwardCore
 import ScreenwardIPC
 import SystemAccounts
@@ -34,13 +35,17 @@ enum AgentRules {
 }
 
 /// The agent's socket, on the loop: the rules' requests go to the rules app, reports to
-/// their own threads, what is covered to the shield presenter, the rest to the Screen Time
-/// API's owner. Only the person reaches this socket, so their rules are theirs to change.
+/// their own threads, an app's first request for access to the person's dialog, what is
+/// covered to the shield presenter, the rest to the Screen Time API's owner. Only the person
+/// reaches this socket, so their rules are theirs to change.
 final class AgentRequests: ServiceRequestHandler {
     private let host: ServiceHost
     private let rules: RulesApp?
     private let reports: AgentReports
     private let pickers: AgentPickers
+    /// The person's dialog for an app's first request for access (GTK: on the loop only).
+    private let access: LoopBound<AgentAccess>
+    private let labels: LoopBound<AgentLabels>
     /// The windows the shield presenter covers now (nil: it shows no shields).
     private let covered: LoopBound<() -> [CoveredWindow]?>
     /// Why there is no rules app.
@@ -49,12 +54,15 @@ final class AgentRequests: ServiceRequestHandler {
 
     init(
         host: ServiceHost, rules: RulesApp?, reports: AgentReports, pickers: AgentPickers,
+        access: LoopBound<AgentAccess>, labels: LoopBound<AgentLabels>,
         covered: LoopBound<() -> [CoveredWindow]?>, problem: String
     ) {
         self.host = host
         self.rules = rules
         self.reports = reports
         self.pickers = pickers
+        self.access = access
+        self.labels = labels
         self.covered = covered
         self.problem = problem
         userName = (try? UnixAccount.withID(UserID(rawValue: getuid())))??.name ?? "uid \(getuid())"
@@ -67,6 +75,8 @@ final class AgentRequests: ServiceRequestHandler {
         if Self.routes.answers(method) {
             var peer = peer
             if let line = Self.routes.reply(to: frame, by: self, &peer)?.line { peer.send(line) }
+        } else if method == AuthorizationMethods.request.name {
+            access { $0.received(frame, from: peer) }
         } else if RulesMethods.answers(method) {
             rulesRequest(frame, id: id, method: method, from: peer)
         } else {
@@ -91,6 +101,10 @@ final class AgentRequests: ServiceRequestHandler {
                 agent, peer, frame, pending in
                 try agent.pickers.present(frame, from: peer, pending)
             },
+            .on(LabelMethods.show, errors: { $0 as? ServiceError ?? ServiceError(.internalFailure, "\($0)") }) {
+                agent, peer, frame in
+                try agent.label(frame, from: peer)
+            },
             // Which windows are covered is no secret from the person at the screen.
             .on(PresenterMethods.covered, errors: { $0 as? ServiceError ?? ServiceError(.malformedMessage, "\($0)") }) {
                 agent, _, frame in
@@ -102,6 +116,16 @@ final class AgentRequests: ServiceRequestHandler {
             ServiceError(
                 .unknownMethod, Phrase("the agent knows no request {method}", context: "service", ["method": method]))
         })
+
+    private func label(_ frame: RequestFrame<LabelRequest>, from peer: ServicePeer) throws -> Empty {
+        let contents = try host.withService { try $0.labelContents(client: frame.client, frame.body.token) }
+        try labels {
+            try $0.show(
+                contents, style: frame.body.style, inWindow: frame.body.window, of: peer.credentials?.pid,
+                app: frame.client)
+        }
+        return Empty()
+    }
 
     private func rulesRequest(_ frame: Data, id: UInt64, method: String, from peer: ServicePeer) {
         if let user = (try? ServiceMethod<RulesUser, Empty>(method).request(from: frame))?.body.user, user != userName {
@@ -117,7 +141,10 @@ final class AgentRequests: ServiceRequestHandler {
         if let reply = rules.handle(frame: frame, actor: userName, mayChange: true) { peer.send(reply) }
     }
 
-    func disconnected(_ peer: ServicePeer) { host.disconnected(peer) }
+    func disconnected(_ peer: ServicePeer) {
+        access { $0.disconnected(peer) }
+        host.disconnected(peer)
+    }
     func refused(_ peer: ServicePeer, because reason: String) { host.refused(peer, because: reason) }
 }
 

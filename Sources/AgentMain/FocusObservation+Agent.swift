@@ -1,4 +1,5 @@
 import Glibc
+import SessionDisplay
 import X11Session
 
 extension FocusObservation {

@@ -1,5 +1,6 @@
 import GLibRuntime
 import ScreenwardCore
+import SessionDisplay
 import X11Session
 
 /// How both agents tell the accountant what the focused window shows: through

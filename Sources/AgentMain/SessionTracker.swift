@@ -1,7 +1,7 @@
 import Foundation
 import GLibRuntime
 import ScreenwardCore
-import X11Session
+import SessionDisplay
 
 /// What both agents do with the session's own events, on the loop: the focus, presence (input,
 /// motion in the focused window, the screen saver held off or blanked), logind's lock and
@@ -20,17 +20,12 @@ final class SessionTracker {
     }
 
     let accountant: UsageAccountant
-    private let connection: XConnection
+    /// The focus and the evidence of presence come from the display (X11, or a Wayland backend).
+    let display: any DisplayBackend
     private let loop: MainLoop
     private let log: AgentLog
     private let lockSource: LockSource
-    let focus: FocusTracker
-    private let idle: IdleWatcher
-    /// Motion in the focused window (XDamage); nil when the server cannot tell.
-    private let changes: VisibleChangeWatcher?
-    /// The screen saver blanked, or held off by the focused application; nil when the server cannot tell.
-    private let saver: ScreenSaverWatcher?
-    /// Whether anyone is there, from all of the above (`Presence`).
+    /// Whether anyone is there, from the display's evidence (`Presence`).
     private var presence: Presence
     /// The look due when the last evidence runs out (`Presence.deadline`).
     private var presenceCheck: MainLoop.Registration?
@@ -49,30 +44,16 @@ final class SessionTracker {
     var changed: () -> Void = {}
 
     init(
-        connection: XConnection, loop: MainLoop, sink: any UsageSink, minter: TokenMinter, idleThreshold: Duration,
-        lockSource: LockSource, log: AgentLog
-    ) throws {
-        self.connection = connection
+        display: any DisplayBackend, loop: MainLoop, sink: any UsageSink, minter: TokenMinter,
+        idleThreshold: Duration, lockSource: LockSource, log: AgentLog
+    ) {
+        self.display = display
         self.loop = loop
         self.log = log
         self.lockSource = lockSource
         self.idleThreshold = idleThreshold
         accountant = UsageAccountant(sink: sink, minter: minter) { [log] problem in log.error(problem) }
-        focus = FocusTracker(connection: connection, loop: loop)
-        idle = try IdleWatcher(connection: connection, threshold: idleThreshold)
         presence = Presence(threshold: idleThreshold)
-        do {
-            changes = try VisibleChangeWatcher(connection: connection, loop: loop)
-        } catch {
-            log.warning("a playing video counts only while input comes: \(error)")
-            changes = nil
-        }
-        do {
-            saver = try ScreenSaverWatcher(connection: connection)
-        } catch {
-            log.warning("the screen saver's state is not followed: \(error)")
-            saver = nil
-        }
         checkpoints = CheckpointTimer(loop: loop) { [unowned self] in accountant.checkpoint(at: now()) }
         focusedWebsite = FocusedWebsite(accountant: accountant, loop: loop, now: { [unowned self] in now() }) {
             [unowned self] in afterChange()
@@ -81,36 +62,11 @@ final class SessionTracker {
 
     var isPresent: Bool { !accountant.isIdle && !accountant.isLocked }
 
-    func now() -> ClockReading { connection.timeSource.now() }
+    func now() -> ClockReading { display.timeSource.now() }
 
     /// Follows idle time, logind and the focus; `afterFocus` runs after each focus change
     /// was counted. `logindMissing` says what is not detected without logind.
     func start(logindMissing: (any Error) -> Void, afterFocus: @escaping (FocusObservation) -> Void = { _ in }) {
-        idle.start { [unowned self] transition in
-            switch transition {
-            case .becameIdle(let lastInput):
-                log.debug("no input since \(lastInput.wall)")
-                take(.inputIdle(lastInput: lastInput, at: now()))
-            case .returned(let time):
-                log.debug("input again")
-                take(.inputReturned(at: time))
-            }
-        }
-        if log.verbose {
-            changes?.trace = { [log] line in log.debug("damage: \(line)") }
-            saver?.trace = { [log] line in log.debug("screen saver: \(line)") }
-        }
-        changes?.start { [unowned self] since, latest in take(.motion(since: since, latest: latest)) }
-        do {
-            try saver?.start(
-                blank: { [unowned self] blank, time in
-                    log.debug("the screen saver is \(blank ? "on" : "off")")
-                    take(.blanked(blank, at: time))
-                },
-                holdsChanged: { [unowned self] time in updateHolding(at: time) })
-        } catch {
-            log.warning("an application holding the screen saver off is not seen: \(error)")
-        }
         do {
             try logind.start { [unowned self] event in
                 log.debug("logind: \(event)")
@@ -129,20 +85,23 @@ final class SessionTracker {
         } catch {
             logindMissing(error)
         }
-        if log.verbose { focus.trace = { [log] line in log.debug("focus tracker: \(line)") } }
-        focus.start { [unowned self] observation in
-            lastFocus = observation
-            changes?.watch(observation.window)
-            updateHolding(at: observation.time)
-            let (app, site) = counted(observation)
-            log.debug(
-                "focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")"
-                    + "\(site.map { " on \($0)" } ?? "") (\(observation.cause)"
-                    + "\(observation.serverTime.map { ", server time \($0)" } ?? ""))")
-            focusedWebsite.show(window: observation.window, app: app, site: site, source: .window, at: observation.time)
-            afterChange()
-            afterFocus(observation)
-        }
+        if log.verbose { display.trace = { [log] line in log.debug(line) } }
+        display.start(
+            focus: { [unowned self] observation in focused(observation, then: afterFocus) },
+            presence: { [unowned self] evidence in take(evidence) })
+        for limitation in display.limitations { log.warning(limitation) }
+    }
+
+    private func focused(_ observation: FocusObservation, then afterFocus: (FocusObservation) -> Void) {
+        lastFocus = observation
+        let (app, site) = counted(observation)
+        log.debug(
+            "focus: \(observation.window.map { "\($0)" } ?? "none") \(app?.publicID ?? "-")"
+                + "\(site.map { " on \($0)" } ?? "") (\(observation.cause)"
+                + "\(observation.serverTime.map { ", server time \($0)" } ?? ""))")
+        focusedWebsite.show(window: observation.window, app: app, site: site, source: .window, at: observation.time)
+        afterChange()
+        afterFocus(observation)
     }
 
     /// Counts the focused window again: its application is known anew (`.window`), or its
@@ -162,12 +121,6 @@ final class SessionTracker {
     func stop(reason: IntervalEndReason) {
         accountant.stop(at: now(), reason: reason)
         checkpoints.cancel()
-    }
-
-    /// Whether the focused window's process holds the screen saver off, told to `presence`.
-    private func updateHolding(at time: ClockReading) {
-        guard let saver else { return }
-        take(.holding(saver.holds.isHeld(byProcess: lastFocus?.facts?.pid), at: time))
     }
 
     /// Tells `presence` of new evidence; the accountant takes the change it makes, and a look

@@ -2,6 +2,7 @@
 #define SCREENWARD_CGTK_SHIM_H
 #include <gtk/gtk.h>
 #include <gdk/gdkx.h>
+#include <gtk/gtkx.h>
 #include <X11/Xlib.h>
 #include <X11/Xatom.h>
 

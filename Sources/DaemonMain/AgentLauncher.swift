@@ -1,6 +1,9 @@
+import ChildModeCore
 import Foundation
 import GLibRuntime
 import ScreenwardCore
+import ScreenwardIPC
+import SystemAccounts
 
 /// The managed user of a session, as the launcher needs them.
 struct SessionUser {
@@ -10,8 +13,11 @@ struct SessionUser {
 }
 
 /// Starts a managed session's agent: as the agents' system user (never the child, who
-/// could then signal or trace it), on the session's display, with a copy of the
-/// session's X authority that only the agents' user can read, and a clean environment.
+/// could then signal or trace it), with a clean environment, on the session's display: on X11
+/// with a copy of the session's X authority that only the agents' user can read; on Wayland at
+/// the socket of the compositor the daemon found and vetted, which the agents' user is let
+/// reach (an access list entry on the socket and its folder), told the compositor's process so
+/// that it checks whom it reached.
 struct AgentLauncher {
     let agentExecutable: URL
     let agentAccount: Account
@@ -24,6 +30,12 @@ struct AgentLauncher {
     enum LaunchError: Error, CustomStringConvertible {
         case noDisplay(SessionID)
         case noAuthority(SessionID, tried: [String])
+        /// A Wayland session's compositor is not there yet (it starts a moment after logind
+        /// opens the session).
+        case noCompositor(SessionID, SessionCompositor.Missing)
+        /// A Wayland session whose compositor no agent can serve, or which was refused: the
+        /// session is ended.
+        case unservable(SessionID, Phrase)
         case failed(String)
 
         var description: String {
@@ -31,17 +43,20 @@ struct AgentLauncher {
             case .noDisplay(let id): "session \(id) has no X display"
             case .noAuthority(let id, let tried):
                 "no X authority for session \(id) (tried \(tried.joined(separator: ", ")))"
+            case .noCompositor(let id, let missing): "session \(id): \(missing)"
+            case .unservable(let id, let why): "session \(id): \(why)"
             case .failed(let reason): "the agent could not be started: \(reason)"
             }
         }
     }
 
-    /// The running agent process; `onExit` is called on a Foundation thread.
+    /// The running agent process, on `compositor` for a Wayland session (`reachCompositor`);
+    /// `onExit` is called on a Foundation thread.
     func launch(
-        for session: LogindSession, user: SessionUser,
+        for session: LogindSession, user: SessionUser, compositor: SessionCompositor?,
         onExit: @escaping @Sendable (_ pid: Int32, _ status: Int32) -> Void
     ) throws -> Process {
-        guard !session.display.isEmpty else { throw LaunchError.noDisplay(session.id) }
+        guard compositor != nil || !session.display.isEmpty else { throw LaunchError.noDisplay(session.id) }
         // sessions/ is traversable (0755) so that the agents' user reaches its own 0700 folder.
         let sessions = runtimeDirectory.appendingPathComponent("sessions", isDirectory: true)
         try FileManager.default.createDirectory(
@@ -49,10 +64,29 @@ struct AgentLauncher {
         let directory = sessions.appendingPathComponent(session.id.rawValue, isDirectory: true)
         try FileManager.default.createDirectory(
             at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let authority = directory.appendingPathComponent("Xauthority")
-        try copyAuthority(of: session, user: user, to: authority)
+        var displayArguments: [String]
+        var environment = [
+            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": directory.path,
+            "XDG_SESSION_ID": session.id.rawValue, "LANG": ProcessInfo.processInfo.environment["LANG"] ?? "C.UTF-8",
+        ]
+        var owned = [directory.path]
+        if let compositor {
+            displayArguments = [
+                "--wayland-display", compositor.waylandSocket, "--compositor-pid", "\(compositor.pid)",
+            ]
+            environment["WAYLAND_DISPLAY"] = compositor.waylandSocket
+            environment["SWAYSOCK"] = compositor.swaySocket
+            // GTK's own runtime files: the agent's folder, not the child's.
+            environment["XDG_RUNTIME_DIR"] = directory.path
+        } else {
+            let authority = directory.appendingPathComponent("Xauthority")
+            try copyAuthority(of: session, user: user, to: authority)
+            owned.append(authority.path)
+            displayArguments = ["--display", session.display]
+            environment["XAUTHORITY"] = authority.path
+        }
         // The agents' user owns its directory (GTK keeps caches under HOME) and the cookie.
-        for path in [directory.path, authority.path] {
+        for path in owned {
             try FileManager.default.setAttributes(
                 [.ownerAccountID: agentAccount.uid, .groupOwnerAccountID: agentAccount.gid], ofItemAtPath: path)
         }
@@ -63,13 +97,7 @@ struct AgentLauncher {
             [
                 "--reuid=\(agentAccount.uid)", "--regid=\(agentAccount.gid)", "--clear-groups", "--",
                 agentExecutable.path, "--managed-session", session.id.rawValue, "--daemon-socket", daemonSocket,
-                "--display", session.display,
-                "--data-directories", dataDirectories,
-            ] + (log.verbose ? ["--verbose"] : [])
-        var environment = [
-            "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": directory.path, "XAUTHORITY": authority.path,
-            "XDG_SESSION_ID": session.id.rawValue, "LANG": ProcessInfo.processInfo.environment["LANG"] ?? "C.UTF-8",
-        ]
+            ] + displayArguments + ["--data-directories", dataDirectories] + (log.verbose ? ["--verbose"] : [])
         // A private system bus (tests) and a data directory chosen for the daemon go on to its agents.
         for name in ["DBUS_SYSTEM_BUS_ADDRESS", "SCREENWARD_DATA_DIR"] {
             if let value = ProcessInfo.processInfo.environment[name] { environment[name] = value }
@@ -83,6 +111,36 @@ struct AgentLauncher {
             throw LaunchError.failed("\(error)")
         }
         return process
+    }
+
+    /// The compositor of a Wayland session, found among its leader's processes, vetted, and
+    /// opened to the agents' user: search on its socket's folder, read and write on its
+    /// sockets. The child owns them and may take that away again: then a new agent cannot
+    /// connect, and the session is locked and ended as for any agent that cannot start.
+    func reachCompositor(of session: LogindSession) throws -> SessionCompositor {
+        let compositor: SessionCompositor
+        switch SessionCompositor.find(leader: Int32(bitPattern: session.leaderPID), uid: session.uid) {
+        case .success(let found): compositor = found
+        case .failure(let missing): throw LaunchError.noCompositor(session.id, missing)
+        }
+        guard compositor.family == .sway else {
+            // swift-format-ignore
+            throw LaunchError.unservable(session.id, Phrase("its compositor ({compositor}) is not one a managed session can be enforced on yet (sway)", context: "event", ["compositor": compositor.executable]))
+        }
+        if let refusal = ProcessVetting().compositor(compositor, uid: session.uid) {
+            // swift-format-ignore
+            throw LaunchError.unservable(session.id, Phrase("its compositor was refused: {reason}", context: "event", ["reason": refusal.description]))
+        }
+        let folder = (compositor.waylandSocket as NSString).deletingLastPathComponent
+        do {
+            try AccessControlList.grant(.execute, to: agentAccount.uid, on: folder)
+            for socket in [compositor.waylandSocket] + (compositor.swaySocket.map { [$0] } ?? []) {
+                try AccessControlList.grant([.read, .write], to: agentAccount.uid, on: socket)
+            }
+        } catch {
+            throw LaunchError.failed("the agents' user cannot be let reach the compositor: \(error)")
+        }
+        return compositor
     }
 
     /// The cookie file the session's X server accepts: the session leader's $XAUTHORITY

@@ -172,6 +172,9 @@ final class Daemon {
         appServices.showReport = { [unowned self] show, uid in
             sessions.sendToAgent(AgentLinkMethods.showReport, show, uid: uid)
         }
+        appServices.showLabel = { [unowned self] show, uid in
+            sessions.sendToAgent(AgentLinkMethods.showLabel, show, uid: uid)
+        }
         apps = ManagedAppRequests(
             services: appServices,
             approvals: approvals,
@@ -194,6 +197,7 @@ final class Daemon {
         sessions.onCloseProgram = { [unowned self] uid, pid in programGuard.close(pid, of: uid) }
         sessions.onPickerClosed = { [unowned self] uid, closed in apps.pickerClosed(closed, fromAgentOf: uid) }
         sessions.onReportClosed = { [unowned self] uid, closed in apps.reportClosed(closed, fromAgentOf: uid) }
+        sessions.onLabelShown = { [unowned self] uid, shown in apps.labelShown(shown, fromAgentOf: uid) }
         sessions.onHeldElsewhere = { [unowned self] uid, pids in programGuard.heldElsewhere(pids, of: uid) }
         sessions.onWindowManagerGone = { [unowned self] uid in
             // swift-format-ignore

@@ -28,6 +28,9 @@ final class ManagedSessions {
         var failureRecorded = false
         /// When the daemon first saw the session enforceable.
         var since = Date()
+        /// A Wayland session's compositor, as found and vetted for its agent: vetted again at
+        /// each of the agent's alive reports.
+        var compositor: SessionCompositor?
     }
 
     private let loop: MainLoop
@@ -57,6 +60,8 @@ final class ManagedSessions {
     var onPickerClosed: ((_ uid: UInt32, PickerClosed) -> Void)?
     /// An app's report window closed (`report.present`).
     var onReportClosed: ((_ uid: UInt32, ReportClosed) -> Void)?
+    /// An agent drew an app's label, or says why not (`label.show`).
+    var onLabelShown: ((_ uid: UInt32, LabelShown) -> Void)?
     /// An agent put back a shield someone tampered with.
     var onShieldTampered: ((_ uid: UInt32, _ tampering: AgentShieldTampered) -> Void)?
     var onUnsupportedBrowser: ((_ uid: UInt32, _ browser: AgentUnsupportedBrowser) -> Void)?
@@ -86,6 +91,9 @@ final class ManagedSessions {
     /// desktop). Meanwhile the agent is started again every tenth of a second, with no failure
     /// counted or recorded.
     private static let authorityGrace: TimeInterval = 5
+    /// How long a new Wayland session may have no compositor listening yet (a desktop's
+    /// compositor starts a moment after logind opens the session; a slow disk makes it longer).
+    private static let compositorGrace: TimeInterval = 10
 
     private struct ProcessExit: Sendable {
         var session: SessionID
@@ -176,8 +184,70 @@ final class ManagedSessions {
         perform(actions, for: session.id)
     }
 
+    /// A session logind was told to end and still lists (closing) after half a second has a
+    /// process that outlived SIGTERM (one that ignores it, or one started while the first
+    /// signal was sent): every process of the session is killed. A refused door has nothing
+    /// to save.
+    private func killIfStillThere(_ id: SessionID) {
+        _ = loop.schedule(after: .milliseconds(500)) { [weak self] in
+            guard let self, logind.sessions[id] != nil else { return }
+            do {
+                try logind.killSession(id, signal: SIGKILL)
+                log.info("session \(id): still there 0.5 s after it was ended: its processes were killed")
+            } catch {
+                log.error("session \(id): still there 0.5 s after it was ended, and cannot be killed: \(error)")
+            }
+        }
+    }
+
+    /// Ends a Wayland session no agent can serve (its compositor is not one an agent follows,
+    /// was refused, or never came), and records why.
+    private func endUnservable(_ session: LogindSession, _ why: Phrase) {
+        forget(session.id, reason: "a Wayland session no agent can serve")
+        let how = session.service.isEmpty ? "-" : session.service
+        let values: [String: any PhraseFilling] = ["session": "\(session.id)", "how": how, "why": why]
+        // swift-format-ignore
+        end(session, through: .wayland, because: Phrase("a Wayland session was ended (session {session}, {how}): {why}", context: "event", values))
+    }
+
+    /// A debugger of the child's that attached to their compositor after it was vetted (with
+    /// `kernel.yama.ptrace_scope` below 2) could change what it reports or draws: its session is
+    /// ended at the agent's next alive report, within a second.
+    private func vetCompositorAgain(of id: SessionID) {
+        guard let entry = tracked[id], let compositor = entry.compositor,
+            let refusal = ProcessVetting().compositor(compositor, uid: entry.session.uid)
+        else { return }
+        // swift-format-ignore
+        endUnservable(entry.session, Phrase("its compositor was refused: {reason}", context: "event", ["reason": refusal.description]))
+    }
+
+    /// The compositors of the user's Wayland sessions: their display servers, not the child's
+    /// own (`DisplayServers` closes those).
+    func sessionCompositors(of uid: UInt32) -> Set<Int32> {
+        var found: Set<Int32> = []
+        for session in logind.sessions.values where session.uid == uid && session.type == .wayland {
+            if case .success(let compositor) = SessionCompositor.find(
+                leader: Int32(bitPattern: session.leaderPID), uid: uid)
+            {
+                found.insert(compositor.pid)
+            }
+        }
+        return found
+    }
+
     /// Ends a door no agent can enforce, at once, and records it once.
     private func end(_ session: LogindSession, through door: SessionAdmission.Door) {
+        let how = session.tty.isEmpty ? session.service : "\(session.service), \(session.tty)"
+        let values = ["session": "\(session.id)", "how": how.isEmpty ? "-" : how]
+        // swift-format-ignore
+        let mir = Phrase("a Mir session was ended (session {session}, {how}): only X11 and Wayland sessions can be enforced", context: "event", values)
+        // swift-format-ignore
+        let console = Phrase("a console login was ended (session {session}, {how}): a managed user logs in on the desktop only", context: "event", values)
+        end(session, through: door, because: door == .wayland ? mir : console)
+    }
+
+    /// Ends the session, records `what` once, and asks again at each news of it if logind refused.
+    private func end(_ session: LogindSession, through door: SessionAdmission.Door, because what: Phrase) {
         guard ended.insert(session.id).inserted else {
             // Refused before: asked again at each news of it, recorded once.
             if refusedEnds.contains(session.id), (try? logind.terminateSession(session.id)) != nil {
@@ -187,15 +257,10 @@ final class ManagedSessions {
             return
         }
         closedDoors[session.uid, default: []].insert(door)
-        let how = session.tty.isEmpty ? session.service : "\(session.service), \(session.tty)"
-        let values = ["session": "\(session.id)", "how": how.isEmpty ? "-" : how]
         do {
             try logind.terminateSession(session.id)
-            // swift-format-ignore
-            let wayland = Phrase("a Wayland session was ended (session {session}, {how}): only X11 sessions can be enforced yet", context: "event", values)
-            // swift-format-ignore
-            let console = Phrase("a console login was ended (session {session}, {how}): a managed user logs in on the desktop only", context: "event", values)
-            record(.sessionEnded, door == .wayland ? wayland : console, uid: session.uid)
+            killIfStillThere(session.id)
+            record(.sessionEnded, what, uid: session.uid)
         } catch {
             refusedEnds.insert(session.id)
             record(
@@ -304,8 +369,11 @@ final class ManagedSessions {
                 throw AgentLauncher.LaunchError.failed("uid \(session.uid) has no account")
             }
             let exits = exits!
+            let compositor = session.type == .wayland ? try launcher.reachCompositor(of: session) : nil
+            tracked[id]?.compositor = compositor
             let process = try launcher.launch(
-                for: session, user: SessionUser(uid: session.uid, gid: account.gid.rawValue, home: account.home)
+                for: session, user: SessionUser(uid: session.uid, gid: account.gid.rawValue, home: account.home),
+                compositor: compositor
             ) { pid, status in
                 exits.post(ProcessExit(session: id, pid: pid, status: status))
             }
@@ -320,6 +388,18 @@ final class ManagedSessions {
                 guard let self, tracked[id] != nil, tracked[id]?.process == nil else { return }
                 launch(id)
             }
+        } catch AgentLauncher.LaunchError.noCompositor(_, let missing) {
+            guard Date().timeIntervalSince(entry.since) < Self.compositorGrace else {
+                // swift-format-ignore
+                return endUnservable(session, Phrase("no compositor came within {seconds} s ({missing})", context: "event", ["seconds": "\(Int(Self.compositorGrace))", "missing": "\(missing)"]))
+            }
+            log.debug("session \(id): \(missing); the agent starts as soon as it listens")
+            _ = loop.schedule(after: .milliseconds(100)) { [weak self] in
+                guard let self, tracked[id] != nil, tracked[id]?.process == nil else { return }
+                launch(id)
+            }
+        } catch AgentLauncher.LaunchError.unservable(_, let why) {
+            endUnservable(session, why)
         } catch {
             recordFailure(
                 Phrase(
@@ -496,7 +576,7 @@ final class ManagedSessions {
         .on(AgentLinkMethods.presence) { sessions, report, presence in
             if let uid = report.uid { sessions.onPresence?(uid, presence.present) }
         },
-        .on(AgentLinkMethods.alive) { _, _, _ in },
+        .on(AgentLinkMethods.alive) { sessions, report, _ in sessions.vetCompositorAgain(of: report.session) },
         .on(AgentLinkMethods.covered) { sessions, report, covered in
             let stores = Set(covered.map(\.store)).sorted().joined(separator: ", ")
             sessions.log.debug(
@@ -526,6 +606,9 @@ final class ManagedSessions {
         },
         .on(AgentLinkMethods.reportClosed) { sessions, report, closed in
             if let uid = report.uid { sessions.onReportClosed?(uid, closed) }
+        },
+        .on(AgentLinkMethods.labelShown) { sessions, report, shown in
+            if let uid = report.uid { sessions.onLabelShown?(uid, shown) }
         },
     ])
 

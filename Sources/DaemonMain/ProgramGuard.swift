@@ -152,8 +152,10 @@ final class ProgramGuard {
         closedPrograms.formIntersection(Set(programs.tables.values.flatMap(\.keys)))
         let table = table(of: uid)
         let allowed = allowed(uid)
+        // The compositors of the user's Wayland sessions are the sessions' own.
+        let sessionCompositors = sessions.sessionCompositors(of: uid)
         let servers = DisplayServers.toClose(
-            table.filter(DisplayServers.isDisplayServer).map {
+            table.filter { DisplayServers.isDisplayServer($0) && !sessionCompositors.contains($0.pid) }.map {
                 DisplayServers.Candidate(program: $0, parentExecutable: Self.parentExecutable(of: $0.pid))
             }, allowed: allowed
         ).map(\.program)

@@ -9,9 +9,9 @@ extension SessionAdmission.Door {
         switch self {
         case .wayland:
             // swift-format-ignore
-            let body = Phrase("Screenward can look after X11 sessions only, for now. At the login screen, choose a session that is not a Wayland one.", context: "notice")
+            let body = Phrase("Screenward can look after X11 and sway sessions only, for now. At the login screen, choose one of those.", context: "notice")
             return RulesApp.Notice(
-                title: speak(Phrase("Your Wayland session was ended", context: "notice")), body: speak(body))
+                title: speak(Phrase("Your session was ended", context: "notice")), body: speak(body))
         case .console:
             return RulesApp.Notice(
                 title: speak(Phrase("Your console login was ended", context: "notice")),

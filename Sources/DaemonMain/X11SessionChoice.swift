@@ -34,7 +34,7 @@ enum X11SessionChoice {
             log.warning(
                 """
                 \(user)'s default desktop session could not be set to \(session): \(error); the greeter offers \
-                what they chose last (a Wayland session is ended at once)
+                what they chose last (a Wayland session other than sway's is ended)
                 """
             )
         }

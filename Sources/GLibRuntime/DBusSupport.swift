@@ -75,6 +75,7 @@ package final class VariantRef {
     package var bool: Bool? { typeString == "b" ? g_variant_get_boolean(raw) != 0 : nil }
 
     package var uint32: UInt32? { typeString == "u" ? g_variant_get_uint32(raw) : nil }
+    package var double: Double? { typeString == "d" ? g_variant_get_double(raw) : nil }
 
     /// The value inside a variant ("v"), or nil.
     package var unboxed: VariantRef? {

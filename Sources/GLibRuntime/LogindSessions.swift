@@ -113,14 +113,20 @@ public final class LogindSessions {
         try control("TerminateSession", id)
     }
 
+    /// Sends `signal` to every process of the session (`KillSession` with "all"): what a
+    /// `TerminateSession` left running, as a process that ignores SIGTERM would be.
+    public func killSession(_ id: SessionID, signal: Int32) throws {
+        try control("KillSession", id, [g_variant_new_string("all"), g_variant_new_int32(signal)])
+    }
+
     // MARK: Calls
 
-    private func control(_ method: String, _ id: SessionID) throws {
+    private func control(_ method: String, _ id: SessionID, _ more: [OpaquePointer?] = []) throws {
         guard let connection else { throw LogindSessionsError.notStarted(method: method) }
         let result = DBusBus.call(
             connection, destination: LogindWatcher.busName, path: LogindWatcher.managerPath,
-            interface: LogindWatcher.managerInterface, method: method, arguments: [g_variant_new_string(id.rawValue)],
-            timeout: callTimeout)
+            interface: LogindWatcher.managerInterface, method: method,
+            arguments: [g_variant_new_string(id.rawValue)] + more, timeout: callTimeout)
         if case .failure(let failure) = result { throw Self.error(method: method, session: id, failure) }
     }
 

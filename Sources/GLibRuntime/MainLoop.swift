@@ -72,6 +72,32 @@ public final class MainLoop {
                 G_PRIORITY_HIGH, signal, fireRepeating, Unmanaged.passRetained(box).toOpaque(), releaseBox))
     }
 
+    /// What a descriptor watched by `watch(descriptor:)` has to say.
+    public enum DescriptorReady: Sendable {
+        /// There is something to read.
+        case readable
+        /// The other end hung up, or the descriptor failed: the watch ends.
+        case closed
+    }
+
+    /// Calls `action` on the loop each time `descriptor` has something to read, and once when
+    /// it is closed at the other end (a display server's or a compositor's connection). The
+    /// descriptor stays the caller's to close, after cancelling the registration. `first`: its
+    /// news goes before whatever else is ready at the same moment (a compositor gone is seen
+    /// here before GTK's own connection to it, which ends the process at once).
+    @discardableResult
+    public func watch(descriptor: Int32, first: Bool = false, _ action: @escaping (DescriptorReady) -> Void)
+        -> Registration
+    {
+        let box = DescriptorBox(action)
+        let id = g_unix_fd_add_full(
+            first ? G_PRIORITY_HIGH : G_PRIORITY_DEFAULT, descriptor,
+            GIOCondition(G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue),
+            descriptorReady, Unmanaged.passRetained(box).toOpaque(),
+            { Unmanaged<DescriptorBox>.fromOpaque($0!).release() })
+        return Registration(sourceID: id)
+    }
+
     /// Attaches a GSource made elsewhere (the X11 module's, which carries an Xlib connection):
     /// `action` runs at each of its dispatches. The loop holds the source from here on; the
     /// caller's reference is released.
@@ -132,6 +158,22 @@ private let fireOnce: GSourceFunc = { data in
 
 private let fireRepeating: GSourceFunc = { data in
     Unmanaged<CallbackBox>.fromOpaque(data!).takeUnretainedValue().action()
+    return 1  // G_SOURCE_CONTINUE
+}
+
+private final class DescriptorBox {
+    let action: (MainLoop.DescriptorReady) -> Void
+    init(_ action: @escaping (MainLoop.DescriptorReady) -> Void) { self.action = action }
+}
+
+private let descriptorReady: GUnixFDSourceFunc = { _, condition, data in
+    let box = Unmanaged<DescriptorBox>.fromOpaque(data!).takeUnretainedValue()
+    // Read what is there first: a peer may write its last words and hang up in one go.
+    if condition.rawValue & G_IO_IN.rawValue != 0 { box.action(.readable) }
+    guard condition.rawValue & (G_IO_HUP.rawValue | G_IO_ERR.rawValue) == 0 else {
+        box.action(.closed)
+        return 0  // G_SOURCE_REMOVE
+    }
     return 1  // G_SOURCE_CONTINUE
 }
 

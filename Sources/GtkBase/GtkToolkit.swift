@@ -124,6 +124,21 @@ public enum GtkToolkit {
         initializedDisplay = name
     }
 
+    /// Starts GTK on the Wayland display `displayName` (a compositor's socket, `wayland-1`),
+    /// once per process, as `initialize(displayName:)` does on X11.
+    public static func initialize(waylandDisplay displayName: String) throws {
+        guard initializedDisplay == nil else { return }
+        disableGLUnlessChosen()
+        gdk_set_allowed_backends("wayland")
+        // GDK's Wayland backend reads the socket's name from the environment only.
+        setenv("WAYLAND_DISPLAY", displayName, 1)
+        var argc: Int32 = 0
+        guard gtk_init_check(&argc, nil) != 0, gdk_display_get_default() != nil else {
+            throw GtkToolkitError.noDisplay(displayName)
+        }
+        initializedDisplay = displayName
+    }
+
     /// Whether the desktop prefers a dark look (GtkSettings
     /// gtk-application-prefer-dark-theme, or a theme name ending in "-dark"); decides
     /// the automatic blur styles.

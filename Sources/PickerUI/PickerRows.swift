@@ -188,34 +188,9 @@ final class PickerRow {
         return row
     }
 
-    /// A themed name (with the generic application icon behind it) or a file; GtkImage
-    /// resolves it when the row is first drawn.
+    /// A themed name (with the generic application icon behind it) or a file.
     private static func icon(_ icon: String?) -> UnsafeMutablePointer<GtkWidget> {
-        let gicon: OpaquePointer
-        if let icon, icon.hasPrefix("/"), FileManager.default.fileExists(atPath: icon) {
-            let file = g_file_new_for_path(icon)!
-            gicon = g_file_icon_new(file)!
-            g_object_unref(UnsafeMutableRawPointer(file))
-        } else {
-            // Entries sometimes name an icon with its file's extension; themes do not.
-            let name =
-                icon.map(Self.withoutImageExtension).flatMap { $0.isEmpty || $0.hasPrefix("/") ? nil : $0 }
-                ?? fallbackIcon
-            let themed = g_themed_icon_new(name)!
-            if name != fallbackIcon { g_themed_icon_append_name(themed, fallbackIcon) }
-            gicon = themed
-        }
-        let image = gtk_image_new_from_gicon(gicon, GTK_ICON_SIZE_LARGE_TOOLBAR)!
-        g_object_unref(UnsafeMutableRawPointer(gicon))
-        gtk_image_set_pixel_size(cast(image), iconSize)
-        return image
-    }
-
-    private static func withoutImageExtension(_ name: String) -> String {
-        for suffix in [".png", ".svg", ".xpm"] where name.hasSuffix(suffix) {
-            return String(name.dropLast(suffix.count))
-        }
-        return name
+        GtkIconImage.image(icon, size: iconSize, fallback: fallbackIcon)
     }
 
     static func escaped(_ text: String) -> String {

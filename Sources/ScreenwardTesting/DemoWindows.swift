@@ -1,5 +1,6 @@
 import CX11
 import Foundation
+import SessionDisplay
 import X11Session
 
 /// Plain Xlib top-level windows with chosen identity properties: the demo and the

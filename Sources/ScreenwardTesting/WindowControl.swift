@@ -1,4 +1,5 @@
 import CX11
+import SessionDisplay
 import X11Session
 
 /// Asking the window manager (or the server) to move the focus, as a taskbar,

@@ -1,5 +1,6 @@
 import CX11
 import ScreenwardCore
+import SessionDisplay
 import X11Session
 
 /// What tests and tools look at on another client's window: where it is drawn, its

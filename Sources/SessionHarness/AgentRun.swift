@@ -1,4 +1,5 @@
 import Foundation
+import ScreenwardCore
 import Synchronization
 
 /// The real `screenward-agent` running on a display with its own Screenward home.
@@ -22,11 +23,23 @@ public final class AgentRun {
             "SCREENWARD_DAEMON_SOCKET": Self.noSystemDaemon(beside: home),
         ]
         .merging(extra) { $1 }
-        var arguments = ["--idle-threshold", String(idleThreshold)]
+        // The display named: a $WAYLAND_DISPLAY the tests were run under would otherwise win.
+        var arguments = ["--display", display, "--idle-threshold", String(idleThreshold)]
         if verbose { arguments.append("--verbose") }
         arguments += extraArguments
         process = try ChildProcess(try ProjectPrograms.url(of: "screenward-agent"), arguments, environment: environment)
         try process.waitForStandardError(containing: "tracking", timeout: 20)
+    }
+
+    /// Records that the person allowed `apps` Screen Time access, as their answer in the
+    /// agent's dialog does. Tests of what an app does once allowed start from here; the
+    /// dialog's own tests answer it with real keys, as the person.
+    public func allowAccess(_ apps: String...) throws {
+        let ledger = try Ledger(url: ScreenwardHome(url: home).ledgerURL)
+        for app in apps {
+            let key = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
+            _ = try ledger.authorize(client: app, member: "individual", grantKey: key, at: Date())
+        }
     }
 
     /// A daemon socket that is not there, beside `home`: programs of an individual-mode test

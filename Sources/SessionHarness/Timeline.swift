@@ -1,5 +1,6 @@
 import Foundation
 import ScreenwardTesting
+import SessionDisplay
 import X11Session
 
 /// Truth from the X server: how long each window held `_NET_ACTIVE_WINDOW`,

@@ -1,3 +1,4 @@
+import SessionDisplay
 import X11Session
 
 /// A shield shown over a window in the background must not take the focus from the window

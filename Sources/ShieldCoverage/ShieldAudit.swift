@@ -1,4 +1,5 @@
 import ScreenwardCore
+import SessionDisplay
 import X11Session
 
 /// Whether the shields shown are still what they were made to be. Any client may move,

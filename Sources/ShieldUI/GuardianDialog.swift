@@ -65,37 +65,8 @@ public final class GuardianDialog {
         self.onAnswer = onAnswer
         self.onCancel = onCancel
         self.onVoid = onVoid
-        // Its entry, list and buttons are the desktop's, drawn by the desktop's theme (the
-        // agent starts without it: its shields draw themselves).
-        GtkToolkit.useDesktopTheme()
-        window = gtk_window_new(GTK_WINDOW_TOPLEVEL)
-        let toplevel: UnsafeMutablePointer<GtkWindow> = cast(window)
-        sw_window_set_wmclass(toplevel, "guardian", "Screenward")
-        gtk_window_set_title(toplevel, texts.title)
-        // Above the shields, which keep above too: it is mapped after them.
-        gtk_window_set_keep_above(toplevel, 1)
-        gtk_window_stick(toplevel)
-        gtk_window_set_position(toplevel, GTK_WIN_POS_CENTER_ALWAYS)
-        gtk_window_set_resizable(toplevel, 0)
-        gtk_window_set_type_hint(toplevel, GDK_WINDOW_TYPE_HINT_DIALOG)
-
-        let column = gtk_box_new(GTK_ORIENTATION_VERTICAL, 10)!
-        for margin in [
-            gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start,
-            gtk_widget_set_margin_end,
-        ] {
-            margin(column, 20)
-        }
-        let heading = gtk_label_new(question)!
-        gtk_label_set_line_wrap(cast(heading), 1)
-        gtk_label_set_max_width_chars(cast(heading), 40)
-        if let escaped = g_markup_escape_text(question, -1) {
-            gtk_label_set_markup(cast(heading), "<big><b>\(String(cString: escaped))</b></big>")
-            g_free(escaped)
-        }
-        let explanation = Self.paragraph(texts.explanation)
-        let hint = Self.paragraph(texts.notEnrolledHint)
-        gtk_style_context_add_class(gtk_widget_get_style_context(hint), "dim-label")
+        window = DialogParts.window(title: texts.title, instance: "guardian")
+        let hint = DialogParts.paragraph(texts.notEnrolledHint, dim: true)
         accounts = gtk_combo_box_text_new()
         for name in guardians { gtk_combo_box_text_append_text(cast(accounts), name) }
         gtk_combo_box_set_active(cast(accounts), 0)
@@ -106,25 +77,17 @@ public final class GuardianDialog {
         gtk_entry_set_max_length(cast(code), 12)
         gtk_entry_set_placeholder_text(cast(code), texts.codePlaceholder)
         gtk_entry_set_activates_default(cast(code), 1)
-        message = gtk_label_new("")
-        gtk_label_set_line_wrap(cast(message), 1)
-        gtk_label_set_max_width_chars(cast(message), 40)
-        gtk_label_set_xalign(cast(message), 0)
-
-        let buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-        gtk_widget_set_halign(buttons, GTK_ALIGN_END)
+        message = DialogParts.paragraph("")
         let cancel = gtk_button_new_with_label(texts.cancel)!
         approve = gtk_button_new_with_label(texts.approve)
         gtk_widget_set_can_default(approve, 1)
-        gtk_container_add(cast(buttons), cancel)
-        gtk_container_add(cast(buttons), approve)
-
-        let accountLabel = Self.fieldLabel(texts.guardian, for: accounts)
-        let codeLabel = Self.fieldLabel(texts.code, for: code)
-        for widget in [heading, explanation, hint, accountLabel, accounts, codeLabel, code, message, buttons] {
-            gtk_container_add(cast(column), widget)
-        }
-        gtk_container_add(cast(window), column)
+        DialogParts.fill(
+            window,
+            with: [
+                DialogParts.heading(question), DialogParts.paragraph(texts.explanation), hint,
+                DialogParts.fieldLabel(texts.guardian, for: accounts), accounts,
+                DialogParts.fieldLabel(texts.code, for: code), code, message, DialogParts.buttons([cancel, approve]),
+            ])
         gtk_widget_grab_default(approve)
 
         GtkSignals.onNotification(approve, "clicked") { [unowned self] in submit() }
@@ -155,7 +118,7 @@ public final class GuardianDialog {
         }
         gtk_widget_show_all(window)
         gtk_widget_grab_focus(code)
-        gtk_window_present(toplevel)
+        gtk_window_present(cast(window))
     }
 
     deinit { close() }
@@ -176,37 +139,13 @@ public final class GuardianDialog {
         if let notBefore, notBefore > Date() {
             gtk_widget_set_sensitive(approve, 0)
             let milliseconds = guint(min(Double(UInt32.max), notBefore.timeIntervalSinceNow * 1000 + 50))
-            let box = Unmanaged.passRetained(
-                TimeoutBox { [weak self] in
-                    guard let self, !closed else { return }
-                    reenable = 0
-                    gtk_widget_set_sensitive(approve, 1)
-                }
-            ).toOpaque()
-            reenable = g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, timeoutTrampoline, box) { data in
-                guard let data else { return }
-                Unmanaged<TimeoutBox>.fromOpaque(data).release()
+            reenable = GtkTimeout.once(after: milliseconds) { [weak self] in
+                guard let self, !closed else { return }
+                reenable = 0
+                gtk_widget_set_sensitive(approve, 1)
             }
         }
         gtk_widget_grab_focus(code)
-    }
-
-    private static func paragraph(_ text: String) -> UnsafeMutablePointer<GtkWidget> {
-        let label = gtk_label_new(text)!
-        gtk_label_set_line_wrap(cast(label), 1)
-        gtk_label_set_max_width_chars(cast(label), 40)
-        gtk_label_set_xalign(cast(label), 0)
-        return label
-    }
-
-    private static func fieldLabel(_ text: String, for field: UnsafeMutablePointer<GtkWidget>) -> UnsafeMutablePointer<
-        GtkWidget
-    > {
-        let label = gtk_label_new_with_mnemonic(text)!
-        gtk_label_set_xalign(cast(label), 0)
-        gtk_label_set_mnemonic_widget(cast(label), field)
-        gtk_widget_set_margin_top(label, 4)
-        return label
     }
 
     public func close() {
@@ -242,11 +181,7 @@ public final class GuardianDialog {
         }
         grabTries += 1
         guard grabTries < Self.grabTries else { return lostKeyboard(.heldByAnother) }
-        let box = Unmanaged.passRetained(TimeoutBox { [weak self] in self?.takeKeyboard() }).toOpaque()
-        grabRetry = g_timeout_add_full(G_PRIORITY_DEFAULT, Self.grabRetryMilliseconds, timeoutTrampoline, box) { data in
-            guard let data else { return }
-            Unmanaged<TimeoutBox>.fromOpaque(data).release()
-        }
+        grabRetry = GtkTimeout.once(after: Self.grabRetryMilliseconds) { [weak self] in self?.takeKeyboard() }
     }
 
     private func lostKeyboard(_ why: KeyboardLoss) {
@@ -281,16 +216,4 @@ public final class GuardianDialog {
         onCancel()
         close()
     }
-}
-
-private final class TimeoutBox {
-    let action: () -> Void
-    init(_ action: @escaping () -> Void) { self.action = action }
-}
-
-/// Runs the box's action once (returning G_SOURCE_REMOVE).
-private let timeoutTrampoline: GSourceFunc = { data in
-    guard let data else { return 0 }
-    Unmanaged<TimeoutBox>.fromOpaque(data).takeUnretainedValue().action()
-    return 0
 }

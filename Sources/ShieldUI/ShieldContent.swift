@@ -45,6 +45,21 @@ final class ShieldContent {
         }
         GtkSignals.onNotification(primaryButton, "clicked") { onAction(.primaryButtonPressed) }
         GtkSignals.onNotification(secondaryButton, "clicked") { onAction(.secondaryButtonPressed) }
+        self.onAction = onAction
+    }
+
+    private let onAction: (ShieldAction) -> Void
+
+    /// Presses the button `focused` is, as Enter or space on it would: GTK's own activation
+    /// waits for a keyboard grab that a layer surface on Wayland does not get. False when
+    /// `focused` is no button of the shield.
+    func press(_ focused: UnsafeMutablePointer<GtkWidget>?) -> Bool {
+        switch focused {
+        case primaryButton: onAction(.primaryButtonPressed)
+        case secondaryButton where gtk_widget_get_visible(secondaryButton) != 0: onAction(.secondaryButtonPressed)
+        default: return false
+        }
+        return true
     }
 
     /// Shows `shield`'s icon, texts and buttons (their colors come from the CSS).

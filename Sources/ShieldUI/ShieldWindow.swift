@@ -12,14 +12,11 @@ public final class ShieldWindow {
     /// The bottom layer: backdrop, tint and background color (cairo).
     private let canvas: UnsafeMutablePointer<GtkWidget>
     private let content: ShieldContent
-    private let style: ShieldStyle
-    private let cssProvider: UnsafeMutablePointer<GtkCssProvider>
+    private let sheet: ShieldStyleSheet
     private var backdrop: ShieldBackdrop?
     private var frame: ScreenRect?
     private var isDestroyed = false
     private var shownPending = false
-    /// The style sheet in `cssProvider`.
-    private var loadedCSS: String?
 
     public private(set) var shield: ResolvedShield?
     /// Called once each time the window has been mapped and drawn after `show`.
@@ -40,9 +37,9 @@ public final class ShieldWindow {
     public init(standingBy: Bool = false, onAction: @escaping (ShieldAction) -> Void) {
         standsBy = standingBy
         Self.windowCount += 1
-        style = ShieldStyle(scope: "screenward-shield-\(Self.windowCount)")
+        sheet = ShieldStyleSheet(scope: "screenward-shield-\(Self.windowCount)")
         window = gtk_window_new(GTK_WINDOW_TOPLEVEL)
-        gtk_widget_set_name(window, style.scope)
+        gtk_widget_set_name(window, sheet.scope)
         let toplevel: UnsafeMutablePointer<GtkWindow> = cast(window)
         // Before realize: WM_CLASS and the hints are read by the window manager at map.
         sw_window_set_wmclass(toplevel, "shield", "Screenward")
@@ -69,10 +66,6 @@ public final class ShieldWindow {
         gtk_overlay_add_overlay(cast(overlay), content.column)
         gtk_container_add(cast(window), overlay)
         gtk_widget_show_all(overlay)
-
-        cssProvider = gtk_css_provider_new()
-        gtk_style_context_add_provider_for_screen(
-            gdk_screen_get_default(), OpaquePointer(cssProvider), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
 
         GtkSignals.onDraw(canvas) { [unowned self] cairo in self.paintBackground(cairo) }
         // A shield cannot be closed: not by the window manager's close (WM_DELETE_WINDOW)…
@@ -205,8 +198,7 @@ public final class ShieldWindow {
     public func destroy() {
         guard !isDestroyed else { return }
         isDestroyed = true
-        gtk_style_context_remove_provider_for_screen(gdk_screen_get_default(), OpaquePointer(cssProvider))
-        g_object_unref(UnsafeMutableRawPointer(cssProvider))
+        sheet.remove()
         gtk_widget_destroy(window)
         backdrop = nil
     }
@@ -223,12 +215,7 @@ public final class ShieldWindow {
     private func apply(_ shield: ResolvedShield) {
         self.shield = shield
         gtk_window_set_title(cast(window), shield.windowTitle)
-        // Loading a provider restyles every widget of the screen: only when the colors changed.
-        let css = style.css(for: shield)
-        if css != loadedCSS {
-            gtk_css_provider_load_from_data(cssProvider, css, -1, nil)
-            loadedCSS = css
-        }
+        sheet.load(for: shield)
         content.update(shield)
         gtk_widget_queue_draw(canvas)
     }

@@ -1,6 +1,7 @@
 import CX11
 import GLibRuntime
 import ScreenwardCore
+import SessionDisplay
 
 /// A managed application window: who it belongs to and where it is drawn.
 public struct ClientWindow: Hashable, Sendable {

@@ -1,21 +1,7 @@
 import CX11
 import GLibRuntime
 import ScreenwardCore
-
-/// What has the focus, and when that changed.
-public struct FocusObservation: Sendable {
-    public enum Cause: Sendable {
-        case initial, activeWindowChanged, windowPropertiesChanged, windowDestroyed, inputFocusChanged
-    }
-    /// The focused top-level window; nil when nothing has the focus.
-    public var window: WindowID?
-    /// Its facts; nil with no window.
-    public var facts: WindowFacts?
-    public var time: ClockReading
-    public var cause: Cause
-    /// The X server's stamp of the change (milliseconds), when the event had one.
-    public var serverTime: ServerTime?
-}
+import SessionDisplay
 
 /// Follows the focus from X events alone: `_NET_ACTIVE_WINDOW` on the root window
 /// when an EWMH window manager runs, else the input focus; and the focused

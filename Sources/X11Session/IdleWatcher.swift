@@ -1,13 +1,6 @@
 import CX11
 import ScreenwardCore
-
-/// A change between present and idle, with the moment it really happened.
-public enum IdleTransition: Sendable {
-    /// No input for the threshold; `lastInput` is when the last input came.
-    case becameIdle(lastInput: ClockReading)
-    /// Input came back at `at`.
-    case returned(at: ClockReading)
-}
+import SessionDisplay
 
 /// Watches the server's IDLETIME counter (XSync) with two alarms: one fires when
 /// the time since the last input crosses the threshold, one when input resets it.

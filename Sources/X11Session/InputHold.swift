@@ -1,4 +1,5 @@
 import CX11
+import SessionDisplay
 
 /// Keeps a covered window from receiving any input, whatever the window manager
 /// does with the focus.

@@ -2,6 +2,7 @@ import CGLib
 import CX11
 import GLibRuntime
 import ScreenwardCore
+import SessionDisplay
 
 /// The screen saver, as it bears on whether anyone watches: whether it is on (the screen is
 /// blanked, MIT-SCREEN-SAVER's notify events), and which applications hold it off

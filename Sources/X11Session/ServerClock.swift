@@ -1,5 +1,6 @@
 import Glibc
 import ScreenwardCore
+import SessionDisplay
 
 /// Places X server timestamps (milliseconds, 32 bits, wrapping every 49.7 days) on
 /// the local clocks.

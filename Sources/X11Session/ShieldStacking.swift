@@ -1,4 +1,5 @@
 import CX11
+import SessionDisplay
 
 /// Puts a shield window (made elsewhere, known by its X id) over a target window:
 /// on the target's desktop, above it, holding the focus. Requests only, no

@@ -1,6 +1,7 @@
 import CX11
 import GLibRuntime
 import ScreenwardCore
+import SessionDisplay
 
 /// Watches what is drawn in the focused window with the Damage extension, and says when it is
 /// motion someone watches (`MotionRule`).

@@ -1,6 +1,7 @@
 import CX11
 import Foundation
 import GLibRuntime
+import SessionDisplay
 
 /// Closes an application's window the gentlest way that works: the window manager's
 /// `_NET_CLOSE_WINDOW`, then the client's own `WM_DELETE_WINDOW`, then SIGTERM to

@@ -55,6 +55,24 @@ extension XConnection {
         return Int32(pid)
     }
 
+    /// The pid of the client that created the window `id`, as the X server knows it (X-Resource
+    /// only: a window's own `_NET_WM_PID` is its client's claim). Nil when the window does not
+    /// exist, the server cannot tell (a client across the network), or has no X-Resource.
+    public func creatorProcessID(ofWindow id: UInt) -> Int32? {
+        guard hasXRes, id != 0, id <= UInt(UInt32.max) else { return nil }
+        let (pid, errors) = withErrorWatch { () -> Int32? in
+            var attributes = XWindowAttributes()
+            guard XGetWindowAttributes(display, Window(id), &attributes) != 0 else { return nil }
+            var spec = XResClientIdSpec(client: XID(id), mask: UInt32(XRES_CLIENT_ID_PID_MASK.rawValue))
+            var count: Int = 0
+            var values: UnsafeMutablePointer<XResClientIdValue>?
+            guard XResQueryClientIds(display, 1, &spec, &count, &values) == Success, let values else { return nil }
+            defer { XResClientIdsDestroy(count, values) }
+            return (0..<count).lazy.map { XResGetClientPid(values.advanced(by: $0)) }.first { $0 > 0 }
+        }
+        return errors.isEmpty ? pid : nil
+    }
+
     /// The processes of every client of this display now (X-Resource; one round trip),
     /// those the server could tell: a local client's, not one across the network.
     public func clientProcessIDs() -> Set<Int32> {

@@ -1,4 +1,5 @@
 import CX11
+import SessionDisplay
 
 /// Finding the window manager, and the requests this program makes of it (EWMH client messages sent to the
 /// root window) and of another client (ICCCM's `WM_PROTOCOLS`, sent to its window): built in

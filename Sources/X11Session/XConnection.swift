@@ -1,14 +1,9 @@
 import CX11
 import Foundation
 import ScreenwardCore
+import SessionDisplay
 
 /// A window id on the X server.
-public struct WindowID: Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: UInt
-    public init(_ rawValue: UInt) { self.rawValue = rawValue }
-    public var description: String { "0x" + String(rawValue, radix: 16) }
-}
-
 public enum X11Error: Error, CustomStringConvertible {
     case cannotOpenDisplay(String)
     case missingExtension(String)

@@ -21,7 +21,7 @@ struct BenchCommand: ParsableCommand {
             TrackingBenchmark.self, ThresholdBenchmark.self, LaunchBenchmark.self, MonitorBenchmark.self,
             ShieldBenchmark.self, AgentKillBenchmark.self, ChildBoundaryBenchmark.self,
             RulesBenchmark.self, ReportBenchmark.self, PickerBenchmark.self, WebBenchmark.self,
-            HouseholdBenchmark.self, VideoBenchmark.self, LaunchMonitorCommand.self,
+            HouseholdBenchmark.self, VideoBenchmark.self, DisplaysBenchmark.self, LaunchMonitorCommand.self,
         ],
         defaultSubcommand: TrackingBenchmark.self)
 }

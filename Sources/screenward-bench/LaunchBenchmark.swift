@@ -96,6 +96,7 @@ struct LaunchBenchmark: ParsableCommand {
             transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path),
             bundleIdentifier: Self.bundleIdentifier)
         ScreenwardApp.client = client
+        try agent.allowAccess(Self.bundleIdentifier)
         _ = try client.call(AuthorizationMethods.request, .individual)
         let reader = try client.call(
             AuthorizationMethods.issueSelection, SelectionRequest(applications: ["wmclass:Reader"])

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ScreenwardTesting
+import SessionDisplay
 import SessionHarness
 import X11Session
 

@@ -1,6 +1,7 @@
 import Foundation
 import GLibRuntime
 import ScreenwardCore
+import SessionDisplay
 import SessionHarness
 import X11Session
 

@@ -1,4 +1,5 @@
 import Foundation
+import SessionDisplay
 import SessionHarness
 import X11Session
 

@@ -4,6 +4,7 @@ import ArgumentParser
 import Foundation
 @_spi(Screenward) import ManagedSettings
 import ScreenwardIPC
+import SessionDisplay
 import SessionHarness
 import Synchronization
 import X11Session
@@ -75,6 +76,7 @@ struct ThresholdBenchmark: ParsableCommand {
             transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path),
             bundleIdentifier: "org.screenward.bench")
         ScreenwardApp.client = client
+        try agent.allowAccess("org.screenward.bench")
         _ = try client.call(AuthorizationMethods.request, .individual)
         let selection = try client.call(
             AuthorizationMethods.issueSelection, SelectionRequest(applications: names.map { "wmclass:\($0)" }))

@@ -5,6 +5,7 @@ import ManagedSettings
 import ScreenwardCore
 import ScreenwardIPC
 import ScreenwardTesting
+import SessionDisplay
 import SessionHarness
 import X11Session
 
@@ -305,6 +306,7 @@ struct WebBenchmark: ParsableCommand {
             transport: SocketTransport(path: agent.home.appendingPathComponent("agent.sock").path),
             bundleIdentifier: "org.screenward.bench.web")
         ScreenwardApp.client = client
+        try agent.allowAccess("org.screenward.bench.web")
         guard try client.call(AuthorizationMethods.request, .individual) == .approved else {
             throw HarnessError.failed("the benchmark's app was not authorised")
         }

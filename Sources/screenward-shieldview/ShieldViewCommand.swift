@@ -97,6 +97,7 @@ struct ShieldViewCommand: ParsableCommand {
             emit("shown 0x" + String(window.windowID, radix: 16))
             // Each text it shows, for the tests that check every one went through the translations.
             for text in window.visibleTexts { emit("text " + text.replacingOccurrences(of: "\n", with: " ")) }
+            emit("texts end")
         }
         window.show(defaults.resolve(configuration, for: subject, language: language), covering: target)
 
@@ -152,6 +153,7 @@ struct ShieldViewCommand: ParsableCommand {
             onCancel: { emit("cancelled") })
         emit("dialog")
         for text in dialog.visibleTexts { emit("text " + text.replacingOccurrences(of: "\n", with: " ")) }
+        emit("texts end")
         loop.readLines(from: 0, onLine: { line in if line == "quit" { loop.quit() } }, onEnd: { loop.quit() })
         loop.onSignal(SIGTERM) { loop.quit() }
         loop.run()

@@ -1,7 +1,10 @@
 import ArgumentParser
+import FamilyControls
 import Foundation
 import GLibRuntime
+@_spi(Screenward) import ManagedSettings
 import ScreenwardTesting
+import SessionDisplay
 import X11Session
 
 /// Plays applications for the demo, the tests and the benchmark: creates windows
@@ -12,6 +15,10 @@ import X11Session
 ///     class <id> <instance> <class>   change WM_CLASS
 ///     title <id> <text…>              change the title
 ///     destroy <id>                    destroy a window
+///     label <id> <token>              ask the Screen Time API's owner for the label of an
+///                                     application token in a window, as an app
+///                                     (`Label(token)`, `SCREENWARD_BUNDLE_ID`); prints
+///                                     "label shown <id>" or "label refused <id>: <why>"
 ///
 /// With `--grab-keyboard` it holds an active keyboard grab and prints "grabbed keyboard".
 ///     quit
@@ -140,6 +147,17 @@ struct TestWindowCommand: ParsableCommand {
             windows.setTitle(window, words.dropFirst(2).joined(separator: " "))
         case ("destroy", let window?):
             windows.destroy(window)
+        case ("label", let window?) where words.count == 3:
+            // Asked off the loop: the owner draws into the window while this process waits.
+            let token = ApplicationToken(opaqueValue: words[2])
+            Task.detached {
+                do {
+                    try await Label(token).show(inWindow: window.rawValue)
+                    emit("label shown \(window)")
+                } catch {
+                    emit("label refused \(window): \(error)")
+                }
+            }
         default:
             FileHandle.standardError.write(Data("screenward-testwindow: cannot understand \"\(line)\"\n".utf8))
         }

@@ -63,8 +63,11 @@ final class ChildAuthorizationTests: XCTestCase {
         let activated = try desktop.runAsKid(["xdotool", "windowactivate", "--sync", window ?? desktop.windows[0]])
         XCTAssertEqual(activated.status, 0, activated.error)
         let home = ChildHomes(stateDirectory: fixture.state).home(for: desktop.uid)
-        try desktop.waitFor("\(id) seen in use") {
-            try Ledger(url: home.ledgerURL).knownApplications().contains { $0.publicID == id }
+        func seen() throws -> [String] { try Ledger(url: home.ledgerURL).knownApplications().map(\.publicID) }
+        do {
+            try desktop.waitFor("\(id) seen in use") { try seen().contains(id) }
+        } catch {
+            throw LocalUsersError(description: "\(id) not seen in use; seen: \(try seen()); \(error)")
         }
     }
 
@@ -381,9 +384,12 @@ final class ChildAuthorizationTests: XCTestCase {
     /// Homework's own shields (WWDC21) in the child's session: the daemon starts its two
     /// extensions when the agent asks them; the agent reaches them through it. The shield takes
     /// Homework's look, and "Ask for access" defers, redraws it as waiting and asks the guardians.
-    func testHomeworksOwnShieldIsDrawnAndItsAskForAccessRedrawsIt() throws {
-        // The daemon starts them, as the extensions' own user: what the action delegate keeps
-        // (the request) is Homework's policy, not the child's to write.
+    /// Homework installed with its shield extensions (the daemon starts them, as the extensions'
+    /// own user: what the action delegate keeps is Homework's policy, not the child's to write),
+    /// a guardian enrolled, `seen` used by the child, and `homework shield --child` run by the
+    /// child and approved with the guardian's code: its picker is up. Returns the guardian and
+    /// the waiting `homework shield`.
+    private func shieldWithHomework(seen: String) throws -> (guardian: String, setup: ChildProcess) {
         let program = fixture.program("homework")
         try fixture.installApp(
             homework, name: "Homework", executables: [program],
@@ -391,29 +397,29 @@ final class ChildAuthorizationTests: XCTestCase {
         let guardian = try fixture.users.add("guard", groups: [fixture.guardianGroup])
         try desktop.startManagedSession()
         let authenticator = try TestAuthenticator.enroll(guardian, with: fixture)
-        try use()
+        try use(seen)
         let (setup, dialog) = try askingAGuardian(["shield", "--child"])
         try desktop.approve(with: authenticator, in: dialog) { (try? desktop.pickerWindow()) != nil }
+        return (guardian, setup)
+    }
+
+    func testHomeworksOwnShieldIsDrawnAndItsAskForAccessRedrawsIt() throws {
+        let program = fixture.program("homework")
+        let (guardian, setup) = try shieldWithHomework(seen: "wmclass:Game")
         try desktop.pick("wmclass:Game")
         XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
         try desktop.waitFor("the shield over the game") { desktop.coverReports(1) >= 1 }
 
-        let game = try desktop.geometry(of: desktop.windows[0])
-        func corner() -> String { desktop.pixel(x: game.x + 4, y: game.y + 4).map { "\($0)" } ?? "unreadable" }
-        func isNear(_ red: Int, _ green: Int, _ blue: Int) -> Bool {
-            guard let pixel = desktop.pixel(x: game.x + 4, y: game.y + 4) else { return false }
-            return abs(pixel.red - red) + abs(pixel.green - green) + abs(pixel.blue - blue) < 20
+        let shield = try GameShield(desktop)
+        try desktop.waitFor("Homework's green on the shield (the corner is \(shield.corner))") {
+            shield.isNear(46, 125, 51)
         }
-        try desktop.waitFor("Homework's green on the shield (the corner is \(corner()))") { isNear(46, 125, 51) }
         desktop.screenshot("homework-child-branded-shield.png")
 
-        // "Ask for access" (a click on the shield, Tab to the second button, Enter).
-        let click = try desktop.runAsKid([
-            "xdotool", "mousemove", "\(game.x + 20)", "\(game.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab",
-            "key", "Return",
-        ])
-        XCTAssertEqual(click.status, 0, click.error)
-        try desktop.waitFor("the shield redrawn amber, as waiting (the corner is \(corner()))") { isNear(250, 168, 38) }
+        try shield.askForAccess()
+        try desktop.waitFor("the shield redrawn amber, as waiting (the corner is \(shield.corner))") {
+            shield.isNear(250, 168, 38)
+        }
         desktop.screenshot("homework-child-asked-for-access.png")
         XCTAssertNotNil(
             try homeworkShared("access-requests"),
@@ -437,8 +443,8 @@ final class ChildAuthorizationTests: XCTestCase {
         try desktop.waitFor("Homework lifts the game's shield") {
             (try homeworkStore()?.shield.applications ?? []).isEmpty
         }
-        try desktop.waitFor("the game uncovered (the corner is \(corner()))") {
-            !isNear(250, 168, 38) && !isNear(46, 125, 51)
+        try desktop.waitFor("the game uncovered (the corner is \(shield.corner))") {
+            !shield.isNear(250, 168, 38) && !shield.isNear(46, 125, 51)
         }
         desktop.screenshot("homework-child-access-given.png")
         let status = try desktop.runAsKid([program, "status"])
@@ -447,6 +453,52 @@ final class ChildAuthorizationTests: XCTestCase {
         XCTAssertTrue(
             try fixture.screenward(as: guardian, ["request", "list"]).output.contains(question) == false,
             "answered once")
+    }
+
+    /// The same through a category: Homework shields the Games category, the game is covered as
+    /// one of it, and the child's "Ask for access" on it reaches the guardians; one approves on
+    /// the command line and Homework's action delegate lifts the category.
+    func testAskForAccessOnACategoryShieldReachesTheGuardiansAndHomeworkLiftsIt() throws {
+        // The game is the program that shows its window, in the Game category.
+        fixture.testApplications = [
+            "game.desktop":
+                "[Desktop Entry]\nType=Application\nName=Game\nExec=\(fixture.program("screenward-testwindow"))\n"
+                + "Categories=Game;\n"
+        ]
+        let (guardian, setup) = try shieldWithHomework(seen: "game.desktop")
+        try desktop.pick("Game", wholeCategory: true)
+        XCTAssertEqual(setup.waitForExit(timeout: 20), 0, setup.standardError)
+        let store = try XCTUnwrap(try homeworkStore())
+        XCTAssertNil(store.shield.applications, "the game is shielded through its category only")
+        XCTAssertNotNil(store.shield.applicationCategories, "\(store)")
+        try desktop.waitFor("the shield over the game") { desktop.coverReports(1) >= 1 }
+
+        let shield = try GameShield(desktop)
+        try desktop.waitFor("Homework's green on the category's shield (\(shield.corner))") {
+            shield.isNear(46, 125, 51)
+        }
+        try shield.askForAccess()
+        try desktop.waitFor("the category's shield redrawn amber (\(shield.corner))") { shield.isNear(250, 168, 38) }
+        desktop.screenshot("homework-child-category-asked.png")
+
+        // A guardian sees the ask on their command line and approves it there.
+        var ask: String?
+        try desktop.waitFor("the ask in the guardian's list") {
+            let listed = try fixture.screenward(as: guardian, ["request", "list"]).output
+            let line = listed.split(separator: "\n").first { $0.contains("(shielded by Homework") }
+            ask = line?.split(separator: " ").first { $0.contains("/a") }.map(String.init)
+            return ask != nil
+        }
+        let approved = try fixture.screenward(as: guardian, ["request", "approve", try XCTUnwrap(ask)])
+        XCTAssertEqual(approved.status, 0, approved.output + approved.error)
+        try desktop.waitFor("Homework lifts the category's shield") {
+            try homeworkStore()?.shield.applicationCategories == nil
+        }
+        try desktop.waitFor("the game uncovered (\(shield.corner))") {
+            !shield.isNear(250, 168, 38) && !shield.isNear(46, 125, 51)
+        }
+        let recorded = try events()
+        XCTAssertTrue(recorded.contains("gave \(desktop.kid) access to"), recorded)
     }
 
     func testAGuardianWithoutAnAuthenticatorIsToldWhatToDoAndGuessedCodesAreSlowedDownAndRecorded() throws {
@@ -482,5 +534,34 @@ final class ChildAuthorizationTests: XCTestCase {
         XCTAssertEqual(try wrongAnswers(), 3)
         XCTAssertTrue(setup.isRunning, "Homework still waits for a guardian")
         XCTAssertNil(try homeworkStore(), "nothing was approved")
+    }
+}
+
+/// The shield over the child's game, as the child sees and uses it.
+private struct GameShield {
+    let desktop: ManagedDesktop
+    let game: ScreenRect
+
+    init(_ desktop: ManagedDesktop) throws {
+        self.desktop = desktop
+        game = try desktop.geometry(of: desktop.windows[0])
+    }
+
+    /// The colour at its corner, for messages.
+    var corner: String { desktop.pixel(x: game.x + 4, y: game.y + 4).map { "\($0)" } ?? "unreadable" }
+
+    /// Whether its corner is (about) this colour: Homework's green, or its amber while asked.
+    func isNear(_ red: Int, _ green: Int, _ blue: Int) -> Bool {
+        guard let pixel = desktop.pixel(x: game.x + 4, y: game.y + 4) else { return false }
+        return abs(pixel.red - red) + abs(pixel.green - green) + abs(pixel.blue - blue) < 20
+    }
+
+    /// "Ask for access", as the child: a click on the shield, Tab to the second button, Enter.
+    func askForAccess() throws {
+        let click = try desktop.runAsKid([
+            "xdotool", "mousemove", "\(game.x + 20)", "\(game.y + 20)", "click", "1", "sleep", "0.3", "key", "Tab",
+            "key", "Return",
+        ])
+        XCTAssertEqual(click.status, 0, click.error)
     }
 }

@@ -59,6 +59,8 @@ final class InstallTests: XCTestCase {
             "\(prefix)/share/screenward/web/screenward.crx", "\(prefix)/share/screenward/web/screenward.xpi",
         ]
         for file in browserFiles { XCTAssertTrue(FileManager.default.fileExists(atPath: inRoot(file)), file) }
+        let shellExtension = "\(prefix)/share/gnome-shell/extensions/screenward@screenward.org/extension.js"
+        XCTAssertTrue(FileManager.default.fileExists(atPath: inRoot(shellExtension)), shellExtension)
         let hostManifest = try String(contentsOfFile: inRoot(browserFiles[1]), encoding: .utf8)
         XCTAssertTrue(hostManifest.contains("\"path\" : \"\(prefix)/bin/screenward-web-host\""), hostManifest)
         // The image's files name the paths the installed system will see, not the image's folder.
@@ -106,7 +108,7 @@ final class InstallTests: XCTestCase {
         let removed = try LocalUsers.capture(script, ["--uninstall", "--purge", "--root", root.path])
         XCTAssertEqual(removed.status, 0, removed.error)
         for file in Self.systemFiles + browserFiles + [
-            "\(prefix)/bin/screenward-daemon", "\(prefix)/share/screenward", "/var/lib/screenward",
+            "\(prefix)/bin/screenward-daemon", "\(prefix)/share/screenward", "/var/lib/screenward", shellExtension,
             "/usr/share/screenward",
         ] {
             XCTAssertFalse(

@@ -140,7 +140,7 @@ final class ManagedSessionTests: XCTestCase {
 
     /// Every session of the child's that no agent can enforce is a door: a console login
     /// (logind's `login`, a terminal), an SSH command without a terminal (class background,
-    /// remote), a Wayland session. Each is ended at once and recorded once; root's own
+    /// remote), a Mir session. Each is ended at once and recorded once; root's own
     /// `su` session for the child is left alone; the child's X11 session keeps its agent;
     /// and the child's next desktop session tells them why (the daemon's notices).
     func testEveryDoorNoAgentEnforcesIsEndedAtOnceAndRecordedOnce() throws {
@@ -152,7 +152,7 @@ final class ManagedSessionTests: XCTestCase {
         let doors = [
             "c10": "type=tty class=user service=login tty=tty2 display= active=yes",
             "c11": "type=unspecified class=background service=sshd remote=yes display= seat= state=online active=no",
-            "c12": "type=wayland class=user service=lightdm display= active=yes",
+            "c12": "type=mir class=user service=lightdm display= active=yes",
         ]
         var ends: [String: TimeInterval] = [:]
         for (session, fields) in doors.sorted(by: { $0.key < $1.key }) {
@@ -200,7 +200,7 @@ final class ManagedSessionTests: XCTestCase {
         let ended = events.components(separatedBy: "session-ended").count - 1
         XCTAssertEqual(ended, 4, "each door once: \(events)")
         XCTAssertTrue(events.contains("session c14 should have been ended but logind refused"), events)
-        XCTAssertTrue(events.contains("a Wayland session was ended (session c12, lightdm)"), events)
+        XCTAssertTrue(events.contains("a Mir session was ended (session c12, lightdm)"), events)
         XCTAssertTrue(events.contains("a console login was ended (session c10, login, tty2)"), events)
         XCTAssertTrue(events.contains("a console login was ended (session c11, sshd)"), events)
 
@@ -208,7 +208,7 @@ final class ManagedSessionTests: XCTestCase {
         kill(agent, SIGKILL)
         try desktop.waitFor("the notices") {
             let log = fixture.daemon?.standardError ?? ""
-            return log.contains("notifying \"Your Wayland session was ended\"")
+            return log.contains("notifying \"Your session was ended\"")
                 && log.contains("notifying \"Your console login was ended\"")
         }
     }

@@ -66,21 +66,9 @@ final class ProgramHoldTests: XCTestCase {
         }
     }
 
-    /// Whether the daemon holds the process: frozen in a cgroup of its own, or stopped
-    /// where there is no cgroup v2 it may write.
-    private func isHeld(_ pid: Int32) -> Bool {
-        let cgroup = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
-        return cgroup.contains("screenward-held-") || processState(pid) == "T"
-    }
+    private func isHeld(_ pid: Int32) -> Bool { HeldProcess.isHeld(pid) }
 
-    private func processState(_ pid: Int32) -> String? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.range(of: ")", options: .backwards)
-        else {
-            return nil
-        }
-        return stat[close.upperBound...].trimmingCharacters(in: .whitespaces).first.map(String.init)
-    }
+    private func processState(_ pid: Int32) -> String? { HeldProcess.state(of: pid) }
 
     private var daemonLog: String { fixture.daemon?.standardError ?? "" }
 
@@ -181,10 +169,20 @@ final class ProgramHoldTests: XCTestCase {
         XCTAssertEqual(limited.status, 0, limited.error)
         for index in 0..<20 { _ = try desktop.startAsKid(["xterm", "-name", "held\(index)", "-e", "sleep", "600"]) }
         var pids: [Int32] = []
-        try desktop.waitFor("twenty xterms held", timeout: 60) {
-            let found = try desktop.runAsKid(["pgrep", "-u", desktop.kid, "-x", "xterm"]).output
-            pids = found.split(separator: "\n").compactMap { Int32($0) }
-            return pids.count == 20 && pids.allSatisfy { processState($0) == "T" }
+        do {
+            try desktop.waitFor("twenty xterms held", timeout: 60) {
+                let found = try desktop.runAsKid(["pgrep", "-u", desktop.kid, "-x", "xterm"]).output
+                pids = found.split(separator: "\n").compactMap { Int32($0) }
+                return pids.count == 20 && pids.allSatisfy { processState($0) == "T" }
+            }
+        } catch {
+            // What each xterm was doing, for the reader of a failure under load.
+            let states = pids.map { "\($0): \(processState($0) ?? "gone")" }.joined(separator: ", ")
+            XCTFail(
+                "\(pids.count) xterms of the child's (\(states)); the daemon's holds: "
+                    + daemonLog.split(separator: "\n").filter { $0.contains("held") }.suffix(25).joined(separator: "\n")
+            )
+            throw error
         }
         Thread.sleep(forTimeInterval: 3)
         XCTAssertEqual(pids.filter { processState($0) != "T" }, [], "every held xterm must stay stopped, none closed")

@@ -172,8 +172,9 @@ extension ManagedDesktopRig {
 
     /// Picks with the keyboard in the picker the agent shows, as the child would: `search`
     /// typed, Tab into the list, Down to the first row under the first header (what `search`
-    /// names must be the one match), space, Enter. Waits until the picker is gone.
-    func pick(_ search: String) throws {
+    /// names must be the one match), space, Enter. With `wholeCategory`, the header itself is
+    /// ticked: the first category `search` shows. Waits until the picker is gone.
+    func pick(_ search: String, wholeCategory: Bool = false) throws {
         var window: String?
         try waitFor("the activity picker") {
             window = try pickerWindow()
@@ -182,7 +183,7 @@ extension ManagedDesktopRig {
         let picker = try XCTUnwrap(window)
         for step in [
             ["windowactivate", "--sync", picker], ["type", "--delay", "40", search], ["sleep", "0.6"],
-            ["key", "Tab", "Down", "space"], ["sleep", "0.3"], ["key", "Return"],
+            ["key", "Tab"] + (wholeCategory ? [] : ["Down"]) + ["space"], ["sleep", "0.3"], ["key", "Return"],
         ] {
             let result = try runAsKid(["xdotool"] + step)
             XCTAssertEqual(result.status, 0, "xdotool \(step): \(result.error)")

@@ -18,9 +18,9 @@ final class SessionAdmissionTests: XCTestCase {
         XCTAssertEqual(decide("x11", "user", service: "gdm-password"), .enforce)
     }
 
-    func testAWaylandSessionIsEnded() {
-        XCTAssertEqual(decide("wayland", "user", service: "lightdm"), .end(.wayland))
-        XCTAssertEqual(decide("wayland", "user", service: "gdm-password"), .end(.wayland))
+    func testAWaylandSessionIsEnforcedAndAMirSessionEnded() {
+        XCTAssertEqual(decide("wayland", "user", service: "lightdm"), .enforce)
+        XCTAssertEqual(decide("wayland", "user", service: "gdm-password"), .enforce)
         XCTAssertEqual(decide("mir", "user", service: "lightdm"), .end(.wayland))
     }
 
@@ -38,7 +38,7 @@ final class SessionAdmissionTests: XCTestCase {
 
     func testATypeOrClassNotKnownYetIsADoorUntilShownOtherwise() {
         XCTAssertEqual(decide("holo", "user", service: "lightdm"), .end(.console))
-        XCTAssertEqual(decide("wayland", "user-early", service: "gdm-password"), .end(.wayland))
+        XCTAssertEqual(decide("wayland", "user-early", service: "gdm-password"), .enforce)
         XCTAssertEqual(decide("x11", "user-incomplete", service: "lightdm"), .enforce)
         XCTAssertEqual(decide("tty", "someday", service: "login"), .end(.console))
     }
@@ -63,7 +63,7 @@ final class SessionAdmissionTests: XCTestCase {
         XCTAssertEqual(allowed("holo", "user", service: "lightdm"), .countAsConsole)
         // Not consoles: as without the allowance.
         XCTAssertEqual(allowed("x11", "user", service: "lightdm"), .enforce)
-        XCTAssertEqual(allowed("wayland", "user", service: "gdm-password"), .end(.wayland))
+        XCTAssertEqual(allowed("wayland", "user", service: "gdm-password"), .enforce)
         XCTAssertEqual(allowed("unspecified", "background", service: "su"), .leave)
         XCTAssertEqual(allowed("x11", "greeter", service: "lightdm-greeter"), .leave)
     }

@@ -1,4 +1,5 @@
 import ScreenwardCore
+import SessionDisplay
 import ShieldCoverage
 import X11Session
 import XCTest

@@ -21,8 +21,10 @@ final class ShieldTranslationTests: ShieldUITestCase {
                     frame.description,
                 ],
                 environment: environment)
+            // All of them: the program ends its list with "texts end" (a pipe may hand over
+            // the first lines before the rest).
             try waitUntil("the shield's texts") {
-                self.connection.rootFrame(of: view.window) == frame && !view.texts.isEmpty
+                self.connection.rootFrame(of: view.window) == frame && view.process.outputLines.contains("texts end")
             }
             if let name { try saveScreenshot(name) }
             return view.texts
@@ -57,7 +59,7 @@ final class ShieldTranslationTests: ShieldUITestCase {
                 view.closeInput()
                 view.stop()
             }
-            try waitUntil("the dialog's texts") { view.outputLines.contains { $0.hasPrefix("text ") } }
+            try waitUntil("the dialog's texts") { view.outputLines.contains("texts end") }
             Thread.sleep(forTimeInterval: 0.3)
             if let name { try saveScreenshot(name) }
             return view.outputLines.filter { $0.hasPrefix("text ") }.map { String($0.dropFirst(5)) }

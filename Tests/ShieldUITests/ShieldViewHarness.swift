@@ -1,6 +1,7 @@
 import Foundation
 import ScreenwardCore
 import ScreenwardTesting
+import SessionDisplay
 import SessionHarness
 import TestSupport
 import X11Session

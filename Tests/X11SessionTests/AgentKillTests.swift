@@ -69,6 +69,7 @@ final class AgentKillTests: XSessionTestCase {
         var logs: [String] = []
         let socket = AgentAddress.socketPath(inHome: home, environment: agent.environment)
         let app = ServiceClient(transport: SocketTransport(path: socket), bundleIdentifier: client)
+        try agent.allowAccess(client)
         _ = try app.call(AuthorizationMethods.request, .individual)
         var events: [DeviceActivityEvent.Name: DeviceActivityEvent] = [:]
         var thresholds: [String: (app: String, seconds: Double)] = [:]

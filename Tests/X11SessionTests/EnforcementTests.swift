@@ -20,6 +20,7 @@ final class EnforcementTests: XSessionTestCase {
             transport: SocketTransport(path: scene.agent.home.appendingPathComponent("agent.sock").path),
             bundleIdentifier: bundle)
         ScreenwardApp.client = client
+        try scene.agent.allowAccess(bundle)
         _ = try client.call(AuthorizationMethods.request, .individual)
         return client
     }
@@ -95,6 +96,7 @@ final class EnforcementTests: XSessionTestCase {
         scene.wait("all managed") { windows.allSatisfy { scene.watcher.windows[$0] != nil } }
         var environment = scene.agent.environment
         environment["WORKLOG_HOME"] = temporary.appendingPathComponent("worklog").path
+        try scene.agent.allowAccess("org.example.worklog")
         let setup = try ChildProcess(try ProjectPrograms.url(of: "worklog"), ["setup"], environment: environment)
         setup.closeInput()
         XCTAssertEqual(setup.waitForExit(timeout: 30), 0, setup.standardError)

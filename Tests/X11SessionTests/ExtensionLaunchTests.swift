@@ -43,6 +43,7 @@ final class ExtensionLaunchTests: XSessionTestCase {
         defer { agent.stop() }
         let env = agent.environment
 
+        try agent.allowAccess("org.example.worklog")
         XCTAssertTrue(try runProject("worklog", ["setup"], env).contains("authorised"))
         XCTAssertTrue(try runProject("worklog", ["status"], env).contains("social: shielded"))
         // No Worklog process runs now. An evening running now starts at once: the agent
@@ -108,6 +109,7 @@ final class ExtensionLaunchTests: XSessionTestCase {
             dataHome: dataHome)
         let agent = try AgentRun(display: session.display, home: home, environment: environment)
         let env = agent.environment
+        try agent.allowAccess("org.example.worklog")
         _ = try runProject("worklog", ["setup"], env)
         let now = Date()
         _ = try runProject(

@@ -348,6 +348,7 @@ final class PickerTests: XSessionTestCase {
         let game = id(apps.windows[0])
         let environment = scene.agent.environment
         let before = scene.agent.process.standardError.components(separatedBy: "with extensions").count
+        try scene.agent.allowAccess("org.example.homework")
         _ = try runProject("homework", ["install"], environment)
         scene.wait("the agent to read homework's manifest", timeout: .seconds(10)) {
             scene.agent.process.standardError.components(separatedBy: "with extensions").count > before
@@ -419,6 +420,7 @@ final class PickerTests: XSessionTestCase {
         let client = ServiceClient(
             transport: SocketTransport(path: agent.home.appendingPathComponent("agent.sock").path),
             bundleIdentifier: Self.app)
+        try agent.allowAccess(Self.app, "org.example.worklog", "org.example.homework")
         _ = try client.call(AuthorizationMethods.request, .individual)
         let environment = try pickerEnvironment(display: session.display).merging(agent.environment) { $1 }
         return (session, agent, client, environment)

@@ -37,6 +37,7 @@ final class ScreenTimeAgentTests: XSessionTestCase {
         defer { agent.stop() }
         let env = agent.environment
 
+        try agent.allowAccess("org.example.worklog")
         XCTAssertTrue(try worklog(["setup"], env).contains("authorised"))
         XCTAssertTrue(try worklog(["status"], env).contains("social: shielded"))
         let shields =

@@ -73,6 +73,7 @@ final class ShieldCommandTests: XSessionTestCase {
         XCTAssertTrue(tooMany.contains("at most 50"), tooMany)
 
         // An application another app's store shields: the command says which store.
+        try agent.allowAccess("org.example.worklog")
         let worklog = try ChildProcess(
             try ProjectPrograms.url(of: "worklog"), ["setup"], environment: agent.environment)
         worklog.closeInput()

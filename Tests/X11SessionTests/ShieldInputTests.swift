@@ -1,5 +1,6 @@
 import Foundation
 import ScreenwardTesting
+import SessionDisplay
 import SessionHarness
 import X11Session
 import XCTest

@@ -168,6 +168,7 @@ final class ShieldPresenterTests: XSessionTestCase {
         let game = id(apps.windows[0])
         let environment = scene.agent.environment
         let homework = try ProjectPrograms.url(of: "homework")
+        try scene.agent.allowAccess("org.example.homework")
         let setup = try ChildProcess(homework, ["shield", "--app", "game.desktop"], environment: environment)
         setup.closeInput()
         XCTAssertEqual(setup.waitForExit(timeout: 30), 0, setup.standardError)
@@ -219,6 +220,7 @@ final class ShieldPresenterTests: XSessionTestCase {
         let game = id(apps.windows[0])
         let environment = scene.agent.environment
         let homework = try ProjectPrograms.url(of: "homework")
+        try scene.agent.allowAccess("org.example.homework")
 
         // Installed while the agent runs: it reads the manifests again on SIGHUP.
         let program = homework.resolvingSymlinksInPath().path

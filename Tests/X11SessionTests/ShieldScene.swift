@@ -2,6 +2,7 @@ import Foundation
 import GLibRuntime
 import ScreenwardCore
 import ScreenwardTesting
+import SessionDisplay
 import SessionHarness
 import TestSupport
 import X11Session

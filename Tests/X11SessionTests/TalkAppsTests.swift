@@ -30,6 +30,7 @@ final class TalkAppsTests: XSessionTestCase {
         let (game, notes) = (id(apps.windows[0]), id(apps.windows[1]))
         let environment = scene.agent.environment
         let homework = try ProjectPrograms.url(of: "homework")
+        try scene.agent.allowAccess("org.example.homework")
         try install("homework", in: scene)
 
         // The guardian's setup: the day's interval runs now; the threshold is 3 s of Notes.
@@ -118,6 +119,7 @@ final class TalkAppsTests: XSessionTestCase {
         let environment = scene.agent.environment
         try install("worklog", in: scene)
 
+        try scene.agent.allowAccess("org.example.worklog")
         XCTAssertTrue(try runProject("worklog", ["setup"], environment).contains("authorised"))
         let chatShield = try scene.shield(over: chat)
         _ = try scene.shield(over: game)

@@ -176,6 +176,7 @@ final class WebsiteTimeTests: XSessionTestCase {
             transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path),
             bundleIdentifier: "org.example.focus")
         ScreenwardApp.client = client
+        try agent.allowAccess("org.example.focus")
         _ = try client.call(AuthorizationMethods.request, .individual)
         // Its shield extensions: the look of its websites' shield, and what its buttons do.
         let pressed = Pressed()
@@ -385,6 +386,7 @@ final class WebsiteTimeTests: XSessionTestCase {
             transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path),
             bundleIdentifier: "org.example.worklog")
         ScreenwardApp.client = client
+        try agent.allowAccess("org.example.worklog")
         _ = try client.call(AuthorizationMethods.request, .individual)
         let games = try client.call(AuthorizationMethods.issueSelection, SelectionRequest(categories: ["Game"]))
             .categoryTokens
@@ -426,6 +428,7 @@ final class WebsiteTimeTests: XSessionTestCase {
         let window = try rig.window(
             titled: "News page - Chromium", display: session.display, xdotool: xdotool, or: chromium)
         try rig.waitUntilConnected(["chromium"], timeout: 30)
+        try agent.allowAccess("org.example.worklog")
         XCTAssertTrue(try runProject("worklog", ["setup"], agent.environment).contains("authorised"))
         func show(tab: Int, expecting title: String) throws {
             _ = try toolOutput(
@@ -466,6 +469,7 @@ final class WebsiteTimeTests: XSessionTestCase {
             transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path),
             bundleIdentifier: "org.example.focus")
         ScreenwardApp.client = client
+        try agent.allowAccess("org.example.focus")
         _ = try client.call(AuthorizationMethods.request, .individual)
         let selection = try client.call(
             AuthorizationMethods.issueSelection, SelectionRequest(webDomains: ["videos.test"]))
@@ -525,6 +529,7 @@ final class WebsiteTimeTests: XSessionTestCase {
             transport: SocketTransport(path: home.appendingPathComponent("agent.sock").path),
             bundleIdentifier: "org.example.filter")
         ScreenwardApp.client = client
+        try agent.allowAccess("org.example.filter")
         _ = try client.call(AuthorizationMethods.request, .individual)
         let store = ManagedSettingsStore(named: .init("filter"))
         func go(_ url: String, expecting title: String) throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GLibRuntime
+import SessionDisplay
 import SessionHarness
 import X11Session
 import XCTest

@@ -53,35 +53,48 @@ final class DaemonLink: Sendable {
         transport.setPushReceiver(forKind: AgentLinkMethods.closeAsk.name) { frame in
             if let closed = try? AgentLinkMethods.closeAsk.body(from: frame) { deliver(.close(closed.ask)) }
         }
-        transport.setPushReceiver(forKind: AgentLinkMethods.showPicker.name) { [self] frame in
-            guard let show = try? AgentLinkMethods.showPicker.body(from: frame) else { return }
-            guard let handler = pickerHandler.withLock({ $0 }) else {
-                return post(AgentLinkMethods.pickerClosed, PickerClosed(id: show.id, failure: "the agent is starting"))
-            }
-            handler(show)
+        receive(AgentLinkMethods.showPicker, into: pickers)
+        receive(AgentLinkMethods.showReport, into: reports)
+        receive(AgentLinkMethods.showLabel, into: labels)
+    }
+
+    /// The apps' activity pickers the daemon asks this agent to show.
+    let pickers = Asks<PickerShow>()
+    /// The apps' reports it asks this agent to show.
+    let reports = Asks<ReportShow>()
+    /// The apps' labels it asks this agent to draw.
+    let labels = Asks<LabelShow>()
+
+    private func receive<Body>(_ kind: PushKind<Body>, into asks: Asks<Body>) {
+        transport.setPushReceiver(forKind: kind.name) { frame in
+            if let body = try? kind.body(from: frame) { asks.deliver(body) }
         }
-        transport.setPushReceiver(forKind: AgentLinkMethods.showReport.name) { [self] frame in
-            guard let show = try? AgentLinkMethods.showReport.body(from: frame) else { return }
-            guard let handler = reportHandler.withLock({ $0 }) else {
-                return post(AgentLinkMethods.reportClosed, ReportClosed(id: show.id, failure: "the agent is starting"))
+    }
+
+    /// What the daemon asks of this agent for apps, of one kind, and who answers it. An ask
+    /// that comes before the agent has someone to answer it (the daemon may ask as soon as the
+    /// agent attached) waits for them.
+    final class Asks<Body: Sendable>: Sendable {
+        private let state = Mutex<(answerer: (@Sendable (Body) -> Void)?, waiting: [Body])>((nil, []))
+
+        /// From now on `answerer` takes each ask, those waiting first.
+        func answer(with answerer: @escaping @Sendable (Body) -> Void) {
+            let waiting = state.withLock { state in
+                state.answerer = answerer
+                defer { state.waiting = [] }
+                return state.waiting
             }
-            handler(show)
+            waiting.forEach(answerer)
+        }
+
+        func deliver(_ body: Body) {
+            let answerer = state.withLock { state in
+                if state.answerer == nil { state.waiting.append(body) }
+                return state.answerer
+            }
+            answerer?(body)
         }
     }
-
-    /// Who shows the apps' reports the daemon asks for.
-    func onReportShow(_ handler: @escaping @Sendable (ReportShow) -> Void) {
-        reportHandler.withLock { $0 = handler }
-    }
-
-    private let reportHandler = Mutex<(@Sendable (ReportShow) -> Void)?>(nil)
-
-    /// Who shows the apps' activity pickers the daemon asks for.
-    func onPickerShow(_ handler: @escaping @Sendable (PickerShow) -> Void) {
-        pickerHandler.withLock { $0 = handler }
-    }
-
-    private let pickerHandler = Mutex<(@Sendable (PickerShow) -> Void)?>(nil)
 
     func attach(session: String) throws -> AgentAttachment {
         let attachment = try client.call(AgentLinkMethods.attach, AgentAttach(session: session))
@@ -189,35 +202,9 @@ final class DaemonLink: Sendable {
         case close(UInt64)
     }
 
-    /// Hands over the dialog pushes (on the push queue), with those that came before
-    /// the agent was ready (an app may ask the moment the agent attaches).
-    func onDialogPushes(_ handler: @escaping @Sendable (DialogPush) -> Void) {
-        dialogs.setHandler(handler)
-    }
-
-    private let dialogs = DialogMailbox()
-
-    /// Keeps dialog pushes until someone takes them.
-    private final class DialogMailbox: Sendable {
-        private let state = Mutex<(early: [DialogPush], handler: (@Sendable (DialogPush) -> Void)?)>(([], nil))
-
-        func deliver(_ push: DialogPush) {
-            let handler = state.withLock { state in
-                if state.handler == nil { state.early.append(push) }
-                return state.handler
-            }
-            handler?(push)
-        }
-
-        func setHandler(_ handler: @escaping @Sendable (DialogPush) -> Void) {
-            let early = state.withLock { state in
-                state.handler = handler
-                defer { state.early = [] }
-                return state.early
-            }
-            early.forEach(handler)
-        }
-    }
+    /// The dialog pushes (handed over on the push queue), with those that came before the
+    /// agent was ready (an app may ask the moment the agent attaches).
+    let dialogs = Asks<DialogPush>()
 
     /// Sends the guardian's answer and waits for the daemon's verdict: call it off the loop.
     func answer(_ answer: GuardianAnswer) throws -> GuardianVerdict {

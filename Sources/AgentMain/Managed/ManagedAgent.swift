@@ -6,20 +6,23 @@ import GtkBase
 @_spi(Screenward) import ManagedSettings
 @_spi(Screenward) import ScreenwardCore
 import ScreenwardIPC
+import SessionDisplay
 import ShieldUI
+import WaylandSession
 import X11Session
 
 /// The agent of a managed user's session, started by the system daemon as the agents'
 /// system user (never as the child): it tracks the focus and covers shielded windows as
 /// in individual mode, but owns no state. Its usage goes to the daemon as reports, its
 /// shields come from the daemon, and it says it is alive once a second. It exits when
-/// the daemon's connection or the X connection ends; the daemon starts another.
+/// the daemon's connection or the display's ends; the daemon starts another. On Wayland it
+/// follows the compositor the daemon found and vetted, and checks that it is that process.
 final class ManagedAgent {
     private let log: AgentLog
     private let session: String
     private let link: DaemonLink
     private let attachment: AgentAttachment
-    private let connection: XConnection
+    private let display: AgentDisplay
     private let loop = MainLoop()
     private let identities: Identities
     private let catalog: ApplicationCatalog
@@ -39,12 +42,14 @@ final class ManagedAgent {
     private var lastFocus: FocusObservation? { tracker.lastFocus }
     private var aliveTimer: MainLoop.Registration?
     private var wasPresent: Bool?
-    private var presenter: ShieldPresenter?
+    private var presenter: (any SessionShields)?
     private var shieldState: DaemonShieldState?
     private var dialogs: [UInt64: GuardianDialog] = [:]
     private var elsewhere = ShieldedElsewhere()
     private var elsewhereTimer: MainLoop.Registration?
     private var dialogEvents: LoopMailbox<DialogEvent>?
+    private var labels: AgentLabels?
+    private var labelsAsked: LoopMailbox<LabelShow>?
     private var languageChanged: LoopMailbox<Void>?
     /// The child's browsers' tabs, as the daemon passes them on (nil: websites are not told
     /// apart here, for want of the Public Suffix List).
@@ -60,7 +65,11 @@ final class ManagedAgent {
         case verdict(UInt64, GuardianVerdict)
     }
 
-    init(session: String, daemonSocket: String, dataDirectories: String, displayName: String?, log: AgentLog) throws {
+    /// `compositorPID`: on Wayland, the compositor the daemon found for the session.
+    init(
+        session: String, daemonSocket: String, dataDirectories: String, display choice: AgentDisplay.Choice,
+        compositorPID: Int32?, log: AgentLog
+    ) throws {
         GtkToolkit.disableGLUnlessChosen()
         // Shields draw themselves; the guardian's dialog loads the desktop's theme when shown.
         GtkToolkit.deferDesktopTheme()
@@ -68,7 +77,11 @@ final class ManagedAgent {
         self.session = session
         link = DaemonLink(path: daemonSocket)
         attachment = try link.attach(session: session)
-        connection = try XConnection(displayName: displayName)
+        let idleThreshold = Duration.milliseconds(Int64(attachment.idleThresholdSeconds * 1000))
+        display = try AgentDisplay.open(choice, loop: loop, idleThreshold: idleThreshold, compositor: compositorPID)
+        if case .wayland(let backend) = display {
+            try Self.check(backend, isTheCompositor: compositorPID)
+        }
         // Only the system's applications (the daemon names their folders): the child's own
         // folders could rename anything.
         let (catalog, problems) = ApplicationCatalog.loadFromEnvironment(["XDG_DATA_DIRS": dataDirectories])
@@ -80,8 +93,8 @@ final class ManagedAgent {
         minter = TokenMinter(secret: DeviceSecret(bytes: attachment.deviceSecret))
         categories = try DataDirectory.categoryTable()
         let link = link
-        tracker = try SessionTracker(
-            connection: connection, loop: loop,
+        tracker = SessionTracker(
+            display: display.backend, loop: loop,
             sink: AgentReportSink { report in link.post(AgentLinkMethods.usage, report) }, minter: minter,
             idleThreshold: .milliseconds(Int64(attachment.idleThresholdSeconds * 1000)), lockSource: .idleOnly, log: log
         )
@@ -98,18 +111,21 @@ final class ManagedAgent {
             loop.quit()
         }
         link.onEnd { ended.post() }
-        connection.onConnectionLost { [self] in
-            // Called from inside Xlib; the process exits right after. The daemon closes
-            // the open interval when this process's connection drops.
-            log.info("the X display \(connection.displayName) closed the connection")
+        display.backend.onConnectionLost { [self] in
+            // On X11 called from inside Xlib, and the process exits right after; on Wayland
+            // the loop ends. The daemon closes the open interval when this process's
+            // connection drops.
+            log.info("the display \(display.name) closed the connection")
+            loop.quit()
         }
-        loop.attach(connection)
+        display.attach(to: loop)
         loop.onSignal(SIGTERM) { [self] in stop(reason: "SIGTERM") }
         loop.onSignal(SIGINT) { [self] in stop(reason: "SIGINT") }
         startShields()
         listenForGuardianAsks()
         listenForPickers()
         listenForReports()
+        listenForLabels()
         listenForPrograms()
         listenForBrowsers()
         tracker.counted = { [unowned self] observation in counted(observation) }
@@ -118,32 +134,24 @@ final class ManagedAgent {
             logindMissing: { [log, session] error in
                 log.info("no logind for session \(session): suspend is not detected (\(error))")
             },
-            afterFocus: { [unowned self] _ in checkBrowsers() })
+            afterFocus: { [unowned self] observation in
+                presenter?.focusChanged(observation)
+                checkBrowsers()
+            })
         aliveTimer = loop.schedule(after: AgentLinkMethods.aliveInterval) { [self] in sayAlive() }
         link.post(AgentLinkMethods.alive, Empty())
         log.info(
-            "tracking \(connection.displayName) for \(attachment.user) (session \(session)), reporting to \(link.path)")
+            "tracking \(display.name) for \(attachment.user) (session \(session)), "
+                + "from \(display.backend.focusSource), reporting to \(link.path)")
         loop.run()
+        display.stop()
         link.close()
     }
 
     private func startShields() {
         do {
             let state = DaemonShieldState(link: link)
-            let presenter = try ShieldPresenter.forSession(
-                displayName: connection.displayName, loop: loop, stateOwner: state, minter: minter,
-                categories: categories, language: link.language.spoken,
-                identify: { [unowned self] facts in identity(for: facts) }, log: log)
-            let link = link
-            presenter.onShieldReplaced = { application, problem in
-                link.post(
-                    AgentLinkMethods.shieldTampered, AgentShieldTampered(application: application, problem: problem))
-            }
-            presenter.onWindowManagerGone = { link.post(AgentLinkMethods.windowManagerGone, Empty()) }
-            presenter.onCoversChanged = { [unowned self] processes in
-                elsewhere.covered(processes)
-                holdShieldedElsewhere()
-            }
+            let presenter = try makeShields(state: state)
             self.presenter = presenter
             presenter.start()
             // The session's tray told the daemon its language: the shields speak it from now on.
@@ -165,6 +173,49 @@ final class ManagedAgent {
         }
     }
 
+    /// The display's shields: on X11 one over each window of a shielded app, whose tampering
+    /// the daemon hears of; on Wayland an overlay while one has the focus.
+    private func makeShields(state: DaemonShieldState) throws -> any SessionShields {
+        let identify = { [unowned self] (facts: WindowFacts) in identity(for: facts) }
+        switch display {
+        case .x11(let connection, _):
+            let presenter = try ShieldPresenter.forSession(
+                displayName: connection.displayName, loop: loop, stateOwner: state, minter: minter,
+                categories: categories, language: link.language.spoken, identify: identify, log: log)
+            let link = link
+            presenter.onShieldReplaced = { application, problem in
+                link.post(
+                    AgentLinkMethods.shieldTampered, AgentShieldTampered(application: application, problem: problem))
+            }
+            presenter.onWindowManagerGone = { link.post(AgentLinkMethods.windowManagerGone, Empty()) }
+            presenter.onCoversChanged = { [unowned self] processes in
+                elsewhere.covered(processes)
+                holdShieldedElsewhere()
+            }
+            return presenter
+        case .wayland(let backend):
+            let overlay = try WaylandShieldPresenter.forSession(
+                display: backend, loop: loop, stateOwner: state, minter: minter, categories: categories,
+                language: link.language.spoken, identify: identify, log: log)
+            overlay.onOverlayChanged = { [unowned self] in tracker.recount(.window) }
+            return overlay
+        }
+    }
+
+    /// A managed session's Wayland display must be the compositor the daemon vetted, and name
+    /// each window's process: an app_id is the app's own choice.
+    private static func check(_ backend: any WaylandBackend, isTheCompositor expected: Int32?) throws {
+        guard let wlroots = backend as? WaylandDisplay else {
+            throw ManagedDisplayError("\(backend.name) is not a compositor a managed session is served on yet (sway)")
+        }
+        // The connection itself refused a listener other than `expected` (`WaylandConnection`).
+        guard expected != nil else { throw ManagedDisplayError("no compositor was named for \(backend.name)") }
+        guard wlroots.namesProcesses else {
+            let why = wlroots.limitations.joined(separator: "; ")
+            throw ManagedDisplayError("\(backend.name) names no window's process: \(why)")
+        }
+    }
+
     // MARK: Shielded wherever it draws
 
     /// The processes of shielded apps that draw on no window of this display are held too
@@ -176,7 +227,9 @@ final class ManagedAgent {
             isShielded: { [catalog] program in
                 ProgramNarrowing.identity(of: program, catalog: catalog).map(presenter.isShielded) ?? false
             },
-            displayClients: { [connection] in connection.clientProcessIDs() })
+            // A Wayland compositor names no client to another: every shielded app's processes
+            // are held there, its windows too (its overlay covers only the focused one).
+            displayClients: { [display] in display.x11?.clientProcessIDs() ?? [] })
         guard let held else { return }
         let listed = held.isEmpty ? "none" : held.map(String.init).joined(separator: " ")
         log.info("processes of shielded apps with no window here, held: \(listed)")
@@ -198,7 +251,7 @@ final class ManagedAgent {
             for event in events { handle(event) }
         }
         dialogEvents = events
-        link.onDialogPushes { push in
+        link.dialogs.answer { push in
             switch push {
             case .show(let ask): events.post(.show(ask))
             case .close(let id): events.post(.close(id))
@@ -259,10 +312,12 @@ final class ManagedAgent {
     /// child can neither trace it nor read what it prints), and waited for on a thread of its
     /// own; the ids chosen go back to the daemon, which answers the app with its tokens.
     private func listenForPickers() {
-        let (link, log, display, dataDirectories) = (link, log, connection.displayName, dataDirectories)
-        link.onPickerShow { show in
+        let (link, log, display, dataDirectories) = (link, log, display.x11?.displayName, dataDirectories)
+        let displayEnvironment = self.display.environment
+        link.pickers.answer { show in
             Thread.detachNewThread {
-                var environment = Self.windowEnvironment(display: display, language: link.language.spoken.current)
+                var environment = Self.windowEnvironment(
+                    display: displayEnvironment, language: link.language.spoken.current)
                 environment["XDG_DATA_DIRS"] = dataDirectories
                 let closed: PickerClosed
                 do {
@@ -282,13 +337,39 @@ final class ManagedAgent {
 
     /// The environment of a window the agent shows for an app (its picker, its report): this
     /// agent's, on the session's display, in the session's language (as the guardian's dialog).
-    private static func windowEnvironment(display: String, language: String) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment["DISPLAY"] = display
+    private static func windowEnvironment(display: [String: String], language: String) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment.merging(display) { $1 }
         if language != Translations.language(fromEnvironment: environment) {
             environment["LANG"] = "\(language).UTF-8"
         }
         return environment
+    }
+
+    // MARK: An app's label
+
+    /// The daemon asks for an app's label: drawn here, as the agents' user, on the loop (GTK),
+    /// inside the window the X server says the app's process made.
+    private func listenForLabels() {
+        let link = link
+        labels = AgentLabels(
+            connection: display.x11, log: log, language: { link.language.spoken.current },
+            canDraw: { [unowned self] in presenter != nil })
+        let asked = LoopMailbox<LabelShow> { [unowned self] shows in
+            for show in shows {
+                var shown = LabelShown(id: show.id)
+                do {
+                    try labels?.show(
+                        show.contents, style: show.style, inWindow: show.window, of: show.pid, app: show.app)
+                } catch let error as ServiceError {
+                    shown.failure = error.message
+                } catch {
+                    shown.failure = "\(error)"
+                }
+                link.post(AgentLinkMethods.labelShown, shown)
+            }
+        }
+        labelsAsked = asked
+        link.labels.answer { show in asked.post(show) }
     }
 
     // MARK: An app's report
@@ -296,8 +377,8 @@ final class ManagedAgent {
     /// The daemon asks for an app's report: its window is shown here, as the agents' user, and
     /// asks the daemon for the drawing with the ticket, which only this user's processes hold.
     private func listenForReports() {
-        let (link, log, display) = (link, log, connection.displayName)
-        link.onReportShow { show in
+        let (link, log, display) = (link, log, display.environment)
+        link.reports.answer { show in
             Thread.detachNewThread {
                 var environment = Self.windowEnvironment(display: display, language: link.language.spoken.current)
                 environment["SCREENWARD_DAEMON_SOCKET"] = link.path
@@ -321,9 +402,9 @@ final class ManagedAgent {
         }
     }
 
-    /// The X connection answered (a round trip), so the agent is not stuck: tell the daemon.
+    /// The display answered (a round trip), so the agent is not stuck: tell the daemon.
     private func sayAlive() {
-        connection.sync()
+        display.sync()
         link.post(AgentLinkMethods.alive, Empty())
         aliveTimer = loop.schedule(after: AgentLinkMethods.aliveInterval) { [self] in sayAlive() }
     }
@@ -353,7 +434,7 @@ final class ManagedAgent {
     /// daemon's word (its first milliseconds are not counted rather than counted as what it
     /// claims), none for a shield.
     private func countedIdentity(of observation: FocusObservation) -> AppIdentity? {
-        guard let window = observation.window, !(presenter?.isShield(window) ?? false), !observation.isTheAgentsOwn,
+        guard observation.window != nil, !(presenter?.holdsFocus(observation) ?? false), !observation.isTheAgentsOwn,
             let facts = observation.facts
         else { return nil }
         let app = identity(for: facts)
@@ -380,7 +461,7 @@ final class ManagedAgent {
         let before = (unsupportedBrowsers.unsupported, unsupportedBrowsers.checking)
         unsupportedBrowsers.forgetEnded { FileManager.default.fileExists(atPath: "/proc/\($0)") }
         var focused: (pid: Int32, browser: AppIdentity, started: ContinuousClock.Instant?)?
-        if let observation = lastFocus, let window = observation.window, !(presenter?.isShield(window) ?? false),
+        if let observation = lastFocus, observation.window != nil, !(presenter?.holdsFocus(observation) ?? false),
             let facts = observation.facts,
             let pid = facts.pid, let program = link.programs.facts(pid: pid),
             unsupportedBrowsers.unsupported[pid] == nil
@@ -503,4 +584,10 @@ extension GuardianDialog.KeyboardLoss {
         case .taken: Phrase("another program took the keyboard from it while it was open", context: "event")
         }
     }
+}
+
+/// Why a managed session's display cannot be served.
+struct ManagedDisplayError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

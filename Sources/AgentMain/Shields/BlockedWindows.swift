@@ -1,5 +1,6 @@
 import Foundation
 import ScreenwardCore
+import SessionDisplay
 import X11Session
 
 /// Windows of blocked applications (`application.blockedApplications`): an app that

@@ -4,6 +4,7 @@ import GtkBase
 @_spi(Screenward) import ManagedSettings
 import ManagedSettingsUI
 import ScreenwardCore
+import SessionDisplay
 import ShieldCoverage
 import ShieldUI
 import Synchronization
@@ -66,15 +67,12 @@ final class ShieldPresenter {
     private var shieldAudit = ShieldAudit()
     private var grabChecks = KeyboardGrabChecks<WindowID>()
     private var grabTimer: MainLoop.Registration?
-    /// Buttons pressed, waiting for their action delegates, and the timer for the first to run out.
-    private var buttonWaits = ShieldButtonWaits<ShieldDecision>()
-    private var buttonTimer: MainLoop.Registration?
+    /// What the shields' buttons do.
+    private var buttons: ShieldButtons!
     /// The server time of the last activation, for the shield's own activation request.
     private var lastActivationTime: ServerTime?
     /// What the state owner tells, from whichever thread it is on (a socket's, in child mode).
-    private var answers: LoopMailbox<ShieldAnswer>?
-    private var shieldsChanged: LoopMailbox<Void>?
-    private var attached: LoopMailbox<String>?
+    private var news: ShieldStateNews?
 
     /// A presenter for the session on `displayName`, as both agents make it: GTK
     /// initialised there, an X connection of its own, the shield texts in the session's
@@ -111,6 +109,13 @@ final class ShieldPresenter {
         blocked = BlockedWindows(hold: hold, closer: closer, log: log)
         looks = ShieldLooks(defaults: defaults, language: language, stateOwner: stateOwner, loop: loop, log: log)
         shields = stateOwner.effectiveShields
+        buttons = ShieldButtons(stateOwner: stateOwner, looks: looks, loop: loop, log: log) {
+            [unowned self] response, decision in
+            guard response == .close else { return }
+            for cover in covers.values where cover.decision.application == decision.application {
+                close(cover.target.id, pid: cover.target.pid, of: decision)
+            }
+        }
     }
 
     /// Hears the effective settings at the start and after every change (the agent
@@ -132,15 +137,10 @@ final class ShieldPresenter {
                 cover.surface.redraw(look)
             }
         }
-        let answers = LoopMailbox<ShieldAnswer> { [unowned self] answers in received(answers) }
-        self.answers = answers
-        stateOwner.onShieldAnswer { answer in answers.post(answer) }
-        let shieldsChanged = LoopMailbox<Void> { [unowned self] in settingsChanged() }
-        self.shieldsChanged = shieldsChanged
-        stateOwner.onShieldsChanged { shieldsChanged.post() }
-        let attached = LoopMailbox<String> { [unowned self] bundles in dataSourcesAttached(Set(bundles)) }
-        self.attached = attached
-        stateOwner.onShieldDataSourceAttached { bundle in attached.post(bundle) }
+        news = ShieldStateNews(
+            from: stateOwner, answers: { [unowned self] answers in buttons.received(answers) },
+            changed: { [unowned self] in settingsChanged() },
+            attached: { [unowned self] owners in dataSourcesAttached(owners) })
         // A key caught on a covered window: the window manager has just given it the
         // focus, and its shield takes it back (the key itself went nowhere).
         hold.onInputCaught = { [unowned self] id in
@@ -355,6 +355,7 @@ final class ShieldPresenter {
     private func show(_ cover: Cover) {
         let started = ContinuousClock.now
         cover.shownAt = started
+        cover.surface.onShown = { [log, target = cover.target.id] in log.debug("shield: drawn over \(target)") }
         shieldAudit.shown(cover.shieldID)
         auditSoon()
         cover.surface.show(looks.look(for: cover.decision), covering: cover.target.frame) {
@@ -530,52 +531,11 @@ final class ShieldPresenter {
         var created: ShieldWindow?
         let surface = ShieldWindow(standingBy: standingBy ?? watcher.usesWindowManager) { [unowned self] action in
             guard let created, let cover = covers.values.first(where: { $0.surface === created }) else { return }
-            pressed(action, on: cover)
+            buttons.pressed(action, on: cover.decision)
         }
         created = surface
         shieldIDs.insert(WindowID(surface.windowID))
         return surface
-    }
-
-    private func pressed(_ action: ShieldAction, on cover: Cover) {
-        let decision = cover.decision
-        log.info("shield: \(action.rawValue) on the shield of \(decision.identity.publicID)")
-        guard let id = stateOwner.requestShieldAction(owner: decision.owner, action: action, item: decision.item) else {
-            carryOut(ShieldActionDelegate.defaultResponse(to: action), for: decision)
-            return
-        }
-        buttonWaits.asked(id, for: decision, at: .now)
-        waitForButtons()
-    }
-
-    /// Gives up on the delegates that did not answer in time, and waits for the next.
-    private func waitForButtons() {
-        for (request, decision) in buttonWaits.expired(at: .now) {
-            stateOwner.cancelShieldRequest(request)
-            log.warning(
-                "\(decision.owner)'s shield action delegate did not answer within "
-                    + "\(Int(ShieldButtonWaits<ShieldDecision>.patience.seconds)) s: nothing is done"
-            )
-        }
-        buttonTimer?.cancel()
-        buttonTimer = buttonWaits.deadline.map { deadline in
-            loop.schedule(after: ContinuousClock.now.duration(to: deadline)) { [weak self] in self?.waitForButtons() }
-        }
-    }
-
-    private func carryOut(_ response: ShieldActionResponse, for decision: ShieldDecision) {
-        log.info("shield: \(response.rawValue) for \(decision.identity.publicID)")
-        switch response {
-        case .none:
-            break
-        case .close:
-            for cover in covers.values where cover.decision.application == decision.application {
-                close(cover.target.id, pid: cover.target.pid, of: decision)
-            }
-        case .defer, .askForAccess:
-            // Keep the shield; ask the data source again and redraw with its answer.
-            looks.ask(decision)
-        }
     }
 
     private func close(_ window: WindowID, pid: Int32?, of decision: ShieldDecision) {
@@ -594,18 +554,6 @@ final class ShieldPresenter {
                 log.warning("shield: could not close \(window) of \(decision.identity.publicID): \(reason)")
             }
             self?.closing.remove(window)
-        }
-    }
-
-    private func received(_ answers: [ShieldAnswer]) {
-        for answer in answers {
-            switch answer {
-            case .configuration(let id, let configuration):
-                looks.received(id, configuration)
-            case .action(let id, let response):
-                guard let decision = buttonWaits.answered(id) else { continue }
-                carryOut(response, for: decision)
-            }
         }
     }
 

@@ -1,3 +1,4 @@
+import GLibRuntime
 import ManagedSettings
 import ScreenwardCore
 import Synchronization
@@ -99,5 +100,26 @@ final class Listeners<Value>: Sendable {
 
     func call(_ value: Value) {
         for handler in handlers.withLock({ $0 }) { handler(value) }
+    }
+}
+
+/// What the state owner tells a shield presenter, brought onto the loop (its handlers may be
+/// called on any thread): each answer of an app's shield extension, that the stores changed,
+/// and which apps' data sources attached.
+final class ShieldStateNews {
+    private let answers: LoopMailbox<ShieldAnswer>
+    private let changed: LoopMailbox<Void>
+    private let attached: LoopMailbox<String>
+
+    init(
+        from stateOwner: any ShieldStateOwner, answers: @escaping ([ShieldAnswer]) -> Void,
+        changed: @escaping () -> Void, attached: @escaping (Set<String>) -> Void
+    ) {
+        self.answers = LoopMailbox(answers)
+        self.changed = LoopMailbox(changed)
+        self.attached = LoopMailbox { bundles in attached(Set(bundles)) }
+        stateOwner.onShieldAnswer { [mailbox = self.answers] answer in mailbox.post(answer) }
+        stateOwner.onShieldsChanged { [mailbox = self.changed] in mailbox.post() }
+        stateOwner.onShieldDataSourceAttached { [mailbox = self.attached] bundle in mailbox.post(bundle) }
     }
 }

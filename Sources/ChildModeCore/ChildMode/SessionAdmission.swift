@@ -1,12 +1,13 @@
 /// What the system daemon does with one logind session of a managed user: every way a
-/// child logs in is a door, and each is either enforced (an agent in an X11 session) or
-/// ended. Plain values over what logind says of the session, so the policy is tested
+/// child logs in is a door, and each is either enforced (an agent in an X11 or sway session)
+/// or ended. Plain values over what logind says of the session, so the policy is tested
 /// without logind; the daemon carries the decision out.
 ///
 /// The doors (docs/architecture.md, "The doors"):
 /// - an X11 session of the child's (a display manager's; one the child starts later from a
 ///   console is inside a console session, which is ended first): enforced;
-/// - a Wayland (or Mir) session: ended, until a Wayland backend can serve it;
+/// - a Wayland session: enforced when its compositor is sway (the daemon finds and vets it,
+///   `SessionCompositor`), ended otherwise; a Mir session: ended;
 /// - a console login (a virtual terminal, `login`, SSH with or without a terminal, a web
 ///   console; any session of the child's that is not graphical): ended, unless a guardian
 ///   allowed the child's consoles: then counted as the app Console (`ConsoleUse`), and ended
@@ -26,7 +27,7 @@ public enum SessionAdmission: Sendable, Equatable, CustomStringConvertible {
 
     /// A way in that cannot be enforced yet.
     public enum Door: String, Sendable, Equatable, CaseIterable {
-        /// A Wayland or Mir session: no agent can watch it yet.
+        /// A Mir session, or a Wayland session whose compositor no agent can serve.
         case wayland
         /// A text login: a virtual terminal, `login`, SSH (with or without a terminal).
         case console
@@ -70,8 +71,10 @@ public enum SessionAdmission: Sendable, Equatable, CustomStringConvertible {
         // A person's own session (user, user-early, user-incomplete, user-light, and a class
         // this code does not know: a door until shown otherwise).
         switch session.type {
-        case "x11": return .enforce
-        case "wayland", "mir": return .end(.wayland)
+        // A Wayland session whose compositor no agent can serve is ended by the daemon once
+        // it finds the compositor (`SessionCompositor`).
+        case "x11", "wayland": return .enforce
+        case "mir": return .end(.wayland)
         default: return console
         }
     }

@@ -205,6 +205,9 @@ extension ScreenTimeService {
 
     // MARK: Authorization
 
+    /// `.individual` is recorded as asked. A person's own agent asks the person first (its
+    /// dialog) and passes on only what needs nobody: an app that holds access already, or a
+    /// request for `.child`, refused here.
     private func requestAuthorization(_ client: String, _ member: FamilyControlsMember) throws -> AuthorizationStatus {
         guard member == .individual else {
             // This owner is a person's own agent: their account is nobody's child. (A
@@ -214,9 +217,27 @@ extension ScreenTimeService {
                 .invalidAccountType,
                 Phrase("this account is not managed by a guardian, so it cannot grant .child authorization; request .individual to manage this person's own use, or have a guardian run `screenward child add USER`", context: "service"))
         }
+        try recordGrant(client, .individual)
+        return .approved
+    }
+
+    private func recordGrant(_ client: String, _ member: FamilyControlsMember) throws {
         let key = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
         _ = try ledger.authorize(client: client, member: member.rawValue, grantKey: key, at: now())
-        return .approved
+    }
+
+    // MARK: Authorization the person allowed (a person's own agent)
+
+    /// Whether `client` holds authorization already: asking again then asks nobody.
+    @_spi(Screenward) public func holdsAuthorization(_ client: String) throws -> Bool {
+        try ledger.grant(for: client) != nil
+    }
+
+    /// Records `.individual` for `client`: the person allowed it in their agent's dialog.
+    /// Returns the pushes that tell its watching connections.
+    @_spi(Screenward) public func grantIndividual(_ client: String) throws -> [Delivery] {
+        try recordGrant(client, .individual)
+        return statusChanged(client)
     }
 
     // MARK: Apps with access
@@ -245,8 +266,7 @@ extension ScreenTimeService {
     /// pushes that tell its watching connections.
     @discardableResult
     public func grantChild(_ client: String) throws -> [Delivery] {
-        let key = Data((0..<32).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
-        _ = try ledger.authorize(client: client, member: FamilyControlsMember.child.rawValue, grantKey: key, at: now())
+        try recordGrant(client, .child)
         return statusChanged(client)
     }
 
@@ -302,6 +322,33 @@ extension ScreenTimeService {
     {
         try BundleIdentifier.validate(client)
         return try describeSelection(try tokens(client), selection)
+    }
+
+    /// What `client`'s one token stands for, for the label the owner draws (`label.show`): an
+    /// application's name and icon, a category's name, a website's domain. Refuses a token that
+    /// is not the client's.
+    @_spi(Screenward) public func labelContents(client: String, _ token: FamilyActivitySelection) throws
+        -> LabelContents
+    {
+        try BundleIdentifier.validate(client)
+        let count = token.applicationTokens.count + token.categoryTokens.count + token.webDomainTokens.count
+        guard count == 1 else {
+            throw ServiceError(
+                .invalidArgument,
+                Phrase("a label shows one token, not {count}", context: "service", ["count": "\(count)"]))
+        }
+        let described = try describeSelection(try tokens(client), token)
+        if let id = described.items.applications.first {
+            let app = directory.application(publicID: id)
+            return LabelContents(title: app?.displayName ?? id, icon: app?.iconName)
+        }
+        if let id = described.items.categories.first {
+            let name = directory.categories.categories.first { $0.id == id }?.name ?? id
+            return LabelContents(title: name, context: "category", icon: nil)
+        }
+        if let domain = described.items.webDomains.first { return LabelContents(title: domain, icon: "web-browser") }
+        // swift-format-ignore
+        throw ServiceError(.invalidArgument, Phrase("this token is not one of {client}'s (issued to another app, or before its authorization was revoked)", context: "service", ["client": client]))
     }
 
     /// `client`'s tokens for what the person chose in the picker the owner showed.

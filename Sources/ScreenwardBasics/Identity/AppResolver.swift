@@ -21,7 +21,9 @@ public struct AppResolver: Sendable {
     public func resolve(_ facts: WindowFacts) -> AppIdentity {
         let instance = nonEmpty(facts.wmInstance)
         let wmClass = nonEmpty(facts.wmClass)
-        let names = [instance, wmClass].compactMap { $0 }
+        // A Wayland app_id is matched as WM_CLASS is (GNOME Shell does the same): desktop
+        // entries' StartupWMClass names it for the apps whose app_id is not their entry's name.
+        let names = [instance, wmClass, nonEmpty(facts.appID)].compactMap { $0 }
         // /proc/PID/cmdline is read at most once, and only if a choice needs it.
         var commandLine: [String]??
         func arguments() -> [String]? {
@@ -47,8 +49,8 @@ public struct AppResolver: Sendable {
             return Self.identity(of: entry)
         }
 
-        if let wmClass {
-            return AppIdentity(key: .windowClass(wmClass), displayName: wmClass)
+        if let name = wmClass ?? nonEmpty(facts.appID) {
+            return AppIdentity(key: .windowClass(name), displayName: name)
         }
         if let executable {
             return AppIdentity(key: .executable(executable), displayName: ExecCommand.fileName(executable))
@@ -57,8 +59,8 @@ public struct AppResolver: Sendable {
     }
 
     private func entryFromWindow(_ facts: WindowFacts, names: [String], choice: MenuChoice) -> DesktopEntry? {
-        if let appID = nonEmpty(facts.gtkApplicationID), let entry = catalog.entry(id: appID + ".desktop") {
-            return entry
+        for appID in [facts.gtkApplicationID, facts.appID].compactMap(nonEmpty) {
+            if let entry = catalog.entry(id: appID + ".desktop") { return entry }
         }
         if let file = nonEmpty(facts.kdeDesktopFile) {
             // Plasma documents a name without `.desktop`, but some apps set a file name or path.

@@ -67,46 +67,11 @@ public final class DaemonRig {
     public func program(_ name: String) -> String { programs.appendingPathComponent(name).path }
 
     private func installPrograms() throws {
-        let manager = FileManager.default
-        try manager.createDirectory(
-            at: programs, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        for name in [
-            "screenward", "screenward-agent", "screenward-web-host", "screenward-testwindow", "homework",
-            "screenward-tray", "screenward-report", "screenward-picker",
-        ] {
-            try manager.copyItem(at: try ProjectPrograms.url(of: name), to: programs.appendingPathComponent(name))
-        }
-        // The agent finds its data in ../share/screenward beside its folder.
-        let data = work.appendingPathComponent("share/screenward")
-        try manager.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        let source = try ProjectPrograms.url(of: "screenward-daemon").deletingLastPathComponent()
-        for file in ["categories.json", "shield.json", "rules.json"] {
-            let found = try Self.dataFile(file, above: source)
-            try manager.copyItem(at: found, to: data.appendingPathComponent(file))
-        }
-        // And the translations' catalogs in ../share/locale, as an installation has them.
-        let locale = work.appendingPathComponent("share/locale")
-        try manager.copyItem(at: try Self.compiledCatalogs(above: source), to: locale)
-        let catalogs = (manager.subpaths(atPath: locale.path) ?? []).map { locale.appendingPathComponent($0).path }
-        for path in [work.appendingPathComponent("share").path, data.path, locale.path] + catalogs
-            + (try manager.contentsOfDirectory(atPath: data.path)).map({ data.appendingPathComponent($0).path })
-        {
-            let isDirectory =
-                (try manager.attributesOfItem(atPath: path))[.type] as? FileAttributeType == .typeDirectory
-            try manager.setAttributes([.posixPermissions: isDirectory ? 0o755 : 0o644], ofItemAtPath: path)
-        }
-    }
-
-    /// The build folder's compiled catalogs (`.build/locale`, made by scripts/compile-translations.sh).
-    private static func compiledCatalogs(above directory: URL) throws -> URL {
-        var folder = directory
-        while folder.path != "/", folder.lastPathComponent != ".build" { folder.deleteLastPathComponent() }
-        let locale = folder.appendingPathComponent("locale")
-        guard folder.lastPathComponent == ".build", FileManager.default.fileExists(atPath: locale.path) else {
-            throw LocalUsersError(
-                description: "no compiled translations above \(directory.path): run scripts/compile-translations.sh")
-        }
-        return locale
+        try ProgramCopies.install(
+            [
+                "screenward", "screenward-agent", "screenward-web-host", "screenward-testwindow", "homework",
+                "screenward-tray", "screenward-report", "screenward-picker",
+            ], in: work)
     }
 
     /// Where the daemon reads installed apps' manifests (root's, like /usr/share/screenward/apps).
@@ -130,17 +95,6 @@ public final class DaemonRig {
         let file = apps.appendingPathComponent("\(bundleIdentifier).json")
         try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted]).write(to: file)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
-    }
-
-    private static func dataFile(_ name: String, above directory: URL, folder subfolder: String = "data") throws -> URL
-    {
-        var folder = directory
-        while folder.path != "/" {
-            let candidate = folder.appendingPathComponent(subfolder).appendingPathComponent(name)
-            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
-            folder.deleteLastPathComponent()
-        }
-        throw LocalUsersError(description: "no \(subfolder)/\(name) above \(directory.path)")
     }
 
     /// Desktop entries of the machine's (`debian-xterm.desktop`) the daemon is to see as
@@ -221,6 +175,24 @@ public final class DaemonRig {
         try users.run(
             as: user, [program("screenward")] + arguments,
             environment: environment.merging(["SCREENWARD_DAEMON_SOCKET": socket]) { $1 })
+    }
+
+    /// The pid of the agent the daemon runs for `session`.
+    public func agentPID(session: String) -> Int32? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = Int32(entry),
+                let cmdline = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(entry)/cmdline"))
+            else { continue }
+            let arguments = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if arguments.first?.hasSuffix("screenward-agent") == true,
+                let index = arguments.firstIndex(of: "--managed-session"),
+                arguments.indices.contains(index + 1), arguments[index + 1] == session
+            {
+                return pid
+            }
+        }
+        return nil
     }
 
     public func tearDown() {

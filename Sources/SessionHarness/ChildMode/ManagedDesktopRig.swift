@@ -157,20 +157,7 @@ public final class ManagedDesktopRig {
 
     /// The pid of the agent the daemon runs for `session`.
     public func agentPID(session: String = "c9") -> Int32? {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        for entry in entries {
-            guard let pid = Int32(entry),
-                let cmdline = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(entry)/cmdline"))
-            else { continue }
-            let arguments = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            if arguments.first?.hasSuffix("screenward-agent") == true,
-                let index = arguments.firstIndex(of: "--managed-session"),
-                arguments.indices.contains(index + 1), arguments[index + 1] == session
-            {
-                return pid
-            }
-        }
-        return nil
+        fixture.agentPID(session: session)
     }
 
     /// How many agents have attached so far.

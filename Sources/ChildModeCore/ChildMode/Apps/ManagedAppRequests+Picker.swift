@@ -43,7 +43,7 @@ extension ManagedAppRequests {
         return []
     }
 
-    /// A session's agent is gone: the pickers and reports it showed end with it, and their apps
+    /// A session's agent is gone: the pickers, reports and labels it showed end with it, and their apps
     /// hear why (a successor agent does not know of them).
     @_spi(Screenward) public func agentGone(_ agent: ServicePeer) {
         for (id, open) in pickers where open.agent == agent {
@@ -55,6 +55,11 @@ extension ManagedAppRequests {
             reportClosed(
                 ReportClosed(id: id, failure: "the session's agent ended while the report was open"),
                 fromAgentOf: open.uid)
+        }
+        for (id, open) in labels where open.agent == agent {
+            labelShown(
+                LabelShown(id: id, failure: "the session's agent ended before it drew the label"), fromAgentOf: open.uid
+            )
         }
     }
 

@@ -30,6 +30,8 @@ public final class ManagedAppRequests {
         @_spi(Screenward) public var showPicker: (PickerShow, _ uid: UInt32) -> ServicePeer? = { _, _ in nil }
         /// Shows an app's report in one of the user's desktop sessions: the agent told (nil: none).
         @_spi(Screenward) public var showReport: (ReportShow, _ uid: UInt32) -> ServicePeer? = { _, _ in nil }
+        /// Draws an app's label in one of the user's desktop sessions: the agent told (nil: none).
+        @_spi(Screenward) public var showLabel: (LabelShow, _ uid: UInt32) -> ServicePeer? = { _, _ in nil }
 
         public init(
             owner: @escaping (UInt32) -> ManagedUserOwner?, apps: InstalledApps, vetting: ProcessVetting,
@@ -77,6 +79,9 @@ public final class ManagedAppRequests {
     /// The apps' reports shown in their sessions, by the id their agent answers with.
     var reports: [UInt64: OpenReport] = [:]
     var lastReportID: UInt64 = 0
+    /// The apps' labels being drawn in their sessions, by the id their agent answers with.
+    var labels: [UInt64: OpenLabel] = [:]
+    var lastLabelID: UInt64 = 0
 
     public init(services: Services, approvals: GuardianApprovals, send: @escaping (Delivery) -> Void) {
         self.services = services
@@ -104,6 +109,7 @@ public final class ManagedAppRequests {
         mayLoosenUntil[peer] = nil
         browsers[peer] = nil
         pickers = pickers.filter { $0.value.peer != peer }
+        labels = labels.filter { $0.value.peer != peer }
         approvals.requesterGone(peer)
         if let uid = served ?? peer.credentials?.uid { services.owner(uid)?.service.disconnected(peer) }
     }
@@ -227,6 +233,9 @@ public final class ManagedAppRequests {
             },
             .on(ReportMethods.present, errors: serviceError) { apps, request, frame, pending in
                 try apps.presentReport(frame.body, request, pending)
+            },
+            .on(LabelMethods.show, errors: serviceError) { apps, request, frame, pending in
+                try apps.showLabel(frame.body, request, pending)
             },
             // Which apps hold access is the guardians' to read (`screenward app list`), not an app's.
             .on(AccessMethods.list, errors: serviceError) { _, _, _ -> [AppAccess] in

@@ -137,6 +137,34 @@ public struct ProcessVetting: Sendable {
         return .success(parent)
     }
 
+    /// Nothing when the compositor of a managed child's Wayland session runs the system's
+    /// program as installed, untraced, started without the loader's variables; otherwise why
+    /// not. It runs as the child, so this is what keeps the child's code out of it when it
+    /// starts; its memory map is not checked (a GPU driver may compile code), and with
+    /// `kernel.yama.ptrace_scope` below 2 a debugger of the child's could attach later
+    /// (the daemon checks again while the session lasts; docs/architecture.md).
+    public func compositor(_ compositor: SessionCompositor, uid: UInt32) -> VettingRefusal? {
+        let base = "\(procRoot)/\(compositor.pid)"
+        let subject = "the compositor \(compositor.executable) (pid \(compositor.pid))"
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(base)/exe"),
+            executable == compositor.executable
+        else { return VettingRefusal("\(subject) is gone or runs another program") }
+        if let problem = FileTrust.problem(executable, trust: .rootOnly, ancestors: true) {
+            return VettingRefusal("\(subject): \(problem)")
+        }
+        guard let status = text("\(base)/status", limit: 16 * 1024) else {
+            return VettingRefusal("\(subject)'s status is unreadable")
+        }
+        if let problem = Self.tracedOrAnotherUser(status, uid: uid, subject: subject) { return VettingRefusal(problem) }
+        guard let environ = data("\(base)/environ", limit: 512 * 1024) else {
+            return VettingRefusal("\(subject)'s environment is unreadable")
+        }
+        if let variable = Self.loaderVariable(in: environ) {
+            return VettingRefusal("\(subject) was started with \(variable) set")
+        }
+        return nil
+    }
+
     /// Why a process (named `subject`) cannot be taken by its status: something traces it,
     /// or it runs as another user than `uid`.
     static func tracedOrAnotherUser(_ status: String, uid: UInt32, subject: String) -> String? {
