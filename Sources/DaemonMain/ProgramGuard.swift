@@ -155,8 +155,15 @@ final class ProgramGuard {
         // The compositors of the user's Wayland sessions are the sessions' own.
         let sessionCompositors = sessions.sessionCompositors(of: uid)
         let servers = DisplayServers.toClose(
-            table.filter { DisplayServers.isDisplayServer($0) && !sessionCompositors.contains($0.pid) }.map {
-                DisplayServers.Candidate(program: $0, parentExecutable: Self.parentExecutable(of: $0.pid))
+            table.filter {
+                DisplayServers.isDisplayServer($0) && !sessionCompositors.contains($0.pid)
+                    && !Self.isFork(of: sessionCompositors, $0)
+            }.map { server in
+                DisplayServers.Candidate(
+                    program: server, parentExecutable: Self.parentExecutable(of: server.pid),
+                    connectedToSessionCompositor: sessionCompositors.contains {
+                        UnixSocketPeers.isConnected(server.pid, to: $0)
+                    })
             }, allowed: allowed
         ).map(\.program)
         // A text browser a limit names runs too, under that limit.
@@ -186,12 +193,24 @@ final class ProgramGuard {
 
     /// The executable of `pid`'s parent ("" when it cannot be read).
     private static func parentExecutable(of pid: Int32) -> String {
+        guard let ppid = parent(of: pid) else { return "" }
+        return (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(ppid)/exe")) ?? ""
+    }
+
+    private static func parent(of pid: Int32) -> Int32? {
         // /proc/PID/stat: "pid (comm) state ppid …"; comm may hold spaces and parentheses.
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")"),
-            let ppid = stat[stat.index(after: close)...].split(separator: " ").dropFirst().first.flatMap({ Int32($0) })
-        else { return "" }
-        return (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(ppid)/exe")) ?? ""
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ").dropFirst().first.flatMap { Int32($0) }
+    }
+
+    /// Whether `program` is a fork of one of `compositors` that runs its program still (wlroots
+    /// forks to start Xwayland detached, and sway to run a command): the compositor's own code.
+    private static func isFork(of compositors: Set<Int32>, _ program: ProgramFacts) -> Bool {
+        guard let parent = parent(of: program.pid), compositors.contains(parent) else { return false }
+        let parentProgram = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(parent)/exe")
+        return parentProgram == program.executable
     }
 
     private func table(of uid: UInt32) -> [ProgramFacts] {

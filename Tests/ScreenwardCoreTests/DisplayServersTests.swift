@@ -5,12 +5,13 @@ import XCTest
 /// Which display servers of a managed child's are closed: the policy alone (ProgramHoldTests
 /// has the child start a real Xvfb).
 final class DisplayServersTests: XCTestCase {
-    private func candidate(_ executable: String, parent: String = "/usr/bin/bash", installed: Bool = true)
-        -> DisplayServers.Candidate
-    {
+    private func candidate(
+        _ executable: String, parent: String = "/usr/bin/bash", installed: Bool = true,
+        connectedToSessionCompositor: Bool = false
+    ) -> DisplayServers.Candidate {
         DisplayServers.Candidate(
             program: ProgramFacts(pid: 7, executable: executable, installed: installed, applications: []),
-            parentExecutable: parent)
+            parentExecutable: parent, connectedToSessionCompositor: connectedToSessionCompositor)
     }
 
     private func closes(_ candidate: DisplayServers.Candidate, allowed: Set<String> = []) -> Bool {
@@ -40,6 +41,16 @@ final class DisplayServersTests: XCTestCase {
         // The same helper's name anywhere the child can write is not the display manager's.
         XCTAssertTrue(closes(candidate("/usr/lib/xorg/Xorg", parent: "/home/sam/gdm-x-session")))
         XCTAssertTrue(closes(candidate("/usr/lib/xorg/Xorg", parent: "")), "a parent gone is not a display manager")
+    }
+
+    func testAnXwaylandDrawingThroughTheSessionsCompositorIsLeftAlone() {
+        XCTAssertFalse(closes(candidate("/usr/bin/Xwayland", parent: "/sbin/init", connectedToSessionCompositor: true)))
+        XCTAssertTrue(
+            closes(candidate("/usr/bin/Xwayland", parent: "/sbin/init")), "one drawing nowhere the agent sees")
+        XCTAssertTrue(
+            closes(candidate("/usr/bin/sway", connectedToSessionCompositor: true)), "a nested compositor is the child's"
+        )
+        XCTAssertTrue(closes(candidate("/usr/bin/Xvfb", connectedToSessionCompositor: true)))
     }
 
     func testAGuardianAllowsOneByItsExecutable() {

@@ -27,7 +27,7 @@ final class ManagedSwaySessionTests: XCTestCase {
             try cannotRun("sway, foot, grim or wtype is missing (apt-get install sway foot grim wtype)")
         }
         fixture = try DaemonRig()
-        fixture.machineApplications = ["foot.desktop"]
+        fixture.machineApplications = ["foot.desktop", "debian-xterm.desktop"]
         kid = try fixture.users.add("kid")
         let printed = try fixture.users.run(as: "root", ["id", "-u", kid]).output
         uid = try XCTUnwrap(UInt32(printed.trimmingCharacters(in: .whitespacesAndNewlines)))
@@ -89,6 +89,32 @@ final class ManagedSwaySessionTests: XCTestCase {
         let events = try fixture.screenward(as: "root", ["child", "events", kid]).output
         XCTAssertTrue(events.contains("its compositor was refused"), events)
         XCTAssertTrue(events.contains("is being traced"), events)
+    }
+
+    /// X11 apps run in the child's sway through the Xwayland sway starts (detached: its parent
+    /// is init), which the daemon leaves alone as it draws through the session's compositor:
+    /// xterm is counted as itself. A sway the child nests in theirs is closed.
+    func testTheSessionsXwaylandServesX11AppsAndANestedSwayIsClosed() throws {
+        let sway = try PrivateWaylandSession(user: kid, in: fixture.work)
+        self.sway = sway
+        try addSession("c33", leader: sway.leaderPID)
+        try manage()
+        try waitFor("the agent tracking") { daemonLog.contains("processes from sway's IPC") }
+        try sway.swaymsg(["exec", "/usr/bin/xterm"])
+        try waitFor("xterm's window") { try sway.windows().contains { $0.appID == nil && $0.focused } }
+        try waitFor("xterm counted") { try usedSeconds("debian-xterm.desktop") > 1.5 }
+        let xwayland = try fixture.users.run(as: "root", ["pgrep", "-u", kid, "-x", "Xwayland"])
+        XCTAssertEqual(xwayland.status, 0, "the session's Xwayland runs: \(daemonLog.suffix(2000))")
+
+        let nested = try sway.start(
+            ["/usr/bin/sway", "--config", "/dev/null"], environment: ["WLR_BACKENDS": "wayland"])
+        clients.append(nested)
+        try waitFor("the nested sway closed") { !nested.isRunning }
+        let events = try fixture.screenward(as: "root", ["child", "events", kid]).output
+        XCTAssertTrue(events.contains("/usr/bin/sway (pid "), events)
+        XCTAssertTrue(events.contains("a display server no agent watches, was closed"), events)
+        XCTAssertFalse(events.contains("Xwayland"), events)
+        XCTAssertFalse(try bus!.logindAnswer("calls").contains("c33"), "the session stays open")
     }
 
     /// The child puts a listener of their own where sway's socket was: the next agent finds

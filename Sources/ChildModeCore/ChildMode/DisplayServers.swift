@@ -13,7 +13,10 @@ import ScreenwardBasics
 ///   /usr). Not told by the display it serves: a child's server in a mount namespace of their
 ///   own may serve a display of the same name;
 /// - nested X servers (Xephyr, Xnest): their window shows on the child's display, where it is
-///   an application of its own, counted and shielded like any other.
+///   an application of its own, counted and shielded like any other;
+/// - an Xwayland connected to the compositor of the child's Wayland session: it shows nothing
+///   but through that compositor, whose windows the session's agent follows (sway starts it,
+///   detached, for the session's X11 apps).
 ///
 /// Known by their program's file name, like `TextBrowsers` (docs/architecture.md, the threat
 /// model): a copy under another name is a program the system did not install, shielded by
@@ -36,10 +39,14 @@ public enum DisplayServers {
     public struct Candidate: Sendable, Equatable {
         public var program: ProgramFacts
         public var parentExecutable: String
+        /// Whether one of its sockets is connected to the compositor of one of the child's
+        /// Wayland sessions.
+        public var connectedToSessionCompositor: Bool
 
-        public init(program: ProgramFacts, parentExecutable: String) {
+        public init(program: ProgramFacts, parentExecutable: String, connectedToSessionCompositor: Bool = false) {
             self.program = program
             self.parentExecutable = parentExecutable
+            self.connectedToSessionCompositor = connectedToSessionCompositor
         }
     }
 
@@ -51,10 +58,15 @@ public enum DisplayServers {
     }
 
     /// The candidates to close: display servers no guardian allowed that no display manager
-    /// started for the child's session.
+    /// started for the child's session, and that draw in no Wayland session of theirs.
     public static func toClose(_ candidates: [Candidate], allowed: Set<String>) -> [Candidate] {
         candidates.filter { candidate in
             guard isDisplayServer(candidate.program), !allowed.contains(candidate.program.executable) else {
+                return false
+            }
+            if candidate.connectedToSessionCompositor
+                && ExecCommand.fileName(candidate.program.liveExecutable) == "Xwayland"
+            {
                 return false
             }
             let parent = candidate.parentExecutable
