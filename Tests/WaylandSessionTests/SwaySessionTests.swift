@@ -103,6 +103,26 @@ final class SwaySessionTests: AccountSessionTestCase {
         XCTAssertTrue(agentLog.contains("shield: closing"), agentLog)
     }
 
+    /// Firefox as a native Wayland client (`MOZ_ENABLE_WAYLAND=1`, no Xwayland): counted as
+    /// Firefox ESR by its process, and covered once shielded.
+    func testFirefoxOnWaylandIsCountedAndCovered() throws {
+        _ = try requireProgram("firefox-esr", package: "firefox-esr")
+        let sway = try startSession()
+        try startAgent(in: sway)
+        try open(
+            ["/usr/bin/firefox-esr", "--no-remote", "--new-instance", "about:blank"], in: sway, appID: "firefox-esr",
+            environment: ["MOZ_ENABLE_WAYLAND": "1"], timeout: 60)
+        try waitFor("Firefox counted") { try usageSeconds(in: sway)["firefox-esr.desktop"] ?? 0 > 1 }
+        let xwayland = try LocalUsers.capture("/usr/bin/pgrep", ["-u", sway.user, "-x", "Xwayland"])
+        XCTAssertNotEqual(xwayland.status, 0, "Firefox drew through Xwayland: \(xwayland.output)")
+        XCTAssertEqual(try cli(["shield", "add", "--app", "firefox-esr.desktop"], in: sway).status, 0)
+        try waitFor("the shield over Firefox") { try cli(["shields"], in: sway).output.contains("shield overlay") }
+        try waitFor("the shield on screen") { try shieldButtonShows(in: sway) }
+        let covered = try usageSeconds(in: sway)["firefox-esr.desktop"] ?? 0
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertEqual(try usageSeconds(in: sway)["firefox-esr.desktop"] ?? 0, covered, accuracy: 0.05, agentLog)
+    }
+
     /// The compositor gone is the session ended: the agent saves what it counted and exits.
     func testTheAgentEndsWithItsCompositorAndKeepsWhatItCounted() throws {
         let sway = try startSession()
@@ -131,10 +151,15 @@ final class SwaySessionTests: AccountSessionTestCase {
 
     /// Starts a client and waits until sway shows its window with `appID`.
     @discardableResult
-    private func open(_ arguments: [String], in sway: PrivateWaylandSession, appID: String) throws -> ChildProcess {
-        let client = try sway.start(arguments)
+    private func open(
+        _ arguments: [String], in sway: PrivateWaylandSession, appID: String, environment: [String: String] = [:],
+        timeout: TimeInterval = 20
+    ) throws -> ChildProcess {
+        let client = try sway.start(arguments, environment: environment)
         clients.append(client)
-        try waitFor("\(arguments[0])'s window") { try sway.windows().contains { $0.appID == appID } }
+        try waitFor("\(arguments[0])'s window", timeout: timeout) {
+            try sway.windows().contains { $0.appID == appID }
+        }
         return client
     }
 
