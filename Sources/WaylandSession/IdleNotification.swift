@@ -17,6 +17,9 @@ public final class IdleNotification {
 
     /// Which protocol tells, for the log.
     public let source: String
+    /// Kept until the notification is destroyed: released first, it would disconnect, and
+    /// the destroy request would go to a display that is gone.
+    private let connection: WaylandConnection
     private let notification: OpaquePointer
     private let destroy: (OpaquePointer) -> Void
     /// No input for this long is idle.
@@ -28,6 +31,7 @@ public final class IdleNotification {
             throw WaylandError.missingProtocol("a seat (wl_seat)", compositor: connection.displayName)
         }
         self.threshold = threshold
+        self.connection = connection
         let seat = connection.bind(seatGlobal, interface: sw_wl_seat_interface(), version: 1)
         let milliseconds = UInt32(max(1, min(Double(UInt32.max), threshold / .milliseconds(1))))
         if let global = connection.global("ext_idle_notifier_v1") {

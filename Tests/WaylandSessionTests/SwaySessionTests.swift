@@ -123,6 +123,22 @@ final class SwaySessionTests: AccountSessionTestCase {
         XCTAssertEqual(try usageSeconds(in: sway)["firefox-esr.desktop"] ?? 0, covered, accuracy: 0.05, agentLog)
     }
 
+    /// An agent that connected to the compositor and then cannot start (here: no data folder)
+    /// says why and exits, letting go of what it held on the connection in order.
+    func testAnAgentThatCannotStartAfterConnectingSaysWhy() throws {
+        let sway = try startSession()
+        // The program alone, with no data folder beside it or above it.
+        let bare = work.appendingPathComponent("bare")
+        try FileManager.default.createDirectory(at: bare, withIntermediateDirectories: true)
+        let program = bare.appendingPathComponent("screenward-agent")
+        try FileManager.default.copyItem(atPath: "\(bin)/screenward-agent", toPath: program.path)
+        let agent = try sway.start(
+            [program.path], environment: ["SCREENWARD_DAEMON_SOCKET": "/nonexistent/daemon.sock"])
+        XCTAssertEqual(agent.waitForExit(timeout: 20), 1, agent.standardError)
+        XCTAssertTrue(agent.standardError.contains("cannot find Screenward's data file"), agent.standardError)
+        XCTAssertFalse(agent.standardError.contains("crashed"), agent.standardError)
+    }
+
     /// The compositor gone is the session ended: the agent saves what it counted and exits.
     func testTheAgentEndsWithItsCompositorAndKeepsWhatItCounted() throws {
         let sway = try startSession()
