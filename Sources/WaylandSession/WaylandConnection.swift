@@ -41,6 +41,7 @@ public final class WaylandConnection {
     private let registry: OpaquePointer
     private let box: RegistryBox
     private var watch: MainLoop.Registration?
+    private var afterEventsPending = false
     private var lost: () -> Void = {}
 
     /// Connects to `displayName`, or to `$WAYLAND_DISPLAY` (libwayland's own choice) when nil,
@@ -109,8 +110,21 @@ public final class WaylandConnection {
             switch ready {
             case .readable:
                 guard wl_display_dispatch(display) >= 0 else { return connectionLost() }
-                afterEvents()
                 flush()
+                // What the events lead to may draw with GTK, whose own connection does a round
+                // trip to map a window. GDK reads that connection from a source of the loop that
+                // readies a read in GLib's prepare step and finishes it in its check step, which
+                // GLib skips for lower priorities while this one is ready: a round trip from
+                // here would wait forever for that read. So the rest runs a moment later, at
+                // the loop's default priority, after GDK's check.
+                guard !afterEventsPending else { return }
+                afterEventsPending = true
+                loop.schedule(after: .zero) { [weak self] in
+                    guard let self else { return }
+                    afterEventsPending = false
+                    afterEvents()
+                    flush()
+                }
             case .closed:
                 connectionLost()
             }

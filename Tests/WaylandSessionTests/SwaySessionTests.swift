@@ -103,6 +103,27 @@ final class SwaySessionTests: AccountSessionTestCase {
         XCTAssertTrue(agentLog.contains("shield: closing"), agentLog)
     }
 
+    /// A shielded app's window that takes the focus later is covered as it does, again after
+    /// the shield came down in between: the overlay is shown from the focus's news.
+    func testAShieldedAppTakingTheFocusIsCoveredEachTime() throws {
+        let sway = try startSession()
+        try startAgent(in: sway)
+        _ = try open(["foot"], in: sway, appID: "foot")
+        _ = try open(["mousepad", "--disable-server"], in: sway, appID: "mousepad")
+        try sway.swaymsg(["[app_id=foot] focus"])
+        XCTAssertEqual(try cli(["shield", "add", "--app", "org.xfce.mousepad.desktop"], in: sway).status, 0)
+        for round in 1...2 {
+            try sway.swaymsg(["[app_id=mousepad] focus"])
+            try waitFor("the shield on screen (\(round))") { try shieldButtonShows(in: sway) }
+            XCTAssertTrue(try cli(["shields"], in: sway).output.contains("shield overlay"), agentLog)
+            // Lifted, and the focus elsewhere, before the next round.
+            XCTAssertEqual(try cli(["shield", "remove", "--app", "org.xfce.mousepad.desktop"], in: sway).status, 0)
+            try waitFor("the shield down (\(round))") { !(try shieldButtonShows(in: sway)) }
+            try sway.swaymsg(["[app_id=foot] focus"])
+            XCTAssertEqual(try cli(["shield", "add", "--app", "org.xfce.mousepad.desktop"], in: sway).status, 0)
+        }
+    }
+
     /// Firefox as a native Wayland client (`MOZ_ENABLE_WAYLAND=1`, no Xwayland): counted as
     /// Firefox ESR by its process, and covered once shielded.
     func testFirefoxOnWaylandIsCountedAndCovered() throws {
