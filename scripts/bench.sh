@@ -6,7 +6,7 @@
 #                                          (the browsers' policies and /etc/hosts are root's), household
 #                                          (a PostgreSQL server run as a user of its own), video (mpv and the
 #                                          browsers playing with no input, about 10 minutes), displays (the
-#                                          agent on X11 and on sway, which runs as an account it makes) and desktop (the
+#                                          agent on X11, sway, GNOME Shell and KWin, run as an account it makes) and desktop (the
 #                                          package on a booted Debian 12: 20 greeter logins and 20 console
 #                                          logins timed, scripts/test-desktop.sh --figures 20; it builds the
 #                                          package first)
@@ -32,7 +32,7 @@ benchmarks=(tracking thresholds launch monitor shield rules report picker)
 if [ "$(id -u)" -eq 0 ]; then
     benchmarks+=(agent-kill child-boundary web household video displays desktop)
 else
-    echo "scripts/bench.sh: agent-kill and child-boundary need root (they create a managed user and run the system daemon), web needs root (the browsers' policies), household needs root (its PostgreSQL server runs as a user of its own), video needs root (the browsers' policies), displays needs root (sway runs as an account it makes): skipped"
+    echo "scripts/bench.sh: agent-kill and child-boundary need root (they create a managed user and run the system daemon), web needs root (the browsers' policies), household needs root (its PostgreSQL server runs as a user of its own), video needs root (the browsers' policies), displays needs root (the compositors run as an account it makes): skipped"
 fi
 for benchmark in "${benchmarks[@]}"; do
     status=0

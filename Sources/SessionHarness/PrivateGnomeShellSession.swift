@@ -131,6 +131,39 @@ public final class PrivateGnomeShellSession: AccountSession {
             ] + arguments)
     }
 
+    /// Runs `script` in the Shell (`org.gnome.Shell.Eval`, which its unsafe mode allows) and
+    /// returns what it evaluated to (a string as it is, anything else as JSON).
+    public func evaluate(_ script: String) throws -> String {
+        let result = try shellCall("org.gnome.Shell.Eval", script)
+        // "(true, 'JSON of the value')"
+        let output = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard result.status == 0, output.hasPrefix("(true, '"), output.hasSuffix("')") else {
+            throw HarnessError.failed("GNOME Shell's Eval of \(script): \(result.output) \(result.error)")
+        }
+        let json = String(output.dropFirst("(true, '".count).dropLast(2))
+        let value = try? JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
+        return value as? String ?? json
+    }
+
+    /// The WM classes of the Shell's windows (a Wayland client's app_id).
+    public func windowClasses() throws -> [String] {
+        let classes = try evaluate(
+            "global.get_window_actors().map(a => a.meta_window.get_wm_class()).join(',')")
+        return classes.split(separator: ",").map(String.init)
+    }
+
+    /// Activates the first window whose WM class is `wmClass`, as a click on it would; the
+    /// moment, by the Shell's own clock, it was made active.
+    public func activate(wmClass: String) throws -> Date {
+        let microseconds = try evaluate(
+            """
+            let w = global.get_window_actors().map(a => a.meta_window).find(w => w.get_wm_class() == '\(wmClass)');
+            w.activate(global.get_current_time()); imports.gi.GLib.get_real_time()
+            """)
+        guard let value = Double(microseconds) else { throw HarnessError.failed("no window of class \(wmClass)") }
+        return Date(timeIntervalSince1970: value / 1_000_000)
+    }
+
     /// Presses keys (X keysyms: 0xff0d is Return) on a virtual keyboard of Mutter's remote
     /// desktop service, as the account: real input, which reaches what has the keyboard (a
     /// remote desktop session ends with the connection that made it, so one Python process

@@ -41,7 +41,9 @@ public final class PrivateKWinSession: AccountSession {
             URL(fileURLWithPath: "/usr/sbin/runuser"),
             [
                 "-u", user, "--", "/usr/bin/env", "-i", "HOME=/home/\(user)", "PATH=/usr/bin:/bin",
-                "XDG_RUNTIME_DIR=\(runtimeDirectory.path)", "/usr/bin/dbus-run-session", "--", copy.path, "--virtual",
+                "XDG_RUNTIME_DIR=\(runtimeDirectory.path)",
+                // What scripts print (`activate`'s moment) on KWin's standard error.
+                "QT_LOGGING_RULES=kwin_scripting.debug=true", "/usr/bin/dbus-run-session", "--", copy.path, "--virtual",
                 "--width", "1280", "--height", "720", "--socket", display,
             ])
         var address: String?
@@ -81,17 +83,39 @@ public final class PrivateKWinSession: AccountSession {
         ]
     }
 
-    /// Activates the first window whose class is `resourceClass`, through a KWin script.
-    public func activate(resourceClass: String, in work: URL) throws {
-        scripts += 1
-        let file = work.appendingPathComponent("activate-\(scripts).js")
-        try """
-        var clients = workspace.clientList();
-        for (var i = 0; i < clients.length; i++) {
-            if (String(clients[i].resourceClass) == "\(resourceClass)") { workspace.activeClient = clients[i]; break; }
-        }
+    /// Activates the first window whose class is `resourceClass`, through a KWin script; the
+    /// moment, by KWin's clock (to the millisecond), it was made active.
+    @discardableResult
+    public func activate(resourceClass: String, in work: URL) throws -> Date {
+        let milliseconds = try runScript(
+            """
+            var clients = workspace.clientList();
+            for (var i = 0; i < clients.length; i++) {
+                if (String(clients[i].resourceClass) == "\(resourceClass)") { workspace.activeClient = clients[i]; break; }
+            }
+            var result = Date.now();
+            """, in: work)
+        guard let value = Double(milliseconds) else { throw HarnessError.failed("KWin's moment: \(milliseconds)") }
+        return Date(timeIntervalSince1970: value / 1000)
+    }
 
-        """.write(to: file, atomically: true, encoding: .utf8)
+    /// The classes of KWin's windows (a Wayland client's app_id), through a KWin script.
+    public func windowClasses(in work: URL) throws -> [String] {
+        let classes = try runScript(
+            """
+            var result = workspace.clientList().map(function (c) { return String(c.resourceClass); }).join(",");
+            """, in: work)
+        return classes.split(separator: ",").map(String.init)
+    }
+
+    /// Loads, runs and unloads `body` as a KWin script, in a file in `work` (a folder KWin, as
+    /// the account, can read); the value it leaves in `result`, which it prints on KWin's
+    /// standard error.
+    private func runScript(_ body: String, in work: URL) throws -> String {
+        scripts += 1
+        let file = work.appendingPathComponent("script-\(scripts).js")
+        let marker = "screenward-script-\(scripts) "
+        try (body + "\nprint(\"\(marker)\" + result);\n").write(to: file, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
         let name = "screenward-test-\(scripts)"
         let load = try run([
@@ -110,5 +134,15 @@ public final class PrivateKWinSession: AccountSession {
             "/usr/bin/dbus-send", "--session", "--print-reply", "--dest=org.kde.KWin", "/Scripting",
             "org.kde.kwin.Scripting.unloadScript", "string:\(name)",
         ])
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            for line in compositor.standardError.split(separator: "\n") {
+                guard let range = line.range(of: marker) else { continue }
+                // KWin quotes what a script prints.
+                return line[range.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        throw HarnessError.failed("KWin's script printed nothing: \(compositor.standardError.suffix(1000))")
     }
 }
