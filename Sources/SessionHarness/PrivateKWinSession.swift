@@ -91,7 +91,10 @@ public final class PrivateKWinSession: AccountSession {
             """
             var clients = workspace.clientList();
             for (var i = 0; i < clients.length; i++) {
-                if (String(clients[i].resourceClass) == "\(resourceClass)") { workspace.activeClient = clients[i]; break; }
+                if (String(clients[i].resourceClass) == "\(resourceClass)") {
+                    workspace.activeClient = clients[i];
+                    break;
+                }
             }
             var result = Date.now();
             """, in: work)

@@ -20,7 +20,7 @@ struct DisplaysBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "displays",
         abstract:
-            "The agent on X11, sway and GNOME Shell side by side: focus → counted, shielded → shield drawn, memory.")
+            "The agent on X11, sway, GNOME Shell and KWin side by side: focus → counted, shield drawn, memory.")
 
     /// The goal the Wayland work set: a shield within 10 ms on wlroots and GNOME as on X11; a
     /// focus change counted within a frame.
@@ -236,9 +236,8 @@ struct DisplaysBenchmark: ParsableCommand {
                     return shown.contains(appID)
                 }
             } catch {
-                throw HarnessError.timedOut(
-                    "\(appID)'s window (the windows shown: \(shown)); \(arguments[0]): \(clients.last?.standardError ?? "")"
-                )
+                let said = clients.last?.standardError ?? ""
+                throw HarnessError.timedOut("\(appID)'s window (the windows shown: \(shown)); \(arguments[0]): \(said)")
             }
         }
         let log = AgentLogLines { agent.standardError }
