@@ -53,8 +53,13 @@ struct ShieldViewCommand: ParsableCommand {
         help: "Show the guardian's dialog (a child asking for 15 more minutes) instead of a shield; print its texts.")
     var guardianDialog = false
 
+    @Option(
+        name: .customLong("wayland-overlay"),
+        help: "Show the shield as the overlay over everything on this Wayland display (a wlroots compositor's).")
+    var waylandOverlay: String?
+
     func validate() throws {
-        guard !guardianDialog else { return }
+        guard !guardianDialog, waylandOverlay == nil else { return }
         guard (over == nil) != (frame == nil) else {
             throw ValidationError("give exactly one of --over WINDOWID and --frame WxH+X+Y")
         }
@@ -76,6 +81,10 @@ struct ShieldViewCommand: ParsableCommand {
                 try ConfigurationReader.decode(try Data(contentsOf: URL(fileURLWithPath: path)), source: path)
             } ?? ShieldConfiguration()
 
+        if let waylandOverlay {
+            return try showOverlay(
+                defaults.resolve(configuration, for: subject, language: language), on: waylandOverlay)
+        }
         GtkToolkit.deferDesktopTheme()
         try GtkToolkit.initialize(displayName: display)
         if desktopTheme { GtkToolkit.useDesktopTheme() }
@@ -134,6 +143,24 @@ struct ShieldViewCommand: ParsableCommand {
         loop.onSignal(SIGINT) { loop.quit() }
         loop.run()
         window.destroy()
+    }
+
+    /// `shield` as the overlay the agent draws on a wlroots compositor (the layer shell's
+    /// overlay layer, with the keyboard), "shown overlay" once drawn; then until `quit` or the
+    /// end of standard input. The tests map it over the agent's shield, as a child's client could.
+    private func showOverlay(_ shield: ResolvedShield, on waylandDisplay: String) throws {
+        try GtkToolkit.initialize(waylandDisplay: waylandDisplay)
+        guard OverlayShieldWindow.isSupported else {
+            throw ValidationError("\(waylandDisplay) offers no layer shell (wlroots compositors and KWin do)")
+        }
+        let loop = MainLoop()
+        let overlay = OverlayShieldWindow { action in emit("action \(action.rawValue)") }
+        overlay.onShown = { emit("shown overlay") }
+        overlay.show(shield)
+        loop.readLines(from: 0, onLine: { line in if line == "quit" { loop.quit() } }, onEnd: { loop.quit() })
+        loop.onSignal(SIGTERM) { loop.quit() }
+        loop.run()
+        overlay.hide()
     }
 
     /// The guardian's dialog as the agent shows it in a child's session, in `--language`: its

@@ -124,6 +124,40 @@ final class SwaySessionTests: AccountSessionTestCase {
         }
     }
 
+    /// A client of the person's maps an overlay of its own once the shield is up (the layer
+    /// shell's overlay layer, asking for the keyboard, as the shield does; another color, with
+    /// no blue button): sway keeps the overlay mapped first on top, so the shield stays over
+    /// it, with the keyboard, and the covered app is still nobody's usage.
+    func testAnOverlayMappedAfterTheShieldStaysUnderIt() throws {
+        let sway = try startSession()
+        let others = work.appendingPathComponent("others")
+        try ProgramCopies.install(["screenward-shieldview"], in: others)
+        try startAgent(in: sway)
+        _ = try open(["foot"], in: sway, appID: "foot")
+        XCTAssertEqual(try cli(["shield", "add", "--app", "foot.desktop"], in: sway).status, 0)
+        try waitFor("the shield on screen") { try shieldButtonShows(in: sway) }
+        let covered = try usageSeconds(in: sway)["foot.desktop"] ?? 0
+
+        let look = work.appendingPathComponent("other-look.json")
+        try ##"{"backgroundColor": "#FF00FFFF", "primaryButtonBackgroundColor": "#E0663D"}"##.write(
+            to: look, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: look.path)
+        let other = try sway.start([
+            others.appendingPathComponent("bin/screenward-shieldview").path, "--wayland-overlay", sway.display,
+            "--configuration", look.path,
+        ])
+        clients.append(other)
+        XCTAssertEqual(try other.waitForOutputLines(1, timeout: 20), ["shown overlay"], other.standardError)
+        for _ in 0..<3 {
+            XCTAssertTrue(try shieldButtonShows(in: sway), "the shield stays on top\n\(agentLog)")
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        XCTAssertEqual(try usageSeconds(in: sway)["foot.desktop"] ?? 0, covered, accuracy: 0.05, agentLog)
+        // The keyboard is still the shield's: Return presses its OK, which closes foot.
+        try sway.press(["Return"])
+        try waitFor("the shield's OK pressed") { agentLog.contains("shield: closing") }
+    }
+
     /// Firefox as a native Wayland client (`MOZ_ENABLE_WAYLAND=1`, no Xwayland): counted as
     /// Firefox ESR by its process, and covered once shielded.
     func testFirefoxOnWaylandIsCountedAndCovered() throws {
