@@ -61,7 +61,9 @@ enum AgentDisplay {
                             displayName: name, loop: loop, idleThreshold: idleThreshold, environment: environment))
                 }
                 guard GnomeShellDisplay.isRunning() else { throw error }
-                return .wayland(try GnomeShellDisplay(displayName: name, loop: loop, idleThreshold: idleThreshold))
+                return .wayland(
+                    try GnomeShellDisplay(
+                        displayName: name, loop: loop, idleThreshold: idleThreshold, environment: environment))
             }
         case .waylandElseX11(let wayland, let x11):
             do {

@@ -6,23 +6,21 @@ import SessionDisplay
 
 /// A GNOME Shell session: no Wayland protocol tells a client which window has the focus, and
 /// none lets it draw above the others, so Screenward's extension inside the Shell
-/// (`data/gnome-shell/`, installed system-wide) does both for the agent over the session bus.
-/// The agent owns `org.screenward.ShellAgent`; the extension calls it with each focus change
-/// (the window's process as Mutter knows it from the client's socket, its class, sandboxed app
-/// id, title and a stable id), and draws the shield the agent sends (`showShield`), telling back
-/// when it is drawn and which button was pressed. Only the Shell's own connection is heard.
-/// Input idle comes from Mutter's idle monitor on the same bus.
+/// (`data/gnome-shell/`, installed system-wide) does both for the agent, over a socket the agent
+/// listens on (`ShellLink`), which only the Shell's own process may connect to. The extension
+/// tells each focus change (the window's process as Mutter knows it from the client's socket,
+/// its class, sandboxed app id, title and a stable id) and input idle from the Shell's own idle
+/// monitor, and draws the shield the agent sends (`showShield`), telling back when it is drawn
+/// and which button was pressed.
 public final class GnomeShellDisplay: DisplayBackend {
     public static let extensionUUID = "screenward@screenward.org"
-    static let busName = "org.screenward.ShellAgent"
-    static let path = "/org/screenward/ShellAgent"
     public let connection: WaylandConnection
-    private let loop: MainLoop
-    private let endpoint: SessionBusEndpoint
-    private let idle: MutterIdle
-    private let shell: String
+    private let link: ShellLink
+    private let idleThreshold: Duration
     public let limitations: [String] = []
-    public var trace: ((String) -> Void)?
+    public var trace: ((String) -> Void)? {
+        didSet { link.trace = trace }
+    }
     public let timeSource: any TimeSource = SystemTimeSource()
     /// The stable id (Mutter's) of the window last reported with the focus.
     private var reported: String?
@@ -30,6 +28,8 @@ public final class GnomeShellDisplay: DisplayBackend {
     public var onShieldShown: ((String) -> Void)?
     /// A button of the shield was pressed (`primaryButtonPressed` or `secondaryButtonPressed`).
     public var onShieldPressed: ((String) -> Void)?
+    /// The shield last asked for, sent again when the Shell connects again.
+    private var shield = ""
 
     public enum Problem: Error, CustomStringConvertible {
         case noShell
@@ -45,89 +45,96 @@ public final class GnomeShellDisplay: DisplayBackend {
         }
     }
 
-    /// Connects to the Shell's Wayland display `displayName` (default `$WAYLAND_DISPLAY`) and
-    /// to the session bus, where the Shell runs the extension.
-    public init(displayName: String?, loop: MainLoop, idleThreshold: Duration) throws {
+    /// Where a person's own agent listens for the extension: `screenward/shell.sock` in their
+    /// runtime folder (the extension looks there).
+    public static func personalSocket(environment: [String: String]) -> String? {
+        environment["XDG_RUNTIME_DIR"].map { "\($0)/screenward/shell.sock" }
+    }
+
+    /// Connects to the Shell's Wayland display `displayName` (default `$WAYLAND_DISPLAY`), finds
+    /// the Shell on the session bus, checks that it runs the extension, and listens for it.
+    public init(
+        displayName: String?, loop: MainLoop, idleThreshold: Duration, environment: [String: String]
+    ) throws {
         connection = try WaylandConnection(displayName: displayName)
-        self.loop = loop
-        endpoint = try SessionBusEndpoint(
-            interface: Self.busName, path: Self.path, introspection: Self.introspection)
-        guard let shell = endpoint.owner(of: "org.gnome.Shell") else { throw Problem.noShell }
-        self.shell = shell
-        let state = try Self.extensionState(on: endpoint)
+        self.idleThreshold = idleThreshold
+        let bus = try Self.sessionBus()
+        defer { bus.close() }
+        guard let shell = bus.owner(of: "org.gnome.Shell"), let shellPID = Self.processID(of: shell, on: bus) else {
+            throw Problem.noShell
+        }
+        let state = try Self.extensionState(on: bus)
         guard state == "enabled" else { throw Problem.extensionOff(state) }
-        idle = try MutterIdle(endpoint: endpoint, threshold: idleThreshold)
+        guard let path = Self.personalSocket(environment: environment) else {
+            throw ShellLink.Failure(description: "no runtime folder ($XDG_RUNTIME_DIR) for the Shell's socket")
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        link = try ShellLink(
+            path: path, mode: 0o600, loop: loop,
+            greeting: ["idle-after": Int(max(1, idleThreshold / .milliseconds(1)))],
+            isShell: { $0 == shellPID })
     }
 
     /// Whether GNOME Shell runs the session: it owns `org.gnome.Shell` on the session bus.
     public static func isRunning() -> Bool {
-        guard
-            let endpoint = try? SessionBusEndpoint(
-                interface: busName, path: path, introspection: introspection)
-        else { return false }
-        defer { endpoint.close() }
-        return endpoint.owner(of: "org.gnome.Shell") != nil
+        guard let bus = try? sessionBus() else { return false }
+        defer { bus.close() }
+        return bus.owner(of: "org.gnome.Shell") != nil
     }
 
     public var name: String { connection.displayName }
-    public var focusSource: String { "GNOME Shell's Screenward extension, idle from Mutter's idle monitor" }
+    public var focusSource: String { "GNOME Shell's Screenward extension, idle from the Shell's idle monitor" }
 
     public func onConnectionLost(_ handler: @escaping () -> Void) {
-        connection.onConnectionLost { [endpoint] in
-            endpoint.close()
+        connection.onConnectionLost { [link] in
+            link.stop()
             handler()
         }
     }
 
     public func start(focus: @escaping (FocusObservation) -> Void, presence: @escaping (Presence.Evidence) -> Void) {
-        connection.attach(to: loop) {}
-        do {
-            try idle.start { [unowned self, threshold = idle.threshold] change in
-                presence(change.evidence(threshold: threshold, clock: timeSource) { [unowned self] in trace?($0) })
-            }
-        } catch {
-            trace?("gnome-shell: no idle: \(error)")
-        }
         var first = true
-        do {
-            try endpoint.export(owning: Self.busName, acceptingFrom: shell) { [unowned self] method, arguments in
-                switch method {
-                case "Focused":
-                    guard arguments.count == 5, let pid = arguments[0].int32 else { return false }
-                    let strings = arguments.dropFirst().compactMap(\.string)
-                    guard strings.count == 4 else { return false }
+        link.start(
+            connected: { [unowned self] in
+                trace?("gnome-shell: the extension is connected")
+                if !shield.isEmpty { link.send(["shield": shield]) }
+            },
+            closed: { [unowned self] in
+                // Nothing is known of the focus until the Shell is back.
+                reported = nil
+                focus(FocusObservation(window: nil, facts: nil, time: timeSource.now(), cause: .activeWindowChanged))
+            },
+            message: { [unowned self] message in
+                switch message {
+                case .focused(let pid, let wmClass, let appID, let title, let id):
                     let cause: FocusObservation.Cause =
-                        first ? .initial : reported == strings[3] ? .windowPropertiesChanged : .activeWindowChanged
+                        first ? .initial : reported == id ? .windowPropertiesChanged : .activeWindowChanged
                     first = false
-                    reported = strings[3]
-                    trace?("gnome-shell: \(strings[0]) (pid \(pid)) has the focus")
-                    focus(
-                        observation(
-                            pid: pid, wmClass: strings[0], appID: strings[1], title: strings[2],
-                            id: strings[3], cause: cause))
-                case "Shown": onShieldShown?(arguments.first?.string ?? "")
-                case "Pressed":
-                    guard let action = arguments.first?.string else { return false }
-                    onShieldPressed?(action)
-                case "Failed": trace?("gnome-shell: the shield could not be drawn: \(arguments.first?.string ?? "")")
-                default: return false
+                    reported = id
+                    trace?("gnome-shell: \(wmClass) (pid \(pid)) has the focus")
+                    focus(observation(pid: pid, wmClass: wmClass, appID: appID, title: title, id: id, cause: cause))
+                case .idle(let idle):
+                    let change: IdleNotification.Change = idle ? .idled : .resumed
+                    presence(
+                        change.evidence(threshold: idleThreshold, clock: timeSource) { [unowned self] in trace?($0) })
+                case .shown(let size): onShieldShown?(size)
+                case .pressed(let action): onShieldPressed?(action)
+                case .failed(let why): trace?("gnome-shell: the shield could not be drawn: \(why)")
                 }
-                return true
-            }
-        } catch {
-            trace?("gnome-shell: \(error)")
-            focus(FocusObservation(window: nil, facts: nil, time: timeSource.now(), cause: .initial))
-        }
+            })
     }
 
     /// Asks the extension to draw `json` (a resolved shield) over everything, or to take the
     /// shield down (empty).
     public func showShield(_ json: String) {
-        endpoint.emit("Shield", json)
+        shield = json
+        link.send(["shield": json])
     }
 
-    /// Leaves the bus: the extension takes down any shield it drew for this agent.
-    public func stop() { endpoint.close() }
+    /// Closes the link: the extension takes down any shield it drew for this agent.
+    public func stop() { link.stop() }
 
     private func observation(
         pid: Int32, wmClass: String, appID: String, title: String, id: String, cause: FocusObservation.Cause
@@ -145,8 +152,8 @@ public final class GnomeShellDisplay: DisplayBackend {
 
     /// The extension's state, as the Shell says (`org.gnome.Shell.Extensions`): "enabled" when
     /// it runs.
-    static func extensionState(on endpoint: SessionBusEndpoint) throws -> String {
-        let reply = try endpoint.call(
+    static func extensionState(on bus: SessionBusEndpoint) throws -> String {
+        let reply = try bus.call(
             destination: "org.gnome.Shell", path: "/org/gnome/Shell", interface: "org.gnome.Shell.Extensions",
             method: "GetExtensionInfo", [g_variant_new_string(extensionUUID)])
         guard let info = reply.child(0), let state = info.value(forKey: "state")?.double else {
@@ -162,14 +169,18 @@ public final class GnomeShellDisplay: DisplayBackend {
         }
     }
 
-    static let introspection = """
-        <node><interface name="\(busName)">\
-        <method name="Focused"><arg type="i" direction="in"/><arg type="s" direction="in"/>\
-        <arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="s" direction="in"/></method>\
-        <method name="Shown"><arg type="s" direction="in"/></method>\
-        <method name="Pressed"><arg type="s" direction="in"/></method>\
-        <method name="Failed"><arg type="s" direction="in"/></method>\
-        <signal name="Shield"><arg type="s"/></signal>\
-        </interface></node>
-        """
+    /// The session bus, to find the Shell and ask it of its extensions (nothing is exported).
+    private static func sessionBus() throws -> SessionBusEndpoint {
+        try SessionBusEndpoint(
+            interface: "org.screenward.Agent", path: "/org/screenward/Agent",
+            introspection: #"<node><interface name="org.screenward.Agent"/></node>"#)
+    }
+
+    /// The process of the bus connection `name` (the bus's word: its peer's credentials).
+    static func processID(of name: String, on bus: SessionBusEndpoint) -> Int32? {
+        let reply = try? bus.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            method: "GetConnectionUnixProcessID", [g_variant_new_string(name)])
+        return reply?.child(0)?.uint32.map { Int32(bitPattern: $0) }
+    }
 }

@@ -69,7 +69,7 @@ final class GnomeShellSessionTests: AccountSessionTestCase {
         try waitFor("the shield down") { agentLog.contains("shield: uncovered") }
     }
 
-    /// Mutter's idle monitor: no input for the threshold stops the count, a key resumes it.
+    /// The Shell's idle monitor: no input for the threshold stops the count, a key resumes it.
     func testNoInputForTheThresholdStopsTheCountAndAKeyResumesIt() throws {
         let shell = try PrivateGnomeShellSession(user: try makeAccount("gis"), in: work)
         session = shell
@@ -85,6 +85,22 @@ final class GnomeShellSessionTests: AccountSessionTestCase {
         Thread.sleep(forTimeInterval: 1)
         XCTAssertGreaterThan((try usageSeconds(in: shell)["org.xfce.mousepad.desktop"] ?? 0) - idle, 0.5, agentLog)
 
+    }
+
+    /// The extension tries the agent's socket again every second: an agent started again
+    /// (after one ended) is told the focus, and can draw shields.
+    func testTheExtensionFindsAnAgentStartedAgain() throws {
+        let shell = try PrivateGnomeShellSession(user: try makeAccount("gir"), in: work)
+        session = shell
+        try startAgent(in: shell, ["--verbose"])
+        try open(["mousepad", "--disable-server"], in: shell, wmClass: "mousepad")
+        agent?.stop(grace: 2)
+        let restarted = Date()
+        try startAgent(in: shell, ["--verbose"])
+        try waitFor("the focus told to the new agent", timeout: 10) { agentLog.contains("gnome-shell: mousepad (pid ") }
+        print("an agent started again → told the focus in \(Int(Date().timeIntervalSince(restarted) * 1000)) ms")
+        XCTAssertEqual(try cli(["shield", "add", "--app", "org.xfce.mousepad.desktop"], in: shell).status, 0)
+        try waitFor("the shield drawn") { agentLog.contains("shield: drawn over") }
     }
 
     func testWithoutTheExtensionTheAgentSaysHowToTurnItOn() throws {

@@ -1,17 +1,19 @@
 // Screenward's part inside GNOME Shell, which tells no Wayland client which window has the focus
-// and lets none draw above the others. While the agent runs (it owns org.screenward.ShellAgent
-// on the session bus) this extension tells it each focus change (the window's process, class,
-// sandboxed app id, title and a stable id), and draws the shield the agent sends over the whole
+// and lets none draw above the others. While the agent runs (it listens on a socket in the
+// person's runtime folder, and takes only the Shell's own connection) this extension tells it
+// each focus change (the window's process, class, sandboxed app id, title and a stable id) and
+// input idle from the Shell's idle monitor, and draws the shield the agent sends over the whole
 // stage, above every window, full-screen ones included, holding the keyboard until a button is
-// pressed. GNOME Shell 43 and 44 (the module format before 45).
+// pressed. One JSON object per line each way. GNOME Shell 43 and 44 (the module format before 45).
 'use strict';
 
 const { Clutter, Gio, GLib, Pango, Shell, St } = imports.gi;
 const Main = imports.ui.main;
 
-const AGENT = 'org.screenward.ShellAgent';
-const AGENT_PATH = '/org/screenward/ShellAgent';
-const AGENT_INTERFACE = 'org.screenward.ShellAgent';
+// Where the agent listens: a person's own, in their runtime folder.
+function agentSocket() {
+    return `${GLib.get_user_runtime_dir()}/screenward/shell.sock`;
+}
 
 function rgba(color, fallback) {
     if (!color)
@@ -110,40 +112,149 @@ class ShieldCover {
     }
 }
 
+// The connection to the agent: tried again every second while there is none.
+class AgentLink {
+    constructor(onConnected, onMessage, onClosed) {
+        this._onConnected = onConnected;
+        this._onMessage = onMessage;
+        this._onClosed = onClosed;
+        this._cancellable = new Gio.Cancellable();
+        this._connect();
+    }
+
+    _connect() {
+        this._retry = 0;
+        const client = new Gio.SocketClient();
+        client.connect_async(Gio.UnixSocketAddress.new(agentSocket()), this._cancellable, (_client, result) => {
+            try {
+                this._connection = client.connect_finish(result);
+            } catch (error) {
+                if (!this._cancellable.is_cancelled())
+                    this._retryLater();
+                return;
+            }
+            this._output = Gio.DataOutputStream.new(this._connection.get_output_stream());
+            this._input = Gio.DataInputStream.new(this._connection.get_input_stream());
+            this._onConnected();
+            this._read();
+        });
+    }
+
+    _retryLater() {
+        this._retry = GLib.timeout_add(GLib.PRIORITY_DEFAULT, 1000, () => {
+            this._connect();
+            return GLib.SOURCE_REMOVE;
+        });
+    }
+
+    _read() {
+        this._input.read_line_async(GLib.PRIORITY_DEFAULT, this._cancellable, (_input, result) => {
+            let line = null;
+            try {
+                [line] = this._input.read_line_finish_utf8(result);
+            } catch (error) {
+                line = null;
+            }
+            if (line === null) {
+                this._close();
+                if (!this._cancellable.is_cancelled())
+                    this._retryLater();
+                return;
+            }
+            try {
+                this._onMessage(JSON.parse(line));
+            } catch (error) {
+                logError(error, 'Screenward: cannot understand the agent');
+            }
+            this._read();
+        });
+    }
+
+    send(message) {
+        if (!this._output)
+            return;
+        try {
+            this._output.put_string(`${JSON.stringify(message)}\n`, null);
+        } catch (error) {
+            // The agent went away: the read ends too, and the link is tried again.
+        }
+    }
+
+    _close() {
+        if (this._connection)
+            this._connection.close(null);
+        this._connection = null;
+        this._output = null;
+        this._input = null;
+        this._onClosed();
+    }
+
+    destroy() {
+        this._cancellable.cancel();
+        if (this._retry)
+            GLib.source_remove(this._retry);
+        if (this._connection)
+            this._connection.close(null);
+        this._connection = null;
+        this._output = null;
+    }
+}
+
 class Extension {
     enable() {
         this._cover = null;
         this._focusChanged = global.display.connect('notify::focus-window', () => this._report());
-        this._watch = Gio.bus_watch_name(Gio.BusType.SESSION, AGENT, Gio.BusNameWatcherFlags.NONE,
-            () => this._report(), () => this._show(''));
-        this._signal = Gio.DBus.session.signal_subscribe(AGENT, AGENT_INTERFACE, 'Shield', AGENT_PATH, null,
-            Gio.DBusSignalFlags.NONE, (_c, _s, _p, _i, _n, parameters) => this._show(parameters.deep_unpack()[0]));
+        this._idle = global.backend.get_core_idle_monitor();
+        this._link = new AgentLink(() => this._report(), message => this._heard(message), () => {
+            this._unwatchIdle();
+            this._show('');
+        });
     }
 
     disable() {
         global.display.disconnect(this._focusChanged);
-        Gio.bus_unwatch_name(this._watch);
-        Gio.DBus.session.signal_unsubscribe(this._signal);
+        this._unwatchIdle();
+        this._link.destroy();
+        this._link = null;
         this._show('');
     }
 
-    _call(method, parameters) {
-        Gio.DBus.session.call(AGENT, AGENT_PATH, AGENT_INTERFACE, method, parameters, null,
-            Gio.DBusCallFlags.NO_AUTO_START, 2000, null, (connection, result) => {
-                try {
-                    connection.call_finish(result);
-                } catch (error) {
-                    // The agent went away: it tells the focus again when it comes back.
-                }
+    _heard(message) {
+        if ('idle-after' in message)
+            this._watchIdle(message['idle-after']);
+        if ('shield' in message)
+            this._show(message.shield);
+    }
+
+    // No input for `milliseconds`, then input again: the Shell's own idle monitor.
+    _watchIdle(milliseconds) {
+        this._unwatchIdle();
+        this._idleWatch = this._idle.add_idle_watch(milliseconds, () => {
+            this._link?.send({ idle: true });
+            this._activeWatch = this._idle.add_user_active_watch(() => {
+                this._activeWatch = 0;
+                this._link?.send({ idle: false });
             });
+        });
+    }
+
+    _unwatchIdle() {
+        for (const watch of [this._idleWatch, this._activeWatch]) {
+            if (watch)
+                this._idle.remove_watch(watch);
+        }
+        this._idleWatch = 0;
+        this._activeWatch = 0;
     }
 
     _report() {
         const window = global.display.focus_window;
-        this._call('Focused', new GLib.Variant('(issss)', window ? [
-            window.get_pid(), window.get_wm_class() ?? '', window.get_sandboxed_app_id() ?? '',
-            window.get_title() ?? '', `${window.get_stable_sequence()}`,
-        ] : [0, '', '', '', '']));
+        this._link?.send({
+            focused: window ? [
+                window.get_pid(), window.get_wm_class() ?? '', window.get_sandboxed_app_id() ?? '',
+                window.get_title() ?? '', `${window.get_stable_sequence()}`,
+            ] : [0, '', '', '', ''],
+        });
     }
 
     // The agent's shield as JSON ({shield: a resolved shield, tint}), or '' to take it down.
@@ -156,12 +267,11 @@ class Extension {
             return;
         try {
             const { shield, tint } = JSON.parse(json);
-            this._cover = new ShieldCover(shield, tint,
-                action => this._call('Pressed', new GLib.Variant('(s)', [action])));
-            this._call('Shown', new GLib.Variant('(s)', [`${global.stage.width}x${global.stage.height}`]));
+            this._cover = new ShieldCover(shield, tint, action => this._link?.send({ pressed: action }));
+            this._link?.send({ shown: `${global.stage.width}x${global.stage.height}` });
         } catch (error) {
             logError(error, 'Screenward: the shield could not be drawn');
-            this._call('Failed', new GLib.Variant('(s)', [`${error}`]));
+            this._link?.send({ failed: `${error}` });
         }
     }
 }
