@@ -14,6 +14,8 @@ final class ChildPrograms {
     private var origins: [UInt32: ProgramOrigins] = [:]
     /// pid → the real uid it runs as, for every process seen.
     private var owners: [Int32: UInt32] = [:]
+    /// Kernel threads (kthreadd's children): root's for good.
+    private var kernelThreads: Set<Int32> = []
     /// uid → pid → what it is.
     private(set) var tables: [UInt32: [Int32: ProgramFacts]] = [:]
     private let procRoot: String
@@ -44,7 +46,10 @@ final class ChildPrograms {
     func scan() -> Set<UInt32> {
         let pids = ((try? FileManager.default.contentsOfDirectory(atPath: procRoot)) ?? []).compactMap(Int32.init)
         let alive = Set(pids)
-        for pid in owners.keys where !alive.contains(pid) { owners[pid] = nil }
+        for pid in owners.keys where !alive.contains(pid) {
+            owners[pid] = nil
+            kernelThreads.remove(pid)
+        }
         var fresh: [UInt32: [Int32: ProgramFacts]] = tables.mapValues { _ in [:] }
         for pid in pids {
             guard let uid = owner(of: pid), fresh[uid] != nil, let facts = facts(of: pid, uid: uid) else { continue }
@@ -80,15 +85,23 @@ final class ChildPrograms {
         return facts(of: pid, uid: uid)
     }
 
+    /// Whose the process is. Known for good once it is not root's: only root's processes change
+    /// whose they are (`login`, `su`, `runuser`, a display manager's session: root's, then the
+    /// user's, under the same pid), so those are read again at each scan, kernel threads aside.
     private func owner(of pid: Int32) -> UInt32? {
-        if let known = owners[pid] { return known }
+        if let known = owners[pid], known != 0 || kernelThreads.contains(pid) { return known }
         // The real uid, from status: a process that made itself non-dumpable is root's in
         // /proc's listing, but its status still says whose it is.
-        guard let status = try? String(contentsOfFile: "\(procRoot)/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Uid:") }),
-            let uid = line.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first.flatMap({ UInt32($0) })
-        else { return nil }
+        guard let status = try? String(contentsOfFile: "\(procRoot)/\(pid)/status", encoding: .utf8) else {
+            return nil
+        }
+        func field(_ name: String) -> Substring? {
+            status.split(separator: "\n").first { $0.hasPrefix(name) }?
+                .split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().first
+        }
+        guard let uid = field("Uid:").flatMap({ UInt32($0) }) else { return nil }
         owners[pid] = uid
+        if uid == 0, pid == 2 || field("PPid:") == "2" { kernelThreads.insert(pid) }
         return uid
     }
 

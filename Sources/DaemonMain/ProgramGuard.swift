@@ -93,6 +93,9 @@ final class ProgramGuard {
     func clients(_ pids: [Int32], of uid: UInt32) {
         guard programs.inspect(pids, of: uid) else { return }
         push(uid)
+        // Read here first, a program is no change to the next scan: a display server with a
+        // window (a nested sway) is closed now, or never.
+        closeUnallowed(of: uid)
         refreshStore(uid)
     }
 

@@ -464,6 +464,46 @@ final class ProgramHoldTests: XCTestCase {
         XCTAssertTrue(running(allowedDisplay), "allowed, Xvfb runs: \(second.outputLines.suffix(5))")
     }
 
+    /// A process of root's that becomes the child's under the same pid (as `login`, `su` and a
+    /// display manager's session do) and then runs an X server is the child's like any other:
+    /// the daemon saw it as root's first, and reads again whose root's processes are.
+    func testAProcessThatBecomesTheChildsIsGuardedAsTheirs() throws {
+        let xvfb = try requireProgram("Xvfb", package: "xvfb")
+        try desktop.startManagedSession()
+        // A display no server holds, whose keymap file no other account left behind.
+        let leftovers = { (display: Int) in
+            ["/tmp/.X\(display)-lock", "/tmp/.X11-unix/X\(display)", "/tmp/server-\(display).xkm"]
+        }
+        guard
+            let display = (90..<200).first(where: { !leftovers($0).contains(where: FileManager.default.fileExists) })
+        else { throw XCTSkip("no free X display between :90 and :199") }
+        defer { for file in leftovers(display) { try? FileManager.default.removeItem(atPath: file) } }
+        let ids = try fixture.users.run(as: "root", ["id", "-u", desktop.kid]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let group = try fixture.users.run(as: "root", ["id", "-g", desktop.kid]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        // Root's for two of the daemon's scans, then the child's, then Xvfb.
+        let becoming = try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [
+                "-c",
+                """
+                import os, time
+                time.sleep(1.5)
+                os.setgroups([]); os.setgid(\(group)); os.setuid(\(ids))
+                os.execv('\(xvfb.path)', ['Xvfb', ':\(display)', '-nolisten', 'tcp'])
+                """,
+            ])
+        defer { becoming.stop() }
+        let started = Date()
+        let closed = "(pid \(becoming.pid)), a display server no agent watches, was closed"
+        try desktop.waitFor("the Xvfb it became closed: \(becoming.standardError)", timeout: 10) {
+            try fixture.screenward(as: "root", ["child", "events", desktop.kid]).output.contains(closed)
+        }
+        print("a process become the child's ran Xvfb: closed \(Date().timeIntervalSince(started) - 1.5) s after")
+        XCTAssertEqual(becoming.waitForExit(timeout: 5), SIGKILL, "killed by the daemon: \(becoming.standardError)")
+    }
+
     /// A daemon starting thaws what an earlier run of its own left frozen, and nothing of
     /// another computer's: a container's daemon's held cgroups are below the host's in the
     /// host's tree (a host daemon thawed them, and the container's daemon closed its xterm
