@@ -30,7 +30,7 @@ public final class ShellLink {
     private let loop: MainLoop
     private let isShell: (Int32) -> Bool
     private let greeting: [String: Any]
-    private let listener: Int32
+    private var listener: Int32
     private var listening: MainLoop.Registration?
     private var connection: Int32 = -1
     private var reading: MainLoop.Registration?
@@ -96,16 +96,20 @@ public final class ShellLink {
     public func send(_ object: [String: Any]) {
         guard connection >= 0, var line = try? JSONSerialization.data(withJSONObject: object) else { return }
         line.append(UInt8(ascii: "\n"))
-        let written = line.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+        // Not a signal that would end the agent, should the Shell be gone: an error.
+        let written = line.withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         if written != line.count { drop("the Shell's connection failed on writing") }
     }
 
-    /// Stops listening, and closes the Shell's connection.
+    /// Stops listening, and closes the Shell's connection (once: it may be asked again).
     public func stop() {
         listening?.cancel()
         listening = nil
-        if listener >= 0 { close(listener) }
-        unlink(path)
+        if listener >= 0 {
+            close(listener)
+            listener = -1
+            unlink(path)
+        }
         if connection >= 0 {
             reading?.cancel()
             close(connection)

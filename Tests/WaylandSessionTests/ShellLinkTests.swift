@@ -81,6 +81,32 @@ final class ShellLinkTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path), "the socket goes with the link")
     }
 
+    /// The Shell gone while the agent writes to it: the link closes, and the agent goes on
+    /// (a broken pipe is an error here, not a signal that ends the process).
+    func testWritingToAShellThatIsGoneClosesTheLink() throws {
+        let loop = MainLoop()
+        let path = folder.appendingPathComponent("shell.sock").path
+        let link = try ShellLink(
+            path: path, mode: 0o600, loop: loop, greeting: ["idle-after": 1], isShell: { _ in true })
+        var connected = false
+        var closed = false
+        link.start(connected: { connected = true }, closed: { closed = true }, message: { _ in })
+        // A client that connects and ends at once.
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        gone.arguments = [
+            "-c", "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(1)",
+            path,
+        ]
+        try gone.run()
+        loop.iterate(until: { connected }, timeout: .seconds(5))
+        XCTAssertTrue(connected)
+        // Gone, unread by the link (the loop does not run meanwhile).
+        gone.waitUntilExit()
+        for _ in 0..<3 { link.send(["shield": String(repeating: "x", count: 100_000)]) }
+        XCTAssertTrue(closed)
+        XCTAssertFalse(link.isConnected)
+    }
 }
 
 /// A client of the link's socket (Python's): writes its standard input, then prints what it
