@@ -153,12 +153,14 @@ public final class PrivateGnomeShellSession: AccountSession {
     }
 
     /// Activates the first window whose WM class is `wmClass`, as a click on it would; the
-    /// moment, by the Shell's own clock, it was made active.
+    /// moment, by the Shell's own clock, it was asked to (what the activation makes the Shell
+    /// tell may come before any clock read after it).
     public func activate(wmClass: String) throws -> Date {
         let microseconds = try evaluate(
             """
             let w = global.get_window_actors().map(a => a.meta_window).find(w => w.get_wm_class() == '\(wmClass)');
-            w.activate(global.get_current_time()); imports.gi.GLib.get_real_time()
+            let asked = imports.gi.GLib.get_real_time();
+            w.activate(global.display.get_current_time_roundtrip()); asked
             """)
         guard let value = Double(microseconds) else { throw HarnessError.failed("no window of class \(wmClass)") }
         return Date(timeIntervalSince1970: value / 1_000_000)

@@ -84,11 +84,12 @@ public final class PrivateKWinSession: AccountSession {
     }
 
     /// Activates the first window whose class is `resourceClass`, through a KWin script; the
-    /// moment, by KWin's clock (to the millisecond), it was made active.
+    /// moment, by KWin's clock (to the millisecond), the script asked for it.
     @discardableResult
     public func activate(resourceClass: String, in work: URL) throws -> Date {
         let milliseconds = try runScript(
             """
+            var result = Date.now();
             var clients = workspace.clientList();
             for (var i = 0; i < clients.length; i++) {
                 if (String(clients[i].resourceClass) == "\(resourceClass)") {
@@ -96,7 +97,6 @@ public final class PrivateKWinSession: AccountSession {
                     break;
                 }
             }
-            var result = Date.now();
             """, in: work)
         guard let value = Double(milliseconds) else { throw HarnessError.failed("KWin's moment: \(milliseconds)") }
         return Date(timeIntervalSince1970: value / 1000)
